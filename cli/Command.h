@@ -1,0 +1,20 @@
+// How `pto` subcommands plug into the CLI: each registers itself on the app and, when chosen,
+// runs and returns an exit code (0 ok, 1 findings or mismatch, 2 usage or input error).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+
+namespace pto::cli {
+
+enum ExitCode : int { kExitOk = 0, kExitFindings = 1, kExitUsage = 2 };
+
+// The action of the subcommand the user picked; set by its registration's callback.
+using Action = std::function<int()>;
+
+void registerCompile(CLI::App& app, Action& action);
+void registerInfo(CLI::App& app, Action& action);
+
+} // namespace pto::cli

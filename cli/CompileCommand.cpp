@@ -1,0 +1,103 @@
+// `pto compile`: lower a .pto program through every pass and record each stage in a trace file.
+#include "cli/Command.h"
+
+#include "compiler/Pipeline.h"
+#include "compiler/StageRecorder.h"
+#include "trace_db/TraceWriter.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <optional>
+
+namespace pto::cli {
+namespace {
+
+struct CompileArgs {
+    std::string input;
+    std::string output;
+    std::string entry;
+    std::string stopAfter;
+    std::vector<std::string> printAfter;
+    bool printAfterAll = false;
+    bool noDoubleBuffer = false;
+    bool timePasses = false;
+    int tilesPerTask = 0;
+};
+
+void printSummary(const CompileState& s, const PassManager& pm, const CompileArgs& args) {
+    double total = 0;
+    for (const PassTiming& t : pm.timings()) total += t.micros;
+    fmt::print("compiled {} (@{}){}\n", args.input, s.tensor.name,
+               args.output.empty() ? "" : fmt::format(" -> {}", args.output));
+    fmt::print("  tensor  {} ops\n", s.tensor.ops().size());
+    if (s.kind >= StageKind::Tile) fmt::print("  tile    {} ops\n", s.tile.ops().size());
+    if (s.kind >= StageKind::Block) {
+        size_t buffers = 0;
+        for (const BlockFunction& b : s.block.blocks) buffers += b.buffers.size();
+        fmt::print("  block   {} block functions, {} buffers\n", s.block.blocks.size(), buffers);
+    }
+    if (s.kind >= StageKind::Exec)
+        fmt::print("  exec    {} tasks, {} dependencies\n", s.exec.tasks.size(),
+                   s.exec.deps.size());
+    if (s.kind >= StageKind::Pto) {
+        size_t instrs = 0;
+        for (const Kernel& k : s.pto.kernels) instrs += k.instrs.size();
+        fmt::print("  pto     {} instructions in {} kernels\n", instrs, s.pto.kernels.size());
+    }
+    fmt::print("  passes  {} in {:.1f} ms\n", pm.timings().size(), total / 1000.0);
+    if (args.timePasses)
+        for (const PassTiming& t : pm.timings())
+            fmt::print("    {:<22} {:>10.3f} ms\n", t.pass, t.micros / 1000.0);
+}
+
+int runCompile(const CompileArgs& args) {
+    CompileState state = loadProgram(args.input, args.entry);
+    CompileOptions options;
+    options.doubleBuffer = !args.noDoubleBuffer;
+    options.tilesPerTask = args.tilesPerTask;
+    PassManagerOptions pmOptions;
+    pmOptions.printAfterAll = args.printAfterAll;
+    pmOptions.printAfter = args.printAfter;
+    pmOptions.printStream = &std::cout;
+    pmOptions.stopAfter = args.stopAfter;
+
+    std::optional<tracedb::TraceWriter> writer;
+    std::optional<StageRecorder> recorder;
+    if (!args.output.empty()) {
+        writer.emplace(tracedb::TraceWriter::create(args.output));
+        recorder.emplace(*writer, options.target);
+        recordProgramMeta(*writer, state, options);
+    }
+    PassManager pm(state, options, pmOptions);
+    if (recorder) pm.addObserver(&*recorder);
+    pm.start();
+    lowerToPto(pm);
+    if (writer) writer->commit();
+    printSummary(state, pm, args);
+    return kExitOk;
+}
+
+} // namespace
+
+void registerCompile(CLI::App& app, Action& action) {
+    auto args = std::make_shared<CompileArgs>();
+    CLI::App* cmd = app.add_subcommand("compile", "Lower a .pto program to PTO instructions and "
+                                                  "record every stage in a trace file");
+    cmd->add_option("file", args->input, "the .pto program")->required();
+    cmd->add_option("-o,--output", args->output, "trace file to write (SQLite)");
+    cmd->add_option("--entry", args->entry, "function to compile (default @main or the last)");
+    cmd->add_option("--stop-after", args->stopAfter,
+                    "stop after this pass or level (tensor, tile, block, exec, pto)");
+    cmd->add_option("--print-after", args->printAfter, "print the IR after this pass");
+    cmd->add_flag("--print-after-all", args->printAfterAll, "print the IR after every pass");
+    cmd->add_flag("--no-double-buffer", args->noDoubleBuffer,
+                  "allocate one buffer per role instead of two");
+    cmd->add_option("--tiles-per-task", args->tilesPerTask,
+                    "tile chains per task (default: spread over all cores)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--time-passes", args->timePasses, "print the time of every pass");
+    cmd->callback([args, &action] { action = [args] { return runCompile(*args); }; });
+}
+
+} // namespace pto::cli

@@ -1,0 +1,42 @@
+// Everything a compile carries from pass to pass: the program at each level it has reached,
+// and the options that shape the lowering.
+#pragma once
+
+#include "compiler/ir/Block.h"
+#include "compiler/ir/Exec.h"
+#include "compiler/ir/Graph.h"
+#include "compiler/ir/Pto.h"
+#include "compiler/ir/Target.h"
+
+#include <string>
+
+namespace pto {
+
+// The five levels of the lowering, in order. Each has one job:
+//   Tensor — what the user wrote: whole-tensor ops (composites decomposed in place).
+//   Tile   — the unrolled tile graph with memory spaces and data movement.
+//   Block  — tile ops partitioned into per-core block functions with buffers and sync.
+//   Exec   — the task graph the device scheduler runs.
+//   Pto    — per-kernel PTO virtual instructions with resolved operands.
+enum class StageKind : uint8_t { Tensor, Tile, Block, Exec, Pto };
+std::string_view stageKindName(StageKind kind);
+
+struct CompileOptions {
+    TargetInfo target;
+    bool doubleBuffer = true;
+    int tilesPerTask = 0;   // 0 = fill the cores
+    bool verifyEach = true; // run the level's verifier after every pass
+};
+
+struct CompileState {
+    std::string file;   // .pto path (for diagnostics)
+    std::string source; // its text
+    StageKind kind = StageKind::Tensor;
+    Function tensor; // Tensor level (also kept after lowering: provenance and bisection need it)
+    Function tile;
+    BlockProgram block;
+    ExecGraph exec;
+    PtoProgram pto;
+};
+
+} // namespace pto

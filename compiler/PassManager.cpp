@@ -1,0 +1,118 @@
+// The pass manager: run, verify, time, print and observe each pass.
+#include "compiler/PassManager.h"
+
+#include "compiler/ir/BlockPrinter.h"
+#include "compiler/ir/Printer.h"
+#include "compiler/ir/PtoPrinter.h"
+#include "compiler/ir/Verifier.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ostream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace pto {
+
+PassManager::PassManager(CompileState& state, CompileOptions options, PassManagerOptions pmOptions)
+    : m_state(state), m_options(std::move(options)), m_pm(std::move(pmOptions)) {
+    if (!m_pm.stopAfter.empty() && !findPass(m_pm.stopAfter)) {
+        bool isLevel = false;
+        for (int k = 0; k <= int(StageKind::Pto); ++k)
+            isLevel |= stageKindName(StageKind(k)) == m_pm.stopAfter;
+        if (!isLevel)
+            throw std::invalid_argument(fmt::format(
+                "unknown stage '{}' for --stop-after (a pass name or tensor/tile/block/exec/pto)",
+                m_pm.stopAfter));
+    }
+}
+
+void PassManager::start() {
+    notify("parse", 0);
+    maybePrint("parse");
+}
+
+bool PassManager::run(std::string_view passName) {
+    if (m_stopped) return false;
+    const PassInfo* pass = findPass(passName);
+    if (!pass) throw std::logic_error(fmt::format("no pass named '{}'", passName));
+    if (pass->from == StageKind::Tensor) m_state.tensor.linkToPreviousStage();
+    if (pass->from == StageKind::Tile && pass->to == StageKind::Tile)
+        m_state.tile.linkToPreviousStage();
+
+    auto t0 = std::chrono::steady_clock::now();
+    pass->run(m_state, m_options);
+    if (pass->to == StageKind::Tensor) m_state.tensor.renumber();
+    if (pass->to == StageKind::Tile) m_state.tile.renumber();
+    double micros =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+
+    m_timings.push_back({std::string(passName), micros});
+    if (m_options.verifyEach) verify(pass->to);
+    notify(passName, micros);
+    maybePrint(passName);
+    if (isStopPoint(*pass)) m_stopped = true;
+    return true;
+}
+
+void PassManager::verify(StageKind kind) {
+    switch (kind) {
+    case StageKind::Tensor:
+        verifyFunction(m_state.tensor, m_state.file);
+        break;
+    case StageKind::Tile:
+        verifyFunction(m_state.tile, m_state.file);
+        break;
+    case StageKind::Pto:
+        verifyPtoProgram(m_state.pto, m_state.file);
+        break;
+    case StageKind::Block:
+    case StageKind::Exec:
+        break; // their passes check their own invariants
+    }
+}
+
+void PassManager::notify(std::string_view pass, double micros) {
+    StageEvent event{m_ordinal++, pass, m_state.kind, m_state, micros};
+    for (StageObserver* o : m_observers) o->onStage(event);
+}
+
+void PassManager::maybePrint(std::string_view pass) {
+    if (!m_pm.printStream) return;
+    bool wanted = m_pm.printAfterAll || std::find(m_pm.printAfter.begin(), m_pm.printAfter.end(),
+                                                  pass) != m_pm.printAfter.end();
+    if (!wanted) return;
+    *m_pm.printStream << fmt::format("// ----- IR after {} ({} level) -----\n", pass,
+                                     stageKindName(m_state.kind))
+                      << printStage(m_state) << "\n";
+}
+
+bool PassManager::isStopPoint(const PassInfo& pass) const {
+    if (m_pm.stopAfter.empty()) return false;
+    if (pass.name == m_pm.stopAfter) return true;
+    // A level name stops after the last pass that produces that level.
+    if (stageKindName(pass.to) != m_pm.stopAfter) return false;
+    auto passes = passRegistry();
+    auto it = std::find_if(passes.begin(), passes.end(),
+                           [&](const PassInfo& p) { return p.name == pass.name; });
+    return it + 1 == passes.end() || (it + 1)->to != pass.to;
+}
+
+std::string printStage(const CompileState& state) {
+    switch (state.kind) {
+    case StageKind::Tensor:
+        return printFunction(state.tensor);
+    case StageKind::Tile:
+        return printFunction(state.tile);
+    case StageKind::Block:
+        return printBlockProgram(state.block);
+    case StageKind::Exec:
+        return printExecGraph(state.exec, state.block);
+    case StageKind::Pto:
+        return printPtoProgram(state.pto);
+    }
+    return {};
+}
+
+} // namespace pto

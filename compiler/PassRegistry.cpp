@@ -1,0 +1,124 @@
+// The pass table: every pass of the lowering, adapted to run on a CompileState.
+#include "compiler/PassRegistry.h"
+
+#include "compiler/ir/Verifier.h"
+#include "compiler/passes/AllocateBuffers.h"
+#include "compiler/passes/AssignMemory.h"
+#include "compiler/passes/BuildExecGraph.h"
+#include "compiler/passes/DecomposeComposites.h"
+#include "compiler/passes/EliminateDeadCode.h"
+#include "compiler/passes/EmitPto.h"
+#include "compiler/passes/ExpandTiles.h"
+#include "compiler/passes/FoldConstants.h"
+#include "compiler/passes/InsertCopies.h"
+#include "compiler/passes/InsertSync.h"
+#include "compiler/passes/OrderInstructions.h"
+#include "compiler/passes/PartitionBlocks.h"
+
+namespace pto {
+namespace {
+
+using S = StageKind;
+
+void runVerify(CompileState& s, const CompileOptions&) {
+    verifyFunction(s.tensor, s.file);
+}
+void runDecompose(CompileState& s, const CompileOptions&) {
+    decomposeComposites(s.tensor);
+}
+void runFold(CompileState& s, const CompileOptions&) {
+    foldConstants(s.tensor);
+}
+void runDeadCode(CompileState& s, const CompileOptions&) {
+    eliminateDeadCode(s.tensor);
+}
+
+void runExpandTiles(CompileState& s, const CompileOptions& o) {
+    s.tile = expandTiles(s.tensor, o.target, s.file);
+    s.kind = S::Tile;
+}
+void runAssignMemory(CompileState& s, const CompileOptions& o) {
+    assignMemory(s.tile, o.target, s.file);
+}
+void runInsertCopies(CompileState& s, const CompileOptions& o) {
+    insertCopies(s.tile, o.target, s.file);
+}
+void runTileDeadCode(CompileState& s, const CompileOptions&) {
+    eliminateDeadCode(s.tile);
+}
+
+void runPartition(CompileState& s, const CompileOptions& o) {
+    PartitionOptions p;
+    p.aicCores = o.target.aicCores;
+    p.aivCores = o.target.aivCores;
+    p.tilesPerTask = o.tilesPerTask;
+    s.block = partitionBlocks(s.tile, p);
+    s.block.doubleBuffer = o.doubleBuffer;
+    s.kind = S::Block;
+}
+void runOrder(CompileState& s, const CompileOptions&) {
+    orderInstructions(s.block);
+}
+void runAllocate(CompileState& s, const CompileOptions& o) {
+    allocateBuffers(s.block, o.target, s.file);
+}
+void runSync(CompileState& s, const CompileOptions&) {
+    insertSync(s.block);
+}
+void runExec(CompileState& s, const CompileOptions&) {
+    s.exec = buildExecGraph(s.block);
+    s.kind = S::Exec;
+}
+void runEmit(CompileState& s, const CompileOptions&) {
+    s.pto = emitPto(s.block, s.exec);
+    s.pto.name = s.tensor.name;
+    s.kind = S::Pto;
+}
+
+constexpr PassInfo kPasses[] = {
+    {"verify", "check SSA, types and directives of the program as written", S::Tensor, S::Tensor,
+     runVerify},
+    {"decompose-composites", "rewrite softmax, norms, gelu, silu… into primitive ops", S::Tensor,
+     S::Tensor, runDecompose},
+    {"fold-constants", "remove exact identities (x*1, x+0, same-type casts, double negation)",
+     S::Tensor, S::Tensor, runFold},
+    {"dead-code", "drop ops whose results are never used", S::Tensor, S::Tensor, runDeadCode},
+    {"expand-tiles", "unroll every tensor op over its tile grid (vec_tile / cube_tile)", S::Tensor,
+     S::Tile, runExpandTiles},
+    {"assign-memory", "place every tile in GM, L1, L0A, L0B, L0C or UB", S::Tile, S::Tile,
+     runAssignMemory},
+    {"insert-copies", "add GM<->L1<->L0 and GM<->UB moves where spaces differ", S::Tile, S::Tile,
+     runInsertCopies},
+    {"tile-dead-code", "drop tile ops whose results are never used", S::Tile, S::Tile,
+     runTileDeadCode},
+    {"partition-blocks", "group tile ops into per-core block functions (cube / vector)", S::Tile,
+     S::Block, runPartition},
+    {"order-instructions", "order each block's ops so pipes can overlap", S::Block, S::Block,
+     runOrder},
+    {"allocate-buffers", "assign on-chip addresses by liveness, with double buffering", S::Block,
+     S::Block, runAllocate},
+    {"insert-sync", "add set/wait flags between pipes for every cross-pipe dependency", S::Block,
+     S::Block, runSync},
+    {"build-exec-graph", "one task per block function, dependencies through GM", S::Block, S::Exec,
+     runExec},
+    {"emit-pto", "emit PTO virtual instructions with resolved operands", S::Exec, S::Pto, runEmit},
+};
+
+} // namespace
+
+std::span<const PassInfo> passRegistry() {
+    return kPasses;
+}
+
+const PassInfo* findPass(std::string_view name) {
+    for (const PassInfo& p : kPasses)
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
+std::string_view stageKindName(StageKind kind) {
+    constexpr std::string_view kNames[] = {"tensor", "tile", "block", "exec", "pto"};
+    return kNames[static_cast<int>(kind)];
+}
+
+} // namespace pto

@@ -1,0 +1,24 @@
+// The one table of passes: name, summary, the level it reads and the level it produces, and
+// the function that runs it on a CompileState.
+#pragma once
+
+#include "compiler/CompileState.h"
+
+#include <functional>
+#include <span>
+#include <string_view>
+
+namespace pto {
+
+struct PassInfo {
+    std::string_view name;
+    std::string_view summary;
+    StageKind from;
+    StageKind to;
+    void (*run)(CompileState& state, const CompileOptions& options);
+};
+
+std::span<const PassInfo> passRegistry();
+const PassInfo* findPass(std::string_view name);
+
+} // namespace pto

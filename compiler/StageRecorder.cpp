@@ -1,0 +1,329 @@
+// Turns each compile stage into trace_db rows (see docs/TRACE_SCHEMA.md for the node-id rules).
+#include "compiler/StageRecorder.h"
+
+#include "compiler/PassRegistry.h"
+#include "compiler/ir/Placement.h"
+#include "compiler/ir/Printer.h"
+#include "compiler/ir/PtoPrinter.h"
+
+#include <fmt/format.h>
+
+#include <variant>
+
+namespace pto {
+namespace {
+
+using tracedb::BufferRow;
+using tracedb::EdgeRow;
+using tracedb::InstrRow;
+using tracedb::NodeRow;
+using tracedb::StageLevel;
+using tracedb::StageRow;
+
+std::string jsonEscape(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            out += fmt::format("\\u{:04x}", int(c));
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+std::string jsonInts(std::span<const int64_t> v) {
+    return fmt::format("[{}]", fmt::join(v, ","));
+}
+
+std::string attrValueJson(const AttrValue& v) {
+    return std::visit(
+        [](const auto& x) -> std::string {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, bool>)
+                return x ? "true" : "false";
+            else if constexpr (std::is_same_v<T, int64_t>)
+                return std::to_string(x);
+            else if constexpr (std::is_same_v<T, double>)
+                return fmt::format("{}", x);
+            else if constexpr (std::is_same_v<T, std::string>)
+                return fmt::format("\"{}\"", jsonEscape(x));
+            else
+                return jsonInts(x);
+        },
+        v);
+}
+
+std::string attrsJson(const Function& f, const Op& op) {
+    std::string out = "{";
+    auto field = [&](std::string_view key, const std::string& value) {
+        if (out.size() > 1) out += ',';
+        out += fmt::format("\"{}\":{}", jsonEscape(key), value);
+    };
+    for (const Attr& a : op.attrs.items()) field(a.name, attrValueJson(a.value));
+    if (op.result != kNoId) {
+        const Value& v = f.value(op.result);
+        if (v.origin != kNoId) {
+            field("origin", std::to_string(v.origin));
+            field("origin_offset", jsonInts(v.offset.dims()));
+        }
+    }
+    return out + "}";
+}
+
+std::string valueName(const Function& f, ValueId v) {
+    const std::string& name = f.value(v).name;
+    return name.empty() ? fmt::format("%{}", v) : "%" + name;
+}
+
+std::string typeLabel(const Type& t) {
+    std::string s = fmt::format("{}x{}", t.shape.str(), dtypeName(t.dtype));
+    if (t.space != MemSpace::None) s += fmt::format(" {}", memSpaceName(t.space));
+    return s;
+}
+
+StageLevel levelOf(StageKind kind) {
+    return StageLevel(int(kind));
+}
+
+// Node ids of a Tensor/Tile stage: ops keep their id; argument i is -(i+1); the return node
+// is -(args+1).
+int64_t argNodeId(size_t i) {
+    return -int64_t(i) - 1;
+}
+
+} // namespace
+
+StageRecorder::StageRecorder(tracedb::TraceWriter& writer, const TargetInfo& target,
+                             RecordLimits limits)
+    : m_writer(writer), m_target(target), m_limits(limits) {}
+
+bool StageRecorder::isLastOfLevel(const StageEvent& event) const {
+    const PassInfo* pass = findPass(event.pass);
+    if (!pass) return true; // the parsed program
+    auto passes = passRegistry();
+    const PassInfo* next = pass + 1;
+    return next == passes.data() + passes.size() || next->to != pass->to;
+}
+
+void StageRecorder::onStage(const StageEvent& event) {
+    const CompileState& s = event.state;
+    int64_t nodes = 0;
+    switch (event.kind) {
+    case StageKind::Tensor:
+        nodes = int64_t(s.tensor.ops().size());
+        break;
+    case StageKind::Tile:
+        nodes = int64_t(s.tile.ops().size());
+        break;
+    case StageKind::Block:
+        nodes = int64_t(s.block.blocks.size());
+        break;
+    case StageKind::Exec:
+        nodes = int64_t(s.exec.tasks.size());
+        break;
+    case StageKind::Pto:
+        nodes = int64_t(s.pto.kernels.size());
+        break;
+    }
+    StageRow row;
+    row.ord = event.ordinal;
+    row.name = fmt::format("{}.{}", stageKindName(event.kind), event.pass);
+    row.level = levelOf(event.kind);
+    row.pass = std::string(event.pass);
+    if (m_prevStage >= 0) row.parentStageId = m_prevStage;
+    row.passMicros = event.micros;
+    row.nodeCount = nodes;
+    bool small =
+        nodes <= m_limits.irTextNodes && s.tile.ops().size() <= size_t(m_limits.irTextNodes);
+    if (event.kind <= StageKind::Tile ? nodes <= m_limits.irTextNodes : small)
+        row.irText = printStage(s);
+    else
+        m_writer.add(tracedb::StatRow{"ir_text_omitted", event.ordinal, tracedb::StatSeverity::Info,
+                                      nodes,
+                                      fmt::format("stage {} has {} nodes; print it with pto "
+                                                  "compile --print-after {}",
+                                                  row.name, nodes, event.pass)});
+    int64_t stage = m_writer.add(row);
+
+    bool full = nodes <= m_limits.fullStageNodes || isLastOfLevel(event);
+    if (full) {
+        switch (event.kind) {
+        case StageKind::Tensor:
+            recordFunction(stage, s.tensor);
+            break;
+        case StageKind::Tile:
+            recordFunction(stage, s.tile);
+            break;
+        case StageKind::Block:
+            recordBlocks(stage, s.block);
+            break;
+        case StageKind::Exec:
+            recordExec(stage, s.exec, s.block);
+            break;
+        case StageKind::Pto:
+            recordPto(stage, s.pto);
+            break;
+        }
+    }
+    if (event.kind == StageKind::Tensor) m_lastTensorStage = stage;
+    if (event.kind == StageKind::Tile && full) m_lastTileStage = stage;
+    if (event.kind == StageKind::Block) m_lastBlockStage = stage;
+    m_prevStage = stage;
+}
+
+void StageRecorder::recordFunction(int64_t stage, const Function& f) {
+    std::vector<NodeRow> nodes;
+    std::vector<EdgeRow> edges;
+    nodes.reserve(f.ops().size() + f.args.size() + 1);
+    auto sourceOf = [&](ValueId v) {
+        const Value& val = f.value(v);
+        if (val.def != kNoId) return int64_t(val.def);
+        for (size_t i = 0; i < f.args.size(); ++i)
+            if (f.args[i] == v) return argNodeId(i);
+        return int64_t(kNoId);
+    };
+    for (size_t i = 0; i < f.args.size(); ++i) {
+        const Type& t = f.type(f.args[i]);
+        NodeRow n{stage,
+                  argNodeId(i),
+                  "arg",
+                  valueName(f, f.args[i]),
+                  std::string(dtypeName(t.dtype)),
+                  jsonInts(t.shape.dims()),
+                  std::string(memSpaceName(MemSpace::GM))};
+        n.parentId = argNodeId(i);
+        n.srcLine = f.loc.line;
+        nodes.push_back(std::move(n));
+    }
+    for (const Op& op : f.ops()) {
+        NodeRow n;
+        n.stageId = stage;
+        n.id = op.id;
+        n.kind = std::string(opName(op.kind));
+        if (op.result != kNoId) {
+            const Type& t = f.type(op.result);
+            n.name = valueName(f, op.result);
+            n.dtype = std::string(dtypeName(t.dtype));
+            n.shape = jsonInts(t.shape.dims());
+            if (t.space != MemSpace::None) n.space = std::string(memSpaceName(t.space));
+        }
+        if (f.level == Level::Tile) {
+            Placement p = placeTileOp(f, op);
+            if (p.core != CoreType::None) n.core = std::string(coreTypeName(p.core));
+            if (p.core != CoreType::None) n.pipe = std::string(pipeName(p.pipe));
+        }
+        n.attrs = attrsJson(f, op);
+        if (op.parent != kNoId) n.parentId = op.parent;
+        if (op.loc.known()) {
+            n.srcLine = op.loc.line;
+            n.srcCol = op.loc.col;
+        }
+        nodes.push_back(std::move(n));
+        for (ValueId v : op.operands)
+            edges.push_back({stage, sourceOf(v), op.id, v, typeLabel(f.type(v))});
+    }
+    int64_t ret = argNodeId(f.args.size());
+    nodes.push_back(NodeRow{stage, ret, "return", "return"});
+    nodes.back().parentId = ret;
+    for (ValueId v : f.results) edges.push_back({stage, sourceOf(v), ret, v, typeLabel(f.type(v))});
+    m_writer.addAll(std::span<const NodeRow>(nodes));
+    m_writer.addAll(std::span<const EdgeRow>(edges));
+}
+
+void StageRecorder::recordBlocks(int64_t stage, const BlockProgram& program) {
+    std::vector<NodeRow> nodes;
+    std::vector<BufferRow> buffers;
+    int64_t bufferId = 0;
+    for (const BlockFunction& b : program.blocks) {
+        size_t ops = 0, syncs = 0;
+        for (const BlockItem& it : b.items) (it.isSync() ? syncs : ops)++;
+        NodeRow n{stage, b.id, "block_fn", b.name};
+        n.core = std::string(coreTypeName(b.core));
+        n.attrs = fmt::format(R"({{"group":{},"ops":{},"syncs":{},"buffers":{}}})", b.group, ops,
+                              syncs, b.buffers.size());
+        n.groupId = b.group;
+        nodes.push_back(std::move(n));
+        for (const Buffer& buf : b.buffers) {
+            BufferRow r{stage,    bufferId++, b.id, std::string(memSpaceName(buf.space)),
+                        buf.addr, buf.size};
+            r.firstUse = buf.firstUse;
+            r.lastUse = buf.lastUse;
+            if (buf.value != kNoId) r.valueId = buf.value;
+            r.slot = buf.slot;
+            buffers.push_back(std::move(r));
+        }
+    }
+    m_writer.addAll(std::span<const NodeRow>(nodes));
+    m_writer.addAll(std::span<const BufferRow>(buffers));
+}
+
+void StageRecorder::recordExec(int64_t stage, const ExecGraph& exec, const BlockProgram&) {
+    std::vector<NodeRow> nodes;
+    std::vector<EdgeRow> edges;
+    for (const Task& t : exec.tasks) {
+        NodeRow n{stage, t.id, "task", t.name};
+        n.core = std::string(coreTypeName(t.core));
+        n.groupId = t.block;
+        n.parentId = t.block;
+        nodes.push_back(std::move(n));
+    }
+    constexpr std::string_view kDepNames[] = {"raw", "war", "waw"};
+    for (const TaskDep& d : exec.deps)
+        edges.push_back({stage, d.from, d.to, std::nullopt, std::string(kDepNames[int(d.kind)])});
+    m_writer.addAll(std::span<const NodeRow>(nodes));
+    m_writer.addAll(std::span<const EdgeRow>(edges));
+}
+
+void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
+    std::vector<NodeRow> nodes;
+    std::vector<InstrRow> instrs;
+    int64_t instrId = 1; // instruction ids are 1 + the running index over kernels in order
+    for (const Kernel& k : pto.kernels) {
+        NodeRow n{stage, k.id, "kernel", k.name};
+        n.core = std::string(coreTypeName(k.core));
+        n.parentId = k.id;
+        n.attrs = fmt::format(R"({{"instrs":{}}})", k.instrs.size());
+        nodes.push_back(std::move(n));
+        for (size_t i = 0; i < k.instrs.size(); ++i) {
+            const Instr& in = k.instrs[i];
+            InstrRow r;
+            r.id = instrId++;
+            r.stageId = stage;
+            r.blockId = k.id;
+            r.idx = int64_t(i);
+            r.pipe = std::string(pipeName(in.pipe));
+            r.opcode = std::string(opcodeName(in.opcode));
+            r.operands = printPtoInstr(in);
+            if (in.tileOp != kNoId) {
+                r.tileOpId = in.tileOp;
+                r.tileStageId = m_lastTileStage;
+            }
+            if (in.loc.known()) r.srcLine = in.loc.line;
+            instrs.push_back(std::move(r));
+        }
+    }
+    m_writer.addAll(std::span<const NodeRow>(nodes));
+    m_writer.addAll(std::span<const InstrRow>(instrs));
+}
+
+void recordProgramMeta(tracedb::TraceWriter& writer, const CompileState& state,
+                       const CompileOptions& options) {
+    const TargetInfo& t = options.target;
+    writer.setMeta("producer", "pto compile");
+    writer.setMeta("program_path", state.file);
+    writer.setMeta("program_text", state.source);
+    writer.setMeta("entry", state.tensor.name);
+    writer.setMeta("arch_name", t.name);
+    writer.setMeta("target",
+                   fmt::format(R"({{"aic_cores":{},"aiv_cores":{},"l1":{},"l0a":{},"l0b":{},)"
+                               R"("l0c":{},"ub":{},"double_buffer":{}}})",
+                               t.aicCores, t.aivCores, t.l1Bytes, t.l0aBytes, t.l0bBytes,
+                               t.l0cBytes, t.ubBytes, options.doubleBuffer));
+}
+
+} // namespace pto

@@ -1,0 +1,437 @@
+// The C++ builder API: ops appended with shape inference, errors at the caller's line.
+#include "compiler/frontend/Builder.h"
+
+#include "compiler/ir/ShapeInference.h"
+#include "compiler/ir/Verifier.h"
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+namespace pto {
+namespace {
+
+bool isPlainName(std::string_view s) {
+    if (s.empty()) return false;
+    for (char c : s)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.'))
+            return false;
+    return true;
+}
+
+SourceLoc toSourceLoc(const std::source_location& loc) {
+    return SourceLoc{uint32_t(loc.line()), uint32_t(loc.column())};
+}
+
+} // namespace
+
+struct ModuleBuilder::State {
+    Function f;
+    std::unordered_set<std::string> names;
+    bool returned = false;
+};
+
+Type tensorType(std::initializer_list<int64_t> shape, DType dtype) {
+    return tensorType(Shape(shape), dtype);
+}
+
+Type tensorType(const Shape& shape, DType dtype) {
+    return Type{dtype, shape, MemSpace::None};
+}
+
+// --- ModuleBuilder -------------------------------------------------------------------------
+
+ModuleBuilder::ModuleBuilder(std::string file) : m_file(std::move(file)) {}
+ModuleBuilder::~ModuleBuilder() = default;
+
+void ModuleBuilder::fail(Loc loc, const std::string& message) {
+    throw CompileError(loc.file_name(), toSourceLoc(loc), message);
+}
+
+ModuleBuilder::State& ModuleBuilder::state(uint32_t function, Loc loc) {
+    if (m_finished) fail(loc, "the module was already finished (finish() hands it over once)");
+    if (function >= m_functions.size()) fail(loc, "invalid function handle");
+    return *m_functions[function];
+}
+
+FunctionBuilder ModuleBuilder::function(const std::string& name, Loc loc) {
+    if (m_finished) fail(loc, "the module was already finished");
+    if (!isPlainName(name))
+        fail(loc, fmt::format("invalid function name '{}' (letters, digits, '_' and '.')", name));
+    for (const auto& s : m_functions)
+        if (s->f.name == name) fail(loc, fmt::format("redefinition of function @{}", name));
+    auto s = std::make_unique<State>();
+    s->f.name = name;
+    s->f.level = Level::Tensor;
+    s->f.loc = toSourceLoc(loc);
+    m_functions.push_back(std::move(s));
+    return FunctionBuilder(this, uint32_t(m_functions.size() - 1));
+}
+
+Module ModuleBuilder::finish(Loc loc) {
+    if (m_finished) fail(loc, "the module was already finished");
+    if (m_functions.empty()) fail(loc, "the module has no function");
+    Module m;
+    m.file = m_file;
+    for (auto& s : m_functions) {
+        if (!s->returned) fail(loc, fmt::format("@{} has no ret()", s->f.name));
+        verifyFunction(s->f, m_file);
+        m.functions.push_back(std::move(s->f));
+    }
+    m_finished = true;
+    return m;
+}
+
+// --- ValueRef ------------------------------------------------------------------------------
+
+const Type& ValueRef::type() const {
+    if (!m_builder) throw CompileError({}, {}, "type() of an empty ValueRef");
+    return m_builder->state(m_function, std::source_location::current()).f.type(m_id);
+}
+
+ValueRef ValueRef::named(const std::string& name, Loc loc) const {
+    if (!m_builder) ModuleBuilder::fail(loc, "named() on an empty ValueRef");
+    ModuleBuilder::State& s = m_builder->state(m_function, loc);
+    if (!isPlainName(name))
+        ModuleBuilder::fail(
+            loc, fmt::format("invalid value name '{}' (letters, digits, '_', '.')", name));
+    Value& v = s.f.value(m_id);
+    if (v.name == name) return *this;
+    if (!s.names.insert(name).second)
+        ModuleBuilder::fail(loc, fmt::format("redefinition of %{} in @{}", name, s.f.name));
+    if (!v.name.empty()) s.names.erase(v.name);
+    v.name = name;
+    return *this;
+}
+
+ValueRef ValueRef::vecTile(std::vector<int64_t> sizes, Loc loc) const {
+    if (!m_builder) ModuleBuilder::fail(loc, "vecTile() on an empty ValueRef");
+    ModuleBuilder::State& s = m_builder->state(m_function, loc);
+    OpId def = s.f.value(m_id).def;
+    if (def == kNoId) ModuleBuilder::fail(loc, "vecTile() on a function argument (no op)");
+    Op& op = s.f.op(def);
+    Attrs attrs = op.attrs;
+    attrs.set("vec_tile", std::move(sizes));
+    try {
+        inferResultType(s.f, op.kind, op.operands, attrs, &s.f.type(m_id));
+    } catch (const ShapeError& e) {
+        ModuleBuilder::fail(loc, e.what());
+    }
+    op.attrs = std::move(attrs);
+    return *this;
+}
+
+ValueRef ValueRef::cubeTile(std::array<int64_t, 2> m, std::array<int64_t, 2> k,
+                            std::array<int64_t, 2> n, Loc loc) const {
+    if (!m_builder) ModuleBuilder::fail(loc, "cubeTile() on an empty ValueRef");
+    ModuleBuilder::State& s = m_builder->state(m_function, loc);
+    OpId def = s.f.value(m_id).def;
+    if (def == kNoId || s.f.op(def).kind != OpKind::Matmul)
+        ModuleBuilder::fail(loc, "cubeTile() applies to the result of a matmul");
+    Op& op = s.f.op(def);
+    Attrs attrs = op.attrs;
+    attrs.set("cube_tile", std::vector<int64_t>{m[0], m[1], k[0], k[1], n[0], n[1]});
+    try {
+        inferResultType(s.f, op.kind, op.operands, attrs, &s.f.type(m_id));
+    } catch (const ShapeError& e) {
+        ModuleBuilder::fail(loc, e.what());
+    }
+    op.attrs = std::move(attrs);
+    return *this;
+}
+
+// --- FunctionBuilder -----------------------------------------------------------------------
+
+const Function& FunctionBuilder::function() const {
+    return m_builder->state(m_index, std::source_location::current()).f;
+}
+
+ValueRef FunctionBuilder::arg(const std::string& name, const Type& type, Loc loc) {
+    ModuleBuilder::State& s = m_builder->state(m_index, loc);
+    if (!s.f.ops().empty() || s.returned)
+        ModuleBuilder::fail(loc, fmt::format("@{}: arguments come before the first op", s.f.name));
+    if (!isPlainName(name))
+        ModuleBuilder::fail(loc, fmt::format("invalid argument name '{}'", name));
+    if (!s.names.insert(name).second)
+        ModuleBuilder::fail(loc, fmt::format("redefinition of %{} in @{}", name, s.f.name));
+    if (type.space != MemSpace::None || !checkedElementCount(type.shape))
+        ModuleBuilder::fail(
+            loc, fmt::format("argument %{} needs a tensor type with positive dims", name));
+    return ValueRef(m_builder, m_index, s.f.addArg(type, name));
+}
+
+ValueRef FunctionBuilder::build(OpKind kind, const std::vector<ValueRef>& operands, Attrs attrs,
+                                const Type* declared, Loc loc) {
+    ModuleBuilder::State& s = m_builder->state(m_index, loc);
+    if (s.returned)
+        ModuleBuilder::fail(loc, fmt::format("@{}: '{}' after ret()", s.f.name, opName(kind)));
+    Op op;
+    op.kind = kind;
+    op.loc = toSourceLoc(loc);
+    std::vector<Type> types;
+    for (size_t i = 0; i < operands.size(); ++i) {
+        const ValueRef& v = operands[i];
+        if (v.m_builder != m_builder || v.m_function != m_index || v.m_id == kNoId)
+            ModuleBuilder::fail(loc, fmt::format("{}: operand {} is not a value of @{}",
+                                                 opName(kind), i, s.f.name));
+        op.operands.push_back(v.m_id);
+        types.push_back(s.f.type(v.m_id));
+    }
+    normalizeAttrs(kind, types, attrs);
+    op.attrs = std::move(attrs);
+    Type type;
+    try {
+        type = inferResultType(Level::Tensor, kind, types, op.attrs, declared);
+    } catch (const ShapeError& e) {
+        ModuleBuilder::fail(loc, e.what());
+    }
+    bool hasResult = opHasResult(kind);
+    OpId id = s.f.addOp(std::move(op), hasResult ? &type : nullptr);
+    return hasResult ? ValueRef(m_builder, m_index, s.f.op(id).result) : ValueRef();
+}
+
+void FunctionBuilder::vecTile(std::vector<int64_t> sizes, Loc loc) {
+    Attrs attrs;
+    attrs.set("sizes", std::move(sizes));
+    build(OpKind::VecTile, {}, std::move(attrs), nullptr, loc);
+}
+
+void FunctionBuilder::cubeTile(std::array<int64_t, 2> m, std::array<int64_t, 2> k,
+                               std::array<int64_t, 2> n, Loc loc) {
+    Attrs attrs;
+    attrs.set("sizes", std::vector<int64_t>{m[0], m[1], k[0], k[1], n[0], n[1]});
+    build(OpKind::CubeTile, {}, std::move(attrs), nullptr, loc);
+}
+
+ValueRef FunctionBuilder::matmul(ValueRef a, ValueRef b, MatmulOptions options, Loc loc) {
+    Attrs attrs;
+    if (options.transposeA) attrs.set("transpose_a", true);
+    if (options.transposeB) attrs.set("transpose_b", true);
+    if (!options.resultDType) return build(OpKind::Matmul, {a, b}, std::move(attrs), nullptr, loc);
+    // The declared type only changes the dtype; take the shape from inference.
+    std::vector<Type> types{a.type(), b.type()};
+    Type t;
+    try {
+        t = inferResultType(Level::Tensor, OpKind::Matmul, types, attrs, nullptr);
+    } catch (const ShapeError& e) {
+        ModuleBuilder::fail(loc, e.what());
+    }
+    t.dtype = *options.resultDType;
+    return build(OpKind::Matmul, {a, b}, std::move(attrs), &t, loc);
+}
+
+ValueRef FunctionBuilder::add(ValueRef a, ValueRef b, Loc loc) {
+    return binary(OpKind::Add, a, b, loc);
+}
+ValueRef FunctionBuilder::sub(ValueRef a, ValueRef b, Loc loc) {
+    return binary(OpKind::Sub, a, b, loc);
+}
+ValueRef FunctionBuilder::mul(ValueRef a, ValueRef b, Loc loc) {
+    return binary(OpKind::Mul, a, b, loc);
+}
+ValueRef FunctionBuilder::div(ValueRef a, ValueRef b, Loc loc) {
+    return binary(OpKind::Div, a, b, loc);
+}
+ValueRef FunctionBuilder::max(ValueRef a, ValueRef b, Loc loc) {
+    return binary(OpKind::Max, a, b, loc);
+}
+ValueRef FunctionBuilder::min(ValueRef a, ValueRef b, Loc loc) {
+    return binary(OpKind::Min, a, b, loc);
+}
+
+ValueRef FunctionBuilder::scalar(OpKind kind, ValueRef a, double s, Loc loc) {
+    Attrs attrs;
+    attrs.set("scalar", s);
+    return build(kind, {a}, std::move(attrs), nullptr, loc);
+}
+
+ValueRef FunctionBuilder::adds(ValueRef a, double s, Loc loc) {
+    return scalar(OpKind::AddS, a, s, loc);
+}
+ValueRef FunctionBuilder::subs(ValueRef a, double s, Loc loc) {
+    return scalar(OpKind::SubS, a, s, loc);
+}
+ValueRef FunctionBuilder::muls(ValueRef a, double s, Loc loc) {
+    return scalar(OpKind::MulS, a, s, loc);
+}
+ValueRef FunctionBuilder::divs(ValueRef a, double s, Loc loc) {
+    return scalar(OpKind::DivS, a, s, loc);
+}
+ValueRef FunctionBuilder::maxs(ValueRef a, double s, Loc loc) {
+    return scalar(OpKind::MaxS, a, s, loc);
+}
+ValueRef FunctionBuilder::mins(ValueRef a, double s, Loc loc) {
+    return scalar(OpKind::MinS, a, s, loc);
+}
+
+ValueRef FunctionBuilder::exp(ValueRef x, Loc loc) {
+    return unary(OpKind::Exp, x, loc);
+}
+ValueRef FunctionBuilder::log(ValueRef x, Loc loc) {
+    return unary(OpKind::Log, x, loc);
+}
+ValueRef FunctionBuilder::sqrt(ValueRef x, Loc loc) {
+    return unary(OpKind::Sqrt, x, loc);
+}
+ValueRef FunctionBuilder::rsqrt(ValueRef x, Loc loc) {
+    return unary(OpKind::Rsqrt, x, loc);
+}
+ValueRef FunctionBuilder::reciprocal(ValueRef x, Loc loc) {
+    return unary(OpKind::Reciprocal, x, loc);
+}
+ValueRef FunctionBuilder::abs(ValueRef x, Loc loc) {
+    return unary(OpKind::Abs, x, loc);
+}
+ValueRef FunctionBuilder::neg(ValueRef x, Loc loc) {
+    return unary(OpKind::Neg, x, loc);
+}
+ValueRef FunctionBuilder::relu(ValueRef x, Loc loc) {
+    return unary(OpKind::Relu, x, loc);
+}
+ValueRef FunctionBuilder::sigmoid(ValueRef x, Loc loc) {
+    return unary(OpKind::Sigmoid, x, loc);
+}
+ValueRef FunctionBuilder::tanh(ValueRef x, Loc loc) {
+    return unary(OpKind::Tanh, x, loc);
+}
+ValueRef FunctionBuilder::gelu(ValueRef x, Loc loc) {
+    return unary(OpKind::Gelu, x, loc);
+}
+ValueRef FunctionBuilder::silu(ValueRef x, Loc loc) {
+    return unary(OpKind::Silu, x, loc);
+}
+
+ValueRef FunctionBuilder::cast(ValueRef x, DType to, RoundMode round, Loc loc) {
+    Attrs attrs;
+    if (round != RoundMode::NearestEven) attrs.set("round", std::string(roundModeName(round)));
+    Type t = tensorType(x.shape(), to);
+    return build(OpKind::Cast, {x}, std::move(attrs), &t, loc);
+}
+
+ValueRef FunctionBuilder::softmax(ValueRef x, std::optional<int64_t> axis, Loc loc) {
+    Attrs attrs;
+    if (axis) attrs.set("axis", *axis);
+    return build(OpKind::Softmax, {x}, std::move(attrs), nullptr, loc);
+}
+
+ValueRef FunctionBuilder::rmsNorm(ValueRef x, std::optional<ValueRef> weight,
+                                  std::optional<double> eps, Loc loc) {
+    Attrs attrs;
+    if (eps) attrs.set("eps", *eps);
+    std::vector<ValueRef> operands{x};
+    if (weight) operands.push_back(*weight);
+    return build(OpKind::RmsNorm, operands, std::move(attrs), nullptr, loc);
+}
+
+ValueRef FunctionBuilder::layerNorm(ValueRef x, std::optional<ValueRef> gamma,
+                                    std::optional<ValueRef> beta, std::optional<double> eps,
+                                    Loc loc) {
+    if (beta && !gamma) ModuleBuilder::fail(loc, "layer_norm: beta needs gamma");
+    Attrs attrs;
+    if (eps) attrs.set("eps", *eps);
+    std::vector<ValueRef> operands{x};
+    if (gamma) operands.push_back(*gamma);
+    if (beta) operands.push_back(*beta);
+    return build(OpKind::LayerNorm, operands, std::move(attrs), nullptr, loc);
+}
+
+ValueRef FunctionBuilder::reduce(OpKind kind, ValueRef x, int64_t axis, bool keepdim, Loc loc) {
+    Attrs attrs;
+    attrs.set("axis", axis);
+    if (keepdim) attrs.set("keepdim", true);
+    return build(kind, {x}, std::move(attrs), nullptr, loc);
+}
+
+ValueRef FunctionBuilder::reduceSum(ValueRef x, int64_t axis, bool keepdim, Loc loc) {
+    return reduce(OpKind::ReduceSum, x, axis, keepdim, loc);
+}
+ValueRef FunctionBuilder::reduceMax(ValueRef x, int64_t axis, bool keepdim, Loc loc) {
+    return reduce(OpKind::ReduceMax, x, axis, keepdim, loc);
+}
+ValueRef FunctionBuilder::reduceMin(ValueRef x, int64_t axis, bool keepdim, Loc loc) {
+    return reduce(OpKind::ReduceMin, x, axis, keepdim, loc);
+}
+
+ValueRef FunctionBuilder::cmp(ValueRef a, ValueRef b, CmpPred pred, Loc loc) {
+    Attrs attrs;
+    attrs.set("pred", std::string(cmpPredName(pred)));
+    return build(OpKind::Cmp, {a, b}, std::move(attrs), nullptr, loc);
+}
+
+ValueRef FunctionBuilder::cmp(ValueRef a, double s, CmpPred pred, Loc loc) {
+    Attrs attrs;
+    attrs.set("scalar", s);
+    attrs.set("pred", std::string(cmpPredName(pred)));
+    return build(OpKind::CmpS, {a}, std::move(attrs), nullptr, loc);
+}
+
+ValueRef FunctionBuilder::where(ValueRef cond, ValueRef a, ValueRef b, Loc loc) {
+    return build(OpKind::Where, {cond, a, b}, {}, nullptr, loc);
+}
+
+ValueRef FunctionBuilder::quantize(ValueRef x, ValueRef scale, Loc loc) {
+    return build(OpKind::Quantize, {x, scale}, {}, nullptr, loc);
+}
+
+ValueRef FunctionBuilder::dequantize(ValueRef q, ValueRef scale, DType to, Loc loc) {
+    Type t = tensorType(q.shape(), to);
+    return build(OpKind::Dequantize, {q, scale}, {}, &t, loc);
+}
+
+ValueRef FunctionBuilder::reshape(ValueRef x, const Shape& shape, Loc loc) {
+    Type t = tensorType(shape, x.dtype());
+    return build(OpKind::Reshape, {x}, {}, &t, loc);
+}
+
+ValueRef FunctionBuilder::transpose(ValueRef x, std::vector<int64_t> perm, Loc loc) {
+    Attrs attrs;
+    attrs.set("perm", std::move(perm));
+    return build(OpKind::Transpose, {x}, std::move(attrs), nullptr, loc);
+}
+
+ValueRef FunctionBuilder::view(ValueRef x, std::vector<int64_t> offsets, std::vector<int64_t> sizes,
+                               Loc loc) {
+    Attrs attrs;
+    attrs.set("offsets", std::move(offsets));
+    attrs.set("sizes", std::move(sizes));
+    return build(OpKind::View, {x}, std::move(attrs), nullptr, loc);
+}
+
+ValueRef FunctionBuilder::concat(const std::vector<ValueRef>& values, int64_t axis, Loc loc) {
+    Attrs attrs;
+    attrs.set("axis", axis);
+    return build(OpKind::Concat, values, std::move(attrs), nullptr, loc);
+}
+
+ValueRef FunctionBuilder::broadcast(ValueRef x, const Shape& shape, Loc loc) {
+    Type t = tensorType(shape, x.dtype());
+    return build(OpKind::Broadcast, {x}, {}, &t, loc);
+}
+
+ValueRef FunctionBuilder::fill(const Type& type, double value, Loc loc) {
+    Attrs attrs;
+    attrs.set("value", value);
+    return build(OpKind::Fill, {}, std::move(attrs), &type, loc);
+}
+
+void FunctionBuilder::ret(ValueRef value, Loc loc) {
+    ret(std::vector<ValueRef>{value}, loc);
+}
+
+void FunctionBuilder::ret(const std::vector<ValueRef>& values, Loc loc) {
+    ModuleBuilder::State& s = m_builder->state(m_index, loc);
+    if (s.returned) ModuleBuilder::fail(loc, fmt::format("@{}: ret() called twice", s.f.name));
+    std::vector<ValueId> ids;
+    for (size_t i = 0; i < values.size(); ++i) {
+        const ValueRef& v = values[i];
+        if (v.m_builder != m_builder || v.m_function != m_index || v.m_id == kNoId)
+            ModuleBuilder::fail(loc,
+                                fmt::format("ret: value {} is not a value of @{}", i, s.f.name));
+        ids.push_back(v.m_id);
+    }
+    s.f.results = std::move(ids);
+    s.returned = true;
+}
+
+} // namespace pto

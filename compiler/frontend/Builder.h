@@ -1,0 +1,209 @@
+// The C++ builder API: Tensor-level programs written in C++ instead of .pto text, with the same
+// shape inference, the same IR, and source positions taken from the calling line.
+#pragma once
+
+// Example:
+//
+//   pto::ModuleBuilder mb("my_mlp.cpp");
+//   auto f = mb.function("mlp");
+//   auto x = f.arg("x", pto::tensorType({128, 512}, pto::DType::F16));
+//   auto w = f.arg("w", pto::tensorType({512, 256}, pto::DType::F16));
+//   f.vecTile({32, 256});
+//   auto h = f.gelu(f.matmul(x, w)).named("h");
+//   f.ret(f.cast(h, pto::DType::F16));
+//   pto::Module m = mb.finish(); // verified
+//
+// Every op records the caller's line and column (std::source_location) as its `loc`; every
+// error is a CompileError at the caller's file:line ("add: operand shapes 64x1024 and 32x1024 do
+// not broadcast (dim 0: 64 vs 32)"). The printed text of a built function equals the printed
+// text of the equivalent .pto program. FunctionBuilder and ValueRef are small handles into the
+// ModuleBuilder, which must outlive them.
+
+#include "compiler/ir/Graph.h"
+#include "compiler/ir/Scalar.h"
+#include "compiler/ir/Semantics.h"
+
+#include <array>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <vector>
+
+namespace pto {
+
+Type tensorType(std::initializer_list<int64_t> shape, DType dtype);
+Type tensorType(const Shape& shape, DType dtype);
+
+class ModuleBuilder;
+
+// A value of a function under construction: an argument or the result of an op.
+class ValueRef {
+public:
+    using Loc = std::source_location;
+
+    ValueRef() = default;
+    ValueId id() const { return m_id; }
+    const Type& type() const;
+    const Shape& shape() const { return type().shape; }
+    DType dtype() const { return type().dtype; }
+
+    // Names the value (printed as %name). Names are unique within a function.
+    ValueRef named(const std::string& name, Loc loc = Loc::current()) const;
+    // Per-op tile shape overrides on the op that defines this value (attrs vec_tile / cube_tile).
+    ValueRef vecTile(std::vector<int64_t> sizes, Loc loc = Loc::current()) const;
+    ValueRef cubeTile(std::array<int64_t, 2> m, std::array<int64_t, 2> k, std::array<int64_t, 2> n,
+                      Loc loc = Loc::current()) const;
+
+private:
+    friend class FunctionBuilder;
+    ValueRef(ModuleBuilder* builder, uint32_t function, ValueId id)
+        : m_builder(builder), m_function(function), m_id(id) {}
+
+    ModuleBuilder* m_builder = nullptr;
+    uint32_t m_function = 0;
+    ValueId m_id = kNoId;
+};
+
+struct MatmulOptions {
+    bool transposeA = false;
+    bool transposeB = false;
+    std::optional<DType> resultDType; // default: f32 for float inputs, i32 for i8
+};
+
+// Appends ops to one function of a ModuleBuilder.
+class FunctionBuilder {
+public:
+    using Loc = std::source_location;
+
+    ValueRef arg(const std::string& name, const Type& type, Loc loc = Loc::current());
+
+    // Directives: scoped tile shapes for the ops that follow.
+    void vecTile(std::vector<int64_t> sizes, Loc loc = Loc::current());
+    void cubeTile(std::array<int64_t, 2> m, std::array<int64_t, 2> k, std::array<int64_t, 2> n,
+                  Loc loc = Loc::current());
+
+    ValueRef matmul(ValueRef a, ValueRef b, MatmulOptions options = {}, Loc loc = Loc::current());
+
+    // Elementwise binary (NumPy broadcasting); the double forms are the tensor-scalar ops.
+    ValueRef add(ValueRef a, ValueRef b, Loc loc = Loc::current());
+    ValueRef sub(ValueRef a, ValueRef b, Loc loc = Loc::current());
+    ValueRef mul(ValueRef a, ValueRef b, Loc loc = Loc::current());
+    ValueRef div(ValueRef a, ValueRef b, Loc loc = Loc::current());
+    ValueRef max(ValueRef a, ValueRef b, Loc loc = Loc::current());
+    ValueRef min(ValueRef a, ValueRef b, Loc loc = Loc::current());
+    ValueRef add(ValueRef a, double s, Loc loc = Loc::current()) { return adds(a, s, loc); }
+    ValueRef sub(ValueRef a, double s, Loc loc = Loc::current()) { return subs(a, s, loc); }
+    ValueRef mul(ValueRef a, double s, Loc loc = Loc::current()) { return muls(a, s, loc); }
+    ValueRef div(ValueRef a, double s, Loc loc = Loc::current()) { return divs(a, s, loc); }
+    ValueRef max(ValueRef a, double s, Loc loc = Loc::current()) { return maxs(a, s, loc); }
+    ValueRef min(ValueRef a, double s, Loc loc = Loc::current()) { return mins(a, s, loc); }
+    ValueRef adds(ValueRef a, double s, Loc loc = Loc::current());
+    ValueRef subs(ValueRef a, double s, Loc loc = Loc::current());
+    ValueRef muls(ValueRef a, double s, Loc loc = Loc::current());
+    ValueRef divs(ValueRef a, double s, Loc loc = Loc::current());
+    ValueRef maxs(ValueRef a, double s, Loc loc = Loc::current());
+    ValueRef mins(ValueRef a, double s, Loc loc = Loc::current());
+
+    // Elementwise unary.
+    ValueRef exp(ValueRef x, Loc loc = Loc::current());
+    ValueRef log(ValueRef x, Loc loc = Loc::current());
+    ValueRef sqrt(ValueRef x, Loc loc = Loc::current());
+    ValueRef rsqrt(ValueRef x, Loc loc = Loc::current());
+    ValueRef reciprocal(ValueRef x, Loc loc = Loc::current());
+    ValueRef abs(ValueRef x, Loc loc = Loc::current());
+    ValueRef neg(ValueRef x, Loc loc = Loc::current());
+    ValueRef relu(ValueRef x, Loc loc = Loc::current());
+    ValueRef cast(ValueRef x, DType to, RoundMode round = RoundMode::NearestEven,
+                  Loc loc = Loc::current());
+
+    // Composites (decomposed by the compiler).
+    ValueRef sigmoid(ValueRef x, Loc loc = Loc::current());
+    ValueRef tanh(ValueRef x, Loc loc = Loc::current());
+    ValueRef gelu(ValueRef x, Loc loc = Loc::current());
+    ValueRef silu(ValueRef x, Loc loc = Loc::current());
+    ValueRef softmax(ValueRef x, std::optional<int64_t> axis = std::nullopt,
+                     Loc loc = Loc::current());
+    ValueRef rmsNorm(ValueRef x, std::optional<ValueRef> weight = std::nullopt,
+                     std::optional<double> eps = std::nullopt, Loc loc = Loc::current());
+    ValueRef layerNorm(ValueRef x, std::optional<ValueRef> gamma = std::nullopt,
+                       std::optional<ValueRef> beta = std::nullopt,
+                       std::optional<double> eps = std::nullopt, Loc loc = Loc::current());
+
+    // Reductions over one axis (negative counts from the end).
+    ValueRef reduceSum(ValueRef x, int64_t axis, bool keepdim = false, Loc loc = Loc::current());
+    ValueRef reduceMax(ValueRef x, int64_t axis, bool keepdim = false, Loc loc = Loc::current());
+    ValueRef reduceMin(ValueRef x, int64_t axis, bool keepdim = false, Loc loc = Loc::current());
+
+    // Compare (i1 result) and select.
+    ValueRef cmp(ValueRef a, ValueRef b, CmpPred pred, Loc loc = Loc::current());
+    ValueRef cmp(ValueRef a, double s, CmpPred pred, Loc loc = Loc::current());
+    ValueRef where(ValueRef cond, ValueRef a, ValueRef b, Loc loc = Loc::current());
+
+    // Quantisation: q = sat_i8(rne(x / scale)); x = q * scale.
+    ValueRef quantize(ValueRef x, ValueRef scale, Loc loc = Loc::current());
+    ValueRef dequantize(ValueRef q, ValueRef scale, DType to = DType::F16,
+                        Loc loc = Loc::current());
+
+    // Layout.
+    ValueRef reshape(ValueRef x, const Shape& shape, Loc loc = Loc::current());
+    ValueRef transpose(ValueRef x, std::vector<int64_t> perm, Loc loc = Loc::current());
+    ValueRef view(ValueRef x, std::vector<int64_t> offsets, std::vector<int64_t> sizes,
+                  Loc loc = Loc::current());
+    ValueRef concat(const std::vector<ValueRef>& values, int64_t axis, Loc loc = Loc::current());
+    ValueRef broadcast(ValueRef x, const Shape& shape, Loc loc = Loc::current());
+    ValueRef fill(const Type& type, double value, Loc loc = Loc::current());
+
+    // The function's results; ends the function.
+    void ret(ValueRef value, Loc loc = Loc::current());
+    void ret(const std::vector<ValueRef>& values, Loc loc = Loc::current());
+
+    // The function as built so far.
+    const Function& function() const;
+
+private:
+    friend class ModuleBuilder;
+    FunctionBuilder(ModuleBuilder* builder, uint32_t index) : m_builder(builder), m_index(index) {}
+
+    ValueRef build(OpKind kind, const std::vector<ValueRef>& operands, Attrs attrs,
+                   const Type* declared, Loc loc);
+    ValueRef unary(OpKind kind, ValueRef x, Loc loc) { return build(kind, {x}, {}, nullptr, loc); }
+    ValueRef binary(OpKind kind, ValueRef a, ValueRef b, Loc loc) {
+        return build(kind, {a, b}, {}, nullptr, loc);
+    }
+    ValueRef scalar(OpKind kind, ValueRef a, double s, Loc loc);
+    ValueRef reduce(OpKind kind, ValueRef x, int64_t axis, bool keepdim, Loc loc);
+
+    ModuleBuilder* m_builder;
+    uint32_t m_index;
+};
+
+class ModuleBuilder {
+public:
+    using Loc = std::source_location;
+
+    // `file` names the module (Module::file), usually the C++ source that builds it.
+    explicit ModuleBuilder(std::string file);
+    ModuleBuilder(const ModuleBuilder&) = delete;
+    ModuleBuilder& operator=(const ModuleBuilder&) = delete;
+    ~ModuleBuilder();
+
+    FunctionBuilder function(const std::string& name, Loc loc = Loc::current());
+    // The finished, verified module. Every function must have called ret().
+    Module finish(Loc loc = Loc::current());
+
+private:
+    friend class FunctionBuilder;
+    friend class ValueRef;
+    struct State;
+
+    State& state(uint32_t function, Loc loc);
+    [[noreturn]] static void fail(Loc loc, const std::string& message);
+
+    std::string m_file;
+    std::vector<std::unique_ptr<State>> m_functions;
+    bool m_finished = false;
+};
+
+} // namespace pto

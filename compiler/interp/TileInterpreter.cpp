@@ -1,0 +1,252 @@
+// The Tile-level reference interpreter: GM tensors as byte arrays, tiles as SSA values.
+#include "compiler/interp/TileInterpreter.h"
+
+#include "compiler/interp/Kernels.h"
+
+namespace pto {
+namespace {
+
+// Where a tile sits inside its container (a GM tensor, or the source tile of a tmove): both
+// addressed through views of one rank, the tile's corner being all zeros.
+struct Region {
+    Shape containerView;
+    std::vector<int64_t> corner;
+    Shape tileView;
+    std::vector<int64_t> zeros;
+};
+
+// The rows × cols view of a shape (leading dims folded into rows).
+Shape matrixView(const Shape& s) {
+    return Shape{s.rows(), s.cols()};
+}
+
+// The region of a tile of shape `tile` at `offset` (rank of `container`), or nullopt when the
+// offset has the wrong rank or the tile does not fit (an empty tile never fits).
+std::optional<Region> locate(const Shape& tile, const Shape& container,
+                             std::span<const int64_t> offset) {
+    if (int(offset.size()) != container.rank()) return std::nullopt;
+    if (tile.numel() <= 0 || container.numel() <= 0) return std::nullopt;
+    Region r;
+    if (tile.rank() == container.rank()) {
+        r.containerView = container;
+        r.tileView = tile;
+        r.corner.assign(offset.begin(), offset.end());
+    } else {
+        r.containerView = matrixView(container);
+        r.tileView = matrixView(tile);
+        int64_t row = 0;
+        for (int d = 0; d + 1 < container.rank(); ++d) {
+            if (offset[size_t(d)] < 0 || offset[size_t(d)] >= container[d]) return std::nullopt;
+            row = row * container[d] + offset[size_t(d)];
+        }
+        r.corner = {row, container.rank() == 0 ? 0 : offset.back()};
+    }
+    for (int d = 0; d < r.tileView.rank(); ++d) {
+        const int64_t c = r.corner[size_t(d)];
+        if (c < 0 || c + r.tileView[d] > r.containerView[d]) return std::nullopt;
+    }
+    r.zeros.assign(size_t(r.tileView.rank()), 0);
+    return r;
+}
+
+// Evaluates one Tile-level function. GM values are mutable state; tiles are SSA.
+class TileEval {
+public:
+    TileEval(const Function& fn, bool keepValues)
+        : m_fn(fn), m_keep(keepValues), m_values(fn.valueCount()),
+          m_defined(fn.valueCount(), false), m_isGm(fn.valueCount(), false),
+          m_isResult(fn.valueCount(), false), m_lastUse(fn.valueCount(), kNoId) {
+        for (ValueId v : fn.results)
+            if (v < m_isResult.size()) m_isResult[v] = true;
+        for (const Op& op : fn.ops())
+            for (ValueId v : op.operands)
+                if (v < m_lastUse.size()) m_lastUse[v] = op.id;
+    }
+
+    EvalResult run(std::span<const TensorData> inputs) {
+        for (size_t i = 0; i < inputs.size(); ++i) define(m_fn.args[i], inputs[i], true);
+        for (const Op& op : m_fn.ops()) {
+            step(op);
+            if (!m_keep) release(op);
+        }
+        EvalResult out;
+        for (ValueId v : m_fn.results) {
+            if (v >= m_fn.valueCount() || !m_defined[v])
+                throw CompileError("", m_fn.loc,
+                                   "@" + m_fn.name + " returns " + valueRef(m_fn, v) +
+                                       ", which is never defined");
+            out.outputs.push_back(m_values[v]);
+        }
+        if (m_keep) out.values = std::move(m_values);
+        return out;
+    }
+
+private:
+    [[noreturn]] void fail(const Op& op, const std::string& message) const {
+        std::string who(opName(op.kind));
+        if (op.result != kNoId && op.result < m_fn.valueCount())
+            who += " " + valueRef(m_fn, op.result);
+        throw CompileError("", op.loc, who + ": " + message);
+    }
+
+    std::string describe(ValueId v) const {
+        return valueRef(m_fn, v) + " (" + typeString(m_values[v]) + ")";
+    }
+
+    void define(ValueId v, TensorData data, bool gm) {
+        m_values[v] = std::move(data);
+        m_defined[v] = true;
+        m_isGm[v] = gm;
+    }
+
+    const TensorData& operand(const Op& op, size_t i) const {
+        if (i >= op.operands.size())
+            fail(op, "takes more than " + std::to_string(op.operands.size()) + " operands");
+        const ValueId v = op.operands[i];
+        if (v >= m_fn.valueCount() || !m_defined[v])
+            fail(op, "uses " + valueRef(m_fn, v) + " before it is defined");
+        return m_values[v];
+    }
+
+    void expectOperands(const Op& op, size_t n) const {
+        if (op.operands.size() != n)
+            fail(op, "takes " + std::to_string(n) + " operands, got " +
+                         std::to_string(op.operands.size()));
+    }
+
+    const Type& resultType(const Op& op) const {
+        if (op.result == kNoId || op.result >= m_fn.valueCount()) fail(op, "has no result value");
+        return m_fn.type(op.result);
+    }
+
+    std::vector<int64_t> offsetAttr(const Op& op) const {
+        std::optional<std::vector<int64_t>> offset = op.attrs.getInts("offset");
+        if (!offset) fail(op, "needs an attribute 'offset'");
+        return *offset;
+    }
+
+    Region region(const Op& op, const Shape& tile, ValueId container,
+                  std::span<const int64_t> offset) const {
+        std::optional<Region> r = locate(tile, m_values[container].shape, offset);
+        if (!r)
+            fail(op, "tile " + tile.str() + " at offset " + formatInts(offset) + " is not inside " +
+                         describe(container));
+        return *r;
+    }
+
+    void step(const Op& op) {
+        switch (op.kind) {
+        case OpKind::GmTensor: {
+            const Type& t = resultType(op);
+            define(op.result, TensorData(t.dtype, t.shape), true);
+            return;
+        }
+        case OpKind::TLoad:
+            return load(op);
+        case OpKind::TMove:
+            return move(op);
+        case OpKind::TStore:
+            return store(op);
+        case OpKind::MatmulAcc:
+            return matmulAcc(op);
+        case OpKind::VecTile:
+        case OpKind::CubeTile:
+            return;
+        default:
+            return compute(op);
+        }
+    }
+
+    // tload %g and tmove %s: the region of operand 0 at `offset`, as the result type.
+    void extract(const Op& op, bool fromGm) {
+        expectOperands(op, 1);
+        operand(op, 0);
+        const ValueId src = op.operands[0];
+        if (fromGm && !m_isGm[src])
+            fail(op, "loads from " + describe(src) +
+                         ", which is not a GM tensor (an argument or a gm_tensor)");
+        if (!fromGm && m_isGm[src])
+            fail(op, "moves from GM tensor " + describe(src) + "; use tload");
+        const Type& t = resultType(op);
+        const std::vector<int64_t> offset = offsetAttr(op);
+        const Region r = region(op, t.shape, src, offset);
+        TensorData tile(t.dtype, t.shape);
+        copyBox(m_values[src], r.containerView, r.corner, tile, r.tileView, r.zeros, r.tileView);
+        define(op.result, std::move(tile), false);
+    }
+
+    void load(const Op& op) { extract(op, true); }
+    void move(const Op& op) { extract(op, false); }
+
+    void store(const Op& op) {
+        expectOperands(op, 2);
+        const TensorData& tile = operand(op, 0);
+        operand(op, 1);
+        const ValueId gm = op.operands[1];
+        if (!m_isGm[gm])
+            fail(op, "stores into " + describe(gm) +
+                         ", which is not a GM tensor (an argument or a gm_tensor)");
+        const std::vector<int64_t> offset = offsetAttr(op);
+        const Region r = region(op, tile.shape, gm, offset);
+        copyBox(tile, r.tileView, r.zeros, m_values[gm], r.containerView, r.corner, r.tileView);
+    }
+
+    void matmulAcc(const Op& op) {
+        expectOperands(op, 3);
+        const TensorData& acc = operand(op, 0);
+        const TensorData& a = operand(op, 1);
+        const TensorData& b = operand(op, 2);
+        const bool ta = op.attrs.getBool("transpose_a");
+        const bool tb = op.attrs.getBool("transpose_b");
+        const std::optional<Shape> shape = matmulShape(a.shape, b.shape, ta, tb);
+        if (!shape || *shape != acc.shape)
+            fail(op, "cannot accumulate " + describe(op.operands[1]) + " · " +
+                         describe(op.operands[2]) + " into " + describe(op.operands[0]));
+        const Type& t = resultType(op);
+        if (t.shape != acc.shape)
+            fail(op, "result type " + typeString(t.dtype, t.shape) + " differs from accumulator " +
+                         describe(op.operands[0]));
+        const FloatArray partial = matmulOp(toFloatArray(a), toFloatArray(b), ta, tb);
+        const FloatArray sum = binaryOp(OpKind::Add, toFloatArray(acc), partial);
+        define(op.result, toTensorData(sum, t.dtype), false);
+    }
+
+    void compute(const Op& op) {
+        m_operands.clear();
+        for (size_t i = 0; i < op.operands.size(); ++i) m_operands.push_back(&operand(op, i));
+        TensorData result = evaluateComputeOp(m_fn, op, m_operands);
+        define(op.result, std::move(result), false);
+    }
+
+    // Drops tiles whose last reader was `op` (GM tensors and results stay).
+    void release(const Op& op) {
+        for (ValueId v : op.operands)
+            if (m_lastUse[v] == op.id && !m_isGm[v] && !isResult(v)) m_values[v] = TensorData{};
+        if (op.result != kNoId && m_lastUse[op.result] == kNoId && !m_isGm[op.result] &&
+            !isResult(op.result))
+            m_values[op.result] = TensorData{};
+    }
+
+    bool isResult(ValueId v) const { return m_isResult[v]; }
+
+    const Function& m_fn;
+    bool m_keep;
+    std::vector<TensorData> m_values;
+    std::vector<bool> m_defined;
+    std::vector<bool> m_isGm;
+    std::vector<bool> m_isResult;
+    std::vector<uint32_t> m_lastUse;
+    std::vector<const TensorData*> m_operands;
+};
+
+} // namespace
+
+EvalResult evaluateTile(const Function& tile, std::span<const TensorData> inputs, bool keepValues) {
+    if (tile.level != Level::Tile)
+        throw CompileError("", tile.loc,
+                           "@" + tile.name + " is a tensor-level function; use evaluateTensor");
+    checkInputs(tile, inputs);
+    return TileEval(tile, keepValues).run(inputs);
+}
+
+} // namespace pto

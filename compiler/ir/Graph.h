@@ -1,0 +1,122 @@
+// The SSA dataflow IR shared by the Tensor and Tile levels.
+//
+// A Function is an ordered list of Ops over Values. Every Value is defined once, by an Op or
+// as a function argument, and has a Type: element dtype, shape and (at Tile level) the memory
+// space it lives in. At Tensor level values are whole tensors in GM; at Tile level a value is
+// either a GM tensor (space GM: arguments, outputs, workspaces declared by `gm_tensor`) or an
+// on-chip tile (space L1/L0A/L0B/L0C/UB, or None until assign-memory runs) that covers a
+// rectangular region of a Tensor-level value: `origin` names that value, `offset` the corner.
+//
+// Ids and provenance. Within a stage, op ids and value ids are dense indices (op.id == its
+// position; Function::renumber() restores this after a pass). `Op::parent` is the id of the
+// op in the previous stage that this op was derived from, so a chain of stages leads every op
+// back to the op the user wrote, whose `loc` is its line and column in the .pto source. Passes
+// copy `loc` and `parent` from the op they rewrite into every op they create.
+#pragma once
+
+#include "compiler/ir/Attrs.h"
+#include "compiler/ir/DType.h"
+#include "compiler/ir/Diagnostics.h"
+#include "compiler/ir/Hardware.h"
+#include "compiler/ir/OpKind.h"
+#include "compiler/ir/Shape.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pto {
+
+using ValueId = uint32_t;
+using OpId = uint32_t;
+inline constexpr uint32_t kNoId = UINT32_MAX;
+
+enum class Level : uint8_t { Tensor, Tile };
+std::string_view levelName(Level level);
+
+struct Type {
+    DType dtype = DType::F32;
+    Shape shape;
+    MemSpace space = MemSpace::None; // None at Tensor level
+
+    bool isTile() const { return space != MemSpace::None && space != MemSpace::GM; }
+    int64_t bytes() const { return shape.numel() * dtypeSize(dtype); }
+    friend bool operator==(const Type&, const Type&) = default;
+};
+
+struct Value {
+    Type type;
+    std::string name;       // as written, without '%'; empty = the printer numbers it
+    OpId def = kNoId;       // defining op; kNoId for function arguments
+    ValueId origin = kNoId; // Tile level: the Tensor-level value this tile covers
+    Shape offset;           // Tile level: the tile's corner inside `origin`
+};
+
+struct Op {
+    OpId id = kNoId;
+    OpKind kind = OpKind::Add;
+    std::vector<ValueId> operands;
+    ValueId result = kNoId; // kNoId for tstore and directives
+    Attrs attrs;
+    SourceLoc loc;       // where in the .pto source the op (or its ancestor) was written
+    OpId parent = kNoId; // provenance: the op of the previous stage this came from
+};
+
+class Function {
+public:
+    std::string name;
+    Level level = Level::Tensor;
+    std::vector<ValueId> args;
+    std::vector<ValueId> results;
+    SourceLoc loc;
+
+    const Value& value(ValueId id) const { return m_values[id]; }
+    Value& value(ValueId id) { return m_values[id]; }
+    const Type& type(ValueId id) const { return m_values[id].type; }
+    const Op& op(OpId id) const { return m_ops[id]; }
+    Op& op(OpId id) { return m_ops[id]; }
+    const std::vector<Op>& ops() const { return m_ops; }
+    std::vector<Op>& ops() { return m_ops; }
+    const std::vector<Value>& values() const { return m_values; }
+    size_t valueCount() const { return m_values.size(); }
+
+    ValueId addValue(Value v);
+    ValueId addArg(Type type, std::string name);
+    // Appends an op; if it has a result type, creates the result value. Returns the op id.
+    OpId addOp(Op op, const Type* resultType = nullptr, std::string resultName = {});
+    // Room for `ops` more ops and `values` more values (passes that unroll large grids).
+    void reserve(size_t ops, size_t values) {
+        m_ops.reserve(m_ops.size() + ops);
+        m_values.reserve(m_values.size() + values);
+    }
+
+    // Restores the dense-id invariant after a pass erased or reordered ops: op ids become
+    // positions, unused values are dropped and operand references remapped.
+    void renumber();
+    // Before a pass: records each op's current id as its parent (identity provenance).
+    void linkToPreviousStage();
+
+    // The producer op of a value, or nullptr for arguments.
+    const Op* producer(ValueId v) const {
+        return m_values[v].def == kNoId ? nullptr : &m_ops[m_values[v].def];
+    }
+    // Number of uses of every value (operands and function results).
+    std::vector<uint32_t> useCounts() const;
+
+private:
+    std::vector<Value> m_values;
+    std::vector<Op> m_ops;
+};
+
+// A parsed .pto file: its path, its text, and its functions (the entry is the last one
+// unless a function is named @main).
+struct Module {
+    std::string file;
+    std::string source;
+    std::vector<Function> functions;
+
+    Function* entry();
+    const Function* entry() const;
+};
+
+} // namespace pto

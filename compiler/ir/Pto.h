@@ -1,0 +1,92 @@
+// The PTO level: per kernel (block function) an ordered list of virtual instructions, each
+// bound to a pipe, with resolved operands (memory space, byte address, rows × cols, row
+// stride). With the GM tensor table and the task list, a PtoProgram is everything the
+// simulator needs; its listing parses back so performance experts can hand-write kernels.
+#pragma once
+
+#include "compiler/ir/DType.h"
+#include "compiler/ir/Diagnostics.h"
+#include "compiler/ir/Exec.h"
+#include "compiler/ir/Graph.h"
+#include "compiler/ir/Hardware.h"
+#include "compiler/ir/Shape.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace pto {
+
+enum class Opcode : uint8_t {
+#define PTO_OPCODE(name, mnemonic, pipe) name,
+#include "compiler/ir/Opcodes.def"
+#undef PTO_OPCODE
+};
+
+std::string_view opcodeName(Opcode op);
+Pipe opcodeDefaultPipe(Opcode op);
+std::optional<Opcode> parseOpcode(std::string_view mnemonic);
+
+// A 2-D strided region of one memory space. For GM, addr is the byte address in the
+// device's global memory (see PtoProgram::gm for the tensors laid out there).
+struct Operand {
+    MemSpace space = MemSpace::UB;
+    DType dtype = DType::F32;
+    int64_t addr = 0;
+    int32_t rows = 1;
+    int32_t cols = 1;
+    int64_t stride = 1; // elements between the starts of consecutive rows
+    int64_t bytes() const { return int64_t(rows) * cols * dtypeSize(dtype); }
+    friend bool operator==(const Operand&, const Operand&) = default;
+};
+
+struct Instr {
+    Opcode opcode = Opcode::TAdd;
+    Pipe pipe = Pipe::V;
+    uint8_t operandCount = 0;
+    std::array<Operand, 4> operands{}; // destination first
+    // set_flag / wait_flag: src→dst pipes and event id; barrier: src = the pipe.
+    Pipe flagSrc = Pipe::S;
+    Pipe flagDst = Pipe::S;
+    uint8_t event = 0;
+    double scalar = 0.0; // tile-scalar ops, TEXPANDS
+    std::string mode;    // TCVT rounding ("rne", "trunc"…), TCMP predicate ("lt"…)
+    bool transposeA = false, transposeB = false;
+    OpId tileOp = kNoId; // provenance: the op of the Tile stage it was emitted for
+    SourceLoc loc;       // .pto source line of the Tensor op it ultimately came from
+
+    std::span<const Operand> ops() const { return {operands.data(), operandCount}; }
+};
+
+enum class GmRole : uint8_t { Input, Output, Workspace };
+std::string_view gmRoleName(GmRole role);
+
+struct GmTensor {
+    std::string name;
+    DType dtype = DType::F32;
+    Shape shape;
+    int64_t addr = 0;
+    GmRole role = GmRole::Input;
+    ValueId tensorValue = kNoId; // the Tensor-level value it holds, when known
+    int64_t bytes() const { return shape.numel() * dtypeSize(dtype); }
+};
+
+struct Kernel {
+    uint32_t id = 0;
+    std::string name;
+    CoreType core = CoreType::AIV;
+    std::vector<Instr> instrs;
+};
+
+struct PtoProgram {
+    std::string name;
+    std::vector<GmTensor> gm;
+    std::vector<Kernel> kernels;
+    ExecGraph exec; // tasks reference kernels by Task::block
+    int64_t gmBytes() const;
+};
+
+} // namespace pto

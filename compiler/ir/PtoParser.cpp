@@ -1,0 +1,448 @@
+// The parser of the PTO listing (syntax in PtoPrinter.h).
+#include "compiler/ir/PtoParser.h"
+
+#include "compiler/ir/Lexer.h"
+#include "compiler/ir/Verifier.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+#include <vector>
+
+namespace pto {
+namespace {
+
+constexpr uint32_t kAmbiguous = UINT32_MAX - 1;
+
+std::vector<std::string_view> allOpcodeNames() {
+    std::vector<std::string_view> names;
+    for (int i = 0; i <= static_cast<int>(Opcode::Barrier); ++i)
+        names.push_back(opcodeName(Opcode(i)));
+    return names;
+}
+
+class PtoParser {
+public:
+    PtoParser(std::string_view text, std::string file) : m_lex(text, std::move(file)) {
+        m_tok = m_lex.next();
+    }
+    PtoProgram parse();
+
+private:
+    void advance() { m_tok = m_lex.next(); }
+    Token take() {
+        Token t = std::move(m_tok);
+        advance();
+        return t;
+    }
+    bool accept(TokKind kind) {
+        if (!m_tok.is(kind)) return false;
+        advance();
+        return true;
+    }
+    [[noreturn]] void fail(SourceLoc loc, std::string message) const {
+        throw CompileError(m_lex.file(), loc, std::move(message));
+    }
+    [[noreturn]] void failExpected(std::string_view what) const {
+        fail(m_tok.loc, fmt::format("expected {}, found {}", what, describeToken(m_tok)));
+    }
+    Token expect(TokKind kind, std::string_view what) {
+        if (!m_tok.is(kind)) failExpected(what);
+        return take();
+    }
+    int64_t expectInt(std::string_view what, int64_t lo, int64_t hi);
+
+    std::string parseSymbol(TokKind sigil, std::string_view what);
+    DType parseDtype();
+    Pipe parsePipeName(std::string_view what);
+    Shape parseDims();
+    int32_t parseColsAfter(const Token& rows);
+    void parseGm();
+    void parseKernel();
+    Instr parseInstr();
+    void parseFlags(Instr& in);
+    Operand parseOperand();
+    void parseInstrAttrs(Instr& in);
+    void parseProvenance(Instr& in);
+    void parseTask();
+    void parseDep();
+    TaskDep parseDepKind(TaskDep d);
+    uint32_t parseTensorRef();
+    uint32_t lookup(const std::unordered_map<std::string, uint32_t>& table, const Token& name,
+                    std::string_view what) const;
+
+    Lexer m_lex;
+    Token m_tok;
+    PtoProgram m_p;
+    std::unordered_map<std::string, uint32_t> m_kernelByName;
+    std::unordered_map<std::string, uint32_t> m_tensorByName;
+    std::vector<std::string_view> m_opcodeNames = allOpcodeNames();
+};
+
+int64_t PtoParser::expectInt(std::string_view what, int64_t lo, int64_t hi) {
+    Token t = expect(TokKind::Int, what);
+    if (t.intValue < lo || t.intValue > hi)
+        fail(t.loc, fmt::format("{} {} is out of range ({}..{})", what, t.intValue, lo, hi));
+    return t.intValue;
+}
+
+std::string PtoParser::parseSymbol(TokKind sigil, std::string_view what) {
+    if (m_tok.is(sigil)) return std::string(take().text);
+    if (m_tok.is(TokKind::String)) return take().str;
+    failExpected(what);
+}
+
+DType PtoParser::parseDtype() {
+    Token t = expect(TokKind::Ident, "a dtype (f32, f16, bf16, i8, i32, i1)");
+    std::optional<DType> d = parseDType(t.text);
+    if (!d)
+        fail(t.loc, fmt::format("unknown dtype '{}' (one of f32, f16, bf16, i8, i32, i1)", t.text));
+    return *d;
+}
+
+Pipe PtoParser::parsePipeName(std::string_view what) {
+    if (!m_tok.is(TokKind::Ident)) failExpected(what);
+    std::optional<Pipe> p = parsePipe(m_tok.text);
+    if (!p)
+        fail(m_tok.loc,
+             fmt::format("unknown pipe '{}' (one of S, MTE1, MTE2, MTE3, M, V, FIX)", m_tok.text));
+    advance();
+    return *p;
+}
+
+// [64x1024] after a dtype: Int(64) Ident(x1024) …, or [] for rank 0.
+Shape PtoParser::parseDims() {
+    expect(TokKind::LBracket, "'[' and the shape");
+    Shape shape;
+    if (accept(TokKind::RBracket)) return shape;
+    Token first = expect(TokKind::Int, "a dimension");
+    if (first.intValue <= 0) fail(first.loc, "dimensions must be positive");
+    shape.push(first.intValue);
+    if (m_tok.is(TokKind::Ident) && m_tok.offset == first.end && m_tok.text[0] == 'x') {
+        Token rest = take();
+        std::string_view text = rest.text;
+        SourceLoc loc = rest.loc;
+        while (!text.empty()) {
+            size_t next = text.find('x', 1);
+            std::string_view digits =
+                text.substr(1, next == std::string_view::npos ? next : next - 1);
+            int64_t d = 0;
+            auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), d);
+            if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() ||
+                d <= 0)
+                fail(loc, fmt::format("expected 'x' and a positive dimension, found '{}'", text));
+            if (!shape.push(d)) fail(loc, "too many dimensions (at most 6)");
+            if (shape.numel() > (int64_t(1) << 48)) fail(loc, "the shape has too many elements");
+            loc.col += uint32_t(digits.size() + 1);
+            text = next == std::string_view::npos ? std::string_view() : text.substr(next);
+        }
+    }
+    expect(TokKind::RBracket, "']' after the shape");
+    return shape;
+}
+
+// The "x1024" that follows the rows of an operand shape.
+int32_t PtoParser::parseColsAfter(const Token& rows) {
+    bool adjacent = m_tok.is(TokKind::Ident) && m_tok.offset == rows.end && m_tok.text[0] == 'x';
+    if (!adjacent) failExpected("'x' and the number of columns (as in 16x1024)");
+    std::string_view digits = m_tok.text.substr(1);
+    int64_t cols = 0;
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), cols);
+    if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() ||
+        cols > INT32_MAX)
+        fail(m_tok.loc, fmt::format("expected 'x' and a column count, found '{}'", m_tok.text));
+    advance();
+    return int32_t(cols);
+}
+
+uint32_t PtoParser::lookup(const std::unordered_map<std::string, uint32_t>& table,
+                           const Token& name, std::string_view what) const {
+    auto it = table.find(std::string(name.text));
+    if (it == table.end()) fail(name.loc, fmt::format("unknown {} '{}'", what, name.text));
+    if (it->second == kAmbiguous)
+        fail(name.loc,
+             fmt::format("{} name '{}' is ambiguous (refer to it by #index)", what, name.text));
+    return it->second;
+}
+
+// --- GM tensors and kernels ----------------------------------------------------------------
+
+void PtoParser::parseGm() {
+    advance(); // gm
+    GmTensor t;
+    t.name = parseSymbol(TokKind::ValueName, "a tensor name such as %x");
+    expect(TokKind::Colon, "':' and the tensor type");
+    t.dtype = parseDtype();
+    t.shape = parseDims();
+    Token addr = expect(TokKind::AtName, "'@' and the GM address (e.g. @0x20000)");
+    std::string_view text = addr.text;
+    int base = text.starts_with("0x") ? 16 : 10;
+    if (base == 16) text.remove_prefix(2);
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), t.addr, base);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+        fail(addr.loc,
+             fmt::format("expected a GM address such as @0x20000, found '@{}'", addr.text));
+    Token role = expect(TokKind::Ident, "the tensor's role (input, output or workspace)");
+    if (role.text == "input")
+        t.role = GmRole::Input;
+    else if (role.text == "output")
+        t.role = GmRole::Output;
+    else if (role.text == "workspace")
+        t.role = GmRole::Workspace;
+    else
+        fail(role.loc, fmt::format("unknown role '{}' (input, output or workspace)", role.text));
+    if (m_tok.is(TokKind::Bang)) {
+        advance();
+        Token key = expect(TokKind::Ident, "'value'");
+        if (key.text != "value")
+            fail(key.loc, fmt::format("unknown tag !{} for a GM tensor", key.text));
+        t.tensorValue = ValueId(expectInt("a value id", 0, int64_t(kNoId) - 1));
+    }
+    auto [it, fresh] = m_tensorByName.emplace(t.name, uint32_t(m_p.gm.size()));
+    if (!fresh) it->second = kAmbiguous;
+    m_p.gm.push_back(std::move(t));
+}
+
+void PtoParser::parseKernel() {
+    advance(); // kernel
+    Kernel k;
+    k.id = uint32_t(m_p.kernels.size());
+    k.name = parseSymbol(TokKind::AtName, "a kernel name such as @k0");
+    Token core = expect(TokKind::Ident, "the core type (aic or aiv)");
+    std::optional<CoreType> c = parseCoreType(core.text);
+    if (!c || *c == CoreType::None)
+        fail(core.loc, fmt::format("unknown core type '{}' (aic or aiv)", core.text));
+    k.core = *c;
+    SourceLoc open = expect(TokKind::LBrace, "'{' to open the kernel").loc;
+    while (!accept(TokKind::RBrace)) {
+        if (m_tok.is(TokKind::Eof))
+            fail(m_tok.loc, fmt::format("unterminated kernel @{}: expected '}}' (it opens at "
+                                        "{}:{})",
+                                        k.name, open.line, open.col));
+        k.instrs.push_back(parseInstr());
+    }
+    auto [it, fresh] = m_kernelByName.emplace(k.name, k.id);
+    if (!fresh) it->second = kAmbiguous;
+    m_p.kernels.push_back(std::move(k));
+}
+
+// --- instructions --------------------------------------------------------------------------
+
+Instr PtoParser::parseInstr() {
+    Instr in;
+    if (m_tok.is(TokKind::Ident))
+        if (std::optional<MemSpace> s = parseMemSpace(m_tok.text); s && *s != MemSpace::None)
+            fail(m_tok.loc, fmt::format("found the operand '{}' where an instruction should start "
+                                        "(missing ',' between operands?)",
+                                        m_tok.text));
+    in.pipe = parsePipeName("a pipe (S, MTE1, MTE2, MTE3, M, V, FIX) or '}'");
+    Token op = expect(TokKind::Ident, "an opcode such as TADD");
+    std::optional<Opcode> opcode = parseOpcode(op.text);
+    if (!opcode) {
+        std::string_view hint = closestMatch(op.text, m_opcodeNames);
+        fail(op.loc, hint.empty()
+                         ? fmt::format("unknown opcode '{}'", op.text)
+                         : fmt::format("unknown opcode '{}' (did you mean '{}'?)", op.text, hint));
+    }
+    in.opcode = *opcode;
+    bool hasFlags = in.opcode == Opcode::SetFlag || in.opcode == Opcode::WaitFlag ||
+                    in.opcode == Opcode::Barrier;
+    if (hasFlags) parseFlags(in);
+    auto atOperand = [&] {
+        if (!m_tok.is(TokKind::Ident)) return false;
+        std::optional<MemSpace> s = parseMemSpace(m_tok.text);
+        return s && *s != MemSpace::None;
+    };
+    if (hasFlags ? accept(TokKind::Comma) : atOperand()) {
+        do {
+            if (in.operandCount == in.operands.size())
+                fail(m_tok.loc, "too many operands (at most 4)");
+            in.operands[in.operandCount++] = parseOperand();
+        } while (accept(TokKind::Comma));
+    }
+    if (m_tok.is(TokKind::LBrace)) parseInstrAttrs(in);
+    parseProvenance(in);
+    return in;
+}
+
+void PtoParser::parseFlags(Instr& in) {
+    in.flagSrc = parsePipeName("a pipe");
+    if (in.opcode == Opcode::Barrier) return;
+    expect(TokKind::Arrow, "'->' between the source and destination pipes");
+    in.flagDst = parsePipeName("the destination pipe");
+    in.event = uint8_t(expectInt("event id", 0, 255));
+}
+
+Operand PtoParser::parseOperand() {
+    Operand o;
+    std::optional<MemSpace> space =
+        m_tok.is(TokKind::Ident) ? parseMemSpace(m_tok.text) : std::nullopt;
+    if (!space || *space == MemSpace::None)
+        failExpected("an operand such as UB[0x0]:f32[16x64/64] (GM, L1, L0A, L0B, L0C or UB)");
+    advance();
+    o.space = *space;
+    expect(TokKind::LBracket, "'[' and the address");
+    o.addr = expectInt("address", 0, INT64_MAX);
+    expect(TokKind::RBracket, "']' after the address");
+    expect(TokKind::Colon, "':' and the dtype");
+    o.dtype = parseDtype();
+    expect(TokKind::LBracket, "'[' and rows x cols / stride");
+    Token rows = expect(TokKind::Int, "the number of rows");
+    if (rows.intValue < 0 || rows.intValue > INT32_MAX) fail(rows.loc, "rows out of range");
+    o.rows = int32_t(rows.intValue);
+    o.cols = parseColsAfter(rows);
+    expect(TokKind::Slash, "'/' and the row stride");
+    o.stride = expectInt("stride", 0, INT64_MAX);
+    expect(TokKind::RBracket, "']' after the stride");
+    return o;
+}
+
+void PtoParser::parseInstrAttrs(Instr& in) {
+    advance(); // {
+    if (accept(TokKind::RBrace)) return;
+    while (true) {
+        Token key = expect(TokKind::Ident, "an attribute (scalar, round, pred, mode, transpose_a, "
+                                           "transpose_b)");
+        if (key.text == "scalar") {
+            expect(TokKind::Equal, "'=' after scalar");
+            bool negative = accept(TokKind::Minus);
+            double v = 0;
+            if (m_tok.is(TokKind::Int) || m_tok.is(TokKind::Float))
+                v = m_tok.floatValue;
+            else if (m_tok.isIdent("inf"))
+                v = std::numeric_limits<double>::infinity();
+            else if (m_tok.isIdent("nan"))
+                v = std::numeric_limits<double>::quiet_NaN();
+            else
+                failExpected("a number");
+            advance();
+            in.scalar = negative ? -v : v;
+        } else if (key.text == "round" || key.text == "pred" || key.text == "mode") {
+            expect(TokKind::Equal, fmt::format("'=' after {}", key.text));
+            if (m_tok.is(TokKind::Ident))
+                in.mode = std::string(take().text);
+            else
+                in.mode = expect(TokKind::String, "a mode such as rne or lt").str;
+        } else if (key.text == "transpose_a") {
+            in.transposeA = true;
+        } else if (key.text == "transpose_b") {
+            in.transposeB = true;
+        } else {
+            fail(key.loc, fmt::format("unknown instruction attribute '{}' (scalar, round, pred, "
+                                      "mode, transpose_a, transpose_b)",
+                                      key.text));
+        }
+        if (accept(TokKind::Comma)) continue;
+        expect(TokKind::RBrace, "',' or '}' in the attributes");
+        return;
+    }
+}
+
+void PtoParser::parseProvenance(Instr& in) {
+    while (m_tok.is(TokKind::Bang)) {
+        advance();
+        Token key = expect(TokKind::Ident, "'op' or 'loc' after '!'");
+        if (key.text == "op") {
+            in.tileOp = OpId(expectInt("tile op id", 0, int64_t(kNoId) - 1));
+        } else if (key.text == "loc") {
+            uint32_t line = uint32_t(expectInt("line", 1, UINT32_MAX));
+            expect(TokKind::Colon, "':' between line and column");
+            uint32_t col = uint32_t(expectInt("column", 1, UINT32_MAX));
+            in.loc = SourceLoc{line, col};
+        } else {
+            fail(key.loc, fmt::format("unknown tag !{} (expected !op or !loc)", key.text));
+        }
+    }
+}
+
+// --- tasks ---------------------------------------------------------------------------------
+
+uint32_t PtoParser::parseTensorRef() {
+    if (m_tok.is(TokKind::ValueName)) return lookup(m_tensorByName, take(), "GM tensor");
+    expect(TokKind::Hash, "a GM tensor (%name or #index)");
+    return uint32_t(expectInt("GM tensor index", 0, int64_t(UINT32_MAX) - 2));
+}
+
+TaskDep PtoParser::parseDepKind(TaskDep d) {
+    Token kind = expect(TokKind::Ident, "a dependency kind (raw, war or waw)");
+    if (kind.text == "raw")
+        d.kind = DepKind::Raw;
+    else if (kind.text == "war")
+        d.kind = DepKind::War;
+    else if (kind.text == "waw")
+        d.kind = DepKind::Waw;
+    else
+        fail(kind.loc, fmt::format("unknown dependency kind '{}' (raw, war or waw)", kind.text));
+    if (m_tok.is(TokKind::ValueName) || m_tok.is(TokKind::Hash)) d.tensor = parseTensorRef();
+    return d;
+}
+
+void PtoParser::parseTask() {
+    advance(); // task
+    Task t;
+    t.id = uint32_t(expectInt("task id", 0, int64_t(UINT32_MAX) - 1));
+    if (m_tok.is(TokKind::AtName)) {
+        t.block = lookup(m_kernelByName, take(), "kernel");
+    } else {
+        expect(TokKind::Hash, "the kernel it runs (@name or #index)");
+        t.block = uint32_t(expectInt("kernel index", 0, int64_t(UINT32_MAX) - 1));
+    }
+    Token core = expect(TokKind::Ident, "the core type (aic or aiv)");
+    std::optional<CoreType> c = parseCoreType(core.text);
+    if (!c) fail(core.loc, fmt::format("unknown core type '{}' (aic or aiv)", core.text));
+    t.core = *c;
+    if (m_tok.is(TokKind::String)) t.name = take().str;
+    if (m_tok.isIdent("after")) {
+        advance();
+        do {
+            TaskDep d;
+            d.to = t.id;
+            d.from = uint32_t(expectInt("task id", 0, int64_t(UINT32_MAX) - 1));
+            m_p.exec.deps.push_back(parseDepKind(d));
+        } while (accept(TokKind::Comma));
+    }
+    m_p.exec.tasks.push_back(std::move(t));
+}
+
+void PtoParser::parseDep() {
+    advance(); // dep
+    TaskDep d;
+    d.from = uint32_t(expectInt("task id", 0, int64_t(UINT32_MAX) - 1));
+    expect(TokKind::Arrow, "'->'");
+    d.to = uint32_t(expectInt("task id", 0, int64_t(UINT32_MAX) - 1));
+    m_p.exec.deps.push_back(parseDepKind(d));
+}
+
+PtoProgram PtoParser::parse() {
+    if (!m_tok.isIdent("pto")) failExpected("'pto' to start a PTO listing");
+    advance();
+    if (m_tok.is(TokKind::AtName) || m_tok.is(TokKind::String))
+        m_p.name = parseSymbol(TokKind::AtName, "the program name");
+    while (!m_tok.is(TokKind::Eof)) {
+        if (m_tok.isIdent("gm"))
+            parseGm();
+        else if (m_tok.isIdent("kernel"))
+            parseKernel();
+        else if (m_tok.isIdent("task"))
+            parseTask();
+        else if (m_tok.isIdent("dep"))
+            parseDep();
+        else
+            failExpected("'gm', 'kernel', 'task' or 'dep'");
+    }
+    return std::move(m_p);
+}
+
+} // namespace
+
+PtoProgram parsePtoProgram(std::string_view text, std::string file, bool verify) {
+    PtoProgram p = PtoParser(text, file).parse();
+    if (verify) verifyPtoProgram(p, file);
+    return p;
+}
+
+} // namespace pto

@@ -1,0 +1,165 @@
+// The printer of the PTO listing (syntax in PtoPrinter.h).
+#include "compiler/ir/PtoPrinter.h"
+
+#include "compiler/ir/Printer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <unordered_map>
+
+namespace pto {
+namespace {
+
+bool isPlainName(std::string_view s) {
+    if (s.empty()) return false;
+    for (char c : s)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.'))
+            return false;
+    return true;
+}
+
+// "%x" / "@k0", or a quoted string when the name is not a plain identifier.
+std::string symbol(char sigil, const std::string& name) {
+    if (isPlainName(name)) return fmt::format("{}{}", sigil, name);
+    return formatAttrValue(AttrValue(name));
+}
+
+bool isScalarOpcode(Opcode op) {
+    return (op >= Opcode::TAddS && op <= Opcode::TCmpS) || op == Opcode::TExpandS;
+}
+
+std::string_view modeKey(Opcode op) {
+    if (op == Opcode::TCvt) return "round";
+    if (op == Opcode::TCmp || op == Opcode::TCmpS) return "pred";
+    return "mode";
+}
+
+std::string formatOperand(const Operand& o) {
+    return fmt::format("{}[0x{:x}]:{}[{}x{}/{}]", memSpaceName(o.space), o.addr, dtypeName(o.dtype),
+                       o.rows, o.cols, o.stride);
+}
+
+std::string formatInstrAttrs(const Instr& in) {
+    std::vector<std::string> items;
+    if (isScalarOpcode(in.opcode) || in.scalar != 0.0)
+        items.push_back("scalar = " + formatDouble(in.scalar));
+    if (!in.mode.empty()) {
+        bool plain = isPlainName(in.mode);
+        items.push_back(fmt::format("{} = {}", modeKey(in.opcode),
+                                    plain ? in.mode : formatAttrValue(AttrValue(in.mode))));
+    }
+    if (in.transposeA) items.emplace_back("transpose_a");
+    if (in.transposeB) items.emplace_back("transpose_b");
+    if (items.empty()) return {};
+    return fmt::format("{{{}}}", fmt::join(items, ", "));
+}
+
+// Kernel references of task lines: @name when the name is plain and unique, else #index.
+std::vector<std::string> kernelRefs(const PtoProgram& p) {
+    std::unordered_map<std::string, int> count;
+    for (const Kernel& k : p.kernels) ++count[k.name];
+    std::vector<std::string> refs;
+    for (size_t i = 0; i < p.kernels.size(); ++i) {
+        const std::string& n = p.kernels[i].name;
+        refs.push_back(isPlainName(n) && count[n] == 1 ? "@" + n : fmt::format("#{}", i));
+    }
+    return refs;
+}
+
+std::vector<std::string> tensorRefs(const PtoProgram& p) {
+    std::unordered_map<std::string, int> count;
+    for (const GmTensor& t : p.gm) ++count[t.name];
+    std::vector<std::string> refs;
+    for (size_t i = 0; i < p.gm.size(); ++i) {
+        const std::string& n = p.gm[i].name;
+        refs.push_back(isPlainName(n) && count[n] == 1 ? "%" + n : fmt::format("#{}", i));
+    }
+    return refs;
+}
+
+std::string_view depKindName(DepKind k) {
+    constexpr std::string_view kNames[] = {"raw", "war", "waw"};
+    return kNames[static_cast<int>(k)];
+}
+
+std::string formatDep(const TaskDep& d, const std::vector<std::string>& tensors, bool withTo) {
+    std::string s = withTo ? fmt::format("{} -> {} {}", d.from, d.to, depKindName(d.kind))
+                           : fmt::format("{} {}", d.from, depKindName(d.kind));
+    if (d.tensor != UINT32_MAX)
+        s += " " + (d.tensor < tensors.size() ? tensors[d.tensor] : fmt::format("#{}", d.tensor));
+    return s;
+}
+
+void appendGm(std::string& out, const GmTensor& t) {
+    fmt::format_to(std::back_inserter(out), "gm {} : {}[{}] @0x{:x} {}", symbol('%', t.name),
+                   dtypeName(t.dtype), t.shape.str(), t.addr, gmRoleName(t.role));
+    if (t.tensorValue != kNoId)
+        fmt::format_to(std::back_inserter(out), " !value {}", t.tensorValue);
+    out += '\n';
+}
+
+void appendTasks(std::string& out, const PtoProgram& p) {
+    std::vector<std::string> kernels = kernelRefs(p);
+    std::vector<std::string> tensors = tensorRefs(p);
+    const ExecGraph& g = p.exec;
+    std::vector<std::vector<const TaskDep*>> into(g.tasks.size());
+    std::vector<const TaskDep*> stray;
+    for (const TaskDep& d : g.deps) {
+        if (d.to < g.tasks.size())
+            into[d.to].push_back(&d);
+        else
+            stray.push_back(&d);
+    }
+    for (size_t i = 0; i < g.tasks.size(); ++i) {
+        const Task& t = g.tasks[i];
+        std::string kernel =
+            t.block < kernels.size() ? kernels[t.block] : fmt::format("#{}", t.block);
+        fmt::format_to(std::back_inserter(out), "task {} {} {}", t.id, kernel,
+                       coreTypeName(t.core));
+        if (!t.name.empty()) out += " " + formatAttrValue(AttrValue(t.name));
+        for (size_t j = 0; j < into[i].size(); ++j)
+            out += (j ? ", " : " after ") + formatDep(*into[i][j], tensors, false);
+        out += '\n';
+    }
+    for (const TaskDep* d : stray) out += "dep " + formatDep(*d, tensors, true) + "\n";
+}
+
+} // namespace
+
+std::string printPtoInstr(const Instr& in) {
+    std::string rest;
+    if (in.opcode == Opcode::SetFlag || in.opcode == Opcode::WaitFlag)
+        rest = fmt::format("{}->{} {}", pipeName(in.flagSrc), pipeName(in.flagDst), in.event);
+    else if (in.opcode == Opcode::Barrier)
+        rest = std::string(pipeName(in.flagSrc));
+    size_t count = std::min<size_t>(in.operandCount, in.operands.size());
+    for (size_t i = 0; i < count; ++i)
+        rest += (rest.empty() ? "" : ", ") + formatOperand(in.operands[i]);
+    std::string attrs = formatInstrAttrs(in);
+    if (!attrs.empty()) rest += (rest.empty() ? "" : " ") + attrs;
+    if (in.tileOp != kNoId) rest += fmt::format("{}!op {}", rest.empty() ? "" : " ", in.tileOp);
+    if (in.loc.known())
+        rest += fmt::format("{}!loc {}:{}", rest.empty() ? "" : " ", in.loc.line, in.loc.col);
+    std::string line =
+        fmt::format("{:<4} {:<13} {}", pipeName(in.pipe), opcodeName(in.opcode), rest);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return line;
+}
+
+std::string printPtoProgram(const PtoProgram& p) {
+    std::string out = p.name.empty() ? std::string("pto\n") : "pto " + symbol('@', p.name) + "\n";
+    for (const GmTensor& t : p.gm) appendGm(out, t);
+    for (const Kernel& k : p.kernels) {
+        fmt::format_to(std::back_inserter(out), "kernel {} {} {{\n", symbol('@', k.name),
+                       coreTypeName(k.core));
+        for (const Instr& in : k.instrs) out += "  " + printPtoInstr(in) + "\n";
+        out += "}\n";
+    }
+    appendTasks(out, p);
+    return out;
+}
+
+} // namespace pto

@@ -1,0 +1,37 @@
+// The PTO listing: a readable, assembly-like text of a PtoProgram that parses back exactly
+// (PtoParser.h). Syntax, one item per line:
+//
+//   pto @softmax
+//   gm %x : f16[64x1024] @0x0 input
+//   gm %y : f16[64x1024] @0x20000 output !value 7
+//   kernel @k0 aiv {
+//     MTE2 TLOAD         UB[0x0]:f16[16x1024/1024], GM[0x0]:f16[16x1024/1024] !op 3 !loc 4:3
+//     MTE2 SET_FLAG      MTE2->V 0
+//     V    WAIT_FLAG     MTE2->V 0
+//     V    TCVT          UB[0x8000]:f32[16x1024/1024], UB[0x0]:f16[16x1024/1024] {round = rne}
+//     V    TMULS         UB[0x0]:f32[16x1024/1024], UB[0x0]:f32[16x1024/1024] {scalar = 0.5}
+//     S    BARRIER       MTE2
+//   }
+//   task 0 @k0 aiv "softmax.0"
+//   task 1 @k1 aic after 0 raw %x, 3 war
+//
+// An instruction is: pipe, opcode, then for SET_FLAG/WAIT_FLAG `src->dst event` and for
+// BARRIER the pipe, then operands SPACE[addr]:dtype[rows x cols / row stride in elements]
+// (destination first), then {scalar = …, round|pred|mode = …, transpose_a, transpose_b}, then
+// provenance `!op <tile op id>` and `!loc <line>:<col>`. Names that are not plain identifiers
+// print quoted ("my kernel"); a task names its kernel @name, or #index when the name is not
+// unique; `after` lists the task's dependencies (from-task, kind, optional GM tensor).
+#pragma once
+
+#include "compiler/ir/Pto.h"
+
+#include <string>
+
+namespace pto {
+
+std::string printPtoProgram(const PtoProgram& program);
+
+// One instruction line without indentation: "V    TADD          UB[0x0]:f32[...], ...".
+std::string printPtoInstr(const Instr& instr);
+
+} // namespace pto

@@ -1,0 +1,42 @@
+// What the compiler needs to know of the target chip: buffer capacities, alignment, core
+// counts. The simulator's arch config produces one of these; the default is 910B-like.
+#pragma once
+
+#include "compiler/ir/Hardware.h"
+
+#include <cstdint>
+#include <string>
+
+namespace pto {
+
+struct TargetInfo {
+    std::string name = "910B-like";
+    int aicCores = 24;                       // CANN Ascend910B2 .ini ai_core_cnt
+    int aivCores = 48;                       // CANN Ascend910B2 .ini vector_core_cnt
+    int64_t l1Bytes = 512 * 1024;            // .ini l1_size
+    int64_t l0aBytes = 64 * 1024;            // .ini l0_a_size
+    int64_t l0bBytes = 64 * 1024;            // .ini l0_b_size
+    int64_t l0cBytes = 128 * 1024;           // .ini l0_c_size
+    int64_t ubBytes = 192 * 1024 - 8 * 1024; // .ini ub_size; pto-isa reserves the top 8 KiB
+    int64_t bufferAlign = 32;                // .ini ubblock_size
+    int64_t gmAlign = 512;                   // Ascend C DMA best practice
+
+    int64_t capacity(MemSpace s) const {
+        switch (s) {
+        case MemSpace::L1:
+            return l1Bytes;
+        case MemSpace::L0A:
+            return l0aBytes;
+        case MemSpace::L0B:
+            return l0bBytes;
+        case MemSpace::L0C:
+            return l0cBytes;
+        case MemSpace::UB:
+            return ubBytes;
+        default:
+            return INT64_MAX;
+        }
+    }
+};
+
+} // namespace pto

@@ -1,0 +1,439 @@
+// The Tensor/Tile-level and PTO-level verifiers (rules listed in Verifier.h).
+#include "compiler/ir/Verifier.h"
+
+#include "compiler/ir/Printer.h"
+#include "compiler/ir/ShapeInference.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <queue>
+
+namespace pto {
+namespace {
+
+// --- Tensor / Tile level -------------------------------------------------------------------
+
+class FunctionVerifier {
+public:
+    FunctionVerifier(const Function& f, const std::string& file) : m_f(f), m_file(file) {}
+    void run();
+
+private:
+    [[noreturn]] void fail(const Op& op, const std::string& message) const;
+    [[noreturn]] void failFunction(const std::string& message) const {
+        throw CompileError(m_file, m_f.loc, fmt::format("@{}: {}", m_f.name, message));
+    }
+    std::string entity(const Op& op) const;
+    void checkArgs();
+    void checkStructure(const Op& op, OpId position);
+    void checkOperands(const Op& op);
+    void checkResult(const Op& op);
+    void checkType(const Op& op) const;
+    void checkVecTileScope(const Op& op);
+    void checkResults() const;
+
+    const Function& m_f;
+    const std::string& m_file;
+    std::vector<bool> m_defined;
+    const Op* m_vecTile = nullptr; // the vec_tile directive in scope
+};
+
+std::string FunctionVerifier::entity(const Op& op) const {
+    std::string e(opName(op.kind));
+    if (op.result != kNoId && op.result < m_f.valueCount())
+        e += fmt::format(" %{}", NameTable(m_f)[op.result]);
+    return e + fmt::format(" (op #{})", op.id);
+}
+
+void FunctionVerifier::fail(const Op& op, const std::string& message) const {
+    throw CompileError(m_file, op.loc, fmt::format("{}: {}", entity(op), message));
+}
+
+void FunctionVerifier::checkArgs() {
+    for (ValueId a : m_f.args) {
+        if (a >= m_f.valueCount())
+            failFunction(fmt::format("argument value id {} does not exist ({} values)", a,
+                                     m_f.valueCount()));
+        if (m_defined[a])
+            failFunction(fmt::format("value id {} is listed twice as an argument", a));
+        if (m_f.value(a).def != kNoId)
+            failFunction(fmt::format("argument %{} claims to be defined by op #{}",
+                                     NameTable(m_f)[a], m_f.value(a).def));
+        m_defined[a] = true;
+    }
+}
+
+void FunctionVerifier::checkStructure(const Op& op, OpId position) {
+    if (static_cast<int>(op.kind) >= opKindCount())
+        throw CompileError(
+            m_file, op.loc,
+            fmt::format("op #{}: invalid op kind {}", position, static_cast<int>(op.kind)));
+    if (op.id != position)
+        fail(op, fmt::format("op id {} is not its position {} (call renumber())", op.id, position));
+    uint8_t levels = opInfo(op.kind).levels;
+    bool tensor = m_f.level == Level::Tensor;
+    if (tensor && !(levels & kLevelTensor))
+        fail(op, "is a Tile-level op in a Tensor-level function");
+    if (!tensor && !(levels & kLevelTile))
+        fail(op, "is a Tensor-level op in a Tile-level function (decompose or expand it first)");
+    auto [lo, hi] = operandCountRange(op.kind);
+    int n = int(op.operands.size());
+    if (n < lo || n > hi)
+        fail(op, lo == hi ? fmt::format("takes {} operand(s), has {}", lo, n)
+                          : fmt::format("takes {} to {} operands, has {}", lo, hi, n));
+}
+
+void FunctionVerifier::checkOperands(const Op& op) {
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+        ValueId v = op.operands[i];
+        if (v >= m_f.valueCount())
+            fail(op, fmt::format("operand {} is value id {}, which does not exist ({} values)", i,
+                                 v, m_f.valueCount()));
+        if (!m_defined[v]) {
+            OpId def = m_f.value(v).def;
+            fail(op, def == kNoId || def >= m_f.ops().size()
+                         ? fmt::format("operand {} (value id {}) is never defined", i, v)
+                         : fmt::format("operand {} (%{}) is used before its definition by op #{}",
+                                       i, NameTable(m_f)[v], def));
+        }
+    }
+}
+
+void FunctionVerifier::checkResult(const Op& op) {
+    bool wants = opHasResult(op.kind);
+    if (!wants && op.result != kNoId) fail(op, "has a result, but this kind of op defines none");
+    if (wants && op.result == kNoId) fail(op, "has no result value");
+    if (!wants) return;
+    if (op.result >= m_f.valueCount())
+        fail(op, fmt::format("result value id {} does not exist ({} values)", op.result,
+                             m_f.valueCount()));
+    if (m_defined[op.result]) fail(op, "redefines a value defined earlier (SSA: one definition)");
+    if (m_f.value(op.result).def != op.id)
+        fail(op, fmt::format("its result's def is op #{}, not this op", m_f.value(op.result).def));
+    m_defined[op.result] = true;
+}
+
+void FunctionVerifier::checkType(const Op& op) const {
+    const Type* declared = op.result != kNoId ? &m_f.type(op.result) : nullptr;
+    try {
+        inferResultType(m_f, op.kind, op.operands, op.attrs, declared);
+    } catch (const ShapeError& e) {
+        fail(op, e.detail());
+    }
+}
+
+// The rank a vec_tile applies to for `op`, or nullopt when vec_tile does not tile this op.
+std::optional<int> vecTileRank(const Function& f, const Op& op) {
+    switch (opInfo(op.kind).cls) {
+    case OpClass::Reduce:
+        return f.type(op.operands[0]).shape.rank();
+    case OpClass::Binary:
+    case OpClass::Scalar:
+    case OpClass::Unary:
+    case OpClass::Composite:
+    case OpClass::Select:
+        return f.type(op.result).shape.rank();
+    default:
+        return std::nullopt;
+    }
+}
+
+void FunctionVerifier::checkVecTileScope(const Op& op) {
+    if (op.kind == OpKind::VecTile) {
+        m_vecTile = &op;
+        return;
+    }
+    if (!m_vecTile || op.attrs.has("vec_tile")) return;
+    std::optional<int> rank = vecTileRank(m_f, op);
+    std::vector<int64_t> sizes = m_vecTile->attrs.getInts("sizes").value_or(std::vector<int64_t>{});
+    if (!rank || int(sizes.size()) == *rank) return;
+    fail(op, fmt::format("vec_tile [{}] (at {}:{}) has {} sizes, but this op works on rank-{} "
+                         "tensors (give one size per dim, or a new vec_tile)",
+                         fmt::join(sizes, ", "), m_vecTile->loc.line, m_vecTile->loc.col,
+                         sizes.size(), *rank));
+}
+
+void FunctionVerifier::checkResults() const {
+    for (size_t i = 0; i < m_f.results.size(); ++i) {
+        ValueId r = m_f.results[i];
+        if (r >= m_f.valueCount() || !m_defined[r])
+            failFunction(fmt::format("result {} (value id {}) is not defined", i, r));
+    }
+}
+
+void FunctionVerifier::run() {
+    m_defined.assign(m_f.valueCount(), false);
+    checkArgs();
+    const std::vector<Op>& ops = m_f.ops();
+    for (OpId i = 0; i < ops.size(); ++i) {
+        const Op& op = ops[i];
+        checkStructure(op, i);
+        checkOperands(op);
+        checkResult(op);
+        checkType(op);
+        checkVecTileScope(op);
+    }
+    checkResults();
+}
+
+// --- PTO level -----------------------------------------------------------------------------
+
+class PtoVerifier {
+public:
+    PtoVerifier(const PtoProgram& p, const std::string& file, const TargetInfo& target)
+        : m_p(p), m_file(file), m_target(target) {}
+    void run();
+
+private:
+    [[noreturn]] void failProgram(const std::string& message) const {
+        throw CompileError(m_file, {}, fmt::format("pto @{}: {}", m_p.name, message));
+    }
+    [[noreturn]] void failInstr(const Kernel& k, size_t index, const Instr& in,
+                                const std::string& message) const {
+        throw CompileError(m_file, in.loc,
+                           fmt::format("kernel @{} instr {} ({}): {}", k.name, index,
+                                       opcodeName(in.opcode), message));
+    }
+    void checkGmTensors();
+    void checkKernel(const Kernel& k);
+    void checkInstr(const Kernel& k, size_t index, const Instr& in) const;
+    void checkOperand(const Kernel& k, size_t index, const Instr& in, size_t i) const;
+    void checkGmRegion(const Kernel& k, size_t index, const Instr& in, size_t i, int64_t begin,
+                       int64_t end) const;
+    void checkTasks() const;
+    void checkAcyclic() const;
+
+    const PtoProgram& m_p;
+    const std::string& m_file;
+    const TargetInfo& m_target;
+    std::vector<size_t> m_gmByAddr; // GM tensor indices sorted by address
+};
+
+void PtoVerifier::checkGmTensors() {
+    for (size_t i = 0; i < m_p.gm.size(); ++i) {
+        const GmTensor& t = m_p.gm[i];
+        if (t.addr < 0 || t.shape.numel() <= 0 || t.addr > INT64_MAX - t.bytes())
+            failProgram(fmt::format("GM tensor %{} has address {} and {} elements", t.name, t.addr,
+                                    t.shape.numel()));
+        m_gmByAddr.push_back(i);
+    }
+    std::sort(m_gmByAddr.begin(), m_gmByAddr.end(),
+              [&](size_t a, size_t b) { return m_p.gm[a].addr < m_p.gm[b].addr; });
+}
+
+std::pair<int, int> opcodeOperands(Opcode op) {
+    switch (op) {
+    case Opcode::TMatmul:
+        return {3, 3};
+    case Opcode::TMatmulAcc:
+        return {3, 4};
+    case Opcode::TAdd:
+    case Opcode::TSub:
+    case Opcode::TMul:
+    case Opcode::TDiv:
+    case Opcode::TMax:
+    case Opcode::TMin:
+    case Opcode::TCmp:
+    case Opcode::TRowExpandAdd:
+    case Opcode::TRowExpandSub:
+    case Opcode::TRowExpandMul:
+    case Opcode::TRowExpandDiv:
+    case Opcode::TRowExpandMax:
+        return {3, 3};
+    case Opcode::TSel:
+        return {3, 4};
+    case Opcode::TExpandS:
+        return {1, 1};
+    case Opcode::TRowSum:
+    case Opcode::TRowMax:
+    case Opcode::TRowMin:
+    case Opcode::TColSum:
+    case Opcode::TColMax:
+    case Opcode::TColMin:
+    case Opcode::TTrans:
+        return {2, 3};
+    case Opcode::SetFlag:
+    case Opcode::WaitFlag:
+    case Opcode::Barrier:
+        return {0, 0};
+    default: // moves, unary and tile-scalar ops: destination and source
+        return {2, 2};
+    }
+}
+
+bool spaceOnCore(MemSpace s, CoreType core) {
+    switch (s) {
+    case MemSpace::GM:
+        return true;
+    case MemSpace::UB:
+        return core == CoreType::AIV;
+    case MemSpace::L1:
+    case MemSpace::L0A:
+    case MemSpace::L0B:
+    case MemSpace::L0C:
+        return core == CoreType::AIC;
+    default:
+        return false;
+    }
+}
+
+void PtoVerifier::checkGmRegion(const Kernel& k, size_t index, const Instr& in, size_t i,
+                                int64_t begin, int64_t end) const {
+    auto it = std::upper_bound(m_gmByAddr.begin(), m_gmByAddr.end(), begin,
+                               [&](int64_t a, size_t t) { return a < m_p.gm[t].addr; });
+    // Tensors may overlap (workspace reuse): try every tensor starting at or before `begin`.
+    while (it != m_gmByAddr.begin()) {
+        const GmTensor& t = m_p.gm[*--it];
+        if (end <= t.addr + t.bytes()) return;
+    }
+    failInstr(k, index, in,
+              fmt::format("operand {} covers GM [0x{:x}, 0x{:x}), which is not inside a declared "
+                          "GM tensor",
+                          i, begin, end));
+}
+
+void PtoVerifier::checkOperand(const Kernel& k, size_t index, const Instr& in, size_t i) const {
+    const Operand& o = in.operands[i];
+    if (!spaceOnCore(o.space, k.core))
+        failInstr(k, index, in,
+                  fmt::format("operand {} is in {}, which an {} core does not have", i,
+                              memSpaceName(o.space), coreTypeName(k.core)));
+    // Stride 0 repeats one row (a row broadcast), which only a source operand may do.
+    bool strideOk = o.stride >= o.cols || (o.stride == 0 && i > 0);
+    if (o.rows < 1 || o.cols < 1 || !strideOk || o.addr < 0)
+        failInstr(k, index, in,
+                  fmt::format("operand {} has rows {} cols {} stride {} addr {} (need rows, cols "
+                              ">= 1, stride >= cols (or 0 for a broadcast source), addr >= 0)",
+                              i, o.rows, o.cols, o.stride, o.addr));
+    int64_t span = 0, bytes = 0, end = 0;
+    bool overflow = __builtin_mul_overflow(int64_t(o.rows) - 1, o.stride, &span) ||
+                    __builtin_add_overflow(span, int64_t(o.cols), &span) ||
+                    __builtin_mul_overflow(span, int64_t(dtypeSize(o.dtype)), &bytes) ||
+                    __builtin_add_overflow(o.addr, bytes, &end);
+    if (overflow)
+        failInstr(k, index, in, fmt::format("operand {} region overflows 64-bit addresses", i));
+    if (o.space == MemSpace::GM) {
+        checkGmRegion(k, index, in, i, o.addr, end);
+        return;
+    }
+    int64_t capacity = m_target.capacity(o.space);
+    if (end > capacity)
+        failInstr(k, index, in,
+                  fmt::format("operand {} covers {} [0x{:x}, 0x{:x}), beyond its {} bytes", i,
+                              memSpaceName(o.space), o.addr, end, capacity));
+}
+
+void PtoVerifier::checkInstr(const Kernel& k, size_t index, const Instr& in) const {
+    if (static_cast<size_t>(in.opcode) > static_cast<size_t>(Opcode::Barrier))
+        failInstr(k, index, in, "invalid opcode");
+    if (!coreHasPipe(k.core, in.pipe))
+        failInstr(k, index, in,
+                  fmt::format("pipe {} does not exist on an {} core", pipeName(in.pipe),
+                              coreTypeName(k.core)));
+    auto [lo, hi] = opcodeOperands(in.opcode);
+    if (in.operandCount < lo || in.operandCount > hi)
+        failInstr(k, index, in,
+                  lo == hi
+                      ? fmt::format("takes {} operands, has {}", lo, in.operandCount)
+                      : fmt::format("takes {} to {} operands, has {}", lo, hi, in.operandCount));
+    bool isFlag = in.opcode == Opcode::SetFlag || in.opcode == Opcode::WaitFlag;
+    if (isFlag || in.opcode == Opcode::Barrier) {
+        for (Pipe p : {in.flagSrc, in.flagDst})
+            if (!coreHasPipe(k.core, p))
+                failInstr(k, index, in,
+                          fmt::format("flag pipe {} does not exist on an {} core", pipeName(p),
+                                      coreTypeName(k.core)));
+        if (in.event > 7)
+            failInstr(k, index, in, fmt::format("event id {} is out of range 0..7", in.event));
+    }
+    for (size_t i = 0; i < in.operandCount; ++i) checkOperand(k, index, in, i);
+}
+
+void PtoVerifier::checkKernel(const Kernel& k) {
+    if (k.core != CoreType::AIC && k.core != CoreType::AIV)
+        failProgram(
+            fmt::format("kernel @{} has core type {} (aic or aiv)", k.name, coreTypeName(k.core)));
+    for (size_t i = 0; i < k.instrs.size(); ++i) checkInstr(k, i, k.instrs[i]);
+}
+
+void PtoVerifier::checkTasks() const {
+    for (size_t i = 0; i < m_p.exec.tasks.size(); ++i) {
+        const Task& t = m_p.exec.tasks[i];
+        if (t.id != i) failProgram(fmt::format("task {} has id {} (ids are positions)", i, t.id));
+        if (t.block >= m_p.kernels.size())
+            failProgram(fmt::format("task {} runs kernel {}, but there are {} kernels", i, t.block,
+                                    m_p.kernels.size()));
+        const Kernel& k = m_p.kernels[t.block];
+        if (t.core != k.core)
+            failProgram(fmt::format("task {} is on an {} core, but kernel @{} is {}", i,
+                                    coreTypeName(t.core), k.name, coreTypeName(k.core)));
+    }
+    size_t n = m_p.exec.tasks.size();
+    for (const TaskDep& d : m_p.exec.deps) {
+        if (d.from >= n || d.to >= n || d.from == d.to)
+            failProgram(fmt::format("dependency {} -> {} does not link two tasks ({} tasks)",
+                                    d.from, d.to, n));
+        if (d.tensor != UINT32_MAX && d.tensor >= m_p.gm.size())
+            failProgram(fmt::format("dependency {} -> {} names GM tensor {}, but there are {}",
+                                    d.from, d.to, d.tensor, m_p.gm.size()));
+    }
+}
+
+void PtoVerifier::checkAcyclic() const {
+    size_t n = m_p.exec.tasks.size();
+    std::vector<std::vector<uint32_t>> succ(n);
+    std::vector<uint32_t> indegree(n, 0);
+    for (const TaskDep& d : m_p.exec.deps) {
+        succ[d.from].push_back(d.to);
+        ++indegree[d.to];
+    }
+    std::queue<uint32_t> ready;
+    for (uint32_t t = 0; t < n; ++t)
+        if (indegree[t] == 0) ready.push(t);
+    size_t done = 0;
+    while (!ready.empty()) {
+        uint32_t t = ready.front();
+        ready.pop();
+        ++done;
+        for (uint32_t s : succ[t])
+            if (--indegree[s] == 0) ready.push(s);
+    }
+    if (done == n) return;
+    for (uint32_t t = 0; t < n; ++t)
+        if (indegree[t] != 0)
+            failProgram(fmt::format("the task graph has a cycle through task {}", t));
+}
+
+void PtoVerifier::run() {
+    for (size_t i = 0; i < m_p.kernels.size(); ++i)
+        if (m_p.kernels[i].id != i)
+            failProgram(fmt::format("kernel @{} has id {}, but ids are positions ({})",
+                                    m_p.kernels[i].name, m_p.kernels[i].id, i));
+    checkGmTensors();
+    for (const Kernel& k : m_p.kernels) checkKernel(k);
+    checkTasks();
+    checkAcyclic();
+}
+
+} // namespace
+
+void verifyFunction(const Function& f, const std::string& file) {
+    FunctionVerifier(f, file).run();
+}
+
+void verifyModule(const Module& m) {
+    for (const Function& f : m.functions) verifyFunction(f, m.file);
+}
+
+void verifyPtoProgram(const PtoProgram& program, const std::string& file,
+                      const TargetInfo& target) {
+    PtoVerifier(program, file, target).run();
+}
+
+std::pair<int, int> ptoOperandCountRange(Opcode opcode) {
+    return opcodeOperands(opcode);
+}
+
+} // namespace pto

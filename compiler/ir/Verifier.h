@@ -1,0 +1,41 @@
+// The verifiers of the Tensor/Tile levels and of the PTO level: every invariant a pass or a
+// hand-written program must keep, reported as CompileError with the position and entity.
+#pragma once
+
+// verifyFunction checks, for a Tensor- or Tile-level function:
+// - ids: op ids are positions; operands and results name existing values; SSA (one definition
+//   per value, every use after its definition, arguments are not op results);
+// - every op is allowed at the function's level and has the right number of operands, a result
+//   iff its kind has one, and a result type equal to (or a permitted refinement of) the one
+//   shape inference gives (ShapeInference.h): this also covers the Tile-level rules (tload reads
+//   a GM tensor, tstore writes one, offsets and tile shapes lie inside the tensor);
+// - directives: vec_tile sizes are positive and one per dim of the ops they apply to (until the
+//   next vec_tile); cube_tile has [mL0, mL1], [kL0, kL1], [nL0, nL1] with L1 a multiple of L0.
+//
+// verifyPtoProgram checks a PTO program: kernel and task ids are positions, every instruction's
+// pipe and on-chip spaces exist on its kernel's core type, operand counts per opcode, flag events
+// 0..7, operand shapes (rows, cols >= 1; row stride >= cols, or 0 for a source that repeats one
+// row), operand regions inside their buffer (on chip) or inside a declared GM tensor, GM tensors
+// that do not overflow, and task dependencies that name existing tasks and form no cycle.
+//
+// Messages name the entity: "add %c (op #12): declared type ... does not match ...",
+// "kernel @k0 instr 7 (TADD): pipe M does not exist on an aiv core".
+
+#include "compiler/ir/Graph.h"
+#include "compiler/ir/Pto.h"
+#include "compiler/ir/Target.h"
+
+#include <string>
+
+namespace pto {
+
+void verifyFunction(const Function& f, const std::string& file);
+void verifyModule(const Module& m);
+
+void verifyPtoProgram(const PtoProgram& program, const std::string& file = {},
+                      const TargetInfo& target = {});
+
+// The number of operands a PTO instruction of `opcode` takes: [min, max].
+std::pair<int, int> ptoOperandCountRange(Opcode opcode);
+
+} // namespace pto

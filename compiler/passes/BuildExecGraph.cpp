@@ -1,0 +1,201 @@
+// Block → Exec: tasks and their GM dependencies, found through a per-tensor grid of regions.
+#include "compiler/passes/BuildExecGraph.h"
+
+#include "compiler/ir/Printer.h"
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+
+namespace pto {
+namespace {
+
+struct Access {
+    uint32_t task = 0;
+    OpId op = kNoId;
+    GmRegion region;
+};
+
+struct Edge {
+    uint32_t from = 0;
+    uint32_t to = 0;
+    DepKind kind = DepKind::Raw;
+    uint32_t tensor = 0;
+};
+
+// Preference when two tasks have several dependencies: the one to report (RAW first).
+int kindRank(DepKind k) {
+    return k == DepKind::Raw ? 0 : k == DepKind::Waw ? 1 : 2;
+}
+
+// The value as the printer shows it (error paths only: builds the function's name table).
+std::string gmName(const Function& tile, ValueId v) {
+    std::string s(1, '%');
+    s += NameTable(tile)[v];
+    return s;
+}
+
+// GM accesses grouped by GM tensor index; tensors nobody writes are dropped (reads never
+// conflict with reads).
+std::vector<std::vector<Access>>
+collectAccesses(const BlockProgram& program, const std::vector<uint32_t>& gmIndex, size_t gmCount) {
+    std::vector<std::vector<Access>> perTensor(gmCount);
+    std::vector<bool> written(gmCount, false);
+    for (uint32_t task = 0; task < program.blocks.size(); ++task) {
+        for (const BlockItem& item : program.blocks[task].items) {
+            if (item.isSync()) continue;
+            const Op& op = program.tile.op(item.op);
+            if (op.kind != OpKind::TLoad && op.kind != OpKind::TStore) continue;
+            GmRegion region = gmRegionOf(program.tile, op);
+            uint32_t t = gmIndex[region.tensor];
+            if (t == kNoId || region.rows <= 0 || region.cols <= 0) continue;
+            perTensor[t].push_back({task, op.id, region});
+            written[t] = written[t] || region.write;
+        }
+    }
+    for (size_t t = 0; t < gmCount; ++t)
+        if (!written[t]) perTensor[t].clear();
+    return perTensor;
+}
+
+// Number of cells of size `cell` a half-open range [lo, lo + len) touches.
+int64_t cellSpan(int64_t lo, int64_t len, int64_t cell) {
+    return (lo + len - 1) / cell - lo / cell + 1;
+}
+
+// Cell size: the smallest access extent per axis, coarsened until the accesses cover at most
+// a small multiple of their count in cells (a tiny access among big ones must not explode).
+std::pair<int64_t, int64_t> chooseCells(const std::vector<Access>& acc) {
+    int64_t ch = INT64_MAX, cw = INT64_MAX;
+    for (const Access& a : acc) {
+        ch = std::min(ch, std::max<int64_t>(1, a.region.rows));
+        cw = std::min(cw, std::max<int64_t>(1, a.region.cols));
+    }
+    const int64_t budget = 8 * int64_t(acc.size()) + 4096;
+    for (;;) {
+        int64_t total = 0, rowCells = 0, colCells = 0;
+        for (const Access& a : acc) {
+            int64_t r = cellSpan(a.region.row, a.region.rows, ch);
+            int64_t c = cellSpan(a.region.col, a.region.cols, cw);
+            total += r * c;
+            rowCells += r;
+            colCells += c;
+        }
+        if (total <= budget) return {ch, cw};
+        (rowCells >= colCells ? ch : cw) *= 2;
+    }
+}
+
+// Appends one edge per conflicting pair of accesses of one tensor (different tasks). A pair is
+// examined in every cell both touch but reported only in the cell holding the corner of their
+// intersection, so each pair is reported once.
+void findConflicts(const std::vector<Access>& acc, uint32_t tensor, std::vector<Edge>& out) {
+    if (acc.empty()) return;
+    auto [ch, cw] = chooseCells(acc);
+    int64_t width = 1;
+    for (const Access& a : acc)
+        width = std::max(width, (a.region.col + a.region.cols - 1) / cw + 1);
+    std::vector<std::pair<int64_t, uint32_t>> cells;
+    for (uint32_t i = 0; i < acc.size(); ++i) {
+        const GmRegion& r = acc[i].region;
+        for (int64_t cr = r.row / ch; cr <= (r.row + r.rows - 1) / ch; ++cr)
+            for (int64_t cc = r.col / cw; cc <= (r.col + r.cols - 1) / cw; ++cc)
+                cells.emplace_back(cr * width + cc, i);
+    }
+    std::sort(cells.begin(), cells.end());
+    auto report = [&](const Access& a, const Access& b) {
+        const Access& first = a.op < b.op ? a : b;
+        const Access& second = a.op < b.op ? b : a;
+        DepKind kind =
+            first.region.write ? (second.region.write ? DepKind::Waw : DepKind::Raw) : DepKind::War;
+        out.push_back({first.task, second.task, kind, tensor});
+    };
+    for (size_t lo = 0; lo < cells.size();) {
+        size_t hi = lo;
+        while (hi < cells.size() && cells[hi].first == cells[lo].first) ++hi;
+        const int64_t key = cells[lo].first;
+        for (size_t i = lo; i < hi; ++i) {
+            const Access& w = acc[cells[i].second];
+            if (!w.region.write) continue;
+            for (size_t j = lo; j < hi; ++j) {
+                const Access& x = acc[cells[j].second];
+                if (j == i || (x.region.write && j < i) || x.task == w.task) continue;
+                if (!w.region.overlaps(x.region)) continue;
+                int64_t cornerRow = std::max(w.region.row, x.region.row) / ch;
+                int64_t cornerCol = std::max(w.region.col, x.region.col) / cw;
+                if (cornerRow * width + cornerCol == key) report(w, x);
+            }
+        }
+        lo = hi;
+    }
+}
+
+// One edge per task pair, the most telling kind first; sorted by (from, to).
+std::vector<TaskDep> dedupe(std::vector<Edge>& edges) {
+    std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
+        return std::tuple(a.from, a.to, kindRank(a.kind), a.tensor) <
+               std::tuple(b.from, b.to, kindRank(b.kind), b.tensor);
+    });
+    std::vector<TaskDep> deps;
+    deps.reserve(edges.size());
+    for (const Edge& e : edges)
+        if (deps.empty() || deps.back().from != e.from || deps.back().to != e.to)
+            deps.push_back({e.from, e.to, e.kind, e.tensor});
+    return deps;
+}
+
+// Kahn's algorithm; a leftover edge means a cycle, which no task order can honour.
+void checkAcyclic(const ExecGraph& graph, const BlockProgram& program,
+                  const std::vector<ValueId>& gmOrder) {
+    const size_t n = graph.tasks.size();
+    std::vector<uint32_t> indegree(n, 0), start(n + 1, 0);
+    for (const TaskDep& d : graph.deps) {
+        ++indegree[d.to];
+        ++start[d.from + 1];
+    }
+    for (size_t i = 0; i < n; ++i) start[i + 1] += start[i];
+    std::vector<uint32_t> ready;
+    for (uint32_t i = 0; i < n; ++i)
+        if (indegree[i] == 0) ready.push_back(i);
+    size_t done = 0;
+    while (!ready.empty()) {
+        uint32_t t = ready.back();
+        ready.pop_back();
+        ++done;
+        for (uint32_t e = start[t]; e < start[t + 1]; ++e)
+            if (--indegree[graph.deps[e].to] == 0) ready.push_back(graph.deps[e].to);
+    }
+    if (done == n) return;
+    for (const TaskDep& d : graph.deps) {
+        if (indegree[d.from] == 0 || indegree[d.to] == 0) continue;
+        const BlockFunction& a = program.blocks[d.from];
+        const BlockFunction& b = program.blocks[d.to];
+        throw CompileError({}, program.tile.loc,
+                           "tasks '" + a.name + "' and '" + b.name +
+                               "' lie on a cycle of GM dependencies (through " +
+                               gmName(program.tile, gmOrder[d.tensor]) +
+                               "): they cannot be ordered as separate tasks");
+    }
+}
+
+} // namespace
+
+ExecGraph buildExecGraph(const BlockProgram& program) {
+    ExecGraph graph;
+    graph.tasks.reserve(program.blocks.size());
+    for (uint32_t i = 0; i < program.blocks.size(); ++i)
+        graph.tasks.push_back({i, i, program.blocks[i].core, program.blocks[i].name});
+
+    const std::vector<ValueId> gmOrder = gmLayoutOrder(program.tile);
+    std::vector<uint32_t> gmIndex(program.tile.valueCount(), kNoId);
+    for (uint32_t i = 0; i < gmOrder.size(); ++i) gmIndex[gmOrder[i]] = i;
+
+    std::vector<std::vector<Access>> perTensor = collectAccesses(program, gmIndex, gmOrder.size());
+    std::vector<Edge> edges;
+    for (uint32_t t = 0; t < perTensor.size(); ++t) findConflicts(perTensor[t], t, edges);
+    graph.deps = dedupe(edges);
+    checkAcyclic(graph, program, gmOrder);
+    return graph;
+}
+
+} // namespace pto

@@ -1,0 +1,457 @@
+// Codegen: Block items → PTO instructions with resolved operands; GM tensor layout.
+#include "compiler/passes/EmitPto.h"
+
+#include "compiler/ir/Placement.h"
+#include "compiler/ir/Printer.h"
+
+#include <optional>
+
+namespace pto {
+namespace {
+
+constexpr int64_t kGmAlign = 512; // TargetInfo::gmAlign default (Ascend C DMA best practice)
+
+// The value as the printer shows it (error paths only: builds the function's name table).
+std::string valueName(const Function& f, ValueId v) {
+    std::string s(1, '%');
+    s += NameTable(f)[v];
+    return s;
+}
+
+// --- GM layout -------------------------------------------------------------------------------
+
+// The Tensor-level value a GM value holds: its own origin, else the origin of a tile stored to
+// or loaded from it (tiles name the Tensor-level value they cover), else for the i-th argument
+// the Tensor-level argument i (parsed first, so value i).
+std::vector<ValueId> tensorValues(const Function& tile) {
+    std::vector<ValueId> known(tile.valueCount(), kNoId);
+    for (const Op& op : tile.ops()) {
+        if (op.kind == OpKind::TStore && op.operands.size() == 2) {
+            ValueId o = tile.value(op.operands[0]).origin;
+            if (known[op.operands[1]] == kNoId) known[op.operands[1]] = o;
+        }
+    }
+    for (const Op& op : tile.ops())
+        if (op.kind == OpKind::TLoad && !op.operands.empty() && op.result != kNoId &&
+            known[op.operands[0]] == kNoId)
+            known[op.operands[0]] = tile.value(op.result).origin;
+    for (size_t i = 0; i < tile.args.size(); ++i)
+        if (known[tile.args[i]] == kNoId) known[tile.args[i]] = ValueId(i);
+    for (ValueId v = 0; v < tile.valueCount(); ++v)
+        if (tile.value(v).origin != kNoId && tile.type(v).space == MemSpace::GM)
+            known[v] = tile.value(v).origin;
+    return known;
+}
+
+GmRole roleOf(const Function& tile, ValueId v, bool isArg) {
+    if (isArg) return GmRole::Input;
+    const Op* def = tile.producer(v);
+    std::string role = def ? def->attrs.getString("role") : std::string();
+    if (role == "workspace") return GmRole::Workspace;
+    if (role == "output") return GmRole::Output;
+    for (ValueId r : tile.results)
+        if (r == v) return GmRole::Output;
+    return GmRole::Workspace;
+}
+
+void layOutGm(const Function& tile, PtoProgram& out, std::vector<uint32_t>& gmIndex) {
+    const std::vector<ValueId> order = gmLayoutOrder(tile);
+    const std::vector<ValueId> tensorValue = tensorValues(tile);
+    int64_t next = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+        const ValueId v = order[i];
+        GmTensor t;
+        const std::string& name = tile.value(v).name;
+        t.name = name.empty() ? "gm" + std::to_string(i) : name;
+        t.dtype = tile.type(v).dtype;
+        t.shape = tile.type(v).shape;
+        t.addr = next;
+        t.role = roleOf(tile, v, i < tile.args.size());
+        t.tensorValue = tensorValue[v];
+        next = (t.addr + t.bytes() + kGmAlign - 1) / kGmAlign * kGmAlign;
+        gmIndex[v] = uint32_t(i);
+        out.gm.push_back(std::move(t));
+    }
+}
+
+// --- Instructions -----------------------------------------------------------------------------
+
+class KernelEmitter {
+public:
+    KernelEmitter(const BlockProgram& program, const BlockFunction& block, const PtoProgram& out,
+                  const std::vector<uint32_t>& gmIndex)
+        : m_program(program), m_tile(program.tile), m_block(block), m_out(out), m_gmIndex(gmIndex) {
+    }
+
+    Kernel run() {
+        Kernel k;
+        k.id = m_block.id;
+        k.name = m_block.name;
+        k.core = m_block.core;
+        k.instrs.reserve(m_block.items.size() + m_block.items.size() / 8);
+        m_instrs = &k.instrs;
+        const size_t n = m_block.items.size();
+        // A flag's provenance: the op it follows (set_flag) or precedes (wait_flag, barrier).
+        std::vector<OpId> prevOp(n, kNoId), nextOp(n, kNoId);
+        for (size_t i = 0, last = kNoId; i < n; ++i) {
+            if (!m_block.items[i].isSync()) last = m_block.items[i].op;
+            prevOp[i] = OpId(last);
+        }
+        for (size_t i = n, last = kNoId; i-- > 0;) {
+            if (!m_block.items[i].isSync()) last = m_block.items[i].op;
+            nextOp[i] = OpId(last);
+        }
+        for (size_t i = 0; i < n; ++i) {
+            const BlockItem& item = m_block.items[i];
+            if (!item.isSync()) {
+                emitOp(m_tile.op(item.op));
+                continue;
+            }
+            OpId near = item.sync.kind == SyncKind::SetFlag ? prevOp[i] : nextOp[i];
+            if (near == kNoId) near = item.sync.kind == SyncKind::SetFlag ? nextOp[i] : prevOp[i];
+            emitSync(item.sync, near);
+        }
+        return k;
+    }
+
+private:
+    Instr& add(Opcode opcode, const Op& op, std::initializer_list<Operand> operands) {
+        Instr& in = m_instrs->emplace_back();
+        in.opcode = opcode;
+        in.pipe = opcodeDefaultPipe(opcode);
+        for (const Operand& o : operands) in.operands[in.operandCount++] = o;
+        in.tileOp = op.id;
+        in.loc = op.loc;
+        return in;
+    }
+
+    void emitSync(const Sync& s, OpId near) {
+        static const Op kNone{};
+        const Op& op = near == kNoId ? kNone : m_tile.op(near);
+        Opcode code = s.kind == SyncKind::SetFlag    ? Opcode::SetFlag
+                      : s.kind == SyncKind::WaitFlag ? Opcode::WaitFlag
+                                                     : Opcode::Barrier;
+        Instr& in = add(code, op, {});
+        in.pipe = s.kind == SyncKind::WaitFlag ? s.dst : s.src;
+        in.flagSrc = s.src;
+        in.flagDst = s.dst;
+        in.event = s.event;
+        in.tileOp = near;
+    }
+
+    [[noreturn]] void fail(const Op& op, const std::string& what) const {
+        std::string subject(opName(op.kind));
+        if (op.result != kNoId) subject += " " + valueName(m_tile, op.result);
+        throw CompileError({}, op.loc, subject + ": " + what + " (block '" + m_block.name + "')");
+    }
+
+    Operand tileOperand(ValueId v, const Op& op) const {
+        uint32_t b = v < m_program.bufferOf.size() ? m_program.bufferOf[v] : kNoId;
+        if (b == kNoId || b >= m_block.buffers.size())
+            fail(op, "tile " + valueName(m_tile, v) + " has no buffer (run allocate-buffers)");
+        const Type& t = m_tile.type(v);
+        Operand o;
+        o.space = t.space;
+        o.dtype = t.dtype;
+        o.addr = m_block.buffers[b].addr;
+        o.rows = int32_t(t.shape.rows());
+        o.cols = int32_t(t.shape.cols());
+        o.stride = o.cols;
+        return o;
+    }
+
+    Operand gmOperand(const Op& op) const {
+        GmRegion r = gmRegionOf(m_tile, op);
+        if (m_gmIndex[r.tensor] == kNoId)
+            fail(op, valueName(m_tile, r.tensor) +
+                         " is not a GM tensor (an argument, output or gm_tensor)");
+        const GmTensor& t = m_out.gm[m_gmIndex[r.tensor]];
+        const int64_t cols = t.shape.cols();
+        Operand o;
+        o.space = MemSpace::GM;
+        o.dtype = t.dtype;
+        o.addr = t.addr + (r.row * cols + r.col) * dtypeSize(t.dtype);
+        o.rows = int32_t(r.rows);
+        o.cols = int32_t(r.cols);
+        o.stride = cols;
+        return o;
+    }
+
+    void emitOp(const Op& op) {
+        auto in = [&](size_t i) { return tileOperand(op.operands.at(i), op); };
+        auto dst = [&] { return tileOperand(op.result, op); };
+        switch (op.kind) {
+        case OpKind::TLoad:
+            add(Opcode::TLoad, op, {dst(), gmOperand(op)});
+            return;
+        case OpKind::TStore: {
+            Operand src = in(0);
+            add(Opcode::TStore, op, {gmOperand(op), src}).pipe =
+                src.space == MemSpace::L0C ? Pipe::FIX : Pipe::MTE3;
+            return;
+        }
+        case OpKind::TMove:
+            add(Opcode::TExtract, op, {dst(), subTile(op)});
+            return;
+        case OpKind::Matmul:
+        case OpKind::MatmulAcc: {
+            const bool acc = op.kind == OpKind::MatmulAcc;
+            Instr& i = acc ? add(Opcode::TMatmulAcc, op, {dst(), in(0), in(1), in(2)})
+                           : add(Opcode::TMatmul, op, {dst(), in(0), in(1)});
+            i.transposeA = op.attrs.getBool("transpose_a");
+            i.transposeB = op.attrs.getBool("transpose_b");
+            return;
+        }
+        case OpKind::Add:
+        case OpKind::Sub:
+        case OpKind::Mul:
+        case OpKind::Div:
+        case OpKind::Max:
+        case OpKind::Min:
+        case OpKind::Cmp:
+            emitBinary(op);
+            return;
+        case OpKind::Where:
+            emitWhere(op);
+            return;
+        case OpKind::ReduceSum:
+        case OpKind::ReduceMax:
+        case OpKind::ReduceMin:
+            emitReduce(op);
+            return;
+        case OpKind::Broadcast:
+            emitBroadcast(op);
+            return;
+        case OpKind::Transpose:
+            add(Opcode::TTrans, op, {dst(), in(0)});
+            return;
+        case OpKind::Fill:
+            add(Opcode::TExpandS, op, {dst()}).scalar = op.attrs.getFloat("value");
+            return;
+        case OpKind::Cast:
+            add(Opcode::TCvt, op, {dst(), in(0)}).mode = op.attrs.getString("round", "rne");
+            return;
+        default:
+            break;
+        }
+        if (std::optional<Opcode> code = scalarOpcode(op.kind)) {
+            Instr& i = add(*code, op, {dst(), in(0)});
+            i.scalar = op.attrs.getFloat("scalar");
+            if (op.kind == OpKind::CmpS) i.mode = op.attrs.getString("pred");
+            return;
+        }
+        if (std::optional<Opcode> code = unaryOpcode(op.kind)) {
+            add(*code, op, {dst(), in(0)});
+            return;
+        }
+        fail(op, "no PTO instruction for this op at Tile level");
+    }
+
+    // tmove: the [i, j] sub-tile of the L1 source, read with the source's row stride.
+    Operand subTile(const Op& op) const {
+        Operand src = tileOperand(op.operands.at(0), op);
+        const Type& t = m_tile.type(op.result);
+        std::vector<int64_t> at = op.attrs.getInts("offset").value_or(std::vector<int64_t>{0, 0});
+        const int64_t i = at.size() >= 2 ? at[at.size() - 2] : 0, j = at.empty() ? 0 : at.back();
+        if (i < 0 || j < 0 || i + t.shape.rows() > src.rows || j + t.shape.cols() > src.cols)
+            fail(op, "sub-tile " + t.shape.str() + " at [" + std::to_string(i) + ", " +
+                         std::to_string(j) + "] lies outside its source " +
+                         std::to_string(src.rows) + "x" + std::to_string(src.cols));
+        src.addr += (i * src.stride + j) * dtypeSize(src.dtype);
+        src.rows = int32_t(t.shape.rows());
+        src.cols = int32_t(t.shape.cols());
+        return src;
+    }
+
+    enum class Fit { Full, Row }; // Row: one column repeated across the result's columns
+
+    // Adapts an operand to the result's rows × cols: [1×c] and [1×1] read with row stride 0.
+    Fit fit(Operand& o, const Operand& d, const Op& op, ValueId v) const {
+        if (o.rows == d.rows && o.cols == d.cols) return Fit::Full;
+        if (o.rows == 1 && d.rows > 1 && (o.cols == d.cols || o.cols == 1)) {
+            o.rows = d.rows;
+            o.stride = 0;
+            return o.cols == d.cols ? Fit::Full : Fit::Row;
+        }
+        if (o.rows == d.rows && o.cols == 1) return Fit::Row;
+        fail(op, "operand " + valueName(m_tile, v) + " (" + std::to_string(o.rows) + "x" +
+                     std::to_string(o.cols) + ") does not broadcast to the result " +
+                     std::to_string(d.rows) + "x" + std::to_string(d.cols));
+    }
+
+    // Binary ops: T<OP> for equal shapes, TROWEXPAND<OP> for a row-broadcast second operand
+    // (swapped when the first broadcasts and the op commutes); otherwise the broadcast operand
+    // is first expanded into the destination (TROWEXPAND) and the op runs on it in place.
+    void emitBinary(const Op& op) {
+        Operand d = tileOperand(op.result, op);
+        Operand a = tileOperand(op.operands.at(0), op), b = tileOperand(op.operands.at(1), op);
+        Fit fa = fit(a, d, op, op.operands[0]), fb = fit(b, d, op, op.operands[1]);
+        const Opcode plain = binaryOpcode(op.kind);
+        const std::optional<Opcode> fused = rowExpandOpcode(op.kind);
+        const bool commutes = op.kind == OpKind::Add || op.kind == OpKind::Mul ||
+                              op.kind == OpKind::Max || op.kind == OpKind::Min;
+        if (fa == Fit::Row && fb == Fit::Full && commutes && fused) {
+            std::swap(a, b);
+            std::swap(fa, fb);
+        }
+        if (fa == Fit::Row) {
+            if (a.dtype != d.dtype)
+                fail(op, "row-broadcast first operand " + valueName(m_tile, op.operands[0]) +
+                             " needs its own expansion (dtype differs from the result's)");
+            add(Opcode::TRowExpand, op, {d, a});
+            a = d;
+        }
+        if (fb == Fit::Row && fused) {
+            add(*fused, op, {d, a, b});
+            return;
+        }
+        if (fb == Fit::Row) {
+            if (b.dtype != d.dtype || fa == Fit::Row)
+                fail(op, "row-broadcast operand " + valueName(m_tile, op.operands[1]) +
+                             " is not supported by " + std::string(opcodeName(plain)) +
+                             "; broadcast it first");
+            add(Opcode::TRowExpand, op, {d, b});
+            b = d;
+        }
+        Instr& i = add(plain, op, {d, a, b});
+        if (op.kind == OpKind::Cmp) i.mode = op.attrs.getString("pred");
+    }
+
+    void emitWhere(const Op& op) {
+        Operand d = tileOperand(op.result, op);
+        std::array<Operand, 3> src;
+        for (size_t k = 0; k < 3; ++k) {
+            src[k] = tileOperand(op.operands.at(k), op);
+            if (fit(src[k], d, op, op.operands[k]) != Fit::Full)
+                fail(op, "TSEL takes no row-broadcast operand (" +
+                             valueName(m_tile, op.operands[k]) + "); broadcast it first");
+        }
+        add(Opcode::TSel, op, {d, src[0], src[1], src[2]});
+    }
+
+    void emitReduce(const Op& op) {
+        Operand d = tileOperand(op.result, op), s = tileOperand(op.operands.at(0), op);
+        int64_t axis = op.attrs.getInt("axis", 1);
+        if (axis < 0) axis += 2;
+        if (axis != 0 && axis != 1) fail(op, "a tile reduction runs over axis 0 or 1");
+        const bool rows = axis == 1;
+        d.rows = rows ? s.rows : 1; // keepdim or not, the result is [r×1] / [1×c]
+        d.cols = rows ? 1 : s.cols;
+        d.stride = d.cols;
+        Opcode code = op.kind == OpKind::ReduceSum   ? (rows ? Opcode::TRowSum : Opcode::TColSum)
+                      : op.kind == OpKind::ReduceMax ? (rows ? Opcode::TRowMax : Opcode::TColMax)
+                                                     : (rows ? Opcode::TRowMin : Opcode::TColMin);
+        add(code, op, {d, s});
+    }
+
+    // [r×1] → TROWEXPAND; [1×c] → a copy reading with row stride 0 (TMULS by 1, exact);
+    // [1×1] → TROWEXPAND reading one element per row with stride 0.
+    void emitBroadcast(const Op& op) {
+        Operand d = tileOperand(op.result, op), s = tileOperand(op.operands.at(0), op);
+        if (fit(s, d, op, op.operands[0]) == Fit::Row) {
+            add(Opcode::TRowExpand, op, {d, s});
+            return;
+        }
+        add(Opcode::TMulS, op, {d, s}).scalar = 1.0;
+    }
+
+    static Opcode binaryOpcode(OpKind k) {
+        switch (k) {
+        case OpKind::Add:
+            return Opcode::TAdd;
+        case OpKind::Sub:
+            return Opcode::TSub;
+        case OpKind::Mul:
+            return Opcode::TMul;
+        case OpKind::Div:
+            return Opcode::TDiv;
+        case OpKind::Max:
+            return Opcode::TMax;
+        case OpKind::Min:
+            return Opcode::TMin;
+        default:
+            return Opcode::TCmp;
+        }
+    }
+    static std::optional<Opcode> rowExpandOpcode(OpKind k) {
+        switch (k) {
+        case OpKind::Add:
+            return Opcode::TRowExpandAdd;
+        case OpKind::Sub:
+            return Opcode::TRowExpandSub;
+        case OpKind::Mul:
+            return Opcode::TRowExpandMul;
+        case OpKind::Div:
+            return Opcode::TRowExpandDiv;
+        case OpKind::Max:
+            return Opcode::TRowExpandMax;
+        default:
+            return std::nullopt;
+        }
+    }
+    static std::optional<Opcode> scalarOpcode(OpKind k) {
+        switch (k) {
+        case OpKind::AddS:
+            return Opcode::TAddS;
+        case OpKind::SubS:
+            return Opcode::TSubS;
+        case OpKind::MulS:
+            return Opcode::TMulS;
+        case OpKind::DivS:
+            return Opcode::TDivS;
+        case OpKind::MaxS:
+            return Opcode::TMaxS;
+        case OpKind::MinS:
+            return Opcode::TMinS;
+        case OpKind::CmpS:
+            return Opcode::TCmpS;
+        default:
+            return std::nullopt;
+        }
+    }
+    static std::optional<Opcode> unaryOpcode(OpKind k) {
+        switch (k) {
+        case OpKind::Exp:
+            return Opcode::TExp;
+        case OpKind::Log:
+            return Opcode::TLog;
+        case OpKind::Sqrt:
+            return Opcode::TSqrt;
+        case OpKind::Rsqrt:
+            return Opcode::TRsqrt;
+        case OpKind::Reciprocal:
+            return Opcode::TRecip;
+        case OpKind::Abs:
+            return Opcode::TAbs;
+        case OpKind::Neg:
+            return Opcode::TNeg;
+        case OpKind::Relu:
+            return Opcode::TRelu;
+        default:
+            return std::nullopt;
+        }
+    }
+
+    const BlockProgram& m_program;
+    const Function& m_tile;
+    const BlockFunction& m_block;
+    const PtoProgram& m_out;
+    const std::vector<uint32_t>& m_gmIndex;
+    std::vector<Instr>* m_instrs = nullptr;
+};
+
+} // namespace
+
+PtoProgram emitPto(const BlockProgram& program, const ExecGraph& exec) {
+    PtoProgram out;
+    out.name = program.tile.name;
+    std::vector<uint32_t> gmIndex(program.tile.valueCount(), kNoId);
+    layOutGm(program.tile, out, gmIndex);
+    out.kernels.reserve(program.blocks.size());
+    for (const BlockFunction& block : program.blocks)
+        out.kernels.push_back(KernelEmitter(program, block, out, gmIndex).run());
+    out.exec = exec;
+    return out;
+}
+
+} // namespace pto

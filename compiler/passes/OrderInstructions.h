@@ -1,0 +1,16 @@
+// Block level: the item order of every block function.
+#pragma once
+
+#include "compiler/ir/Block.h"
+
+namespace pto {
+
+// Reorders each block's items into a topological order of its tile ops that keeps the
+// block's components (tile chains) in program order, one after the other, so that the pipes
+// of consecutive chains can overlap. Inside a chain the order is a depth-first post-order
+// from the chain's sinks (in program order), visiting operands left to right: every op comes
+// right after what it needs, loads just before their first use, and a matmul_acc chain keeps
+// k ascending (the accumulator is operand 0). Must run before insert-sync.
+void orderInstructions(BlockProgram& program);
+
+} // namespace pto

@@ -1,0 +1,334 @@
+// Tile → Block: on-chip dataflow components, isomorphic groups, GM depth, packing into tasks.
+#include "compiler/passes/PartitionBlocks.h"
+
+#include "compiler/ir/Placement.h"
+#include "compiler/ir/Printer.h"
+#include "compiler/passes/BuildExecGraph.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <string>
+#include <unordered_map>
+
+namespace pto {
+namespace {
+
+// The value as the printer shows it (error paths only: builds the function's name table).
+std::string valueName(const Function& f, ValueId v) {
+    std::string s(1, '%');
+    s += NameTable(f)[v];
+    return s;
+}
+
+std::string describe(const Function& f, const Op& op) {
+    std::string s(opName(op.kind));
+    if (op.result != kNoId) return s + " " + valueName(f, op.result);
+    if (!op.operands.empty()) return s + " " + valueName(f, op.operands[0]);
+    return s;
+}
+
+class UnionFind {
+public:
+    explicit UnionFind(size_t n) : m_parent(n) { std::iota(m_parent.begin(), m_parent.end(), 0u); }
+    uint32_t find(uint32_t x) {
+        while (m_parent[x] != x) x = m_parent[x] = m_parent[m_parent[x]];
+        return x;
+    }
+    // Keeps the smaller index as the root, so a root is its component's first op.
+    void unite(uint32_t a, uint32_t b) {
+        a = find(a);
+        b = find(b);
+        if (a != b) m_parent[std::max(a, b)] = std::min(a, b);
+    }
+
+private:
+    std::vector<uint32_t> m_parent;
+};
+
+// What is wrong with the memory spaces of a tile op's operands and result ("" = nothing).
+std::string spaceProblem(const Function& tile, const Op& op, const Placement& place) {
+    auto space = [&](ValueId v) { return tile.type(v).space; };
+    auto is = [&](size_t i, std::initializer_list<MemSpace> ok) {
+        return i < op.operands.size() &&
+               std::find(ok.begin(), ok.end(), space(op.operands[i])) != ok.end();
+    };
+    switch (op.kind) {
+    case OpKind::TLoad:
+        return is(0, {MemSpace::GM}) ? "" : "loads from a value that is not in GM";
+    case OpKind::TStore:
+        return is(1, {MemSpace::GM}) ? "" : "stores to a value that is not in GM";
+    case OpKind::TMove:
+        return is(0, {MemSpace::L1}) &&
+                       (space(op.result) == MemSpace::L0A || space(op.result) == MemSpace::L0B)
+                   ? ""
+                   : "moves L1 sub-tiles into L0A/L0B only";
+    case OpKind::Matmul:
+        return is(0, {MemSpace::L0A}) && is(1, {MemSpace::L0B}) ? "" : "reads L0A × L0B tiles";
+    case OpKind::MatmulAcc:
+        return is(0, {MemSpace::L0C}) && is(1, {MemSpace::L0A}) && is(2, {MemSpace::L0B})
+                   ? ""
+                   : "accumulates an L0C tile with L0A × L0B tiles";
+    default:
+        break;
+    }
+    if (place.pipe != Pipe::V) return "";
+    for (size_t i = 0; i < op.operands.size(); ++i)
+        if (!is(i, {MemSpace::UB})) return "vector ops read UB tiles only";
+    return op.result == kNoId || space(op.result) == MemSpace::UB
+               ? ""
+               : "vector ops write UB tiles only";
+}
+
+// The core type an op runs on; throws for ops that have no place on a core.
+CoreType coreOf(const Function& tile, const Op& op) {
+    if (!(opInfo(op.kind).levels & kLevelTile) || isDirective(op.kind))
+        throw CompileError({}, op.loc,
+                           describe(tile, op) +
+                               ": not a Tile-level op (run decompose-composites and expand-tiles "
+                               "before partition-blocks)");
+    for (ValueId v : op.operands)
+        if (tile.type(v).space == MemSpace::None)
+            throw CompileError({}, op.loc,
+                               describe(tile, op) + ": operand " + valueName(tile, v) +
+                                   " has no memory space (did assign-memory run?)");
+    if (op.result != kNoId && !tile.type(op.result).isTile())
+        throw CompileError({}, op.loc,
+                           describe(tile, op) + ": result must be an on-chip tile, not " +
+                               std::string(memSpaceName(tile.type(op.result).space)));
+    Placement place = placeTileOp(tile, op);
+    std::string problem = place.core == CoreType::None
+                              ? std::string("no core can run it with these memory spaces")
+                              : spaceProblem(tile, op, place);
+    if (!problem.empty()) throw CompileError({}, op.loc, describe(tile, op) + ": " + problem);
+    return place.core;
+}
+
+// Components of on-chip dataflow in CSR form, numbered by first op (program order).
+struct Components {
+    std::vector<uint32_t> ofOp;  // op → component (kNoId for GM declarations)
+    std::vector<uint32_t> start; // component c owns ops[start[c] .. start[c+1])
+    std::vector<OpId> ops;       // program order within each component
+    std::vector<CoreType> core;
+    uint32_t count() const { return uint32_t(core.size()); }
+    OpId first(uint32_t c) const { return ops[start[c]]; }
+};
+
+Components findComponents(const Function& tile) {
+    const size_t n = tile.ops().size();
+    UnionFind uf(n);
+    std::vector<bool> inBlock(n, false);
+    for (const Op& op : tile.ops()) {
+        if (op.kind == OpKind::GmTensor) continue;
+        inBlock[op.id] = true;
+        for (ValueId v : op.operands) {
+            const Op* producer = tile.producer(v);
+            if (producer && tile.type(v).space != MemSpace::GM) uf.unite(op.id, producer->id);
+        }
+    }
+    Components c;
+    c.ofOp.assign(n, kNoId);
+    std::vector<uint32_t> size;
+    for (const Op& op : tile.ops()) {
+        if (!inBlock[op.id]) continue;
+        CoreType core = coreOf(tile, op);
+        uint32_t root = uf.find(op.id);
+        if (root == op.id) {
+            c.ofOp[op.id] = c.count();
+            c.core.push_back(core);
+            size.push_back(0);
+        } else {
+            c.ofOp[op.id] = c.ofOp[root];
+        }
+        uint32_t comp = c.ofOp[op.id];
+        ++size[comp];
+        if (core != c.core[comp]) {
+            const Op& head = tile.op(root);
+            throw CompileError(
+                {}, op.loc,
+                "internal: on-chip dataflow mixes core types: " + describe(tile, op) + " runs on " +
+                    std::string(coreTypeName(core)) + " but is connected to " +
+                    describe(tile, head) + " on " + std::string(coreTypeName(c.core[comp])) +
+                    " (AIC and AIV exchange data only through GM)");
+        }
+    }
+    c.start.assign(c.count() + 1, 0);
+    for (uint32_t i = 0; i < c.count(); ++i) c.start[i + 1] = c.start[i] + size[i];
+    c.ops.resize(c.start.back());
+    std::vector<uint32_t> fill(c.start.begin(), c.start.end() - 1);
+    for (const Op& op : tile.ops())
+        if (c.ofOp[op.id] != kNoId) c.ops[fill[c.ofOp[op.id]]++] = op.id;
+    return c;
+}
+
+void appendType(std::string& sig, const Type& t) {
+    sig += char(t.dtype);
+    sig += char(t.space);
+    for (int64_t d : t.shape) sig.append(reinterpret_cast<const char*>(&d), sizeof d);
+    sig += '|';
+}
+
+// Isomorphic group of every component: equal signatures (kinds, types, order) share a group.
+std::vector<uint32_t> isomorphicGroups(const Function& tile, const Components& comps) {
+    std::unordered_map<std::string, uint32_t> groupOf;
+    std::vector<uint32_t> group(comps.count());
+    std::string sig;
+    for (uint32_t c = 0; c < comps.count(); ++c) {
+        sig.clear();
+        for (uint32_t i = comps.start[c]; i < comps.start[c + 1]; ++i) {
+            const Op& op = tile.op(comps.ops[i]);
+            sig.append(reinterpret_cast<const char*>(&op.kind), sizeof op.kind);
+            for (ValueId v : op.operands) appendType(sig, tile.type(v));
+            if (op.result != kNoId) appendType(sig, tile.type(op.result));
+            sig += ';';
+        }
+        group[c] = groupOf.try_emplace(sig, uint32_t(groupOf.size())).first->second;
+    }
+    return group;
+}
+
+// Depth of every component in the graph of GM dependencies between components (0 = depends on
+// nothing). The dependencies are those of buildExecGraph with one task per component.
+std::vector<uint32_t> gmDepths(Function& tile, const Components& comps) {
+    BlockProgram probe;
+    probe.tile = std::move(tile);
+    probe.blocks.resize(comps.count());
+    for (uint32_t c = 0; c < comps.count(); ++c) {
+        BlockFunction& b = probe.blocks[c];
+        b.id = c;
+        b.core = comps.core[c];
+        const Op& first = probe.tile.op(comps.first(c));
+        b.name = "the tile chain of " + std::string(opName(first.kind)) + " at " +
+                 std::to_string(first.loc.line) + ":" + std::to_string(first.loc.col);
+        for (uint32_t i = comps.start[c]; i < comps.start[c + 1]; ++i)
+            if (const Op& op = probe.tile.op(comps.ops[i]);
+                op.kind == OpKind::TLoad || op.kind == OpKind::TStore)
+                b.items.push_back({op.id, {}});
+    }
+    struct Restore { // gives the function back even if buildExecGraph throws
+        Function& to;
+        Function& from;
+        ~Restore() { to = std::move(from); }
+    } restore{tile, probe.tile};
+    ExecGraph deps = buildExecGraph(probe);
+
+    std::vector<uint32_t> depth(comps.count(), 0), indegree(comps.count(), 0);
+    std::vector<uint32_t> start(comps.count() + 1, 0);
+    for (const TaskDep& d : deps.deps) {
+        ++indegree[d.to];
+        ++start[d.from + 1];
+    }
+    for (uint32_t c = 0; c < comps.count(); ++c) start[c + 1] += start[c];
+    std::vector<uint32_t> ready;
+    for (uint32_t c = 0; c < comps.count(); ++c)
+        if (indegree[c] == 0) ready.push_back(c);
+    while (!ready.empty()) { // deps are sorted by `from`: CSR over deps.deps
+        uint32_t c = ready.back();
+        ready.pop_back();
+        for (uint32_t e = start[c]; e < start[c + 1]; ++e) {
+            uint32_t to = deps.deps[e].to;
+            depth[to] = std::max(depth[to], depth[c] + 1);
+            if (--indegree[to] == 0) ready.push_back(to);
+        }
+    }
+    return depth;
+}
+
+struct PendingBlock {
+    uint32_t depth = 0;
+    OpId firstOp = 0;
+    uint32_t group = 0;
+    CoreType core = CoreType::AIV;
+    std::vector<uint32_t> comps;
+};
+
+// Splits the components of one (group, depth) bucket into blocks of consecutive components.
+void packBucket(const std::vector<uint32_t>& bucket, int cores, int tilesPerTask,
+                std::vector<PendingBlock>& out, const PendingBlock& proto) {
+    const size_t n = bucket.size();
+    size_t pos = 0;
+    const size_t blocks =
+        tilesPerTask > 0 ? (n + tilesPerTask - 1) / tilesPerTask : std::min(n, size_t(cores));
+    for (size_t b = 0; b < blocks; ++b) {
+        size_t take = tilesPerTask > 0 ? std::min(size_t(tilesPerTask), n - pos)
+                                       : n / blocks + (b < n % blocks ? 1 : 0);
+        PendingBlock block = proto;
+        block.comps.assign(bucket.begin() + pos, bucket.begin() + pos + take);
+        out.push_back(std::move(block));
+        pos += take;
+    }
+}
+
+// Blocks of every (group, depth) bucket, sorted by (depth, first op): a topological order of
+// the tasks.
+std::vector<PendingBlock> planBlocks(const Function& tile, const Components& comps,
+                                     const std::vector<uint32_t>& group,
+                                     const std::vector<uint32_t>& depth,
+                                     const PartitionOptions& opts) {
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> bucketOf;
+    std::vector<std::vector<uint32_t>> buckets; // in order of their first component
+    for (uint32_t c = 0; c < comps.count(); ++c) {
+        auto [it, fresh] = bucketOf.try_emplace({group[c], depth[c]}, uint32_t(buckets.size()));
+        if (fresh) buckets.emplace_back();
+        buckets[it->second].push_back(c);
+    }
+    std::vector<PendingBlock> pending;
+    for (const std::vector<uint32_t>& bucket : buckets) {
+        const uint32_t c0 = bucket.front();
+        const CoreType core = comps.core[c0];
+        const int cores = core == CoreType::AIC ? opts.aicCores : opts.aivCores;
+        if (cores <= 0 && opts.tilesPerTask <= 0)
+            throw CompileError({}, tile.op(comps.first(c0)).loc,
+                               "partition-blocks: no " + std::string(coreTypeName(core)) +
+                                   " cores to run " + std::to_string(bucket.size()) +
+                                   " tile chains like " + describe(tile, tile.op(comps.first(c0))));
+        PendingBlock proto{depth[c0], 0, group[c0], core, {}};
+        packBucket(bucket, cores, opts.tilesPerTask, pending, proto);
+    }
+    for (PendingBlock& b : pending) b.firstOp = comps.first(b.comps.front());
+    std::sort(pending.begin(), pending.end(), [](const PendingBlock& a, const PendingBlock& b) {
+        return std::pair(a.depth, a.firstOp) < std::pair(b.depth, b.firstOp);
+    });
+    return pending;
+}
+
+// The block functions: ids in order, names <function>_<core>_<n>, items component by component.
+BlockProgram buildProgram(Function tile, const Components& comps,
+                          const std::vector<PendingBlock>& pending) {
+    BlockProgram program;
+    program.blockOfOp.assign(tile.ops().size(), kNoId);
+    program.blocks.resize(pending.size());
+    const std::string base = tile.name.empty() ? "kernel" : tile.name;
+    int perCore[3] = {0, 0, 0};
+    for (uint32_t id = 0; id < pending.size(); ++id) {
+        const PendingBlock& p = pending[id];
+        BlockFunction& block = program.blocks[id];
+        block.id = id;
+        block.core = p.core;
+        block.group = p.group;
+        block.name = base + "_" + std::string(coreTypeName(p.core)) + "_" +
+                     std::to_string(perCore[int(p.core)]++);
+        size_t items = 0;
+        for (uint32_t c : p.comps) items += comps.start[c + 1] - comps.start[c];
+        block.items.reserve(items);
+        for (uint32_t c : p.comps)
+            for (uint32_t i = comps.start[c]; i < comps.start[c + 1]; ++i) {
+                block.items.push_back({comps.ops[i], {}});
+                program.blockOfOp[comps.ops[i]] = id;
+            }
+    }
+    program.tile = std::move(tile);
+    return program;
+}
+
+} // namespace
+
+BlockProgram partitionBlocks(Function tile, const PartitionOptions& opts) {
+    const Components comps = findComponents(tile);
+    const std::vector<uint32_t> group = isomorphicGroups(tile, comps);
+    const std::vector<uint32_t> depth = gmDepths(tile, comps);
+    const std::vector<PendingBlock> pending = planBlocks(tile, comps, group, depth, opts);
+    return buildProgram(std::move(tile), comps, pending);
+}
+
+} // namespace pto

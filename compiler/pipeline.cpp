@@ -1,0 +1,70 @@
+// The whole lowering, written out in one place: Tensor → Tile → Block → Exec → PTO.
+#include "compiler/Pipeline.h"
+
+#include "compiler/ir/Parser.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace pto {
+
+bool lowerToPto(PassManager& pm) {
+    // Tensor level: the program as written, checked and simplified.
+    return pm.run("verify") &&               //
+           pm.run("decompose-composites") && //
+           pm.run("fold-constants") &&       //
+           pm.run("dead-code") &&            //
+           // Tensor → Tile: unroll over tile shapes, place tiles, move data.
+           pm.run("expand-tiles") &&   //
+           pm.run("assign-memory") &&  //
+           pm.run("insert-copies") &&  //
+           pm.run("tile-dead-code") && //
+           // Tile → Block: per-core functions with buffers and sync.
+           pm.run("partition-blocks") &&   //
+           pm.run("order-instructions") && //
+           pm.run("allocate-buffers") &&   //
+           pm.run("insert-sync") &&        //
+           // Block → Exec → PTO.
+           pm.run("build-exec-graph") && //
+           pm.run("emit-pto");
+}
+
+CompileState loadProgramText(const std::string& text, const std::string& file,
+                             const std::string& entry) {
+    return loadModule(parseModule(text, file), entry);
+}
+
+CompileState loadModule(Module module, const std::string& entry) {
+    const std::string& file = module.file;
+    const Function* fn = nullptr;
+    if (entry.empty()) {
+        fn = module.entry();
+    } else {
+        for (const Function& f : module.functions)
+            if (f.name == entry) fn = &f;
+    }
+    if (!fn) {
+        std::string msg = entry.empty() ? std::string("the program defines no function")
+                                        : fmt::format("no function named @{}", entry);
+        throw CompileError(file, {}, msg);
+    }
+    CompileState state;
+    state.file = module.file;
+    state.source = module.source;
+    state.tensor = *fn;
+    return state;
+}
+
+CompileState loadProgram(const std::string& path, const std::string& entry) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw CompileError(path, {}, fmt::format("cannot open: {}", std::strerror(errno)));
+    std::ostringstream text;
+    text << in.rdbuf();
+    return loadProgramText(text.str(), path, entry);
+}
+
+} // namespace pto

@@ -1,0 +1,95 @@
+// simulate(): wires the program preparation, functional executor, timing engine and trace
+// emitter together for one run.
+#include "simulator/Simulator.h"
+
+#include "simulator/engine/Engine.h"
+#include "simulator/numerics/Executor.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+namespace pto::sim {
+namespace {
+
+// Hands each completed instruction to the functional executor.
+class ExecutorSink final : public InstrSink {
+public:
+    explicit ExecutorSink(FunctionalExecutor& executor) : m_executor(executor) {}
+    void execute(int coreId, CoreType core, const Instr& instr) override {
+        m_executor.execute(coreId, core, instr);
+    }
+
+private:
+    FunctionalExecutor& m_executor;
+};
+
+TraceSetup traceSetup(const PtoProgram& program, const ArchConfig& arch,
+                      const SimOptions& options) {
+    TraceSetup setup;
+    setup.level = options.traceLevel;
+    setup.clockHz = arch.clockHz();
+    setup.aicCores = static_cast<int>(arch.count(Param::AicCount));
+    setup.aivCores = static_cast<int>(arch.count(Param::AivCount));
+    setup.archName = arch.name();
+    setup.archJson = archJson(arch);
+    setup.programName = program.name;
+    return setup;
+}
+
+std::vector<std::string> warningTexts(const SimResult& result) {
+    std::vector<std::string> texts;
+    for (const SimWarning& w : result.warnings)
+        texts.push_back(fmt::format("{} {} (kernel {}, cycle {}): {}",
+                                    w.site.coreType == CoreType::AIC ? "AIC" : "AIV", w.site.core,
+                                    w.site.kernel, w.site.cycle, w.message));
+    return texts;
+}
+
+} // namespace
+
+const CoreStats& SimResult::core(CoreType type, int index) const {
+    for (const CoreStats& c : cores)
+        if (c.type == type && c.core == index) return c;
+    throw std::out_of_range("SimResult::core: no such core");
+}
+
+SimResult simulate(const PtoProgram& program, const ArchConfig& arch,
+                   std::span<const TensorData> inputs, const SimOptions& options,
+                   tracedb::TraceWriter* trace) {
+    validateArch(arch);
+    const CostModel costs(arch);
+    const TimedProgram timed(program, arch, costs);
+    const TargetInfo target = toTargetInfo(arch);
+
+    std::optional<GlobalMemory> gm;
+    std::optional<FunctionalExecutor> executor;
+    std::optional<ExecutorSink> sink;
+    if (!options.timingOnly) {
+        gm.emplace(program, inputs);
+        executor.emplace(program, target, *gm,
+                         ExecOptions{options.checkUninitialized, options.sourceFile});
+        sink.emplace(*executor);
+    }
+    std::optional<TraceEmitter> emitter;
+    if (trace && options.traceLevel != TraceLevel::None)
+        emitter.emplace(*trace, traceSetup(program, arch, options));
+
+    Engine engine(timed, arch, costs, options, sink ? &*sink : nullptr,
+                  emitter ? &*emitter : nullptr);
+    SimResult result;
+    try {
+        result = engine.run();
+    } catch (const SimFault& fault) {
+        if (emitter) emitter->finishAfterFault(fault.site().cycle, fault.what());
+        throw;
+    }
+    if (emitter) {
+        emitter->finish(result.totalCycles.count(), warningTexts(result));
+        result.traceRows = emitter->rows();
+    }
+    if (gm) result.outputs = gm->outputs();
+    return result;
+}
+
+} // namespace pto::sim

@@ -1,0 +1,107 @@
+// How long an instruction takes, from the arch config: cube and vector cost formulas, flag
+// costs, DMA paths with their per-core rates, efficiency and latencies.
+#pragma once
+
+// Formulas (cycles; every total is rounded up to a whole cycle):
+//   cube    TMATMUL[_ACC] m×k×n: startup + slope · ⌈m/m0⌉·⌈k/k0'⌉·⌈n/n0⌉ · f, where k0' = k0
+//           (×cube.i8_k_factor for i8 inputs) and f = cube.f32_cycle_factor for f32 inputs,
+//           else 1 (128×64×256 f16 = 6 + 8·4·16 = 518)
+//   vector  startup · ⌈repeats / vector.max_repeats⌉ + slope · repeats, repeats =
+//           ⌈largest operand bytes / vector.bytes_per_repeat⌉ (at least one startup)
+//   sync    SET_FLAG / WAIT_FLAG / BARRIER: startup (the wait is extra, decided by the engine)
+//   on-chip move (L1→L0A/L0B, L0C→L1, UB→UB): dma.onchip_latency + bytes / path rate
+//   GM transfer: latency + GM bytes / rate, latency = h·l2.latency + (1−h)·hbm.latency
+//           (h = l2.hit_ratio), rate = min(path rate × efficiency, share of the shared
+//           bandwidth) — the share is the engine's (BandwidthServer).
+//   efficiency = size factor × alignment factor; size factor = 1 for ≥ small_transfer_bytes,
+//           else floor + (1 − floor)·bytes/small_transfer_bytes; alignment factor = 1 when the
+//           GM address (and the row pitch of a multi-row transfer) is a multiple of
+//           mem.gm_align, else dma.misaligned_efficiency.
+
+#include "compiler/ir/Pto.h"
+#include "simulator/arch/ArchConfig.h"
+#include "simulator/arch/OpcodeClass.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace pto::sim {
+
+enum class DmaPath : uint8_t {
+    GmToUb,
+    GmToL1,
+    UbToGm,
+    L1ToGm,
+    L0cToGm,
+    L0cToL1,
+    L1ToL0a,
+    L1ToL0b,
+    UbToUb,
+};
+inline constexpr int kDmaPathCount = 9;
+
+/// "GM->UB", "L1->L0A"...
+std::string_view dmaPathName(DmaPath path);
+/// The path of a move from `src` to `dst`, or nullopt when the chip has none.
+std::optional<DmaPath> dmaPathOf(MemSpace src, MemSpace dst);
+constexpr bool isGmPath(DmaPath p) {
+    return p <= DmaPath::L0cToGm;
+}
+/// Whether a data-movement opcode moves along `path` (TLOAD: GM->UB/L1; TSTORE: UB/L1/L0C->GM;
+/// TEXTRACT: L1->L0A/L0B; TMOV: L1->L0A/L0B, L0C->L1, UB->UB).
+bool opcodeMovesAlong(Opcode op, DmaPath path);
+/// The pipe that runs a move along `path`: MTE2 into the core, MTE3 out of UB/L1, FIX out of
+/// L0C, MTE1 from L1 to L0, V within UB.
+Pipe dmaPathPipe(DmaPath path);
+
+/// Which shared resource limits GM transfers when they saturate it.
+enum class SharedLimit : uint8_t { Hbm, L2 };
+
+/// A GM transfer's inputs to the shared-bandwidth model.
+struct GmTransferCost {
+    double bytes = 0;      ///< GM-side bytes
+    double cap = 0;        ///< path rate × efficiency, B/cycle
+    double efficiency = 1; ///< the factor applied to the path rate
+    int64_t latency = 0;   ///< cycles before data streams
+};
+
+class CostModel {
+public:
+    explicit CostModel(const ArchConfig& arch);
+
+    int64_t cubeCycles(const Instr& instr) const;
+    int64_t vectorCycles(const Instr& instr) const;
+    int64_t syncCycles(Opcode op) const;
+    int64_t onchipCycles(DmaPath path, int64_t bytes) const;
+    GmTransferCost gmTransfer(DmaPath path, const Operand& gm) const;
+
+    double pathRate(DmaPath path) const { return m_pathRate[static_cast<int>(path)]; }
+    /// Transfer efficiency of a GM operand (size and alignment).
+    double efficiency(const Operand& gm) const;
+    /// Bytes per cycle all GM transfers together can move: min(L2, HBM / (1 − h)).
+    double sharedCapacity() const { return m_sharedCapacity; }
+    SharedLimit sharedLimit() const { return m_sharedLimit; }
+    /// Share of GM bytes that also cross HBM (1 − l2.hit_ratio).
+    double hbmShare() const { return m_hbmShare; }
+
+private:
+    struct OpCost {
+        double startup = 0;
+        double slope = 0;
+    };
+
+    std::array<OpCost, kOpcodeCount> m_cost{};
+    std::array<double, kDmaPathCount> m_pathRate{};
+    double m_m0, m_k0, m_n0, m_i8KFactor, m_f32Factor;
+    double m_bytesPerRepeat, m_maxRepeats;
+    double m_onchipLatency;
+    int64_t m_gmLatency;
+    double m_smallBytes, m_smallFloor, m_misaligned;
+    int64_t m_gmAlign;
+    double m_sharedCapacity, m_hbmShare;
+    SharedLimit m_sharedLimit;
+};
+
+} // namespace pto::sim

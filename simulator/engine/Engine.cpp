@@ -1,0 +1,406 @@
+// The discrete-event loop: task dispatch, per-pipe instruction issue, flags, barriers, GM
+// transfers through the bandwidth server, and completion (see Engine.h for the model).
+#include "simulator/engine/Engine.h"
+
+#include "simulator/engine/Deadlock.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace pto::sim {
+namespace {
+
+constexpr uint32_t kPipes = kPipeCount;
+
+int typeIndex(CoreType t) {
+    return static_cast<int>(t);
+}
+
+uint64_t readyKey(uint32_t taskId, uint32_t index) {
+    return (static_cast<uint64_t>(taskId) << 32) | index;
+}
+
+std::string_view limitName(SharedLimit limit) {
+    return limit == SharedLimit::Hbm ? "HBM" : "L2";
+}
+
+} // namespace
+
+Engine::Engine(const TimedProgram& program, const ArchConfig& arch, const CostModel& costs,
+               const SimOptions& options, InstrSink* sink, TraceEmitter* trace)
+    : m_program(program), m_costs(costs), m_options(options), m_sink(sink), m_trace(trace),
+      m_aicCount(static_cast<int>(arch.count(Param::AicCount))),
+      m_dispatchCost(static_cast<int64_t>(std::ceil(arch.cycles(Param::SchedDispatchCost)))),
+      m_server(costs.sharedCapacity()) {
+    const int aiv = static_cast<int>(arch.count(Param::AivCount));
+    m_cores.resize(static_cast<size_t>(m_aicCount + aiv));
+    for (int slot = 0; slot < static_cast<int>(m_cores.size()); ++slot) {
+        CoreState& core = m_cores[slot];
+        core.type = slot < m_aicCount ? CoreType::AIC : CoreType::AIV;
+        core.index = slot < m_aicCount ? slot : slot - m_aicCount;
+        m_idle[typeIndex(core.type)].push(static_cast<uint64_t>(slot));
+        CoreStats stats;
+        stats.type = core.type;
+        stats.core = core.index;
+        m_result.cores.push_back(stats);
+    }
+    const auto& tasks = program.tasks();
+    m_pendingPreds.resize(tasks.size());
+    m_taskSlices.assign(tasks.size(), 0);
+    m_result.tasks.resize(tasks.size());
+    for (uint32_t i = 0; i < tasks.size(); ++i) {
+        m_pendingPreds[i] = tasks[i].predecessors;
+        m_result.tasks[i].task = tasks[i].id;
+        if (tasks[i].predecessors == 0)
+            m_ready[typeIndex(tasks[i].core)].push(readyKey(tasks[i].id, i));
+    }
+}
+
+SimResult Engine::run() {
+    dispatchReady();
+    while (!m_queue.empty()) {
+        const Event e = m_queue.pop();
+        if (e.time > m_options.maxCycles)
+            throw SimLimitExceeded(fmt::format(
+                "simulation stopped at cycle {}: past the safety bound maxCycles = {} with {} of "
+                "{} tasks done",
+                e.time, m_options.maxCycles, m_tasksDone, m_program.tasks().size()));
+        m_now = e.time;
+        ++m_result.events;
+        const uint32_t target = e.target();
+        switch (e.kind()) {
+        case EventKind::PipeDone:
+            completeInstr(static_cast<int>(target / kPipes), static_cast<Pipe>(target % kPipes));
+            break;
+        case EventKind::DmaStream:
+            beginStream(static_cast<int>(target / kPipes), static_cast<Pipe>(target % kPipes));
+            break;
+        case EventKind::BandwidthDone:
+            // A stale event (older generation) would find nothing done; skip it early.
+            if (target == (m_server.generation() & Event::kTargetMask)) bandwidthDone();
+            break;
+        case EventKind::TaskStart:
+            startTask(static_cast<int>(target));
+            break;
+        }
+    }
+    if (m_tasksDone < m_program.tasks().size()) throwDeadlock();
+    m_result.totalCycles = Cycles(m_now);
+    if (m_trace) traceDependencies();
+    return std::move(m_result);
+}
+
+// --- Scheduler -------------------------------------------------------------------------------
+
+void Engine::dispatchReady() {
+    for (CoreType type : {CoreType::AIC, CoreType::AIV}) {
+        MinHeap& ready = m_ready[typeIndex(type)];
+        MinHeap& idle = m_idle[typeIndex(type)];
+        while (!ready.empty() && !idle.empty()) {
+            const auto task = static_cast<uint32_t>(ready.top() & 0xffffffffu);
+            const auto slot = static_cast<int>(idle.top());
+            ready.pop();
+            idle.pop();
+            CoreState& core = m_cores[slot];
+            core.task = static_cast<int32_t>(task);
+            core.dispatchedAt = m_now;
+            m_queue.push(m_now + m_dispatchCost, EventKind::TaskStart, static_cast<uint32_t>(slot));
+        }
+    }
+}
+
+void Engine::startTask(int slot) {
+    CoreState& core = m_cores[slot];
+    const TimedTask& task = m_program.tasks()[core.task];
+    core.kernel = &m_program.kernels()[task.kernel];
+    core.source = &m_program.source().kernels[task.kernel];
+    core.startedAt = m_now;
+    core.flags.fill(0);
+    core.live = 0;
+    core.waiting = 0;
+    for (uint32_t p = 0; p < kPipes; ++p) {
+        PipeState& pipe = core.pipes[p];
+        pipe = PipeState{};
+        pipe.pos = core.kernel->pipeBegin[p];
+        pipe.end = core.kernel->pipeBegin[p + 1];
+        pipe.readyAt = m_now;
+        if (pipe.pos < pipe.end) ++core.live;
+    }
+    if (m_trace && m_trace->wantsFull()) {
+        m_trace->resetFlags(slot);
+        if (m_now > core.dispatchedAt)
+            m_trace->dispatchStall(slot, task.id, core.dispatchedAt, m_now);
+    }
+    if (core.live == 0) {
+        finishTask(slot);
+        return;
+    }
+    for (uint32_t p = 0; p < kPipes; ++p)
+        if (core.pipes[p].pos < core.pipes[p].end) startNext(slot, static_cast<Pipe>(p));
+}
+
+void Engine::finishTask(int slot) {
+    CoreState& core = m_cores[slot];
+    const uint32_t index = static_cast<uint32_t>(core.task);
+    const TimedTask& task = m_program.tasks()[index];
+    checkLeftoverFlags(slot);
+    TaskRun& run = m_result.tasks[index];
+    run.coreType = core.type;
+    run.core = core.index;
+    run.dispatched = Cycles(core.dispatchedAt);
+    run.start = Cycles(core.startedAt);
+    run.end = Cycles(m_now);
+    CoreStats& stats = m_result.cores[slot];
+    stats.taskTime += Cycles(m_now - core.startedAt);
+    ++stats.tasks;
+    for (int p = 0; p < kDmaPathCount; ++p) m_result.bytesMoved[p] += core.kernel->bytes[p];
+    m_result.instructions += static_cast<int64_t>(core.kernel->instrs.size());
+    if (m_trace)
+        m_taskSlices[index] = m_trace->task(
+            slot, task.id, m_program.source().exec.tasks[index].name, core.startedAt, m_now);
+    core.task = -1;
+    core.kernel = nullptr;
+    m_idle[typeIndex(core.type)].push(static_cast<uint64_t>(slot));
+    ++m_tasksDone;
+    for (uint32_t next : task.successors)
+        if (--m_pendingPreds[next] == 0)
+            m_ready[typeIndex(m_program.tasks()[next].core)].push(
+                readyKey(m_program.tasks()[next].id, next));
+    dispatchReady();
+}
+
+// --- Pipes -------------------------------------------------------------------------------------
+
+void Engine::startNext(int slot, Pipe pipe) {
+    CoreState& core = m_cores[slot];
+    PipeState& ps = core.pipes[static_cast<int>(pipe)];
+    if (ps.pos == ps.end) {
+        ps.status = PipeStatus::Drained;
+        if (--core.live == 0) finishTask(slot);
+        return;
+    }
+    const TimedInstr& ti = core.kernel->instrs[ps.pos];
+    const uint32_t index = ti.index;
+    const uint32_t target = static_cast<uint32_t>(slot) * kPipes + static_cast<uint32_t>(pipe);
+    const uint32_t bit = 1u << static_cast<uint32_t>(pipe);
+    switch (ti.kind) {
+    case InstrKind::WaitFlag:
+        if (core.flags[ti.flag] == 0) {
+            ps.status = PipeStatus::WaitFlag;
+            core.waiting |= bit;
+            return;
+        }
+        --core.flags[ti.flag];
+        if (m_trace && m_trace->wantsFull() && m_now > ps.readyAt) {
+            const Instr& in = core.source->instrs[index];
+            m_trace->flagWait(slot, pipe, in.flagSrc, in.flagDst, in.event,
+                              core.kernel->firstInstrId + index, taskId(core), ps.readyAt, m_now);
+        }
+        m_queue.push(m_now + ti.cycles, EventKind::PipeDone, target);
+        break;
+    case InstrKind::Barrier:
+        if (core.pipes[static_cast<int>(ti.awaited)].completed < ti.aux) {
+            ps.status = PipeStatus::WaitBarrier;
+            core.waiting |= bit;
+            return;
+        }
+        if (m_trace && m_trace->wantsFull() && m_now > ps.readyAt)
+            m_trace->barrierWait(slot, pipe, ti.awaited, core.kernel->firstInstrId + index,
+                                 taskId(core), ps.readyAt, m_now);
+        m_queue.push(m_now + ti.cycles, EventKind::PipeDone, target);
+        break;
+    case InstrKind::GmDma:
+        ps.throttled = 0;
+        m_queue.push(m_now + m_program.gmTransfers()[ti.aux].cost.latency, EventKind::DmaStream,
+                     target);
+        break;
+    case InstrKind::Fixed:
+    case InstrKind::SetFlag:
+        m_queue.push(m_now + ti.cycles, EventKind::PipeDone, target);
+        break;
+    }
+    ps.status = PipeStatus::Busy;
+    ps.startedAt = m_now;
+    core.waiting &= ~bit;
+}
+
+void Engine::beginStream(int slot, Pipe pipe) {
+    const CoreState& core = m_cores[slot];
+    const PipeState& ps = core.pipes[static_cast<int>(pipe)];
+    const TimedInstr& ti = core.kernel->instrs[ps.pos];
+    const GmTransferCost& cost = m_program.gmTransfers()[ti.aux].cost;
+    const uint32_t target = static_cast<uint32_t>(slot) * kPipes + static_cast<uint32_t>(pipe);
+    if (cost.bytes <= 0) {
+        completeInstr(slot, pipe);
+        return;
+    }
+    m_server.join(m_now, target, cost.bytes, cost.cap);
+    scheduleBandwidth();
+}
+
+void Engine::scheduleBandwidth() {
+    if (const std::optional<int64_t> next = m_server.next())
+        m_queue.push(*next, EventKind::BandwidthDone, m_server.generation());
+    if (m_trace && m_trace->wantsFull()) {
+        const double total = m_server.throughput();
+        m_trace->bandwidth(m_now, total * m_costs.hbmShare(), total);
+    }
+}
+
+void Engine::bandwidthDone() {
+    const std::vector<BandwidthServer::Finished> done = m_server.collect(m_now);
+    scheduleBandwidth();
+    for (const BandwidthServer::Finished& f : done) {
+        const int slot = static_cast<int>(f.owner / kPipes);
+        const auto pipe = static_cast<Pipe>(f.owner % kPipes);
+        m_cores[slot].pipes[static_cast<int>(pipe)].throttled = f.throttled;
+        completeInstr(slot, pipe);
+    }
+}
+
+void Engine::completeInstr(int slot, Pipe pipe) {
+    CoreState& core = m_cores[slot];
+    PipeState& ps = core.pipes[static_cast<int>(pipe)];
+    const TimedInstr& ti = core.kernel->instrs[ps.pos];
+    const uint32_t index = ti.index;
+    const Instr& instr = core.source->instrs[index];
+    if (m_sink) {
+        try {
+            m_sink->execute(core.index, core.type, instr);
+        } catch (SimFault& fault) {
+            fault.setCycle(m_now);
+            throw;
+        }
+    }
+    m_result.cores[slot].busy[static_cast<int>(pipe)] += Cycles(m_now - ps.startedAt);
+    if (m_trace) {
+        int64_t slice = 0;
+        if (m_trace->wantsInstructions())
+            slice = m_trace->instr(slot, pipe, instr.opcode, core.kernel->firstInstrId + index,
+                                   taskId(core), ps.startedAt, m_now);
+        if (m_trace->wantsFull()) {
+            if (ti.kind == InstrKind::SetFlag) m_trace->flagSet(slot, ti.flag, slice);
+            if (ti.kind == InstrKind::WaitFlag) m_trace->flagConsumed(slot, ti.flag, slice);
+            const auto lost = static_cast<int64_t>(std::llround(ps.throttled));
+            if (ti.kind == InstrKind::GmDma && lost > 0)
+                m_trace->bandwidthStall(slot, pipe, core.kernel->firstInstrId + index, taskId(core),
+                                        m_now - lost, m_now, limitName(m_costs.sharedLimit()),
+                                        m_costs.pathRate(m_program.gmTransfers()[ti.aux].path));
+        }
+    }
+    ++ps.pos;
+    ++ps.completed;
+    ps.readyAt = m_now;
+    ps.status = PipeStatus::Busy; // until startNext decides
+    const bool setFlag = ti.kind == InstrKind::SetFlag;
+    if (setFlag) ++core.flags[ti.flag];
+    wakeWaiters(slot, setFlag, pipe);
+    if (core.kernel) startNext(slot, pipe);
+}
+
+// Restarts pipes of the core blocked on a flag (after a SET_FLAG completed) or on a barrier
+// awaiting `finishedPipe`.
+void Engine::wakeWaiters(int slot, bool flagChanged, Pipe finishedPipe) {
+    CoreState& core = m_cores[slot];
+    if (core.waiting == 0) return;
+    for (uint32_t p = 0; p < kPipes; ++p) {
+        if (!(core.waiting & (1u << p))) continue;
+        const PipeState& other = core.pipes[p];
+        if (other.status == PipeStatus::WaitFlag && flagChanged) {
+            startNext(slot, static_cast<Pipe>(p));
+        } else if (other.status == PipeStatus::WaitBarrier) {
+            const TimedInstr& ti = core.kernel->instrs[other.pos];
+            if (ti.awaited == finishedPipe) startNext(slot, static_cast<Pipe>(p));
+        }
+    }
+}
+
+// --- Reporting ---------------------------------------------------------------------------------
+
+void Engine::traceDependencies() {
+    const auto& tasks = m_program.tasks();
+    for (uint32_t i = 0; i < tasks.size(); ++i)
+        for (uint32_t next : tasks[i].successors)
+            m_trace->dependency(m_taskSlices[i], m_taskSlices[next]);
+}
+
+void Engine::checkLeftoverFlags(int slot) {
+    const CoreState& core = m_cores[slot];
+    for (int f = 0; f < kFlagSlots; ++f) {
+        if (core.flags[f] == 0) continue;
+        const int event = f % kEventIds;
+        const int pair = f / kEventIds;
+        const auto src = static_cast<Pipe>(pair / kPipeCount);
+        const auto dst = static_cast<Pipe>(pair % kPipeCount);
+        SimWarning w;
+        w.site.coreType = core.type;
+        w.site.core = core.index;
+        w.site.cycle = m_now;
+        w.site.kernel = m_program.tasks()[core.task].kernel;
+        w.message = fmt::format("task {} ended with {} SET_FLAG {}->{}#{} never waited for",
+                                taskId(core), core.flags[f], pipeName(src), pipeName(dst), event);
+        m_result.warnings.push_back(std::move(w));
+    }
+}
+
+void Engine::throwDeadlock() {
+    std::vector<BlockedPipe> blocked;
+    std::vector<const TimedInstr*> heads; // the blocked instruction of each entry
+    std::vector<int> entryOf(m_cores.size() * kPipes, -1);
+    for (int slot = 0; slot < static_cast<int>(m_cores.size()); ++slot) {
+        const CoreState& core = m_cores[slot];
+        if (!core.kernel) continue;
+        for (uint32_t p = 0; p < kPipes; ++p) {
+            const PipeState& ps = core.pipes[p];
+            if (ps.status != PipeStatus::WaitFlag && ps.status != PipeStatus::WaitBarrier) continue;
+            const uint32_t index = core.kernel->instrs[ps.pos].index;
+            const Instr& in = core.source->instrs[index];
+            heads.push_back(&core.kernel->instrs[ps.pos]);
+            BlockedPipe b;
+            b.coreType = core.type;
+            b.core = core.index;
+            b.pipe = static_cast<Pipe>(p);
+            b.kernel = m_program.tasks()[core.task].kernel;
+            b.instrIndex = index;
+            b.opcode = in.opcode;
+            b.since = ps.readyAt;
+            b.tileOp = in.tileOp;
+            b.loc = in.loc;
+            b.waitsFor = in.opcode == Opcode::WaitFlag
+                             ? fmt::format("flag {}->{}#{}", pipeName(in.flagSrc),
+                                           pipeName(in.flagDst), in.event)
+                             : fmt::format("barrier on {}", pipeName(in.flagSrc));
+            entryOf[slot * kPipes + p] = static_cast<int>(blocked.size());
+            blocked.push_back(std::move(b));
+        }
+    }
+    // Who would release whom: the pipe holding the next SET_FLAG of the flag, or the awaited
+    // pipe of a barrier.
+    for (size_t i = 0; i < blocked.size(); ++i) {
+        BlockedPipe& b = blocked[i];
+        const int slot = b.coreType == CoreType::AIC ? b.core : b.core + m_aicCount;
+        const CoreState& core = m_cores[slot];
+        const TimedInstr& ti = *heads[i];
+        if (ti.kind == InstrKind::Barrier) {
+            b.releasedBy = entryOf[slot * kPipes + static_cast<uint32_t>(ti.awaited)];
+            continue;
+        }
+        for (uint32_t p = 0; p < kPipes && b.releasedBy < 0; ++p) {
+            const PipeState& ps = core.pipes[p];
+            for (uint32_t pos = ps.pos; pos < ps.end; ++pos) {
+                const TimedInstr& other = core.kernel->instrs[pos];
+                if (other.kind == InstrKind::SetFlag && other.flag == ti.flag) {
+                    b.releasedBy = entryOf[slot * kPipes + p];
+                    break;
+                }
+            }
+        }
+    }
+    size_t notStarted = 0;
+    for (const TaskRun& run : m_result.tasks) notStarted += run.coreType == CoreType::None;
+    for (const CoreState& core : m_cores) notStarted -= core.kernel != nullptr;
+    throw DeadlockFault(std::move(blocked), m_now, notStarted, m_options.sourceFile);
+}
+
+} // namespace pto::sim

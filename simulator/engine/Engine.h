@@ -1,0 +1,119 @@
+// The discrete-event timing engine: cores whose pipes run their instruction queues in order,
+// flags and barriers between pipes, GM transfers through the shared-bandwidth server, and the
+// device scheduler that dispatches ready tasks to idle cores.
+#pragma once
+
+// The model (docs/SIMULATOR.md has the full text)
+// ---------
+// Time advances from event to event (EventQueue), never cycle by cycle. A core runs one task
+// at a time; the task's kernel is split into one in-order queue per pipe (TimedKernel::instrs).
+// A pipe starts its next instruction when the previous one has finished and, for WAIT_FLAG,
+// when the flag counter of (core, src, dst, event) is positive (it then decrements it), for
+// BARRIER when every earlier instruction of the awaited pipe has completed. SET_FLAG
+// increments its counter when it completes. Pipes are otherwise independent. An instruction
+// takes its precomputed duration, except a GM transfer: its latency, then streaming through
+// the BandwidthServer at a rate that changes as other transfers start and end. When an
+// instruction completes it is handed to the InstrSink (the functional executor), so the
+// numbers see exactly the order the timing produced. A task ends when all its pipes have
+// drained; then its successors whose dependencies are all done become ready, and the
+// scheduler dispatches ready tasks (lowest task id first) to idle cores of their type
+// (lowest index first); a dispatched task starts sched.dispatch_cost later. If the queue runs
+// dry with tasks left, the program is deadlocked: DeadlockFault.
+
+#include "simulator/arch/ArchConfig.h"
+#include "simulator/engine/BandwidthServer.h"
+#include "simulator/engine/CostModel.h"
+#include "simulator/engine/EventQueue.h"
+#include "simulator/engine/InstrSink.h"
+#include "simulator/engine/SimOptions.h"
+#include "simulator/engine/SimResult.h"
+#include "simulator/engine/TimedProgram.h"
+#include "simulator/engine/TraceEmitter.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <vector>
+
+namespace pto::sim {
+
+class Engine {
+public:
+    /// `sink` (functional execution) and `trace` may be null. Everything passed must outlive
+    /// the engine.
+    Engine(const TimedProgram& program, const ArchConfig& arch, const CostModel& costs,
+           const SimOptions& options, InstrSink* sink, TraceEmitter* trace);
+
+    /// Runs the whole task graph. Throws SimFault (a fault of the functional executor, with
+    /// the cycle added), DeadlockFault or SimLimitExceeded.
+    SimResult run();
+
+private:
+    enum class PipeStatus : uint8_t { Drained, Busy, WaitFlag, WaitBarrier };
+
+    struct PipeState {
+        uint32_t pos = 0; ///< head of the queue, index into kernel->instrs
+        uint32_t end = 0;
+        uint32_t completed = 0; ///< instructions completed in this task
+        PipeStatus status = PipeStatus::Drained;
+        int64_t readyAt = 0;   ///< when the head could have started (for wait slices)
+        int64_t startedAt = 0; ///< when the running instruction started
+        double throttled = 0;  ///< GM transfer: cycles lost to bandwidth sharing
+    };
+
+    struct CoreState {
+        CoreType type = CoreType::AIV;
+        int index = 0;
+        int32_t task = -1; ///< task index dispatched or running, -1 = idle
+        const TimedKernel* kernel = nullptr;
+        const Kernel* source = nullptr;
+        int live = 0;         ///< pipes not yet drained
+        uint32_t waiting = 0; ///< bit per pipe blocked on a flag or barrier
+        int64_t dispatchedAt = 0;
+        int64_t startedAt = 0;
+        std::array<PipeState, kPipeCount> pipes{};
+        std::array<int32_t, kFlagSlots> flags{};
+    };
+
+    /// Lowest value first: ready tasks as (task id << 32 | task index), idle cores as slots.
+    using MinHeap = std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>>;
+
+    // Scheduler
+    void dispatchReady();
+    void startTask(int slot);
+    void finishTask(int slot);
+    // Pipes
+    void startNext(int slot, Pipe pipe);
+    void beginStream(int slot, Pipe pipe);
+    void completeInstr(int slot, Pipe pipe);
+    void wakeWaiters(int slot, bool flagChanged, Pipe finishedPipe);
+    void bandwidthDone();
+    void scheduleBandwidth();
+    // Reporting
+    void checkLeftoverFlags(int slot);
+    void traceDependencies();
+    [[noreturn]] void throwDeadlock();
+    uint32_t taskId(const CoreState& core) const { return m_program.tasks()[core.task].id; }
+
+    const TimedProgram& m_program;
+    const CostModel& m_costs;
+    const SimOptions& m_options;
+    InstrSink* m_sink;
+    TraceEmitter* m_trace;
+    int m_aicCount;
+    int64_t m_dispatchCost;
+
+    EventQueue m_queue;
+    BandwidthServer m_server;
+    int64_t m_now = 0;
+    std::vector<CoreState> m_cores;
+    std::vector<uint32_t> m_pendingPreds;
+    std::array<MinHeap, 3> m_ready;    // per CoreType
+    std::array<MinHeap, 3> m_idle;     // per CoreType
+    std::vector<int64_t> m_taskSlices; // trace slice per task, 0 = none
+    size_t m_tasksDone = 0;
+    SimResult m_result;
+};
+
+} // namespace pto::sim

@@ -1,0 +1,304 @@
+// Prepares a PtoProgram for the engine: checks each instruction against the chip once and
+// reduces it to a TimedInstr; builds per-pipe queues and the task graph.
+#include "simulator/engine/TimedProgram.h"
+
+#include "simulator/arch/OpcodeClass.h"
+#include "simulator/numerics/SimFault.h"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+namespace pto::sim {
+namespace {
+
+std::string_view coreName(CoreType c) {
+    return c == CoreType::AIC ? "AIC" : "AIV";
+}
+
+FaultSite siteOf(const Kernel& kernel, uint32_t kernelIndex, size_t instrIndex) {
+    const Instr& instr = kernel.instrs[instrIndex];
+    FaultSite site;
+    site.coreType = kernel.core;
+    site.pipe = instr.pipe;
+    site.kernel = kernelIndex;
+    site.instrIndex = static_cast<int64_t>(instrIndex);
+    site.opcode = instr.opcode;
+    site.tileOp = instr.tileOp;
+    site.loc = instr.loc;
+    return site;
+}
+
+bool coreHasSpace(CoreType core, MemSpace space) {
+    switch (space) {
+    case MemSpace::GM:
+        return true;
+    case MemSpace::UB:
+        return core == CoreType::AIV;
+    case MemSpace::L1:
+    case MemSpace::L0A:
+    case MemSpace::L0B:
+    case MemSpace::L0C:
+        return core == CoreType::AIC;
+    case MemSpace::None:
+        break;
+    }
+    return false;
+}
+
+// Checks of one instruction; each returns the problem or "".
+class InstrChecker {
+public:
+    InstrChecker(const Kernel& kernel, const Instr& instr, const TargetInfo& target,
+                 int64_t gmBytes)
+        : m_core(kernel.core), m_instr(instr), m_target(target), m_gmBytes(gmBytes) {}
+
+    std::string badInstruction() const {
+        if (m_instr.operandCount > m_instr.operands.size())
+            return fmt::format("{} operands (at most 4)", m_instr.operandCount);
+        if (!coreHasPipe(m_core, m_instr.pipe))
+            return fmt::format("an {} core has no pipe {}", coreName(m_core),
+                               pipeName(m_instr.pipe));
+        switch (opcodeClass(m_instr.opcode)) {
+        case OpcodeClass::Sync:
+            return syncProblem();
+        case OpcodeClass::Dma:
+            return needOperands(2);
+        case OpcodeClass::Cube:
+            return needOperands(3);
+        case OpcodeClass::Vector:
+            return needOperands(1);
+        }
+        return {};
+    }
+
+    std::string outOfBounds() const {
+        for (size_t i = 0; i < m_instr.operandCount; ++i)
+            if (std::string p = operandProblem(i, m_instr.operands[i]); !p.empty()) return p;
+        return {};
+    }
+
+private:
+    std::string needOperands(int n) const {
+        if (m_instr.operandCount >= n) return {};
+        return fmt::format("needs {} operands, has {}", n, m_instr.operandCount);
+    }
+
+    std::string syncProblem() const {
+        const Instr& in = m_instr;
+        if (in.event >= kEventIds)
+            return fmt::format("event id {} is out of range 0..{}", in.event, kEventIds - 1);
+        for (Pipe p : {in.flagSrc, in.flagDst})
+            if (!coreHasPipe(m_core, p) && (in.opcode != Opcode::Barrier || p == in.flagSrc))
+                return fmt::format("an {} core has no pipe {}", coreName(m_core), pipeName(p));
+        if (in.opcode == Opcode::SetFlag && in.pipe != in.flagSrc)
+            return fmt::format("SET_FLAG {}->{}#{} runs on its source pipe {}, not {}",
+                               pipeName(in.flagSrc), pipeName(in.flagDst), in.event,
+                               pipeName(in.flagSrc), pipeName(in.pipe));
+        if (in.opcode == Opcode::WaitFlag && in.pipe != in.flagDst)
+            return fmt::format("WAIT_FLAG {}->{}#{} runs on its destination pipe {}, not {}",
+                               pipeName(in.flagSrc), pipeName(in.flagDst), in.event,
+                               pipeName(in.flagDst), pipeName(in.pipe));
+        return {};
+    }
+
+    std::string operandProblem(size_t i, const Operand& o) const {
+        if (o.rows < 1 || o.cols < 1 || (o.rows > 1 && o.stride < 1))
+            return fmt::format("operand {} has shape {}x{} with row stride {}", i, o.rows, o.cols,
+                               o.stride);
+        if (!coreHasSpace(m_core, o.space))
+            return fmt::format("operand {} is in {}, which an {} core does not have", i,
+                               memSpaceName(o.space), coreName(m_core));
+        const int64_t size = dtypeSize(o.dtype);
+        const int64_t end = o.addr + ((o.rows - 1) * o.stride + o.cols) * size;
+        const int64_t limit = o.space == MemSpace::GM ? m_gmBytes : m_target.capacity(o.space);
+        if (o.addr >= 0 && end <= limit) return {};
+        return fmt::format("operand {} {} [{}, {}) exceeds {} size {}", i, memSpaceName(o.space),
+                           o.addr, end, o.space == MemSpace::GM ? "the GM image" : "the buffer",
+                           limit);
+    }
+
+    CoreType m_core;
+    const Instr& m_instr;
+    const TargetInfo& m_target;
+    int64_t m_gmBytes;
+};
+
+[[noreturn]] void taskFault(const std::string& detail) {
+    throw SimFault(FaultKind::BadInstruction, FaultSite{}, "task graph: " + detail);
+}
+
+// Kahn's algorithm; when some tasks are never freed, follows predecessors among them to
+// name one cycle ("3 -> 5 -> 3").
+void checkAcyclic(const std::vector<TimedTask>& tasks) {
+    std::vector<uint32_t> pending(tasks.size());
+    std::vector<uint32_t> ready;
+    for (uint32_t i = 0; i < tasks.size(); ++i)
+        if ((pending[i] = tasks[i].predecessors) == 0) ready.push_back(i);
+    size_t freed = 0;
+    while (!ready.empty()) {
+        const uint32_t t = ready.back();
+        ready.pop_back();
+        ++freed;
+        for (uint32_t s : tasks[t].successors)
+            if (--pending[s] == 0) ready.push_back(s);
+    }
+    if (freed == tasks.size()) return;
+    // Every stuck task has a stuck predecessor: walk backwards until a task repeats.
+    std::vector<uint32_t> stuckPred(tasks.size(), UINT32_MAX);
+    for (uint32_t t = 0; t < tasks.size(); ++t)
+        for (uint32_t s : tasks[t].successors)
+            if (pending[t] > 0 && pending[s] > 0) stuckPred[s] = t;
+    uint32_t start = 0;
+    while (pending[start] == 0) ++start;
+    std::vector<int> seenAt(tasks.size(), -1);
+    std::vector<uint32_t> walk;
+    uint32_t t = start;
+    while (seenAt[t] < 0 && walk.size() <= tasks.size()) {
+        seenAt[t] = static_cast<int>(walk.size());
+        walk.push_back(t);
+        t = stuckPred[t];
+    }
+    std::string cycle = std::to_string(tasks[t].id);
+    for (size_t i = walk.size(); i-- > static_cast<size_t>(seenAt[t]);)
+        cycle += " -> " + std::to_string(tasks[walk[i]].id);
+    taskFault(fmt::format("{} tasks can never start: the dependencies form a cycle {}",
+                          tasks.size() - freed, cycle));
+}
+
+} // namespace
+
+TimedProgram::TimedProgram(const PtoProgram& program, const ArchConfig& arch,
+                           const CostModel& costs)
+    : m_source(&program), m_target(toTargetInfo(arch)), m_gmBytes(program.gmBytes()) {
+    if (m_gmBytes > arch.bytes(Param::HbmSize))
+        throw SimFault(FaultKind::OutOfBounds, FaultSite{},
+                       fmt::format("the GM image of {} bytes exceeds hbm.size {} bytes", m_gmBytes,
+                                   arch.bytes(Param::HbmSize)));
+    m_kernels.resize(program.kernels.size());
+    for (uint32_t k = 0; k < program.kernels.size(); ++k) {
+        m_kernels[k].firstInstrId = m_instructionCount + 1;
+        buildKernel(k, costs);
+        m_instructionCount += static_cast<int64_t>(program.kernels[k].instrs.size());
+    }
+    buildTasks(arch);
+}
+
+void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
+    const Kernel& kernel = m_source->kernels[index];
+    TimedKernel& out = m_kernels[index];
+    out.core = kernel.core;
+    if (kernel.core == CoreType::None && !kernel.instrs.empty()) {
+        FaultSite site;
+        site.kernel = index;
+        throw SimFault(FaultKind::BadInstruction, site,
+                       fmt::format("kernel '{}' has no core type", kernel.name));
+    }
+    std::array<uint32_t, kPipeCount> perPipe{};
+    std::vector<TimedInstr> inOrder;
+    inOrder.reserve(kernel.instrs.size());
+    for (size_t i = 0; i < kernel.instrs.size(); ++i) {
+        const Instr& in = kernel.instrs[i];
+        const InstrChecker check(kernel, in, m_target, m_gmBytes);
+        if (std::string p = check.badInstruction(); !p.empty())
+            throw SimFault(FaultKind::BadInstruction, siteOf(kernel, index, i), p);
+        if (std::string p = check.outOfBounds(); !p.empty())
+            throw SimFault(FaultKind::OutOfBounds, siteOf(kernel, index, i), p);
+        TimedInstr t;
+        t.index = static_cast<uint32_t>(i);
+        t.pipe = in.pipe;
+        switch (opcodeClass(in.opcode)) {
+        case OpcodeClass::Cube:
+            t.cycles = costs.cubeCycles(in);
+            break;
+        case OpcodeClass::Vector:
+            t.cycles = costs.vectorCycles(in);
+            break;
+        case OpcodeClass::Sync:
+            t.cycles = costs.syncCycles(in.opcode);
+            t.flag = static_cast<uint16_t>(flagSlot(in.flagSrc, in.flagDst, in.event));
+            t.kind = in.opcode == Opcode::SetFlag    ? InstrKind::SetFlag
+                     : in.opcode == Opcode::WaitFlag ? InstrKind::WaitFlag
+                                                     : InstrKind::Barrier;
+            t.awaited = in.flagSrc;
+            t.aux = perPipe[static_cast<int>(in.flagSrc)];
+            break;
+        case OpcodeClass::Dma: {
+            const Operand& dst = in.operands[0];
+            const Operand& src = in.operands[1];
+            const std::optional<DmaPath> path = dmaPathOf(src.space, dst.space);
+            std::string problem;
+            if (!path || !opcodeMovesAlong(in.opcode, *path))
+                problem = fmt::format("{} cannot move {}->{}", opcodeName(in.opcode),
+                                      memSpaceName(src.space), memSpaceName(dst.space));
+            else if (dmaPathPipe(*path) != in.pipe)
+                problem = fmt::format("a {} move runs on pipe {}, not {}", dmaPathName(*path),
+                                      pipeName(dmaPathPipe(*path)), pipeName(in.pipe));
+            if (!problem.empty())
+                throw SimFault(FaultKind::BadInstruction, siteOf(kernel, index, i), problem);
+            if (isGmPath(*path)) {
+                const Operand& gm = src.space == MemSpace::GM ? src : dst;
+                GmTransfer transfer{costs.gmTransfer(*path, gm), *path};
+                t.kind = InstrKind::GmDma;
+                t.aux = static_cast<uint32_t>(m_transfers.size());
+                t.cycles = transfer.cost.latency +
+                           static_cast<int64_t>(transfer.cost.bytes / transfer.cost.cap);
+                out.bytes[static_cast<int>(*path)] += gm.bytes();
+                m_transfers.push_back(transfer);
+            } else {
+                const int64_t bytes = std::max(src.bytes(), dst.bytes());
+                t.cycles = costs.onchipCycles(*path, bytes);
+                out.bytes[static_cast<int>(*path)] += bytes;
+            }
+            break;
+        }
+        }
+        ++perPipe[static_cast<int>(in.pipe)];
+        inOrder.push_back(t);
+    }
+    out.pipeBegin[0] = 0;
+    for (int p = 0; p < kPipeCount; ++p) out.pipeBegin[p + 1] = out.pipeBegin[p] + perPipe[p];
+    out.instrs.resize(inOrder.size());
+    std::array<uint32_t, kPipeCount> fill{};
+    for (const TimedInstr& t : inOrder) {
+        const int p = static_cast<int>(t.pipe);
+        out.instrs[out.pipeBegin[p] + fill[p]++] = t;
+    }
+}
+
+void TimedProgram::buildTasks(const ArchConfig& arch) {
+    const ExecGraph& exec = m_source->exec;
+    std::unordered_map<uint32_t, uint32_t> indexOf;
+    m_tasks.resize(exec.tasks.size());
+    for (uint32_t i = 0; i < exec.tasks.size(); ++i) {
+        const Task& task = exec.tasks[i];
+        if (!indexOf.emplace(task.id, i).second)
+            taskFault(fmt::format("task id {} appears twice", task.id));
+        if (task.block >= m_kernels.size())
+            taskFault(fmt::format("task {} ('{}') runs kernel {}, but the program has {} kernels",
+                                  task.id, task.name, task.block, m_kernels.size()));
+        const Kernel& kernel = m_source->kernels[task.block];
+        if (task.core != kernel.core || task.core == CoreType::None)
+            taskFault(fmt::format("task {} ('{}') is for core type {} but its kernel '{}' is {}",
+                                  task.id, task.name, coreTypeName(task.core), kernel.name,
+                                  coreTypeName(kernel.core)));
+        const Param count = task.core == CoreType::AIC ? Param::AicCount : Param::AivCount;
+        if (arch.count(count) < 1)
+            taskFault(fmt::format("task {} needs an {} core; the chip has none", task.id,
+                                  coreName(task.core)));
+        m_tasks[i] = TimedTask{task.id, task.block, task.core, 0, {}};
+    }
+    for (const TaskDep& dep : exec.deps) {
+        const auto from = indexOf.find(dep.from);
+        const auto to = indexOf.find(dep.to);
+        if (from == indexOf.end() || to == indexOf.end())
+            taskFault(fmt::format("dependency {} -> {} names a task that does not exist", dep.from,
+                                  dep.to));
+        if (dep.from == dep.to) taskFault(fmt::format("task {} depends on itself", dep.from));
+        m_tasks[from->second].successors.push_back(to->second);
+        ++m_tasks[to->second].predecessors;
+    }
+    checkAcyclic(m_tasks);
+}
+
+} // namespace pto::sim

@@ -1,0 +1,94 @@
+// A PtoProgram prepared for the timing engine: every instruction checked once and reduced to
+// a small record (its kind, pipe, duration or transfer, flag slot), per-pipe instruction
+// queues per kernel, and the task graph with successor lists. Built before the run, so the
+// event loop does no lookups, allocations or cost arithmetic per instruction.
+#pragma once
+
+#include "compiler/ir/Pto.h"
+#include "compiler/ir/Target.h"
+#include "simulator/arch/ArchConfig.h"
+#include "simulator/engine/CostModel.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pto::sim {
+
+inline constexpr int kEventIds = 8; ///< flag event ids 0..7
+/// Flags of a core: one counter per (src pipe, dst pipe, event id).
+inline constexpr int kFlagSlots = kPipeCount * kPipeCount * kEventIds;
+
+constexpr int flagSlot(Pipe src, Pipe dst, int event) {
+    return (static_cast<int>(src) * kPipeCount + static_cast<int>(dst)) * kEventIds + event;
+}
+
+enum class InstrKind : uint8_t {
+    Fixed,    ///< compute or on-chip move: a precomputed duration
+    SetFlag,  ///< increments its flag when it completes
+    WaitFlag, ///< starts when its flag is positive, decrements it
+    Barrier,  ///< starts when every earlier instruction of the awaited pipe has completed
+    GmDma,    ///< a GM transfer: latency, then the shared-bandwidth server
+};
+
+struct TimedInstr {
+    int64_t cycles = 0; ///< duration (GmDma: uncontended, for reference)
+    uint32_t index = 0; ///< position in the kernel's program order (Kernel::instrs)
+    uint32_t aux = 0;   ///< Barrier: earlier instrs of the awaited pipe; GmDma: transfer index
+    uint16_t flag = 0;  ///< SetFlag / WaitFlag: flagSlot()
+    InstrKind kind = InstrKind::Fixed;
+    Pipe pipe = Pipe::S;
+    Pipe awaited = Pipe::S; ///< Barrier
+};
+
+struct GmTransfer {
+    GmTransferCost cost;
+    DmaPath path = DmaPath::GmToUb;
+};
+
+struct TimedKernel {
+    CoreType core = CoreType::AIV;
+    int64_t firstInstrId = 1; ///< trace instr id of instruction 0 (1 + running index)
+    /// The instructions grouped by pipe, program order within a pipe: pipe p's queue is
+    /// instrs[pipeBegin[p], pipeBegin[p + 1]).
+    std::vector<TimedInstr> instrs;
+    std::array<uint32_t, kPipeCount + 1> pipeBegin{};
+    std::array<int64_t, kDmaPathCount> bytes{}; ///< bytes moved per path by one run
+};
+
+struct TimedTask {
+    uint32_t id = 0;     ///< Task::id
+    uint32_t kernel = 0; ///< index into kernels
+    CoreType core = CoreType::AIV;
+    uint32_t predecessors = 0;        ///< dependency count
+    std::vector<uint32_t> successors; ///< task indices
+};
+
+class TimedProgram {
+public:
+    /// Checks the program against the chip (pipes and spaces of each core type, DMA paths,
+    /// flag ids, operand bounds, the task graph) and precomputes everything. Throws SimFault
+    /// (BadInstruction, OutOfBounds) naming the kernel, instruction and provenance.
+    TimedProgram(const PtoProgram& program, const ArchConfig& arch, const CostModel& costs);
+
+    const PtoProgram& source() const { return *m_source; }
+    const std::vector<TimedKernel>& kernels() const { return m_kernels; }
+    const std::vector<GmTransfer>& gmTransfers() const { return m_transfers; }
+    const std::vector<TimedTask>& tasks() const { return m_tasks; }
+    int64_t instructionCount() const { return m_instructionCount; }
+
+private:
+    void buildKernel(uint32_t index, const CostModel& costs);
+    void buildTasks(const ArchConfig& arch);
+
+    const PtoProgram* m_source;
+    TargetInfo m_target;
+    int64_t m_gmBytes = 0;
+    std::vector<TimedKernel> m_kernels;
+    std::vector<GmTransfer> m_transfers;
+    std::vector<TimedTask> m_tasks;
+    int64_t m_instructionCount = 0;
+};
+
+} // namespace pto::sim

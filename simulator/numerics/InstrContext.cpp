@@ -1,0 +1,190 @@
+// Operand checking and resolution for one instruction, with fault messages that name the
+// operand, its region and the limit it broke.
+#include "simulator/numerics/InstrContext.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+
+namespace pto::numerics {
+namespace {
+
+std::string listText(std::initializer_list<MemSpace> spaces) {
+    std::string text;
+    for (MemSpace s : spaces) text += (text.empty() ? "" : "/") + std::string(memSpaceName(s));
+    return text;
+}
+
+std::string listText(std::initializer_list<DType> dtypes) {
+    std::string text;
+    for (DType d : dtypes) text += (text.empty() ? "" : "/") + std::string(dtypeName(d));
+    return text;
+}
+
+} // namespace
+
+FaultSite instrSite(const SiteInfo& info, const Instr& instr) {
+    FaultSite site;
+    site.coreType = info.coreType;
+    site.core = info.core;
+    site.pipe = instr.pipe;
+    site.opcode = instr.opcode;
+    site.tileOp = instr.tileOp;
+    site.loc = instr.loc;
+    if (info.file) site.file = *info.file;
+    if (!info.program) return site;
+    const std::less<const Instr*> before; // a total order, also across unrelated arrays
+    for (size_t k = 0; k < info.program->kernels.size(); ++k) {
+        const std::vector<Instr>& list = info.program->kernels[k].instrs;
+        if (list.empty() || before(&instr, list.data()) ||
+            !before(&instr, list.data() + list.size()))
+            continue;
+        site.kernel = int64_t(k);
+        site.instrIndex = &instr - list.data();
+        break;
+    }
+    return site;
+}
+
+InstrContext::InstrContext(const Instr& instr, const SiteInfo& site, GlobalMemory& gm,
+                           CoreMemory& core, bool checkInit)
+    : m_instr(instr), m_site(site), m_gm(gm), m_core(core), m_checkInit(checkInit) {}
+
+void InstrContext::fail(FaultKind kind, const std::string& detail) const {
+    throw SimFault(kind, instrSite(m_site, m_instr), detail);
+}
+
+std::string InstrContext::describe(int i) const {
+    const Operand& o = operand(i);
+    return fmt::format("operand {} = {} {} [{}x{}] @{} stride {}", i, memSpaceName(o.space),
+                       dtypeName(o.dtype), o.rows, o.cols, o.addr, o.stride);
+}
+
+void InstrContext::expectCount(int lo, int hi) const {
+    if (count() >= lo && count() <= hi) return;
+    const std::string want = lo == hi ? fmt::format("{}", lo) : fmt::format("{} to {}", lo, hi);
+    bad(fmt::format("{} takes {} operands, got {}", opcodeName(m_instr.opcode), want, count()));
+}
+
+void InstrContext::expectSpace(int i, std::initializer_list<MemSpace> spaces) const {
+    if (std::find(spaces.begin(), spaces.end(), operand(i).space) != spaces.end()) return;
+    bad(fmt::format("{} must be in {}", describe(i), listText(spaces)));
+}
+
+void InstrContext::expectDType(int i, std::initializer_list<DType> dtypes) const {
+    if (std::find(dtypes.begin(), dtypes.end(), operand(i).dtype) != dtypes.end()) return;
+    bad(fmt::format("{} must be {}", describe(i), listText(dtypes)));
+}
+
+void InstrContext::expectSameDType(int i, int j) const {
+    if (operand(i).dtype == operand(j).dtype) return;
+    bad(fmt::format("{} and {} must have the same dtype", describe(i), describe(j)));
+}
+
+void InstrContext::expectShape(int i, int64_t rows, int64_t cols) const {
+    if (operand(i).rows == rows && operand(i).cols == cols) return;
+    bad(fmt::format("{} must be [{}x{}]", describe(i), rows, cols));
+}
+
+void InstrContext::expectBroadcastable(int i, int64_t rows, int64_t cols) const {
+    const Operand& o = operand(i);
+    if ((o.rows == rows || o.rows == 1) && (o.cols == cols || o.cols == 1)) return;
+    bad(fmt::format("{} does not broadcast to [{}x{}] (rows must be 1 or {}, cols 1 or {})",
+                    describe(i), rows, cols, rows, cols));
+}
+
+void InstrContext::expectPipe(Pipe pipe) const {
+    if (m_instr.pipe == pipe) return;
+    bad(fmt::format("{} with these operands runs on pipe {}, not {}", opcodeName(m_instr.opcode),
+                    pipeName(pipe), pipeName(m_instr.pipe)));
+}
+
+TileView InstrContext::resolve(int i, bool isWrite) const {
+    const Operand& o = operand(i);
+    if (o.rows <= 0 || o.cols <= 0) bad(fmt::format("{} has an empty shape", describe(i)));
+    // Row stride 0 is the broadcast form of a vector source (every row reads the same
+    // elements), for at most the destination's rows; otherwise rows must not overlap.
+    const bool vectorSource = !isWrite && opcodeDefaultPipe(m_instr.opcode) == Pipe::V;
+    if (o.stride < 0 || (o.rows > 1 && o.stride < o.cols && !(vectorSource && o.stride == 0)))
+        bad(fmt::format("{} has a row stride smaller than its cols (rows would overlap; only a "
+                        "vector source may use stride 0)",
+                        describe(i)));
+    if (o.rows > 1 && o.stride == 0 && o.rows > operand(0).rows)
+        bad(fmt::format("{} repeats one row (stride 0) more often than the destination's {} rows",
+                        describe(i), operand(0).rows));
+    const int64_t es = dtypeSize(o.dtype);
+    int64_t extent = 0; // elements from the first to one past the last
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(int64_t(o.rows - 1), o.stride, &extent) ||
+        __builtin_add_overflow(extent, int64_t(o.cols), &extent) ||
+        __builtin_mul_overflow(extent, es, &bytes) || o.addr > INT64_MAX - bytes)
+        fail(FaultKind::OutOfBounds, fmt::format("{} spans more than 2^63 bytes", describe(i)));
+    const int64_t begin = o.addr;
+    const int64_t end = o.addr + bytes;
+    const char* access = isWrite ? "write" : "read";
+    std::byte* base = nullptr;
+    if (o.space == MemSpace::GM) {
+        if (std::string problem = m_gm.regionProblem(begin, end); !problem.empty())
+            fail(FaultKind::OutOfBounds,
+                 fmt::format("GM {} {} ({})", access, problem, describe(i)));
+        base = m_gm.data();
+    } else {
+        if (!m_core.has(o.space))
+            bad(fmt::format("{} is in {}, which an {} core does not have", describe(i),
+                            memSpaceName(o.space), m_core.type() == CoreType::AIC ? "AIC" : "AIV"));
+        const int64_t size = m_core.size(o.space);
+        if (begin < 0 || end > size)
+            fail(FaultKind::OutOfBounds,
+                 fmt::format("{} {} [{}, {}) exceeds {} size {} ({})", memSpaceName(o.space),
+                             access, begin, end, memSpaceName(o.space), size, describe(i)));
+        base = m_core.data(o.space);
+    }
+    return TileView{base + begin, o.dtype, o.rows, o.cols, o.stride * es};
+}
+
+void InstrContext::checkInitialised(int i, const TileView& view) const {
+    const Operand& o = operand(i);
+    InitMap* init = o.space == MemSpace::GM ? nullptr : m_core.initMap(o.space);
+    if (!m_checkInit || !init) return;
+    const int64_t rowLen = o.cols * dtypeSize(o.dtype);
+    for (int64_t r = 0; r < view.rows; ++r) {
+        const int64_t begin = o.addr + r * view.rowBytes;
+        const int64_t at = init->firstUnmarked(begin, begin + rowLen);
+        if (at < 0) continue;
+        fail(FaultKind::UninitializedRead,
+             fmt::format("{} read [{}, {}) of {} reaches byte {} (row {}), which no instruction "
+                         "wrote",
+                         memSpaceName(o.space), o.addr, o.addr + view.span(), describe(i), at, r));
+    }
+}
+
+TileView InstrContext::read(int i) {
+    TileView view = resolve(i, false);
+    checkInitialised(i, view);
+    m_bytesRead += view.numel() * view.elemSize();
+    return view;
+}
+
+TileView InstrContext::write(int i) {
+    TileView view = resolve(i, true);
+    m_bytesWritten += view.numel() * view.elemSize();
+    m_elementsWritten += view.numel();
+    if (m_writtenCount < int(m_written.size())) m_written[size_t(m_writtenCount++)] = i;
+    return view;
+}
+
+void InstrContext::commit() {
+    for (int w = 0; w < m_writtenCount; ++w) {
+        const Operand& o = operand(m_written[size_t(w)]);
+        InitMap* init = o.space == MemSpace::GM ? nullptr : m_core.initMap(o.space);
+        if (!init) continue;
+        const int64_t es = dtypeSize(o.dtype);
+        for (int64_t r = 0; r < o.rows; ++r) {
+            const int64_t begin = o.addr + r * o.stride * es;
+            init->mark(begin, begin + o.cols * es);
+        }
+    }
+}
+
+} // namespace pto::numerics

@@ -1,0 +1,155 @@
+// `pto compile` and `pto info` as a user runs them: results, exit codes and error messages,
+// and no half-written trace file after any failure.
+#include "tests/support/Process.h"
+#include "trace_db/TraceReader.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace pto {
+namespace {
+
+using test::runCommand;
+using test::shellQuote;
+
+std::string pto(const std::string& args) {
+    return fmt::format("{} {}", PTO_CLI, args);
+}
+
+std::string sample(const std::string& name) {
+    return fmt::format("{}/samples/{}.pto", PTO_SOURCE_DIR, name);
+}
+
+class CliTest : public ::testing::Test {
+protected:
+    // Writes a program to a file and compiles it; returns the result.
+    test::ProcessResult compileText(const std::string& text, const std::string& name = "bad.pto") {
+        auto path = m_dir / name;
+        std::ofstream(path) << text;
+        return runCommand(pto(fmt::format("compile {} -o {}", shellQuote(path.string()),
+                                          shellQuote(out().string()))));
+    }
+    std::filesystem::path out() const { return m_dir / "out.db"; }
+    void expectNoOutput() {
+        EXPECT_FALSE(std::filesystem::exists(out()));
+        for (auto& e : std::filesystem::directory_iterator(m_dir.path()))
+            EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
+    }
+    test::TempDir m_dir;
+};
+
+TEST_F(CliTest, CompileWritesEveryStageAndInfoShowsThem) {
+    auto r = runCommand(
+        pto(fmt::format("compile {} -o {}", sample("softmax"), shellQuote(out().string()))));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("pto "), std::string::npos) << r.out;
+    auto info = runCommand(pto("info " + shellQuote(out().string())));
+    ASSERT_EQ(info.exitCode, 0) << info.err;
+    for (const char* level : {"tensor", "tile", "block", "exec", "pto"})
+        EXPECT_NE(info.out.find(level), std::string::npos) << level;
+    auto json = runCommand(pto("info --json " + shellQuote(out().string())));
+    EXPECT_NE(json.out.find("\"stages\""), std::string::npos);
+}
+
+TEST_F(CliTest, PrintAfterAllAndStopAfter) {
+    auto r = runCommand(
+        pto(fmt::format("compile {} --print-after-all --stop-after tile", sample("softmax"))));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("IR after expand-tiles"), std::string::npos);
+    EXPECT_NE(r.out.find("tload"), std::string::npos);
+    EXPECT_EQ(r.out.find("IR after partition-blocks"), std::string::npos);
+    EXPECT_EQ(r.out.find("  pto "), std::string::npos);
+}
+
+TEST_F(CliTest, UnknownStopAfterIsAUsageError) {
+    auto r = runCommand(pto(fmt::format("compile {} --stop-after nonsense", sample("softmax"))));
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("unknown stage 'nonsense'"), std::string::npos) << r.err;
+}
+
+struct BadProgram {
+    const char* name;
+    const char* text;
+    const char* expected; // a fragment of the message, which also names file:line
+};
+
+class CliBadProgramTest : public CliTest, public ::testing::WithParamInterface<BadProgram> {};
+
+TEST_P(CliBadProgramTest, ExitsTwoWithMessageAndLeavesNoFile) {
+    const BadProgram& p = GetParam();
+    auto r = compileText(p.text);
+    EXPECT_EQ(r.exitCode, 2) << r.out;
+    EXPECT_NE(r.err.find(p.expected), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("bad.pto:"), std::string::npos) << r.err;
+    expectNoOutput();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Programs, CliBadProgramTest,
+    ::testing::Values(
+        BadProgram{"malformed", "func @f(%x: tensor<4x4xf32> -> tensor<4x4xf32> {\n", "expected"},
+        BadProgram{"unknown_op",
+                   "func @f(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {\n  %y = softmx %x\n  "
+                   "return %y\n}\n",
+                   "unknown op 'softmx'"},
+        BadProgram{"shape_mismatch",
+                   "func @f(%x: tensor<64x32xf32>, %y: tensor<32x32xf32>) -> "
+                   "tensor<64x32xf32> {\n  %z = add %x, %y\n  return %z\n}\n",
+                   "do not broadcast"},
+        BadProgram{"tile_does_not_fit",
+                   "func @f(%a: tensor<512x512xf16>, %b: tensor<512x512xf16>) -> "
+                   "tensor<512x512xf32> {\n  cube_tile [256, 256], [64, 64], [256, 256]\n  %c = "
+                   "matmul %a, %b\n  return %c\n}\n",
+                   "L0"},
+        BadProgram{"empty", "", "function"}),
+    [](const auto& p) { return std::string(p.param.name); });
+
+TEST_F(CliTest, MissingFileIsAnInputError) {
+    auto r =
+        runCommand(pto(fmt::format("compile {} -o {}", shellQuote((m_dir / "nope.pto").string()),
+                                   shellQuote(out().string()))));
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("nope.pto"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("cannot open"), std::string::npos) << r.err;
+    expectNoOutput();
+}
+
+TEST_F(CliTest, UnwritableOutputIsAnInputError) {
+    auto r = runCommand(pto(fmt::format("compile {} -o {}", sample("softmax"),
+                                        shellQuote((m_dir / "no/such/dir/out.db").string()))));
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("out.db"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, ExistingTraceSurvivesAFailedCompile) {
+    ASSERT_EQ(runCommand(pto(fmt::format("compile {} -o {}", sample("softmax"),
+                                         shellQuote(out().string()))))
+                  .exitCode,
+              0);
+    auto before = std::filesystem::file_size(out());
+    auto r = compileText("func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %y = bogus %x\n}\n");
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_EQ(std::filesystem::file_size(out()), before);
+    EXPECT_NO_THROW(tracedb::TraceReader::open(out()));
+}
+
+TEST_F(CliTest, InfoRefusesFilesThatAreNotTraces) {
+    auto text = m_dir / "notes.txt";
+    std::ofstream(text) << "hello";
+    auto r = runCommand(pto("info " + shellQuote(text.string())));
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("notes.txt"), std::string::npos) << r.err;
+    auto missing = runCommand(pto("info " + shellQuote((m_dir / "gone.db").string())));
+    EXPECT_EQ(missing.exitCode, 2);
+}
+
+TEST_F(CliTest, BadFlagsAreUsageErrors) {
+    EXPECT_EQ(runCommand(pto("compile")).exitCode, 2);
+    EXPECT_EQ(runCommand(pto("frobnicate")).exitCode, 2);
+    EXPECT_EQ(runCommand(pto("--help")).exitCode, 0);
+}
+
+} // namespace
+} // namespace pto

@@ -1,0 +1,267 @@
+// The C++ builder API: the same printed text as the equivalent .pto program for every Tensor
+// op, source locations from the calling line, and errors at the caller's file:line.
+#include "compiler/frontend/Builder.h"
+#include "compiler/ir/Parser.h"
+#include "compiler/ir/Printer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace pto {
+namespace {
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// The canonical text of a .pto file.
+std::string canonical(const std::string& path) {
+    return printModule(parseModule(readFile(path), path));
+}
+
+TEST(Builder, SoftmaxMatchesTheSample) {
+    ModuleBuilder mb("softmax.cpp");
+    auto f = mb.function("softmax");
+    auto x = f.arg("x", tensorType({64, 1024}, DType::F16));
+    f.vecTile({16, 1024});
+    auto xf = f.cast(x, DType::F32).named("xf");
+    auto m = f.reduceMax(xf, 1, true).named("m");
+    auto d = f.sub(xf, m).named("d");
+    auto e = f.exp(d).named("e");
+    auto s = f.reduceSum(e, -1, true).named("s");
+    auto y = f.div(e, s).named("y");
+    f.ret(f.cast(y, DType::F16).named("yh"));
+    Module built = mb.finish();
+    EXPECT_EQ(printModule(built), canonical(PTO_SOURCE_DIR "/samples/softmax.pto"));
+}
+
+TEST(Builder, MlpExample) {
+    ModuleBuilder mb("my_mlp.cpp");
+    auto f = mb.function("mlp");
+    auto x = f.arg("x", tensorType({128, 512}, DType::F16));
+    auto w = f.arg("w", tensorType({512, 256}, DType::F16));
+    f.vecTile({32, 256});
+    auto h = f.gelu(f.matmul(x, w)).named("h");
+    f.ret(f.cast(h, DType::F16));
+    Module m = mb.finish();
+    EXPECT_EQ(
+        printModule(m),
+        R"(func @mlp(%x: tensor<128x512xf16>, %w: tensor<512x256xf16>) -> tensor<128x256xf16> {
+  vec_tile [32, 256]
+  %0 = matmul %x, %w
+  %h = gelu %0
+  %1 = cast %h : tensor<128x256xf16>
+  return %1
+}
+)");
+    EXPECT_EQ(m.file, "my_mlp.cpp");
+}
+
+// Builds, with the C++ API, the same program as builder_all_ops.pto: every Tensor-level op.
+Module buildAllOps() {
+    ModuleBuilder mb("all_ops.cpp");
+    auto f = mb.function("all_ops");
+    auto a = f.arg("a", tensorType({64, 128}, DType::F16));
+    auto b = f.arg("b", tensorType({128, 256}, DType::F16));
+    auto bias = f.arg("bias", tensorType({256}, DType::F32));
+    auto w = f.arg("w", tensorType({256}, DType::F32));
+    auto scale = f.arg("scale", tensorType({1, 256}, DType::F32));
+    f.cubeTile({64, 64}, {64, 128}, {128, 256});
+    auto mm = f.matmul(a, b).named("mm");
+    auto mt = f.matmul(b, a, {.transposeA = true, .transposeB = true, .resultDType = DType::F16})
+                  .named("mt")
+                  .cubeTile({128, 256}, {32, 64}, {64, 64});
+    f.vecTile({16, 256});
+    auto s1 = f.add(mm, bias).named("s1");
+    auto s2 = f.sub(s1, bias).named("s2");
+    auto s3 = f.mul(s2, s1).named("s3");
+    auto s4 = f.div(s3, bias).named("s4");
+    auto s5 = f.max(s4, s1).named("s5");
+    auto s6 = f.min(s5, s2).named("s6");
+    auto c1 = f.add(s6, 1.0).named("c1");
+    auto c2 = f.subs(c1, 2.0).named("c2");
+    auto c3 = f.mul(c2, 0.5).named("c3");
+    auto c4 = f.divs(c3, 4.0).named("c4");
+    auto c5 = f.max(c4, -1.0).named("c5");
+    auto c6 = f.mins(c5, 6.0).named("c6");
+    auto u1 = f.relu(f.neg(f.abs(f.reciprocal(f.rsqrt(f.sqrt(f.log(f.exp(c6)))))))).named("u1");
+    auto u2 = f.silu(f.gelu(f.tanh(f.sigmoid(u1)))).named("u2");
+    auto h = f.cast(u2, DType::F16).named("h");
+    auto r = f.cast(u2, DType::I8, RoundMode::TowardZero).named("r");
+    auto rs = f.reduceSum(u2, 1, true).named("rs");
+    auto rm = f.reduceMax(u2, -1).named("rm");
+    auto rn = f.reduceMin(u2, 0).named("rn");
+    auto sm = f.softmax(u2).named("sm");
+    auto sm0 = f.softmax(sm, -2).named("sm0");
+    auto n1 = f.rmsNorm(sm0).named("n1");
+    auto n2 = f.rmsNorm(n1, w, 1e-5).named("n2");
+    auto n3 = f.layerNorm(n2, w, bias).named("n3");
+    auto n4 = f.layerNorm(n3, std::nullopt, std::nullopt, 1e-3).named("n4");
+    auto lt = f.cmp(n4, s1, CmpPred::Lt).named("lt");
+    auto gt = f.cmp(n4, 0.0, CmpPred::Gt).named("gt");
+    auto sel = f.where(lt, n4, f.where(gt, s1, bias)).named("sel");
+    auto q = f.quantize(sel, scale).named("q");
+    auto dq = f.dequantize(q, scale).named("dq");
+    auto dq32 = f.dequantize(q, scale, DType::F32).named("dq32");
+    auto rsh = f.reshape(dq32, {2, 32, 256}).named("rsh");
+    auto tr = f.transpose(rsh, {0, 2, 1}).named("tr");
+    auto vw = f.view(sel, {16, 0}, {16, 256}).named("vw");
+    auto cc = f.concat({sel, vw, dq32}, 0).named("cc");
+    auto bc = f.broadcast(bias, {4, 256}).named("bc");
+    auto z = f.fill(tensorType({4, 256}, DType::F32), 0.0).named("z");
+    auto zz = f.add(bc, z).named("zz").vecTile({4, 256});
+    f.ret({cc, tr, h, r, rs, rm, rn, dq, mt, zz});
+    return mb.finish();
+}
+
+TEST(Builder, EveryTensorOpMatchesTheText) {
+    Module built = buildAllOps();
+    std::string expected = canonical(PTO_SOURCE_DIR "/tests/unit/ir/builder_all_ops.pto");
+    EXPECT_EQ(printModule(built), expected);
+    // Every op kind of the Tensor level appears.
+    std::vector<bool> seen(size_t(opKindCount()), false);
+    for (const Op& op : built.functions[0].ops()) seen[size_t(op.kind)] = true;
+    for (int k = 0; k < opKindCount(); ++k) {
+        bool tensorLevel = opInfo(OpKind(k)).levels & kLevelTensor;
+        EXPECT_TRUE(!tensorLevel || seen[size_t(k)])
+            << "the builder test misses " << opName(OpKind(k));
+    }
+}
+
+TEST(Builder, LocationsComeFromTheCaller) {
+    ModuleBuilder mb("loc.cpp");
+    auto f = mb.function("f");
+    auto x = f.arg("x", tensorType({4}, DType::F32));
+    int line = __LINE__ + 1;
+    auto y = f.exp(x);
+    f.ret(y);
+    Module m = mb.finish();
+    EXPECT_EQ(m.functions[0].op(0).loc.line, uint32_t(line));
+    EXPECT_GT(m.functions[0].op(0).loc.col, 0u);
+    EXPECT_EQ(m.functions[0].op(0).parent, kNoId);
+}
+
+// The CompileError thrown by `build`, checked to point at the line recorded by `build`.
+template <class Fn> CompileError errorOf(Fn build) {
+    try {
+        build();
+    } catch (const CompileError& e) {
+        return e;
+    }
+    ADD_FAILURE() << "no error";
+    return CompileError("", {}, "");
+}
+
+TEST(Builder, ErrorsPointAtTheCaller) {
+    int line = 0;
+    CompileError e = errorOf([&] {
+        ModuleBuilder mb("err.cpp");
+        auto f = mb.function("f");
+        auto a = f.arg("a", tensorType({64, 1024}, DType::F32));
+        auto b = f.arg("b", tensorType({32, 1024}, DType::F32));
+        line = __LINE__ + 1;
+        f.add(a, b);
+    });
+    EXPECT_EQ(e.loc().line, uint32_t(line));
+    EXPECT_NE(e.file().find("BuilderTest.cpp"), std::string::npos);
+    EXPECT_EQ(e.message(),
+              "add: operand shapes 64x1024 and 32x1024 do not broadcast (dim 0: 64 vs 32)");
+}
+
+TEST(Builder, MisuseIsReported) {
+    auto expectError = [](auto build, const std::string& text) {
+        CompileError e = errorOf(build);
+        EXPECT_NE(e.message().find(text), std::string::npos) << e.what();
+    };
+    expectError(
+        [] {
+            ModuleBuilder mb("m.cpp");
+            auto f = mb.function("f");
+            auto g = mb.function("g");
+            auto x = f.arg("x", tensorType({4}, DType::F32));
+            g.exp(x);
+        },
+        "exp: operand 0 is not a value of @g");
+    expectError(
+        [] {
+            ModuleBuilder mb("m.cpp");
+            auto f = mb.function("f");
+            auto x = f.arg("x", tensorType({4}, DType::F32));
+            f.ret(x);
+            f.exp(x);
+        },
+        "@f: 'exp' after ret()");
+    expectError(
+        [] {
+            ModuleBuilder mb("m.cpp");
+            auto f = mb.function("f");
+            f.arg("x", tensorType({4}, DType::F32));
+            mb.finish();
+        },
+        "@f has no ret()");
+    expectError(
+        [] {
+            ModuleBuilder mb("m.cpp");
+            auto f = mb.function("f");
+            auto x = f.arg("x", tensorType({4}, DType::F32));
+            f.exp(x).named("x");
+        },
+        "redefinition of %x in @f");
+    expectError(
+        [] {
+            ModuleBuilder mb("m.cpp");
+            mb.function("f");
+            mb.function("f");
+        },
+        "redefinition of function @f");
+    expectError(
+        [] {
+            ModuleBuilder mb("m.cpp");
+            auto f = mb.function("f");
+            auto x = f.arg("x", tensorType({4}, DType::F32));
+            f.ret(x);
+            mb.finish();
+            mb.finish();
+        },
+        "already finished");
+    expectError(
+        [] {
+            ModuleBuilder mb("m.cpp");
+            auto f = mb.function("f");
+            auto x = f.arg("x", tensorType({4}, DType::F32));
+            f.exp(x).cubeTile({16, 16}, {16, 16}, {16, 16});
+        },
+        "cubeTile() applies to the result of a matmul");
+    expectError(
+        [] {
+            ModuleBuilder mb("m.cpp");
+            auto f = mb.function("f");
+            auto x = f.arg("x", tensorType({4, 4}, DType::F32));
+            f.exp(x).vecTile({4});
+        },
+        "vec_tile [4] has 1 sizes, but the op works on rank-2 tensors");
+    expectError(
+        [] {
+            ModuleBuilder mb("m.cpp");
+            auto f = mb.function("f");
+            f.cubeTile({128, 64}, {64, 64}, {64, 64});
+        },
+        "cube_tile: m L1 size 64 must be a multiple of (and at least) the L0 size 128");
+    expectError(
+        [] {
+            ModuleBuilder mb("m.cpp");
+            auto f = mb.function("f");
+            auto x = f.arg("x", tensorType({4, 4}, DType::F32));
+            f.reshape(x, {5});
+        },
+        "reshape: cannot reshape 4x4 (16 elements) to 5 (5 elements)");
+}
+
+} // namespace
+} // namespace pto

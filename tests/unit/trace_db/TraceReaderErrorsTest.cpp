@@ -1,0 +1,114 @@
+// The reader (and append) refuse files that are not finished traces, saying which file and why.
+#include "TestTrace.h"
+
+#include "trace_db/TraceError.h"
+#include "trace_db/TraceReader.h"
+#include "trace_db/TraceWriter.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <functional>
+
+namespace pto::tracedb {
+namespace {
+
+using test::TempDir;
+
+/// The TraceError message of `action`, or "" when it did not throw.
+std::string errorOf(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const TraceError& error) {
+        return error.what();
+    }
+    return "";
+}
+
+std::string openError(const std::filesystem::path& path) {
+    return errorOf([&] { TraceReader::open(path); });
+}
+
+std::string appendError(const std::filesystem::path& path) {
+    return errorOf([&] { TraceWriter::append(path); });
+}
+
+void runSql(const std::filesystem::path& path, const char* sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    sqlite3_close(db);
+}
+
+class TraceDbReaderErrors : public ::testing::Test {
+protected:
+    TempDir m_dir;
+    std::filesystem::path m_path = m_dir.file("bad.ptotrace");
+};
+
+TEST_F(TraceDbReaderErrors, MissingFile) {
+    EXPECT_EQ(openError(m_path), "cannot open trace '" + m_path.string() + "': no such file");
+    EXPECT_EQ(appendError(m_path), "cannot open trace '" + m_path.string() + "': no such file");
+}
+
+TEST_F(TraceDbReaderErrors, Directory) {
+    EXPECT_EQ(openError(m_dir.path()),
+              "cannot open trace '" + m_dir.path().string() + "': is a directory");
+}
+
+TEST_F(TraceDbReaderErrors, TextFile) {
+    test::writeBytes(m_path, "x,y\n1,2\nthis is a CSV file, not a trace, long enough to have a "
+                             "header-sized prefix of one hundred bytes or more.\n");
+    std::string expected =
+        "'" + m_path.string() + "' is not a PTO Studio trace (not an SQLite database)";
+    EXPECT_EQ(openError(m_path), expected);
+    EXPECT_EQ(appendError(m_path), expected);
+    EXPECT_EQ(m_dir.entryCount(), 1U); // append left no temp copy behind
+}
+
+TEST_F(TraceDbReaderErrors, TruncatedTrace) {
+    test::writeSampleTrace(m_path);
+    std::string bytes = test::readBytes(m_path);
+    test::writeBytes(m_path, bytes.substr(0, bytes.size() / 2));
+    std::string error = openError(m_path);
+    EXPECT_NE(error.find("trace '" + m_path.string() + "' is corrupt or truncated"),
+              std::string::npos)
+        << error;
+}
+
+TEST_F(TraceDbReaderErrors, NewerSchemaVersion) {
+    test::writeSampleTrace(m_path);
+    runSql(m_path, "PRAGMA user_version = 99");
+    std::string expected = "trace '" + m_path.string() +
+                           "' was written by a newer PTO Studio (schema 99); this build reads up "
+                           "to 1 — upgrade";
+    EXPECT_EQ(openError(m_path), expected);
+    EXPECT_EQ(appendError(m_path), expected);
+}
+
+TEST_F(TraceDbReaderErrors, UnrelatedSqliteDatabase) {
+    runSql(m_path, "CREATE TABLE customers(id INTEGER PRIMARY KEY, name TEXT)");
+    EXPECT_EQ(openError(m_path), "'" + m_path.string() +
+                                     "' is not a PTO Studio trace (an SQLite database without a "
+                                     "meta table)");
+}
+
+TEST_F(TraceDbReaderErrors, EmptyFile) {
+    test::writeBytes(m_path, "");
+    EXPECT_EQ(openError(m_path),
+              "'" + m_path.string() + "' is not a PTO Studio trace (empty file)");
+}
+
+TEST_F(TraceDbReaderErrors, UnfinishedDatabaseWithMetaTable) {
+    runSql(m_path, "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)");
+    EXPECT_EQ(openError(m_path),
+              "'" + m_path.string() + "' is not a PTO Studio trace (schema version 0)");
+}
+
+TEST_F(TraceDbReaderErrors, IntegrityCheckPassesOnAGoodTrace) {
+    test::writeSampleTrace(m_path);
+    EXPECT_NO_THROW(TraceReader::open(m_path).verifyIntegrity());
+}
+
+} // namespace
+} // namespace pto::tracedb

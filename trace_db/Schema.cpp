@@ -1,0 +1,52 @@
+// The embedded schema.sql, split into the part run at creation and the part run at commit.
+#include "trace_db/Schema.h"
+
+#include "trace_db/SchemaSql.h"
+#include "trace_db/Sqlite.h"
+
+#include <string>
+#include <vector>
+
+namespace pto::tracedb {
+namespace {
+
+constexpr std::string_view kFinalizeMarker = "\n-- @finalize\n";
+constexpr std::size_t kFinalizeAt = generated::kSchemaSql.find(kFinalizeMarker);
+static_assert(kFinalizeAt != std::string_view::npos,
+              "trace_db/schema.sql must contain a '-- @finalize' line");
+
+} // namespace
+
+std::string_view schemaSql() {
+    return generated::kSchemaSql;
+}
+
+std::string_view schemaCreateSql() {
+    return generated::kSchemaSql.substr(0, kFinalizeAt);
+}
+
+std::string_view schemaFinalizeSql() {
+    return generated::kSchemaSql.substr(kFinalizeAt + kFinalizeMarker.size());
+}
+
+void createSchema(SqliteDb& db) {
+    db.exec(schemaCreateSql());
+}
+
+void finalizeSchema(SqliteDb& db) {
+    db.exec(schemaFinalizeSql());
+}
+
+void dropFinalizeIndexes(SqliteDb& db) {
+    // Explicit indexes have SQL in sqlite_schema; automatic ones (PRIMARY KEY, UNIQUE) do not.
+    std::vector<std::string> names;
+    Statement list(db, "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL");
+    while (list.step()) {
+        std::string name;
+        list.read(0, name);
+        names.push_back(std::move(name));
+    }
+    for (const std::string& name : names) db.exec("DROP INDEX \"" + name + "\"");
+}
+
+} // namespace pto::tracedb

@@ -1,0 +1,22 @@
+// The embedded schema.sql, split into the part run at creation and the part run at commit.
+#pragma once
+
+#include <string_view>
+
+namespace pto::tracedb {
+
+class SqliteDb;
+
+/// The whole of trace_db/schema.sql as compiled into this build.
+std::string_view schemaSql();
+/// Tables and views: run once when a trace is created.
+std::string_view schemaCreateSql();
+/// Indexes and summaries (below the '-- @finalize' line): run by every commit.
+std::string_view schemaFinalizeSql();
+
+void createSchema(SqliteDb& db);
+void finalizeSchema(SqliteDb& db);
+/// Drops the indexes finalizeSchema builds, so appended rows insert at bulk speed.
+void dropFinalizeIndexes(SqliteDb& db);
+
+} // namespace pto::tracedb

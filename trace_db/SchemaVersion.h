@@ -1,0 +1,17 @@
+// The trace file format version this build writes and the newest one it can read.
+#pragma once
+
+#include <cstdint>
+
+namespace pto::tracedb {
+
+/// Stored as `PRAGMA user_version` and as meta 'schema_version'. Bump it for any change a
+/// reader of the previous version could misread (new tables and columns included), and add
+/// a migration so `TraceWriter::append` keeps working on older files.
+inline constexpr int kSchemaVersion = 1;
+
+/// Stored as `PRAGMA application_id` so tools like `file(1)` and our reader can tell a PTO
+/// Studio trace from any other SQLite file. The bytes spell "PTOS".
+inline constexpr std::int32_t kApplicationId = 0x50544F53;
+
+} // namespace pto::tracedb

@@ -1,0 +1,103 @@
+// Reading and writing NumPy .npy files, with bf16 stored as uint16 bits plus a dtype sidecar.
+#pragma once
+
+// The format (https://numpy.org/devdocs/reference/generated/numpy.lib.format.html)
+// --------------------------------------------------------------------------------
+//   "\x93NUMPY" major minor  header-length  header  data
+// header-length is a little-endian uint16 in version 1.0 and a uint32 in 2.0 and 3.0 (3.0 also
+// allows a UTF-8 header, which only matters for structured dtypes). The header is a Python dict
+// literal with exactly the keys 'descr' (the dtype, e.g. '<f4'), 'fortran_order' (True/False)
+// and 'shape' (a tuple of ints), padded with spaces and ending in '\n' so that the data starts
+// at a multiple of 64 bytes. The data is the elements in C or Fortran order.
+//
+// What this implementation accepts
+// - Versions 1.0, 2.0 and 3.0. Anything else is an error naming the version.
+// - dtypes bool ('|b1'), int8/16/32/64 ('i1' 'i2' 'i4' 'i8'), uint8/16/32/64 ('u1' 'u2' 'u4'
+//   'u8') and float16/32/64 ('f2' 'f4' 'f8'), with byte order '<', '|', '=' (taken as
+//   little-endian: NumPy itself only writes '<', '>' or '|') or '>' (big-endian: read and
+//   byte-swapped to little-endian). Other dtypes (complex, strings, objects, datetimes,
+//   structured) are errors naming the dtype.
+// - Fortran-order data is transposed to C order on reading.
+// - Bytes after the data are ignored, as np.load does (np.save may append several arrays to one
+//   stream).
+// - Hostile input never crashes or allocates absurd sizes: the header length and the data size
+//   are checked against the file size before anything is allocated (headers are limited to
+//   1 MiB; NumPy's own writer needs a few hundred bytes).
+//
+// What it writes
+// - Version 1.0, or 2.0 when the header does not fit in 65535 bytes (only possible with
+//   thousands of dimensions); the dict exactly as np.save writes it (keys sorted, the same
+//   spacing, spaces so the shape can grow in place, 64-byte alignment); C order; little-endian.
+// - Atomically: into a temporary file in the destination's directory, flushed to disk, then
+//   renamed over the destination, so a reader sees the previous file or the complete new one.
+//
+// bf16 (and any other dtype NumPy lacks)
+// - NumPy has no bf16, so a bf16 array is stored as '<u2' holding the bf16 bit patterns, and its
+//   true dtype is recorded beside it in a sidecar text file named "<file>.dtype" (for "x.npy":
+//   "x.npy.dtype") holding the dtype name and a newline ("bf16\n"). NumPy reads the file as the
+//   raw uint16 bits; to see the values: torch.from_numpy(a.view(np.int16)).view(torch.bfloat16).
+// - writeNpy writes the sidecar when NpyArray::trueDType is set and removes a stale one when it
+//   is not; readNpy sets trueDType from the sidecar when there is one. A "bf16" sidecar must sit
+//   beside a '<u2' array.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pto {
+
+/// Any failure to read or write an .npy file. what() reads "<path>: <reason>".
+class NpyError : public std::runtime_error {
+public:
+    NpyError(std::filesystem::path path, const std::string& reason);
+
+    const std::filesystem::path& path() const { return m_path; }
+    const std::string& reason() const { return m_reason; }
+
+private:
+    std::filesystem::path m_path;
+    std::string m_reason;
+};
+
+/// One array as stored in an .npy file.
+struct NpyArray {
+    /// Canonical NumPy dtype string: '<f2' '<f4' '<f8' '|i1' '<i2' '<i4' '<i8' '|u1' '<u2' '<u4'
+    /// '<u8' '|b1'. writeNpy also accepts the other spellings of the same dtype (e.g. '=f4').
+    std::string descr;
+    /// Dimensions, outermost first; empty for a scalar (one element).
+    std::vector<int64_t> shape;
+    /// The elements in C order, little-endian: numel() * itemSize() bytes.
+    std::vector<std::byte> data;
+    /// The element type the stored bits really have when NumPy has no such dtype ("bf16" for
+    /// bf16 bits stored as '<u2'), from/to the "<file>.dtype" sidecar; empty otherwise.
+    std::string trueDType;
+
+    /// Number of elements: the product of the shape (1 for a scalar, 0 if any dimension is 0).
+    /// Throws NpyError (with an empty path) for a negative dimension or a product beyond int64
+    /// (impossible for an array from readNpy).
+    int64_t numel() const;
+    /// Bytes per element of `descr`; throws NpyError (with an empty path) if unsupported.
+    int64_t itemSize() const;
+};
+
+/// Reads an .npy file (and its "<file>.dtype" sidecar, if any). Throws NpyError.
+NpyArray readNpy(const std::filesystem::path& path);
+
+/// Writes `array` as an .npy file atomically (and its sidecar, see above). Throws NpyError when
+/// the array is inconsistent (unsupported descr, negative dimension, data size not numel *
+/// itemSize, bf16 not stored as '<u2') or the destination cannot be written.
+void writeNpy(const std::filesystem::path& path, const NpyArray& array);
+
+/// The sidecar that records the true dtype of `npyPath`: the same path with ".dtype" appended.
+std::filesystem::path npyDTypeSidecarPath(const std::filesystem::path& npyPath);
+
+/// The canonical spelling of a supported descr ("=f4" -> "<f4", "<i1" -> "|i1"); throws NpyError
+/// (with an empty path) naming the dtype if it is not supported. Big-endian descrs ('>f4') are
+/// rejected here: in memory, NpyArray data is always little-endian.
+std::string canonicalNpyDescr(std::string_view descr);
+
+} // namespace pto
