@@ -16,5 +16,7 @@ using Action = std::function<int()>;
 
 void registerCompile(CLI::App& app, Action& action);
 void registerInfo(CLI::App& app, Action& action);
+void registerRun(CLI::App& app, Action& action);
+void registerArch(CLI::App& app, Action& action);
 
 } // namespace pto::cli

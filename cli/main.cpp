@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
     Action action;
     registerCompile(app, action);
     registerInfo(app, action);
+    registerRun(app, action);
+    registerArch(app, action);
 
     try {
         app.parse(argc, argv);

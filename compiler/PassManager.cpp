@@ -37,6 +37,7 @@ bool PassManager::run(std::string_view passName) {
     if (m_stopped) return false;
     const PassInfo* pass = findPass(passName);
     if (!pass) throw std::logic_error(fmt::format("no pass named '{}'", passName));
+    if (pass->from < m_state.kind) return true; // the program was written at a lower level
     if (pass->from == StageKind::Tensor) m_state.tensor.linkToPreviousStage();
     if (pass->from == StageKind::Tile && pass->to == StageKind::Tile)
         m_state.tile.linkToPreviousStage();

@@ -2,6 +2,7 @@
 #include "compiler/Pipeline.h"
 
 #include "compiler/ir/Parser.h"
+#include "compiler/ir/PtoParser.h"
 
 #include <fmt/format.h>
 
@@ -56,7 +57,25 @@ CompileState loadModule(Module module, const std::string& entry) {
     state.file = module.file;
     state.source = module.source;
     state.tensor = *fn;
+    if (fn->level == Level::Tile) { // hand-written Tile IR: lowering starts at the Tile passes
+        state.tile = *fn;
+        state.kind = StageKind::Tile;
+    }
     return state;
+}
+
+CompileState loadPtoListing(const std::string& text, const std::string& file) {
+    CompileState state;
+    state.file = file;
+    state.source = text;
+    state.pto = parsePtoProgram(text, file);
+    state.kind = StageKind::Pto;
+    state.tensor.name = state.pto.name;
+    return state;
+}
+
+bool isPtoListingPath(const std::string& path) {
+    return path.size() > 7 && path.compare(path.size() - 7, 7, ".ptoasm") == 0;
 }
 
 CompileState loadProgram(const std::string& path, const std::string& entry) {
@@ -64,6 +83,7 @@ CompileState loadProgram(const std::string& path, const std::string& entry) {
     if (!in) throw CompileError(path, {}, fmt::format("cannot open: {}", std::strerror(errno)));
     std::ostringstream text;
     text << in.rdbuf();
+    if (isPtoListingPath(path)) return loadPtoListing(text.str(), path);
     return loadProgramText(text.str(), path, entry);
 }
 

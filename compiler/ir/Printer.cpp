@@ -79,7 +79,8 @@ std::string valueRef(const NameTable& names, const Function& f, ValueId v) {
 
 void appendFunctionHeader(std::string& out, const Function& f, const NameTable& names,
                           PrintOptions options) {
-    fmt::format_to(std::back_inserter(out), "func @{}(", f.name);
+    std::string name = sanitizeName(f.name);
+    fmt::format_to(std::back_inserter(out), "func @{}(", name.empty() ? "_" : name);
     for (size_t i = 0; i < f.args.size(); ++i)
         fmt::format_to(std::back_inserter(out), "{}%{}: {}", i ? ", " : "", names[f.args[i]],
                        formatType(f.type(f.args[i]), f.level));

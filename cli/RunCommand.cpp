@@ -1,0 +1,121 @@
+// `pto run`: compile and simulate a .pto program, write outputs and the trace, print timing.
+#include "cli/Command.h"
+
+#include "cli/Progress.h"
+#include "cli/session/Session.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+namespace pto::cli {
+namespace {
+
+struct RunArgs {
+    RunOptions options;
+    std::string inputs;
+    std::string traceLevel = "instructions";
+    bool noDoubleBuffer = false;
+    bool json = false;
+};
+
+nlohmann::json summaryJson(const RunResult& r) {
+    double secs = r.seconds();
+    nlohmann::json j = {{"program", r.state.file},
+                        {"entry", r.state.tensor.name},
+                        {"arch", r.arch.name()},
+                        {"total_cycles", r.sim.totalCycles.count()},
+                        {"seconds", secs},
+                        {"instructions", r.sim.instructions},
+                        {"tasks", r.sim.tasks.size()},
+                        {"flops", r.flops},
+                        {"gm_bytes", r.gmBytes},
+                        {"tflops", secs > 0 ? r.flops / secs / 1e12 : 0.0},
+                        {"gbps", secs > 0 ? double(r.gmBytes) / secs / 1e9 : 0.0}};
+    for (const auto& w : r.sim.warnings) j["warnings"].push_back(w.message);
+    if (!r.faultMessage.empty()) j["fault"] = r.faultMessage;
+    return j;
+}
+
+void printSummary(const RunResult& r, const RunArgs& args) {
+    double secs = r.seconds();
+    fmt::print("ran {} (@{}) on {}{}\n", r.state.file, r.state.tensor.name, r.arch.name(),
+               args.options.tracePath.empty() ? "" : " -> " + args.options.tracePath);
+    fmt::print("  cycles       {}\n", r.sim.totalCycles.count());
+    fmt::print("  time         {:.3f} us at {:.2f} GHz\n", secs * 1e6, r.arch.clockHz() / 1e9);
+    fmt::print("  instructions {} in {} tasks\n", r.sim.instructions, r.sim.tasks.size());
+    fmt::print("  compute      {:.3f} TFLOP/s ({:.3g} FLOP)\n",
+               secs > 0 ? r.flops / secs / 1e12 : 0.0, r.flops);
+    fmt::print("  bandwidth    {:.1f} GB/s ({} bytes to/from GM)\n",
+               secs > 0 ? double(r.gmBytes) / secs / 1e9 : 0.0, r.gmBytes);
+    for (const auto& w : r.sim.warnings) fmt::print("  warning: {}\n", w.message);
+    if (!args.options.outputsDir.empty() && r.faultMessage.empty())
+        fmt::print("  outputs      {} file(s) in {}\n", r.sim.outputs.size(),
+                   args.options.outputsDir);
+}
+
+int runRun(RunArgs& args) {
+    if (!args.inputs.empty()) {
+        std::string item;
+        for (char c : args.inputs + ",") {
+            if (c != ',') {
+                item += c;
+            } else if (!item.empty()) {
+                args.options.inputFiles.push_back(item);
+                item.clear();
+            }
+        }
+    }
+    auto level = sim::parseTraceLevel(args.traceLevel);
+    if (!level)
+        throw std::invalid_argument(fmt::format(
+            "unknown trace level '{}' (none, tasks, instructions, full)", args.traceLevel));
+    args.options.sim.traceLevel = *level;
+    args.options.compile.doubleBuffer = !args.noDoubleBuffer;
+
+    Progress progress(1);
+    progress.step(args.options.sim.timingOnly ? "compiling + simulating (timing only)"
+                                              : "compiling + simulating");
+    RunResult r = runProgram(args.options);
+    progress.done();
+    if (args.json)
+        std::cout << summaryJson(r).dump(2) << "\n";
+    else
+        printSummary(r, args);
+    if (!r.faultMessage.empty()) {
+        fmt::print(stderr, "{}\n", r.faultMessage);
+        return kExitFindings;
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+void registerRun(CLI::App& app, Action& action) {
+    auto args = std::make_shared<RunArgs>();
+    RunOptions& o = args->options;
+    CLI::App* cmd = app.add_subcommand(
+        "run", "Compile and simulate a .pto program; write outputs and the trace file");
+    cmd->add_option("file", o.program, "the .pto program")->required();
+    cmd->add_option("-o,--output", o.tracePath, "trace file to write (compile stages + run)");
+    cmd->add_option("--entry", o.entry, "function to run (default @main or the last)");
+    auto* inputs = cmd->add_option("--inputs", args->inputs,
+                                   "comma-separated .npy files, one per argument in order");
+    cmd->add_option("--seed", o.seed, "seed of the random inputs (default 1)")->excludes(inputs);
+    cmd->add_option("--outputs", o.outputsDir, "directory to write the outputs as .npy");
+    cmd->add_option("--arch", o.archFile, "arch config file (default: embedded 910B-like)");
+    cmd->add_option("--set", o.archOverrides, "override an arch parameter: key=value or key=2x");
+    cmd->add_flag("--timing-only", o.sim.timingOnly, "skip the numerics (for big shapes)");
+    cmd->add_option("--trace", args->traceLevel, "trace level: none, tasks, instructions, full");
+    cmd->add_flag("--check-uninitialized", o.sim.checkUninitialized,
+                  "fault on reading on-chip memory no instruction wrote");
+    cmd->add_flag("--no-double-buffer", args->noDoubleBuffer,
+                  "allocate one buffer per role instead of two");
+    cmd->add_option("--tiles-per-task", o.compile.tilesPerTask, "tile chains per task")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--json", args->json, "machine-readable summary");
+    cmd->callback([args, &action] { action = [args] { return runRun(*args); }; });
+}
+
+} // namespace pto::cli

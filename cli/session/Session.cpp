@@ -1,0 +1,161 @@
+// The run of a program: arch, compile, simulate, trace, outputs.
+#include "cli/session/Session.h"
+
+#include "compiler/StageRecorder.h"
+#include "simulator/numerics/SimFault.h"
+#include "trace_db/TraceWriter.h"
+#include "validate/TensorIo.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+
+namespace pto {
+namespace {
+
+std::string shapeJson(const Shape& s) {
+    return fmt::format("[{}]", fmt::join(s.dims(), ","));
+}
+
+void storeTensors(tracedb::TraceWriter& writer, const RunResult& r, int64_t maxBytes) {
+    auto store = [&](const std::string& name, tracedb::TensorRole role, const TensorData& t,
+                     std::optional<int64_t> valueId) {
+        tracedb::TensorRow row;
+        row.name = name;
+        row.role = role;
+        row.dtype = std::string(dtypeName(t.dtype));
+        row.shape = shapeJson(t.shape);
+        row.valueId = valueId;
+        if (int64_t(t.bytes.size()) <= maxBytes) row.data = t.bytes;
+        writer.add(row);
+    };
+    const Function& f = r.state.tensor;
+    auto names = programInputs(r.state);
+    for (size_t i = 0; i < r.inputs.size() && i < names.size(); ++i) {
+        std::optional<int64_t> value;
+        if (i < f.args.size()) value = f.args[i];
+        store(names[i].name, tracedb::TensorRole::Input, r.inputs[i], value);
+    }
+    for (size_t i = 0; i < r.sim.outputs.size(); ++i) {
+        std::optional<int64_t> value;
+        if (i < f.results.size()) value = f.results[i];
+        store(r.sim.outputs[i].first, tracedb::TensorRole::Output, r.sim.outputs[i].second, value);
+    }
+}
+
+int64_t gmTraffic(const sim::SimResult& s) {
+    using sim::DmaPath;
+    return s.bytes(DmaPath::GmToUb) + s.bytes(DmaPath::GmToL1) + s.bytes(DmaPath::UbToGm) +
+           s.bytes(DmaPath::L1ToGm) + s.bytes(DmaPath::L0cToGm);
+}
+
+} // namespace
+
+sim::ArchConfig loadArchConfig(const std::string& file, const std::vector<std::string>& overrides) {
+    sim::ArchConfig arch = file.empty() ? sim::ArchConfig() : sim::loadArch(file);
+    for (const std::string& o : overrides) sim::applyOverride(arch, o);
+    return arch;
+}
+
+std::vector<ProgramInput> programInputs(const CompileState& state) {
+    std::vector<ProgramInput> inputs;
+    if (state.kind == StageKind::Pto && state.tensor.args.empty()) {
+        for (const GmTensor& g : state.pto.gm)
+            if (g.role == GmRole::Input) inputs.push_back({g.name, Type{g.dtype, g.shape}});
+        return inputs;
+    }
+    for (ValueId a : state.tensor.args)
+        inputs.push_back({state.tensor.value(a).name, state.tensor.type(a)});
+    return inputs;
+}
+
+std::vector<TensorData> prepareInputs(const CompileState& state, const RunOptions& options) {
+    auto wanted = programInputs(state);
+    if (!options.inputFiles.empty() && options.inputFiles.size() != wanted.size())
+        throw std::invalid_argument(fmt::format("@{} takes {} inputs but {} files were given",
+                                                state.tensor.name, wanted.size(),
+                                                options.inputFiles.size()));
+    std::vector<TensorData> inputs;
+    for (size_t i = 0; i < wanted.size(); ++i) {
+        const Type& type = wanted[i].type;
+        if (options.inputFiles.empty()) {
+            inputs.push_back(randomTensor(type.dtype, type.shape, options.seed + i));
+            continue;
+        }
+        TensorData t = readTensor(options.inputFiles[i]);
+        if (t.dtype != type.dtype || t.shape != type.shape)
+            throw std::invalid_argument(fmt::format(
+                "{}: holds {} but input %{} of @{} is {}", options.inputFiles[i], typeString(t),
+                wanted[i].name, state.tensor.name, typeString(type.dtype, type.shape)));
+        inputs.push_back(std::move(t));
+    }
+    return inputs;
+}
+
+double countFlops(const Function& f) {
+    double flops = 0;
+    for (const Op& op : f.ops()) {
+        if (op.result == kNoId) continue;
+        const Type& out = f.type(op.result);
+        if (op.kind == OpKind::Matmul) {
+            const Type& a = f.type(op.operands[0]);
+            int64_t k = op.attrs.has("transpose_a") ? a.shape[a.shape.rank() - 2] : a.shape.back();
+            flops += 2.0 * double(out.shape.numel()) * double(k);
+        } else if (opInfo(op.kind).cls == OpClass::Reduce) {
+            flops += double(f.type(op.operands[0]).shape.numel());
+        } else if (isElementwise(op.kind) && op.kind != OpKind::Cast) {
+            flops += double(out.shape.numel());
+        }
+    }
+    return flops;
+}
+
+RunResult runProgram(const RunOptions& options) {
+    RunResult r;
+    r.arch = loadArchConfig(options.archFile, options.archOverrides);
+    r.state = loadProgram(options.program, options.entry);
+    r.inputs = prepareInputs(r.state, options);
+
+    CompileOptions compile = options.compile;
+    compile.target = sim::toTargetInfo(r.arch);
+    std::optional<tracedb::TraceWriter> writer;
+    std::optional<StageRecorder> recorder;
+    if (!options.tracePath.empty()) {
+        writer.emplace(tracedb::TraceWriter::create(options.tracePath));
+        recorder.emplace(*writer, compile.target);
+        recordProgramMeta(*writer, r.state, compile);
+        writer->setMeta("producer", "pto run");
+        writer->setMeta("arch_config", sim::archJson(r.arch));
+        writer->setMeta("arch_name", r.arch.name());
+    }
+    PassManager pm(r.state, compile);
+    if (recorder) pm.addObserver(&*recorder);
+    pm.start();
+    lowerToPto(pm);
+
+    sim::SimOptions simOptions = options.sim;
+    simOptions.sourceFile = options.program;
+    try {
+        r.sim =
+            sim::simulate(r.state.pto, r.arch, r.inputs, simOptions, writer ? &*writer : nullptr);
+    } catch (const SimFault& fault) {
+        r.faultMessage = fault.what();
+        if (writer) writer->setMeta("sim_fault", r.faultMessage);
+    }
+    r.flops = countFlops(r.state.tensor);
+    r.gmBytes = gmTraffic(r.sim);
+    if (writer) {
+        storeTensors(*writer, r, options.maxStoredTensorBytes);
+        writer->commit();
+    }
+    if (!options.outputsDir.empty() && r.faultMessage.empty()) {
+        std::filesystem::create_directories(options.outputsDir);
+        for (const auto& [name, tensor] : r.sim.outputs)
+            writeTensor(std::filesystem::path(options.outputsDir) / (name + ".npy"), tensor);
+    }
+    return r;
+}
+
+} // namespace pto

@@ -1,0 +1,62 @@
+// The whole run of a program as `pto run` does it — load the arch, compile, simulate, record
+// everything into one trace file, write the outputs — shared by the CLI, tests and what-if.
+#pragma once
+
+#include "compiler/Pipeline.h"
+#include "compiler/ir/TensorData.h"
+#include "simulator/Simulator.h"
+#include "simulator/arch/ArchConfig.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace pto {
+
+struct RunOptions {
+    std::string program;                    // .pto path
+    std::string entry;                      // function; default @main or the last
+    std::vector<std::string> inputFiles;    // .npy per argument, in order; empty = random
+    uint64_t seed = 1;                      // for random inputs (argument i uses seed + i)
+    std::string archFile;                   // empty = the embedded 910B-like default
+    std::vector<std::string> archOverrides; // "hbm.bandwidth=2x", "clock.freq=1.5 GHz"
+    CompileOptions compile;                 // its target is replaced by the arch's
+    sim::SimOptions sim;
+    std::string tracePath;  // empty = no trace file
+    std::string outputsDir; // empty = outputs not written as .npy
+    // Inputs and outputs up to this size are stored in the trace's tensor table.
+    int64_t maxStoredTensorBytes = int64_t(64) << 20;
+};
+
+struct RunResult {
+    CompileState state;
+    sim::ArchConfig arch;
+    sim::SimResult sim;
+    std::vector<TensorData> inputs;
+    double flops = 0;    // useful arithmetic of the program (matmul 2·m·n·k, 1 per element op)
+    int64_t gmBytes = 0; // bytes moved between GM and the cores
+    std::string faultMessage; // a simulation fault; the trace up to it is still written
+    double seconds() const { return double(sim.totalCycles.count()) / arch.clockHz(); }
+};
+
+// The arch from a file (or the default) with what-if overrides applied.
+sim::ArchConfig loadArchConfig(const std::string& file, const std::vector<std::string>& overrides);
+
+struct ProgramInput {
+    std::string name;
+    Type type;
+};
+// The inputs a program takes: the entry's arguments, or a PTO listing's GM inputs.
+std::vector<ProgramInput> programInputs(const CompileState& state);
+// The program's inputs: read from .npy files (checked against the inputs' types) or random.
+std::vector<TensorData> prepareInputs(const CompileState& state, const RunOptions& options);
+
+// Compiles and simulates. Input errors throw (CompileError, ArchError, NpyError,
+// std::invalid_argument); a fault of the simulated program is returned in faultMessage.
+RunResult runProgram(const RunOptions& options);
+
+// FLOPs of a Tensor-level function (after decomposition).
+double countFlops(const Function& tensor);
+
+} // namespace pto

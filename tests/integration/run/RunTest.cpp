@@ -1,0 +1,153 @@
+// Simulated runs end to end: every sample's outputs against NumPy and bit for bit against the
+// Tile interpreter; hand-written PTO listings that deadlock or go out of bounds get the right
+// message, no hang; `pto run` exit codes.
+#include "cli/session/Session.h"
+#include "compiler/interp/TileInterpreter.h"
+#include "tests/support/Process.h"
+#include "validate/TensorIo.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace pto {
+namespace {
+
+std::string sourcePath(const std::string& rel) {
+    return fmt::format("{}/{}", PTO_SOURCE_DIR, rel);
+}
+
+RunResult runSample(const std::string& name, uint64_t seed) {
+    RunOptions o;
+    o.program = sourcePath("samples/" + name + ".pto");
+    o.seed = seed;
+    o.sim.traceLevel = sim::TraceLevel::None;
+    return runProgram(o);
+}
+
+class SimulatedSample : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SimulatedSample, OutputsEqualTheTileInterpreterBitForBit) {
+    RunResult r = runSample(GetParam(), 5);
+    ASSERT_EQ(r.faultMessage, "");
+    ASSERT_EQ(r.sim.outputs.size(), 1u);
+    TensorData tile = evaluateTile(r.state.tile, r.inputs).outputs.at(0);
+    const TensorData& sim = r.sim.outputs[0].second;
+    ASSERT_EQ(sim.shape, tile.shape);
+    int64_t differ = 0;
+    for (int64_t i = 0; i < sim.numel(); ++i) differ += sim.get(i) != tile.get(i);
+    EXPECT_EQ(differ, 0) << "of " << sim.numel() << " elements";
+}
+
+TEST_P(SimulatedSample, OutputsAgreeWithNumPy) {
+    if (!test::pythonHas("numpy")) GTEST_SKIP() << "/usr/bin/python3 with numpy is needed";
+    RunResult r = runSample(GetParam(), 9);
+    ASSERT_EQ(r.faultMessage, "");
+    test::TempDir dir;
+    std::string cmd = fmt::format("/usr/bin/python3 {} {} {}",
+                                  sourcePath("tests/integration/compile/samples_reference.py"),
+                                  GetParam(), test::shellQuote((dir / "want.npy").string()));
+    for (size_t i = 0; i < r.inputs.size(); ++i) {
+        auto p = dir / fmt::format("in{}.npy", i);
+        writeTensor(p, r.inputs[i]);
+        cmd += " " + test::shellQuote(p.string());
+    }
+    auto py = test::runCommand(cmd);
+    ASSERT_EQ(py.exitCode, 0) << py.err;
+    TensorData want = readTensor(dir / "want.npy");
+    const TensorData& got = r.sim.outputs.at(0).second;
+    ASSERT_EQ(got.shape, want.shape);
+    // Same tolerances as the interpreter check (tests/integration/compile/SamplesTest.cpp):
+    // f16: torch's rtol 1e-3 plus one f16 ulp for the decomposed composites' intermediate
+    // roundings; f32 matmul against an f64 reference over k = 256.
+    double rtol = want.dtype == DType::F16 ? 2e-3 : 1e-5;
+    double atol = want.dtype == DType::F16 ? 1e-5 : 1e-4;
+    int64_t bad = 0;
+    for (int64_t i = 0; i < got.numel(); ++i)
+        bad += std::fabs(got.get(i) - want.get(i)) > atol + rtol * std::fabs(want.get(i));
+    EXPECT_EQ(bad, 0) << "of " << got.numel() << " elements";
+}
+
+INSTANTIATE_TEST_SUITE_P(Samples, SimulatedSample,
+                         ::testing::Values("matmul", "softmax", "rms_norm", "gelu"));
+
+RunResult runListing(const std::string& name) {
+    RunOptions o;
+    o.program = sourcePath("tests/integration/run/programs/" + name + ".ptoasm");
+    o.sim.traceLevel = sim::TraceLevel::None;
+    return runProgram(o);
+}
+
+TEST(HandWrittenListing, CorrectProgramConvertsItsInput) {
+    RunResult r = runListing("good_copy");
+    ASSERT_EQ(r.faultMessage, "");
+    const TensorData& y = r.sim.outputs.at(0).second;
+    for (int64_t i = 0; i < y.numel(); ++i) ASSERT_EQ(y.get(i), r.inputs[0].get(i)) << i;
+}
+
+TEST(HandWrittenListing, MissingSetFlagIsADeadlockNamingTheWait) {
+    RunResult r = runListing("missing_set_flag");
+    EXPECT_NE(r.faultMessage.find("deadlock"), std::string::npos) << r.faultMessage;
+    EXPECT_NE(r.faultMessage.find("WAIT_FLAG"), std::string::npos) << r.faultMessage;
+    EXPECT_NE(r.faultMessage.find("MTE2->V"), std::string::npos) << r.faultMessage;
+}
+
+// An on-chip operand outside its buffer is caught before the run, by the listing's verifier.
+TEST(HandWrittenListing, OutOfBoundsTloadNamesTheBufferAndSize) {
+    try {
+        runListing("oob_tload");
+        FAIL() << "expected an error";
+    } catch (const CompileError& e) {
+        std::string m = e.what();
+        EXPECT_NE(m.find("oob_tload.ptoasm"), std::string::npos) << m;
+        EXPECT_NE(m.find("TLOAD"), std::string::npos) << m;
+        EXPECT_NE(m.find("UB [0x2c000, 0x34000)"), std::string::npos) << m;
+        EXPECT_NE(m.find("188416"), std::string::npos) << m;
+    }
+}
+
+TEST(PtoRunCli, FaultExitsOneAndKeepsTheTrace) {
+    test::TempDir dir;
+    auto db = dir / "run.db";
+    auto r = test::runCommand(
+        fmt::format("{} run {} -o {}", PTO_CLI,
+                    sourcePath("tests/integration/run/programs/missing_set_flag.ptoasm"),
+                    test::shellQuote(db.string())));
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("deadlock"), std::string::npos) << r.err;
+    EXPECT_TRUE(std::filesystem::exists(db));
+}
+
+TEST(PtoRunCli, WritesOutputsAndReportsThroughput) {
+    test::TempDir dir;
+    auto r = test::runCommand(fmt::format("{} run {} --outputs {} --seed 3", PTO_CLI,
+                                          sourcePath("samples/softmax.pto"),
+                                          test::shellQuote((dir / "o").string())));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("cycles"), std::string::npos);
+    EXPECT_NE(r.out.find("GB/s"), std::string::npos);
+    TensorData y = readTensor(dir / "o" / "yh.npy");
+    EXPECT_EQ(y.shape, (Shape{64, 1024}));
+}
+
+TEST(PtoRunCli, InputOfTheWrongShapeIsAnInputError) {
+    test::TempDir dir;
+    auto bad = dir / "x.npy";
+    writeTensor(bad, TensorData(DType::F16, Shape{8, 8}));
+    auto r = test::runCommand(fmt::format("{} run {} --inputs {}", PTO_CLI,
+                                          sourcePath("samples/softmax.pto"),
+                                          test::shellQuote(bad.string())));
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("8x8"), std::string::npos) << r.err;
+}
+
+TEST(PtoRunCli, UnknownArchKeyIsAnInputError) {
+    auto r = test::runCommand(
+        fmt::format("{} run {} --set hbm.bandwith=2x", PTO_CLI, sourcePath("samples/softmax.pto")));
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("hbm.bandwidth"), std::string::npos) << r.err;
+}
+
+} // namespace
+} // namespace pto
