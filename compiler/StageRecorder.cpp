@@ -160,7 +160,9 @@ void StageRecorder::onStage(const StageEvent& event) {
             recordFunction(stage, s.tile);
             break;
         case StageKind::Block:
-            recordBlocks(stage, s.block);
+            recordBlocks(stage, s.block,
+                         isLastOfLevel(event) ||
+                             int64_t(bufferCount(s.block)) <= m_limits.fullStageNodes);
             break;
         case StageKind::Exec:
             recordExec(stage, s.exec, s.block);
@@ -235,7 +237,13 @@ void StageRecorder::recordFunction(int64_t stage, const Function& f) {
     m_writer.addAll(std::span<const EdgeRow>(edges));
 }
 
-void StageRecorder::recordBlocks(int64_t stage, const BlockProgram& program) {
+size_t StageRecorder::bufferCount(const BlockProgram& program) {
+    size_t n = 0;
+    for (const BlockFunction& b : program.blocks) n += b.buffers.size();
+    return n;
+}
+
+void StageRecorder::recordBlocks(int64_t stage, const BlockProgram& program, bool withBuffers) {
     std::vector<NodeRow> nodes;
     std::vector<BufferRow> buffers;
     int64_t bufferId = 0;
@@ -248,6 +256,7 @@ void StageRecorder::recordBlocks(int64_t stage, const BlockProgram& program) {
                               syncs, b.buffers.size());
         n.groupId = b.group;
         nodes.push_back(std::move(n));
+        if (!withBuffers) continue;
         for (const Buffer& buf : b.buffers) {
             BufferRow r{stage,    bufferId++, b.id, std::string(memSpaceName(buf.space)),
                         buf.addr, buf.size};
@@ -298,7 +307,7 @@ void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
             r.idx = int64_t(i);
             r.pipe = std::string(pipeName(in.pipe));
             r.opcode = std::string(opcodeName(in.opcode));
-            r.operands = printPtoInstr(in);
+            r.operands = printPtoOperands(in);
             if (in.tileOp != kNoId) {
                 r.tileOpId = in.tileOp;
                 r.tileStageId = m_lastTileStage;

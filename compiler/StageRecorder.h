@@ -28,7 +28,9 @@ public:
 private:
     bool isLastOfLevel(const StageEvent& event) const;
     void recordFunction(int64_t stage, const Function& f);
-    void recordBlocks(int64_t stage, const BlockProgram& program);
+    // Buffers are written for the last Block stage (and for small programs at every one).
+    void recordBlocks(int64_t stage, const BlockProgram& program, bool withBuffers);
+    static size_t bufferCount(const BlockProgram& program);
     void recordExec(int64_t stage, const ExecGraph& exec, const BlockProgram& program);
     void recordPto(int64_t stage, const PtoProgram& pto);
 

@@ -129,7 +129,7 @@ void appendTasks(std::string& out, const PtoProgram& p) {
 
 } // namespace
 
-std::string printPtoInstr(const Instr& in) {
+std::string printPtoOperands(const Instr& in) {
     std::string rest;
     if (in.opcode == Opcode::SetFlag || in.opcode == Opcode::WaitFlag)
         rest = fmt::format("{}->{} {}", pipeName(in.flagSrc), pipeName(in.flagDst), in.event);
@@ -140,6 +140,11 @@ std::string printPtoInstr(const Instr& in) {
         rest += (rest.empty() ? "" : ", ") + formatOperand(in.operands[i]);
     std::string attrs = formatInstrAttrs(in);
     if (!attrs.empty()) rest += (rest.empty() ? "" : " ") + attrs;
+    return rest;
+}
+
+std::string printPtoInstr(const Instr& in) {
+    std::string rest = printPtoOperands(in);
     if (in.tileOp != kNoId) rest += fmt::format("{}!op {}", rest.empty() ? "" : " ", in.tileOp);
     if (in.loc.known())
         rest += fmt::format("{}!loc {}:{}", rest.empty() ? "" : " ", in.loc.line, in.loc.col);

@@ -34,4 +34,8 @@ std::string printPtoProgram(const PtoProgram& program);
 // One instruction line without indentation: "V    TADD          UB[0x0]:f32[...], ...".
 std::string printPtoInstr(const Instr& instr);
 
+// The instruction's operand part alone: flags or operands, then {attributes}, without pipe,
+// opcode and provenance ("UB[0x0]:f32[16x1024/1024], UB[0x8000]:f16[16x1024/1024]").
+std::string printPtoOperands(const Instr& instr);
+
 } // namespace pto
