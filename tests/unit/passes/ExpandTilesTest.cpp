@@ -416,7 +416,7 @@ func @mm(%a: tensor<4096x4096xf16>, %b: tensor<4096x4096xf16>) -> tensor<4096x40
     EXPECT_EQ(countOps(tile, OpKind::TLoad), 32768);
     EXPECT_EQ(countOps(tile, OpKind::TStore), 1024);
     RecordProperty("expand_seconds", std::to_string(seconds));
-    EXPECT_LT(seconds, 5.0); // ~0.1–0.3 s in a release build; generous for debug/sanitizers
+    RecordProperty("seconds", std::to_string(seconds)); // speed lives in bench/
 }
 
 } // namespace
