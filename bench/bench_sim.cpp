@@ -90,9 +90,11 @@ PtoProgram pipelineProgram(int tiles, int waves) {
     for (uint32_t t = 0; t < static_cast<uint32_t>(48 * waves); ++t) {
         Kernel k = vectorKernel(tiles, 0, 8192);
         k.id = t;
-        k.name = "k" + std::to_string(t);
+        // (append, not "lit" + std::string: GCC 12 -O3 reports a false -Wrestrict on the latter)
+        k.name = std::string("k").append(std::to_string(t));
         p.kernels.push_back(std::move(k));
-        p.exec.tasks.push_back(Task{t, t, CoreType::AIV, "t" + std::to_string(t)});
+        p.exec.tasks.push_back(
+            Task{t, t, CoreType::AIV, std::string("t").append(std::to_string(t))});
     }
     return p;
 }

@@ -2,6 +2,8 @@
 // runs and returns an exit code (0 ok, 1 findings or mismatch, 2 usage or input error).
 #pragma once
 
+#include "compiler/FaultInjection.h"
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
@@ -18,5 +20,15 @@ void registerCompile(CLI::App& app, Action& action);
 void registerInfo(CLI::App& app, Action& action);
 void registerRun(CLI::App& app, Action& action);
 void registerArch(CLI::App& app, Action& action);
+void registerDiff(CLI::App& app, Action& action);
+
+// --fault KIND[:N] (compiler/FaultInjection.h) for compile, run and diff --bisect; a bad value
+// is a CLI::ValidationError (exit 2).
+FaultSpec parseFaultOption(const std::string& text);
+void registerReport(CLI::App& app, Action& action);
+void registerQuery(CLI::App& app, Action& action);
+void registerExport(CLI::App& app, Action& action);
+void registerWhatif(CLI::App& app, Action& action);
+void registerCompare(CLI::App& app, Action& action);
 
 } // namespace pto::cli

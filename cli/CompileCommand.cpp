@@ -23,6 +23,7 @@ struct CompileArgs {
     bool noDoubleBuffer = false;
     bool timePasses = false;
     int tilesPerTask = 0;
+    FaultSpec fault; // debug: --fault
 };
 
 void printSummary(const CompileState& s, const PassManager& pm, const CompileArgs& args) {
@@ -56,6 +57,7 @@ int runCompile(const CompileArgs& args) {
     CompileOptions options;
     options.doubleBuffer = !args.noDoubleBuffer;
     options.tilesPerTask = args.tilesPerTask;
+    options.fault = args.fault;
     PassManagerOptions pmOptions;
     pmOptions.printAfterAll = args.printAfterAll;
     pmOptions.printAfter = args.printAfter;
@@ -93,6 +95,10 @@ void registerCompile(CLI::App& app, Action& action) {
     cmd->add_flag("--print-after-all", args->printAfterAll, "print the IR after every pass");
     cmd->add_flag("--no-double-buffer", args->noDoubleBuffer,
                   "allocate one buffer per role instead of two");
+    cmd->add_option_function<std::string>(
+        "--fault", [args](const std::string& f) { args->fault = parseFaultOption(f); },
+        "debug: plant a defect (drop-sync, shift-tile-offset, truncate-cast, "
+        "reuse-live-buffer)[:N]");
     cmd->add_option("--tiles-per-task", args->tilesPerTask,
                     "tile chains per task (default: spread over all cores)")
         ->check(CLI::NonNegativeNumber);

@@ -19,6 +19,12 @@ int main(int argc, char** argv) {
     registerInfo(app, action);
     registerRun(app, action);
     registerArch(app, action);
+    registerDiff(app, action);
+    registerReport(app, action);
+    registerQuery(app, action);
+    registerExport(app, action);
+    registerWhatif(app, action);
+    registerCompare(app, action);
 
     try {
         app.parse(argc, argv);

@@ -2,12 +2,14 @@
 // and the options that shape the lowering.
 #pragma once
 
+#include "compiler/FaultInjection.h"
 #include "compiler/ir/Block.h"
 #include "compiler/ir/Exec.h"
 #include "compiler/ir/Graph.h"
 #include "compiler/ir/Pto.h"
 #include "compiler/ir/Target.h"
 
+#include <optional>
 #include <string>
 
 namespace pto {
@@ -26,6 +28,7 @@ struct CompileOptions {
     bool doubleBuffer = true;
     int tilesPerTask = 0;   // 0 = fill the cores
     bool verifyEach = true; // run the level's verifier after every pass
+    FaultSpec fault;        // debug: a defect to plant (compiler/FaultInjection.h)
 };
 
 struct CompileState {
@@ -37,6 +40,7 @@ struct CompileState {
     BlockProgram block;
     ExecGraph exec;
     PtoProgram pto;
+    std::optional<PlantedFault> planted; // the defect options.fault planted, if any
 };
 
 } // namespace pto

@@ -1,6 +1,7 @@
 // The pass manager: run, verify, time, print and observe each pass.
 #include "compiler/PassManager.h"
 
+#include "compiler/FaultInjection.h"
 #include "compiler/ir/BlockPrinter.h"
 #include "compiler/ir/Printer.h"
 #include "compiler/ir/PtoPrinter.h"
@@ -46,6 +47,8 @@ bool PassManager::run(std::string_view passName) {
     pass->run(m_state, m_options);
     if (pass->to == StageKind::Tensor) m_state.tensor.renumber();
     if (pass->to == StageKind::Tile) m_state.tile.renumber();
+    if (m_options.fault.active() && faultPass(m_options.fault.kind) == passName)
+        m_state.planted = injectFault(m_state, m_options.fault); // debug: plant a known defect
     double micros =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 

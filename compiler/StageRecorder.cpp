@@ -135,7 +135,12 @@ void StageRecorder::onStage(const StageEvent& event) {
     row.name = fmt::format("{}.{}", stageKindName(event.kind), event.pass);
     row.level = levelOf(event.kind);
     row.pass = std::string(event.pass);
-    if (m_prevStage >= 0) row.parentStageId = m_prevStage;
+    const bool full = nodes <= m_limits.fullStageNodes || isLastOfLevel(event);
+    const bool isFunction = event.kind == StageKind::Tensor || event.kind == StageKind::Tile;
+    // Ops of a function stage name their parent in the last stage recorded in full; stages
+    // skipped in between are composed away (see anchoredParents).
+    int64_t parentStage = isFunction ? m_anchorStage : m_prevStage;
+    if (parentStage >= 0) row.parentStageId = parentStage;
     row.passMicros = event.micros;
     row.nodeCount = nodes;
     bool small =
@@ -150,14 +155,21 @@ void StageRecorder::onStage(const StageEvent& event) {
                                                   row.name, nodes, event.pass)});
     int64_t stage = m_writer.add(row);
 
-    bool full = nodes <= m_limits.fullStageNodes || isLastOfLevel(event);
+    if (isFunction) {
+        const Function& f = event.kind == StageKind::Tensor ? s.tensor : s.tile;
+        std::vector<int64_t> parents = anchoredParents(f);
+        if (full) {
+            recordFunction(stage, f, parents);
+            m_anchor.clear();
+            m_anchorStage = stage;
+        } else {
+            m_anchor = std::move(parents);
+        }
+    }
     if (full) {
         switch (event.kind) {
         case StageKind::Tensor:
-            recordFunction(stage, s.tensor);
-            break;
         case StageKind::Tile:
-            recordFunction(stage, s.tile);
             break;
         case StageKind::Block:
             recordBlocks(stage, s.block,
@@ -172,13 +184,24 @@ void StageRecorder::onStage(const StageEvent& event) {
             break;
         }
     }
-    if (event.kind == StageKind::Tensor) m_lastTensorStage = stage;
     if (event.kind == StageKind::Tile && full) m_lastTileStage = stage;
-    if (event.kind == StageKind::Block) m_lastBlockStage = stage;
     m_prevStage = stage;
 }
 
-void StageRecorder::recordFunction(int64_t stage, const Function& f) {
+std::vector<int64_t> StageRecorder::anchoredParents(const Function& f) const {
+    std::vector<int64_t> parents(f.ops().size(), kNoParent);
+    for (const Op& op : f.ops()) {
+        if (op.parent == kNoId) continue;
+        if (m_anchor.empty())
+            parents[op.id] = op.parent;
+        else if (op.parent < m_anchor.size())
+            parents[op.id] = m_anchor[op.parent];
+    }
+    return parents;
+}
+
+void StageRecorder::recordFunction(int64_t stage, const Function& f,
+                                   const std::vector<int64_t>& parents) {
     std::vector<NodeRow> nodes;
     std::vector<EdgeRow> edges;
     nodes.reserve(f.ops().size() + f.args.size() + 1);
@@ -220,7 +243,7 @@ void StageRecorder::recordFunction(int64_t stage, const Function& f) {
             if (p.core != CoreType::None) n.pipe = std::string(pipeName(p.pipe));
         }
         n.attrs = attrsJson(f, op);
-        if (op.parent != kNoId) n.parentId = op.parent;
+        if (parents[op.id] != kNoParent) n.parentId = parents[op.id];
         if (op.loc.known()) {
             n.srcLine = op.loc.line;
             n.srcCol = op.loc.col;

@@ -6,6 +6,7 @@
 #include "trace_db/TraceWriter.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace pto {
 
@@ -27,7 +28,9 @@ public:
 
 private:
     bool isLastOfLevel(const StageEvent& event) const;
-    void recordFunction(int64_t stage, const Function& f);
+    // Each op's parent as a node id of the last stage recorded in full (m_anchorStage).
+    std::vector<int64_t> anchoredParents(const Function& f) const;
+    void recordFunction(int64_t stage, const Function& f, const std::vector<int64_t>& parents);
     // Buffers are written for the last Block stage (and for small programs at every one).
     void recordBlocks(int64_t stage, const BlockProgram& program, bool withBuffers);
     static size_t bufferCount(const BlockProgram& program);
@@ -37,10 +40,13 @@ private:
     tracedb::TraceWriter& m_writer;
     TargetInfo m_target;
     RecordLimits m_limits;
+    static constexpr int64_t kNoParent = INT64_MIN;
     int64_t m_prevStage = -1;
-    int64_t m_lastTensorStage = -1;
+    // Provenance across stages that were not recorded in full: for every op of the previous
+    // function stage, its ancestor in m_anchorStage (empty = identity).
+    std::vector<int64_t> m_anchor;
+    int64_t m_anchorStage = -1;
     int64_t m_lastTileStage = -1;
-    int64_t m_lastBlockStage = -1;
 };
 
 // Writes the program and target facts into `meta` (program_path, program_text, entry, …).

@@ -108,7 +108,16 @@ void copyRun(const TensorData& src, int64_t srcIndex, TensorData& dst, int64_t d
                     size_t(count * size));
         return;
     }
-    for (int64_t j = 0; j < count; ++j) dst.set(dstIndex + j, src.get(srcIndex + j));
+    // Through f32 in chunks: widened exactly, rounded once to dst's dtype (RNE).
+    constexpr int64_t kChunk = 256;
+    std::array<float, kChunk> buffer{};
+    for (int64_t j = 0; j < count; j += kChunk) {
+        const int64_t len = std::min(kChunk, count - j);
+        convertRowToFloat(src.data() + (srcIndex + j) * src.elementSize(), src.dtype, buffer.data(),
+                          len);
+        convertRowFromFloat(buffer.data(), dst.dtype,
+                            dst.data() + (dstIndex + j) * dst.elementSize(), len);
+    }
 }
 
 // out[idx] = x[base + Σ idx[d]·strides[d]] for every index of `shape` (element units).
@@ -129,6 +138,80 @@ TensorData gather(const TensorData& x, int64_t base, const Strides& strides, con
                        std::memcpy(to + j * size, from + j * inner * size, size_t(size));
                });
     return out;
+}
+
+// Calls fn(aBatch, bBatch, outBatch) once per batch element of a matmul whose result has
+// shape `shape`: the flat batch indices of a, b (broadcast) and the result.
+template <class Fn>
+void forEachMatmulBatch(const Shape& aShape, const Shape& bShape, const Shape& shape, Fn&& fn) {
+    const Shape batch(shape.dims().first(size_t(shape.rank() - 2)));
+    const Shape aBatch(aShape.dims().first(size_t(aShape.rank() - 2)));
+    const Shape bBatch(bShape.dims().first(size_t(bShape.rank() - 2)));
+    const std::array<Strides, 2> st = {broadcastStrides(aBatch, batch),
+                                       broadcastStrides(bBatch, batch)};
+    // Each batch element is one row (of length 1) of the batch shape extended by a unit dim.
+    Shape iter = batch;
+    iter.push(1);
+    forEachRow(iter, st, [&](const std::array<int64_t, 2>& off, int64_t index) {
+        fn(off[0], off[1], index);
+    });
+}
+
+// m, k, n of a matmul of `a` with result shape `shape`.
+struct MatmulDims {
+    int64_t m, k, n;
+};
+
+MatmulDims matmulDims(const Shape& a, const Shape& shape, bool transposeA) {
+    const int ra = a.rank();
+    return {shape[shape.rank() - 2], transposeA ? a[ra - 2] : a[ra - 1], shape[shape.rank() - 1]};
+}
+
+// Little-endian int32 element access on raw bytes (exact, unlike the f32 path of get/set).
+int32_t loadInt32(const std::byte* p) {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = (v << 8) | std::to_integer<uint32_t>(p[i]);
+    return static_cast<int32_t>(v);
+}
+
+void storeInt32(std::byte* p, int32_t value) {
+    const auto v = static_cast<uint32_t>(value);
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
+}
+
+// The i8 elements of a tensor as int8_t.
+std::vector<int8_t> int8Elements(const TensorData& t) {
+    std::vector<int8_t> out(size_t(t.numel()));
+    std::memcpy(out.data(), t.data(), out.size());
+    return out;
+}
+
+// op(a) · op(b) of two i8 tensors with broadcast batches, in int32 (matmulKernelInt8).
+std::vector<int32_t> matmulInt8(const TensorData& a, const TensorData& b, bool transposeA,
+                                bool transposeB, const Shape& shape) {
+    std::vector<int32_t> out(size_t(shape.numel()));
+    const MatmulDims d = matmulDims(a.shape, shape, transposeA);
+    const std::vector<int8_t> av = int8Elements(a);
+    const std::vector<int8_t> bv = int8Elements(b);
+    forEachMatmulBatch(a.shape, b.shape, shape, [&](int64_t ia, int64_t ib, int64_t io) {
+        matmulKernelInt8(av.data() + ia * d.m * d.k, bv.data() + ib * d.k * d.n,
+                         out.data() + io * d.m * d.n, d.m, d.k, d.n, transposeA, transposeB);
+    });
+    return out;
+}
+
+// An int32 result as a tensor of `dtype`: exact for I32, else widened to f32 (RNE) and rounded
+// once to `dtype`.
+TensorData fromInt32(const std::vector<int32_t>& values, const Shape& shape, DType dtype) {
+    TensorData t(dtype, shape);
+    if (dtype == DType::I32) {
+        for (size_t i = 0; i < values.size(); ++i) storeInt32(t.data() + 4 * i, values[i]);
+        return t;
+    }
+    std::vector<float> widened(values.size());
+    for (size_t i = 0; i < values.size(); ++i) widened[i] = static_cast<float>(values[i]);
+    t.storeFloats(widened.data());
+    return t;
 }
 
 } // namespace
@@ -320,24 +403,64 @@ FloatArray matmulOp(const FloatArray& a, const FloatArray& b, bool transposeA, b
     const Shape shape = matmulShape(a.shape, b.shape, transposeA, transposeB).value_or(Shape{});
     FloatArray out(shape);
     if (shape.rank() < 2) return out;
-    const int ra = a.shape.rank();
-    const int rb = b.shape.rank();
-    const int64_t m = shape[shape.rank() - 2];
-    const int64_t n = shape[shape.rank() - 1];
-    const int64_t k = transposeA ? a.shape[ra - 2] : a.shape[ra - 1];
-    const Shape batch(shape.dims().first(size_t(shape.rank() - 2)));
-    const Shape aBatch(a.shape.dims().first(size_t(ra - 2)));
-    const Shape bBatch(b.shape.dims().first(size_t(rb - 2)));
-    const std::array<Strides, 2> st = {broadcastStrides(aBatch, batch),
-                                       broadcastStrides(bBatch, batch)};
-    // Each batch element is one row (of length 1) of the batch shape extended by a unit dim.
-    Shape iter = batch;
-    iter.push(1);
-    forEachRow(iter, st, [&](const std::array<int64_t, 2>& off, int64_t index) {
-        matmulKernel(a.data.data() + off[0] * m * k, b.data.data() + off[1] * k * n,
-                     out.data.data() + index * m * n, m, k, n, transposeA, transposeB);
+    const MatmulDims d = matmulDims(a.shape, shape, transposeA);
+    forEachMatmulBatch(a.shape, b.shape, shape, [&](int64_t ia, int64_t ib, int64_t io) {
+        matmulKernel(a.data.data() + ia * d.m * d.k, b.data.data() + ib * d.k * d.n,
+                     out.data.data() + io * d.m * d.n, d.m, d.k, d.n, transposeA, transposeB);
     });
     return out;
+}
+
+void matmulKernelInt8(const int8_t* a, const int8_t* b, int32_t* c, int64_t m, int64_t k, int64_t n,
+                      bool transposeA, bool transposeB) {
+    // Dense m×k and k×n copies widened to 32 bits; unsigned, so that the sums wrap modulo 2^32
+    // without undefined behaviour (the two's complement bits of the int32 sums).
+    std::vector<uint32_t> aw(size_t(m * k));
+    std::vector<uint32_t> bw(size_t(k * n));
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t p = 0; p < k; ++p)
+            aw[size_t(i * k + p)] =
+                static_cast<uint32_t>(int32_t{transposeA ? a[p * m + i] : a[i * k + p]});
+    for (int64_t p = 0; p < k; ++p)
+        for (int64_t j = 0; j < n; ++j)
+            bw[size_t(p * n + j)] =
+                static_cast<uint32_t>(int32_t{transposeB ? b[j * k + p] : b[p * n + j]});
+    std::vector<uint32_t> row(static_cast<size_t>(n));
+    for (int64_t i = 0; i < m; ++i) {
+        std::fill(row.begin(), row.end(), 0u);
+        for (int64_t p = 0; p < k; ++p) {
+            const uint32_t x = aw[size_t(i * k + p)];
+            const uint32_t* bRow = &bw[size_t(p * n)];
+            for (int64_t j = 0; j < n; ++j) row[size_t(j)] += x * bRow[j];
+        }
+        for (int64_t j = 0; j < n; ++j) c[i * n + j] = static_cast<int32_t>(row[size_t(j)]);
+    }
+}
+
+TensorData matmulData(const TensorData& a, const TensorData& b, bool transposeA, bool transposeB,
+                      DType dtype) {
+    if (a.dtype != DType::I8 || b.dtype != DType::I8)
+        return toTensorData(matmulOp(toFloatArray(a), toFloatArray(b), transposeA, transposeB),
+                            dtype);
+    const Shape shape = matmulShape(a.shape, b.shape, transposeA, transposeB).value_or(Shape{});
+    if (shape.rank() < 2) return TensorData(dtype, shape);
+    return fromInt32(matmulInt8(a, b, transposeA, transposeB, shape), shape, dtype);
+}
+
+TensorData matmulAccData(const TensorData& acc, const TensorData& a, const TensorData& b,
+                         bool transposeA, bool transposeB, DType dtype) {
+    const bool int8 = a.dtype == DType::I8 && b.dtype == DType::I8;
+    if (int8 && acc.dtype == DType::I32) {
+        std::vector<int32_t> sum = matmulInt8(a, b, transposeA, transposeB, acc.shape);
+        for (size_t i = 0; i < sum.size(); ++i)
+            sum[i] = static_cast<int32_t>(static_cast<uint32_t>(loadInt32(acc.data() + 4 * i)) +
+                                          static_cast<uint32_t>(sum[i]));
+        return fromInt32(sum, acc.shape, dtype);
+    }
+    const FloatArray partial =
+        int8 ? toFloatArray(matmulData(a, b, transposeA, transposeB, DType::F32))
+             : matmulOp(toFloatArray(a), toFloatArray(b), transposeA, transposeB);
+    return toTensorData(binaryOp(OpKind::Add, toFloatArray(acc), partial), dtype);
 }
 
 // --- Composites ---------------------------------------------------------------------------------

@@ -15,7 +15,8 @@
 // below (broadcastShapes, normalizeAxis, matmulShape) are what they validate with.
 //
 // Accumulation order (the precision rule): reductions fold along the axis in index order,
-// matmul sums over k in ascending order, each in one f32 accumulator starting from 0.
+// matmul sums over k in ascending order, each in one f32 accumulator starting from 0 — except
+// i8 matmul, which sums exactly in a wrapping int32 accumulator, as the cube does.
 
 #include "compiler/ir/OpKind.h"
 #include "compiler/ir/Semantics.h"
@@ -81,6 +82,23 @@ void matmulKernel(const float* a, const float* b, float* c, int64_t m, int64_t k
                   bool transposeA, bool transposeB);
 // Batched matmul with broadcast batch dims (shapes must satisfy matmulShape).
 FloatArray matmulOp(const FloatArray& a, const FloatArray& b, bool transposeA, bool transposeB);
+
+// The integer form of matmulKernel, as the cube computes i8 × i8: c[i][j] sums the exact
+// products a[i][p]·b[p][j] in a 32-bit integer accumulator that wraps on overflow (two's
+// complement, as the i32 L0C register does; with |a|, |b| ≤ 128 that needs k > 131072).
+void matmulKernelInt8(const int8_t* a, const int8_t* b, int32_t* c, int64_t m, int64_t k, int64_t n,
+                      bool transposeA, bool transposeB);
+
+// The matmul op on tensors, rounded once to `dtype`. Float inputs: matmulOp (f32 accumulation).
+// Two i8 inputs: matmulKernelInt8 per batch, the int32 result stored exactly when `dtype` is
+// I32, else widened to f32 (RNE) and rounded to `dtype` (as TSTORE of an i32 L0C does).
+TensorData matmulData(const TensorData& a, const TensorData& b, bool transposeA, bool transposeB,
+                      DType dtype);
+// matmul_acc: acc + op(a)·op(b), rounded once to `dtype`. The partial product of this k range
+// is formed first (matmulData's accumulation), then added to acc once per element: in f32, or
+// for i8 inputs into an I32 accumulator as an exact wrapping int32 addition.
+TensorData matmulAccData(const TensorData& acc, const TensorData& a, const TensorData& b,
+                         bool transposeA, bool transposeB, DType dtype);
 
 // --- Composites (f32 throughout; the reference semantics of the Tensor level) -----------------
 

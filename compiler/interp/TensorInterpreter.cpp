@@ -106,7 +106,10 @@ TensorData evalMatmul(const OpEval& e) {
         e.fail(std::string("cannot multiply ") + (ta ? "transposed " : "") + e.describe(0) +
                " by " + (tb ? "transposed " : "") + e.describe(1) +
                ": operands need rank >= 2, equal contraction dims and broadcastable batches");
-    return e.finish(matmulOp(e.floats(0), e.floats(1), ta, tb));
+    // i8 inputs accumulate exactly in int32 (matmulData), float inputs in f32.
+    TensorData result = matmulData(e.in(0), e.in(1), ta, tb, e.resultType().dtype);
+    e.expectResultShape(result.shape);
+    return result;
 }
 
 TensorData evalBinary(const OpEval& e) {

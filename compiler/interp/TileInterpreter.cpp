@@ -206,9 +206,7 @@ private:
         if (t.shape != acc.shape)
             fail(op, "result type " + typeString(t.dtype, t.shape) + " differs from accumulator " +
                          describe(op.operands[0]));
-        const FloatArray partial = matmulOp(toFloatArray(a), toFloatArray(b), ta, tb);
-        const FloatArray sum = binaryOp(OpKind::Add, toFloatArray(acc), partial);
-        define(op.result, toTensorData(sum, t.dtype), false);
+        define(op.result, matmulAccData(acc, a, b, ta, tb, t.dtype), false);
     }
 
     void compute(const Op& op) {

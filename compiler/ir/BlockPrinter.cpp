@@ -60,7 +60,7 @@ std::string printExec(const ExecGraph& g, const BlockProgram* program) {
             block = "@" + program->blocks[t.block].name;
         fmt::format_to(std::back_inserter(out), "  task {} {} {}", t.id, block,
                        coreTypeName(t.core));
-        if (!t.name.empty()) out += " " + formatAttrValue(AttrValue(t.name));
+        if (!t.name.empty()) out.append(" ").append(formatAttrValue(AttrValue(t.name)));
         out += '\n';
     }
     for (const TaskDep& d : g.deps) {

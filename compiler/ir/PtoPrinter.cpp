@@ -119,9 +119,9 @@ void appendTasks(std::string& out, const PtoProgram& p) {
             t.block < kernels.size() ? kernels[t.block] : fmt::format("#{}", t.block);
         fmt::format_to(std::back_inserter(out), "task {} {} {}", t.id, kernel,
                        coreTypeName(t.core));
-        if (!t.name.empty()) out += " " + formatAttrValue(AttrValue(t.name));
+        if (!t.name.empty()) out.append(" ").append(formatAttrValue(AttrValue(t.name)));
         for (size_t j = 0; j < into[i].size(); ++j)
-            out += (j ? ", " : " after ") + formatDep(*into[i][j], tensors, false);
+            out.append(j ? ", " : " after ").append(formatDep(*into[i][j], tensors, false));
         out += '\n';
     }
     for (const TaskDep* d : stray) out += "dep " + formatDep(*d, tensors, true) + "\n";

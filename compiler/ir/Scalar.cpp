@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstring>
 #include <limits>
 
 namespace pto {
@@ -140,6 +141,94 @@ void storeLittleEndian(std::byte* p, int size, uint32_t v) {
     for (int i = 0; i < size; ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFFu);
 }
 
+// --- Row kernels ---------------------------------------------------------------------------
+// Branch-free loops (selects, no early exits) so that GCC vectorises them: each handles every
+// input but the rare ones that need the general conversion, flags those, and a second pass
+// recomputes just the flagged elements. Bit-identical to the per-element functions (checked
+// exhaustively / over 2^24 patterns by tests/unit/numerics/RowConversionTest.cpp).
+
+template <class T> T loadRaw(const std::byte* p) {
+    T value;
+    std::memcpy(&value, p, sizeof(T));
+    return value;
+}
+
+template <class T> void storeRaw(std::byte* p, T value) {
+    std::memcpy(p, &value, sizeof(T));
+}
+
+constexpr uint32_t kHalfMinNormal = 0x3880'0000u; // 2^-14 as f32 bits
+constexpr uint32_t kHalfOverflow = 0x477F'F000u;  // 65520: rounds to inf
+
+bool isHalfSubnormal(uint32_t h) {
+    return (h & 0x7C00u) == 0 && (h & 0x3FFu) != 0;
+}
+
+/// f16 bits -> f32 bits for every pattern but the subnormals: normals re-bias the exponent,
+/// ±0 keep the sign, inf and NaN get exponent 255 (a NaN keeps its payload).
+uint32_t halfToFloatBitsExceptSubnormal(uint32_t h) {
+    const uint32_t expField = h & 0x7C00u;
+    const uint32_t rebias = expField == 0x7C00u ? (224u << 23) : expField != 0 ? (112u << 23) : 0u;
+    return ((h & 0x8000u) << 16) | (((h & 0x7FFFu) << 13) + rebias);
+}
+
+void halfRowToFloat(const std::byte* src, float* out, int64_t n) {
+    uint32_t subnormals = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const uint32_t h = loadRaw<uint16_t>(src + 2 * i);
+        out[i] = std::bit_cast<float>(halfToFloatBitsExceptSubnormal(h));
+        subnormals |= uint32_t{isHalfSubnormal(h)};
+    }
+    if (subnormals == 0) [[likely]]
+        return;
+    for (int64_t i = 0; i < n; ++i) {
+        const uint16_t h = loadRaw<uint16_t>(src + 2 * i);
+        if (isHalfSubnormal(h)) out[i] = detail::halfBitsToFloatGeneral(h);
+    }
+}
+
+/// f32 bits -> f16 bits by round to nearest even, for every value whose result is not an f16
+/// subnormal: normals re-bias and round the mantissa, ±0 stay, overflow and ±inf give ±inf,
+/// NaN the quiet NaN with its sign.
+uint32_t floatBitsToHalfRneExceptSubnormal(uint32_t bits) {
+    const uint32_t mag = bits & 0x7FFF'FFFFu;
+    const uint32_t normal = (mag - (112u << 23) + 0xFFFu + ((mag >> 13) & 1u)) >> 13;
+    const uint32_t special = mag > 0x7F80'0000u ? 0x7E00u : mag >= kHalfOverflow ? 0x7C00u : 0u;
+    const bool isNormal = mag - kHalfMinNormal < kHalfOverflow - kHalfMinNormal;
+    return ((bits >> 16) & 0x8000u) | (isNormal ? normal : special);
+}
+
+bool needsGeneralHalfRne(uint32_t bits) {
+    const uint32_t mag = bits & 0x7FFF'FFFFu;
+    return mag != 0 && mag < kHalfMinNormal;
+}
+
+void floatRowToHalfRne(const float* values, std::byte* dst, int64_t n) {
+    uint32_t general = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const auto bits = std::bit_cast<uint32_t>(values[i]);
+        storeRaw(dst + 2 * i, static_cast<uint16_t>(floatBitsToHalfRneExceptSubnormal(bits)));
+        general |= uint32_t{needsGeneralHalfRne(bits)};
+    }
+    if (general == 0) [[likely]]
+        return;
+    for (int64_t i = 0; i < n; ++i)
+        if (needsGeneralHalfRne(std::bit_cast<uint32_t>(values[i])))
+            storeRaw(dst + 2 * i,
+                     detail::floatToHalfBitsGeneral(values[i], RoundMode::NearestEven));
+}
+
+/// f32 -> bf16 bits by round to nearest even for every input (NaN: the quiet NaN with its sign).
+void floatRowToBf16Rne(const float* values, std::byte* dst, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+        const auto bits = std::bit_cast<uint32_t>(values[i]);
+        const uint32_t rounded = (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
+        const uint32_t nan = ((bits >> 16) & 0x8000u) | 0x7FC0u;
+        storeRaw(dst + 2 * i,
+                 static_cast<uint16_t>((bits & 0x7FFF'FFFFu) > 0x7F80'0000u ? nan : rounded));
+    }
+}
+
 constexpr std::array<std::string_view, 5> kRoundModeNames = {"rne", "trunc", "floor", "ceil",
                                                              "rna"};
 
@@ -157,11 +246,13 @@ std::optional<RoundMode> parseRoundMode(std::string_view name) {
     return std::nullopt;
 }
 
-uint16_t floatToHalfBits(float value, RoundMode mode) {
+namespace detail {
+
+uint16_t floatToHalfBitsGeneral(float value, RoundMode mode) {
     return narrowFloat<5, 10>(value, mode);
 }
 
-float halfBitsToFloat(uint16_t bits) {
+float halfBitsToFloatGeneral(uint16_t bits) {
     const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
     const uint32_t expField = (bits >> 10) & 0x1Fu;
     const uint32_t man = bits & 0x3FFu;
@@ -181,13 +272,11 @@ float halfBitsToFloat(uint16_t bits) {
     return std::bit_cast<float>(out);
 }
 
-uint16_t floatToBf16Bits(float value, RoundMode mode) {
+uint16_t floatToBf16BitsGeneral(float value, RoundMode mode) {
     return narrowFloat<8, 7>(value, mode);
 }
 
-float bf16BitsToFloat(uint16_t bits) {
-    return std::bit_cast<float>(uint32_t{bits} << 16);
-}
+} // namespace detail
 
 int8_t floatToI8(float value, RoundMode mode) {
     return static_cast<int8_t>(floatToInteger(value, mode, std::numeric_limits<int8_t>::min(),
@@ -255,6 +344,77 @@ void storeElement(std::byte* p, DType dtype, float value, RoundMode mode) {
         return;
     case DType::Bool:
         storeLittleEndian(p, 1, roundToDType(value, DType::Bool) != 0.0f ? 1u : 0u);
+        return;
+    }
+}
+
+void convertRowToFloat(const std::byte* src, DType dtype, float* out, int64_t n) {
+    if (n <= 0) return;
+    if constexpr (std::endian::native != std::endian::little) {
+        const int64_t size = dtypeSize(dtype);
+        for (int64_t i = 0; i < n; ++i) out[i] = loadElement(src + i * size, dtype);
+        return;
+    }
+    switch (dtype) {
+    case DType::F32:
+        std::memcpy(out, src, size_t(n) * sizeof(float));
+        return;
+    case DType::F16:
+        halfRowToFloat(src, out, n);
+        return;
+    case DType::BF16:
+        for (int64_t i = 0; i < n; ++i) out[i] = bf16BitsToFloat(loadRaw<uint16_t>(src + 2 * i));
+        return;
+    case DType::I8:
+        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(loadRaw<int8_t>(src + i));
+        return;
+    case DType::I32:
+        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(loadRaw<int32_t>(src + 4 * i));
+        return;
+    case DType::Bool:
+        for (int64_t i = 0; i < n; ++i) out[i] = src[i] != std::byte{0} ? 1.0f : 0.0f;
+        return;
+    }
+}
+
+void convertRowFromFloat(const float* values, DType dtype, std::byte* dst, int64_t n,
+                         RoundMode mode) {
+    if (n <= 0) return;
+    if constexpr (std::endian::native != std::endian::little) {
+        const int64_t size = dtypeSize(dtype);
+        for (int64_t i = 0; i < n; ++i) storeElement(dst + i * size, dtype, values[i], mode);
+        return;
+    }
+    switch (dtype) {
+    case DType::F32:
+        std::memcpy(dst, values, size_t(n) * sizeof(float));
+        return;
+    case DType::F16:
+        if (mode == RoundMode::NearestEven) {
+            floatRowToHalfRne(values, dst, n);
+            return;
+        }
+        for (int64_t i = 0; i < n; ++i)
+            storeRaw(dst + 2 * i, detail::floatToHalfBitsGeneral(values[i], mode));
+        return;
+    case DType::BF16:
+        if (mode == RoundMode::NearestEven) {
+            floatRowToBf16Rne(values, dst, n);
+            return;
+        }
+        for (int64_t i = 0; i < n; ++i)
+            storeRaw(dst + 2 * i, detail::floatToBf16BitsGeneral(values[i], mode));
+        return;
+    case DType::I8:
+        for (int64_t i = 0; i < n; ++i) storeRaw(dst + i, floatToI8(values[i], mode));
+        return;
+    case DType::I32:
+        for (int64_t i = 0; i < n; ++i) storeRaw(dst + 4 * i, floatToI32(values[i], mode));
+        return;
+    case DType::Bool:
+        for (int64_t i = 0; i < n; ++i)
+            dst[i] = std::byte{
+                (std::bit_cast<uint32_t>(values[i]) & ~kF32SignBit) != 0 ? uint8_t{1} : uint8_t{0}};
         return;
     }
 }

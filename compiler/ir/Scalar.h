@@ -32,6 +32,7 @@
 
 #include "compiler/ir/DType.h"
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -55,20 +56,58 @@ std::string_view roundModeName(RoundMode mode);
 /// Inverse of roundModeName; nullopt for anything else.
 std::optional<RoundMode> parseRoundMode(std::string_view name);
 
+// --- The general conversions -----------------------------------------------------------------
+
+// Exact for every input and rounding mode, out of line; the inline functions below call them
+// off their fast paths. Public so that tests can check the fast paths against them.
+namespace detail {
+float halfBitsToFloatGeneral(uint16_t bits);
+uint16_t floatToHalfBitsGeneral(float value, RoundMode mode);
+uint16_t floatToBf16BitsGeneral(float value, RoundMode mode);
+} // namespace detail
+
 // --- IEEE binary16 ------------------------------------------------------------------------
 
-/// f32 -> IEEE binary16 bits, rounded by `mode` (see the conventions above).
-uint16_t floatToHalfBits(float value, RoundMode mode = RoundMode::NearestEven);
-/// IEEE binary16 bits -> f32, exact.
-float halfBitsToFloat(uint16_t bits);
+/// IEEE binary16 bits -> f32, exact. Inline for normal numbers (re-biasing the exponent);
+/// zeros, subnormals, infinities and NaNs take the general path.
+inline float halfBitsToFloat(uint16_t bits) {
+    const uint32_t expField = bits & 0x7C00u;
+    if (expField != 0 && expField != 0x7C00u) [[likely]]
+        return std::bit_cast<float>((uint32_t{bits & 0x8000u} << 16) |
+                                    ((uint32_t{bits & 0x7FFFu} << 13) + (112u << 23)));
+    return detail::halfBitsToFloatGeneral(bits);
+}
+
+/// f32 -> IEEE binary16 bits, rounded by `mode` (see the conventions above). Inline for round
+/// to nearest even of |value| in [2^-14, 65520), the values whose result is a normal f16
+/// (re-biasing the exponent and rounding the mantissa); everything else takes the general path.
+inline uint16_t floatToHalfBits(float value, RoundMode mode = RoundMode::NearestEven) {
+    constexpr uint32_t kMinNormal = 0x3880'0000u; // 2^-14
+    constexpr uint32_t kOverflow = 0x477F'F000u;  // 65520, the first value that rounds to inf
+    const uint32_t bits = std::bit_cast<uint32_t>(value);
+    const uint32_t mag = bits & 0x7FFF'FFFFu;
+    if (mode == RoundMode::NearestEven && mag - kMinNormal < kOverflow - kMinNormal) [[likely]]
+        return static_cast<uint16_t>(((bits >> 16) & 0x8000u) |
+                                     ((mag - (112u << 23) + 0xFFFu + ((mag >> 13) & 1u)) >> 13));
+    return detail::floatToHalfBitsGeneral(value, mode);
+}
 
 // --- bfloat16 (the top 16 bits of an f32) -------------------------------------------------
 
 /// f32 -> bf16 bits, rounded by `mode`. Under NearestEven this equals the usual
-/// (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 for every non-NaN input; NaN -> 0x7FC0 | sign.
-uint16_t floatToBf16Bits(float value, RoundMode mode = RoundMode::NearestEven);
+/// (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 for every non-NaN input (computed inline);
+/// NaN -> 0x7FC0 | sign.
+inline uint16_t floatToBf16Bits(float value, RoundMode mode = RoundMode::NearestEven) {
+    const uint32_t bits = std::bit_cast<uint32_t>(value);
+    if (mode == RoundMode::NearestEven && (bits & 0x7FFF'FFFFu) <= 0x7F80'0000u) [[likely]]
+        return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+    return detail::floatToBf16BitsGeneral(value, mode);
+}
+
 /// bf16 bits -> f32, exact (bits << 16).
-float bf16BitsToFloat(uint16_t bits);
+inline float bf16BitsToFloat(uint16_t bits) {
+    return std::bit_cast<float>(uint32_t{bits} << 16);
+}
 
 /// An f16 element: its bits, and conversions. Trivially copyable, 2 bytes, so arrays of Half
 /// have the layout of f16 buffers.
@@ -114,5 +153,15 @@ float loadElement(const std::byte* p, DType dtype);
 /// Writes `value` as one element of `dtype` (dtypeSize(dtype) bytes, little-endian, no alignment
 /// needed), quantized as roundToDType does. Bool is stored as the byte 0 or 1.
 void storeElement(std::byte* p, DType dtype, float value, RoundMode mode = RoundMode::NearestEven);
+
+// --- Rows (the bulk forms, for the interpreters' and the simulator's inner loops) -----------
+
+/// out[0, n) = the n packed elements of `dtype` at src, each widened exactly as loadElement
+/// does (bit for bit). Vectorised for f32, f16, bf16, i8 and i32.
+void convertRowToFloat(const std::byte* src, DType dtype, float* out, int64_t n);
+/// Writes values[0, n) as n packed elements of `dtype` at dst, each rounded once by `mode` as
+/// storeElement does (bit for bit). Vectorised for f32, and for f16/bf16 under NearestEven.
+void convertRowFromFloat(const float* values, DType dtype, std::byte* dst, int64_t n,
+                         RoundMode mode = RoundMode::NearestEven);
 
 } // namespace pto

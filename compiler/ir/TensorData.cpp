@@ -1,25 +1,11 @@
 // Bulk element conversion and seeded random filling of TensorData (see TensorData.h).
 #include "compiler/ir/TensorData.h"
 
-#include <bit>
 #include <cmath>
-#include <cstring>
 #include <stdexcept>
 
 namespace pto {
 namespace {
-
-uint16_t loadU16(const std::byte* p) {
-    uint16_t v = 0;
-    std::memcpy(&v, p, sizeof v);
-    if constexpr (std::endian::native == std::endian::big) v = uint16_t((v >> 8) | (v << 8));
-    return v;
-}
-
-void storeU16(std::byte* p, uint16_t v) {
-    if constexpr (std::endian::native == std::endian::big) v = uint16_t((v >> 8) | (v << 8));
-    std::memcpy(p, &v, sizeof v);
-}
 
 // SplitMix64 (Steele, Lea, Flood 2014): a tiny generator with a fixed, portable output
 // sequence, unlike the std:: distributions whose algorithms are implementation-defined.
@@ -70,50 +56,11 @@ std::vector<float> TensorData::toFloats() const {
 }
 
 void TensorData::loadFloats(float* out) const {
-    const int64_t n = numel();
-    const std::byte* p = bytes.data();
-    switch (dtype) {
-    case DType::F32:
-        if constexpr (std::endian::native == std::endian::little) {
-            std::memcpy(out, p, size_t(n) * sizeof(float));
-            return;
-        }
-        break;
-    case DType::F16:
-        for (int64_t i = 0; i < n; ++i) out[i] = halfBitsToFloat(loadU16(p + 2 * i));
-        return;
-    case DType::BF16:
-        for (int64_t i = 0; i < n; ++i) out[i] = bf16BitsToFloat(loadU16(p + 2 * i));
-        return;
-    case DType::I8:
-        for (int64_t i = 0; i < n; ++i) out[i] = float(static_cast<int8_t>(p[i]));
-        return;
-    default:
-        break;
-    }
-    for (int64_t i = 0; i < n; ++i) out[i] = get(i);
+    convertRowToFloat(bytes.data(), dtype, out, numel());
 }
 
 void TensorData::storeFloats(const float* values, RoundMode mode) {
-    const int64_t n = numel();
-    std::byte* p = bytes.data();
-    switch (dtype) {
-    case DType::F32:
-        if constexpr (std::endian::native == std::endian::little) {
-            std::memcpy(p, values, size_t(n) * sizeof(float));
-            return;
-        }
-        break;
-    case DType::F16:
-        for (int64_t i = 0; i < n; ++i) storeU16(p + 2 * i, floatToHalfBits(values[i], mode));
-        return;
-    case DType::BF16:
-        for (int64_t i = 0; i < n; ++i) storeU16(p + 2 * i, floatToBf16Bits(values[i], mode));
-        return;
-    default:
-        break;
-    }
-    for (int64_t i = 0; i < n; ++i) set(i, values[i], mode);
+    convertRowFromFloat(values, dtype, bytes.data(), numel(), mode);
 }
 
 TensorData TensorData::fromFloats(DType type, Shape dims, std::span<const float> values,

@@ -72,7 +72,7 @@ void checkBuffers(const ArchConfig& c, std::vector<Problem>& out) {
         out.push_back(
             {Param::UbReserved, fmt::format("{} leaves nothing of {}", shown(c, Param::UbReserved),
                                             shown(c, Param::UbSize))});
-    for (Param p : {Param::BufferAlign, Param::GmAlign})
+    for (Param p : {Param::BufferAlign, Param::GmAlign, Param::L2LineSize})
         if (!isPowerOfTwo(c.base(p)))
             out.push_back({p, shown(c, p) + " must be a power of two bytes"});
 }
@@ -89,6 +89,10 @@ void checkLimits(const ArchConfig& c, std::vector<Problem>& out) {
     if (c.base(Param::L2Size) > c.base(Param::HbmSize))
         out.push_back({Param::L2Size, fmt::format("{} is larger than {}", shown(c, Param::L2Size),
                                                   shown(c, Param::HbmSize))});
+    if (c.base(Param::L2LineSize) > c.base(Param::L2Size))
+        out.push_back(
+            {Param::L2LineSize, fmt::format("{} is larger than {}", shown(c, Param::L2LineSize),
+                                            shown(c, Param::L2Size))});
     for (int i = 0; i < ParamTable::get().size(); ++i) {
         const ParamSpec& spec = ParamTable::get().spec(i);
         if (spec.kind == UnitKind::Bytes && std::floor(c.base(i)) != c.base(i))

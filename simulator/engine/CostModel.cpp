@@ -93,15 +93,10 @@ CostModel::CostModel(const ArchConfig& arch)
         m_cost[i] = {arch.cost(op, CostPart::Startup), arch.cost(op, CostPart::Slope)};
     }
     for (int p = 0; p < kDmaPathCount; ++p) m_pathRate[p] = arch.bytesPerCycle(kPathParam[p]);
-    const double hit = arch.ratio(Param::L2HitRatio);
-    m_hbmShare = 1.0 - hit;
-    m_gmLatency = ceilCycles(hit * arch.cycles(Param::L2Latency) +
-                             m_hbmShare * arch.cycles(Param::HbmLatency));
-    const double l2 = arch.bytesPerCycle(Param::L2Bandwidth);
-    const double hbm =
-        m_hbmShare > 0 ? arch.bytesPerCycle(Param::HbmBandwidth) / m_hbmShare : l2 * 2;
-    m_sharedLimit = hbm <= l2 ? SharedLimit::Hbm : SharedLimit::L2;
-    m_sharedCapacity = std::min(l2, hbm);
+    m_hbmLatency = ceilCycles(arch.cycles(Param::HbmLatency));
+    m_l2Latency = ceilCycles(arch.cycles(Param::L2Latency));
+    m_hbmBandwidth = arch.bytesPerCycle(Param::HbmBandwidth);
+    m_l2Bandwidth = arch.bytesPerCycle(Param::L2Bandwidth);
 }
 
 int64_t CostModel::cubeCycles(const Instr& instr) const {
@@ -148,7 +143,7 @@ GmTransferCost CostModel::gmTransfer(DmaPath path, const Operand& gm) const {
     t.bytes = static_cast<double>(gm.bytes());
     t.efficiency = efficiency(gm);
     t.cap = pathRate(path) * t.efficiency;
-    t.latency = m_gmLatency;
+    t.latency = m_hbmLatency;
     return t;
 }
 

@@ -10,9 +10,9 @@
 //           ⌈largest operand bytes / vector.bytes_per_repeat⌉ (at least one startup)
 //   sync    SET_FLAG / WAIT_FLAG / BARRIER: startup (the wait is extra, decided by the engine)
 //   on-chip move (L1→L0A/L0B, L0C→L1, UB→UB): dma.onchip_latency + bytes / path rate
-//   GM transfer: latency + GM bytes / rate, latency = h·l2.latency + (1−h)·hbm.latency
-//           (h = l2.hit_ratio), rate = min(path rate × efficiency, share of the shared
-//           bandwidth) — the share is the engine's (BandwidthServer).
+//   GM transfer: latency + GM bytes / rate, latency = l2.latency when every byte hits L2,
+//           else hbm.latency; rate = min(path rate × efficiency, share of the HBM and L2
+//           bandwidth) — which bytes hit (L2Cache) and the shares are the engine's.
 //   efficiency = size factor × alignment factor; size factor = 1 for ≥ small_transfer_bytes,
 //           else floor + (1 − floor)·bytes/small_transfer_bytes; alignment factor = 1 when the
 //           GM address (and the row pitch of a multi-row transfer) is a multiple of
@@ -64,7 +64,7 @@ struct GmTransferCost {
     double bytes = 0;      ///< GM-side bytes
     double cap = 0;        ///< path rate × efficiency, B/cycle
     double efficiency = 1; ///< the factor applied to the path rate
-    int64_t latency = 0;   ///< cycles before data streams
+    int64_t latency = 0;   ///< cycles before data streams when it misses L2 (hbm.latency)
 };
 
 class CostModel {
@@ -80,11 +80,11 @@ public:
     double pathRate(DmaPath path) const { return m_pathRate[static_cast<int>(path)]; }
     /// Transfer efficiency of a GM operand (size and alignment).
     double efficiency(const Operand& gm) const;
-    /// Bytes per cycle all GM transfers together can move: min(L2, HBM / (1 − h)).
-    double sharedCapacity() const { return m_sharedCapacity; }
-    SharedLimit sharedLimit() const { return m_sharedLimit; }
-    /// Share of GM bytes that also cross HBM (1 − l2.hit_ratio).
-    double hbmShare() const { return m_hbmShare; }
+    /// Bytes per cycle of HBM (transfers missing L2, writes) and of L2 (hits).
+    double hbmBandwidth() const { return m_hbmBandwidth; }
+    double l2Bandwidth() const { return m_l2Bandwidth; }
+    int64_t hbmLatency() const { return m_hbmLatency; }
+    int64_t l2Latency() const { return m_l2Latency; }
 
 private:
     struct OpCost {
@@ -97,11 +97,10 @@ private:
     double m_m0, m_k0, m_n0, m_i8KFactor, m_f32Factor;
     double m_bytesPerRepeat, m_maxRepeats;
     double m_onchipLatency;
-    int64_t m_gmLatency;
+    int64_t m_hbmLatency, m_l2Latency;
     double m_smallBytes, m_smallFloor, m_misaligned;
     int64_t m_gmAlign;
-    double m_sharedCapacity, m_hbmShare;
-    SharedLimit m_sharedLimit;
+    double m_hbmBandwidth, m_l2Bandwidth;
 };
 
 } // namespace pto::sim

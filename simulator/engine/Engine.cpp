@@ -21,8 +21,12 @@ uint64_t readyKey(uint32_t taskId, uint32_t index) {
     return (static_cast<uint64_t>(taskId) << 32) | index;
 }
 
-std::string_view limitName(SharedLimit limit) {
-    return limit == SharedLimit::Hbm ? "HBM" : "L2";
+// The two bandwidth servers; a BandwidthDone event's target is (generation << 1 | server).
+constexpr int kHbm = 0;
+constexpr int kL2 = 1;
+
+uint32_t serverTag(uint32_t generation, int server) {
+    return ((generation << 1) | static_cast<uint32_t>(server)) & Event::kTargetMask;
 }
 
 } // namespace
@@ -32,7 +36,10 @@ Engine::Engine(const TimedProgram& program, const ArchConfig& arch, const CostMo
     : m_program(program), m_costs(costs), m_options(options), m_sink(sink), m_trace(trace),
       m_aicCount(static_cast<int>(arch.count(Param::AicCount))),
       m_dispatchCost(static_cast<int64_t>(std::ceil(arch.cycles(Param::SchedDispatchCost)))),
-      m_server(costs.sharedCapacity()) {
+      m_servers{BandwidthServer(costs.hbmBandwidth()), BandwidthServer(costs.l2Bandwidth())},
+      m_l2(program.source().gmBytes(), arch.bytes(Param::L2Size), arch.bytes(Param::L2LineSize)),
+      m_hazards(m_aicCount, m_aicCount + static_cast<int>(arch.count(Param::AivCount)),
+                options.sourceFile) {
     const int aiv = static_cast<int>(arch.count(Param::AivCount));
     m_cores.resize(static_cast<size_t>(m_aicCount + aiv));
     for (int slot = 0; slot < static_cast<int>(m_cores.size()); ++slot) {
@@ -76,10 +83,12 @@ SimResult Engine::run() {
         case EventKind::DmaStream:
             beginStream(static_cast<int>(target / kPipes), static_cast<Pipe>(target % kPipes));
             break;
-        case EventKind::BandwidthDone:
+        case EventKind::BandwidthDone: {
             // A stale event (older generation) would find nothing done; skip it early.
-            if (target == (m_server.generation() & Event::kTargetMask)) bandwidthDone();
+            const int server = static_cast<int>(target & 1u);
+            if (target == serverTag(m_servers[server].generation(), server)) bandwidthDone(server);
             break;
+        }
         case EventKind::TaskStart:
             startTask(static_cast<int>(target));
             break;
@@ -87,6 +96,8 @@ SimResult Engine::run() {
     }
     if (m_tasksDone < m_program.tasks().size()) throwDeadlock();
     m_result.totalCycles = Cycles(m_now);
+    m_result.memory.l2Evictions = m_l2.evictions();
+    m_result.memory.l2Granule = m_l2.granule();
     if (m_trace) traceDependencies();
     return std::move(m_result);
 }
@@ -210,13 +221,22 @@ void Engine::startNext(int slot, Pipe pipe) {
                                  taskId(core), ps.readyAt, m_now);
         m_queue.push(m_now + ti.cycles, EventKind::PipeDone, target);
         break;
-    case InstrKind::GmDma:
-        ps.throttled = 0;
-        m_queue.push(m_now + m_program.gmTransfers()[ti.aux].cost.latency, EventKind::DmaStream,
-                     target);
+    case InstrKind::GmDma: {
+        const GmTransfer& transfer = m_program.gmTransfers()[ti.aux];
+        lookupL2(ps, transfer);
+        const bool allHit = !transfer.gm.write && ps.hbmBytes == 0;
+        if (m_options.checkHazards && ti.regionCount)
+            m_hazards.start(slot, *core.kernel, *core.source, m_program.tasks()[core.task].kernel,
+                            ti, m_now, -1);
+        m_queue.push(m_now + (allHit ? m_costs.l2Latency() : transfer.cost.latency),
+                     EventKind::DmaStream, target);
         break;
+    }
     case InstrKind::Fixed:
     case InstrKind::SetFlag:
+        if (m_options.checkHazards && ti.regionCount)
+            m_hazards.start(slot, *core.kernel, *core.source, m_program.tasks()[core.task].kernel,
+                            ti, m_now, m_now + ti.cycles);
         m_queue.push(m_now + ti.cycles, EventKind::PipeDone, target);
         break;
     }
@@ -225,37 +245,72 @@ void Engine::startNext(int slot, Pipe pipe) {
     core.waiting &= ~bit;
 }
 
+// Splits a GM transfer's bytes into L2 hits and HBM traffic: reads of resident lines hit, the
+// rest miss and become resident; writes go through to HBM and leave their lines resident.
+void Engine::lookupL2(PipeState& ps, const GmTransfer& transfer) {
+    const L2Cache::Split split = m_l2.access(transfer.gm);
+    const double looked = static_cast<double>(split.hit + split.miss);
+    const double hitShare =
+        transfer.gm.write || looked <= 0 ? 0.0 : static_cast<double>(split.hit) / looked;
+    ps.l2Bytes = transfer.cost.bytes * hitShare;
+    ps.hbmBytes = transfer.cost.bytes - ps.l2Bytes;
+    ps.throttled = {};
+    MemoryStats& mem = m_result.memory;
+    if (transfer.gm.write) {
+        mem.hbmWriteBytes += static_cast<int64_t>(transfer.cost.bytes);
+        return;
+    }
+    mem.l2HitBytes += split.hit;
+    mem.l2MissBytes += split.miss;
+    mem.hbmReadBytes += split.miss;
+    if (m_trace && m_trace->wantsFull()) m_trace->l2HitRate(m_now, mem.l2HitRate());
+}
+
 void Engine::beginStream(int slot, Pipe pipe) {
     const CoreState& core = m_cores[slot];
-    const PipeState& ps = core.pipes[static_cast<int>(pipe)];
+    PipeState& ps = m_cores[slot].pipes[static_cast<int>(pipe)];
     const TimedInstr& ti = core.kernel->instrs[ps.pos];
     const GmTransferCost& cost = m_program.gmTransfers()[ti.aux].cost;
-    const uint32_t target = static_cast<uint32_t>(slot) * kPipes + static_cast<uint32_t>(pipe);
     if (cost.bytes <= 0) {
         completeInstr(slot, pipe);
         return;
     }
-    m_server.join(m_now, target, cost.bytes, cost.cap);
-    scheduleBandwidth();
+    joinServers(slot, pipe, ps, cost.cap);
 }
 
-void Engine::scheduleBandwidth() {
-    if (const std::optional<int64_t> next = m_server.next())
-        m_queue.push(*next, EventKind::BandwidthDone, m_server.generation());
-    if (m_trace && m_trace->wantsFull()) {
-        const double total = m_server.throughput();
-        m_trace->bandwidth(m_now, total * m_costs.hbmShare(), total);
+// The HBM part and the L2 part stream side by side, each capped at its share of the path
+// rate, so alone they finish together; the transfer is done when both are.
+void Engine::joinServers(int slot, Pipe pipe, PipeState& ps, double cap) {
+    const uint32_t target = static_cast<uint32_t>(slot) * kPipes + static_cast<uint32_t>(pipe);
+    const double total = ps.hbmBytes + ps.l2Bytes;
+    const std::array<double, 2> bytes = {ps.hbmBytes, ps.l2Bytes};
+    ps.parts = 0;
+    for (int server : {kHbm, kL2}) {
+        if (bytes[server] <= 0) continue;
+        const double partCap = bytes[server] == total ? cap : cap * bytes[server] / total;
+        m_servers[server].join(m_now, target, bytes[server], partCap);
+        ++ps.parts;
+        scheduleBandwidth(server);
     }
 }
 
-void Engine::bandwidthDone() {
-    const std::vector<BandwidthServer::Finished> done = m_server.collect(m_now);
-    scheduleBandwidth();
+void Engine::scheduleBandwidth(int server) {
+    const BandwidthServer& s = m_servers[server];
+    if (const std::optional<int64_t> next = s.next())
+        m_queue.push(*next, EventKind::BandwidthDone, serverTag(s.generation(), server));
+    if (m_trace && m_trace->wantsFull())
+        m_trace->bandwidth(m_now, m_servers[kHbm].throughput(), m_servers[kL2].throughput());
+}
+
+void Engine::bandwidthDone(int server) {
+    const std::vector<BandwidthServer::Finished> done = m_servers[server].collect(m_now);
+    scheduleBandwidth(server);
     for (const BandwidthServer::Finished& f : done) {
         const int slot = static_cast<int>(f.owner / kPipes);
         const auto pipe = static_cast<Pipe>(f.owner % kPipes);
-        m_cores[slot].pipes[static_cast<int>(pipe)].throttled = f.throttled;
-        completeInstr(slot, pipe);
+        PipeState& ps = m_cores[slot].pipes[static_cast<int>(pipe)];
+        ps.throttled[server] = f.throttled;
+        if (--ps.parts == 0) completeInstr(slot, pipe);
     }
 }
 
@@ -265,6 +320,7 @@ void Engine::completeInstr(int slot, Pipe pipe) {
     const TimedInstr& ti = core.kernel->instrs[ps.pos];
     const uint32_t index = ti.index;
     const Instr& instr = core.source->instrs[index];
+    if (m_options.checkHazards) m_hazards.finish(slot, pipe, m_now);
     if (m_sink) {
         try {
             m_sink->execute(core.index, core.type, instr);
@@ -282,10 +338,12 @@ void Engine::completeInstr(int slot, Pipe pipe) {
         if (m_trace->wantsFull()) {
             if (ti.kind == InstrKind::SetFlag) m_trace->flagSet(slot, ti.flag, slice);
             if (ti.kind == InstrKind::WaitFlag) m_trace->flagConsumed(slot, ti.flag, slice);
-            const auto lost = static_cast<int64_t>(std::llround(ps.throttled));
+            const bool hbmLimited = ps.throttled[kHbm] >= ps.throttled[kL2];
+            const auto lost =
+                static_cast<int64_t>(std::llround(std::max(ps.throttled[kHbm], ps.throttled[kL2])));
             if (ti.kind == InstrKind::GmDma && lost > 0)
                 m_trace->bandwidthStall(slot, pipe, core.kernel->firstInstrId + index, taskId(core),
-                                        m_now - lost, m_now, limitName(m_costs.sharedLimit()),
+                                        m_now - lost, m_now, hbmLimited ? "HBM" : "L2",
                                         m_costs.pathRate(m_program.gmTransfers()[ti.aux].path));
         }
     }

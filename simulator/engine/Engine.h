@@ -11,8 +11,12 @@
 // when the flag counter of (core, src, dst, event) is positive (it then decrements it), for
 // BARRIER when every earlier instruction of the awaited pipe has completed. SET_FLAG
 // increments its counter when it completes. Pipes are otherwise independent. An instruction
-// takes its precomputed duration, except a GM transfer: its latency, then streaming through
-// the BandwidthServer at a rate that changes as other transfers start and end. When an
+// takes its precomputed duration, except a GM transfer: the L2 model (L2Cache) splits its bytes
+// into hits and misses when it starts; after its latency (l2.latency when all bytes hit, else
+// hbm.latency) the misses and writes stream through the HBM BandwidthServer and the hits
+// through the L2 one, at rates that change as other transfers start and end; it completes
+// when both parts are done. With SimOptions::checkHazards every instruction that starts is
+// checked against the other pipes' running ones (HazardChecker, OverlapFault). When an
 // instruction completes it is handed to the InstrSink (the functional executor), so the
 // numbers see exactly the order the timing produced. A task ends when all its pipes have
 // drained; then its successors whose dependencies are all done become ready, and the
@@ -24,7 +28,9 @@
 #include "simulator/engine/BandwidthServer.h"
 #include "simulator/engine/CostModel.h"
 #include "simulator/engine/EventQueue.h"
+#include "simulator/engine/HazardChecker.h"
 #include "simulator/engine/InstrSink.h"
+#include "simulator/engine/L2Cache.h"
 #include "simulator/engine/SimOptions.h"
 #include "simulator/engine/SimResult.h"
 #include "simulator/engine/TimedProgram.h"
@@ -46,7 +52,7 @@ public:
            const SimOptions& options, InstrSink* sink, TraceEmitter* trace);
 
     /// Runs the whole task graph. Throws SimFault (a fault of the functional executor, with
-    /// the cycle added), DeadlockFault or SimLimitExceeded.
+    /// the cycle added), OverlapFault, DeadlockFault or SimLimitExceeded.
     SimResult run();
 
 private:
@@ -57,9 +63,12 @@ private:
         uint32_t end = 0;
         uint32_t completed = 0; ///< instructions completed in this task
         PipeStatus status = PipeStatus::Drained;
-        int64_t readyAt = 0;   ///< when the head could have started (for wait slices)
-        int64_t startedAt = 0; ///< when the running instruction started
-        double throttled = 0;  ///< GM transfer: cycles lost to bandwidth sharing
+        int64_t readyAt = 0;               ///< when the head could have started (for wait slices)
+        int64_t startedAt = 0;             ///< when the running instruction started
+        double hbmBytes = 0;               ///< GM transfer: bytes served by HBM (misses, writes)
+        double l2Bytes = 0;                ///< GM transfer: bytes served by L2 (hits)
+        std::array<double, 2> throttled{}; ///< GM transfer: cycles lost per server
+        uint8_t parts = 0;                 ///< GM transfer: server parts still streaming
     };
 
     struct CoreState {
@@ -88,8 +97,10 @@ private:
     void beginStream(int slot, Pipe pipe);
     void completeInstr(int slot, Pipe pipe);
     void wakeWaiters(int slot, bool flagChanged, Pipe finishedPipe);
-    void bandwidthDone();
-    void scheduleBandwidth();
+    void lookupL2(PipeState& ps, const GmTransfer& transfer);
+    void joinServers(int slot, Pipe pipe, PipeState& ps, double cap);
+    void bandwidthDone(int server);
+    void scheduleBandwidth(int server);
     // Reporting
     void checkLeftoverFlags(int slot);
     void traceDependencies();
@@ -105,7 +116,9 @@ private:
     int64_t m_dispatchCost;
 
     EventQueue m_queue;
-    BandwidthServer m_server;
+    std::array<BandwidthServer, 2> m_servers; // kHbm, kL2
+    L2Cache m_l2;
+    HazardChecker m_hazards;
     int64_t m_now = 0;
     std::vector<CoreState> m_cores;
     std::vector<uint32_t> m_pendingPreds;

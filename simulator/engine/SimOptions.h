@@ -1,5 +1,5 @@
 // What a simulation run does besides timing: functional execution, how much trace it writes,
-// the uninitialised-read check and the safety bound on simulated time.
+// the uninitialised-read and overlapping-buffer checks and the safety bound on simulated time.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,7 @@ enum class TraceLevel : unsigned char {
     Tasks,        ///< one slice per task on its core's task track, task dependency flows
     Instructions, ///< + one slice per instruction on its (core, pipe) track
     Full,         ///< + flag waits, barrier waits, bandwidth and dispatch stalls, flag flows,
-                  ///<   HBM/L2 bandwidth counters
+                  ///<   HBM/L2 bandwidth and L2 hit-rate counters
 };
 
 /// "none", "tasks", "instructions", "full".
@@ -29,6 +29,9 @@ struct SimOptions {
     TraceLevel traceLevel = TraceLevel::Instructions;
     /// Fault on reading on-chip bytes no instruction wrote (functional mode only).
     bool checkUninitialized = false;
+    /// Fault (OverlapFault) when two pipes of a core touch the same on-chip bytes at
+    /// overlapping times, one writing: a hazard the flags did not order. Timing-only too.
+    bool checkHazards = true;
     /// Safety bound: a run still going at this cycle stops with SimLimitExceeded.
     int64_t maxCycles = int64_t(1) << 42;
     /// The .pto file the program came from, for fault messages ("" = unknown).

@@ -126,6 +126,21 @@ private:
     int64_t m_gmBytes;
 };
 
+// Records the on-chip operands of `in` (operand 0 written, the others read) for the
+// overlapping-buffer check.
+void addRegions(const Instr& in, TimedInstr& t, std::vector<Region>& regions) {
+    t.regionBegin = static_cast<uint32_t>(regions.size());
+    for (size_t i = 0; i < in.operandCount; ++i) {
+        const Operand& o = in.operands[i];
+        if (o.space == MemSpace::GM || o.space == MemSpace::None) continue;
+        const bool write = i == 0;
+        regions.push_back(regionOf(o, write));
+        (write ? t.writeSpaces : t.readSpaces) |=
+            static_cast<uint8_t>(1u << static_cast<int>(o.space));
+    }
+    t.regionCount = static_cast<uint8_t>(regions.size() - t.regionBegin);
+}
+
 [[noreturn]] void taskFault(const std::string& detail) {
     throw SimFault(FaultKind::BadInstruction, FaultSite{}, "task graph: " + detail);
 }
@@ -199,6 +214,10 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
     std::array<uint32_t, kPipeCount> perPipe{};
     std::vector<TimedInstr> inOrder;
     inOrder.reserve(kernel.instrs.size());
+    size_t onChip = 0;
+    for (const Instr& in : kernel.instrs)
+        for (const Operand& o : in.ops()) onChip += o.space != MemSpace::GM;
+    out.regions.reserve(onChip);
     for (size_t i = 0; i < kernel.instrs.size(); ++i) {
         const Instr& in = kernel.instrs[i];
         const InstrChecker check(kernel, in, m_target, m_gmBytes);
@@ -240,7 +259,8 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
                 throw SimFault(FaultKind::BadInstruction, siteOf(kernel, index, i), problem);
             if (isGmPath(*path)) {
                 const Operand& gm = src.space == MemSpace::GM ? src : dst;
-                GmTransfer transfer{costs.gmTransfer(*path, gm), *path};
+                GmTransfer transfer{costs.gmTransfer(*path, gm), *path,
+                                    regionOf(gm, dst.space == MemSpace::GM)};
                 t.kind = InstrKind::GmDma;
                 t.aux = static_cast<uint32_t>(m_transfers.size());
                 t.cycles = transfer.cost.latency +
@@ -255,6 +275,7 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
             break;
         }
         }
+        addRegions(in, t, out.regions);
         ++perPipe[static_cast<int>(in.pipe)];
         inOrder.push_back(t);
     }

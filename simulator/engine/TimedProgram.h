@@ -8,6 +8,7 @@
 #include "compiler/ir/Target.h"
 #include "simulator/arch/ArchConfig.h"
 #include "simulator/engine/CostModel.h"
+#include "simulator/engine/Region.h"
 
 #include <array>
 #include <cstdint>
@@ -39,12 +40,17 @@ struct TimedInstr {
     uint16_t flag = 0;  ///< SetFlag / WaitFlag: flagSlot()
     InstrKind kind = InstrKind::Fixed;
     Pipe pipe = Pipe::S;
-    Pipe awaited = Pipe::S; ///< Barrier
+    Pipe awaited = Pipe::S;  ///< Barrier
+    uint8_t regionCount = 0; ///< on-chip regions (TimedKernel::regions) it reads or writes
+    uint8_t readSpaces = 0;  ///< bit per MemSpace it reads on chip
+    uint8_t writeSpaces = 0; ///< bit per MemSpace it writes on chip
+    uint32_t regionBegin = 0;
 };
 
 struct GmTransfer {
     GmTransferCost cost;
     DmaPath path = DmaPath::GmToUb;
+    Region gm; ///< the GM bytes it reads (TLOAD) or writes (TSTORE), for the L2 lookup
 };
 
 struct TimedKernel {
@@ -55,6 +61,8 @@ struct TimedKernel {
     std::vector<TimedInstr> instrs;
     std::array<uint32_t, kPipeCount + 1> pipeBegin{};
     std::array<int64_t, kDmaPathCount> bytes{}; ///< bytes moved per path by one run
+    /// On-chip operand regions of the instructions (TimedInstr::regionBegin, regionCount).
+    std::vector<Region> regions;
 };
 
 struct TimedTask {

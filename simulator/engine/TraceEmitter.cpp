@@ -101,6 +101,7 @@ void TraceEmitter::createTracks(const TraceSetup& setup) {
     };
     m_hbm.track = counterTrack("HBM GB/s", 0);
     m_l2.track = counterTrack("L2 GB/s", 1);
+    m_l2Hit.track = counterTrack("L2 hit %", 2);
 }
 
 int64_t TraceEmitter::addSlice(int64_t track, int64_t ts, int64_t dur, int64_t nameId,
@@ -216,6 +217,10 @@ void TraceEmitter::bandwidth(int64_t ts, double hbm, double l2) {
     sample(m_l2, ts, l2 * toGBps);
 }
 
+void TraceEmitter::l2HitRate(int64_t ts, double rate) {
+    sample(m_l2Hit, ts, rate * 100.0);
+}
+
 // Samples at the same cycle overwrite each other; a value equal to the last one written is
 // dropped (a counter holds its value until the next sample).
 void TraceEmitter::sample(CounterState& counter, int64_t ts, double value) {
@@ -251,6 +256,7 @@ void TraceEmitter::finish(int64_t totalCycles, const std::vector<std::string>& w
     if (m_level >= TraceLevel::Full) {
         flushCounter(m_hbm);
         flushCounter(m_l2);
+        flushCounter(m_l2Hit);
     }
     flush();
     m_sink->finish();

@@ -9,7 +9,7 @@
 //                                             is the core's task lane: task slices and
 //                                             dispatch stalls (docs/TRACE_SCHEMA.md)
 //       pipe "S", "MTE2", … (the type's pipes) kind pipe: instructions, waits, stalls
-//     "HBM GB/s", "L2 GB/s"                   kind counter (Full level only)
+//     "HBM GB/s", "L2 GB/s", "L2 hit %"       kind counter (Full level only)
 // Slice ids: the emitter inserts one instant slice ("simulate <program>", ts 0, on the chip
 // track) synchronously to learn the next free id, then numbers every later slice itself so
 // flows can refer to them while rows are still queued. Argument sets use the id of the slice
@@ -81,8 +81,11 @@ public:
     void resetFlags(int core);
     /// A dependency flow between two task slices.
     void dependency(int64_t fromSlice, int64_t toSlice);
-    /// Shared bandwidth in use from `ts` on, bytes per cycle (Full); the counters are GB/s.
+    /// HBM and L2 bandwidth in use from `ts` on, bytes per cycle (Full); the counters are
+    /// GB/s.
     void bandwidth(int64_t ts, double hbm, double l2);
+    /// The share of GM read bytes so far that hit L2, in [0, 1] (Full); the counter is percent.
+    void l2HitRate(int64_t ts, double rate);
 
     /// Flushes everything, waits for the writer thread, writes args, stats (one
     /// 'sim_warning' row per warning) and meta (clock_hz, trace_level, sim_total_cycles,
@@ -134,6 +137,7 @@ private:
     std::string m_archJson;
     CounterState m_hbm;
     CounterState m_l2;
+    CounterState m_l2Hit;
     int64_t m_stallName = 0;
     int64_t m_dispatchName = 0;
     bool m_finished = false;

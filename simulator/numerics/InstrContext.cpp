@@ -12,13 +12,19 @@ namespace {
 
 std::string listText(std::initializer_list<MemSpace> spaces) {
     std::string text;
-    for (MemSpace s : spaces) text += (text.empty() ? "" : "/") + std::string(memSpaceName(s));
+    for (MemSpace s : spaces) {
+        if (!text.empty()) text += '/';
+        text += memSpaceName(s);
+    }
     return text;
 }
 
 std::string listText(std::initializer_list<DType> dtypes) {
     std::string text;
-    for (DType d : dtypes) text += (text.empty() ? "" : "/") + std::string(dtypeName(d));
+    for (DType d : dtypes) {
+        if (!text.empty()) text += '/';
+        text += dtypeName(d);
+    }
     return text;
 }
 

@@ -16,7 +16,7 @@ std::vector<T> denseOperand(const TileView& v, int64_t rows, int64_t cols, bool 
     std::vector<float> line(size_t(v.cols));
     for (int64_t r = 0; r < v.rows; ++r) {
         if constexpr (std::is_same_v<T, float>) {
-            loadRow(v.row(r), v.dtype, v.cols, line.data());
+            convertRowToFloat(v.row(r), v.dtype, line.data(), v.cols);
         } else {
             const std::byte* p = v.row(r);
             for (int64_t c = 0; c < v.cols; ++c)
@@ -50,13 +50,13 @@ void matmulFloat(const TileView& a, const TileView& b, const TileView* acc, cons
     if (acc) {
         std::vector<float> prior(static_cast<size_t>(n));
         for (int64_t i = 0; i < m; ++i) {
-            loadRow(acc->row(i), acc->dtype, n, prior.data());
+            convertRowToFloat(acc->row(i), acc->dtype, prior.data(), n);
             float* cRow = &c[size_t(i * n)];
             for (int64_t j = 0; j < n; ++j) cRow[j] = prior[size_t(j)] + cRow[j];
         }
     }
     for (int64_t i = 0; i < m; ++i)
-        storeRow(&c[size_t(i * n)], n, dst.dtype, RoundMode::NearestEven, dst.row(i));
+        convertRowFromFloat(&c[size_t(i * n)], dst.dtype, dst.row(i), n, RoundMode::NearestEven);
 }
 
 void matmulInt8(const TileView& a, const TileView& b, const TileView* acc, const TileView& dst,

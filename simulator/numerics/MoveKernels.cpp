@@ -16,8 +16,8 @@ void copyTile(const TileView& src, const TileView& dst, RoundMode mode) {
     }
     std::vector<float> buffer(size_t(dst.cols));
     for (int64_t r = 0; r < dst.rows; ++r) {
-        loadRow(s.row(r), s.dtype, dst.cols, buffer.data());
-        storeRow(buffer.data(), dst.cols, dst.dtype, mode, dst.row(r));
+        convertRowToFloat(s.row(r), s.dtype, buffer.data(), dst.cols);
+        convertRowFromFloat(buffer.data(), dst.dtype, dst.row(r), dst.cols, mode);
     }
 }
 
@@ -35,16 +35,17 @@ void transposeTile(const TileView& src, const TileView& dst) {
     }
     std::vector<float> buffer(size_t(s.cols));
     for (int64_t r = 0; r < s.rows; ++r) {
-        loadRow(s.row(r), s.dtype, s.cols, buffer.data());
+        convertRowToFloat(s.row(r), s.dtype, buffer.data(), s.cols);
         for (int64_t c = 0; c < s.cols; ++c)
-            storeRow(&buffer[size_t(c)], 1, dst.dtype, RoundMode::NearestEven, dst.row(c) + r * es);
+            convertRowFromFloat(&buffer[size_t(c)], dst.dtype, dst.row(c) + r * es, 1,
+                                RoundMode::NearestEven);
     }
 }
 
 void fillTile(const TileView& dst, float value) {
     std::vector<std::byte> row(size_t(dst.cols * dst.elemSize()));
     const std::vector<float> values(size_t(dst.cols), value);
-    storeRow(values.data(), dst.cols, dst.dtype, RoundMode::NearestEven, row.data());
+    convertRowFromFloat(values.data(), dst.dtype, row.data(), dst.cols, RoundMode::NearestEven);
     for (int64_t r = 0; r < dst.rows; ++r) std::memcpy(dst.row(r), row.data(), row.size());
 }
 

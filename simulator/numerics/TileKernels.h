@@ -4,9 +4,9 @@
 
 // Every kernel trusts its arguments (the executor has checked opcode, spaces, dtypes, shapes
 // and bounds). Arithmetic happens in f32 with the element semantics of compiler/ir/Semantics.h
-// and each result is rounded once to the destination dtype (storeRow). A source may alias the
-// destination: sources are read through SafeSource, so every kernel behaves as if all sources
-// were read before the destination is written.
+// and each result is rounded once to the destination dtype (convertRowFromFloat). A source may
+// alias the destination: sources are read through SafeSource, so every kernel behaves as if all
+// sources were read before the destination is written.
 //
 // Broadcasting (elementwise kernels): a source of 1 row serves every row of the destination and
 // a source of 1 column is splat along the row; [1×1] is a scalar.

@@ -1,5 +1,6 @@
-// A resolved 2-D strided region of a byte array (a checked Operand), and the bulk conversions
-// of one row between a dtype's bytes and f32 — the inner loops of every functional kernel.
+// A resolved 2-D strided region of a byte array (a checked Operand), and the readers that make
+// its rows safe to read while a destination is written. Rows convert between a dtype's bytes
+// and f32 with Scalar.h's convertRowToFloat / convertRowFromFloat.
 #pragma once
 
 #include "compiler/ir/DType.h"
@@ -25,12 +26,6 @@ struct TileView {
     int64_t span() const { return (rows - 1) * rowBytes + cols * elemSize(); }
     int64_t numel() const { return rows * cols; }
 };
-
-/// out[0, n) = the n elements of `dtype` at src widened exactly to f32 (Scalar.h loadElement).
-void loadRow(const std::byte* src, DType dtype, int64_t n, float* out);
-/// Writes the n values rounded once to `dtype` by `mode` (Scalar.h storeElement; integers
-/// saturate, Bool is 0/1).
-void storeRow(const float* values, int64_t n, DType dtype, RoundMode mode, std::byte* dst);
 
 /// Whether the byte extents of two views intersect.
 bool overlaps(const TileView& a, const TileView& b);

@@ -16,7 +16,7 @@ template <class Fn> void mapRows(const TileView& src, const TileView& dst, Round
     for (int64_t r = 0; r < dst.rows; ++r) {
         const float* x = in.row(r);
         for (int64_t j = 0; j < dst.cols; ++j) out[size_t(j)] = fn(x[j]);
-        storeRow(out.data(), dst.cols, dst.dtype, mode, dst.row(r));
+        convertRowFromFloat(out.data(), dst.dtype, dst.row(r), dst.cols, mode);
     }
 }
 
@@ -29,7 +29,7 @@ template <class Fn> void zipRows(const TileView& a, const TileView& b, const Til
         const float* x = inA.row(r);
         const float* y = inB.row(r);
         for (int64_t j = 0; j < dst.cols; ++j) out[size_t(j)] = fn(x[j], y[j]);
-        storeRow(out.data(), dst.cols, dst.dtype, kRne, dst.row(r));
+        convertRowFromFloat(out.data(), dst.dtype, dst.row(r), dst.cols, kRne);
     }
 }
 
@@ -66,7 +66,7 @@ void selectTile(const TileView& cond, const TileView& a, const TileView& b, cons
         const float* x = inA.row(r);
         const float* y = inB.row(r);
         for (int64_t j = 0; j < dst.cols; ++j) out[size_t(j)] = c[j] != 0.0f ? x[j] : y[j];
-        storeRow(out.data(), dst.cols, dst.dtype, kRne, dst.row(r));
+        convertRowFromFloat(out.data(), dst.dtype, dst.row(r), dst.cols, kRne);
     }
 }
 
@@ -77,10 +77,10 @@ void rowReduceTile(OpKind reduceKind, const TileView& src, const TileView& dst) 
     const float init = reduceInit(reduceKind);
     dispatchReduce(reduceKind, [&](auto combine) {
         for (int64_t r = 0; r < s.rows; ++r) {
-            loadRow(s.row(r), s.dtype, s.cols, x.data());
+            convertRowToFloat(s.row(r), s.dtype, x.data(), s.cols);
             float acc = init;
             for (int64_t j = 0; j < s.cols; ++j) acc = combine(acc, x[size_t(j)]);
-            storeRow(&acc, 1, dst.dtype, kRne, dst.row(r));
+            convertRowFromFloat(&acc, dst.dtype, dst.row(r), 1, kRne);
         }
     });
 }
@@ -90,12 +90,12 @@ void colReduceTile(OpKind reduceKind, const TileView& src, const TileView& dst) 
     std::vector<float> acc(size_t(src.cols), reduceInit(reduceKind));
     dispatchReduce(reduceKind, [&](auto combine) {
         for (int64_t r = 0; r < src.rows; ++r) {
-            loadRow(src.row(r), src.dtype, src.cols, x.data());
+            convertRowToFloat(src.row(r), src.dtype, x.data(), src.cols);
             for (int64_t j = 0; j < src.cols; ++j)
                 acc[size_t(j)] = combine(acc[size_t(j)], x[size_t(j)]);
         }
     });
-    storeRow(acc.data(), dst.cols, dst.dtype, kRne, dst.row(0));
+    convertRowFromFloat(acc.data(), dst.dtype, dst.row(0), dst.cols, kRne);
 }
 
 } // namespace pto::numerics

@@ -111,13 +111,21 @@ rooted AS (
 SELECT count(*) FROM instr WHERE id NOT IN (SELECT instr FROM rooted)
 )sql";
 
-TEST_P(SampleTest, EveryInstructionReachesATensorOpAndSourceLine) {
+// Big programs keep only the last stage of each level in full; provenance must still lead
+// every instruction to its source line (parents are composed across the skipped stages).
+// limits.fullStageNodes = 0 makes every sample behave like a big one.
+class SampleProvenanceTest : public ::testing::TestWithParam<std::tuple<std::string, int64_t>> {};
+
+TEST_P(SampleProvenanceTest, EveryInstructionReachesATensorOpAndSourceLine) {
+    auto [sample, fullStageNodes] = GetParam();
     test::TempDir dir;
     auto db = dir / "trace.db";
     {
         auto writer = tracedb::TraceWriter::create(db);
-        StageRecorder recorder(writer, TargetInfo{});
-        compileSample(GetParam(), &recorder);
+        RecordLimits limits;
+        limits.fullStageNodes = fullStageNodes;
+        StageRecorder recorder(writer, TargetInfo{}, limits);
+        compileSample(sample, &recorder);
         writer.commit();
     }
     auto reader = tracedb::TraceReader::open(db);
@@ -170,6 +178,15 @@ TEST_P(SampleTest, TileInterpreterMatchesTensorInterpreter) {
 
 INSTANTIATE_TEST_SUITE_P(Samples, SampleTest,
                          ::testing::Values("matmul", "softmax", "rms_norm", "gelu"));
+
+INSTANTIATE_TEST_SUITE_P(Samples, SampleProvenanceTest,
+                         ::testing::Combine(::testing::Values("matmul", "softmax", "rms_norm",
+                                                              "gelu"),
+                                            ::testing::Values(int64_t(20000), int64_t(0))),
+                         [](const auto& p) {
+                             return std::get<0>(p.param) +
+                                    (std::get<1>(p.param) ? "_all_stages" : "_last_stages");
+                         });
 
 } // namespace
 } // namespace pto

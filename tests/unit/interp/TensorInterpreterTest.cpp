@@ -37,6 +37,21 @@ TensorData values(DType dtype, Shape shape, std::initializer_list<float> xs) {
     return t;
 }
 
+// i8 values at the extremes for a long-k matmul: line 0 (a row of A, a column of B when
+// `byColumn`) all 127, line 1 all -128, the rest a fixed mix of 127, -127 and -128. Sums reach
+// ±2^26, beyond the 2^24 up to which f32 holds every integer.
+TensorData extremeInt8(int64_t rows, int64_t cols, bool byColumn, uint64_t seed) {
+    TensorData t(DType::I8, {rows, cols});
+    const float mix[3] = {127.0f, -127.0f, -128.0f};
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) {
+            const int64_t line = byColumn ? c : r;
+            const uint64_t h = (uint64_t(r * cols + c) + seed) * 0x9E3779B97F4A7C15ull;
+            t.set(r * cols + c, line == 0 ? 127.0f : line == 1 ? -128.0f : mix[(h >> 40) % 3]);
+        }
+    return t;
+}
+
 Attrs attrs(std::initializer_list<std::pair<const char*, AttrValue>> items) {
     Attrs a;
     for (const auto& [name, value] : items) a.set(name, value);
@@ -303,6 +318,17 @@ TEST(TensorInterpreterReference, Matmul) {
     cases.push_back(opCase("mm_i8_i32_tb", OpKind::Matmul,
                            {rnd(DType::I8, {16, 256}, 820), rnd(DType::I8, {32, 256}, 821)},
                            DType::I32, {16, 32}, attrs({{"transpose_b", true}})));
+    // k = 4096 at the extremes: the cube's exact int32 accumulation (an f32 one is off by
+    // hundreds here), against NumPy's int64 matmul; into i32 and, rounded once, into f32.
+    cases.push_back(opCase("mm_i8_k4096_extremes", OpKind::Matmul,
+                           {extremeInt8(16, 4096, false, 1), extremeInt8(4096, 16, true, 2)},
+                           DType::I32, {16, 16}));
+    cases.push_back(opCase("mm_i8_k4096_extremes_tb", OpKind::Matmul,
+                           {extremeInt8(16, 4096, false, 3), extremeInt8(16, 4096, false, 4)},
+                           DType::I32, {16, 16}, attrs({{"transpose_b", true}})));
+    cases.push_back(opCase("mm_i8_k4096_extremes_f32", OpKind::Matmul,
+                           {extremeInt8(16, 4096, false, 5), extremeInt8(4096, 16, true, 6)},
+                           DType::F32, {16, 16}));
     checkAgainstReference(cases);
 }
 

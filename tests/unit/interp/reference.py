@@ -131,11 +131,12 @@ def reduce_op(op, x, attrs):
 def matmul(case, raws, xs):
     ta = case["attrs"].get("transpose_a", False)
     tb = case["attrs"].get("transpose_b", False)
-    if case["inputs"][0]["dtype"] == "i8":
-        a = torch.from_numpy(raws[0].astype(np.int64))
-        b = torch.from_numpy(raws[1].astype(np.int64))
-    else:
-        a, b = xs[0], xs[1]
+    if case["inputs"][0]["dtype"] == "i8":  # exact: NumPy's int64 matmul
+        a, b = raws[0].astype(np.int64), raws[1].astype(np.int64)
+        a = np.swapaxes(a, -1, -2) if ta else a
+        b = np.swapaxes(b, -1, -2) if tb else b
+        return torch.from_numpy(np.matmul(a, b))
+    a, b = xs[0], xs[1]
     if ta:
         a = a.transpose(-1, -2)
     if tb:

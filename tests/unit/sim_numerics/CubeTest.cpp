@@ -1,7 +1,7 @@
 // The cube path end to end on one AIC core: TLOAD GM->L1, TEXTRACT L1->L0A/L0B, TMATMUL then
 // TMATMUL_ACC over k tiles, TSTORE L0C->GM; bit-exact against NumPy's f32 accumulation in k
 // order (an np.float32 loop over k per k-tile, tiles added in order), for f16, bf16, f32 and
-// i8 inputs and the transpose flags.
+// the transpose flags; i8 inputs exactly in int32 against NumPy's int64 matmul (k up to 4096).
 #include <gtest/gtest.h>
 
 #include "tests/unit/sim_numerics/SimTestSupport.h"
@@ -30,6 +30,21 @@ Operand kSlice(const ProgramBuilder& b, size_t g, bool isA, bool transposed, int
     // A: [m x k] (stored [k x m] when transposed); B: [k x n] (stored [n x k]).
     const bool kIsCols = isA != transposed;
     return kIsCols ? b.gmBox(g, 0, k0, other, kLen) : b.gmBox(g, k0, 0, kLen, other);
+}
+
+// i8 values at the extremes for a long-k matmul: line 0 (a row of A, a column of B when
+// `byColumn`) all 127, line 1 all -128, the rest a fixed mix of 127, -127 and -128. Sums reach
+// ±2^26, beyond the 2^24 up to which f32 holds every integer.
+TensorData extremeInt8(int32_t rows, int32_t cols, bool byColumn, uint64_t seed) {
+    TensorData t(DType::I8, Shape{rows, cols});
+    const float mix[3] = {127.0f, -127.0f, -128.0f};
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) {
+            const int64_t line = byColumn ? c : r;
+            const uint64_t h = (uint64_t(r * cols + c) + seed) * 0x9E3779B97F4A7C15ull;
+            t.set(r * cols + c, line == 0 ? 127.0f : line == 1 ? -128.0f : mix[(h >> 40) % 3]);
+        }
+    return t;
 }
 
 TensorData runMatmul(const MatmulCase& c, const TensorData& a, const TensorData& bData) {
@@ -123,6 +138,26 @@ TEST(SimCube, Int8AccumulatesExactlyInInt32) {
     c.in = DType::I8;
     c.out = DType::I32;
     checkMatmul(c);
+}
+
+TEST(SimCube, Int8AtK4096WithExtremeValuesIsExact) {
+    REQUIRE_NUMPY();
+    // 16×4096 · 4096×16 in 4 k tiles (TMATMUL, then 3 TMATMUL_ACC into the i32 L0C), TSTORE
+    // to i32 GM: exact against NumPy's int64 matmul although the sums reach ±2^26.
+    MatmulCase c;
+    c.in = DType::I8;
+    c.out = DType::I32;
+    c.m = 16;
+    c.k = 4096;
+    c.n = 16;
+    c.kSplit = 1024;
+    const TensorData a = extremeInt8(c.m, c.k, false, 1);
+    const TensorData b = extremeInt8(c.k, c.n, true, 2);
+    const TensorData got = runMatmul(c, a, b);
+    const nlohmann::json extra = {
+        {"transpose_a", false}, {"transpose_b", false}, {"k_split", c.kSplit}};
+    EXPECT_TRUE(bitExact(got, reference("MATMUL", {a, b}, c.out, Shape{c.m, c.n}, extra)));
+    EXPECT_EQ(got.get(0), float(4096 * 127 * 127)); // row 0 · column 0, not an f32 running sum
 }
 
 TEST(SimCube, TransposeFlags) {

@@ -1,0 +1,159 @@
+// `pto diff`: two tensors, a run's outputs against goldens, or a whole compile bisected stage by
+// stage (validate/); exit 0 pass, 1 mismatch, 2 usage or input error.
+#include "cli/Command.h"
+
+#include "validate/Bisect.h"
+#include "validate/Compare.h"
+#include "validate/GoldenDiff.h"
+#include "validate/TensorFile.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pto::cli {
+namespace {
+
+struct DiffArgs {
+    std::vector<std::string> files;
+    std::string golden;
+    std::string bisect;
+    std::vector<std::string> inputs;
+    std::optional<uint64_t> seed;
+    FaultSpec fault;
+    std::string output;
+    std::optional<double> rtol;
+    std::optional<double> atol;
+    std::string standard = "allclose";
+    bool json = false;
+    bool noStore = false;
+};
+
+ComparePolicy policyOf(const DiffArgs& a) {
+    ComparePolicy p;
+    p.overrides = {a.rtol, a.atol};
+    auto s = parseStandard(a.standard);
+    if (!s)
+        throw std::invalid_argument(
+            fmt::format("unknown --standard '{}' (allclose, ascend or msprobe)", a.standard));
+    p.standard = *s;
+    return p;
+}
+
+int diffTwoFiles(const DiffArgs& a) {
+    const TensorFile actual(a.files[0]);
+    const TensorFile golden(a.files[1]);
+    const TensorComparison c =
+        compareTensors(a.files[0] + " vs " + a.files[1], actual.view(), golden.view(), policyOf(a));
+    if (a.json)
+        std::cout << comparisonJson(c).dump(2) << "\n";
+    else
+        std::cout << formatComparison(c);
+    return c.verdict.passed ? kExitOk : kExitFindings;
+}
+
+int diffRunOutputs(const DiffArgs& a) {
+    const std::vector<OutputComparison> results =
+        diffTraceOutputs(a.files[0], a.golden, policyOf(a));
+    bool passed = true;
+    nlohmann::json j = nlohmann::json::array();
+    std::vector<tracedb::DiffRow> rows;
+    for (const OutputComparison& r : results) {
+        passed &= r.comparison.verdict.passed;
+        nlohmann::json detail = {{"golden_file", r.golden.string()}, {"producer", r.producer}};
+        rows.push_back(tensorDiffRow(r.comparison, r.stageId, r.nodeId, detail));
+        if (a.json) {
+            nlohmann::json c = comparisonJson(r.comparison);
+            c["golden_file"] = r.golden.string();
+            c["producer"] = r.producer;
+            j.push_back(c);
+        } else {
+            std::cout << formatComparison(r.comparison);
+        }
+    }
+    if (!a.noStore) appendDiffRows(a.files[0], rows);
+    if (a.json) std::cout << nlohmann::json{{"passed", passed}, {"outputs", j}}.dump(2) << "\n";
+    return passed ? kExitOk : kExitFindings;
+}
+
+int diffBisect(const DiffArgs& a) {
+    BisectOptions o;
+    o.program = a.bisect;
+    o.inputFiles = a.inputs;
+    if (a.seed) o.seed = *a.seed;
+    o.fault = a.fault;
+    o.tracePath = a.output;
+    o.policy = policyOf(a);
+    const BisectReport report = bisectProgram(o);
+    if (a.json)
+        std::cout << bisectJson(report).dump(2) << "\n";
+    else
+        std::cout << formatBisect(report);
+    return report.passed() ? kExitOk : kExitFindings;
+}
+
+int runDiff(const DiffArgs& a) {
+    if (!a.bisect.empty()) {
+        if (!a.files.empty() || !a.golden.empty())
+            throw std::invalid_argument("--bisect takes a .pto file and no other positional "
+                                        "files or --golden");
+        return diffBisect(a);
+    }
+    if (!a.golden.empty()) {
+        if (a.files.size() != 1)
+            throw std::invalid_argument(
+                "pto diff RUN.db --golden DIR takes exactly one trace file");
+        return diffRunOutputs(a);
+    }
+    if (a.files.size() != 2)
+        throw std::invalid_argument(fmt::format(
+            "pto diff takes two .npy files (actual, golden), a trace with --golden DIR, or "
+            "--bisect FILE.pto; got {} file(s)",
+            a.files.size()));
+    return diffTwoFiles(a);
+}
+
+} // namespace
+
+FaultSpec parseFaultOption(const std::string& text) {
+    try {
+        return parseFaultSpec(text);
+    } catch (const std::invalid_argument& e) {
+        throw CLI::ValidationError("--fault", e.what());
+    }
+}
+
+void registerDiff(CLI::App& app, Action& action) {
+    auto args = std::make_shared<DiffArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "diff",
+        "Compare tensors: A.npy B.npy (B golden), RUN.db --golden DIR, or --bisect FILE.pto");
+    cmd->add_option("files", args->files, "A.npy B.npy, or a trace file with --golden");
+    cmd->add_option("--golden", args->golden, "directory of golden <output>.npy files");
+    cmd->add_option("--bisect", args->bisect,
+                    "evaluate every stage of this .pto program and find the first divergence");
+    auto* inputs = cmd->add_option("--inputs", args->inputs,
+                                   "comma-separated .npy inputs for --bisect, one per argument")
+                       ->delimiter(',');
+    cmd->add_option("--seed", args->seed, "seed of random inputs for --bisect (default 1)")
+        ->excludes(inputs);
+    cmd->add_option_function<std::string>(
+        "--fault", [args](const std::string& f) { args->fault = parseFaultOption(f); },
+        "plant a defect for --bisect: drop-sync, shift-tile-offset, truncate-cast or "
+        "reuse-live-buffer, optionally :N (the N-th candidate)");
+    cmd->add_option("-o,--output", args->output, "trace file for --bisect (stages, run, diffs)");
+    cmd->add_option("--rtol", args->rtol, "relative tolerance (replaces the policy's)");
+    cmd->add_option("--atol", args->atol, "absolute tolerance (replaces the policy's)");
+    cmd->add_option("--standard", args->standard,
+                    "verdict standard: allclose (torch.testing, default), ascend, msprobe");
+    cmd->add_flag("--no-store", args->noStore, "with --golden: do not add diff rows to the trace");
+    cmd->add_flag("--json", args->json, "machine-readable output");
+    cmd->callback([args, &action] { action = [args] { return runDiff(*args); }; });
+}
+
+} // namespace pto::cli

@@ -1,0 +1,122 @@
+// `pto export`: a trace file as Chrome trace JSON, CSV of slices, DOT/SVG of an IR stage, or a
+// self-contained HTML report.
+#include "cli/Command.h"
+
+#include "cli/export/FractionBar.h"
+#include "profiler/export/ChromeExport.h"
+#include "profiler/export/CsvExport.h"
+#include "profiler/export/HtmlReport.h"
+#include "profiler/graph/StageGraph.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+namespace pto::cli {
+namespace {
+
+struct ExportArgs {
+    std::string file;
+    std::string format = "chrome";
+    std::string output;
+    std::string stage;
+};
+
+// The output file, written beside its target and renamed into place when complete.
+class OutputFile {
+public:
+    explicit OutputFile(const std::string& path) : m_path(path) {
+        if (path.empty() || path == "-") {
+            m_file = stdout;
+            return;
+        }
+        m_temp = path + ".tmp-export";
+        m_file = std::fopen(m_temp.c_str(), "wb");
+        if (!m_file) throw std::runtime_error(fmt::format("cannot write '{}'", path));
+    }
+    ~OutputFile() {
+        if (m_file && m_file != stdout) {
+            std::fclose(m_file);
+            std::filesystem::remove(m_temp);
+        }
+    }
+    std::FILE* get() const { return m_file; }
+    void commit() {
+        if (m_file == stdout) {
+            std::fflush(stdout);
+            return;
+        }
+        bool ok = std::fclose(m_file) == 0;
+        m_file = nullptr;
+        if (!ok) throw std::runtime_error(fmt::format("cannot write '{}'", m_path));
+        std::filesystem::rename(m_temp, m_path);
+    }
+
+private:
+    std::string m_path, m_temp;
+    std::FILE* m_file = nullptr;
+};
+
+void writeAll(std::FILE* file, const std::string& text) {
+    if (std::fwrite(text.data(), 1, text.size(), file) != text.size())
+        throw std::runtime_error("cannot write the export (disk full?)");
+}
+
+// The report with the chosen stage's graph inlined (skipped, with a note, when too large).
+std::string htmlReport(const tracedb::TraceReader& reader, const ExportArgs& args) {
+    prof::Profile profile = prof::analyze(prof::loadRunModel(reader));
+    prof::HtmlOptions options;
+    auto stage = prof::findStage(reader, args.stage);
+    options.graphTitle = "Graph of stage " + stage.name;
+    try {
+        options.graphSvg = prof::stageSvg(reader, stage);
+    } catch (const std::invalid_argument& e) {
+        options.graphSvg = "<p>" + prof::htmlEscape(e.what()) + "</p>";
+    }
+    return prof::renderHtmlReport(profile, options);
+}
+
+int runExport(const ExportArgs& args) {
+    auto reader = tracedb::TraceReader::open(args.file);
+    OutputFile out(args.output);
+    FractionBar bar("exporting");
+    auto progress = [&](double f) { bar.update(f); };
+    if (args.format == "chrome") {
+        prof::exportChromeJson(reader, out.get(), progress);
+    } else if (args.format == "csv") {
+        prof::exportSlicesCsv(reader, out.get(), progress);
+    } else if (args.format == "dot" || args.format == "svg") {
+        auto stage = prof::findStage(reader, args.stage);
+        bar.setLabel("laying out");
+        std::string text =
+            args.format == "dot" ? prof::stageDot(reader, stage) : prof::stageSvg(reader, stage);
+        writeAll(out.get(), text);
+    } else {
+        writeAll(out.get(), htmlReport(reader, args));
+    }
+    bar.done();
+    out.commit();
+    return kExitOk;
+}
+
+} // namespace
+
+void registerExport(CLI::App& app, Action& action) {
+    auto args = std::make_shared<ExportArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "export", "Export a trace: Chrome/Perfetto JSON, CSV of slices, DOT/SVG of an IR stage, "
+                  "or a self-contained HTML report");
+    cmd->add_option("file", args->file, "trace file")->required();
+    cmd->add_option("--format", args->format, "chrome, csv, dot, svg or html (default chrome)")
+        ->check(CLI::IsMember({"chrome", "csv", "dot", "svg", "html"}));
+    cmd->add_option("-o,--output", args->output, "output file (default: standard output)");
+    cmd->add_option("--stage", args->stage,
+                    "IR stage for dot/svg: a stage name (tile.expand-tiles), a level (tensor, "
+                    "tile, block, exec: its last stage) or an id; default the parsed program");
+    cmd->callback([args, &action] { action = [args] { return runExport(*args); }; });
+}
+
+} // namespace pto::cli

@@ -1,0 +1,114 @@
+// `pto query`: run read-only SQL on a trace file and print the rows as a table, CSV or JSON.
+#include "cli/Command.h"
+
+#include "trace_db/TraceReader.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace pto::cli {
+namespace {
+
+using tracedb::SqlValue;
+
+struct QueryArgs {
+    std::string file;
+    std::string sql;
+    std::string format = "table";
+};
+
+std::string cellText(const SqlValue& v, bool nullWord) {
+    if (auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
+    if (auto* d = std::get_if<double>(&v)) return fmt::format("{}", *d);
+    if (auto* s = std::get_if<std::string>(&v)) return *s;
+    if (auto* b = std::get_if<tracedb::BlobSize>(&v))
+        return fmt::format("<blob {} bytes>", b->bytes);
+    return nullWord ? "NULL" : "";
+}
+
+std::string csvField(const std::string& s) {
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+nlohmann::json cellJson(const SqlValue& v) {
+    if (auto* i = std::get_if<std::int64_t>(&v)) return *i;
+    if (auto* d = std::get_if<double>(&v)) return *d;
+    if (auto* s = std::get_if<std::string>(&v)) return *s;
+    if (auto* b = std::get_if<tracedb::BlobSize>(&v)) return {{"blob_bytes", b->bytes}};
+    return nullptr;
+}
+
+void printTable(const tracedb::QueryResult& r) {
+    std::vector<std::size_t> width(r.columns.size());
+    for (std::size_t c = 0; c < r.columns.size(); ++c) width[c] = r.columns[c].size();
+    for (const auto& row : r.rows)
+        for (std::size_t c = 0; c < row.size(); ++c)
+            width[c] = std::min<std::size_t>(60, std::max(width[c], cellText(row[c], true).size()));
+    auto printRow = [&](auto cell) {
+        std::string line;
+        for (std::size_t c = 0; c < width.size(); ++c) {
+            std::string text = cell(c);
+            if (text.size() > width[c]) text = text.substr(0, width[c] - 1) + "~";
+            line += fmt::format("{}{:<{}}", c ? "  " : "", text, width[c]);
+        }
+        line.erase(line.find_last_not_of(' ') + 1);
+        fmt::print("{}\n", line);
+    };
+    printRow([&](std::size_t c) { return r.columns[c]; });
+    printRow([&](std::size_t c) { return std::string(width[c], '-'); });
+    for (const auto& row : r.rows) printRow([&](std::size_t c) { return cellText(row[c], true); });
+    fmt::print("({} row{})\n", r.rows.size(), r.rows.size() == 1 ? "" : "s");
+}
+
+int runQuery(const QueryArgs& args) {
+    auto reader = tracedb::TraceReader::open(args.file);
+    if (args.format == "table") {
+        printTable(reader.query(args.sql));
+        return kExitOk;
+    }
+    bool json = args.format == "json";
+    bool header = false;
+    if (json) fmt::print("[");
+    std::size_t n = 0;
+    reader.query(args.sql, [&](std::span<const std::string> cols, std::span<const SqlValue> row) {
+        if (json) {
+            nlohmann::json obj = nlohmann::json::object();
+            for (std::size_t c = 0; c < cols.size(); ++c) obj[cols[c]] = cellJson(row[c]);
+            fmt::print("{}\n{}", n++ ? "," : "", obj.dump());
+            return true;
+        }
+        if (!header) {
+            std::vector<std::string> names;
+            for (const auto& c : cols) names.push_back(csvField(c));
+            fmt::print("{}\n", fmt::join(names, ","));
+            header = true;
+        }
+        std::vector<std::string> cells;
+        for (const auto& v : row) cells.push_back(csvField(cellText(v, false)));
+        fmt::print("{}\n", fmt::join(cells, ","));
+        return true;
+    });
+    if (json) fmt::print("{}]\n", n ? "\n" : "");
+    return kExitOk;
+}
+
+} // namespace
+
+void registerQuery(CLI::App& app, Action& action) {
+    auto args = std::make_shared<QueryArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "query", "Run read-only SQL on a trace file (statements that write are refused)");
+    cmd->add_option("file", args->file, "trace file")->required();
+    cmd->add_option("sql", args->sql, "SQL (see docs/TRACE_SCHEMA.md)")->required();
+    cmd->add_option("--format", args->format, "table, csv or json")
+        ->check(CLI::IsMember({"table", "csv", "json"}));
+    cmd->callback([args, &action] { action = [args] { return runQuery(*args); }; });
+}
+
+} // namespace pto::cli

@@ -1,0 +1,44 @@
+// The hardware figures the analyses compare against (peaks, rates), read from trace meta
+// `arch_config` alone so the profiler never needs the simulator.
+#pragma once
+
+#include <string>
+
+namespace pto::prof {
+
+/// Peak rates of the simulated chip, in cycles of its clock. Derived from meta `arch_config`
+/// (docs/SIMULATOR.md) with the 910B-like defaults for any parameter the file lacks.
+struct ArchPeaks {
+    std::string name = "910B-like";
+    double clockHz = 1.8e9;
+    int aicCores = 24;
+    int aivCores = 48;
+    /// Cube: m0·k0·n0 MACs per cycle, 2 FLOP per MAC (f16), per AIC core.
+    double cubeFlopsPerCycle = 16 * 16 * 16 * 2;
+    /// Vector: one repeat of vector.bytes_per_repeat of f16 lanes per cycle, 1 FLOP per lane,
+    /// per AIV core (the best the cost model allows: slope 1 cycle per repeat).
+    double vectorFlopsPerCycle = 128;
+    /// Shared GM bandwidth: min(l2.bandwidth, hbm.bandwidth / (1 - l2.hit_ratio)), bytes/cycle.
+    double gmBytesPerCycle = 1.6e12 / 1.8e9;
+    double gmToUbRate = 58.6; ///< per-core uncontended DMA rate GM->UB, bytes/cycle
+    double gmToL1Rate = 78.4; ///< per-core uncontended DMA rate GM->L1, bytes/cycle
+    double ubToGmRate = 109.4;
+    double l0cToGmRate = 40.6;
+    double dispatchCycles = 1800; ///< sched.dispatch_cost
+    double gmLatencyCycles = 500; ///< hit-ratio weighted L2/HBM latency
+
+    double chipFlopsPerCycle() const {
+        return cubeFlopsPerCycle * aicCores + vectorFlopsPerCycle * aivCores;
+    }
+    double ridgeFlopsPerByte() const { return chipFlopsPerCycle() / gmBytesPerCycle; }
+};
+
+/// Parses the JSON of meta `arch_config` ({"name":…,"params":{"hbm.bandwidth":"1.6 TB/s",…}}).
+/// Unknown keys are ignored; a value that does not parse keeps its default. Never throws.
+ArchPeaks parseArchPeaks(const std::string& archJson);
+
+/// "1.6 TB/s" → bytes per cycle at `clockHz`, "64 KiB" → bytes, "1 us" → cycles, "1.8 GHz" → Hz,
+/// "24" → 24. Returns false when the text is not a number with a known unit.
+bool parseQuantity(const std::string& text, double clockHz, double& out);
+
+} // namespace pto::prof

@@ -1,0 +1,157 @@
+// Per-op and per-core deltas between two profiled runs.
+#include "profiler/Compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace pto::prof {
+namespace {
+
+using OpKey = std::tuple<std::string, std::string, std::int64_t>;
+
+OpKey keyOf(const TensorOpCost& op) {
+    return {op.kind, op.name, op.srcLine};
+}
+
+std::int64_t spanOf(const TensorOpCost& op) {
+    return op.last > op.first ? op.last - op.first : 0;
+}
+
+std::string pct(const Delta& d) {
+    if (d.a == 0) return d.b == 0 ? "0%" : "new";
+    return fmt::format("{:+.1f}%", 100 * (d.b - d.a) / d.a);
+}
+
+} // namespace
+
+RunComparison compareRuns(const Profile& a, const Profile& b) {
+    RunComparison c;
+    c.totalCycles = {double(a.model.totalCycles), double(b.model.totalCycles)};
+    c.tasks = {double(a.model.tasks.size()), double(b.model.tasks.size())};
+    c.gmBytes = {double(a.throughput.gmBytes), double(b.throughput.gmBytes)};
+    c.boundA = a.runBound.label();
+    c.boundB = b.runBound.label();
+    std::map<OpKey, std::size_t> inB;
+    for (std::size_t i = 0; i < b.model.tensorOps.size(); ++i)
+        inB.emplace(keyOf(b.model.tensorOps[i]), i);
+    std::vector<bool> matched(b.model.tensorOps.size(), false);
+    for (std::size_t i = 0; i < a.model.tensorOps.size(); ++i) {
+        const TensorOpCost& op = a.model.tensorOps[i];
+        if (op.cycles() == 0 && op.flops == 0) continue;
+        OpDelta d;
+        d.op = op.kind + (op.name.empty() ? "" : " " + op.name);
+        d.line = op.srcLine;
+        d.span.a = double(spanOf(op));
+        d.cycles.a = double(op.cycles());
+        d.boundA = a.bound.tensorOps[i].label();
+        if (auto it = inB.find(keyOf(op)); it != inB.end()) {
+            const TensorOpCost& other = b.model.tensorOps[it->second];
+            matched[it->second] = true;
+            d.span.b = double(spanOf(other));
+            d.cycles.b = double(other.cycles());
+            d.boundB = b.bound.tensorOps[it->second].label();
+        } else {
+            d.onlyInA = true;
+        }
+        c.ops.push_back(std::move(d));
+    }
+    for (std::size_t i = 0; i < b.model.tensorOps.size(); ++i) {
+        const TensorOpCost& op = b.model.tensorOps[i];
+        if (matched[i] || (op.cycles() == 0 && op.flops == 0)) continue;
+        OpDelta d;
+        d.op = op.kind + (op.name.empty() ? "" : " " + op.name);
+        d.line = op.srcLine;
+        d.span.b = double(spanOf(op));
+        d.cycles.b = double(op.cycles());
+        d.boundB = b.bound.tensorOps[i].label();
+        d.onlyInB = true;
+        c.ops.push_back(std::move(d));
+    }
+    std::map<std::string, CoreDelta> cores;
+    auto addCores = [&](const Profile& p, bool second) {
+        for (std::size_t i = 0; i < p.model.cores.size(); ++i) {
+            const CoreBubbles& bub = p.bubbles.cores[i];
+            if (bub.tasks == 0) continue;
+            CoreDelta& d = cores[p.model.cores[i].name];
+            d.core = p.model.cores[i].name;
+            (second ? d.busy.b : d.busy.a) = double(bub.busy);
+            (second ? d.tasks.b : d.tasks.a) = double(bub.tasks);
+        }
+    };
+    addCores(a, false);
+    addCores(b, true);
+    for (auto& [name, d] : cores) c.cores.push_back(d);
+    std::stable_sort(c.cores.begin(), c.cores.end(), [](const CoreDelta& x, const CoreDelta& y) {
+        auto rank = [](const std::string& n) {
+            return std::make_pair(n.substr(0, 3), std::atoi(n.c_str() + 4));
+        };
+        return rank(x.core) < rank(y.core);
+    });
+    return c;
+}
+
+nlohmann::json comparisonJson(const RunComparison& c, const std::string& nameA,
+                              const std::string& nameB) {
+    auto delta = [](const Delta& d) {
+        return nlohmann::json{{"a", d.a}, {"b", d.b}, {"diff", d.diff()}, {"ratio", d.ratio()}};
+    };
+    nlohmann::json j = {{"a", nameA},
+                        {"b", nameB},
+                        {"total_cycles", delta(c.totalCycles)},
+                        {"tasks", delta(c.tasks)},
+                        {"gm_bytes", delta(c.gmBytes)},
+                        {"bound", {{"a", c.boundA}, {"b", c.boundB}}},
+                        {"ops", nlohmann::json::array()},
+                        {"cores", nlohmann::json::array()}};
+    for (const OpDelta& d : c.ops)
+        j["ops"].push_back({{"op", d.op},
+                            {"line", d.line},
+                            {"span_cycles", delta(d.span)},
+                            {"instr_cycles", delta(d.cycles)},
+                            {"bound_a", d.boundA},
+                            {"bound_b", d.boundB},
+                            {"only_in_a", d.onlyInA},
+                            {"only_in_b", d.onlyInB}});
+    for (const CoreDelta& d : c.cores)
+        j["cores"].push_back(
+            {{"core", d.core}, {"busy_cycles", delta(d.busy)}, {"tasks", delta(d.tasks)}});
+    return j;
+}
+
+std::string comparisonText(const RunComparison& c, const std::string& nameA,
+                           const std::string& nameB) {
+    std::string out = fmt::format("A = {}\nB = {}\n", nameA, nameB);
+    out += fmt::format("  run time   {:.0f} -> {:.0f} cycles ({}, {:.3f}x speedup)\n",
+                       c.totalCycles.a, c.totalCycles.b, pct(c.totalCycles),
+                       c.totalCycles.b > 0 ? c.totalCycles.a / c.totalCycles.b : 0.0);
+    out += fmt::format(
+        "  tasks      {:.0f} -> {:.0f}\n  GM bytes   {:.0f} -> {:.0f}\n  bound      {} -> {}\n",
+        c.tasks.a, c.tasks.b, c.gmBytes.a, c.gmBytes.b, c.boundA, c.boundB);
+    out += "\nper Tensor op (span = first instruction start to last end):\n";
+    out += fmt::format("  {:>5}  {:<22} {:>10} {:>10} {:>8}  {}\n", "line", "op", "span A",
+                       "span B", "change", "bound A -> B");
+    for (const OpDelta& d : c.ops)
+        out += fmt::format("  {:>5}  {:<22} {:>10.0f} {:>10.0f} {:>8}  {} -> {}\n", d.line, d.op,
+                           d.span.a, d.span.b, d.onlyInA ? "gone" : pct(d.span),
+                           d.boundA.empty() ? "-" : d.boundA, d.boundB.empty() ? "-" : d.boundB);
+    out += "\nper core (busy cycles, the 16 busiest in B):\n";
+    std::vector<const CoreDelta*> cores;
+    for (const CoreDelta& d : c.cores) cores.push_back(&d);
+    std::stable_sort(cores.begin(), cores.end(), [](auto* x, auto* y) {
+        return std::max(x->busy.a, x->busy.b) > std::max(y->busy.a, y->busy.b);
+    });
+    if (cores.size() > 16) cores.resize(16);
+    for (const CoreDelta* p : cores) {
+        const CoreDelta& d = *p;
+        out += fmt::format("  {:<8} {:>10.0f} -> {:>10.0f}  {:>8}  tasks {:.0f} -> {:.0f}\n",
+                           d.core, d.busy.a, d.busy.b, pct(d.busy), d.tasks.a, d.tasks.b);
+    }
+    if (c.cores.size() > cores.size())
+        out += fmt::format("  … {} more (--json lists all)\n", c.cores.size() - cores.size());
+    return out;
+}
+
+} // namespace pto::prof

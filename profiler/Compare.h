@@ -1,0 +1,53 @@
+// Comparison of two runs (`pto compare`, `pto whatif`): run time, per Tensor op and per core
+// deltas, and the ops whose bound class changed.
+#pragma once
+
+#include "profiler/Profile.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace pto::prof {
+
+struct Delta {
+    double a = 0, b = 0;
+    double diff() const { return b - a; }
+    double ratio() const { return a != 0 ? b / a : 0; } ///< b ÷ a
+};
+
+struct OpDelta {
+    std::string op; ///< "add %c"
+    std::int64_t line = 0;
+    Delta span;   ///< first instruction start to last end, cycles
+    Delta cycles; ///< instruction cycles over all pipes and cores
+    std::string boundA, boundB;
+    bool onlyInA = false, onlyInB = false;
+};
+
+struct CoreDelta {
+    std::string core; ///< "AIV 3"
+    Delta busy;       ///< cycles running tasks
+    Delta tasks;
+};
+
+struct RunComparison {
+    Delta totalCycles;
+    Delta tasks;
+    Delta gmBytes;
+    std::string boundA, boundB;
+    std::vector<OpDelta> ops;     ///< in program order of run A, then ops only in B
+    std::vector<CoreDelta> cores; ///< cores busy in either run
+};
+
+/// Ops are matched by (kind, name, source line) — the same program compiled twice gives the
+/// same keys; cores by name.
+RunComparison compareRuns(const Profile& a, const Profile& b);
+
+nlohmann::json comparisonJson(const RunComparison& c, const std::string& nameA,
+                              const std::string& nameB);
+std::string comparisonText(const RunComparison& c, const std::string& nameA,
+                           const std::string& nameB);
+
+} // namespace pto::prof

@@ -1,0 +1,124 @@
+// Runs every analysis and rule; turns the results into metric rows and stores them.
+#include "profiler/Profile.h"
+
+#include "profiler/Metrics.h"
+#include "profiler/rules/Rules.h"
+#include "trace_db/TraceWriter.h"
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+namespace pto::prof {
+namespace {
+
+constexpr const char* kProfilerVersion = "1";
+
+// The whole run as one roofline point against the cores it used.
+BoundVerdict classifyRun(const RunModel& m) {
+    RooflinePoint point;
+    PipeCycles busy{};
+    std::int64_t active = 0;
+    std::set<int> cores;
+    for (const TaskRun& t : m.tasks) {
+        if (!t.ran()) continue;
+        point.flops += t.flops;
+        point.bytes += t.gmBytes;
+        active += t.duration();
+        for (std::size_t i = 0; i < kPipeCount; ++i) busy[i] += t.busy[i];
+        if (!cores.insert(t.core).second) continue;
+        bool cube = t.coreType == "AIC";
+        point.computeRoof += cube ? m.peaks.cubeFlopsPerCycle : m.peaks.vectorFlopsPerCycle;
+        point.bandwidth += cube ? m.peaks.gmToL1Rate : m.peaks.gmToUbRate;
+    }
+    point.bandwidth = std::min(point.bandwidth, m.peaks.gmBytesPerCycle);
+    point.cycles = m.totalCycles;
+    point.cores = double(cores.size());
+    double cycles = double(std::max<std::int64_t>(point.cycles, 1));
+    point.intensity = point.bytes > 0 ? point.flops / double(point.bytes) : 0;
+    point.flopsPerCycle = point.flops / cycles;
+    point.bytesPerCycle = double(point.bytes) / cycles;
+    double memoryRoof = point.intensity * point.bandwidth;
+    point.memoryRegion = point.flops <= 0 || memoryRoof < point.computeRoof;
+    point.roofFraction = point.flops <= 0 ? point.bytesPerCycle / std::max(point.bandwidth, 1e-9)
+                         : point.memoryRegion ? point.flopsPerCycle / std::max(memoryRoof, 1e-9)
+                                              : point.flopsPerCycle / point.computeRoof;
+    std::array<double, kPipeCount> ratios{};
+    for (std::size_t i = 0; i < kPipeCount; ++i)
+        ratios[i] = active > 0 ? double(busy[i]) / double(active) : 0;
+    return classify(point, ratios);
+}
+
+void appendFindings(const Profile& p, std::vector<tracedb::MetricRow>& rows) {
+    for (const Finding& f : p.findings) {
+        nlohmann::json j = {{"severity", severityName(f.severity)},
+                            {"title", f.title},
+                            {"advice", f.advice},
+                            {"evidence", f.evidence},
+                            {"entity", f.entity},
+                            {"gain_cycles", f.gainCycles},
+                            {"gain_low", f.gainLow},
+                            {"gain_high", f.gainHigh},
+                            {"gain_fraction", f.gainFraction}};
+        if (f.entityId) j["entity_id"] = *f.entityId;
+        rows.push_back({"finding", f.entity, f.entityId, f.rule, f.gainCycles, j.dump()});
+    }
+}
+
+} // namespace
+
+Profile analyze(RunModel model) {
+    Profile p;
+    p.model = std::move(model);
+    const RunModel& m = p.model;
+    p.pipeUtil = analyzePipeUtil(m);
+    p.throughput = analyzeThroughput(m);
+    p.roofline = analyzeRoofline(m);
+    p.bound = analyzeBound(m, p.pipeUtil, p.roofline);
+    p.criticalPath = analyzeCriticalPath(m);
+    p.bubbles = analyzeBubbles(m);
+    p.imbalance = analyzeImbalance(m);
+    p.attribution = analyzeAttribution(m);
+    p.runBound = classifyRun(m);
+    p.findings = runRules(p);
+    return p;
+}
+
+Profile analyzeTrace(const std::filesystem::path& path) {
+    auto reader = tracedb::TraceReader::open(path);
+    return analyze(loadRunModel(reader));
+}
+
+std::vector<tracedb::MetricRow> profileMetrics(const Profile& p) {
+    std::vector<tracedb::MetricRow> rows;
+    appendMetrics(p.pipeUtil, p.model, rows);
+    appendMetrics(p.throughput, rows);
+    appendMetrics(p.roofline, p.model, rows);
+    appendMetrics(p.bound, p.model, rows);
+    MetricList run(rows, "bound");
+    run.text("run", std::nullopt, "class", std::string(boundName(p.runBound.cls)));
+    if (p.runBound.cause != LatencyCause::None)
+        run.text("run", std::nullopt, "cause", std::string(causeName(p.runBound.cause)));
+    run.value("run", std::nullopt, "roof_fraction", p.runBound.roofFraction);
+    appendMetrics(p.criticalPath, p.model, rows);
+    appendMetrics(p.bubbles, p.model, rows);
+    appendMetrics(p.imbalance, p.model, rows);
+    appendMetrics(p.attribution, p.model, rows);
+    appendFindings(p, rows);
+    return rows;
+}
+
+bool storeProfile(const std::filesystem::path& path, const Profile& profile) {
+    {
+        auto reader = tracedb::TraceReader::open(path);
+        if (reader.meta("profiler_version")) return false;
+    }
+    auto rows = profileMetrics(profile);
+    auto writer = tracedb::TraceWriter::append(path);
+    writer.addAll(std::span<const tracedb::MetricRow>(rows));
+    writer.setMeta("profiler_version", kProfilerVersion);
+    writer.commit();
+    return true;
+}
+
+} // namespace pto::prof

@@ -1,0 +1,329 @@
+// Loads a simulated run from a trace file into the plain structs the analyses work on.
+#include "profiler/RunModel.h"
+
+#include "profiler/InstrCost.h"
+#include "profiler/Provenance.h"
+#include "profiler/SqlRows.h"
+#include "trace_db/TraceError.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+namespace pto::prof {
+namespace {
+
+constexpr std::array<std::string_view, kPipeCount> kPipeNames{"S", "MTE1", "MTE2", "MTE3",
+                                                              "M", "FIX",  "V"};
+
+void loadMeta(const tracedb::TraceReader& reader, RunModel& m) {
+    m.peaks = parseArchPeaks(reader.meta("arch_config").value_or(""));
+    if (auto clock = reader.meta("clock_hz")) {
+        double hz = std::atof(clock->c_str());
+        if (hz > 0) m.peaks.clockHz = hz;
+    }
+    m.traceLevel = reader.meta("trace_level").value_or("");
+    m.program = reader.meta("entry").value_or("");
+    m.totalCycles = std::atoll(reader.meta("sim_total_cycles").value_or("0").c_str());
+    auto target = nlohmann::json::parse(reader.meta("target").value_or(""), nullptr, false);
+    if (target.is_object() && target.contains("double_buffer") &&
+        target["double_buffer"].is_boolean())
+        m.doubleBuffer = target["double_buffer"].get<bool>();
+}
+
+// Cores (by track id) and a map from pipe track id to (core index, pipe).
+struct TrackIndex {
+    std::unordered_map<std::int64_t, int> coreOfTrack;
+    std::unordered_map<std::int64_t, std::pair<int, PipeId>> pipeOfTrack;
+};
+
+TrackIndex loadCores(const tracedb::TraceReader& reader, RunModel& m) {
+    TrackIndex index;
+    auto tracks = reader.tracks();
+    for (const tracedb::TrackRow& t : tracks) {
+        if (t.kind != tracedb::TrackKind::Core) continue;
+        index.coreOfTrack[t.id] = int(m.cores.size());
+        CoreInfo core;
+        core.trackId = t.id;
+        core.type = t.coreType;
+        core.index = t.coreId.value_or(0);
+        core.name =
+            reader.stringOf(t.nameId).value_or(fmt::format("{} {}", t.coreType, core.index));
+        m.cores.push_back(std::move(core));
+    }
+    for (const tracedb::TrackRow& t : tracks) {
+        if (t.kind != tracedb::TrackKind::Pipe || !t.parentId) continue;
+        auto core = index.coreOfTrack.find(*t.parentId);
+        auto pipe = parsePipeId(t.pipe);
+        if (core != index.coreOfTrack.end() && pipe)
+            index.pipeOfTrack[t.id] = {core->second, *pipe};
+    }
+    return index;
+}
+
+void loadExecGraph(const tracedb::TraceReader& reader, RunModel& m) {
+    for (const tracedb::StageRow& s : reader.stages()) {
+        if (s.level == tracedb::StageLevel::Exec) m.execStageId = s.id;
+        if (!s.parentStageId && m.rootStageId < 0) m.rootStageId = s.id;
+    }
+    if (m.execStageId < 0) return;
+    for (const tracedb::NodeRow& n : reader.nodes(m.execStageId)) {
+        if (n.kind != "task") continue;
+        TaskRun t;
+        t.id = n.id;
+        t.name = n.name;
+        t.coreType = n.core;
+        std::transform(t.coreType.begin(), t.coreType.end(), t.coreType.begin(), ::toupper);
+        t.kernel = n.parentId.value_or(n.id);
+        m.tasks.push_back(std::move(t));
+    }
+    std::sort(m.tasks.begin(), m.tasks.end(), [](auto& a, auto& b) { return a.id < b.id; });
+    for (const tracedb::EdgeRow& e : reader.edges(m.execStageId)) m.deps.emplace_back(e.src, e.dst);
+}
+
+TaskRun& taskFor(RunModel& m, std::int64_t id) {
+    auto it = std::lower_bound(m.tasks.begin(), m.tasks.end(), id,
+                               [](const TaskRun& t, std::int64_t v) { return t.id < v; });
+    if (it != m.tasks.end() && it->id == id) return *it;
+    TaskRun t; // a task the compiler's stages do not name (e.g. a hand-written PTO program)
+    t.id = id;
+    t.name = fmt::format("task {}", id);
+    t.kernel = id;
+    return *m.tasks.insert(it, std::move(t));
+}
+
+void loadTaskSlices(const tracedb::TraceReader& reader, const TrackIndex& index, RunModel& m) {
+    forEachRow(reader,
+               "SELECT task_id, ts, dur, track_id FROM slice WHERE category = 'task' AND "
+               "task_id IS NOT NULL ORDER BY ts",
+               [&](auto row) {
+                   auto core = index.coreOfTrack.find(cellInt(row[3]));
+                   if (core == index.coreOfTrack.end()) return;
+                   TaskRun& t = taskFor(m, cellInt(row[0]));
+                   t.core = core->second;
+                   t.coreType = m.cores[std::size_t(core->second)].type;
+                   t.start = cellInt(row[1]);
+                   t.end = t.start + cellInt(row[2]);
+                   if (t.dispatch < 0) t.dispatch = t.start;
+               });
+}
+
+void loadPipeBusy(const tracedb::TraceReader& reader, const TrackIndex& index, RunModel& m) {
+    forEachRow(reader,
+               "SELECT task_id, track_id, sum(dur) FROM slice WHERE category = 'instr' AND "
+               "task_id IS NOT NULL GROUP BY task_id, track_id",
+               [&](auto row) {
+                   auto pipe = index.pipeOfTrack.find(cellInt(row[1]));
+                   if (pipe == index.pipeOfTrack.end()) return;
+                   m.hasInstrSlices = true;
+                   taskFor(m, cellInt(row[0])).busy[std::size_t(pipe->second.second)] +=
+                       cellInt(row[2]);
+               });
+}
+
+void loadWaits(const tracedb::TraceReader& reader, RunModel& m) {
+    forEachRow(reader,
+               "SELECT s.task_id, a.string_value, sum(s.dur), min(s.ts) FROM slice s "
+               "LEFT JOIN args a ON a.arg_set_id = s.arg_set_id AND a.key = 'reason' "
+               "WHERE s.category IN ('wait', 'stall') AND s.task_id IS NOT NULL "
+               "GROUP BY s.task_id, a.string_value",
+               [&](auto row) {
+                   TaskRun& t = taskFor(m, cellInt(row[0]));
+                   std::string reason = cellText(row[1]);
+                   std::int64_t cycles = cellInt(row[2]);
+                   if (reason == "flag")
+                       t.waits.flag += cycles;
+                   else if (reason == "barrier")
+                       t.waits.barrier += cycles;
+                   else if (reason == "dispatch") {
+                       t.waits.dispatch += cycles;
+                       t.dispatch = cellInt(row[3]);
+                   } else if (reason.find("bandwidth") != std::string::npos)
+                       t.waits.bandwidth += cycles;
+               });
+}
+
+bool isDirective(const std::string& kind) {
+    return kind == "vec_tile" || kind == "cube_tile";
+}
+
+// Per instruction: its cost and the Tensor op it came from.
+struct InstrInfo {
+    std::int64_t kernel = -1;
+    std::int64_t srcLine = 0;
+    int tensorOp = -1; // index into RunModel::tensorOps
+    PipeId pipe = PipeId::S;
+    double flops = 0;
+    std::int64_t gmBytes = 0;
+};
+
+void loadTensorOps(const tracedb::TraceReader& reader, RunModel& m,
+                   std::unordered_map<std::int64_t, int>& indexOfOp) {
+    if (m.rootStageId < 0) return;
+    for (const tracedb::NodeRow& n : reader.nodes(m.rootStageId)) {
+        if (n.kind == "arg" || n.kind == "return" || n.id < 0) continue;
+        indexOfOp[n.id] = int(m.tensorOps.size());
+        TensorOpCost op;
+        op.id = n.id;
+        op.kind = n.kind;
+        op.name = n.name;
+        op.srcLine = n.srcLine.value_or(0);
+        m.tensorOps.push_back(std::move(op));
+    }
+}
+
+std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReader& reader,
+                                                       RunModel& m) {
+    std::unordered_map<std::int64_t, int> indexOfOp;
+    loadTensorOps(reader, m, indexOfOp);
+    ProvenanceResolver provenance(reader);
+    std::unordered_map<std::int64_t, int> opOfLine; // lines with exactly one Tensor op
+    for (std::size_t i = 0; i < m.tensorOps.size(); ++i) {
+        std::int64_t line = m.tensorOps[i].srcLine;
+        if (line <= 0 || isDirective(m.tensorOps[i].kind)) continue;
+        auto [it, fresh] = opOfLine.emplace(line, int(i));
+        if (!fresh) it->second = -1;
+    }
+    std::erase_if(opOfLine, [](const auto& entry) { return entry.second < 0; });
+    std::unordered_map<std::int64_t, InstrInfo> instrs;
+    struct KernelCost {
+        double flops = 0;
+        std::int64_t gmBytes = 0, gmTransfers = 0;
+    };
+    std::unordered_map<std::int64_t, KernelCost> kernels;
+    forEachRow(reader,
+               "SELECT id, block_id, pipe, opcode, operands, tile_op_id, tile_stage_id, src_line "
+               "FROM instr",
+               [&](auto row) {
+                   InstrInfo info;
+                   info.kernel = cellInt(row[1]);
+                   info.pipe = parsePipeId(cellText(row[2])).value_or(PipeId::S);
+                   InstrCost cost = instrCost(cellText(row[3]), cellText(row[4]));
+                   info.flops = cost.flops;
+                   info.gmBytes = cost.gmBytes;
+                   info.srcLine = cellInt(row[7]);
+                   if (!cellNull(row[5]) && !cellNull(row[6])) {
+                       std::int64_t root = provenance.rootOf(cellInt(row[6]), cellInt(row[5]));
+                       if (auto it = indexOfOp.find(root); it != indexOfOp.end())
+                           info.tensorOp = it->second;
+                   }
+                   // Provenance breaks where the compiler recorded a big stage only as a row
+                   // (its nodes omitted): fall back to the only Tensor op on the source line.
+                   if (info.tensorOp < 0)
+                       if (auto it = opOfLine.find(info.srcLine); it != opOfLine.end())
+                           info.tensorOp = it->second;
+                   KernelCost& k = kernels[info.kernel];
+                   k.flops += info.flops;
+                   k.gmBytes += info.gmBytes;
+                   k.gmTransfers += cost.gmBytes > 0 ? 1 : 0;
+                   instrs.emplace(cellInt(row[0]), info);
+               });
+    for (TaskRun& t : m.tasks) {
+        auto k = kernels.find(t.kernel);
+        if (k == kernels.end()) continue;
+        t.flops = k->second.flops;
+        t.gmBytes = k->second.gmBytes;
+        t.gmTransfers = k->second.gmTransfers;
+    }
+    return instrs;
+}
+
+void attribute(const tracedb::TraceReader& reader, RunModel& m,
+               const std::unordered_map<std::int64_t, InstrInfo>& instrs) {
+    std::unordered_map<std::int64_t, std::vector<std::int64_t>> tasksOfKernel;
+    for (const TaskRun& t : m.tasks) tasksOfKernel[t.kernel].push_back(t.id);
+    std::unordered_map<int, std::vector<std::int64_t>> kernelsOfOp;
+    forEachRow(reader,
+               "SELECT instr_id, sum(dur), min(ts), max(ts + dur), count(*) FROM slice "
+               "WHERE category = 'instr' AND instr_id IS NOT NULL GROUP BY instr_id",
+               [&](auto row) {
+                   auto it = instrs.find(cellInt(row[0]));
+                   if (it == instrs.end()) return;
+                   const InstrInfo& info = it->second;
+                   std::int64_t cycles = cellInt(row[1]);
+                   if (info.srcLine > 0) m.lineCycles[info.srcLine] += cycles;
+                   if (info.tensorOp < 0) return;
+                   TensorOpCost& op = m.tensorOps[std::size_t(info.tensorOp)];
+                   op.busy[std::size_t(info.pipe)] += cycles;
+                   std::int64_t first = cellInt(row[2]), last = cellInt(row[3]);
+                   op.first = op.first < 0 ? first : std::min(op.first, first);
+                   op.last = std::max(op.last, last);
+               });
+    // Static costs count once per task that runs the instruction's kernel.
+    for (const auto& [id, info] : instrs) {
+        if (info.tensorOp < 0) continue;
+        auto runs = tasksOfKernel.find(info.kernel);
+        double times = runs == tasksOfKernel.end() ? 1.0 : double(runs->second.size());
+        TensorOpCost& op = m.tensorOps[std::size_t(info.tensorOp)];
+        op.flops += info.flops * times;
+        op.gmBytes += std::int64_t(double(info.gmBytes) * times);
+        kernelsOfOp[info.tensorOp].push_back(info.kernel);
+    }
+    for (auto& [opIndex, kernels] : kernelsOfOp) {
+        std::sort(kernels.begin(), kernels.end());
+        kernels.erase(std::unique(kernels.begin(), kernels.end()), kernels.end());
+        auto& tasks = m.tensorOps[std::size_t(opIndex)].tasks;
+        for (std::int64_t k : kernels)
+            if (auto it = tasksOfKernel.find(k); it != tasksOfKernel.end())
+                tasks.insert(tasks.end(), it->second.begin(), it->second.end());
+        std::sort(tasks.begin(), tasks.end());
+    }
+}
+
+void loadDoubleBuffering(const tracedb::TraceReader& reader, RunModel& m) {
+    forEachRow(reader,
+               "SELECT DISTINCT block_id FROM buffer WHERE slot = 1 AND stage_id = "
+               "(SELECT id FROM stage WHERE level = 'block' ORDER BY ord DESC LIMIT 1)",
+               [&](auto row) { m.doubleBufferedKernels.push_back(cellInt(row[0])); });
+}
+
+} // namespace
+
+std::string_view pipeIdName(PipeId pipe) {
+    return pipe == PipeId::Count ? "?" : kPipeNames[std::size_t(pipe)];
+}
+
+std::optional<PipeId> parsePipeId(std::string_view name) {
+    for (std::size_t i = 0; i < kPipeCount; ++i)
+        if (kPipeNames[i] == name) return PipeId(i);
+    return std::nullopt;
+}
+
+std::int64_t TensorOpCost::cycles() const {
+    return std::accumulate(busy.begin(), busy.end(), std::int64_t(0));
+}
+
+const TaskRun* RunModel::task(std::int64_t id) const {
+    auto it = std::lower_bound(tasks.begin(), tasks.end(), id,
+                               [](const TaskRun& t, std::int64_t v) { return t.id < v; });
+    return it != tasks.end() && it->id == id ? &*it : nullptr;
+}
+
+const CoreInfo* RunModel::coreOf(const TaskRun& t) const {
+    return t.core >= 0 ? &cores[std::size_t(t.core)] : nullptr;
+}
+
+RunModel loadRunModel(const tracedb::TraceReader& reader) {
+    RunModel m;
+    m.path = reader.path().string();
+    loadMeta(reader, m);
+    TrackIndex index = loadCores(reader, m);
+    if (m.cores.empty())
+        throw tracedb::TraceError(fmt::format(
+            "'{}' holds no simulated run (no core tracks): run it with `pto run` first", m.path));
+    loadExecGraph(reader, m);
+    loadTaskSlices(reader, index, m);
+    loadPipeBusy(reader, index, m);
+    loadWaits(reader, m);
+    auto instrs = loadInstrs(reader, m);
+    attribute(reader, m, instrs);
+    loadDoubleBuffering(reader, m);
+    if (m.totalCycles <= 0)
+        for (const TaskRun& t : m.tasks) m.totalCycles = std::max(m.totalCycles, t.end);
+    return m;
+}
+
+} // namespace pto::prof

@@ -1,0 +1,101 @@
+// What the analyses need of one simulated run, loaded once from a trace file: the chip's
+// peaks, the cores and their pipe tracks, every task with its timing, pipe busy cycles,
+// waits, FLOPs and GM bytes, the exec-graph dependencies, and the cost attributed to each
+// Tensor op of the program through provenance.
+#pragma once
+
+#include "profiler/ArchPeaks.h"
+#include "trace_db/TraceReader.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pto::prof {
+
+/// The pipes of both core types, in display order. AIC: S MTE2 MTE1 M FIX MTE3; AIV: S MTE2 V MTE3.
+enum class PipeId { S, MTE1, MTE2, MTE3, M, FIX, V, Count };
+inline constexpr std::size_t kPipeCount = std::size_t(PipeId::Count);
+std::string_view pipeIdName(PipeId pipe);
+std::optional<PipeId> parsePipeId(std::string_view name);
+
+/// Cycles per pipe.
+using PipeCycles = std::array<std::int64_t, kPipeCount>;
+
+/// Where waiting time went, in cycles (trace level full; zero otherwise).
+struct WaitCycles {
+    std::int64_t flag = 0;      ///< wait slices of WAIT_FLAG
+    std::int64_t barrier = 0;   ///< wait slices of BARRIER
+    std::int64_t bandwidth = 0; ///< bandwidth stall slices inside GM transfers
+    std::int64_t dispatch = 0;  ///< dispatch stall from dispatch to start
+};
+
+struct CoreInfo {
+    std::int64_t trackId = 0; ///< the core's track (entity_id of `core` metrics)
+    std::string type;         ///< AIC or AIV
+    std::int64_t index = 0;   ///< within its type
+    std::string name;         ///< "AIC 0"
+    bool isCube() const { return type == "AIC"; }
+};
+
+struct TaskRun {
+    std::int64_t id = 0; ///< node id in the Exec stage
+    std::string name;
+    std::string coreType;       ///< AIC or AIV
+    int core = -1;              ///< index into RunModel::cores; -1 if it never ran
+    std::int64_t kernel = -1;   ///< block function / kernel id
+    std::int64_t dispatch = -1; ///< cycle the scheduler dispatched it (start if not traced)
+    std::int64_t start = 0, end = 0;
+    PipeCycles busy{}; ///< instruction time per pipe
+    WaitCycles waits;
+    double flops = 0;
+    std::int64_t gmBytes = 0;
+    std::int64_t gmTransfers = 0; ///< TLOAD/TSTORE instructions
+    std::int64_t duration() const { return end - start; }
+    bool ran() const { return core >= 0; }
+};
+
+/// An op of the program as the user wrote it (the root stage, parsed .pto), with the cost of
+/// every instruction generated for it.
+struct TensorOpCost {
+    std::int64_t id = 0; ///< node id in the root stage
+    std::string kind, name;
+    std::int64_t srcLine = 0;
+    double flops = 0;
+    std::int64_t gmBytes = 0;
+    PipeCycles busy{};                  ///< instruction cycles per pipe, summed over cores
+    std::int64_t first = -1, last = -1; ///< first instruction start, last end (cycles)
+    std::vector<std::int64_t> tasks;    ///< tasks that ran its instructions
+    std::int64_t cycles() const;        ///< sum of busy
+};
+
+struct RunModel {
+    std::string path;
+    ArchPeaks peaks;
+    std::string traceLevel;        ///< tasks, instructions or full
+    std::string program;           ///< entry function name
+    bool doubleBuffer = true;      ///< from meta `target`
+    bool hasInstrSlices = false;   ///< trace level instructions or full
+    std::int64_t totalCycles = 0;  ///< sim_total_cycles, else the last slice end
+    std::int64_t execStageId = -1; ///< last Exec stage
+    std::int64_t rootStageId = -1; ///< parsed program
+    std::vector<CoreInfo> cores;   ///< by track id
+    std::vector<TaskRun> tasks;    ///< by task id
+    std::vector<std::pair<std::int64_t, std::int64_t>> deps; ///< (from, to) task ids
+    std::vector<TensorOpCost> tensorOps;                     ///< by id
+    std::map<std::int64_t, std::int64_t> lineCycles;         ///< src line → instruction cycles
+    /// Block functions (kernels) whose buffers use double-buffering slot 1.
+    std::vector<std::int64_t> doubleBufferedKernels;
+
+    const TaskRun* task(std::int64_t id) const;
+    const CoreInfo* coreOf(const TaskRun& t) const;
+};
+
+/// Loads the model. Throws tracedb::TraceError when the file holds no simulated run.
+RunModel loadRunModel(const tracedb::TraceReader& reader);
+
+} // namespace pto::prof

@@ -1,0 +1,46 @@
+// Small helpers to read TraceReader::query cells as numbers and text (internal to profiler).
+#pragma once
+
+#include "trace_db/QueryResult.h"
+#include "trace_db/TraceReader.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace pto::prof {
+
+inline std::int64_t cellInt(const tracedb::SqlValue& v, std::int64_t fallback = 0) {
+    if (auto* i = std::get_if<std::int64_t>(&v)) return *i;
+    if (auto* d = std::get_if<double>(&v)) return std::int64_t(*d);
+    return fallback;
+}
+
+inline double cellReal(const tracedb::SqlValue& v, double fallback = 0) {
+    if (auto* d = std::get_if<double>(&v)) return *d;
+    if (auto* i = std::get_if<std::int64_t>(&v)) return double(*i);
+    return fallback;
+}
+
+inline bool cellNull(const tracedb::SqlValue& v) {
+    return std::holds_alternative<std::monostate>(v);
+}
+
+inline std::string cellText(const tracedb::SqlValue& v) {
+    if (auto* s = std::get_if<std::string>(&v)) return *s;
+    if (auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
+    if (auto* d = std::get_if<double>(&v)) return std::to_string(*d);
+    return {};
+}
+
+/// Streams the rows of `sql` to `f(row)` (a span of cells).
+template <typename F>
+void forEachRow(const tracedb::TraceReader& reader, std::string_view sql, F&& f) {
+    reader.query(sql, [&](std::span<const std::string>, std::span<const tracedb::SqlValue> row) {
+        f(row);
+        return true;
+    });
+}
+
+} // namespace pto::prof

@@ -1,0 +1,44 @@
+// Bound class per task and per Tensor op: compute, memory or latency bound, and for latency
+// what caused it — msprof / MindStudio Insight's rule (docs/PROFILER.md).
+#pragma once
+
+#include "profiler/RunModel.h"
+#include "profiler/analyses/PipeUtil.h"
+#include "profiler/analyses/Roofline.h"
+
+#include <string>
+#include <vector>
+
+namespace pto::prof {
+
+enum class BoundClass { Compute, Memory, Latency };
+enum class LatencyCause { None, Pipeline, Compute, Memory };
+std::string_view boundName(BoundClass c);
+std::string_view causeName(LatencyCause c);
+
+struct BoundVerdict {
+    BoundClass cls = BoundClass::Latency;
+    LatencyCause cause = LatencyCause::None;
+    PipeId busiestPipe = PipeId::S;
+    double busiestRatio = 0;
+    double roofFraction = 0;
+    std::string label() const; ///< "memory", "latency (pipeline)", …
+};
+
+struct Bound {
+    std::vector<BoundVerdict> tasks;     ///< parallel to RunModel::tasks
+    std::vector<BoundVerdict> tensorOps; ///< parallel to RunModel::tensorOps
+};
+
+/// Achieved ≥ kRoofThreshold of the roof at the entity's intensity → compute or memory bound
+/// by the roof's region; otherwise latency bound: "pipeline" if no pipe is ≥ kPipeThreshold
+/// busy, else "compute" (M, V or S busiest) or "memory" (an MTE or FIX busiest).
+inline constexpr double kRoofThreshold = 0.8;
+inline constexpr double kPipeThreshold = 0.8;
+
+BoundVerdict classify(const RooflinePoint& point, const std::array<double, kPipeCount>& ratios);
+Bound analyzeBound(const RunModel& model, const PipeUtil& util, const Roofline& roofline);
+void appendMetrics(const Bound& result, const RunModel& model,
+                   std::vector<tracedb::MetricRow>& rows);
+
+} // namespace pto::prof

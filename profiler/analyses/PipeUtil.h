@@ -1,0 +1,35 @@
+// Pipe busy ratios per core and per task, named as msprof names them (aic_mac_ratio, …).
+#pragma once
+
+#include "profiler/RunModel.h"
+
+#include <string>
+#include <vector>
+
+namespace pto::prof {
+
+struct PipeRatios {
+    std::string coreType;                   ///< AIC or AIV
+    std::int64_t activeCycles = 0;          ///< task time the ratios are relative to
+    std::array<double, kPipeCount> ratio{}; ///< busy / activeCycles per pipe
+    /// msprof's memory_bound: mte2_ratio / max(mac_ratio, vec_ratio) (> 1: memory bound).
+    double memoryBound() const;
+    PipeId busiest() const;
+};
+
+struct PipeUtil {
+    std::vector<PipeRatios> cores; ///< parallel to RunModel::cores
+    std::vector<PipeRatios> tasks; ///< parallel to RunModel::tasks
+};
+
+/// Ratio = instruction cycles of the pipe ÷ the cycles the core spent in tasks (msprof's
+/// definition; waits are not busy).
+PipeUtil analyzePipeUtil(const RunModel& model);
+
+/// "aic_mac_ratio", "aiv_vec_ratio", "aic_fixpipe_ratio", …; empty for a pipe the type lacks.
+std::string msprofRatioName(std::string_view coreType, PipeId pipe);
+
+void appendMetrics(const PipeUtil& result, const RunModel& model,
+                   std::vector<tracedb::MetricRow>& rows);
+
+} // namespace pto::prof

@@ -1,0 +1,73 @@
+// Streams the slice table, joined with track names, as CSV.
+#include "profiler/export/CsvExport.h"
+
+#include "profiler/SqlRows.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace pto::prof {
+namespace {
+
+void appendCsv(fmt::memory_buffer& b, const tracedb::SqlValue& v) {
+    if (cellNull(v)) return;
+    if (auto* d = std::get_if<double>(&v)) {
+        fmt::format_to(std::back_inserter(b), "{}", *d);
+        return;
+    }
+    std::string s = cellText(v);
+    if (s.find_first_of(",\"\n\r") == std::string::npos) {
+        b.append(s);
+        return;
+    }
+    b.push_back('"');
+    for (char c : s) {
+        if (c == '"') b.push_back('"');
+        b.push_back(c);
+    }
+    b.push_back('"');
+}
+
+} // namespace
+
+std::int64_t exportSlicesCsv(const tracedb::TraceReader& reader, std::FILE* out,
+                             const ProgressFn& progress) {
+    double hz = std::atof(reader.meta("clock_hz").value_or("0").c_str());
+    double usPerCycle = 1e6 / (hz > 0 ? hz : 1e9);
+    std::int64_t total = 1, n = 0;
+    forEachRow(reader, "SELECT count(*) FROM slice",
+               [&](auto row) { total = cellInt(row[0]) + 1; });
+    fmt::memory_buffer b;
+    b.append(std::string_view("id,ts,dur,ts_us,dur_us,track_id,track,core_type,core_id,pipe,name,"
+                              "category,depth,instr_id,task_id\n"));
+    auto flush = [&] {
+        if (b.size() && std::fwrite(b.data(), 1, b.size(), out) != b.size())
+            throw std::runtime_error("cannot write the CSV (disk full?)");
+        b.clear();
+    };
+    forEachRow(reader,
+               "SELECT s.id, s.ts, s.dur, 0, 0, s.track_id, tn.str, t.core_type, "
+               "t.core_id, t.pipe, sn.str, s.category, s.depth, s.instr_id, s.task_id "
+               "FROM slice s JOIN track t ON t.id = s.track_id "
+               "LEFT JOIN string tn ON tn.id = t.name_id LEFT JOIN string sn ON sn.id = s.name_id "
+               "ORDER BY s.track_id, s.ts, s.depth",
+               [&](auto row) {
+                   for (std::size_t c = 0; c < row.size(); ++c) {
+                       if (c) b.push_back(',');
+                       if (c == 3 || c == 4)
+                           fmt::format_to(std::back_inserter(b), "{:.4f}",
+                                          double(cellInt(row[c == 3 ? 1 : 2])) * usPerCycle);
+                       else
+                           appendCsv(b, row[c]);
+                   }
+                   b.push_back('\n');
+                   if (b.size() > (1u << 20)) flush();
+                   if (++n % 262144 == 0 && progress) progress(double(n) / double(total));
+               });
+    flush();
+    if (progress) progress(1.0);
+    return n;
+}
+
+} // namespace pto::prof

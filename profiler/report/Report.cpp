@@ -1,0 +1,250 @@
+// Renders a profile as text, Markdown or JSON.
+#include "profiler/report/Report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace pto::prof {
+namespace {
+
+double us(const Profile& p, double cycles) {
+    return cycles * 1e6 / p.model.peaks.clockHz;
+}
+
+nlohmann::json summaryJson(const Profile& p) {
+    const Throughput& t = p.throughput;
+    const RunModel& m = p.model;
+    nlohmann::json j = {{"trace", m.path},
+                        {"program", m.program},
+                        {"arch", m.peaks.name},
+                        {"clock_hz", m.peaks.clockHz},
+                        {"total_cycles", m.totalCycles},
+                        {"time_us", us(p, double(m.totalCycles))},
+                        {"tasks", m.tasks.size()},
+                        {"aic_used", t.aicUsed},
+                        {"aiv_used", t.aivUsed},
+                        {"aic_cores", m.peaks.aicCores},
+                        {"aiv_cores", m.peaks.aivCores},
+                        {"cube_tflops", t.cubeTflops},
+                        {"cube_peak_tflops", t.cubePeakTflops},
+                        {"vector_tflops", t.vectorTflops},
+                        {"vector_peak_tflops", t.vectorPeakTflops},
+                        {"gm_gbps", t.gbps},
+                        {"gm_peak_gbps", t.peakGbps},
+                        {"gm_bytes", t.gmBytes},
+                        {"arithmetic_intensity", t.intensity},
+                        {"ridge_point", t.ridge},
+                        {"bound", p.runBound.label()},
+                        {"roof_fraction", p.runBound.roofFraction},
+                        {"critical_path_tasks", p.criticalPath.steps.size()},
+                        {"critical_path_gap_cycles", p.criticalPath.gapCycles},
+                        {"tail_cycles", p.imbalance.tailCycles},
+                        {"trace_level", m.traceLevel},
+                        {"double_buffer", m.doubleBuffer}};
+    return j;
+}
+
+nlohmann::json pipesJson(const Profile& p) {
+    nlohmann::json j = nlohmann::json::object();
+    for (std::string type : {"AIC", "AIV"}) {
+        std::array<double, kPipeCount> busy{};
+        double active = 0;
+        for (std::size_t c = 0; c < p.model.cores.size(); ++c) {
+            const PipeRatios& r = p.pipeUtil.cores[c];
+            if (r.coreType != type || r.activeCycles <= 0) continue;
+            active += double(r.activeCycles);
+            for (std::size_t i = 0; i < kPipeCount; ++i)
+                busy[i] += r.ratio[i] * double(r.activeCycles);
+        }
+        if (active <= 0) continue;
+        for (std::size_t i = 0; i < kPipeCount; ++i) {
+            std::string name = msprofRatioName(type, PipeId(i));
+            if (!name.empty()) j[name] = busy[i] / active;
+        }
+    }
+    return j;
+}
+
+nlohmann::json opsJson(const Profile& p, int top) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const OpShare& s : p.attribution.ops) {
+        if (int(j.size()) >= top) break;
+        const TensorOpCost& op = p.model.tensorOps[s.op];
+        const BoundVerdict& b = p.bound.tensorOps[s.op];
+        const RooflinePoint& r = p.roofline.tensorOps[s.op];
+        j.push_back({{"id", op.id},
+                     {"op", op.kind},
+                     {"name", op.name},
+                     {"line", op.srcLine},
+                     {"cycles", s.cycles},
+                     {"share", s.share},
+                     {"span_cycles", r.cycles},
+                     {"flops", op.flops},
+                     {"gm_bytes", op.gmBytes},
+                     {"intensity", r.intensity},
+                     {"roof_fraction", r.roofFraction},
+                     {"bound", b.label()}});
+    }
+    return j;
+}
+
+nlohmann::json findingsJson(const Profile& p) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const Finding& f : p.findings) {
+        nlohmann::json item = {{"rule", f.rule},
+                               {"severity", severityName(f.severity)},
+                               {"title", f.title},
+                               {"advice", f.advice},
+                               {"evidence", f.evidence},
+                               {"entity", f.entity},
+                               {"gain_cycles", f.gainCycles},
+                               {"gain_low_cycles", f.gainLow},
+                               {"gain_high_cycles", f.gainHigh},
+                               {"gain_fraction", f.gainFraction}};
+        if (f.entityId) item["entity_id"] = *f.entityId;
+        j.push_back(std::move(item));
+    }
+    return j;
+}
+
+std::string gainText(const Profile& p, const nlohmann::json& f) {
+    return fmt::format(
+        "{:.0f} cycles ({:.1f}% of the run; range {:.0f}–{:.0f} cycles, {:.2f}–{:.2f} us)",
+        f["gain_cycles"].get<double>(), 100 * f["gain_fraction"].get<double>(),
+        f["gain_low_cycles"].get<double>(), f["gain_high_cycles"].get<double>(),
+        us(p, f["gain_low_cycles"].get<double>()), us(p, f["gain_high_cycles"].get<double>()));
+}
+
+std::string renderText(const Profile& p, const nlohmann::json& j) {
+    const auto& s = j["summary"];
+    std::string out;
+    auto line = [&]<typename... Args>(fmt::format_string<Args...> f, Args&&... args) {
+        out += fmt::format(f, std::forward<Args>(args)...);
+        out += '\n';
+    };
+    line("{} (@{}) on {}", s["trace"].get<std::string>(), s["program"].get<std::string>(),
+         s["arch"].get<std::string>());
+    line("  time        {} cycles = {:.3f} us", s["total_cycles"].get<std::int64_t>(),
+         s["time_us"].get<double>());
+    line("  tasks       {} on {}/{} AIC and {}/{} AIV cores", s["tasks"].get<std::size_t>(),
+         s["aic_used"].get<int>(), s["aic_cores"].get<int>(), s["aiv_used"].get<int>(),
+         s["aiv_cores"].get<int>());
+    line("  cube        {:.3f} of {:.1f} TFLOP/s", s["cube_tflops"].get<double>(),
+         s["cube_peak_tflops"].get<double>());
+    line("  vector      {:.3f} of {:.1f} TFLOP/s", s["vector_tflops"].get<double>(),
+         s["vector_peak_tflops"].get<double>());
+    line("  GM          {:.1f} of {:.1f} GB/s ({} bytes, {:.2f} FLOP/B; ridge {:.1f})",
+         s["gm_gbps"].get<double>(), s["gm_peak_gbps"].get<double>(),
+         s["gm_bytes"].get<std::int64_t>(), s["arithmetic_intensity"].get<double>(),
+         s["ridge_point"].get<double>());
+    line("  bound       {} ({:.0f}% of the roof of the cores used)", s["bound"].get<std::string>(),
+         100 * s["roof_fraction"].get<double>());
+    line("  crit. path  {} tasks, {} cycles in gaps; tail {} cycles",
+         s["critical_path_tasks"].get<std::size_t>(),
+         s["critical_path_gap_cycles"].get<std::int64_t>(), s["tail_cycles"].get<std::int64_t>());
+    std::string pipes;
+    for (auto& [k, v] : j["pipes"].items())
+        pipes += fmt::format(" {}={:.0f}%", k, 100 * v.get<double>());
+    line("  pipes      {}", pipes);
+    line("");
+    line("top ops by cycles:");
+    line("  {:>5}  {:<22} {:>12} {:>6}  {:>6}  {}", "line", "op", "cycles", "share", "roof",
+         "bound");
+    for (const auto& op : j["top_ops"])
+        line("  {:>5}  {:<22} {:>12} {:>5.1f}%  {:>5.0f}%  {}", op["line"].get<std::int64_t>(),
+             op["op"].get<std::string>() + " " + op["name"].get<std::string>(),
+             op["cycles"].get<std::int64_t>(), 100 * op["share"].get<double>(),
+             100 * op["roof_fraction"].get<double>(), op["bound"].get<std::string>());
+    line("");
+    if (j["findings"].empty())
+        line("findings: none");
+    else
+        line("findings:");
+    for (const auto& f : j["findings"]) {
+        line("  [{}] {}: {}", f["severity"].get<std::string>(), f["rule"].get<std::string>(),
+             f["title"].get<std::string>());
+        for (const auto& e : f["evidence"]) line("      - {}", e.get<std::string>());
+        line("      advice: {}", f["advice"].get<std::string>());
+        line("      estimated gain: {}", gainText(p, f));
+    }
+    return out;
+}
+
+std::string mdEscape(std::string s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '|' || c == '*' || c == '_' || c == '`' || c == '<' || c == '>' || c == '[' ||
+            c == ']' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+std::string renderMarkdown(const Profile& p, const nlohmann::json& j) {
+    const auto& s = j["summary"];
+    std::string out =
+        fmt::format("# Profile of {} (@{})\n\n", mdEscape(s["trace"].get<std::string>()),
+                    mdEscape(s["program"].get<std::string>()));
+    out += "| metric | value |\n|---|---|\n";
+    out += fmt::format("| arch | {} |\n", mdEscape(s["arch"].get<std::string>()));
+    out += fmt::format("| time | {} cycles = {:.3f} us |\n", s["total_cycles"].get<std::int64_t>(),
+                       s["time_us"].get<double>());
+    out += fmt::format("| tasks | {} on {}/{} AIC, {}/{} AIV |\n", s["tasks"].get<std::size_t>(),
+                       s["aic_used"].get<int>(), s["aic_cores"].get<int>(),
+                       s["aiv_used"].get<int>(), s["aiv_cores"].get<int>());
+    out += fmt::format("| cube | {:.3f} of {:.1f} TFLOP/s |\n", s["cube_tflops"].get<double>(),
+                       s["cube_peak_tflops"].get<double>());
+    out += fmt::format("| vector | {:.3f} of {:.1f} TFLOP/s |\n", s["vector_tflops"].get<double>(),
+                       s["vector_peak_tflops"].get<double>());
+    out += fmt::format("| GM | {:.1f} of {:.1f} GB/s |\n", s["gm_gbps"].get<double>(),
+                       s["gm_peak_gbps"].get<double>());
+    out += fmt::format("| bound | {} ({:.0f}% of roof) |\n", s["bound"].get<std::string>(),
+                       100 * s["roof_fraction"].get<double>());
+    for (auto& [k, v] : j["pipes"].items())
+        out += fmt::format("| {} | {:.1f}% |\n", mdEscape(k), 100 * v.get<double>());
+    out += "\n## Top ops by cycles\n\n| line | op | cycles | share | roof | bound "
+           "|\n|---:|---|---:|---:|---:|---|\n";
+    for (const auto& op : j["top_ops"])
+        out += fmt::format("| {} | {} {} | {} | {:.1f}% | {:.0f}% | {} |\n",
+                           op["line"].get<std::int64_t>(), mdEscape(op["op"].get<std::string>()),
+                           mdEscape(op["name"].get<std::string>()),
+                           op["cycles"].get<std::int64_t>(), 100 * op["share"].get<double>(),
+                           100 * op["roof_fraction"].get<double>(), op["bound"].get<std::string>());
+    out += "\n## Findings\n\n";
+    if (j["findings"].empty()) out += "None.\n";
+    for (const auto& f : j["findings"]) {
+        out += fmt::format("### [{}] {}\n\n{}\n\n", f["severity"].get<std::string>(),
+                           mdEscape(f["rule"].get<std::string>()),
+                           mdEscape(f["title"].get<std::string>()));
+        for (const auto& e : f["evidence"])
+            out += fmt::format("- {}\n", mdEscape(e.get<std::string>()));
+        out += fmt::format("\n**Advice:** {}\n\n**Estimated gain:** {}\n\n",
+                           mdEscape(f["advice"].get<std::string>()), gainText(p, f));
+    }
+    return out;
+}
+
+} // namespace
+
+nlohmann::json reportJson(const Profile& p, int topOps) {
+    return {{"summary", summaryJson(p)},
+            {"pipes", pipesJson(p)},
+            {"top_ops", opsJson(p, topOps)},
+            {"findings", findingsJson(p)}};
+}
+
+std::string renderReport(const Profile& p, const ReportOptions& options) {
+    nlohmann::json j = reportJson(p, options.topOps);
+    switch (options.format) {
+    case ReportFormat::Json:
+        return j.dump(2) + "\n";
+    case ReportFormat::Markdown:
+        return renderMarkdown(p, j);
+    default:
+        return renderText(p, j);
+    }
+}
+
+} // namespace pto::prof

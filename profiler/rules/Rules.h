@@ -1,0 +1,23 @@
+// The rules that turn analyses into findings; each lives in its own file under rules/.
+#pragma once
+
+#include "profiler/rules/Finding.h"
+
+#include <vector>
+
+namespace pto::prof {
+
+struct Profile;
+
+void ruleDoubleBuffering(const Profile& p, std::vector<Finding>& out);
+void ruleCubeStarved(const Profile& p, std::vector<Finding>& out);
+void ruleTooFewTasks(const Profile& p, std::vector<Finding>& out);
+void ruleSchedulerGaps(const Profile& p, std::vector<Finding>& out);
+void ruleSlowCore(const Profile& p, std::vector<Finding>& out);
+void ruleBandwidthSaturated(const Profile& p, std::vector<Finding>& out);
+void ruleSyncWaits(const Profile& p, std::vector<Finding>& out);
+
+/// Runs every rule; findings by expected gain, descending.
+std::vector<Finding> runRules(const Profile& p);
+
+} // namespace pto::prof

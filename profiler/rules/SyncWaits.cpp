@@ -1,0 +1,31 @@
+// Rule: the run is latency bound with no pipe near busy — pipes mostly wait for each other
+// (flags, barriers) or pay fixed per-instruction costs on small tiles.
+#include "profiler/rules/RuleSupport.h"
+#include "profiler/rules/Rules.h"
+
+namespace pto::prof {
+
+void ruleSyncWaits(const Profile& p, std::vector<Finding>& out) {
+    const BoundVerdict& v = p.runBound;
+    if (v.cls != BoundClass::Latency || v.cause != LatencyCause::Pipeline) return;
+    const CoreBubbles& b = p.bubbles.total;
+    Finding f;
+    f.rule = "latency_bound";
+    f.title = fmt::format("latency bound: {} of the roof, no pipe ≥ {} busy (busiest {} at {})",
+                          percent(v.roofFraction), percent(kPipeThreshold),
+                          pipeIdName(v.busiestPipe), percent(v.busiestRatio));
+    f.advice = "larger tiles amortize the fixed cost of each instruction (≈20–60 cycles per "
+               "tile instruction) and each DMA (latency ≈500 cycles); remove over-broad "
+               "barriers; overlap independent work";
+    f.evidence.push_back(fmt::format("inside tasks: flag waits {}, barrier waits {} "
+                                     "(pipe-cycles, trace level full)",
+                                     cyclesText(p, double(b.flagWait)),
+                                     cyclesText(p, double(b.barrierWait))));
+    f.entity = "run";
+    double high =
+        double(p.model.totalCycles) * std::max(0.0, 1.0 - v.roofFraction / kRoofThreshold);
+    setGain(p, f, 0.25 * high, 0, high);
+    out.push_back(std::move(f));
+}
+
+} // namespace pto::prof

@@ -1,0 +1,154 @@
+// Re-simulation of a traced run with a changed arch, through the same session as `pto run`.
+#include "profiler/whatif/WhatIf.h"
+
+#include "cli/session/Session.h"
+#include "validate/TensorIo.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace pto::prof {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Removes a scratch directory when the what-if is done.
+struct ScratchDir {
+    fs::path path;
+    ScratchDir() {
+        path = fs::temp_directory_path() / fmt::format("pto-whatif-{}-{}", ::getpid(), counter()++);
+        fs::create_directories(path);
+    }
+    ~ScratchDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    static int& counter() {
+        static int n = 0;
+        return n;
+    }
+};
+
+// The arch of the recorded run as overrides of the embedded default, one per parameter of meta
+// arch_config; parameters this build does not know (or rejects) are skipped with a note.
+std::vector<std::string> recordedArch(const std::string& json, std::vector<std::string>& notes) {
+    auto j = nlohmann::json::parse(json, nullptr, false);
+    if (!j.is_object() || !j.contains("params") || !j["params"].is_object()) {
+        notes.push_back("the trace has no arch_config: the embedded default arch was used");
+        return {};
+    }
+    std::vector<std::string> overrides;
+    sim::ArchConfig probe;
+    for (auto& [key, value] : j["params"].items()) {
+        if (!value.is_string()) continue;
+        std::string assignment = key + " = " + value.get<std::string>();
+        try {
+            sim::applyOverride(probe, assignment);
+            overrides.push_back(assignment);
+        } catch (const std::exception& e) {
+            notes.push_back(
+                fmt::format("recorded arch parameter '{}' ignored: {}", assignment, e.what()));
+        }
+    }
+    return overrides;
+}
+
+std::vector<std::int64_t> parseShape(const std::string& json) {
+    auto j = nlohmann::json::parse(json, nullptr, false);
+    std::vector<std::int64_t> dims;
+    if (j.is_array())
+        for (auto& d : j) dims.push_back(d.get<std::int64_t>());
+    return dims;
+}
+
+// Writes the stored inputs as .npy files, in argument order; empty when any is missing.
+std::vector<std::string> storedInputs(const tracedb::TraceReader& reader, const fs::path& dir) {
+    std::vector<tracedb::TensorRow> inputs;
+    for (auto& t : reader.tensors(tracedb::TensorData::Load))
+        if (t.role == tracedb::TensorRole::Input) inputs.push_back(std::move(t));
+    // `pto run` stores the inputs in argument order (tensor ids ascending).
+    std::vector<std::string> files;
+    for (const auto& t : inputs) {
+        auto dtype = parseDType(t.dtype);
+        if (!dtype || t.data.empty()) return {};
+        TensorData data(*dtype, Shape(parseShape(t.shape)));
+        if (std::int64_t(t.data.size()) != data.byteSize()) return {};
+        data.bytes = t.data;
+        auto file = dir / fmt::format("input{}.npy", files.size());
+        writeTensor(file, data);
+        files.push_back(file.string());
+    }
+    return files;
+}
+
+RunOptions rerunOptions(const tracedb::TraceReader& reader, const fs::path& dir,
+                        const WhatIfOptions& options, std::vector<std::string>& notes) {
+    auto text = reader.meta("program_text");
+    if (!text || text->empty())
+        throw std::invalid_argument(fmt::format(
+            "'{}' holds no program text (meta program_text): what-if needs a trace made by "
+            "`pto run`",
+            reader.path().string()));
+    RunOptions o;
+    std::string name =
+        fs::path(reader.meta("program_path").value_or("program.pto")).filename().string();
+    o.program = (dir / (name.empty() ? "program.pto" : name)).string();
+    std::ofstream(o.program) << *text;
+    o.entry = reader.meta("entry").value_or("");
+    o.archOverrides = recordedArch(reader.meta("arch_config").value_or(""), notes);
+    o.archOverrides.insert(o.archOverrides.end(), options.overrides.begin(),
+                           options.overrides.end());
+    auto target = nlohmann::json::parse(reader.meta("target").value_or(""), nullptr, false);
+    if (target.is_object() && target.contains("double_buffer") &&
+        target["double_buffer"].is_boolean())
+        o.compile.doubleBuffer = target["double_buffer"].get<bool>();
+    o.sim.traceLevel = sim::parseTraceLevel(reader.meta("trace_level").value_or("instructions"))
+                           .value_or(sim::TraceLevel::Instructions);
+    if (o.sim.traceLevel == sim::TraceLevel::None) o.sim.traceLevel = sim::TraceLevel::Tasks;
+    o.sim.timingOnly = options.timingOnly;
+    if (!o.sim.timingOnly) {
+        o.inputFiles = storedInputs(reader, dir);
+        if (o.inputFiles.empty()) {
+            o.sim.timingOnly = true;
+            notes.push_back("inputs not stored in the trace: re-simulated timing only");
+        }
+    }
+    o.maxStoredTensorBytes = 0;
+    return o;
+}
+
+} // namespace
+
+WhatIfResult runWhatIf(const fs::path& trace, const WhatIfOptions& options) {
+    WhatIfResult result;
+    ScratchDir scratch;
+    RunOptions o;
+    {
+        auto reader = tracedb::TraceReader::open(trace);
+        if (options.onPhase) options.onPhase("analyzing the recorded run");
+        result.base = analyze(loadRunModel(reader));
+        o = rerunOptions(reader, scratch.path, options, result.notes);
+    }
+    o.tracePath =
+        options.outputPath.empty() ? (scratch.path / "whatif.db").string() : options.outputPath;
+    if (options.onPhase)
+        options.onPhase(o.sim.timingOnly ? "simulating (timing only)" : "compiling + simulating");
+    RunResult run = runProgram(o);
+    if (!run.faultMessage.empty())
+        throw std::runtime_error("the changed run faulted: " + run.faultMessage);
+    if (options.onPhase) options.onPhase("analyzing the changed run");
+    result.changed = analyzeTrace(o.tracePath);
+    if (result.changed.model.tasks.size() != result.base.model.tasks.size())
+        result.notes.push_back(fmt::format(
+            "the re-compiled program has {} tasks, the recorded one {} (the change altered the "
+            "target, or the run used --tiles-per-task, which the trace does not record)",
+            result.changed.model.tasks.size(), result.base.model.tasks.size()));
+    result.comparison = compareRuns(result.base, result.changed);
+    return result;
+}
+
+} // namespace pto::prof

@@ -1,0 +1,144 @@
+// Detection of instructions on different pipes of one core touching the same on-chip bytes at
+// overlapping times, one of them writing (see HazardChecker.h).
+#include "simulator/engine/HazardChecker.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <utility>
+
+namespace pto::sim {
+namespace {
+
+// "TCVT (pipe V, instr 7, tile op #3, x.pto:5:3)".
+std::string describe(const HazardAccess& a, const std::string& file) {
+    std::string text =
+        fmt::format("{} (pipe {}, instr {}", opcodeName(a.opcode), pipeName(a.pipe), a.instrIndex);
+    if (a.tileOp != kNoId) text += fmt::format(", tile op #{}", a.tileOp);
+    if (a.loc.known()) {
+        const std::string pos =
+            a.loc.col ? fmt::format("{}:{}", a.loc.line, a.loc.col) : fmt::format("{}", a.loc.line);
+        text += ", from " + (file.empty() ? "line " + pos : file + ":" + pos);
+    }
+    return text + ")";
+}
+
+// "writes UB [0x0, 0x8000)" or "reads L1 [0x0, 0x7f80) in 128 rows of 128 B".
+std::string accessText(const Region& r) {
+    std::string text = fmt::format("{} {} [{:#x}, {:#x})", r.write ? "writes" : "reads",
+                                   memSpaceName(r.space), r.lo, r.hi);
+    if (r.rows > 1) text += fmt::format(" in {} rows of {} B", r.rows, r.rowBytes);
+    return text;
+}
+
+std::string overlapText(const HazardAccess& a, const HazardAccess& b, const std::string& file) {
+    return fmt::format("overlapping live buffers: {} {} during cycles {}–{} while {} {} during "
+                       "cycles {}–{}; no flag or barrier orders them",
+                       describe(a, file), accessText(a.region), a.start, a.end, describe(b, file),
+                       accessText(b.region), b.start, b.end);
+}
+
+FaultSite overlapSite(CoreType coreType, int core, int64_t kernel, int64_t cycle,
+                      const std::string& file) {
+    FaultSite site;
+    site.coreType = coreType;
+    site.core = core;
+    site.kernel = kernel;
+    site.cycle = cycle;
+    site.file = file;
+    return site;
+}
+
+bool timesOverlap(int64_t s1, int64_t e1, int64_t s2, int64_t e2) {
+    return s1 < e2 && s2 < e1;
+}
+
+} // namespace
+
+OverlapFault::OverlapFault(CoreType coreType, int core, int64_t kernel, HazardAccess first,
+                           HazardAccess second, int64_t cycle, const std::string& sourceFile)
+    : SimFault(FaultKind::Overlap, overlapSite(coreType, core, kernel, cycle, sourceFile),
+               overlapText(first, second, sourceFile)),
+      m_first(std::move(first)), m_second(std::move(second)) {}
+
+HazardChecker::HazardChecker(int aicCount, int cores, std::string sourceFile)
+    : m_aicCount(aicCount), m_sourceFile(std::move(sourceFile)),
+      m_inFlight(static_cast<size_t>(cores) * kPipeCount), m_active(static_cast<size_t>(cores)) {}
+
+void HazardChecker::start(int slot, const TimedKernel& kernel, const Kernel& source,
+                          uint32_t kernelIndex, const TimedInstr& ti, int64_t now, int64_t end) {
+    InFlight& starting = entry(slot, ti.pipe);
+    starting.source = &source;
+    starting.instr = &ti;
+    starting.kernelIndex = kernelIndex;
+    starting.start = now;
+    starting.end = end;
+    const Region* regions = kernel.regions.data() + ti.regionBegin;
+    for (uint8_t i = 0; i < ti.regionCount && i < 4; ++i) starting.regions[i] = regions[i];
+    const auto touched = static_cast<uint8_t>(ti.readSpaces | ti.writeSpaces);
+    for (uint32_t mask = m_active[slot]; mask != 0; mask &= mask - 1) {
+        const InFlight& running = entry(slot, static_cast<Pipe>(std::countr_zero(mask)));
+        const TimedInstr& other = *running.instr;
+        const bool shared = (ti.writeSpaces & (other.readSpaces | other.writeSpaces)) ||
+                            (touched & other.writeSpaces);
+        if (!shared || (running.end >= 0 && running.end <= now)) continue;
+        compare(slot, running, starting);
+    }
+    m_active[slot] |= 1u << static_cast<uint32_t>(ti.pipe);
+}
+
+void HazardChecker::compare(int slot, const InFlight& running, const InFlight& starting) {
+    const uint8_t na = std::min<uint8_t>(running.instr->regionCount, 4);
+    const uint8_t nb = std::min<uint8_t>(starting.instr->regionCount, 4);
+    for (uint8_t i = 0; i < na; ++i) {
+        const Region& a = running.regions[i];
+        for (uint8_t j = 0; j < nb; ++j) {
+            const Region& b = starting.regions[j];
+            if (!(a.write || b.write) || !intersects(a, b)) continue;
+            const Conflict c{slot, running, starting, a, b};
+            if (running.end < 0 || starting.end < 0) {
+                m_pending.push_back(c);
+                return;
+            }
+            if (timesOverlap(running.start, running.end, starting.start, starting.end))
+                raise(c, starting.start);
+            return;
+        }
+    }
+}
+
+void HazardChecker::finish(int slot, Pipe pipe, int64_t now) {
+    const uint32_t bit = 1u << static_cast<uint32_t>(pipe);
+    if (!(m_active[slot] & bit)) return;
+    m_active[slot] &= ~bit;
+    if (m_pending.empty()) return;
+    const TimedInstr* done = entry(slot, pipe).instr;
+    for (size_t i = 0; i < m_pending.size();) {
+        Conflict& c = m_pending[i];
+        if (c.slot == slot) {
+            if (c.first.instr == done && c.first.end < 0) c.first.end = now;
+            if (c.second.instr == done && c.second.end < 0) c.second.end = now;
+        }
+        if (c.first.end < 0 || c.second.end < 0) {
+            ++i;
+            continue;
+        }
+        if (timesOverlap(c.first.start, c.first.end, c.second.start, c.second.end)) raise(c, now);
+        m_pending.erase(m_pending.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+}
+
+void HazardChecker::raise(const Conflict& c, int64_t cycle) const {
+    auto access = [](const InFlight& f, const Region& region) {
+        const Instr& in = f.source->instrs[f.instr->index];
+        return HazardAccess{f.instr->pipe, f.instr->index, in.opcode, in.tileOp,
+                            in.loc,        region,         f.start,   f.end};
+    };
+    const bool aic = c.slot < m_aicCount;
+    throw OverlapFault(aic ? CoreType::AIC : CoreType::AIV, aic ? c.slot : c.slot - m_aicCount,
+                       c.first.kernelIndex, access(c.first, c.firstRegion),
+                       access(c.second, c.secondRegion), cycle, m_sourceFile);
+}
+
+} // namespace pto::sim

@@ -1,0 +1,100 @@
+// The overlapping-live-buffer check: two instructions of one core on different pipes that
+// touch the same on-chip bytes at overlapping times, at least one writing — a RAW, WAR or WAW
+// hazard the program's flags and barriers did not order. Raises OverlapFault.
+#pragma once
+
+// Cheap by construction: at most one instruction per pipe is in flight, so each core keeps one
+// entry per pipe (the running instruction's precomputed regions, TimedKernel::regions) and a
+// mask of the pipes holding one. When an instruction starts it is compared with the other
+// pipes' entries — first by the spaces they read and write (one AND), then region by region
+// (exact for strided rows). A correctly synchronised program never has a conflicting pair in
+// flight: the consumer of a buffer starts only after the SET_FLAG that follows its producer.
+//
+// The fault names both instructions with the cycles they ran, so it is raised once both
+// durations are known: at once when both are fixed-time, else when the GM transfer among them
+// completes (its end depends on the bandwidth it gets). A pair whose times only touch (one
+// ends at the cycle the other starts) is no hazard. Works without data (timing-only mode).
+
+#include "compiler/ir/Pto.h"
+#include "simulator/engine/Region.h"
+#include "simulator/engine/TimedProgram.h"
+#include "simulator/numerics/SimFault.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pto::sim {
+
+/// One of the two instructions of an overlap.
+struct HazardAccess {
+    Pipe pipe = Pipe::S;
+    int64_t instrIndex = -1; ///< index in its kernel's program order
+    Opcode opcode = Opcode::TLoad;
+    OpId tileOp = kNoId;
+    SourceLoc loc;
+    Region region; ///< the bytes it touches that the other one also touches
+    int64_t start = 0;
+    int64_t end = 0;
+};
+
+class OverlapFault : public SimFault {
+public:
+    /// `first` started no later than `second`.
+    OverlapFault(CoreType coreType, int core, int64_t kernel, HazardAccess first,
+                 HazardAccess second, int64_t cycle, const std::string& sourceFile);
+
+    const HazardAccess& first() const { return m_first; }
+    const HazardAccess& second() const { return m_second; }
+
+private:
+    HazardAccess m_first;
+    HazardAccess m_second;
+};
+
+class HazardChecker {
+public:
+    /// Core slots: AIC 0..aicCount−1, then AIV.
+    HazardChecker(int aicCount, int cores, std::string sourceFile);
+
+    /// Instruction `ti` of `kernel` (PtoProgram::kernels[kernelIndex]) starts on core `slot` at
+    /// `now`; `end` is its completion cycle or −1 when not known yet (GM transfers). Throws
+    /// OverlapFault when it conflicts with a fixed-time instruction in flight on another pipe.
+    void start(int slot, const TimedKernel& kernel, const Kernel& source, uint32_t kernelIndex,
+               const TimedInstr& ti, int64_t now, int64_t end);
+    /// The instruction running on (slot, pipe) completes at `now`. Throws OverlapFault when
+    /// a conflict it was part of is now known to overlap in time.
+    void finish(int slot, Pipe pipe, int64_t now);
+
+private:
+    /// A running instruction with a copy of its regions (compared often, so kept close).
+    struct InFlight {
+        const Kernel* source = nullptr;
+        const TimedInstr* instr = nullptr;
+        uint32_t kernelIndex = 0;
+        int64_t start = 0;
+        int64_t end = -1;
+        std::array<Region, 4> regions{};
+    };
+    struct Conflict {
+        int slot = 0;
+        InFlight first, second;
+        Region firstRegion, secondRegion;
+    };
+
+    void compare(int slot, const InFlight& running, const InFlight& starting);
+    void resolve(size_t index);
+    [[noreturn]] void raise(const Conflict& c, int64_t cycle) const;
+    InFlight& entry(int slot, Pipe pipe) {
+        return m_inFlight[static_cast<size_t>(slot) * kPipeCount + static_cast<size_t>(pipe)];
+    }
+
+    int m_aicCount;
+    std::string m_sourceFile;
+    std::vector<InFlight> m_inFlight; ///< slot * kPipeCount + pipe
+    std::vector<uint32_t> m_active;   ///< per slot: pipes with an entry
+    std::vector<Conflict> m_pending;  ///< conflicts waiting for a GM transfer's end
+};
+
+} // namespace pto::sim

@@ -1,0 +1,66 @@
+// Footprints of operands and their exact intersection (see Region.h).
+#include "simulator/engine/Region.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace pto::sim {
+namespace {
+
+int64_t floorDiv(int64_t a, int64_t b) {
+    const int64_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+// Whether the byte range [s, e) meets a row of `r`: the rows j with
+// r.lo + j·pitch < e and r.lo + j·pitch + rowBytes > s.
+bool segmentMeets(int64_t s, int64_t e, const Region& r) {
+    if (r.rows == 1) return s < r.hi && r.lo < e;
+    const int64_t first = std::max<int64_t>(0, floorDiv(s - r.rowBytes - r.lo, r.pitch) + 1);
+    const int64_t last = std::min<int64_t>(r.rows - 1, floorDiv(e - r.lo - 1, r.pitch));
+    return first <= last;
+}
+
+} // namespace
+
+Region regionOf(const Operand& o, bool write) {
+    const int64_t size = dtypeSize(o.dtype);
+    Region r;
+    r.space = o.space;
+    r.write = write;
+    r.lo = o.addr;
+    const int64_t rowBytes = int64_t(o.cols) * size;
+    const int64_t pitch = o.stride * size;
+    if (o.rows <= 1 || o.stride == 0) { // one row, or a row broadcast read again and again
+        r.hi = r.lo + rowBytes;
+    } else {
+        r.hi = r.lo + int64_t(o.rows - 1) * pitch + rowBytes;
+        if (o.stride > o.cols && pitch <= INT32_MAX) { // separate rows
+            r.rows = o.rows;
+            r.pitch = static_cast<int32_t>(pitch);
+            r.rowBytes = static_cast<int32_t>(rowBytes);
+            return r;
+        }
+    }
+    // One run (rows that touch or overlap, or too far apart to describe in 32 bits).
+    r.rowBytes = static_cast<int32_t>(std::min<int64_t>(r.hi - r.lo, INT32_MAX));
+    return r;
+}
+
+bool intersects(const Region& a, const Region& b) {
+    if (a.space != b.space || a.hi <= b.lo || b.hi <= a.lo) return false;
+    if (a.rows == 1 || b.rows == 1) {
+        const Region& run = a.rows == 1 ? a : b;
+        return segmentMeets(run.lo, run.hi, a.rows == 1 ? b : a);
+    }
+    // Both strided: walk the rows of the shorter one (bounded by its row count).
+    const Region& few = a.rows <= b.rows ? a : b;
+    const Region& many = a.rows <= b.rows ? b : a;
+    for (int32_t i = 0; i < few.rows; ++i) {
+        const int64_t s = few.lo + int64_t(i) * few.pitch;
+        if (segmentMeets(s, s + few.rowBytes, many)) return true;
+    }
+    return false;
+}
+
+} // namespace pto::sim

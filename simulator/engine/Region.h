@@ -1,0 +1,31 @@
+// A 2-D strided byte region of one memory space (an operand's footprint), with an exact
+// intersection test: used by the overlapping-buffer check and the L2 line lookups.
+#pragma once
+
+#include "compiler/ir/Pto.h"
+
+#include <cstdint>
+
+namespace pto::sim {
+
+/// 32 bytes: programs hold one per on-chip operand.
+struct Region {
+    int64_t lo = 0;       ///< first byte
+    int64_t hi = 0;       ///< one past the last byte (bounding range [lo, hi))
+    int32_t pitch = 0;    ///< bytes between row starts (rows > 1 only)
+    int32_t rowBytes = 0; ///< bytes of one row
+    int32_t rows = 1;     ///< 1 for a contiguous run
+    MemSpace space = MemSpace::None;
+    bool write = false;
+};
+
+/// The bytes `o` covers. A row broadcast (stride 0) or rows that touch or overlap (stride ≤
+/// cols) are one contiguous run; so are rows whose pitch or span exceeds 2^31 bytes (the
+/// bounding range, a conservative footprint).
+Region regionOf(const Operand& o, bool write);
+
+/// Whether two regions share a byte (same space; strided rows are compared exactly, so
+/// interleaved column tiles of one buffer do not intersect).
+bool intersects(const Region& a, const Region& b);
+
+} // namespace pto::sim

@@ -1,0 +1,178 @@
+// Bisection of whole compiles: clean programs pass every stage; each planted fault is found at
+// the right pass, op and tile (and for the simulator, block, task and core).
+#include "validate/Bisect.h"
+
+#include "compiler/Pipeline.h"
+#include "tests/support/Process.h"
+#include "trace_db/TraceReader.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace pto {
+namespace {
+
+std::string sample(const std::string& name) {
+    return std::string(PTO_SOURCE_DIR) + "/samples/" + name;
+}
+
+BisectReport bisect(const std::string& file, const std::string& fault = {},
+                    const std::string& trace = {}) {
+    BisectOptions o;
+    o.program = file;
+    o.tracePath = trace;
+    if (!fault.empty()) o.fault = parseFaultSpec(fault);
+    return bisectProgram(o);
+}
+
+const StageResult& firstStage(const BisectReport& r) {
+    EXPECT_TRUE(r.firstDiverging.has_value()) << formatBisect(r);
+    return r.stages.at(r.firstDiverging.value_or(0));
+}
+
+// The offset of the result of tile op `op` in the final Tile function of `file` compiled with
+// `fault` (the Tile stage the planted op lives in).
+std::vector<int64_t> offsetOfTileOp(const std::string& file, const std::string& fault, OpId op) {
+    CompileState state = loadProgram(file);
+    CompileOptions options;
+    options.fault = parseFaultSpec(fault);
+    PassManager pm(state, options);
+    pm.start();
+    lowerToPto(pm);
+    const Function& tile = state.block.tile;
+    const Shape& s = tile.value(tile.op(op).result).offset;
+    return {s.begin(), s.end()};
+}
+
+// A small vector program whose every op result is stored directly.
+std::string writeAddProgram(const test::TempDir& dir) {
+    const std::string path = (dir / "add.pto").string();
+    std::ofstream(path) << "// c = a + b on 64x256 f32 in 16-row tiles\n"
+                           "func @add(%a: tensor<64x256xf32>, %b: tensor<64x256xf32>) -> "
+                           "tensor<64x256xf32> {\n"
+                           "  vec_tile [16, 256]\n"
+                           "  %c = add %a, %b\n"
+                           "  return %c\n"
+                           "}\n";
+    return path;
+}
+
+TEST(Bisect, CleanSamplesPassEveryStage) {
+    for (const char* s : {"softmax.pto", "matmul.pto", "rms_norm.pto", "gelu.pto"}) {
+        BisectReport r = bisect(sample(s));
+        EXPECT_TRUE(r.passed()) << formatBisect(r);
+        EXPECT_FALSE(r.firstDiverging.has_value()) << s;
+        ASSERT_FALSE(r.outputs.empty()) << s;
+        const StageResult& sim = r.stages.back();
+        EXPECT_EQ(sim.pass, "simulator");
+        EXPECT_TRUE(sim.evaluated);
+        EXPECT_GT(sim.compared, 0) << s;
+    }
+}
+
+TEST(Bisect, ShiftTileOffsetIsFoundAtExpandTilesOnTheTload) {
+    for (const char* s : {"softmax.pto", "matmul.pto"}) {
+        const std::string fault = std::string("shift-tile-offset:") + (s[0] == 'm' ? "1" : "0");
+        BisectReport r = bisect(sample(s), fault);
+        ASSERT_TRUE(r.planted.has_value());
+        const StageResult& st = firstStage(r);
+        EXPECT_EQ(st.pass, "expand-tiles") << formatBisect(r);
+        ASSERT_TRUE(st.first.has_value());
+        EXPECT_EQ(st.first->mnemonic, "tload");
+        EXPECT_EQ(st.first->op, r.planted->tileOp) << formatBisect(r);
+        EXPECT_TRUE(st.first->introduced);
+        EXPECT_FALSE(r.passed());
+    }
+}
+
+TEST(Bisect, TruncateCastIsFoundAtExpandTilesOnTheCast) {
+    BisectReport r = bisect(sample("softmax.pto"), "truncate-cast:0");
+    const StageResult& st = firstStage(r);
+    EXPECT_EQ(st.pass, "expand-tiles") << formatBisect(r);
+    ASSERT_TRUE(st.first.has_value());
+    EXPECT_EQ(st.first->mnemonic, "cast");
+    EXPECT_EQ(st.first->op, r.planted->tileOp);
+    EXPECT_EQ(st.first->loc.line, 10u);
+    EXPECT_NE(st.first->reason.find("not bit-exact"), std::string::npos) << st.first->reason;
+    EXPECT_EQ(st.first->offset,
+              offsetOfTileOp(sample("softmax.pto"), "truncate-cast:0", r.planted->tileOp));
+    // Earlier Tensor stages are clean.
+    for (size_t i = 0; i < *r.firstDiverging; ++i) EXPECT_EQ(r.stages[i].failed, 0);
+}
+
+TEST(Bisect, DropSyncShowsUpOnlyInTheSimulator) {
+    test::TempDir dir("pto-bisect");
+    const std::string prog = writeAddProgram(dir);
+    for (const char* fault : {"drop-sync:0", "drop-sync:1"}) {
+        BisectReport r = bisect(prog, fault);
+        const StageResult& st = firstStage(r);
+        EXPECT_EQ(st.pass, "simulator") << formatBisect(r);
+        EXPECT_NE(formatBisect(r).find("first diverges in: simulator (after emit-pto)"),
+                  std::string::npos);
+        ASSERT_TRUE(st.first.has_value());
+        EXPECT_EQ(st.first->op, r.planted->tileOp) << formatBisect(r);
+        EXPECT_EQ(st.first->mnemonic, "add");
+        EXPECT_EQ(st.first->offset, offsetOfTileOp(prog, fault, r.planted->tileOp));
+        EXPECT_EQ(st.first->block, r.planted->block);
+        EXPECT_GE(st.first->core, 0);
+        EXPECT_GE(st.first->task, 0);
+    }
+}
+
+TEST(Bisect, ReuseLiveBufferShowsUpOnlyInTheSimulator) {
+    test::TempDir dir("pto-bisect");
+    const std::string prog = writeAddProgram(dir);
+    BisectReport r = bisect(prog, "reuse-live-buffer:0");
+    const StageResult& st = firstStage(r);
+    EXPECT_EQ(st.pass, "simulator") << formatBisect(r);
+    ASSERT_TRUE(st.first.has_value());
+    EXPECT_EQ(st.first->op, r.planted->tileOp) << formatBisect(r);
+    EXPECT_EQ(st.first->mnemonic, "add");
+    EXPECT_EQ(st.first->offset, offsetOfTileOp(prog, "reuse-live-buffer:0", r.planted->tileOp));
+    EXPECT_EQ(st.first->block, r.planted->block);
+    EXPECT_GE(st.first->core, 0);
+    EXPECT_TRUE(st.first->introduced);
+    for (size_t i = 0; i + 1 < r.stages.size(); ++i) EXPECT_EQ(r.stages[i].failed, 0) << i;
+}
+
+TEST(Bisect, InheritedErrorsAreToldFromIntroducedOnes) {
+    // The shifted load of the softmax input fails, and every later op of its tile inherits.
+    BisectReport r = bisect(sample("softmax.pto"), "shift-tile-offset:0");
+    const StageResult& st = firstStage(r);
+    EXPECT_TRUE(st.first->introduced);
+    EXPECT_GT(st.failed, 1);
+    EXPECT_EQ(st.inherited, st.failed - 1) << formatBisect(r);
+}
+
+TEST(Bisect, WritesDiffRowsIntoTheTrace) {
+    test::TempDir dir("pto-bisect");
+    const std::string trace = (dir / "b.db").string();
+    BisectReport r = bisect(sample("softmax.pto"), "truncate-cast:0", trace);
+    auto reader = tracedb::TraceReader::open(trace);
+    EXPECT_FALSE(reader.stages().empty());
+    bool sawBisect = false, sawTile = false;
+    for (const tracedb::DiffRow& d : reader.diffs()) {
+        if (d.kind == tracedb::DiffKind::Bisect) {
+            sawBisect = true;
+            EXPECT_EQ(d.verdict, "first_divergence");
+            EXPECT_EQ(d.nodeId, std::optional<int64_t>(r.planted->tileOp));
+            EXPECT_NE(d.detail.find("expand-tiles"), std::string::npos);
+        }
+        sawTile |= d.kind == tracedb::DiffKind::Tile;
+    }
+    EXPECT_TRUE(sawBisect);
+    EXPECT_TRUE(sawTile);
+    EXPECT_FALSE(reader.tensors().empty());
+}
+
+TEST(Bisect, BadFaultSpecsAreInputErrors) {
+    EXPECT_THROW(parseFaultSpec("drop-everything"), std::invalid_argument);
+    EXPECT_THROW(parseFaultSpec("drop-sync:x"), std::invalid_argument);
+    EXPECT_THROW(parseFaultSpec("drop-sync:-1"), std::invalid_argument);
+    EXPECT_EQ(parseFaultSpec("truncate-cast:3").index, 3);
+    EXPECT_THROW(bisect(sample("softmax.pto"), "truncate-cast:99"), std::invalid_argument);
+}
+
+} // namespace
+} // namespace pto

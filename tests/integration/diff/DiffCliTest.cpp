@@ -1,0 +1,180 @@
+// `pto diff` as a user runs it: exit codes 0/1/2, messages, --json, run traces against goldens
+// and --bisect with planted faults.
+#include "compiler/ir/TensorData.h"
+#include "tests/support/Process.h"
+#include "trace_db/TraceReader.h"
+#include "validate/Npy.h"
+#include "validate/TensorIo.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+namespace pto {
+namespace {
+
+using test::runCommand;
+using test::shellQuote;
+
+test::ProcessResult pto(const std::string& args) {
+    return runCommand(fmt::format("{} {}", PTO_CLI, args));
+}
+
+std::string q(const std::filesystem::path& p) {
+    return shellQuote(p.string());
+}
+
+class DiffCli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        golden = randomTensor(DType::F16, {32, 64}, 7);
+        writeTensor(dir / "g.npy", golden);
+        TensorData near = golden;
+        near.set(5, golden.get(5) * 1.01f);
+        writeTensor(dir / "a.npy", near);
+    }
+    test::TempDir dir{"pto-diff-cli"};
+    TensorData golden;
+};
+
+TEST_F(DiffCli, TwoFilesExitCodes) {
+    auto same = pto(fmt::format("diff {} {}", q(dir / "g.npy"), q(dir / "g.npy")));
+    EXPECT_EQ(same.exitCode, 0) << same.err;
+    EXPECT_NE(same.out.find("PASS"), std::string::npos);
+    auto off = pto(fmt::format("diff {} {}", q(dir / "a.npy"), q(dir / "g.npy")));
+    EXPECT_EQ(off.exitCode, 1) << off.err;
+    EXPECT_NE(off.out.find("FAIL: mismatch_count = 1 > 0"), std::string::npos) << off.out;
+    EXPECT_NE(off.out.find("torch.testing.assert_close default for f16"), std::string::npos);
+    auto loose = pto(fmt::format("diff {} {} --rtol 0.05", q(dir / "a.npy"), q(dir / "g.npy")));
+    EXPECT_EQ(loose.exitCode, 0) << loose.out;
+    EXPECT_NE(loose.out.find("--rtol"), std::string::npos);
+}
+
+TEST_F(DiffCli, JsonNamesMetricValueThresholdSource) {
+    auto r = pto(fmt::format("diff {} {} --json", q(dir / "a.npy"), q(dir / "g.npy")));
+    ASSERT_EQ(r.exitCode, 1) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["metrics"]["mismatch_count"], 1);
+    EXPECT_EQ(j["metrics"]["max_abs_index"], (std::vector<int64_t>{0, 5}));
+    EXPECT_FALSE(j["verdict"]["passed"].get<bool>());
+    bool named = false;
+    for (const auto& c : j["verdict"]["checks"])
+        if (c["metric"] == "mismatch_count" && !c["passed"].get<bool>()) {
+            named = c["threshold"] == 0 && c["value"] == 1 &&
+                    c["source"].get<std::string>().find("torch.testing") != std::string::npos;
+        }
+    EXPECT_TRUE(named) << j["verdict"].dump(2);
+}
+
+TEST_F(DiffCli, InputErrorsExitTwoWithAClearMessage) {
+    std::ofstream(dir / "text.npy") << "not an npy file at all";
+    {
+        std::ifstream in(dir / "g.npy", std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), {});
+        std::ofstream(dir / "trunc.npy", std::ios::binary) << bytes.substr(0, 150);
+    }
+    NpyArray f64{"<f8", {2}, std::vector<std::byte>(16), ""};
+    writeNpy(dir / "f64.npy", f64);
+    writeTensor(dir / "t.npy", randomTensor(DType::F16, {64, 32}, 1));
+    const std::string g = q(dir / "g.npy");
+    struct Case {
+        std::string args;
+        std::string message;
+    };
+    const Case cases[] = {
+        {fmt::format("diff {} {}", q(dir / "text.npy"), g), "not an .npy file"},
+        {fmt::format("diff {} {}", q(dir / "trunc.npy"), g), "truncated"},
+        {fmt::format("diff {} {}", q(dir / "f64.npy"), g), "'<f8'"},
+        {fmt::format("diff {} {}", q(dir / "t.npy"), g), "shape mismatch"},
+        {fmt::format("diff {} {}", q(dir / "none.npy"), g), "no such file"},
+        {fmt::format("diff {}", g), "two .npy files"},
+        {fmt::format("diff {} {} --standard nope", g, g), "unknown --standard"},
+        {fmt::format("diff {} --golden {}", g, q(dir / "missing")), "not a directory"},
+        {fmt::format("diff {} --golden {}", g, q(dir.path())), "not"},
+        {"diff --bisect /nonexistent.pto", "cannot open"},
+    };
+    for (const Case& c : cases) {
+        auto r = pto(c.args);
+        EXPECT_EQ(r.exitCode, 2) << c.args << "\n" << r.out << r.err;
+        EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
+    }
+}
+
+TEST_F(DiffCli, RunTraceAgainstGoldens) {
+    const std::string sample = std::string(PTO_SOURCE_DIR) + "/samples/softmax.pto";
+    auto run =
+        pto(fmt::format("run {} -o {} --outputs {}", q(sample), q(dir / "run.db"), q(dir / "out")));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    auto ok = pto(fmt::format("diff {} --golden {}", q(dir / "run.db"), q(dir / "out")));
+    EXPECT_EQ(ok.exitCode, 0) << ok.out << ok.err;
+    TensorData y = readTensor(dir / "out" / "yh.npy");
+    y.set(100, y.get(100) * 2.0f + 0.01f);
+    std::filesystem::create_directories(dir / "bad");
+    writeTensor(dir / "bad" / "yh.npy", y);
+    auto bad = pto(fmt::format("diff {} --golden {} --json", q(dir / "run.db"), q(dir / "bad")));
+    EXPECT_EQ(bad.exitCode, 1) << bad.out << bad.err;
+    auto j = nlohmann::json::parse(bad.out);
+    EXPECT_FALSE(j["passed"].get<bool>());
+    EXPECT_EQ(j["outputs"][0]["producer"], "cast");
+    auto reader = tracedb::TraceReader::open(dir / "run.db");
+    const auto diffs = reader.diffs();
+    ASSERT_EQ(diffs.size(), 2u);
+    EXPECT_EQ(diffs[0].verdict, "pass");
+    EXPECT_EQ(diffs[1].verdict, "fail");
+    EXPECT_EQ(diffs[1].kind, tracedb::DiffKind::Tensor);
+    std::filesystem::create_directories(dir / "empty");
+    auto missing = pto(fmt::format("diff {} --golden {}", q(dir / "run.db"), q(dir / "empty")));
+    EXPECT_EQ(missing.exitCode, 2);
+    EXPECT_NE(missing.err.find("no golden for output 'yh'"), std::string::npos) << missing.err;
+}
+
+TEST_F(DiffCli, BisectCleanAndPlanted) {
+    const std::string sample = std::string(PTO_SOURCE_DIR) + "/samples/softmax.pto";
+    auto clean = pto(fmt::format("diff --bisect {} --seed 3", q(sample)));
+    EXPECT_EQ(clean.exitCode, 0) << clean.out << clean.err;
+    EXPECT_NE(clean.out.find("PASS"), std::string::npos);
+    auto planted = pto(fmt::format("diff --bisect {} --fault truncate-cast:0 --json -o {}",
+                                   q(sample), q(dir / "b.db")));
+    EXPECT_EQ(planted.exitCode, 1) << planted.err;
+    auto j = nlohmann::json::parse(planted.out);
+    EXPECT_EQ(j["first_divergence"]["stage"], "expand-tiles");
+    EXPECT_EQ(j["planted"]["kind"], "truncate-cast");
+    auto reader = tracedb::TraceReader::open(dir / "b.db");
+    bool bisectRow = false;
+    for (const auto& d : reader.diffs()) bisectRow |= d.kind == tracedb::DiffKind::Bisect;
+    EXPECT_TRUE(bisectRow);
+
+    std::ofstream(dir / "add.pto") << "func @add(%a: tensor<64x256xf32>, %b: tensor<64x256xf32>) "
+                                      "-> tensor<64x256xf32> {\n  vec_tile [16, 256]\n"
+                                      "  %c = add %a, %b\n  return %c\n}\n";
+    auto sync = pto(fmt::format("diff --bisect {} --fault drop-sync:0", q(dir / "add.pto")));
+    EXPECT_EQ(sync.exitCode, 1) << sync.err;
+    EXPECT_NE(sync.out.find("first diverges in: simulator (after emit-pto)"), std::string::npos)
+        << sync.out;
+    EXPECT_NE(sync.out.find("= add (tile op #"), std::string::npos) << sync.out;
+    auto badFault = pto(fmt::format("diff --bisect {} --fault nope", q(sample)));
+    EXPECT_EQ(badFault.exitCode, 2);
+    EXPECT_NE(badFault.err.find("unknown fault 'nope'"), std::string::npos) << badFault.err;
+}
+
+TEST_F(DiffCli, CompileAndRunTakeFaultToo) {
+    const std::string sample = std::string(PTO_SOURCE_DIR) + "/samples/softmax.pto";
+    auto compiled = pto(fmt::format("compile {} --fault truncate-cast:0", q(sample)));
+    EXPECT_EQ(compiled.exitCode, 0) << compiled.err;
+    auto bad = pto(fmt::format("compile {} --fault bogus:1", q(sample)));
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("unknown fault 'bogus'"), std::string::npos) << bad.err;
+    auto clean = pto(fmt::format("run {} --outputs {}", q(sample), q(dir / "clean")));
+    auto shifted = pto(fmt::format("run {} --fault shift-tile-offset:0 --outputs {}", q(sample),
+                                   q(dir / "shifted")));
+    ASSERT_EQ(clean.exitCode, 0) << clean.err;
+    ASSERT_EQ(shifted.exitCode, 0) << shifted.err;
+    auto d =
+        pto(fmt::format("diff {} {}", q(dir / "shifted" / "yh.npy"), q(dir / "clean" / "yh.npy")));
+    EXPECT_EQ(d.exitCode, 1) << d.out;
+}
+
+} // namespace
+} // namespace pto

@@ -1,0 +1,333 @@
+// `pto report`, `pto query` and `pto export` as a user runs them: formats, exit codes, the
+// Chrome JSON's structure and round trip, read-only queries, and clear errors on bad files.
+#include "tests/integration/profiler/ProfilerTraces.h"
+#include "tests/support/Process.h"
+#include "tests/unit/profiler/SyntheticTrace.h"
+#include "trace_db/TraceReader.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace pto {
+namespace {
+
+using test::runCommand;
+using test::shellQuote;
+
+std::string pto(const std::string& args) {
+    return fmt::format("{} {}", PTO_CLI, args);
+}
+
+std::string readFile(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::int64_t sliceCount(const std::filesystem::path& db) {
+    auto r = tracedb::TraceReader::open(db).query("SELECT count(*) FROM slice");
+    return std::get<std::int64_t>(r.rows[0][0]);
+}
+
+class ProfilerCli : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        s_dir = new test::TempDir("pto-profiler-cli");
+        test::makeTrace(
+            s_dir->path(), "stream",
+            {.program = test::streamingProgram(), .doubleBuffer = false, .tilesPerTask = 8});
+    }
+    static void TearDownTestSuite() {
+        delete s_dir;
+        s_dir = nullptr;
+    }
+    // A private copy of the shared trace (commands may write metrics into it).
+    std::filesystem::path trace() {
+        auto p = m_dir / "run.db";
+        if (!std::filesystem::exists(p)) std::filesystem::copy_file(*s_dir / "stream.db", p);
+        return p;
+    }
+    std::string q(const std::filesystem::path& p) { return shellQuote(p.string()); }
+
+    static test::TempDir* s_dir;
+    test::TempDir m_dir{"pto-profiler-cli-case"};
+};
+
+test::TempDir* ProfilerCli::s_dir = nullptr;
+
+TEST_F(ProfilerCli, ReportTextMarkdownJsonAndExitCodes) {
+    auto text = runCommand(pto("report " + q(trace())));
+    EXPECT_EQ(text.exitCode, 1) << text.err; // the double-buffering finding is a warning
+    EXPECT_NE(text.out.find("top ops by cycles"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("double_buffering"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("estimated gain"), std::string::npos);
+
+    auto md = runCommand(pto("report --format md --exit-zero " + q(trace())));
+    EXPECT_EQ(md.exitCode, 0) << md.err;
+    EXPECT_NE(md.out.find("## Findings"), std::string::npos);
+
+    auto json = runCommand(pto("report --format json --exit-zero " + q(trace())));
+    ASSERT_EQ(json.exitCode, 0) << json.err;
+    auto j = nlohmann::json::parse(json.out);
+    EXPECT_GT(j["summary"]["total_cycles"].get<std::int64_t>(), 0);
+    EXPECT_EQ(j["top_ops"][0]["line"].get<int>(), 3); // exp, then mul (line 4)
+    bool found = false;
+    for (const auto& f : j["findings"]) found |= f["rule"] == "double_buffering";
+    EXPECT_TRUE(found);
+    // The report stored its analyses in the file.
+    auto rows = runCommand(pto("query --format csv " + q(trace()) +
+                               " \"SELECT count(*) FROM metric WHERE analysis = 'finding'\""));
+    EXPECT_EQ(rows.exitCode, 0);
+    EXPECT_NE(rows.out, "count(*)\n0\n");
+}
+
+TEST_F(ProfilerCli, QueryFormatsAndReadOnly) {
+    auto table = runCommand(pto("query " + q(trace()) +
+                                " \"SELECT key FROM meta WHERE key = "
+                                "'clock_hz'\""));
+    ASSERT_EQ(table.exitCode, 0) << table.err;
+    EXPECT_NE(table.out.find("clock_hz"), std::string::npos);
+    EXPECT_NE(table.out.find("(1 row)"), std::string::npos);
+    auto json = runCommand(
+        pto("query --format json " + q(trace()) + " \"SELECT 1 AS one, 'a,b' AS s, NULL AS n\""));
+    ASSERT_EQ(json.exitCode, 0) << json.err;
+    auto j = nlohmann::json::parse(json.out);
+    EXPECT_EQ(j[0]["one"], 1);
+    EXPECT_EQ(j[0]["s"], "a,b");
+    EXPECT_TRUE(j[0]["n"].is_null());
+    auto csv = runCommand(pto("query --format csv " + q(trace()) + " \"SELECT 'a,b' AS s\""));
+    EXPECT_EQ(csv.out, "s\n\"a,b\"\n");
+
+    std::string before = readFile(trace());
+    for (const char* sql :
+         {"DELETE FROM slice", "DROP TABLE metric", "INSERT INTO meta VALUES ('x', 'y')",
+          "PRAGMA user_version = 9", "SELECT 1; UPDATE meta SET value = 'x'",
+          "ATTACH DATABASE 'x.db' AS x"}) {
+        auto r = runCommand(pto("query " + q(trace()) + " " + shellQuote(sql)));
+        EXPECT_EQ(r.exitCode, 2) << sql;
+        EXPECT_NE(r.err.find("read-only"), std::string::npos) << sql << ": " << r.err;
+    }
+    EXPECT_EQ(readFile(trace()), before);
+}
+
+// Checks the fields each phase needs; returns the X/i events per (pid, tid).
+void validateChromeEvents(const nlohmann::json& doc, std::int64_t expectedSlices) {
+    ASSERT_TRUE(doc.contains("traceEvents"));
+    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::pair<double, double>>> slices;
+    std::vector<const nlohmann::json*> flows;
+    std::int64_t sliceEvents = 0;
+    std::map<std::string, int> metadata;
+    for (const auto& e : doc["traceEvents"]) {
+        ASSERT_TRUE(e.contains("ph") && e.contains("pid")) << e.dump();
+        std::string ph = e["ph"];
+        if (ph == "M") {
+            ASSERT_TRUE(e.contains("name") && e.contains("args") && e.contains("tid")) << e.dump();
+            ++metadata[e["name"].get<std::string>()];
+            continue;
+        }
+        ASSERT_TRUE(e.contains("ts") && e["ts"].is_number()) << e.dump();
+        if (ph == "X" || ph == "i") {
+            ASSERT_TRUE(e.contains("tid") && e.contains("name") && e["args"].contains("cycle"))
+                << e.dump();
+            if (ph == "X") {
+                ASSERT_TRUE(e.contains("dur") && e["dur"].get<double>() >= 0) << e.dump();
+            }
+            if (ph == "i") {
+                ASSERT_TRUE(e.contains("s")) << e.dump();
+            }
+            auto& lane = slices[{e["pid"].get<std::int64_t>(), e["tid"].get<std::int64_t>()}];
+            double ts = e["ts"].get<double>();
+            if (!lane.empty()) {
+                EXPECT_LE(lane.back().first, ts) << "ts decreases: " << e.dump();
+            }
+            lane.emplace_back(ts, ph == "X" ? ts + e["dur"].get<double>() : ts);
+            ++sliceEvents;
+        } else if (ph == "s" || ph == "f") {
+            ASSERT_TRUE(e.contains("id") && e.contains("tid") && e.contains("name") &&
+                        e.contains("cat"))
+                << e.dump();
+            if (ph == "f") {
+                EXPECT_EQ(e.value("bp", ""), "e") << e.dump();
+            }
+            flows.push_back(&e);
+        } else if (ph == "C") {
+            ASSERT_TRUE(e.contains("name") && e["args"].is_object()) << e.dump();
+            for (auto& [k, v] : e["args"].items()) EXPECT_TRUE(v.is_number()) << k;
+        } else {
+            ADD_FAILURE() << "unexpected phase " << e.dump();
+        }
+    }
+    EXPECT_EQ(sliceEvents, expectedSlices); // round trip
+    for (const char* m : {"process_name", "thread_name", "process_sort_index", "thread_sort_index"})
+        EXPECT_GT(metadata[m], 0) << m;
+    // Every flow end lies inside (or at the start of) a slice on its own thread.
+    for (const nlohmann::json* e : flows) {
+        auto& lane = slices[{(*e)["pid"].get<std::int64_t>(), (*e)["tid"].get<std::int64_t>()}];
+        double ts = (*e)["ts"].get<double>();
+        bool bound = std::any_of(lane.begin(), lane.end(), [&](auto& s) {
+            return s.first <= ts && (ts < s.second || ts == s.first);
+        });
+        EXPECT_TRUE(bound) << "unbound flow " << e->dump();
+    }
+}
+
+TEST_F(ProfilerCli, ChromeExportIsStructurallyValidAndRoundTrips) {
+    auto out = m_dir / "trace.json";
+    auto r = runCommand(pto("export " + q(trace()) + " --format chrome -o " + q(out)));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err; // no progress bar when stderr is not a terminal
+    auto doc = nlohmann::json::parse(readFile(out));
+    validateChromeEvents(doc, sliceCount(trace()));
+    std::int64_t flows = 0, counters = 0;
+    for (const auto& e : doc["traceEvents"]) {
+        flows += e["ph"] == "s";
+        counters += e["ph"] == "C";
+    }
+    auto reader = tracedb::TraceReader::open(trace());
+    EXPECT_EQ(flows, std::get<std::int64_t>(reader.query("SELECT count(*) FROM flow").rows[0][0]));
+    EXPECT_EQ(counters,
+              std::get<std::int64_t>(reader.query("SELECT count(*) FROM counter").rows[0][0]));
+    EXPECT_GT(flows, 0);
+    EXPECT_GT(counters, 0);
+}
+
+TEST_F(ProfilerCli, CsvExportHasOneRowPerSlice) {
+    auto r = runCommand(pto("export " + q(trace()) + " --format csv"));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    std::int64_t lines = std::count(r.out.begin(), r.out.end(), '\n');
+    EXPECT_EQ(lines, sliceCount(trace()) + 1);
+    EXPECT_EQ(r.out.rfind("id,ts,dur,", 0), 0u);
+}
+
+TEST_F(ProfilerCli, BadFilesGiveAClearErrorAndExit2) {
+    auto missing = m_dir / "missing.db";
+    auto text = m_dir / "text.db";
+    std::ofstream(text) << "this is not a database\n";
+    auto truncated = m_dir / "truncated.db";
+    std::string bytes = readFile(trace());
+    std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 3);
+    auto newer = m_dir / "newer.db";
+    std::filesystem::copy_file(trace(), newer);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(newer.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    const std::pair<std::filesystem::path, std::string> cases[] = {
+        {missing, "no such file"}, {text, "not"}, {truncated, "truncated"}, {newer, "newer"}};
+    for (const auto& [file, words] : cases) {
+        for (std::string cmd : {"report", "export", "query"}) {
+            std::string args = cmd + " " + q(file) + (cmd == "query" ? " \"SELECT 1\"" : "");
+            if (cmd == "export") args += " -o " + q(m_dir / "out.json");
+            auto r = runCommand(pto(args));
+            EXPECT_EQ(r.exitCode, 2) << args << "\n" << r.out << r.err;
+            EXPECT_NE(r.err.find(words), std::string::npos) << args << ": " << r.err;
+            EXPECT_NE(r.err.find(file.filename().string()), std::string::npos) << r.err;
+        }
+    }
+    EXPECT_FALSE(std::filesystem::exists(m_dir / "out.json"));
+}
+
+} // namespace
+} // namespace pto
+
+namespace pto {
+namespace {
+
+bool chromiumAvailable() {
+    return test::runCommand("command -v chromium").exitCode == 0;
+}
+
+std::string dumpDom(const std::filesystem::path& html) {
+    auto r = test::runCommand(
+        "timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+        "--disable-background-networking --disable-component-update --disable-sync "
+        "--user-data-dir=$(mktemp -d) --dump-dom " +
+        test::shellQuote(html.string()));
+    return r.out;
+}
+
+TEST_F(ProfilerCli, HtmlReportRendersInHeadlessChromium) {
+    if (!chromiumAvailable()) GTEST_SKIP() << "chromium not installed (.ci/setup installs it)";
+    auto html = m_dir / "report.html";
+    auto r = runCommand(pto("export " + q(trace()) + " --format html -o " + q(html)));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    std::string dom = dumpDom(html);
+    for (const char* text : {"PTO Studio profile: @act", "Summary", "Findings", "double_buffering",
+                             "Top ops by cycles", "Pipe utilization per core", "Roofline",
+                             "Task timeline", "Graph of stage tensor.parse", "<svg"})
+        EXPECT_NE(dom.find(text), std::string::npos) << text;
+}
+
+TEST_F(ProfilerCli, ScriptInALabelIsShownAsText) {
+    if (!chromiumAvailable()) GTEST_SKIP() << "chromium not installed (.ci/setup installs it)";
+    test::SynthTrace t = test::twoCoreTrace();
+    t.ops[0].name = "<script>document.title='pwned'</script>";
+    auto db = m_dir / "evil.db";
+    test::writeSyntheticTrace(db, t);
+    auto html = m_dir / "evil.html";
+    auto r = runCommand(pto("export " + q(db) + " --format html -o " + q(html)));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    std::string dom = dumpDom(html);
+    EXPECT_EQ(dom.find("<script"), std::string::npos) << "a script element reached the DOM";
+    EXPECT_NE(dom.find("&lt;script&gt;document.title="), std::string::npos);
+    EXPECT_EQ(dom.find("pwned</title>"), std::string::npos);
+    // The same label in DOT and SVG.
+    auto dot = runCommand(pto("export " + q(db) + " --format dot"));
+    ASSERT_EQ(dot.exitCode, 0) << dot.err;
+    EXPECT_NE(dot.out.find("<script>document.title='pwned'</script>"), std::string::npos);
+    auto svg = runCommand(pto("export " + q(db) + " --format svg"));
+    ASSERT_EQ(svg.exitCode, 0) << svg.err;
+    EXPECT_EQ(svg.out.find("<script"), std::string::npos);
+    EXPECT_NE(svg.out.find("&lt;script&gt;"), std::string::npos);
+}
+
+TEST_F(ProfilerCli, DotAndSvgOfAnyStage) {
+    for (const char* stage : {"tensor", "tile", "block", "exec", "tensor.parse"}) {
+        auto dot = runCommand(pto("export " + q(trace()) + " --format dot --stage " + stage));
+        ASSERT_EQ(dot.exitCode, 0) << stage << dot.err;
+        EXPECT_EQ(dot.out.rfind("digraph", 0), 0u) << stage;
+    }
+    auto svg = runCommand(pto("export " + q(trace()) + " --format svg --stage exec"));
+    ASSERT_EQ(svg.exitCode, 0) << svg.err;
+    EXPECT_EQ(svg.out.rfind("<svg", 0), 0u);
+    auto bad = runCommand(pto("export " + q(trace()) + " --format dot --stage nosuch"));
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("no stage 'nosuch'"), std::string::npos) << bad.err;
+}
+
+TEST_F(ProfilerCli, WhatifAndCompare) {
+    auto changed = m_dir / "fast.db";
+    auto r =
+        runCommand(pto("whatif " + q(trace()) + " --set hbm.bandwidth=4x --json -o " + q(changed)));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    double before = j["total_cycles"]["a"], after = j["total_cycles"]["b"];
+    EXPECT_LT(after, before);
+    ASSERT_GE(j["ops"].size(), 2u);
+    EXPECT_EQ(j["ops"][0]["op"], "exp %e");
+    auto cmp = runCommand(pto("compare --json " + q(trace()) + " " + q(changed)));
+    ASSERT_EQ(cmp.exitCode, 0) << cmp.err;
+    auto c = nlohmann::json::parse(cmp.out);
+    EXPECT_EQ(c["total_cycles"]["b"], after);
+    EXPECT_EQ(c["cores"].size(), j["cores"].size());
+    // The trace does not record --tiles-per-task (8 here): the re-run fills the cores and says so.
+    bool noted = false;
+    for (const auto& n : j["notes"])
+        noted |= n.get<std::string>().find("tiles-per-task") != std::string::npos;
+    EXPECT_TRUE(noted) << j["notes"].dump();
+    auto text = runCommand(pto("compare " + q(trace()) + " " + q(trace())));
+    EXPECT_NE(text.out.find("1.000x speedup"), std::string::npos) << text.out;
+    auto bad = runCommand(pto("whatif " + q(trace()) + " --set hbm.bandwith=2x"));
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("hbm.bandwith"), std::string::npos) << bad.err;
+}
+
+} // namespace
+} // namespace pto

@@ -1,0 +1,130 @@
+// The profiler on small programs with known answers: bound classes, the double-buffering
+// finding and its estimated gain against the simulated one, attribution and storage.
+#include "profiler/Profile.h"
+#include "tests/integration/profiler/ProfilerTraces.h"
+#include "tests/support/Process.h"
+#include "trace_db/TraceReader.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace pto {
+namespace {
+
+using prof::BoundClass;
+using test::makeTrace;
+using test::TraceSpec;
+
+const prof::Finding* findRule(const prof::Profile& p, std::string_view rule) {
+    for (const auto& f : p.findings)
+        if (f.rule == rule) return &f;
+    return nullptr;
+}
+
+// The verdict of the program's one compute op (matmul / add).
+const prof::BoundVerdict& opVerdict(const prof::Profile& p, std::string_view kind) {
+    for (std::size_t i = 0; i < p.model.tensorOps.size(); ++i)
+        if (p.model.tensorOps[i].kind == kind) return p.bound.tensorOps[i];
+    throw std::runtime_error("no such op");
+}
+
+class ProfilerKnownAnswers : public ::testing::Test {
+protected:
+    prof::Profile profile(const std::string& name, const TraceSpec& spec) {
+        makeTrace(m_dir.path(), name, spec);
+        return prof::analyzeTrace(m_dir / (name + ".db"));
+    }
+    test::TempDir m_dir{"pto-profiler"};
+};
+
+TEST_F(ProfilerKnownAnswers, ElementwiseAddIsMemoryBound) {
+    auto p = profile("add", {.program = test::elementwiseAddProgram()});
+    EXPECT_EQ(opVerdict(p, "add").cls, BoundClass::Memory) << opVerdict(p, "add").label();
+    EXPECT_EQ(p.runBound.cls, BoundClass::Memory) << p.runBound.label();
+    for (std::size_t i = 0; i < p.model.tasks.size(); ++i)
+        EXPECT_NE(p.bound.tasks[i].cls, BoundClass::Compute) << p.model.tasks[i].name;
+    EXPECT_NE(findRule(p, "bandwidth_saturated"), nullptr);
+    // Every cycle of the program's instructions belongs to its one op, line 3.
+    ASSERT_EQ(p.attribution.ops.size(), 1u);
+    EXPECT_EQ(p.model.tensorOps[p.attribution.ops[0].op].srcLine, 3);
+    EXPECT_DOUBLE_EQ(p.model.tensorOps[p.attribution.ops[0].op].flops, 1024.0 * 4096);
+    EXPECT_EQ(p.model.tensorOps[p.attribution.ops[0].op].gmBytes, 3 * 1024 * 4096 * 2);
+}
+
+TEST_F(ProfilerKnownAnswers, LargeMatmulWithGoodTilesIsComputeBound) {
+    auto p = profile("mm", {.program = test::largeMatmulProgram(),
+                            .overrides = test::fastMemoryArch(),
+                            .level = sim::TraceLevel::Instructions,
+                            .timingOnly = true});
+    const auto& v = opVerdict(p, "matmul");
+    EXPECT_EQ(v.cls, BoundClass::Compute) << v.label() << " roof " << v.roofFraction;
+    EXPECT_DOUBLE_EQ(p.throughput.cubeFlops, 2.0 * 256 * 256 * 4096);
+    for (std::size_t c = 0; c < p.model.cores.size(); ++c) {
+        if (p.pipeUtil.cores[c].activeCycles > 0) {
+            EXPECT_GT(p.pipeUtil.cores[c].ratio[std::size_t(prof::PipeId::M)], 0.8);
+        }
+    }
+}
+
+TEST_F(ProfilerKnownAnswers, MatmulWithTinyTilesIsLatencyBound) {
+    auto p = profile("tiny", {.program = test::tinyTileMatmulProgram()});
+    const auto& v = opVerdict(p, "matmul");
+    EXPECT_EQ(v.cls, BoundClass::Latency) << v.label();
+    EXPECT_LT(v.roofFraction, 0.5);
+    EXPECT_EQ(p.runBound.cls, BoundClass::Latency);
+}
+
+TEST_F(ProfilerKnownAnswers, DoubleBufferingFindingPredictsTheSimulatedGain) {
+    TraceSpec spec{.program = test::streamingProgram(), .doubleBuffer = false, .tilesPerTask = 8};
+    auto without = profile("single", spec);
+    const prof::Finding* f = findRule(without, "double_buffering");
+    ASSERT_NE(f, nullptr);
+    EXPECT_NE(f->severity, prof::Severity::Info);
+    EXPECT_LE(f->gainLow, f->gainCycles);
+    EXPECT_LE(f->gainCycles, f->gainHigh);
+
+    spec.doubleBuffer = true;
+    auto with = profile("double", spec);
+    EXPECT_EQ(findRule(with, "double_buffering"), nullptr);
+    double gain = double(without.model.totalCycles - with.model.totalCycles);
+    EXPECT_GE(gain, f->gainLow) << "estimate " << f->gainLow << ".." << f->gainHigh;
+    EXPECT_LE(gain, f->gainHigh) << "estimate " << f->gainLow << ".." << f->gainHigh;
+}
+
+TEST_F(ProfilerKnownAnswers, MetricsAreStoredOnceAndQueryable) {
+    auto p = profile(
+        "add", {.program = test::elementwiseAddProgram(), .level = sim::TraceLevel::Instructions});
+    auto path = m_dir / "add.db";
+    EXPECT_TRUE(prof::storeProfile(path, p));
+    EXPECT_FALSE(prof::storeProfile(path, p)); // already stored
+    auto reader = tracedb::TraceReader::open(path);
+    auto ratios = reader.query("SELECT count(*) FROM metric WHERE analysis = 'pipe_util' AND "
+                               "key = 'aiv_mte2_ratio' AND entity = 'core'");
+    EXPECT_EQ(std::get<std::int64_t>(ratios.rows[0][0]), 48);
+    auto bound = reader.query("SELECT text FROM metric WHERE analysis = 'bound' AND "
+                              "entity = 'run' AND key = 'class'");
+    ASSERT_EQ(bound.rows.size(), 1u);
+    EXPECT_EQ(std::get<std::string>(bound.rows[0][0]), "memory");
+    // The stored metrics match the analyses.
+    auto total = reader.query("SELECT value FROM metric WHERE analysis = 'throughput' AND key = "
+                              "'total_cycles'");
+    EXPECT_EQ(std::get<double>(total.rows[0][0]), double(p.model.totalCycles));
+}
+
+TEST_F(ProfilerKnownAnswers, CriticalPathAndBubblesAddUp) {
+    auto p = profile("add", {.program = test::elementwiseAddProgram()});
+    ASSERT_FALSE(p.criticalPath.steps.empty());
+    EXPECT_EQ(p.criticalPath.length, p.model.totalCycles);
+    for (std::size_t c = 0; c < p.model.cores.size(); ++c) {
+        const auto& b = p.bubbles.cores[c];
+        // Busy + every idle category covers the run exactly.
+        EXPECT_EQ(b.busy + b.scheduler + b.predecessor + b.tail + b.unused, p.model.totalCycles)
+            << p.model.cores[c].name;
+    }
+    // Traced dispatch stalls are the scheduler's share of a core's idle time.
+    EXPECT_GT(p.bubbles.total.scheduler, 0);
+}
+
+} // namespace
+} // namespace pto

@@ -1,0 +1,144 @@
+// A run's stored outputs against golden .npy files; diff rows for the trace.
+#include "validate/GoldenDiff.h"
+
+#include "compiler/ir/Parser.h"
+#include "trace_db/TraceReader.h"
+#include "trace_db/TraceWriter.h"
+#include "validate/TensorIo.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+
+namespace pto {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The Tensor function recorded in the trace (meta program_text and entry), if any.
+std::optional<Function> recordedProgram(const tracedb::TraceReader& reader) {
+    auto text = reader.meta("program_text");
+    if (!text) return std::nullopt;
+    try {
+        Module m = parseModule(*text, reader.meta("program_path").value_or(""));
+        const std::string entry = reader.meta("entry").value_or("");
+        for (const Function& f : m.functions)
+            if (f.name == entry) return f;
+        if (const Function* f = m.entry()) return *f;
+    } catch (const CompileError&) {
+        // A trace of a program this build no longer parses: compare with dtype defaults.
+    }
+    return std::nullopt;
+}
+
+std::optional<int64_t> rootStage(const tracedb::TraceReader& reader) {
+    for (const tracedb::StageRow& s : reader.stages())
+        if (s.ord == 0) return s.id;
+    return std::nullopt;
+}
+
+TensorData tensorOfRow(const tracedb::TensorRow& row, const fs::path& trace) {
+    auto dtype = parseDType(row.dtype);
+    if (!dtype)
+        throw std::invalid_argument(fmt::format("{}: output '{}' has dtype '{}' which PTO does "
+                                                "not compute in",
+                                                trace.string(), row.name, row.dtype));
+    Shape shape;
+    for (int64_t d : nlohmann::json::parse(row.shape.empty() ? "[]" : row.shape))
+        if (!shape.push(d))
+            throw std::invalid_argument(fmt::format("{}: output '{}' has rank above {}",
+                                                    trace.string(), row.name, Shape::kMaxRank));
+    TensorData t;
+    t.dtype = *dtype;
+    t.shape = shape;
+    t.bytes = row.data;
+    if (int64_t(t.bytes.size()) != t.byteSize())
+        throw std::invalid_argument(fmt::format(
+            "{}: output '{}' ({}) was not stored in the trace ({} of {} bytes; tensors above "
+            "the run's size limit are not stored): diff its .npy from `pto run --outputs` instead",
+            trace.string(), row.name, typeString(t), t.bytes.size(), t.byteSize()));
+    return t;
+}
+
+} // namespace
+
+TensorData loadTensorFile(const fs::path& path) {
+    NpyArray a = readNpy(path);
+    // fromNpy on a copy without data gives the dtype mapping and its error messages.
+    NpyArray header{a.descr, {0}, {}, a.trueDType};
+    TensorData t = fromNpy(header, path);
+    if (a.shape.size() > size_t(Shape::kMaxRank))
+        throw NpyError(path, fmt::format("rank {} exceeds the maximum of {}", a.shape.size(),
+                                         Shape::kMaxRank));
+    t.shape = Shape(std::span<const int64_t>(a.shape));
+    t.bytes = std::move(a.data);
+    if (int64_t(t.bytes.size()) != t.byteSize())
+        throw NpyError(
+            path, fmt::format("expected {} bytes of data, found {}", t.byteSize(), t.bytes.size()));
+    return t;
+}
+
+std::vector<OutputComparison> diffTraceOutputs(const fs::path& trace, const fs::path& goldenDir,
+                                               const ComparePolicy& policy) {
+    if (!fs::is_directory(goldenDir))
+        throw std::invalid_argument(
+            fmt::format("--golden {}: not a directory of <output>.npy files", goldenDir.string()));
+    tracedb::TraceReader reader = tracedb::TraceReader::open(trace);
+    const std::optional<Function> program = recordedProgram(reader);
+    const std::optional<int64_t> stage = rootStage(reader);
+    std::vector<OutputComparison> out;
+    for (const tracedb::TensorRow& row : reader.tensors(tracedb::TensorData::Load)) {
+        if (row.role != tracedb::TensorRole::Output) continue;
+        OutputComparison oc;
+        oc.golden = goldenDir / (row.name + ".npy");
+        if (!fs::exists(oc.golden))
+            throw std::invalid_argument(fmt::format("no golden for output '{}': {} does not exist",
+                                                    row.name, oc.golden.string()));
+        ComparePolicy p = policy;
+        oc.stageId = stage;
+        if (program && row.valueId && *row.valueId >= 0 &&
+            size_t(*row.valueId) < program->valueCount()) {
+            if (const Op* op = program->producer(ValueId(*row.valueId))) {
+                p.cls = toleranceClassOf(op->kind);
+                p.k = accumulationLength(*program, *op);
+                oc.nodeId = op->id;
+                oc.producer = std::string(opName(op->kind));
+            }
+        }
+        oc.comparison =
+            compareTensors(row.name, tensorOfRow(row, trace), loadTensorFile(oc.golden), p);
+        out.push_back(std::move(oc));
+    }
+    if (out.empty())
+        throw std::invalid_argument(fmt::format(
+            "{}: the trace holds no outputs (tensor rows of role 'output'); make it with pto run",
+            trace.string()));
+    return out;
+}
+
+tracedb::DiffRow tensorDiffRow(const TensorComparison& c, std::optional<int64_t> stageId,
+                               std::optional<int64_t> nodeId, const nlohmann::json& extraDetail) {
+    tracedb::DiffRow row;
+    row.kind = tracedb::DiffKind::Tensor;
+    row.name = c.name;
+    row.stageId = stageId;
+    row.nodeId = nodeId;
+    row.verdict = c.verdict.passed ? "pass" : "fail";
+    row.metrics = metricsJson(c.metrics).dump();
+    nlohmann::json detail = extraDetail.is_object() ? extraDetail : nlohmann::json::object();
+    detail["tolerance"] = {
+        {"rtol", c.tolerance.rtol}, {"atol", c.tolerance.atol}, {"source", c.tolerance.source}};
+    detail["verdict"] = verdictJson(c.verdict);
+    detail["worst_index"] = c.metrics.maxAbsIndex;
+    row.detail = detail.dump();
+    return row;
+}
+
+void appendDiffRows(const fs::path& trace, std::span<const tracedb::DiffRow> rows) {
+    tracedb::TraceWriter writer = tracedb::TraceWriter::append(trace);
+    writer.addAll(rows);
+    writer.commit();
+}
+
+} // namespace pto
