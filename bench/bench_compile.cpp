@@ -1,7 +1,6 @@
 // Compile throughput: the whole lowering of the 4096³ f16 GEMM (128×128×64 tiles), trace file
 // included, reported as tile ops per second.
 #include "compiler/Pipeline.h"
-#include "compiler/StageRecorder.h"
 #include "trace_db/TraceWriter.h"
 
 #include <benchmark/benchmark.h>
@@ -15,12 +14,7 @@ void compileToTrace(const std::string& program, const std::filesystem::path& out
     pto::CompileState state = pto::loadProgram(program);
     pto::CompileOptions options;
     auto writer = pto::tracedb::TraceWriter::create(out);
-    pto::StageRecorder recorder(writer, options.target);
-    pto::recordProgramMeta(writer, state, options);
-    pto::PassManager pm(state, options);
-    pm.addObserver(&recorder);
-    pm.start();
-    pto::lowerToPto(pm);
+    pto::compileProgram(state, options, &writer);
     writer.commit();
     *tileOps = state.tile.ops().size();
     *instrs = 0;

@@ -2,7 +2,6 @@
 #include "cli/Command.h"
 
 #include "compiler/Pipeline.h"
-#include "compiler/StageRecorder.h"
 #include "trace_db/TraceWriter.h"
 
 #include <fmt/format.h>
@@ -26,9 +25,10 @@ struct CompileArgs {
     FaultSpec fault; // debug: --fault
 };
 
-void printSummary(const CompileState& s, const PassManager& pm, const CompileArgs& args) {
+void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
+                  const CompileArgs& args) {
     double total = 0;
-    for (const PassTiming& t : pm.timings()) total += t.micros;
+    for (const PassTiming& t : timings) total += t.micros;
     fmt::print("compiled {} (@{}){}\n", args.input, s.tensor.name,
                args.output.empty() ? "" : fmt::format(" -> {}", args.output));
     fmt::print("  tensor  {} ops\n", s.tensor.ops().size());
@@ -46,9 +46,9 @@ void printSummary(const CompileState& s, const PassManager& pm, const CompileArg
         for (const Kernel& k : s.pto.kernels) instrs += k.instrs.size();
         fmt::print("  pto     {} instructions in {} kernels\n", instrs, s.pto.kernels.size());
     }
-    fmt::print("  passes  {} in {:.1f} ms\n", pm.timings().size(), total / 1000.0);
+    fmt::print("  passes  {} in {:.1f} ms\n", timings.size(), total / 1000.0);
     if (args.timePasses)
-        for (const PassTiming& t : pm.timings())
+        for (const PassTiming& t : timings)
             fmt::print("    {:<22} {:>10.3f} ms\n", t.pass, t.micros / 1000.0);
 }
 
@@ -65,18 +65,10 @@ int runCompile(const CompileArgs& args) {
     pmOptions.stopAfter = args.stopAfter;
 
     std::optional<tracedb::TraceWriter> writer;
-    std::optional<StageRecorder> recorder;
-    if (!args.output.empty()) {
-        writer.emplace(tracedb::TraceWriter::create(args.output));
-        recorder.emplace(*writer, options.target);
-        recordProgramMeta(*writer, state, options);
-    }
-    PassManager pm(state, options, pmOptions);
-    if (recorder) pm.addObserver(&*recorder);
-    pm.start();
-    lowerToPto(pm);
+    if (!args.output.empty()) writer.emplace(tracedb::TraceWriter::create(args.output));
+    auto timings = compileProgram(state, options, writer ? &*writer : nullptr, pmOptions);
     if (writer) writer->commit();
-    printSummary(state, pm, args);
+    printSummary(state, timings, args);
     return kExitOk;
 }
 

@@ -4,9 +4,15 @@
 #include "compiler/CompileState.h"
 #include "compiler/PassManager.h"
 
+#include <span>
 #include <string>
+#include <vector>
 
 namespace pto {
+
+namespace tracedb {
+class TraceWriter;
+}
 
 // Reads and parses a program and selects its entry function (@main, else the last one). A
 // `.pto` file at Tensor level starts the lowering at the top; one written at Tile level starts
@@ -28,5 +34,13 @@ bool isPtoListingPath(const std::string& path);
 // the level the state is at are skipped. Returns false if the pass manager's stop-after point
 // ended it early.
 bool lowerToPto(PassManager& pm);
+
+// The whole compile as the tools run it: a pass manager over `state` with the given options,
+// `observers` attached, and — with `trace` — the program meta and every stage recorded into
+// it (the caller commits the writer). Returns the time of every pass that ran.
+std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions& options,
+                                       tracedb::TraceWriter* trace = nullptr,
+                                       const PassManagerOptions& pmOptions = {},
+                                       std::span<StageObserver* const> observers = {});
 
 } // namespace pto

@@ -1,6 +1,7 @@
 // The whole lowering, written out in one place: Tensor → Tile → Block → Exec → PTO.
 #include "compiler/Pipeline.h"
 
+#include "compiler/StageRecorder.h"
 #include "compiler/ir/Parser.h"
 #include "compiler/ir/PtoParser.h"
 
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace pto {
@@ -32,6 +34,23 @@ bool lowerToPto(PassManager& pm) {
            // Block → Exec → PTO.
            pm.run("build-exec-graph") && //
            pm.run("emit-pto");
+}
+
+std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions& options,
+                                       tracedb::TraceWriter* trace,
+                                       const PassManagerOptions& pmOptions,
+                                       std::span<StageObserver* const> observers) {
+    PassManager pm(state, options, pmOptions);
+    for (StageObserver* o : observers) pm.addObserver(o);
+    std::optional<StageRecorder> recorder;
+    if (trace) {
+        recordProgramMeta(*trace, state, options);
+        recorder.emplace(*trace, options.target);
+        pm.addObserver(&*recorder);
+    }
+    pm.start();
+    lowerToPto(pm);
+    return pm.timings();
 }
 
 CompileState loadProgramText(const std::string& text, const std::string& file,

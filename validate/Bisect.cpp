@@ -188,31 +188,6 @@ std::vector<TensorComparison> compareOutputs(const Function& ref, const EvalResu
 
 // --- trace ---------------------------------------------------------------------------------
 
-std::string shapeJson(const Shape& s) {
-    return fmt::format("[{}]", fmt::join(s.dims(), ","));
-}
-
-void storeRunTensors(tracedb::TraceWriter& w, const Function& f, std::span<const TensorData> inputs,
-                     const sim::SimResult& sim) {
-    auto store = [&](const std::string& name, tracedb::TensorRole role, const TensorData& t,
-                     std::optional<int64_t> value) {
-        tracedb::TensorRow row;
-        row.name = name;
-        row.role = role;
-        row.dtype = std::string(dtypeName(t.dtype));
-        row.shape = shapeJson(t.shape);
-        row.valueId = value;
-        if (t.bytes.size() <= (size_t(64) << 20)) row.data = t.bytes;
-        w.add(row);
-    };
-    const NameTable names(f);
-    for (size_t i = 0; i < inputs.size() && i < f.args.size(); ++i)
-        store(std::string(names[f.args[i]]), tracedb::TensorRole::Input, inputs[i], f.args[i]);
-    for (size_t i = 0; i < f.results.size(); ++i)
-        for (const auto& [n, t] : sim.outputs)
-            if (n == names[f.results[i]]) store(n, tracedb::TensorRole::Output, t, f.results[i]);
-}
-
 nlohmann::json divergenceJson(const Divergence& d) {
     nlohmann::json j{
         {"op", d.op == UINT32_MAX ? nlohmann::json() : nlohmann::json(d.op)},
@@ -352,21 +327,11 @@ BisectReport bisectProgram(const BisectOptions& o) {
     compile.target = sim::toTargetInfo(arch);
     compile.fault = o.fault;
     std::optional<tracedb::TraceWriter> writer;
-    std::optional<StageRecorder> recorder;
-    if (!o.tracePath.empty()) {
-        writer.emplace(tracedb::TraceWriter::create(o.tracePath));
-        recorder.emplace(*writer, compile.target);
-        recordProgramMeta(*writer, state, compile);
-        writer->setMeta("producer", "pto diff --bisect");
-        writer->setMeta("arch_config", sim::archJson(arch));
-        writer->setMeta("arch_name", arch.name());
-    }
+    if (!o.tracePath.empty()) writer.emplace(tracedb::TraceWriter::create(o.tracePath));
     SnapshotRecorder snaps;
-    PassManager pm(state, compile);
-    pm.addObserver(&snaps);
-    if (recorder) pm.addObserver(&*recorder);
-    pm.start();
-    lowerToPto(pm);
+    StageObserver* observers[] = {&snaps};
+    compileProgram(state, compile, writer ? &*writer : nullptr, {}, observers);
+    if (writer) recordArchMeta(*writer, arch, "pto diff --bisect");
 
     BisectReport report;
     report.program = o.program;
@@ -392,7 +357,7 @@ BisectReport bisectProgram(const BisectOptions& o) {
     findFirstDivergence(report);
 
     if (writer) {
-        storeRunTensors(*writer, state.tensor, inputs, run.result);
+        storeRunTensors(*writer, state, inputs, run.result);
         writer->commit();
         int64_t lastTileStage = 0;
         attachStageIds(report, o.tracePath, lastTileStage);

@@ -19,32 +19,6 @@ std::string shapeJson(const Shape& s) {
     return fmt::format("[{}]", fmt::join(s.dims(), ","));
 }
 
-void storeTensors(tracedb::TraceWriter& writer, const RunResult& r, int64_t maxBytes) {
-    auto store = [&](const std::string& name, tracedb::TensorRole role, const TensorData& t,
-                     std::optional<int64_t> valueId) {
-        tracedb::TensorRow row;
-        row.name = name;
-        row.role = role;
-        row.dtype = std::string(dtypeName(t.dtype));
-        row.shape = shapeJson(t.shape);
-        row.valueId = valueId;
-        if (int64_t(t.bytes.size()) <= maxBytes) row.data = t.bytes;
-        writer.add(row);
-    };
-    const Function& f = r.state.tensor;
-    auto names = programInputs(r.state);
-    for (size_t i = 0; i < r.inputs.size() && i < names.size(); ++i) {
-        std::optional<int64_t> value;
-        if (i < f.args.size()) value = f.args[i];
-        store(names[i].name, tracedb::TensorRole::Input, r.inputs[i], value);
-    }
-    for (size_t i = 0; i < r.sim.outputs.size(); ++i) {
-        std::optional<int64_t> value;
-        if (i < f.results.size()) value = f.results[i];
-        store(r.sim.outputs[i].first, tracedb::TensorRole::Output, r.sim.outputs[i].second, value);
-    }
-}
-
 int64_t gmTraffic(const sim::SimResult& s) {
     using sim::DmaPath;
     return s.bytes(DmaPath::GmToUb) + s.bytes(DmaPath::GmToL1) + s.bytes(DmaPath::UbToGm) +
@@ -94,6 +68,41 @@ std::vector<TensorData> prepareInputs(const CompileState& state, const RunOption
     return inputs;
 }
 
+void recordArchMeta(tracedb::TraceWriter& writer, const sim::ArchConfig& arch,
+                    const std::string& producer) {
+    writer.setMeta("producer", producer);
+    writer.setMeta("arch_config", sim::archJson(arch));
+    writer.setMeta("arch_name", arch.name());
+}
+
+void storeRunTensors(tracedb::TraceWriter& writer, const CompileState& state,
+                     std::span<const TensorData> inputs, const sim::SimResult& sim,
+                     int64_t maxBytes) {
+    auto store = [&](const std::string& name, tracedb::TensorRole role, const TensorData& t,
+                     std::optional<int64_t> valueId) {
+        tracedb::TensorRow row;
+        row.name = name;
+        row.role = role;
+        row.dtype = std::string(dtypeName(t.dtype));
+        row.shape = shapeJson(t.shape);
+        row.valueId = valueId;
+        if (int64_t(t.bytes.size()) <= maxBytes) row.data = t.bytes;
+        writer.add(row);
+    };
+    const Function& f = state.tensor;
+    auto names = programInputs(state);
+    for (size_t i = 0; i < inputs.size() && i < names.size(); ++i) {
+        std::optional<int64_t> value;
+        if (i < f.args.size()) value = f.args[i];
+        store(names[i].name, tracedb::TensorRole::Input, inputs[i], value);
+    }
+    for (size_t i = 0; i < sim.outputs.size(); ++i) {
+        std::optional<int64_t> value;
+        if (i < f.results.size()) value = f.results[i];
+        store(sim.outputs[i].first, tracedb::TensorRole::Output, sim.outputs[i].second, value);
+    }
+}
+
 double countFlops(const Function& f) {
     double flops = 0;
     for (const Op& op : f.ops()) {
@@ -121,19 +130,9 @@ RunResult runProgram(const RunOptions& options) {
     CompileOptions compile = options.compile;
     compile.target = sim::toTargetInfo(r.arch);
     std::optional<tracedb::TraceWriter> writer;
-    std::optional<StageRecorder> recorder;
-    if (!options.tracePath.empty()) {
-        writer.emplace(tracedb::TraceWriter::create(options.tracePath));
-        recorder.emplace(*writer, compile.target);
-        recordProgramMeta(*writer, r.state, compile);
-        writer->setMeta("producer", "pto run");
-        writer->setMeta("arch_config", sim::archJson(r.arch));
-        writer->setMeta("arch_name", r.arch.name());
-    }
-    PassManager pm(r.state, compile);
-    if (recorder) pm.addObserver(&*recorder);
-    pm.start();
-    lowerToPto(pm);
+    if (!options.tracePath.empty()) writer.emplace(tracedb::TraceWriter::create(options.tracePath));
+    compileProgram(r.state, compile, writer ? &*writer : nullptr);
+    if (writer) recordArchMeta(*writer, r.arch, "pto run");
 
     sim::SimOptions simOptions = options.sim;
     simOptions.sourceFile = options.program;
@@ -147,7 +146,7 @@ RunResult runProgram(const RunOptions& options) {
     r.flops = countFlops(r.state.tensor);
     r.gmBytes = gmTraffic(r.sim);
     if (writer) {
-        storeTensors(*writer, r, options.maxStoredTensorBytes);
+        storeRunTensors(*writer, r.state, r.inputs, r.sim, options.maxStoredTensorBytes);
         writer->commit();
     }
     if (!options.outputsDir.empty() && r.faultMessage.empty()) {

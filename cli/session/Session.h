@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,16 @@ std::vector<TensorData> prepareInputs(const CompileState& state, const RunOption
 // Compiles and simulates. Input errors throw (CompileError, ArchError, NpyError,
 // std::invalid_argument); a fault of the simulated program is returned in faultMessage.
 RunResult runProgram(const RunOptions& options);
+
+// Writes the arch facts (arch_config JSON, arch_name) and the producer into trace meta.
+void recordArchMeta(tracedb::TraceWriter& writer, const sim::ArchConfig& arch,
+                    const std::string& producer);
+
+// Stores a run's inputs and outputs in the trace's tensor table (role input/output, value id
+// = the Tensor-level argument/result); the data of tensors over `maxBytes` is left out.
+void storeRunTensors(tracedb::TraceWriter& writer, const CompileState& state,
+                     std::span<const TensorData> inputs, const sim::SimResult& sim,
+                     int64_t maxBytes = int64_t(64) << 20);
 
 // FLOPs of a Tensor-level function (after decomposition).
 double countFlops(const Function& tensor);

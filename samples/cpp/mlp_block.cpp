@@ -1,6 +1,5 @@
 // C++ API sample: an MLP block (matmul, bias, SiLU) built in code, lowered and recorded.
 #include "compiler/Pipeline.h"
-#include "compiler/StageRecorder.h"
 #include "compiler/frontend/Builder.h"
 #include "trace_db/TraceWriter.h"
 
@@ -37,12 +36,7 @@ int main(int argc, char** argv) {
         pto::CompileState state = pto::loadModule(buildMlpBlock());
         pto::CompileOptions options;
         auto writer = pto::tracedb::TraceWriter::create(argv[1]);
-        pto::StageRecorder recorder(writer, options.target);
-        pto::recordProgramMeta(writer, state, options);
-        pto::PassManager pm(state, options);
-        pm.addObserver(&recorder);
-        pm.start();
-        pto::lowerToPto(pm);
+        pto::compileProgram(state, options, &writer);
         writer.commit();
         size_t instrs = 0;
         for (const auto& k : state.pto.kernels) instrs += k.instrs.size();
