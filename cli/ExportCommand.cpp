@@ -2,7 +2,7 @@
 // self-contained HTML report.
 #include "cli/Command.h"
 
-#include "cli/export/FractionBar.h"
+#include "cli/Progress.h"
 #include "profiler/export/ChromeExport.h"
 #include "profiler/export/CsvExport.h"
 #include "profiler/export/HtmlReport.h"
@@ -82,7 +82,7 @@ std::string htmlReport(const tracedb::TraceReader& reader, const ExportArgs& arg
 int runExport(const ExportArgs& args) {
     auto reader = tracedb::TraceReader::open(args.file);
     OutputFile out(args.output);
-    FractionBar bar("exporting");
+    ProgressBar bar("exporting");
     auto progress = [&](double f) { bar.update(f); };
     if (args.format == "chrome") {
         prof::exportChromeJson(reader, out.get(), progress);

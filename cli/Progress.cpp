@@ -1,38 +1,53 @@
-// Progress line drawing: "[2/3] ######......  simulating  1.2 s" on a terminal, nothing otherwise.
+// Progress bar drawing on a terminal's stderr.
 #include "cli/Progress.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <unistd.h>
 
 namespace pto::cli {
 
-Progress::Progress(int steps)
-    : m_enabled(isatty(STDERR_FILENO) != 0), m_steps(steps),
-      m_start(std::chrono::steady_clock::now()) {}
+ProgressBar::ProgressBar(std::string label)
+    : m_label(std::move(label)), m_enabled(isatty(STDERR_FILENO) != 0),
+      m_start(std::chrono::steady_clock::now()), m_lastDraw(m_start) {}
 
-Progress::~Progress() {
+ProgressBar::~ProgressBar() {
     done();
 }
 
-void Progress::step(const std::string& phase) {
-    ++m_current;
+void ProgressBar::update(double fraction) {
     if (!m_enabled) return;
+    auto now = std::chrono::steady_clock::now();
+    using namespace std::chrono_literals;
+    if (now - m_start < 500ms || (m_drawn && now - m_lastDraw < 100ms)) return;
+    draw(fraction, now);
+}
+
+void ProgressBar::phase(std::string label, double fraction) {
+    m_label = std::move(label);
+    if (m_enabled) draw(fraction, std::chrono::steady_clock::now());
+}
+
+void ProgressBar::draw(double fraction, std::chrono::steady_clock::time_point now) {
+    m_lastDraw = now;
+    m_drawn = true;
     constexpr int kWidth = 20;
-    int filled = m_steps ? kWidth * (m_current - 1) / m_steps : 0;
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-    fmt::print(stderr, "\r[{}/{}] {}{}  {:<12} {:.1f} s\x1b[K", m_current, m_steps,
-               std::string(size_t(filled), '#'), std::string(size_t(kWidth - filled), '.'), phase,
-               secs);
+    fraction = std::clamp(fraction, 0.0, 1.0);
+    int filled = int(kWidth * fraction);
+    double secs = std::chrono::duration<double>(now - m_start).count();
+    fmt::print(stderr, "\r{:<12} {}{} {:>3.0f}%  {:.1f} s\x1b[K", m_label,
+               std::string(std::size_t(filled), '#'),
+               std::string(std::size_t(kWidth - filled), '.'), 100 * fraction, secs);
     std::fflush(stderr);
 }
 
-void Progress::done() {
-    if (!m_enabled || m_current == 0) return;
+void ProgressBar::done() {
+    if (!m_drawn) return;
     fmt::print(stderr, "\r\x1b[K");
     std::fflush(stderr);
-    m_current = 0;
+    m_drawn = false;
 }
 
 } // namespace pto::cli

@@ -1,4 +1,5 @@
-// A progress line on stderr for long commands, drawn only when stderr is a terminal.
+// The progress bar of long commands on stderr ("simulating  ######......  30%  2.1 s"), drawn
+// only when stderr is a terminal.
 #pragma once
 
 #include <chrono>
@@ -6,21 +7,29 @@
 
 namespace pto::cli {
 
-class Progress {
+class ProgressBar {
 public:
-    // `steps` is the number of phases the command goes through.
-    explicit Progress(int steps);
-    ~Progress();
-    // Enters the next phase ("compiling", "simulating", …) and redraws the line.
-    void step(const std::string& phase);
-    // Clears the line (called by the destructor too).
+    explicit ProgressBar(std::string label);
+    ~ProgressBar();
+    ProgressBar(const ProgressBar&) = delete;
+    ProgressBar& operator=(const ProgressBar&) = delete;
+
+    // Work measured as a fraction: redraws at most ten times a second, and not in the first
+    // half second (quick work shows no bar).
+    void update(double fraction);
+    // Work measured in phases: names the phase now starting and draws at once.
+    void phase(std::string label, double fraction);
+    void setLabel(std::string label) { m_label = std::move(label); }
+    // Clears the line (also done by the destructor).
     void done();
 
 private:
+    void draw(double fraction, std::chrono::steady_clock::time_point now);
+
+    std::string m_label;
     bool m_enabled;
-    int m_steps;
-    int m_current = 0;
-    std::chrono::steady_clock::time_point m_start;
+    bool m_drawn = false;
+    std::chrono::steady_clock::time_point m_start, m_lastDraw;
 };
 
 } // namespace pto::cli

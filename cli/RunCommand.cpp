@@ -14,7 +14,6 @@ namespace {
 
 struct RunArgs {
     RunOptions options;
-    std::string inputs;
     std::string traceLevel = "instructions";
     bool noDoubleBuffer = false;
     bool json = false;
@@ -56,17 +55,6 @@ void printSummary(const RunResult& r, const RunArgs& args) {
 }
 
 int runRun(RunArgs& args) {
-    if (!args.inputs.empty()) {
-        std::string item;
-        for (char c : args.inputs + ",") {
-            if (c != ',') {
-                item += c;
-            } else if (!item.empty()) {
-                args.options.inputFiles.push_back(item);
-                item.clear();
-            }
-        }
-    }
     auto level = sim::parseTraceLevel(args.traceLevel);
     if (!level)
         throw std::invalid_argument(fmt::format(
@@ -74,9 +62,10 @@ int runRun(RunArgs& args) {
     args.options.sim.traceLevel = *level;
     args.options.compile.doubleBuffer = !args.noDoubleBuffer;
 
-    Progress progress(1);
-    progress.step(args.options.sim.timingOnly ? "compiling + simulating (timing only)"
-                                              : "compiling + simulating");
+    ProgressBar progress("pto run");
+    progress.phase(args.options.sim.timingOnly ? "compiling + simulating (timing only)"
+                                               : "compiling + simulating",
+                   0.0);
     RunResult r = runProgram(args.options);
     progress.done();
     if (args.json)
@@ -100,8 +89,9 @@ void registerRun(CLI::App& app, Action& action) {
     cmd->add_option("file", o.program, "the .pto program")->required();
     cmd->add_option("-o,--output", o.tracePath, "trace file to write (compile stages + run)");
     cmd->add_option("--entry", o.entry, "function to run (default @main or the last)");
-    auto* inputs = cmd->add_option("--inputs", args->inputs,
-                                   "comma-separated .npy files, one per argument in order");
+    auto* inputs = cmd->add_option("--inputs", o.inputFiles,
+                                   "comma-separated .npy files, one per argument in order")
+                       ->delimiter(',');
     cmd->add_option("--seed", o.seed, "seed of the random inputs (default 1)")->excludes(inputs);
     cmd->add_option("--outputs", o.outputsDir, "directory to write the outputs as .npy");
     cmd->add_option("--arch", o.archFile, "arch config file (default: embedded 910B-like)");

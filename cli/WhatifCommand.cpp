@@ -25,8 +25,9 @@ int runWhatif(const WhatifArgs& args) {
     options.overrides = args.overrides;
     options.outputPath = args.output;
     options.timingOnly = args.timingOnly;
-    Progress progress(3);
-    options.onPhase = [&](const std::string& phase) { progress.step(phase); };
+    ProgressBar progress("what-if");
+    int phases = 0;
+    options.onPhase = [&](const std::string& phase) { progress.phase(phase, phases++ / 3.0); };
     prof::WhatIfResult r = prof::runWhatIf(args.file, options);
     progress.done();
     std::string changed = fmt::format("{} with {}", args.file, fmt::join(args.overrides, ", "));

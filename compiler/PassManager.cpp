@@ -96,11 +96,7 @@ bool PassManager::isStopPoint(const PassInfo& pass) const {
     if (m_pm.stopAfter.empty()) return false;
     if (pass.name == m_pm.stopAfter) return true;
     // A level name stops after the last pass that produces that level.
-    if (stageKindName(pass.to) != m_pm.stopAfter) return false;
-    auto passes = passRegistry();
-    auto it = std::find_if(passes.begin(), passes.end(),
-                           [&](const PassInfo& p) { return p.name == pass.name; });
-    return it + 1 == passes.end() || (it + 1)->to != pass.to;
+    return stageKindName(pass.to) == m_pm.stopAfter && isLastPassOfLevel(pass);
 }
 
 std::string printStage(const CompileState& state) {

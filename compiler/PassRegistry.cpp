@@ -116,6 +116,12 @@ const PassInfo* findPass(std::string_view name) {
     return nullptr;
 }
 
+bool isLastPassOfLevel(const PassInfo& pass) {
+    auto passes = passRegistry();
+    const PassInfo* next = &pass + 1;
+    return next == passes.data() + passes.size() || next->to != pass.to;
+}
+
 std::string_view stageKindName(StageKind kind) {
     constexpr std::string_view kNames[] = {"tensor", "tile", "block", "exec", "pto"};
     return kNames[static_cast<int>(kind)];

@@ -20,5 +20,8 @@ struct PassInfo {
 
 std::span<const PassInfo> passRegistry();
 const PassInfo* findPass(std::string_view name);
+// True for the last pass of the registry (= pipeline) order that produces its level: the
+// stage it leaves is that level's final form.
+bool isLastPassOfLevel(const PassInfo& pass);
 
 } // namespace pto

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <variant>
 
 namespace pto {
@@ -104,10 +105,7 @@ StageRecorder::StageRecorder(tracedb::TraceWriter& writer, const TargetInfo& tar
 
 bool StageRecorder::isLastOfLevel(const StageEvent& event) const {
     const PassInfo* pass = findPass(event.pass);
-    if (!pass) return true; // the parsed program
-    auto passes = passRegistry();
-    const PassInfo* next = pass + 1;
-    return next == passes.data() + passes.size() || next->to != pass->to;
+    return !pass || isLastPassOfLevel(*pass); // no pass: the parsed program
 }
 
 void StageRecorder::onStage(const StageEvent& event) {
@@ -143,9 +141,10 @@ void StageRecorder::onStage(const StageEvent& event) {
     if (parentStage >= 0) row.parentStageId = parentStage;
     row.passMicros = event.micros;
     row.nodeCount = nodes;
-    bool small =
-        nodes <= m_limits.irTextNodes && s.tile.ops().size() <= size_t(m_limits.irTextNodes);
-    if (event.kind <= StageKind::Tile ? nodes <= m_limits.irTextNodes : small)
+    // Below the Tile level the printed text still holds every tile op.
+    int64_t printed =
+        event.kind <= StageKind::Tile ? nodes : std::max(nodes, int64_t(s.tile.ops().size()));
+    if (printed <= m_limits.irTextNodes)
         row.irText = printStage(s);
     else
         m_writer.add(tracedb::StatRow{"ir_text_omitted", event.ordinal, tracedb::StatSeverity::Info,
@@ -177,7 +176,7 @@ void StageRecorder::onStage(const StageEvent& event) {
                              int64_t(bufferCount(s.block)) <= m_limits.fullStageNodes);
             break;
         case StageKind::Exec:
-            recordExec(stage, s.exec, s.block);
+            recordExec(stage, s.exec);
             break;
         case StageKind::Pto:
             recordPto(stage, s.pto);
@@ -294,7 +293,7 @@ void StageRecorder::recordBlocks(int64_t stage, const BlockProgram& program, boo
     m_writer.addAll(std::span<const BufferRow>(buffers));
 }
 
-void StageRecorder::recordExec(int64_t stage, const ExecGraph& exec, const BlockProgram&) {
+void StageRecorder::recordExec(int64_t stage, const ExecGraph& exec) {
     std::vector<NodeRow> nodes;
     std::vector<EdgeRow> edges;
     for (const Task& t : exec.tasks) {

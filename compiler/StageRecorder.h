@@ -34,7 +34,7 @@ private:
     // Buffers are written for the last Block stage (and for small programs at every one).
     void recordBlocks(int64_t stage, const BlockProgram& program, bool withBuffers);
     static size_t bufferCount(const BlockProgram& program);
-    void recordExec(int64_t stage, const ExecGraph& exec, const BlockProgram& program);
+    void recordExec(int64_t stage, const ExecGraph& exec);
     void recordPto(int64_t stage, const PtoProgram& pto);
 
     tracedb::TraceWriter& m_writer;

@@ -46,56 +46,20 @@ DTypeFacts factsOf(DType d) {
     return {0, 0, 0, 2000, 2000};
 }
 
-const float* halfTable() {
-    static const std::vector<float> table = [] {
-        std::vector<float> t(65536);
-        for (uint32_t i = 0; i < 65536; ++i) t[i] = halfBitsToFloat(uint16_t(i));
-        return t;
-    }();
-    return table.data();
-}
-
 // out[0, n) = elements [first, first + n) of t as f64.
 void widen(const TensorView& t, int64_t first, int64_t n, double* out) {
     const std::byte* p = t.data + first * dtypeSize(t.dtype);
-    switch (t.dtype) {
-    case DType::F32:
-        for (int64_t i = 0; i < n; ++i) {
-            float f;
-            std::memcpy(&f, p + 4 * i, 4);
-            out[i] = f;
-        }
-        return;
-    case DType::F16: {
-        const float* table = halfTable();
-        for (int64_t i = 0; i < n; ++i) {
-            uint16_t b;
-            std::memcpy(&b, p + 2 * i, 2);
-            out[i] = table[b];
-        }
-        return;
-    }
-    case DType::BF16:
-        for (int64_t i = 0; i < n; ++i) {
-            uint16_t b;
-            std::memcpy(&b, p + 2 * i, 2);
-            out[i] = std::bit_cast<float>(uint32_t(b) << 16);
-        }
-        return;
-    case DType::I8:
-        for (int64_t i = 0; i < n; ++i) out[i] = double(static_cast<int8_t>(p[i]));
-        return;
-    case DType::I32:
+    if (t.dtype == DType::I32) { // exact: an i32 does not fit a float's 24-bit mantissa
         for (int64_t i = 0; i < n; ++i) {
             int32_t v;
             std::memcpy(&v, p + 4 * i, 4);
             out[i] = v;
         }
         return;
-    case DType::Bool:
-        for (int64_t i = 0; i < n; ++i) out[i] = p[i] != std::byte{0} ? 1.0 : 0.0;
-        return;
     }
+    float row[kChunk]; // every other dtype is exact in f32: the shared row conversion
+    convertRowToFloat(p, t.dtype, row, n);
+    for (int64_t i = 0; i < n; ++i) out[i] = row[i];
 }
 
 // Counts NaN, ±inf, saturated and subnormal elements. Most elements are normal and inside the

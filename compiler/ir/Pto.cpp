@@ -34,6 +34,13 @@ std::optional<Opcode> parseOpcode(std::string_view mnemonic) {
     return std::nullopt;
 }
 
+bool rowStrideValid(const Instr& in, size_t index) {
+    const Operand& o = in.operands[index];
+    if (o.stride < 0) return false;
+    if (o.rows <= 1 || o.stride >= o.cols) return true;
+    return o.stride == 0 && index > 0 && opcodeDefaultPipe(in.opcode) == Pipe::V;
+}
+
 std::string_view gmRoleName(GmRole role) {
     constexpr std::string_view kNames[] = {"input", "output", "workspace"};
     return kNames[static_cast<int>(role)];

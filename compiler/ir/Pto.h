@@ -61,6 +61,12 @@ struct Instr {
     std::span<const Operand> ops() const { return {operands.data(), operandCount}; }
 };
 
+// Whether operand `index` of `in` has a row stride the model accepts: rows that do not
+// overlap (a single row, or stride ≥ cols), or — for a source of a vector instruction —
+// stride 0, every row reading the same elements (a row broadcast). The verifier, the
+// simulator's static checks and its functional executor all ask this one question.
+bool rowStrideValid(const Instr& in, size_t index);
+
 enum class GmRole : uint8_t { Input, Output, Workspace };
 std::string_view gmRoleName(GmRole role);
 

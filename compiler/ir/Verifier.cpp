@@ -300,9 +300,7 @@ void PtoVerifier::checkOperand(const Kernel& k, size_t index, const Instr& in, s
         failInstr(k, index, in,
                   fmt::format("operand {} is in {}, which an {} core does not have", i,
                               memSpaceName(o.space), coreTypeName(k.core)));
-    // Stride 0 repeats one row (a row broadcast), which only a source operand may do.
-    bool strideOk = o.stride >= o.cols || (o.stride == 0 && i > 0);
-    if (o.rows < 1 || o.cols < 1 || !strideOk || o.addr < 0)
+    if (o.rows < 1 || o.cols < 1 || !rowStrideValid(in, i) || o.addr < 0)
         failInstr(k, index, in,
                   fmt::format("operand {} has rows {} cols {} stride {} addr {} (need rows, cols "
                               ">= 1, stride >= cols (or 0 for a broadcast source), addr >= 0)",

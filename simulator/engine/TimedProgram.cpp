@@ -103,9 +103,7 @@ private:
     }
 
     std::string operandProblem(size_t i, const Operand& o) const {
-        // Row stride 0 on a vector source is a row broadcast (docs/SIMULATOR_NUMERICS.md).
-        const bool broadcastSource = i > 0 && m_instr.pipe == Pipe::V && o.stride == 0;
-        if (o.rows < 1 || o.cols < 1 || (o.rows > 1 && o.stride < 1 && !broadcastSource))
+        if (o.rows < 1 || o.cols < 1 || !rowStrideValid(m_instr, i))
             return fmt::format("operand {} has shape {}x{} with row stride {}", i, o.rows, o.cols,
                                o.stride);
         if (!coreHasSpace(m_core, o.space))

@@ -109,10 +109,9 @@ void InstrContext::expectPipe(Pipe pipe) const {
 TileView InstrContext::resolve(int i, bool isWrite) const {
     const Operand& o = operand(i);
     if (o.rows <= 0 || o.cols <= 0) bad(fmt::format("{} has an empty shape", describe(i)));
-    // Row stride 0 is the broadcast form of a vector source (every row reads the same
-    // elements), for at most the destination's rows; otherwise rows must not overlap.
-    const bool vectorSource = !isWrite && opcodeDefaultPipe(m_instr.opcode) == Pipe::V;
-    if (o.stride < 0 || (o.rows > 1 && o.stride < o.cols && !(vectorSource && o.stride == 0)))
+    // Row stride 0 (a vector source's row broadcast) may repeat a row at most as often as the
+    // destination has rows; otherwise rows must not overlap.
+    if (!rowStrideValid(m_instr, size_t(i)))
         bad(fmt::format("{} has a row stride smaller than its cols (rows would overlap; only a "
                         "vector source may use stride 0)",
                         describe(i)));

@@ -13,20 +13,13 @@ namespace {
 
 using test::archWith;
 using test::instr;
+using test::kKiB;
+using test::kMiB;
 using test::ProgramBuilder;
 using test::setFlag;
 using test::tile;
+using test::timingOnly;
 using test::waitFlag;
-
-constexpr int64_t kKiB = 1024;
-constexpr int64_t kMiB = 1024 * kKiB;
-
-SimOptions timingOnly() {
-    SimOptions o;
-    o.timingOnly = true;
-    o.traceLevel = TraceLevel::None;
-    return o;
-}
 
 // Cycles from the first task start to the last task end (dispatch excluded).
 int64_t busySpan(const SimResult& r) {

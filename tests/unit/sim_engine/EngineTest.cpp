@@ -13,17 +13,13 @@ namespace {
 using test::addScalar;
 using test::archWith;
 using test::instr;
+using test::kKiB;
+using test::kMiB;
 using test::ProgramBuilder;
 using test::setFlag;
 using test::tile;
+using test::timingOnly;
 using test::waitFlag;
-
-SimOptions timingOnly() {
-    SimOptions o;
-    o.timingOnly = true;
-    o.traceLevel = TraceLevel::None;
-    return o;
-}
 
 Cycles taskTime(const SimResult& r, size_t i) {
     return r.tasks.at(i).end - r.tasks.at(i).start;

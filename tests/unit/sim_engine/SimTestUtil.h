@@ -4,6 +4,7 @@
 
 #include "compiler/ir/Pto.h"
 #include "simulator/arch/ArchConfig.h"
+#include "simulator/engine/SimOptions.h"
 
 #include <initializer_list>
 #include <string>
@@ -110,6 +111,17 @@ private:
     PtoProgram m_program;
     int64_t m_next = 0;
 };
+
+inline constexpr int64_t kKiB = 1024;
+inline constexpr int64_t kMiB = 1024 * kKiB;
+
+/// Options of a timing-only run with no trace.
+inline SimOptions timingOnly() {
+    SimOptions o;
+    o.timingOnly = true;
+    o.traceLevel = TraceLevel::None;
+    return o;
+}
 
 /// The default arch with some lines of config text applied.
 inline ArchConfig archWith(const std::string& text) {

@@ -17,18 +17,11 @@ namespace {
 
 using test::archWith;
 using test::instr;
+using test::kKiB;
+using test::kMiB;
 using test::ProgramBuilder;
 using test::tile;
-
-constexpr int64_t kKiB = 1024;
-constexpr int64_t kMiB = 1024 * kKiB;
-
-SimOptions timingOnly() {
-    SimOptions o;
-    o.timingOnly = true;
-    o.traceLevel = TraceLevel::None;
-    return o;
-}
+using test::timingOnly;
 
 Region gmRun(int64_t lo, int64_t bytes) {
     Region r;
