@@ -1,0 +1,59 @@
+// Opens a trace for pto-studio and reads the summary facts shown in the status bar.
+#include "gui/model/TraceDocument.h"
+
+#include <string_view>
+#include <variant>
+
+namespace pto::gui {
+namespace {
+
+std::int64_t countOf(const tracedb::TraceReader& reader, std::string_view sql) {
+    auto result = reader.query(sql);
+    if (result.rows.empty() || result.rows.front().empty()) return 0;
+    const auto* value = std::get_if<std::int64_t>(&result.rows.front().front());
+    return value ? *value : 0;
+}
+
+double numberOr(const std::optional<std::string>& text, double fallback) {
+    if (!text || text->empty()) return fallback;
+    try {
+        return std::stod(*text);
+    } catch (const std::exception&) {
+        return fallback;
+    }
+}
+
+TraceSummary readSummary(const tracedb::TraceReader& reader) {
+    TraceSummary summary;
+    summary.programPath = reader.meta("program_path").value_or("");
+    summary.program = reader.meta("entry").value_or(
+        std::filesystem::path(summary.programPath).filename().string());
+    summary.arch = reader.meta("arch_name").value_or("");
+    summary.clockHz = numberOr(reader.meta("clock_hz"), 0);
+    summary.totalCycles = static_cast<std::int64_t>(numberOr(reader.meta("sim_total_cycles"), 0));
+    summary.stageCount = countOf(reader, "SELECT count(*) FROM stage");
+    summary.trackCount = countOf(reader, "SELECT count(*) FROM track");
+    summary.coreCount = countOf(reader, "SELECT count(*) FROM track WHERE kind = 'core'");
+    return summary;
+}
+
+} // namespace
+
+std::unique_ptr<TraceDocument> TraceDocument::open(const std::filesystem::path& path) {
+    auto reader = tracedb::TraceReader::open(path);
+    return std::unique_ptr<TraceDocument>(new TraceDocument(path, std::move(reader)));
+}
+
+TraceDocument::TraceDocument(std::filesystem::path path, tracedb::TraceReader reader)
+    : m_path(std::move(path)), m_reader(std::move(reader)), m_summary(readSummary(m_reader)) {}
+
+tracedb::TraceReader TraceDocument::openReader() const {
+    return tracedb::TraceReader::open(m_path);
+}
+
+double TraceDocument::micros(std::int64_t cycles) const {
+    if (m_summary.clockHz <= 0) return static_cast<double>(cycles);
+    return static_cast<double>(cycles) * 1e6 / m_summary.clockHz;
+}
+
+} // namespace pto::gui

@@ -1,0 +1,51 @@
+// An open trace file as pto-studio sees it: the reader plus the facts every view shows.
+#pragma once
+
+#include "trace_db/TraceReader.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace pto::gui {
+
+/// What the status bar and the views need to know about a trace before drawing anything.
+struct TraceSummary {
+    std::string program;     ///< entry function or program file name
+    std::string programPath; ///< meta program_path (may be empty)
+    std::string arch;        ///< meta arch_name (may be empty for a compile-only trace)
+    double clockHz = 0;      ///< meta clock_hz; 0 when the trace has no simulation
+    std::int64_t totalCycles = 0;
+    std::int64_t stageCount = 0;
+    std::int64_t trackCount = 0;
+    std::int64_t coreCount = 0;
+    bool hasRun() const { return trackCount > 0; }
+};
+
+/// Owns the reader of one trace file. The reader belongs to the GUI thread; a worker thread
+/// opens its own with openReader() (SQLite connections are used by one thread at a time).
+class TraceDocument {
+public:
+    /// Opens and checks the file; throws tracedb::TraceError naming the file and the reason
+    /// (not SQLite, truncated, newer schema, not a PTO Studio trace).
+    static std::unique_ptr<TraceDocument> open(const std::filesystem::path& path);
+
+    const std::filesystem::path& path() const { return m_path; }
+    const TraceSummary& summary() const { return m_summary; }
+    const tracedb::TraceReader& reader() const { return m_reader; }
+    /// A second read-only connection to the same file, for a worker thread.
+    tracedb::TraceReader openReader() const;
+
+    /// Cycles → microseconds at the trace's clock (cycles themselves when it has none).
+    double micros(std::int64_t cycles) const;
+
+private:
+    TraceDocument(std::filesystem::path path, tracedb::TraceReader reader);
+
+    std::filesystem::path m_path;
+    tracedb::TraceReader m_reader;
+    TraceSummary m_summary;
+};
+
+} // namespace pto::gui

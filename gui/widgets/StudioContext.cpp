@@ -1,0 +1,16 @@
+// The shared document and selection of pto-studio's views.
+#include "gui/widgets/StudioContext.h"
+
+namespace pto::gui {
+
+StudioContext::StudioContext(QObject* parent) : QObject(parent) {}
+
+StudioContext::~StudioContext() = default;
+
+void StudioContext::setDocument(std::unique_ptr<TraceDocument> document) {
+    m_selection.clear();
+    m_document = std::move(document);
+    emit documentChanged();
+}
+
+} // namespace pto::gui

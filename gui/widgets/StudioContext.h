@@ -1,0 +1,37 @@
+// What every view shares: the open trace document and the one selection.
+#pragma once
+
+#include "gui/model/SelectionModel.h"
+#include "gui/model/TraceDocument.h"
+
+#include <QObject>
+
+#include <memory>
+
+namespace pto::gui {
+
+/// Owned by the main window (or by a test); views keep a reference. Changing the document
+/// clears the selection and emits documentChanged; views then reload (document() may be null
+/// when no file is open).
+class StudioContext : public QObject {
+    Q_OBJECT
+public:
+    explicit StudioContext(QObject* parent = nullptr);
+    ~StudioContext() override;
+
+    const TraceDocument* document() const { return m_document.get(); }
+    SelectionModel& selection() { return m_selection; }
+
+    void setDocument(std::unique_ptr<TraceDocument> document);
+
+signals:
+    void documentChanged();
+    /// A view asks the others to show a time range of the timeline (cycles).
+    void revealTimeRequested(qint64 begin, qint64 end);
+
+private:
+    std::unique_ptr<TraceDocument> m_document;
+    SelectionModel m_selection;
+};
+
+} // namespace pto::gui

@@ -1,0 +1,73 @@
+// Trace fixtures and screenshot helpers shared by the GUI tests.
+#include "tests/gui/support/Fixtures.h"
+
+#include "tests/support/Process.h"
+
+#include <QImage>
+#include <QPixmap>
+#include <QWidget>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <unordered_map>
+
+namespace pto::test {
+namespace {
+
+std::filesystem::path makeTrace(const std::string& key, const std::string& command) {
+    const std::filesystem::path dir = std::filesystem::path(PTO_BINARY_DIR) / "gui-fixtures";
+    std::filesystem::create_directories(dir);
+    const std::filesystem::path trace = dir / (key + ".db");
+    if (std::filesystem::exists(trace)) return trace;
+    const std::filesystem::path temp = dir / fmt::format("{}.{}.tmp.db", key, ::getpid());
+    const ProcessResult result = runCommand(fmt::format("{} -o {}", command, shellQuote(temp)));
+    if (result.exitCode != 0) {
+        ADD_FAILURE() << command << " failed (" << result.exitCode << "): " << result.err;
+        return trace;
+    }
+    std::filesystem::rename(temp, trace);
+    return trace;
+}
+
+std::string sampleKey(const std::string& sample, const std::string& extraArgs) {
+    std::string key = sample;
+    for (char c : extraArgs) key += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return key;
+}
+
+} // namespace
+
+std::filesystem::path sampleTrace(const std::string& sample, const std::string& extraArgs) {
+    const std::string source = fmt::format("{}/samples/{}.pto", PTO_SOURCE_DIR, sample);
+    return makeTrace("run_" + sampleKey(sample, extraArgs),
+                     fmt::format("{} run {} {}", PTO_CLI, shellQuote(source), extraArgs));
+}
+
+std::filesystem::path compiledTrace(const std::string& sample) {
+    const std::string source = fmt::format("{}/samples/{}.pto", PTO_SOURCE_DIR, sample);
+    return makeTrace("compile_" + sample,
+                     fmt::format("{} compile {}", PTO_CLI, shellQuote(source)));
+}
+
+std::filesystem::path saveScreenshot(QWidget& widget, const std::string& name) {
+    const std::filesystem::path dir = std::filesystem::path(PTO_BINARY_DIR) / "gui-artefacts";
+    std::filesystem::create_directories(dir);
+    const std::filesystem::path png = dir / (name + ".png");
+    EXPECT_TRUE(widget.grab().save(QString::fromStdString(png.string()), "PNG")) << png;
+    return png;
+}
+
+std::size_t drawnPixels(const std::filesystem::path& png) {
+    const QImage image =
+        QImage(QString::fromStdString(png.string())).convertToFormat(QImage::Format_RGB32);
+    std::unordered_map<QRgb, std::size_t> histogram;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) ++histogram[image.pixel(x, y)];
+    std::size_t background = 0;
+    for (const auto& [colour, count] : histogram) background = std::max(background, count);
+    return static_cast<std::size_t>(image.width()) * image.height() - background;
+}
+
+} // namespace pto::test

@@ -1,0 +1,24 @@
+// Trace files for GUI tests, made once per build by the real `pto` command, and screenshots.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+class QWidget;
+
+namespace pto::test {
+
+/// A trace of `pto run samples/<sample>.pto <extraArgs>`, made on first use under
+/// <build>/gui-fixtures and reused afterwards (written to a temp name, then renamed, so
+/// concurrent tests never see half a file). Fails the calling test on error.
+std::filesystem::path sampleTrace(const std::string& sample, const std::string& extraArgs = "");
+/// A compile-only trace (`pto compile`), same caching.
+std::filesystem::path compiledTrace(const std::string& sample);
+
+/// Saves `widget` as <build>/gui-artefacts/<name>.png and returns the path.
+std::filesystem::path saveScreenshot(QWidget& widget, const std::string& name);
+
+/// Number of pixels of `image` that differ from its most common colour (the background).
+std::size_t drawnPixels(const std::filesystem::path& png);
+
+} // namespace pto::test
