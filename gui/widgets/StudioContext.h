@@ -1,6 +1,7 @@
 // What every view shares: the open trace document and the one selection.
 #pragma once
 
+#include "gui/model/QueryTrack.h"
 #include "gui/model/SelectionModel.h"
 #include "gui/model/TraceDocument.h"
 
@@ -23,11 +24,16 @@ public:
     SelectionModel& selection() { return m_selection; }
 
     void setDocument(std::unique_ptr<TraceDocument> document);
+    /// Asks the timeline to show query results as an extra track.
+    void showQueryTrack(std::shared_ptr<const QueryTrack> track) {
+        emit queryTrackRequested(std::move(track));
+    }
 
 signals:
     void documentChanged();
     /// A view asks the others to show a time range of the timeline (cycles).
     void revealTimeRequested(qint64 begin, qint64 end);
+    void queryTrackRequested(std::shared_ptr<const pto::gui::QueryTrack> track);
 
 private:
     std::unique_ptr<TraceDocument> m_document;
