@@ -44,7 +44,13 @@ bool PassManager::run(std::string_view passName) {
         m_state.tile.linkToPreviousStage();
 
     auto t0 = std::chrono::steady_clock::now();
-    pass->run(m_state, m_options);
+    try {
+        pass->run(m_state, m_options);
+    } catch (const CompileError& error) {
+        if (!error.file().empty() || m_state.file.empty()) throw;
+        // Passes deep in the lowering know the op and its line but not the file name.
+        throw CompileError(m_state.file, error.loc(), error.message());
+    }
     if (pass->to == StageKind::Tensor) m_state.tensor.renumber();
     if (pass->to == StageKind::Tile) m_state.tile.renumber();
     if (m_options.fault.active() && faultPass(m_options.fault.kind) == passName)
