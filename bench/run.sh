@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
-# Builds the release preset and prints every figure of docs/PERFORMANCE.md (medians of
-# several repetitions). Usage: bash bench/run.sh [benchmark-name-regex]
+# Builds the release preset and prints every figure of docs/PERFORMANCE.md: the median of
+# several repetitions of each benchmark, with the ratio to its side-by-side baseline.
+# Usage: bash bench/run.sh [benchmark-name-regex] [repetitions]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 filter="${1:-.}"
+reps="${2:-3}"
 cmake --preset release -DPTO_BUILD_BENCH=ON >/dev/null
 cmake --build --preset release -j "$(nproc)" >/dev/null
-echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -sr); date: $(date -u +%F)"
+results=build/release/bench-results
+rm -rf "$results" && mkdir -p "$results"
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -sr);" \
+     "load average $(cut -d' ' -f1-3 /proc/loadavg); date: $(date -u +%F)"
 for b in build/release/bench/bench_*; do
   [ -x "$b" ] || continue
   name=$(basename "$b")
   [[ "$name" =~ $filter ]] || continue
-  echo "== $name"
-  "$b" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
-       --benchmark_counters_tabular=true 2>/dev/null | grep -E "median|^Benchmark|^-" || true
+  echo "== $name" >&2
+  QT_QPA_PLATFORM=offscreen "$b" --benchmark_repetitions="$reps" \
+       --benchmark_format=console --benchmark_out_format=json \
+       --benchmark_out="$results/$name.json" >&2 || echo "$name failed" >&2
 done
+echo
+python3 bench/summarize.py bench/figures.json "$results"
