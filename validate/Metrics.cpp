@@ -1,5 +1,6 @@
 // The streaming metric pass: chunks of both tensors widened to f64, one accumulator per thread.
 #include "validate/Metrics.h"
+#include "validate/MetricsF32.h"
 
 #include <fmt/format.h>
 
@@ -232,11 +233,64 @@ void scanChunk(const PassContext& c, const double* a, const double* g, int64_t n
     acc.unequal += unequal;
 }
 
+// The first element of a chunk of f32 pairs whose |a − g| (relative: ÷ |g| where g ≠ 0) is
+// `target`, computed as scanChunk computes it (so the match is exact).
+int64_t firstF32Where(const float* a, const float* g, int64_t n, double target, bool relative) {
+    for (int64_t i = 0; i < n; ++i) {
+        float fa, fg; // the file's bytes, possibly unaligned
+        std::memcpy(&fa, a + i, sizeof fa);
+        std::memcpy(&fg, g + i, sizeof fg);
+        const double av = fa, gv = fg, d = std::fabs(av - gv), ag = std::fabs(gv);
+        if (relative ? ag != 0.0 && d / ag == target : d == target) return i;
+    }
+    return 0; // not reached: the maximum came from one of these pairs
+}
+
+// Adds a fused f32 chunk's sums to `acc`; a new maximum gets its (first) position by a rescan.
+void mergeF32(const detail::F32ChunkSums& s, const float* a, const float* g, int64_t n,
+              int64_t first, Accumulator& acc) {
+    acc.finite += n;
+    acc.sumAbs += s.sumAbs;
+    acc.sumSq += s.sumSq;
+    acc.sumA2 += s.sumA2;
+    acc.sumG2 += s.sumG2;
+    acc.sumAG += s.sumAG;
+    acc.sumUlp += s.sumUlp;
+    acc.sumRel += s.sumRel;
+    if (s.maxAbs > acc.maxAbs)
+        acc.maxAbs = s.maxAbs, acc.maxAbsAt = first + firstF32Where(a, g, n, s.maxAbs, false);
+    if (s.maxRel > acc.maxRel)
+        acc.maxRel = s.maxRel, acc.maxRelAt = first + firstF32Where(a, g, n, s.maxRel, true);
+    acc.ulpMax = std::max(acc.ulpMax, s.ulpMax);
+    acc.minRtol = std::max(acc.minRtol, s.minRtol);
+    acc.minAtol = std::max(acc.minAtol, s.minAtol);
+    acc.rtolUnreachable |= s.rtolUnreachable;
+    acc.unequal += s.unequal;
+    acc.within1 += s.within1;
+    acc.within5 += s.within5;
+    acc.zeroGolden += s.zeroGolden;
+    acc.mismatch += s.mismatch;
+    acc.actual.saturated += s.actualSaturated;
+    acc.actual.subnormal += s.actualSubnormal;
+    acc.golden.saturated += s.goldenSaturated;
+    acc.golden.subnormal += s.goldenSubnormal;
+}
+
 Accumulator scanRange(const PassContext& c, int64_t begin, int64_t end) {
     Accumulator acc;
     std::vector<double> a(kChunk), g(kChunk);
+    // f32 × f32 (the common case): one fused vector pass per chunk straight from the files'
+    // floats; a chunk holding NaN or ±inf takes the exact path below.
+    const bool f32 = c.actual.dtype == DType::F32 && c.golden.dtype == DType::F32;
+    const auto* fa = reinterpret_cast<const float*>(c.actual.data);
+    const auto* fg = reinterpret_cast<const float*>(c.golden.data);
     for (int64_t first = begin; first < end; first += kChunk) {
         const int64_t n = std::min(kChunk, end - first);
+        if (detail::F32ChunkSums s;
+            f32 && detail::scanF32Chunk(fa + first, fg + first, n, c.atol, c.rtol, s)) {
+            mergeF32(s, fa + first, fg + first, n, first, acc);
+            continue;
+        }
         widen(c.actual, first, n, a.data());
         widen(c.golden, first, n, g.data());
         countElements(a.data(), n, c.actualFacts, acc.actual);

@@ -121,6 +121,16 @@ double countFlops(const Function& f) {
     return flops;
 }
 
+void recordCompileOptions(tracedb::TraceWriter& writer, const CompileOptions& options) {
+    std::string fault =
+        options.fault.active()
+            ? fmt::format(R"("{}:{}")", injectedFaultName(options.fault.kind), options.fault.index)
+            : "null";
+    writer.setMeta("compile_options",
+                   fmt::format(R"({{"tiles_per_task":{},"double_buffer":{},"fault":{}}})",
+                               options.tilesPerTask, options.doubleBuffer, fault));
+}
+
 RunResult runProgram(const RunOptions& options) {
     RunResult r;
     r.arch = loadArchConfig(options.archFile, options.archOverrides);
@@ -132,7 +142,10 @@ RunResult runProgram(const RunOptions& options) {
     std::optional<tracedb::TraceWriter> writer;
     if (!options.tracePath.empty()) writer.emplace(tracedb::TraceWriter::create(options.tracePath));
     compileProgram(r.state, compile, writer ? &*writer : nullptr);
-    if (writer) recordArchMeta(*writer, r.arch, "pto run");
+    if (writer) {
+        recordArchMeta(*writer, r.arch, "pto run");
+        recordCompileOptions(*writer, compile);
+    }
 
     sim::SimOptions simOptions = options.sim;
     simOptions.sourceFile = options.program;

@@ -61,6 +61,11 @@ RunResult runProgram(const RunOptions& options);
 void recordArchMeta(tracedb::TraceWriter& writer, const sim::ArchConfig& arch,
                     const std::string& producer);
 
+// Writes the options the program was compiled with as meta 'compile_options', JSON
+// {"tiles_per_task": N, "double_buffer": bool, "fault": "KIND:N" or null}, so a what-if can
+// compile it the same way.
+void recordCompileOptions(tracedb::TraceWriter& writer, const CompileOptions& options);
+
 // Stores a run's inputs and outputs in the trace's tensor table (role input/output, value id
 // = the Tensor-level argument/result); the data of tensors over `maxBytes` is left out.
 void storeRunTensors(tracedb::TraceWriter& writer, const CompileState& state,

@@ -126,13 +126,21 @@ Liveness analyse(const Function& tile, const BlockFunction& block, int64_t align
     return live;
 }
 
-// Role of a buffer for double buffering: values of a role alternate between two copies.
-using RoleKey = std::tuple<uint8_t, uint16_t, uint8_t, std::string>;
+// Role of a buffer for double buffering: values of a role alternate between two copies. For
+// vector results the Tensor value a tile covers (its origin) is part of the role, so that two
+// ops of one kind in a chain (gelu's two muls) are two roles, each alternating from tile to
+// tile; otherwise the second counts the first of its own chain as "the previous value of the
+// role" and may reuse memory the previous chain's store still reads (V waits for MTE3: gelu
+// 4096×11008 ran 30 % slower). Loads keep the coarser role: separate pairs for every tload
+// cost more UB than they save (attention's 32 KiB score and mask tiles ran 10 % slower).
+using RoleKey = std::tuple<uint8_t, uint16_t, uint8_t, std::string, ValueId>;
 
 RoleKey roleOf(const Function& tile, const Interval& iv) {
+    const Value& v = tile.value(iv.head);
     const Type& t = tile.type(iv.head);
     const Op& def = *tile.producer(iv.head);
-    return {uint8_t(iv.space), uint16_t(def.kind), uint8_t(t.dtype), t.shape.str()};
+    const ValueId origin = iv.pipe == Pipe::V ? v.origin : kNoId;
+    return {uint8_t(iv.space), uint16_t(def.kind), uint8_t(t.dtype), t.shape.str(), origin};
 }
 
 // Free address ranges of one space. Each range remembers, per pipe, until when other pipes

@@ -37,7 +37,13 @@ constexpr int64_t kRowAlignBytes = 32;           // contiguous axis of a tile (p
 constexpr int64_t kCubeAlign = 16;               // cube fractal edge (16×16 fp16)
 constexpr int64_t kMaxCopyTiles = 1 << 20;       // guard against element-wise GM copies
 constexpr int kMaxRecompute = 8;                 // depth of per-chain recomputation
-const Ints kDefaultCubeTile = {128, 128, 64, 256, 128, 128};
+// Default cube tiles [mL0, mL1, kL0, kL1, nL0, nL1]. The wide one (128×256 output blocks, one
+// 128 KiB f32 accumulator, kL1 = 256) loads 96 B per cube cycle instead of the 128 B of a
+// 128×128 block; the narrow one keeps small matmuls spread over more cores (see
+// defaultCubeTile). 4-byte operands halve k so L1 and L0B still double-buffer.
+const Ints kWideCubeTile = {128, 128, 64, 256, 256, 256};
+const Ints kWideCubeTileF32 = {128, 128, 32, 128, 256, 256};
+const Ints kNarrowCubeTile = {128, 128, 64, 256, 128, 128};
 
 // ----------------------------------------------------------------------------------------
 // Regions and their 2-D tile form
@@ -513,6 +519,7 @@ private:
     void checkVecTile(const Op& op, const Shape& tile, const Shape& space,
                       const std::vector<DType>& dtypes) const;
     void checkCubeCapacity(const Op& op, const CubeTile& c, DType a, DType b) const;
+    const Ints& defaultCubeTile(int64_t m, int64_t n, DType a, DType b) const;
 
     const Function& m_src;
     const TargetInfo& m_target;
@@ -607,6 +614,14 @@ void TileShapes::checkVecTile(const Op& op, const Shape& tile, const Shape& spac
                              rows, cols, dtypes.size(), kib(total), kib(m_target.ubBytes)));
 }
 
+// The wide default when its 128×256 output blocks still give every AIC at least two blocks
+// (so the last wave's imbalance stays small), else the 128×128 one.
+const Ints& TileShapes::defaultCubeTile(int64_t m, int64_t n, DType a, DType b) const {
+    const int64_t wideBlocks = ((m + 127) / 128) * ((n + 255) / 256);
+    if (wideBlocks < 2 * int64_t(std::max(m_target.aicCores, 1))) return kNarrowCubeTile;
+    return std::max(dtypeSize(a), dtypeSize(b)) >= 4 ? kWideCubeTileF32 : kWideCubeTile;
+}
+
 CubeTile TileShapes::cubeTile(const Op& op, int64_t m, int64_t k, int64_t n, DType a,
                               DType b) const {
     std::optional<Ints> sizes = op.attrs.getInts("cube_tile");
@@ -614,7 +629,7 @@ CubeTile TileShapes::cubeTile(const Op& op, int64_t m, int64_t k, int64_t n, DTy
         fail(op, fmt::format("cube_tile needs 6 sizes [mL0, mL1, kL0, kL1, nL0, nL1], got {}",
                              listRef(*sizes)));
     if (!sizes) sizes = m_cube;
-    const Ints& s = sizes ? *sizes : kDefaultCubeTile;
+    const Ints& s = sizes ? *sizes : defaultCubeTile(m, n, a, b);
     const char* axes[] = {"m", "k", "n"};
     for (int i = 0; i < 3; ++i) {
         const int64_t l0 = s[size_t(2 * i)], l1 = s[size_t(2 * i + 1)];
@@ -1158,17 +1173,28 @@ void reserveMatmul(Function& f, const CubeTile& ct, int64_t m, int64_t k, int64_
 // and B [kL1×nL1] into L1; per (m0, n0) accumulator and k L0 step: tmove the [mL0×kL0] and
 // [kL0×nL0] sub-tiles and matmul / matmul_acc into the [mL0×nL0] f32 (i32 for i8) L0C
 // accumulator; finally every accumulator is stored to the result's GM tensor (FIX converts
-// to its dtype). Transposed operands load the transposed region and set the flag.
+// to its dtype). Transposed operands load the transposed region and set the flag. A batched
+// matmul (equal leading dims) repeats this per batch index; its regions and tile offsets carry
+// the batch index in the leading dims (extent 1).
 void expandMatmul(Ctx& c, const Op& op) {
     const ValueId a = op.operands[0], b = op.operands[1], y = op.result;
     const Type &at = c.src.type(a), &bt = c.src.type(b), &yt = c.src.type(y);
-    if (at.shape.rank() != 2 || bt.shape.rank() != 2 || yt.shape.rank() != 2)
-        c.shapes.fail(op, fmt::format("only 2-D matmul is supported at Tile level, got {} x {}",
-                                      typeRef(at), typeRef(bt)));
+    const int rank = yt.shape.rank(), lead = rank - 2;
+    if (rank < 2 || at.shape.rank() != rank || bt.shape.rank() != rank)
+        c.shapes.fail(op, fmt::format("matmul needs operands and result of one rank >= 2, got "
+                                      "{} x {} -> {}",
+                                      typeRef(at), typeRef(bt), typeRef(yt)));
+    Shape batch, mn{at.shape[lead], at.shape[lead + 1]}, kn{bt.shape[lead], bt.shape[lead + 1]};
+    for (int d = 0; d < lead; ++d) batch.push(yt.shape[d]);
     const bool ta = op.attrs.getBool("transpose_a"), tb = op.attrs.getBool("transpose_b");
-    const int64_t m = ta ? at.shape[1] : at.shape[0], k = ta ? at.shape[0] : at.shape[1];
-    const int64_t kb = tb ? bt.shape[1] : bt.shape[0], n = tb ? bt.shape[0] : bt.shape[1];
-    if (k != kb || yt.shape != Shape{m, n})
+    const int64_t m = ta ? mn[1] : mn[0], k = ta ? mn[0] : mn[1];
+    const int64_t kb = tb ? kn[1] : kn[0], n = tb ? kn[0] : kn[1];
+    Shape want = batch;
+    want.push(m);
+    want.push(n);
+    for (int d = 0; d < lead; ++d)
+        if (at.shape[d] != batch[d] || bt.shape[d] != batch[d]) want = Shape{};
+    if (k != kb || yt.shape != want)
         c.shapes.fail(op, fmt::format("shapes do not match: {} x {} -> {}", typeRef(at),
                                       typeRef(bt), typeRef(yt)));
     const CubeTile ct = c.shapes.cubeTile(op, m, k, n, at.dtype, bt.dtype);
@@ -1179,52 +1205,75 @@ void expandMatmul(Ctx& c, const Op& op) {
     Attrs flags;
     if (ta) flags.set("transpose_a", true);
     if (tb) flags.set("transpose_b", true);
+    // The batch index being expanded: the leading coordinates of every region and offset.
+    Shape corner = zeros(lead);
+    auto at2 = [&](int64_t i, int64_t j) {
+        Shape s = corner;
+        s.push(i);
+        s.push(j);
+        return s;
+    };
+    auto ones2 = [&](int64_t i, int64_t j) {
+        Shape s;
+        for (int d = 0; d < lead; ++d) s.push(1);
+        s.push(i);
+        s.push(j);
+        return s;
+    };
     // A region of an operand in its stored orientation: (i, j) with sizes (ri, rj) of the
     // logical [rows × cols] operand, swapped when the operand is stored transposed.
-    auto region = [](bool transposed, int64_t i, int64_t j, int64_t ri, int64_t rj) {
-        return transposed ? Region{Shape{j, i}, Shape{rj, ri}} : Region{Shape{i, j}, Shape{ri, rj}};
+    auto region = [&](bool transposed, int64_t i, int64_t j, int64_t ri, int64_t rj) {
+        return transposed ? Region{at2(j, i), ones2(rj, ri)} : Region{at2(i, j), ones2(ri, rj)};
     };
     auto move = [&](ValueId l1, ValueId origin, const Region& whole, const Region& sub) {
-        return c.emit.tile(
-            OpKind::TMove, {l1},
-            offsetAttr(Shape{sub.offset[0] - whole.offset[0], sub.offset[1] - whole.offset[1]}),
-            c.src.type(origin).dtype, sub.extent[0], sub.extent[1], origin, sub.offset, from);
+        return c.emit.tile(OpKind::TMove, {l1},
+                           offsetAttr(Shape{sub.offset[lead] - whole.offset[lead],
+                                            sub.offset[lead + 1] - whole.offset[lead + 1]}),
+                           c.src.type(origin).dtype, sub.extent[lead], sub.extent[lead + 1], origin,
+                           sub.offset, from);
     };
-    reserveMatmul(c.emit.fn(), ct, m, k, n);
+    reserveMatmul(c.emit.fn(), ct, m * batch.numel(), k, n);
     std::vector<ValueId> accs;
-    for (int64_t m1 = 0; m1 < m; m1 += ct.m1) {
-        const int64_t mb = std::min(ct.m1, m - m1);
-        for (int64_t n1 = 0; n1 < n; n1 += ct.n1) {
-            const int64_t nb = std::min(ct.n1, n - n1);
-            accs.assign(size_t(((mb + ct.m0 - 1) / ct.m0) * ((nb + ct.n0 - 1) / ct.n0)), kNoId);
-            for (int64_t k1 = 0; k1 < k; k1 += ct.k1) {
-                const int64_t kbk = std::min(ct.k1, k - k1);
-                const Region ra = region(ta, m1, k1, mb, kbk), rb = region(tb, k1, n1, kbk, nb);
-                const ValueId la = c.values.loadFresh(a, homeA, ra, from);
-                const ValueId lb = c.values.loadFresh(b, homeB, rb, from);
-                size_t slot = 0;
-                for (int64_t m0 = m1; m0 < m1 + mb; m0 += ct.m0) {
-                    const int64_t ms = std::min(ct.m0, m1 + mb - m0);
-                    for (int64_t n0 = n1; n0 < n1 + nb; n0 += ct.n0, ++slot) {
-                        const int64_t ns = std::min(ct.n0, n1 + nb - n0);
-                        for (int64_t k0 = k1; k0 < k1 + kbk; k0 += ct.k0) {
-                            const int64_t ks = std::min(ct.k0, k1 + kbk - k0);
-                            const ValueId sa = move(la, a, ra, region(ta, m0, k0, ms, ks));
-                            const ValueId sb = move(lb, b, rb, region(tb, k0, n0, ks, ns));
-                            ValueId& cur = accs[slot];
-                            cur = cur == kNoId
-                                      ? c.emit.tile(OpKind::Matmul, {sa, sb}, flags, acc, ms, ns, y,
-                                                    Shape{m0, n0}, from)
-                                      : c.emit.tile(OpKind::MatmulAcc, {cur, sa, sb}, flags, acc,
-                                                    ms, ns, y, Shape{m0, n0}, from);
+    for (int64_t bi = 0; bi < batch.numel(); ++bi) {
+        int64_t rest = bi;
+        for (int d = lead - 1; d >= 0; --d) {
+            corner[d] = rest % batch[d];
+            rest /= batch[d];
+        }
+        for (int64_t m1 = 0; m1 < m; m1 += ct.m1) {
+            const int64_t mb = std::min(ct.m1, m - m1);
+            for (int64_t n1 = 0; n1 < n; n1 += ct.n1) {
+                const int64_t nb = std::min(ct.n1, n - n1);
+                accs.assign(size_t(((mb + ct.m0 - 1) / ct.m0) * ((nb + ct.n0 - 1) / ct.n0)), kNoId);
+                for (int64_t k1 = 0; k1 < k; k1 += ct.k1) {
+                    const int64_t kbk = std::min(ct.k1, k - k1);
+                    const Region ra = region(ta, m1, k1, mb, kbk), rb = region(tb, k1, n1, kbk, nb);
+                    const ValueId la = c.values.loadFresh(a, homeA, ra, from);
+                    const ValueId lb = c.values.loadFresh(b, homeB, rb, from);
+                    size_t slot = 0;
+                    for (int64_t m0 = m1; m0 < m1 + mb; m0 += ct.m0) {
+                        const int64_t ms = std::min(ct.m0, m1 + mb - m0);
+                        for (int64_t n0 = n1; n0 < n1 + nb; n0 += ct.n0, ++slot) {
+                            const int64_t ns = std::min(ct.n0, n1 + nb - n0);
+                            for (int64_t k0 = k1; k0 < k1 + kbk; k0 += ct.k0) {
+                                const int64_t ks = std::min(ct.k0, k1 + kbk - k0);
+                                const ValueId sa = move(la, a, ra, region(ta, m0, k0, ms, ks));
+                                const ValueId sb = move(lb, b, rb, region(tb, k0, n0, ks, ns));
+                                ValueId& cur = accs[slot];
+                                cur = cur == kNoId
+                                          ? c.emit.tile(OpKind::Matmul, {sa, sb}, flags, acc, ms,
+                                                        ns, y, at2(m0, n0), from)
+                                          : c.emit.tile(OpKind::MatmulAcc, {cur, sa, sb}, flags,
+                                                        acc, ms, ns, y, at2(m0, n0), from);
+                            }
                         }
                     }
                 }
+                size_t slot = 0;
+                for (int64_t m0 = m1; m0 < m1 + mb; m0 += ct.m0)
+                    for (int64_t n0 = n1; n0 < n1 + nb; n0 += ct.n0)
+                        c.emit.store(accs[slot++], gm, at2(m0, n0), from);
             }
-            size_t slot = 0;
-            for (int64_t m0 = m1; m0 < m1 + mb; m0 += ct.m0)
-                for (int64_t n0 = n1; n0 < n1 + nb; n0 += ct.n0)
-                    c.emit.store(accs[slot++], gm, Shape{m0, n0}, from);
         }
     }
     c.values.setHome(y, Home{gm, HomeKind::Same, {}});

@@ -50,9 +50,15 @@ private:
     std::vector<OpId> m_ops;
 };
 
-// Ops nobody in the block reads, sorted by (first op of their component, op id): the chains in
+// The block's components (position of each op's root: its component's first op) and the ops
+// nobody in the block reads, sorted by (first op of their component, op id): the chains in
 // program order, each chain's sinks in program order.
-std::vector<uint32_t> sinksInChainOrder(const BlockGraph& g) {
+struct Chains {
+    std::vector<uint32_t> root;
+    std::vector<uint32_t> sinks;
+};
+
+Chains chainsOf(const BlockGraph& g) {
     const uint32_t n = uint32_t(g.size());
     std::vector<uint32_t> parent(n), users(n, 0);
     std::iota(parent.begin(), parent.end(), 0u);
@@ -63,23 +69,52 @@ std::vector<uint32_t> sinksInChainOrder(const BlockGraph& g) {
                 uint32_t a = findRoot(parent, i), b = findRoot(parent, p);
                 if (a != b) parent[g.op(a) < g.op(b) ? b : a] = g.op(a) < g.op(b) ? a : b;
             }
-    std::vector<uint32_t> sinks;
+    Chains c;
+    c.root.resize(n);
+    for (uint32_t i = 0; i < n; ++i) c.root[i] = findRoot(parent, i);
     for (uint32_t i = 0; i < n; ++i)
-        if (users[i] == 0) sinks.push_back(i);
-    std::sort(sinks.begin(), sinks.end(), [&](uint32_t a, uint32_t b) {
-        return std::pair(g.op(findRoot(parent, a)), g.op(a)) <
-               std::pair(g.op(findRoot(parent, b)), g.op(b));
+        if (users[i] == 0) c.sinks.push_back(i);
+    std::sort(c.sinks.begin(), c.sinks.end(), [&](uint32_t a, uint32_t b) {
+        return std::pair(g.op(c.root[a]), g.op(a)) < std::pair(g.op(c.root[b]), g.op(b));
     });
-    return sinks;
+    return c;
 }
 
-// Depth-first post-order from the sinks, operands left to right (iterative).
-std::vector<BlockItem> postOrder(const BlockGraph& g, const std::vector<uint32_t>& sinks) {
+// Components holding several matmul accumulators (an L1 block of mL1 > mL0 or nL1 > nL0):
+// their accumulators share every L1 tile, so a depth-first order would load the whole K of
+// the block before the second accumulator starts (more than L1 holds). They keep program
+// order instead — expand-tiles emits them k-step by k-step, each L1 tile just before its use.
+std::vector<bool> programOrdered(const Function& tile, const BlockGraph& g, const Chains& c) {
+    std::vector<uint32_t> heads(g.size(), 0);
+    for (uint32_t i = 0; i < g.size(); ++i)
+        if (tile.op(g.op(i)).kind == OpKind::Matmul) ++heads[c.root[i]];
+    std::vector<bool> keep(g.size(), false);
+    for (uint32_t i = 0; i < g.size(); ++i) keep[i] = heads[c.root[i]] >= 2;
+    return keep;
+}
+
+// Depth-first post-order from the sinks, operands left to right (iterative); a component to
+// keep in program order is emitted whole, by op id, when its first sink comes up.
+std::vector<BlockItem> postOrder(const BlockGraph& g, const Chains& c,
+                                 const std::vector<bool>& keepOrder) {
     std::vector<BlockItem> ordered;
     ordered.reserve(g.size());
     std::vector<bool> done(g.size(), false);
     std::vector<std::pair<uint32_t, uint32_t>> stack; // (op position, next operand)
-    for (uint32_t sink : sinks) {
+    for (uint32_t sink : c.sinks) {
+        if (keepOrder[sink]) {
+            if (done[sink]) continue;
+            std::vector<uint32_t> members;
+            for (uint32_t i = 0; i < g.size(); ++i)
+                if (c.root[i] == c.root[sink]) members.push_back(i);
+            std::sort(members.begin(), members.end(),
+                      [&](uint32_t a, uint32_t b) { return g.op(a) < g.op(b); });
+            for (uint32_t i : members) {
+                done[i] = true;
+                ordered.push_back({g.op(i), {}});
+            }
+            continue;
+        }
         stack.push_back({sink, 0});
         while (!stack.empty()) {
             const uint32_t i = stack.back().first;
@@ -105,7 +140,8 @@ void orderInstructions(BlockProgram& program) {
     std::vector<uint32_t> local(program.tile.ops().size(), kNoId);
     for (BlockFunction& block : program.blocks) {
         BlockGraph graph(program.tile, block, local);
-        block.items = postOrder(graph, sinksInChainOrder(graph));
+        const Chains chains = chainsOf(graph);
+        block.items = postOrder(graph, chains, programOrdered(program.tile, graph, chains));
     }
 }
 

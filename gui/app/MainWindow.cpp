@@ -1,23 +1,51 @@
 // Main window of pto-studio: builds the docks from studioViews() and opens trace files.
 #include "gui/app/MainWindow.h"
 
+#include "gui/app/ShortcutsDialog.h"
 #include "gui/app/Views.h"
 #include "gui/widgets/StudioView.h"
-#include "trace_db/TraceError.h"
+#include "gui/widgets/ViewExport.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
 #include <QStatusBar>
 
+#include <algorithm>
+#include <map>
+
 namespace pto::gui {
+namespace {
+
+const char* const kGeometryKey = "mainWindow/geometry";
+const char* const kStateKey = "mainWindow/state";
+const char* const kReopenKey = "mainWindow/reopenLastFile";
+constexpr int kLayoutVersion = 1;
+
+QString localFileOf(const QMimeData* mime) {
+    if (!mime || !mime->hasUrls()) return {};
+    for (const QUrl& url : mime->urls())
+        if (url.isLocalFile()) return url.toLocalFile();
+    return {};
+}
+
+} // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(QStringLiteral("PTO Studio"));
+    setObjectName(QStringLiteral("mainWindow"));
     setDockNestingEnabled(true);
+    setAcceptDrops(true);
     m_status = new QLabel(this);
     statusBar()->addWidget(m_status, 1);
     createViews();
@@ -28,17 +56,32 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 void MainWindow::createViews() {
+    // Default layout: the views of one dock area share it as tabs, the first one in front.
+    std::map<Qt::DockWidgetArea, QDockWidget*> firstOfArea;
     for (const ViewEntry& entry : studioViews()) {
         StudioView* view = entry.make(m_context, this);
         auto* dock = new QDockWidget(view->viewTitle(), this);
         dock->setObjectName(view->viewId() + QStringLiteral("Dock"));
         dock->setWidget(view);
         addDockWidget(entry.area, dock);
+        if (auto first = firstOfArea.find(entry.area); first != firstOfArea.end())
+            tabifyDockWidget(first->second, dock);
+        else
+            firstOfArea.emplace(entry.area, dock);
         m_views.push_back(view);
     }
+    for (const auto& [area, dock] : firstOfArea) m_frontDocks.push_back(dock);
 }
 
 void MainWindow::createMenus() {
+    createFileMenu();
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        m_viewMenu->addAction(dock->toggleViewAction());
+    createHelpMenu();
+}
+
+void MainWindow::createFileMenu() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open..."), QKeySequence::Open, this, [this] {
         const QString path = QFileDialog::getOpenFileName(
@@ -47,11 +90,26 @@ void MainWindow::createMenus() {
     });
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     refreshRecentMenu();
+    QAction* reopen = file->addAction(tr("Reopen last file at start"));
+    reopen->setCheckable(true);
+    reopen->setChecked(QSettings().value(kReopenKey, false).toBool());
+    connect(reopen, &QAction::toggled, this, [](bool on) { QSettings().setValue(kReopenKey, on); });
     file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
-    m_viewMenu = menuBar()->addMenu(tr("&View"));
-    for (QDockWidget* dock : findChildren<QDockWidget*>())
-        m_viewMenu->addAction(dock->toggleViewAction());
+    file->addAction(tr("&Export view as PNG/SVG..."), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                    &MainWindow::exportActiveView);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
+}
+
+void MainWindow::createHelpMenu() {
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), QKeySequence(Qt::CTRL | Qt::Key_Slash), this,
+                    &MainWindow::showShortcuts);
+    help->addAction(tr("&About PTO Studio"), this, [this] {
+        QMessageBox::about(this, tr("About PTO Studio"),
+                           tr("pto-studio views PTO Studio trace files: the IR stages of a "
+                              "compile and the cycle-level run of the simulated NPU."));
+    });
 }
 
 void MainWindow::refreshRecentMenu() {
@@ -66,7 +124,18 @@ QString MainWindow::openFile(const QString& path, bool quiet) {
         m_context.setDocument(TraceDocument::open(path.toStdString()));
     } catch (const std::exception& error) {
         const QString reason = QString::fromStdString(error.what());
-        if (!quiet) QMessageBox::critical(this, tr("Cannot open trace"), reason);
+        if (!QFileInfo::exists(path)) {
+            m_recent.remove(path);
+            refreshRecentMenu();
+        }
+        if (!quiet) {
+            QMessageBox box(QMessageBox::Critical, tr("Cannot open trace"),
+                            tr("Cannot open %1").arg(QFileInfo(path).fileName()), QMessageBox::Ok,
+                            this);
+            box.setInformativeText(reason + tr("\n\nPTO Studio opens the SQLite trace files "
+                                               "written by `pto run` and `pto compile`."));
+            box.exec();
+        }
         return reason;
     }
     m_recent.add(path);
@@ -80,25 +149,128 @@ StudioView* MainWindow::view(const QString& id) const {
     return nullptr;
 }
 
+QDockWidget* MainWindow::dockOf(const StudioView* view) const {
+    return view ? qobject_cast<QDockWidget*>(view->parentWidget()) : nullptr;
+}
+
+void MainWindow::saveLayout() const {
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kStateKey, saveState(kLayoutVersion));
+}
+
+bool MainWindow::restoreLayout() {
+    QSettings settings;
+    const QByteArray geometry = settings.value(kGeometryKey).toByteArray();
+    const QByteArray state = settings.value(kStateKey).toByteArray();
+    if (!geometry.isEmpty()) restoreGeometry(geometry);
+    const bool restored = !state.isEmpty() && restoreState(state, kLayoutVersion);
+    if (restored) m_frontDocks.clear(); // the saved layout says which tabs are in front
+    return restored;
+}
+
+bool MainWindow::reopenLastFile() {
+    if (!QSettings().value(kReopenKey, false).toBool() || m_recent.files().isEmpty()) return false;
+    return openFile(m_recent.files().front(), true).isEmpty();
+}
+
+StudioView* MainWindow::activeView() const {
+    for (QWidget* w = QApplication::focusWidget(); w; w = w->parentWidget())
+        if (auto* view = qobject_cast<StudioView*>(w)) return view;
+    for (StudioView* view : m_views)
+        if (view->isVisible()) return view;
+    return m_views.empty() ? nullptr : m_views.front();
+}
+
+QString MainWindow::exportView(StudioView& view, const QString& path) {
+    QWidget* target = view.exportTarget();
+    return exportWidget(target ? *target : view, path);
+}
+
+void MainWindow::exportActiveView() {
+    StudioView* target = activeView();
+    if (!target) return;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export %1").arg(target->viewTitle()), target->viewId() + QStringLiteral(".png"),
+        tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    if (path.isEmpty()) return;
+    const QString error = exportView(*target, path);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Export failed"), error);
+    else
+        statusBar()->showMessage(tr("Exported %1 to %2").arg(target->viewTitle(), path), 5000);
+}
+
+std::vector<std::pair<QString, QString>> MainWindow::shortcuts() const {
+    std::vector<std::pair<QString, QString>> list;
+    for (const QAction* action : findChildren<QAction*>()) {
+        if (action->shortcuts().isEmpty()) continue;
+        QStringList keys;
+        for (const QKeySequence& key : action->shortcuts())
+            keys << key.toString(QKeySequence::NativeText);
+        QString name = action->text().remove(QLatin1Char('&'));
+        if (name.isEmpty()) name = action->toolTip();
+        list.emplace_back(name, keys.join(QStringLiteral(", ")));
+    }
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    return list;
+}
+
+void MainWindow::showShortcuts() {
+    ShortcutsDialog dialog(shortcuts(), this);
+    dialog.exec();
+}
+
+QString MainWindow::statusText() const {
+    return m_status->text();
+}
+
 void MainWindow::updateStatus() {
     const TraceDocument* document = m_context.document();
     if (!document) {
-        m_status->setText(tr("No trace open"));
+        m_status->setText(tr("No trace open — File→Open or drop a trace file here"));
         setWindowTitle(QStringLiteral("PTO Studio"));
         return;
     }
     const TraceSummary& summary = document->summary();
     QString text = QString::fromStdString(document->path().string());
-    text += QStringLiteral("  |  program: %1").arg(QString::fromStdString(summary.program));
+    text += tr("  |  program: %1").arg(QString::fromStdString(summary.program));
     if (!summary.arch.empty())
-        text += QStringLiteral("  |  arch: %1").arg(QString::fromStdString(summary.arch));
+        text += tr("  |  arch: %1").arg(QString::fromStdString(summary.arch));
     if (summary.hasRun())
-        text += QStringLiteral("  |  %1 cycles (%2 µs)")
+        text += tr("  |  %1 cycles (%2 µs) on %3 %4")
                     .arg(summary.totalCycles)
-                    .arg(document->micros(summary.totalCycles), 0, 'f', 2);
+                    .arg(document->micros(summary.totalCycles), 0, 'f', 2)
+                    .arg(summary.coreCount)
+                    .arg(summary.coreCount == 1 ? tr("core") : tr("cores"));
+    else
+        text += tr("  |  compile only: %1 IR stages, no simulated run").arg(summary.stageCount);
     m_status->setText(text);
     setWindowTitle(QStringLiteral("%1 — PTO Studio")
                        .arg(QString::fromStdString(document->path().filename().string())));
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    for (QDockWidget* dock : m_frontDocks) dock->raise(); // takes effect once shown
+    m_frontDocks.clear();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveLayout();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (!localFileOf(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QString path = localFileOf(event->mimeData());
+    if (path.isEmpty()) return;
+    event->acceptProposedAction();
+    openFile(path);
 }
 
 } // namespace pto::gui

@@ -6,8 +6,10 @@
 
 #include <QMainWindow>
 
+#include <utility>
 #include <vector>
 
+class QDockWidget;
 class QLabel;
 class QMenu;
 
@@ -27,16 +29,43 @@ public:
     StudioContext& context() { return m_context; }
     const std::vector<StudioView*>& views() const { return m_views; }
     StudioView* view(const QString& id) const;
+    QDockWidget* dockOf(const StudioView* view) const;
+
+    /// Geometry and dock layout to / from QSettings (keys mainWindow/geometry, mainWindow/state).
+    void saveLayout() const;
+    /// Returns false when nothing was saved or the saved state does not fit.
+    bool restoreLayout();
+    /// Opens the first recent file when "Reopen last file at start" is on; false otherwise.
+    bool reopenLastFile();
+
+    /// The view an export acts on: the one holding the focus, else the first visible one.
+    StudioView* activeView() const;
+    /// Writes `view`'s exportTarget() to `path` (.png or .svg); empty string on success.
+    QString exportView(StudioView& view, const QString& path);
+    /// Every action with a shortcut: (description, shortcut text), sorted by description.
+    std::vector<std::pair<QString, QString>> shortcuts() const;
+    QString statusText() const;
+
+protected:
+    void showEvent(QShowEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     void createViews();
     void createMenus();
+    void createFileMenu();
+    void createHelpMenu();
     void refreshRecentMenu();
     void updateStatus();
+    void exportActiveView();
+    void showShortcuts();
 
     StudioContext m_context;
     RecentFiles m_recent;
     std::vector<StudioView*> m_views;
+    std::vector<QDockWidget*> m_frontDocks; ///< tabs raised at the first show
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
     QLabel* m_status = nullptr;

@@ -1,21 +1,89 @@
-// pto-studio: the desktop viewer of PTO Studio trace files. Usage: pto-studio [FILE]
+// pto-studio: the desktop viewer of PTO Studio trace files.
+// Usage: pto-studio [FILE]  |  pto-studio --screenshot DIR FILE (headless PNG of each view)
+//        pto-studio --list-shortcuts
 #include "gui/app/MainWindow.h"
+#include "gui/app/Screenshots.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+/// Modes that draw nothing on screen run on the offscreen platform (no display needed).
+bool isHeadless(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--screenshot") == 0 ||
+            std::strcmp(argv[i], "--list-shortcuts") == 0)
+            return true;
+    return false;
+}
+
+void printError(const QString& text) {
+    std::fprintf(stderr, "pto-studio: %s\n", text.toLocal8Bit().constData());
+}
+
+/// Exit codes: 0 written, 2 usage error, bad file or write failure.
+int screenshotMode(const QCommandLineParser& parser) {
+    const QStringList files = parser.positionalArguments();
+    if (files.size() != 1) {
+        printError(QStringLiteral("--screenshot DIR needs exactly one trace FILE"));
+        return 2;
+    }
+    pto::gui::MainWindow window;
+    const QString reason = window.openFile(files.front(), true);
+    if (!reason.isEmpty()) {
+        printError(reason);
+        return 2;
+    }
+    const QString dir = parser.value(QStringLiteral("screenshot"));
+    const QString error = pto::gui::writeScreenshots(window, dir);
+    if (!error.isEmpty()) {
+        printError(error);
+        return 2;
+    }
+    std::fprintf(stdout, "wrote %zu view(s) and window.png to %s\n", window.views().size(),
+                 dir.toLocal8Bit().constData());
+    return 0;
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
+    // Headless screenshots need no display: default to the offscreen platform.
+    if (isHeadless(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("PTO Studio"));
     QApplication::setApplicationName(QStringLiteral("pto-studio"));
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Views PTO Studio trace files"));
     parser.addHelpOption();
+    parser.addOption({QStringLiteral("screenshot"),
+                      QStringLiteral("Open FILE, write a PNG of each view into DIR, and exit "
+                                     "(no display needed; exit 2 on a bad file)."),
+                      QStringLiteral("DIR")});
+    parser.addOption({QStringLiteral("list-shortcuts"),
+                      QStringLiteral("Print every keyboard shortcut (as Help→Keyboard shortcuts "
+                                     "lists them) and exit.")});
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("trace file to open"));
     parser.process(app);
+    if (parser.isSet(QStringLiteral("screenshot"))) return screenshotMode(parser);
+    if (parser.isSet(QStringLiteral("list-shortcuts"))) {
+        const pto::gui::MainWindow window;
+        for (const auto& [action, keys] : window.shortcuts())
+            std::fprintf(stdout, "%-40s %s\n", action.toLocal8Bit().constData(),
+                         keys.toLocal8Bit().constData());
+        return 0;
+    }
     pto::gui::MainWindow window;
+    window.restoreLayout();
     window.show();
     if (!parser.positionalArguments().isEmpty())
         window.openFile(parser.positionalArguments().front());
+    else
+        window.reopenLastFile();
     return app.exec();
 }

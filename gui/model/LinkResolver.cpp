@@ -1,44 +1,151 @@
 // Provenance links for the shared selection: entity → Tensor op → derived entities.
 #include "gui/model/LinkResolver.h"
 
+#include "profiler/SqlRows.h"
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
-#include <variant>
+#include <limits>
+#include <set>
+#include <unordered_set>
 
 namespace pto::gui {
 namespace {
 
-std::int64_t intOf(const tracedb::SqlValue& value) {
-    const auto* number = std::get_if<std::int64_t>(&value);
-    return number ? *number : -1;
+using prof::cellInt;
+using prof::cellNull;
+
+constexpr std::size_t kInChunk = 500;     ///< ids per `IN (...)` list
+constexpr std::size_t kScanAbove = 20000; ///< more instructions: scan the slices once
+
+std::int64_t intOr(const tracedb::SqlValue& value, std::int64_t fallback = -1) {
+    return cellNull(value) ? fallback : cellInt(value, fallback);
+}
+
+/// Runs `sqlPrefix (ids...)` over `ids` in chunks, handing every row to `onRow`.
+template <typename F>
+void forEachChunk(const tracedb::TraceReader& reader, std::string_view sqlPrefix,
+                  std::span<const std::int64_t> ids, F&& onRow) {
+    for (std::size_t at = 0; at < ids.size(); at += kInChunk) {
+        const auto chunk = ids.subspan(at, std::min(kInChunk, ids.size() - at));
+        prof::forEachRow(reader, fmt::format("{} ({})", sqlPrefix, fmt::join(chunk, ",")), onRow);
+    }
 }
 
 } // namespace
 
-LinkResolver::LinkResolver(const tracedb::TraceReader& reader)
-    : m_reader(reader), m_provenance(reader) {}
+LinkResolver::LinkResolver(const tracedb::TraceReader& reader) : m_reader(reader) {
+    for (const tracedb::StageRow& s : reader.stages()) {
+        if (s.parentStageId)
+            m_parentStage[s.id] = *s.parentStageId;
+        else if (m_root < 0)
+            m_root = s.id;
+    }
+}
+
+const std::unordered_map<std::int64_t, std::int64_t>&
+LinkResolver::parentsOf(std::int64_t stageId) {
+    if (auto it = m_parents.find(stageId); it != m_parents.end()) return it->second;
+    auto& map = m_parents[stageId];
+    prof::forEachRow(m_reader,
+                     fmt::format("SELECT id, parent_id FROM node WHERE stage_id = {} AND "
+                                 "parent_id IS NOT NULL",
+                                 stageId),
+                     [&](auto row) { map.emplace(cellInt(row[0]), cellInt(row[1])); });
+    return map;
+}
+
+std::optional<std::int64_t> LinkResolver::parentOf(std::int64_t stageId, std::int64_t nodeId) {
+    if (auto it = m_parents.find(stageId); it != m_parents.end()) {
+        const auto p = it->second.find(nodeId);
+        return p == it->second.end() ? std::nullopt : std::optional<std::int64_t>(p->second);
+    }
+    // A single lookup through the (stage_id, id) primary key: no stage-wide load for one click.
+    std::optional<std::int64_t> parent;
+    prof::forEachRow(
+        m_reader,
+        fmt::format("SELECT parent_id FROM node WHERE stage_id = {} AND id = {}", stageId, nodeId),
+        [&](auto row) {
+            if (!cellNull(row[0])) parent = cellInt(row[0]);
+        });
+    return parent;
+}
+
+std::optional<std::int64_t> LinkResolver::rootOf(std::int64_t stageId, std::int64_t nodeId) {
+    if (stageId == m_root) return nodeId;
+    auto& memo = m_rootMemo[stageId];
+    if (auto it = memo.find(nodeId); it != memo.end()) return it->second;
+    std::optional<std::int64_t> root;
+    const auto stage = m_parentStage.find(stageId);
+    if (stage != m_parentStage.end()) {
+        // Recursion depth is bounded by the stage count: each step moves one stage up.
+        if (const auto parent = parentOf(stageId, nodeId)) root = rootOf(stage->second, *parent);
+    }
+    m_rootMemo[stageId].emplace(nodeId, root);
+    return root;
+}
+
+void LinkResolver::loadAncestry(std::int64_t stageId) {
+    for (std::size_t steps = 0; steps <= m_parentStage.size(); ++steps) {
+        const auto it = m_parentStage.find(stageId);
+        if (it == m_parentStage.end()) return;
+        parentsOf(stageId);
+        stageId = it->second;
+    }
+}
 
 void LinkResolver::loadInstrs() {
     if (m_instrsLoaded) return;
     m_instrsLoaded = true;
-    m_reader.query("SELECT id, tile_stage_id, tile_op_id FROM instr WHERE tile_op_id IS NOT NULL",
-                   [this](auto, auto row) {
-                       const std::int64_t op = m_provenance.rootOf(intOf(row[1]), intOf(row[2]));
-                       m_instrOp.emplace(intOf(row[0]), op);
-                       return true;
-                   });
+    std::vector<std::int64_t> tileStages;
+    prof::forEachRow(m_reader,
+                     "SELECT DISTINCT tile_stage_id FROM instr WHERE tile_stage_id IS NOT NULL",
+                     [&](auto row) { tileStages.push_back(cellInt(row[0])); });
+    for (std::int64_t stage : tileStages) loadAncestry(stage);
+    prof::forEachRow(m_reader,
+                     "SELECT id, stage_id, block_id, tile_stage_id, tile_op_id FROM instr "
+                     "ORDER BY id",
+                     [this](auto row) {
+                         const std::int64_t id = cellInt(row[0]);
+                         if (m_blockStage < 0) m_blockStage = cellInt(row[1]);
+                         m_instrBlock.emplace(id, cellInt(row[2]));
+                         if (cellNull(row[3]) || cellNull(row[4])) return;
+                         const NodeKey tile{cellInt(row[3]), cellInt(row[4])};
+                         m_instrTileOp.emplace(id, tile);
+                         const auto op = rootOf(tile.stageId, tile.id);
+                         if (!op) return;
+                         m_instrOp.emplace(id, *op);
+                         m_opInstrs[*op].push_back(id);
+                     });
+}
+
+const std::unordered_map<std::int64_t, std::vector<std::int64_t>>&
+LinkResolver::nodesByRoot(std::int64_t stageId) {
+    if (auto it = m_byRoot.find(stageId); it != m_byRoot.end()) return it->second;
+    auto& map = m_byRoot[stageId];
+    loadAncestry(stageId);
+    prof::forEachRow(m_reader,
+                     fmt::format("SELECT id FROM node WHERE stage_id = {} ORDER BY id", stageId),
+                     [&](auto row) {
+                         const std::int64_t id = cellInt(row[0]);
+                         if (const auto root = rootOf(stageId, id)) map[*root].push_back(id);
+                     });
+    return map;
 }
 
 std::int64_t LinkResolver::tensorOpOfInstr(std::int64_t instrId) {
-    loadInstrs();
-    const auto it = m_instrOp.find(instrId);
-    return it == m_instrOp.end() ? -1 : it->second;
+    if (m_instrsLoaded) {
+        const auto it = m_instrOp.find(instrId);
+        return it == m_instrOp.end() ? -1 : it->second;
+    }
+    const NodeKey tile = tileOpOfInstr(instrId);
+    return tile.valid() ? tensorOpOfNode(tile.stageId, tile.id) : -1;
 }
 
 std::int64_t LinkResolver::tensorOpOfNode(std::int64_t stageId, std::int64_t nodeId) {
-    if (stageId == rootStage()) return nodeId;
-    return m_provenance.rootOf(stageId, nodeId);
+    return rootOf(stageId, nodeId).value_or(-1);
 }
 
 std::int64_t LinkResolver::tensorOpOf(const EntityRef& ref) {
@@ -48,12 +155,7 @@ std::int64_t LinkResolver::tensorOpOf(const EntityRef& ref) {
     case EntityRef::Kind::Instr:
         return tensorOpOfInstr(ref.id);
     case EntityRef::Kind::Slice: {
-        std::int64_t instr = -1;
-        m_reader.query(fmt::format("SELECT instr_id FROM slice WHERE id = {}", ref.id),
-                       [&](auto, auto row) {
-                           instr = intOf(row[0]);
-                           return false;
-                       });
+        const std::int64_t instr = instrOfSlice(ref.id);
         return instr < 0 ? -1 : tensorOpOfInstr(instr);
     }
     case EntityRef::Kind::Track:
@@ -65,37 +167,107 @@ std::int64_t LinkResolver::tensorOpOf(const EntityRef& ref) {
 
 std::vector<std::int64_t> LinkResolver::nodesOf(std::int64_t tensorOp, std::int64_t stageId) {
     if (stageId == rootStage()) return {tensorOp};
-    std::vector<std::int64_t> ids;
-    m_reader.query(fmt::format("SELECT id FROM node WHERE stage_id = {} ORDER BY id", stageId),
-                   [&](auto, auto row) {
-                       const std::int64_t id = intOf(row[0]);
-                       if (m_provenance.rootOf(stageId, id) == tensorOp) ids.push_back(id);
-                       return true;
-                   });
-    return ids;
+    const auto& map = nodesByRoot(stageId);
+    const auto it = map.find(tensorOp);
+    return it == map.end() ? std::vector<std::int64_t>{} : it->second;
 }
 
 std::vector<std::int64_t> LinkResolver::instrsOf(std::int64_t tensorOp) {
     loadInstrs();
+    const auto it = m_opInstrs.find(tensorOp);
+    return it == m_opInstrs.end() ? std::vector<std::int64_t>{} : it->second;
+}
+
+std::vector<std::int64_t> LinkResolver::slicesOf(std::int64_t tensorOp) {
+    const std::vector<std::int64_t> instrs = instrsOf(tensorOp);
+    return slicesOfInstrs(instrs);
+}
+
+NodeKey LinkResolver::tileOpOfInstr(std::int64_t instrId) {
+    if (m_instrsLoaded) {
+        const auto it = m_instrTileOp.find(instrId);
+        return it == m_instrTileOp.end() ? NodeKey{} : it->second;
+    }
+    NodeKey tile;
+    prof::forEachRow(m_reader,
+                     fmt::format("SELECT tile_stage_id, tile_op_id FROM instr WHERE id = {} AND "
+                                 "tile_op_id IS NOT NULL",
+                                 instrId),
+                     [&](auto row) {
+                         tile = {intOr(row[0]), intOr(row[1])};
+                     });
+    return tile;
+}
+
+std::int64_t LinkResolver::instrOfSlice(std::int64_t sliceId) const {
+    std::int64_t instr = -1;
+    prof::forEachRow(m_reader, fmt::format("SELECT instr_id FROM slice WHERE id = {}", sliceId),
+                     [&](auto row) { instr = intOr(row[0]); });
+    return instr;
+}
+
+std::vector<std::int64_t> LinkResolver::instrsOfTileOp(std::int64_t tileStage,
+                                                       std::int64_t tileOp) {
     std::vector<std::int64_t> ids;
-    for (const auto& [instr, op] : m_instrOp)
-        if (op == tensorOp) ids.push_back(instr);
+    prof::forEachRow(m_reader,
+                     fmt::format("SELECT id FROM instr WHERE tile_stage_id = {} AND "
+                                 "tile_op_id = {} ORDER BY id",
+                                 tileStage, tileOp),
+                     [&](auto row) { ids.push_back(cellInt(row[0])); });
+    return ids;
+}
+
+std::vector<std::int64_t> LinkResolver::blocksOfTileOp(std::int64_t tileStage,
+                                                       std::int64_t tileOp) {
+    std::vector<std::int64_t> ids;
+    prof::forEachRow(m_reader,
+                     fmt::format("SELECT DISTINCT block_id FROM instr WHERE tile_stage_id = {} "
+                                 "AND tile_op_id = {} ORDER BY block_id",
+                                 tileStage, tileOp),
+                     [&](auto row) { ids.push_back(cellInt(row[0])); });
+    return ids;
+}
+
+std::vector<std::int64_t> LinkResolver::blocksOf(std::int64_t tensorOp) {
+    std::set<std::int64_t> blocks;
+    for (std::int64_t instr : instrsOf(tensorOp)) blocks.insert(m_instrBlock.at(instr));
+    return {blocks.begin(), blocks.end()};
+}
+
+std::int64_t LinkResolver::blockStage() {
+    loadInstrs();
+    return m_blockStage;
+}
+
+std::vector<std::int64_t>
+LinkResolver::slicesOfInstrs(std::span<const std::int64_t> instrIds) const {
+    std::vector<std::int64_t> ids;
+    if (instrIds.size() <= kScanAbove) {
+        forEachChunk(m_reader, "SELECT id FROM slice WHERE instr_id IS NOT NULL AND instr_id IN",
+                     instrIds, [&](auto row) { ids.push_back(cellInt(row[0])); });
+        std::sort(ids.begin(), ids.end());
+        return ids;
+    }
+    // Many instructions: one sequential pass beats that many index probes (5x at 627 k).
+    const std::unordered_set<std::int64_t> wanted(instrIds.begin(), instrIds.end());
+    prof::forEachRow(m_reader, "SELECT id, instr_id FROM slice WHERE instr_id IS NOT NULL",
+                     [&](auto row) {
+                         if (wanted.count(cellInt(row[1]))) ids.push_back(cellInt(row[0]));
+                     });
     std::sort(ids.begin(), ids.end());
     return ids;
 }
 
-std::vector<std::int64_t> LinkResolver::slicesOf(std::int64_t tensorOp) {
-    loadInstrs();
-    std::vector<std::int64_t> ids;
-    m_reader.query("SELECT id, instr_id FROM slice WHERE instr_id IS NOT NULL",
-                   [&](auto, auto row) {
-                       const auto it = m_instrOp.find(intOf(row[1]));
-                       if (it != m_instrOp.end() && it->second == tensorOp)
-                           ids.push_back(intOf(row[0]));
-                       return true;
-                   });
-    std::sort(ids.begin(), ids.end());
-    return ids;
+CycleRange LinkResolver::timeRangeOf(std::span<const std::int64_t> sliceIds) const {
+    CycleRange range{std::numeric_limits<std::int64_t>::max(),
+                     std::numeric_limits<std::int64_t>::min()};
+    forEachChunk(m_reader, "SELECT ts, ts + dur FROM slice WHERE id IN", sliceIds, [&](auto row) {
+        range.begin = std::min(range.begin, cellInt(row[0]));
+        range.end = std::max(range.end, cellInt(row[1]));
+    });
+    if (range.begin > range.end) return {};
+    range.end = std::max(range.end, range.begin + 1); // an instant still shows
+    return range;
 }
 
 } // namespace pto::gui

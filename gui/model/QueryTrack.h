@@ -14,7 +14,7 @@ struct QueryTrack {
         std::int64_t dur = 0; ///< cycles; 0 draws an instant
         QString name;
     };
-    QString title;            ///< shown as the track's name (the query, shortened)
+    QString title;             ///< shown as the track's name (the query, shortened)
     std::int64_t trackId = -1; ///< the rows' track column when it was one track, else -1
     std::vector<Item> items;   ///< by ts
 };

@@ -13,6 +13,13 @@ bool isComputePipe(PipeId p) {
     return p == PipeId::M || p == PipeId::V || p == PipeId::S;
 }
 
+// The cube or vector pipe busy ≥ kPipeThreshold: the unit itself is the limit. Its
+// instructions' real throughput (startup + per-repeat cost, 2–8 cycles per vector repeat) is
+// below the nominal peak the roof uses, so a saturated unit can sit well under the roof.
+bool isSaturatedComputeUnit(PipeId p, double ratio) {
+    return (p == PipeId::M || p == PipeId::V) && ratio >= kPipeThreshold;
+}
+
 // A Tensor op's pipe ratios: its instruction cycles per pipe over (span × cores).
 std::array<double, kPipeCount> opRatios(const TensorOpCost& op, const RooflinePoint& point) {
     std::array<double, kPipeCount> ratios{};
@@ -69,6 +76,10 @@ BoundVerdict classify(const RooflinePoint& point, const std::array<double, kPipe
     v.busiestRatio = ratios[std::size_t(v.busiestPipe)];
     if (point.roofFraction >= kRoofThreshold) {
         v.cls = point.memoryRegion ? BoundClass::Memory : BoundClass::Compute;
+        return v;
+    }
+    if (isSaturatedComputeUnit(v.busiestPipe, v.busiestRatio)) {
+        v.cls = BoundClass::Compute;
         return v;
     }
     v.cls = BoundClass::Latency;

@@ -31,8 +31,10 @@ struct Bound {
 };
 
 /// Achieved ≥ kRoofThreshold of the roof at the entity's intensity → compute or memory bound
-/// by the roof's region; otherwise latency bound: "pipeline" if no pipe is ≥ kPipeThreshold
-/// busy, else "compute" (M, V or S busiest) or "memory" (an MTE or FIX busiest).
+/// by the roof's region; else the cube (M) or vector (V) pipe busy ≥ kPipeThreshold → compute
+/// bound (the unit is saturated at its instructions' real throughput); otherwise latency
+/// bound: "pipeline" if no pipe is ≥ kPipeThreshold busy, else "compute" (S busiest) or
+/// "memory" (an MTE or FIX busiest).
 inline constexpr double kRoofThreshold = 0.8;
 inline constexpr double kPipeThreshold = 0.8;
 

@@ -85,6 +85,33 @@ std::vector<std::string> storedInputs(const tracedb::TraceReader& reader, const 
     return files;
 }
 
+// The compile options of the recorded run: meta compile_options (written by `pto run`), else
+// the double-buffer flag of meta target (traces from before compile_options).
+void recordedCompileOptions(const tracedb::TraceReader& reader, CompileOptions& compile,
+                            std::vector<std::string>& notes) {
+    auto target = nlohmann::json::parse(reader.meta("target").value_or(""), nullptr, false);
+    if (target.is_object() && target.contains("double_buffer") &&
+        target["double_buffer"].is_boolean())
+        compile.doubleBuffer = target["double_buffer"].get<bool>();
+    auto recorded = reader.meta("compile_options");
+    if (!recorded) {
+        notes.push_back("no meta compile_options (a trace from an older `pto run`): compiled "
+                        "with the default tiles per task");
+        return;
+    }
+    auto j = nlohmann::json::parse(*recorded, nullptr, false);
+    if (!j.is_object())
+        throw std::invalid_argument(
+            fmt::format("'{}': meta compile_options is not a JSON object: {}",
+                        reader.path().string(), recorded->substr(0, 200)));
+    if (auto it = j.find("tiles_per_task"); it != j.end() && it->is_number_integer())
+        compile.tilesPerTask = it->get<int>();
+    if (auto it = j.find("double_buffer"); it != j.end() && it->is_boolean())
+        compile.doubleBuffer = it->get<bool>();
+    if (auto it = j.find("fault"); it != j.end() && it->is_string())
+        compile.fault = parseFaultSpec(it->get<std::string>());
+}
+
 RunOptions rerunOptions(const tracedb::TraceReader& reader, const fs::path& dir,
                         const WhatIfOptions& options, std::vector<std::string>& notes) {
     auto text = reader.meta("program_text");
@@ -102,10 +129,7 @@ RunOptions rerunOptions(const tracedb::TraceReader& reader, const fs::path& dir,
     o.archOverrides = recordedArch(reader.meta("arch_config").value_or(""), notes);
     o.archOverrides.insert(o.archOverrides.end(), options.overrides.begin(),
                            options.overrides.end());
-    auto target = nlohmann::json::parse(reader.meta("target").value_or(""), nullptr, false);
-    if (target.is_object() && target.contains("double_buffer") &&
-        target["double_buffer"].is_boolean())
-        o.compile.doubleBuffer = target["double_buffer"].get<bool>();
+    recordedCompileOptions(reader, o.compile, notes);
     o.sim.traceLevel = sim::parseTraceLevel(reader.meta("trace_level").value_or("instructions"))
                            .value_or(sim::TraceLevel::Instructions);
     if (o.sim.traceLevel == sim::TraceLevel::None) o.sim.traceLevel = sim::TraceLevel::Tasks;
@@ -145,7 +169,7 @@ WhatIfResult runWhatIf(const fs::path& trace, const WhatIfOptions& options) {
     if (result.changed.model.tasks.size() != result.base.model.tasks.size())
         result.notes.push_back(fmt::format(
             "the re-compiled program has {} tasks, the recorded one {} (the change altered the "
-            "target, or the run used --tiles-per-task, which the trace does not record)",
+            "target's core counts or capacities)",
             result.changed.model.tasks.size(), result.base.model.tasks.size()));
     result.comparison = compareRuns(result.base, result.changed);
     return result;

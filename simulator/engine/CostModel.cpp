@@ -87,7 +87,9 @@ CostModel::CostModel(const ArchConfig& arch)
       m_maxRepeats(arch.base(Param::VectorMaxRepeats)),
       m_onchipLatency(arch.cycles(Param::DmaOnchipLatency)),
       m_smallBytes(arch.base(Param::DmaSmallBytes)), m_smallFloor(arch.ratio(Param::DmaSmallFloor)),
-      m_misaligned(arch.ratio(Param::DmaMisaligned)), m_gmAlign(arch.bytes(Param::GmAlign)) {
+      m_misaligned(arch.ratio(Param::DmaMisaligned)),
+      m_latencyOverlap(arch.ratio(Param::DmaLatencyOverlap)),
+      m_gmAlign(arch.bytes(Param::GmAlign)) {
     for (int i = 0; i < kOpcodeCount; ++i) {
         const auto op = static_cast<Opcode>(i);
         m_cost[i] = {arch.cost(op, CostPart::Startup), arch.cost(op, CostPart::Slope)};

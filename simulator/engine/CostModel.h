@@ -85,6 +85,8 @@ public:
     double l2Bandwidth() const { return m_l2Bandwidth; }
     int64_t hbmLatency() const { return m_hbmLatency; }
     int64_t l2Latency() const { return m_l2Latency; }
+    /// Share of a GM transfer's latency hidden behind the previous transfer's stream.
+    double latencyOverlap() const { return m_latencyOverlap; }
 
 private:
     struct OpCost {
@@ -98,7 +100,7 @@ private:
     double m_bytesPerRepeat, m_maxRepeats;
     double m_onchipLatency;
     int64_t m_hbmLatency, m_l2Latency;
-    double m_smallBytes, m_smallFloor, m_misaligned;
+    double m_smallBytes, m_smallFloor, m_misaligned, m_latencyOverlap;
     int64_t m_gmAlign;
     double m_hbmBandwidth, m_l2Bandwidth;
 };

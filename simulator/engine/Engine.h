@@ -13,19 +13,21 @@
 // increments its counter when it completes. Pipes are otherwise independent. An instruction
 // takes its precomputed duration, except a GM transfer: the L2 model (L2Cache) splits its bytes
 // into hits and misses when it starts; after its latency (l2.latency when all bytes hit, else
-// hbm.latency) the misses and writes stream through the HBM BandwidthServer and the hits
-// through the L2 one, at rates that change as other transfers start and end; it completes
-// when both parts are done. With SimOptions::checkHazards every instruction that starts is
-// checked against the other pipes' running ones (HazardChecker, OverlapFault). When an
-// instruction completes it is handed to the InstrSink (the functional executor), so the
-// numbers see exactly the order the timing produced. A task ends when all its pipes have
-// drained; then its successors whose dependencies are all done become ready, and the
-// scheduler dispatches ready tasks (lowest task id first) to idle cores of their type
-// (lowest index first); a dispatched task starts sched.dispatch_cost later. If the queue runs
-// dry with tasks left, the program is deadlocked: DeadlockFault.
+// hbm.latency, less the share dma.latency_overlap of the time since the pipe's previous GM
+// transfer began streaming, unless the pipe blocked on a flag or barrier since) the misses and
+// writes stream through the HBM BandwidthServer and the hits through the L2 one, at rates that
+// change as other transfers start and end; it completes when both parts are done. With
+// SimOptions::checkHazards every instruction that starts is checked against the other pipes'
+// running ones (HazardChecker, OverlapFault). When an instruction completes it is handed to the
+// InstrSink (the functional executor), so the numbers see exactly the order the timing produced. A
+// task ends when all its pipes have drained; then its successors whose dependencies are all done
+// become ready, and the scheduler dispatches ready tasks (lowest task id first) to idle cores of
+// their type (lowest index first); a dispatched task starts sched.dispatch_cost later. If the queue
+// runs dry with tasks left, the program is deadlocked: DeadlockFault.
 
 #include "simulator/arch/ArchConfig.h"
 #include "simulator/engine/BandwidthServer.h"
+#include "simulator/engine/BufferOccupancy.h"
 #include "simulator/engine/CostModel.h"
 #include "simulator/engine/EventQueue.h"
 #include "simulator/engine/HazardChecker.h"
@@ -39,7 +41,9 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <queue>
+#include <span>
 #include <vector>
 
 namespace pto::sim {
@@ -69,6 +73,9 @@ private:
         double l2Bytes = 0;                ///< GM transfer: bytes served by L2 (hits)
         std::array<double, 2> throttled{}; ///< GM transfer: cycles lost per server
         uint8_t parts = 0;                 ///< GM transfer: server parts still streaming
+        int64_t streamAt = 0;              ///< GM transfer: when its bytes began to stream
+        int64_t prevStreamAt = -1;         ///< stream start of the pipe's last GM transfer, if the
+                                           ///< pipe has not blocked since (-1: none or blocked)
     };
 
     struct CoreState {
@@ -83,6 +90,8 @@ private:
         int64_t startedAt = 0;
         std::array<PipeState, kPipeCount> pipes{};
         std::array<int32_t, kFlagSlots> flags{};
+        const KernelOccupancy* occupancy = nullptr; ///< trace level full only
+        std::array<int64_t, kOccupancySpaces> occupied{};
     };
 
     /// Lowest value first: ready tasks as (task id << 32 | task index), idle cores as slots.
@@ -100,6 +109,7 @@ private:
     void lookupL2(PipeState& ps, const GmTransfer& transfer);
     void joinServers(int slot, Pipe pipe, PipeState& ps, double cap);
     void bandwidthDone(int server);
+    void applyOccupancy(int slot, std::span<const OccupancyDelta> deltas);
     void scheduleBandwidth(int server);
     // Reporting
     void checkLeftoverFlags(int slot);
@@ -119,6 +129,7 @@ private:
     std::array<BandwidthServer, 2> m_servers; // kHbm, kL2
     L2Cache m_l2;
     HazardChecker m_hazards;
+    std::optional<BufferOccupancy> m_occupancy; // trace level full only
     int64_t m_now = 0;
     std::vector<CoreState> m_cores;
     std::vector<uint32_t> m_pendingPreds;

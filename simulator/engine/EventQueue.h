@@ -28,7 +28,9 @@ struct Event {
     uint32_t target() const { return static_cast<uint32_t>(key) & kTargetMask; }
 };
 
-/// A binary min-heap on (time, key) of plain structs: no allocation once it has grown.
+/// A 4-ary min-heap on (time, key) of plain structs: no allocation once it has grown. Four
+/// children per node halve the depth of a binary heap; (time, key) compares as one unsigned
+/// 128-bit number, so the comparisons do not branch (times are never negative).
 class EventQueue {
 public:
     bool empty() const { return m_heap.empty(); }
@@ -47,40 +49,54 @@ public:
 
     Event pop() {
         const Event top = m_heap.front();
-        m_heap.front() = m_heap.back();
+        const Event last = m_heap.back();
         m_heap.pop_back();
-        if (!m_heap.empty()) siftDown(0);
+        if (!m_heap.empty()) siftDown(last);
         return top;
     }
 
     void clear() { m_heap.clear(); }
 
 private:
-    static bool before(const Event& a, const Event& b) {
-        return a.time < b.time || (a.time == b.time && a.key < b.key);
+    static constexpr size_t kArity = 4;
+    __extension__ typedef unsigned __int128 OrderKey; // GCC/Clang extension
+
+    static OrderKey order(const Event& e) {
+        return (static_cast<OrderKey>(static_cast<uint64_t>(e.time)) << 64) | e.key;
     }
 
     void siftUp(size_t i) {
         const Event e = m_heap[i];
+        const OrderKey k = order(e);
         while (i > 0) {
-            const size_t parent = (i - 1) / 2;
-            if (!before(e, m_heap[parent])) break;
+            const size_t parent = (i - 1) / kArity;
+            if (k >= order(m_heap[parent])) break;
             m_heap[i] = m_heap[parent];
             i = parent;
         }
         m_heap[i] = e;
     }
 
-    void siftDown(size_t i) {
+    // Places `e` (the former last element) starting from the root.
+    void siftDown(const Event& e) {
         const size_t n = m_heap.size();
-        const Event e = m_heap[i];
+        const OrderKey k = order(e);
+        size_t i = 0;
         for (;;) {
-            size_t child = 2 * i + 1;
-            if (child >= n) break;
-            if (child + 1 < n && before(m_heap[child + 1], m_heap[child])) ++child;
-            if (!before(m_heap[child], e)) break;
-            m_heap[i] = m_heap[child];
-            i = child;
+            const size_t first = kArity * i + 1;
+            if (first >= n) break;
+            size_t best = first;
+            OrderKey bestKey = order(m_heap[first]);
+            const size_t last = first + kArity < n ? first + kArity : n;
+            for (size_t c = first + 1; c < last; ++c) {
+                const OrderKey ck = order(m_heap[c]);
+                const bool less = ck < bestKey;
+                best = less ? c : best;
+                bestKey = less ? ck : bestKey;
+            }
+            if (bestKey >= k) break;
+            m_heap[i] = m_heap[best];
+            i = best;
         }
         m_heap[i] = e;
     }

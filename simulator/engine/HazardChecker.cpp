@@ -66,7 +66,7 @@ HazardChecker::HazardChecker(int aicCount, int cores, std::string sourceFile)
     : m_aicCount(aicCount), m_sourceFile(std::move(sourceFile)),
       m_inFlight(static_cast<size_t>(cores) * kPipeCount), m_active(static_cast<size_t>(cores)) {}
 
-void HazardChecker::start(int slot, const TimedKernel& kernel, const Kernel& source,
+void HazardChecker::start(int slot, const TimedKernel& /*kernel*/, const Kernel& source,
                           uint32_t kernelIndex, const TimedInstr& ti, int64_t now, int64_t end) {
     InFlight& starting = entry(slot, ti.pipe);
     starting.source = &source;
@@ -74,8 +74,13 @@ void HazardChecker::start(int slot, const TimedKernel& kernel, const Kernel& sou
     starting.kernelIndex = kernelIndex;
     starting.start = now;
     starting.end = end;
-    const Region* regions = kernel.regions.data() + ti.regionBegin;
-    for (uint8_t i = 0; i < ti.regionCount && i < 4; ++i) starting.regions[i] = regions[i];
+    const Instr& in = source.instrs[ti.index];
+    uint8_t count = 0;
+    for (size_t i = 0; i < in.operandCount && count < 4; ++i) {
+        const Operand& o = in.operands[i];
+        if (o.space != MemSpace::GM && o.space != MemSpace::None)
+            starting.regions[count++] = regionOf(o, i == 0);
+    }
     const auto touched = static_cast<uint8_t>(ti.readSpaces | ti.writeSpaces);
     for (uint32_t mask = m_active[slot]; mask != 0; mask &= mask - 1) {
         const InFlight& running = entry(slot, static_cast<Pipe>(std::countr_zero(mask)));

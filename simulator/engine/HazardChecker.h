@@ -4,9 +4,9 @@
 #pragma once
 
 // Cheap by construction: at most one instruction per pipe is in flight, so each core keeps one
-// entry per pipe (the running instruction's precomputed regions, TimedKernel::regions) and a
-// mask of the pipes holding one. When an instruction starts it is compared with the other
-// pipes' entries — first by the spaces they read and write (one AND), then region by region
+// entry per pipe (the running instruction's on-chip regions, computed from its operands when it
+// starts) and a mask of the pipes holding one. When an instruction starts it is compared with the
+// other pipes' entries — first by the spaces they read and write (one AND), then region by region
 // (exact for strided rows). A correctly synchronised program never has a conflicting pair in
 // flight: the consumer of a buffer starts only after the SET_FLAG that follows its producer.
 //

@@ -2,6 +2,7 @@
 #include "simulator/engine/L2Cache.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace pto::sim {
 
@@ -12,7 +13,11 @@ L2Cache::L2Cache(int64_t gmBytes, int64_t capacity, int64_t line)
     const auto lines = static_cast<size_t>((image + m_granule - 1) / m_granule);
     m_capacity = std::max<int64_t>(1, capacity / m_granule);
     m_nodes.assign(lines, Node{});
+    m_holdsAll = static_cast<int64_t>(lines) <= m_capacity;
     m_sector = std::max<int64_t>(1, m_granule / kSectors);
+    m_granuleShift = std::countr_zero(static_cast<uint64_t>(m_granule));
+    m_sectorShift = std::countr_zero(static_cast<uint64_t>(m_sector));
+    m_fullMask = static_cast<uint16_t>((1u << ((m_granule - 1) / m_sector + 1)) - 1);
 }
 
 L2Cache::Split L2Cache::access(const Region& gm) {
@@ -36,12 +41,15 @@ bool L2Cache::resident(int64_t addr) const {
 void L2Cache::accessRange(int64_t lo, int64_t hi, Split& split) {
     lo = std::max<int64_t>(lo, 0);
     hi = std::min<int64_t>(hi, static_cast<int64_t>(m_nodes.size()) * m_granule);
-    for (int64_t line = lo / m_granule; line * m_granule < hi; ++line) {
-        const int64_t base = line * m_granule;
+    for (int64_t line = lo >> m_granuleShift; (line << m_granuleShift) < hi; ++line) {
+        const int64_t base = line << m_granuleShift;
         const int64_t a = std::max(lo, base), b = std::min(hi, base + m_granule);
-        const auto first = static_cast<int>((a - base) / m_sector);
-        const auto last = static_cast<int>((b - 1 - base) / m_sector);
-        const auto want = static_cast<uint16_t>(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
+        uint16_t want = m_fullMask;
+        if (b - a != m_granule) { // a part of the line: its sectors
+            const auto first = static_cast<int>((a - base) >> m_sectorShift);
+            const auto last = static_cast<int>((b - 1 - base) >> m_sectorShift);
+            want = static_cast<uint16_t>(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
+        }
         const uint16_t had = touch(static_cast<uint32_t>(line), want);
         const int64_t bytes = b - a;
         if (had == want) {
@@ -68,6 +76,11 @@ int64_t L2Cache::bytesIn(int64_t line, int64_t lo, int64_t hi, uint16_t mask) co
 
 uint16_t L2Cache::touch(uint32_t line, uint16_t want) {
     const uint16_t valid = m_nodes[line].valid;
+    if (m_holdsAll) { // same hits and misses as the LRU list, without maintaining it
+        m_count += valid == 0;
+        m_nodes[line].valid = static_cast<uint16_t>(valid | want);
+        return static_cast<uint16_t>(valid & want);
+    }
     if (valid != 0) {
         if (m_head != line) {
             unlink(line);

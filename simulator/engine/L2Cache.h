@@ -62,8 +62,13 @@ private:
     void pushFront(uint32_t line);
 
     int64_t m_granule;
+    int m_granuleShift = 0;  ///< log2(m_granule) (powers of two: shifts, not divisions)
+    int m_sectorShift = 0;   ///< log2(m_sector)
+    uint16_t m_fullMask = 0; ///< the sector bits of a whole line
     int64_t m_capacity;
     int64_t m_count = 0;
+    bool m_holdsAll = false; ///< every line of the image fits: nothing is ever evicted, so the
+                             ///< LRU order is never consulted and is not kept
     int64_t m_evictions = 0;
     uint32_t m_head = kNil; ///< most recently used
     uint32_t m_tail = kNil; ///< least recently used

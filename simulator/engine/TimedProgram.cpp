@@ -124,19 +124,16 @@ private:
     int64_t m_gmBytes;
 };
 
-// Records the on-chip operands of `in` (operand 0 written, the others read) for the
+// Notes which on-chip spaces `in` writes (operand 0) and reads (the others), for the
 // overlapping-buffer check.
-void addRegions(const Instr& in, TimedInstr& t, std::vector<Region>& regions) {
-    t.regionBegin = static_cast<uint32_t>(regions.size());
+void noteSpaces(const Instr& in, TimedInstr& t) {
     for (size_t i = 0; i < in.operandCount; ++i) {
         const Operand& o = in.operands[i];
         if (o.space == MemSpace::GM || o.space == MemSpace::None) continue;
-        const bool write = i == 0;
-        regions.push_back(regionOf(o, write));
-        (write ? t.writeSpaces : t.readSpaces) |=
+        (i == 0 ? t.writeSpaces : t.readSpaces) |=
             static_cast<uint8_t>(1u << static_cast<int>(o.space));
+        ++t.regionCount;
     }
-    t.regionCount = static_cast<uint8_t>(regions.size() - t.regionBegin);
 }
 
 [[noreturn]] void taskFault(const std::string& detail) {
@@ -209,13 +206,12 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
         throw SimFault(FaultKind::BadInstruction, site,
                        fmt::format("kernel '{}' has no core type", kernel.name));
     }
-    std::array<uint32_t, kPipeCount> perPipe{};
-    std::vector<TimedInstr> inOrder;
+    // One pass over the (large, cold) source instructions into a scratch array in program
+    // order, then the records are grouped by pipe (the scratch stays in cache).
+    std::array<uint32_t, kPipeCount> perPipe{}; // instructions seen per pipe so far
+    std::vector<TimedInstr>& inOrder = m_scratch;
+    inOrder.clear();
     inOrder.reserve(kernel.instrs.size());
-    size_t onChip = 0;
-    for (const Instr& in : kernel.instrs)
-        for (const Operand& o : in.ops()) onChip += o.space != MemSpace::GM;
-    out.regions.reserve(onChip);
     for (size_t i = 0; i < kernel.instrs.size(); ++i) {
         const Instr& in = kernel.instrs[i];
         const InstrChecker check(kernel, in, m_target, m_gmBytes);
@@ -273,7 +269,7 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
             break;
         }
         }
-        addRegions(in, t, out.regions);
+        noteSpaces(in, t);
         ++perPipe[static_cast<int>(in.pipe)];
         inOrder.push_back(t);
     }

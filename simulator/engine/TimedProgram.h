@@ -41,11 +41,12 @@ struct TimedInstr {
     InstrKind kind = InstrKind::Fixed;
     Pipe pipe = Pipe::S;
     Pipe awaited = Pipe::S;  ///< Barrier
-    uint8_t regionCount = 0; ///< on-chip regions (TimedKernel::regions) it reads or writes
+    uint8_t regionCount = 0; ///< on-chip operands it reads or writes (the hazard check
+                             ///< computes their regions from the instruction when it starts)
     uint8_t readSpaces = 0;  ///< bit per MemSpace it reads on chip
     uint8_t writeSpaces = 0; ///< bit per MemSpace it writes on chip
-    uint32_t regionBegin = 0;
 };
+static_assert(sizeof(TimedInstr) == 24, "one record per instruction: keep it small");
 
 struct GmTransfer {
     GmTransferCost cost;
@@ -61,8 +62,6 @@ struct TimedKernel {
     std::vector<TimedInstr> instrs;
     std::array<uint32_t, kPipeCount + 1> pipeBegin{};
     std::array<int64_t, kDmaPathCount> bytes{}; ///< bytes moved per path by one run
-    /// On-chip operand regions of the instructions (TimedInstr::regionBegin, regionCount).
-    std::vector<Region> regions;
 };
 
 struct TimedTask {
@@ -97,6 +96,7 @@ private:
     std::vector<GmTransfer> m_transfers;
     std::vector<TimedTask> m_tasks;
     int64_t m_instructionCount = 0;
+    std::vector<TimedInstr> m_scratch; // buildKernel's records in program order
 };
 
 } // namespace pto::sim

@@ -102,6 +102,28 @@ void TraceEmitter::createTracks(const TraceSetup& setup) {
     m_hbm.track = counterTrack("HBM GB/s", 0);
     m_l2.track = counterTrack("L2 GB/s", 1);
     m_l2Hit.track = counterTrack("L2 hit %", 2);
+    createOccupancyTracks(setup);
+}
+
+// Per core, one counter track per on-chip space of its type, after its pipes.
+void TraceEmitter::createOccupancyTracks(const TraceSetup& setup) {
+    const int cores = setup.aicCores + setup.aivCores;
+    m_occupancy.assign(static_cast<size_t>(cores) * kOccupancySpaces, CounterState{});
+    for (int slot = 0; slot < cores; ++slot) {
+        const bool aic = slot < setup.aicCores;
+        for (int space = 0; space < kOccupancySpaces; ++space) {
+            if ((occupancySpace(space) == MemSpace::UB) == aic) continue;
+            TrackRow t;
+            t.parentId = m_coreTracks[slot];
+            t.nameId = m_writer.intern(fmt::format("{} KiB", memSpaceName(occupancySpace(space))));
+            t.kind = TrackKind::Counter;
+            t.coreId = aic ? slot : slot - setup.aicCores;
+            t.coreType = aic ? "AIC" : "AIV";
+            t.sortIndex = kPipeCount + space;
+            m_occupancy[static_cast<size_t>(slot) * kOccupancySpaces + space].track =
+                m_writer.add(t);
+        }
+    }
 }
 
 int64_t TraceEmitter::addSlice(int64_t track, int64_t ts, int64_t dur, int64_t nameId,
@@ -221,6 +243,11 @@ void TraceEmitter::l2HitRate(int64_t ts, double rate) {
     sample(m_l2Hit, ts, rate * 100.0);
 }
 
+void TraceEmitter::occupancy(int core, int space, int64_t ts, int64_t bytes) {
+    CounterState& c = m_occupancy[static_cast<size_t>(core) * kOccupancySpaces + space];
+    if (c.track != 0) sample(c, ts, static_cast<double>(bytes) / 1024.0);
+}
+
 // Samples at the same cycle overwrite each other; a value equal to the last one written is
 // dropped (a counter holds its value until the next sample).
 void TraceEmitter::sample(CounterState& counter, int64_t ts, double value) {
@@ -257,6 +284,7 @@ void TraceEmitter::finish(int64_t totalCycles, const std::vector<std::string>& w
         flushCounter(m_hbm);
         flushCounter(m_l2);
         flushCounter(m_l2Hit);
+        for (CounterState& c : m_occupancy) flushCounter(c);
     }
     flush();
     m_sink->finish();

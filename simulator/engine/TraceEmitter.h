@@ -9,12 +9,16 @@
 //                                             is the core's task lane: task slices and
 //                                             dispatch stalls (docs/TRACE_SCHEMA.md)
 //       pipe "S", "MTE2", … (the type's pipes) kind pipe: instructions, waits, stalls
+//       "L1 KiB", "L0A KiB", "L0B KiB", "L0C KiB" (AIC) / "UB KiB" (AIV)
+//                                             kind counter (Full level only): bytes of the
+//                                             core's live buffers (BufferOccupancy)
 //     "HBM GB/s", "L2 GB/s", "L2 hit %"       kind counter (Full level only)
 // Slice ids: the emitter inserts one instant slice ("simulate <program>", ts 0, on the chip
 // track) synchronously to learn the next free id, then numbers every later slice itself so
 // flows can refer to them while rows are still queued. Argument sets use the id of the slice
 // they belong to as arg_set_id; they are written after the sink finishes.
 
+#include "simulator/engine/BufferOccupancy.h"
 #include "simulator/engine/SimOptions.h"
 #include "trace_db/AsyncSliceSink.h"
 #include "trace_db/TraceWriter.h"
@@ -86,6 +90,9 @@ public:
     void bandwidth(int64_t ts, double hbm, double l2);
     /// The share of GM read bytes so far that hit L2, in [0, 1] (Full); the counter is percent.
     void l2HitRate(int64_t ts, double rate);
+    /// Bytes of live buffers in on-chip space `space` (occupancyIndex) of `core` from `ts` on
+    /// (Full); the counter is KiB.
+    void occupancy(int core, int space, int64_t ts, int64_t bytes);
 
     /// Flushes everything, waits for the writer thread, writes args, stats (one
     /// 'sim_warning' row per warning) and meta (clock_hz, trace_level, sim_total_cycles,
@@ -107,6 +114,7 @@ private:
     };
 
     void createTracks(const TraceSetup& setup);
+    void createOccupancyTracks(const TraceSetup& setup);
     int64_t addSlice(int64_t track, int64_t ts, int64_t dur, int64_t nameId,
                      tracedb::SliceCategory category, int depth, std::optional<int64_t> instrId,
                      std::optional<int64_t> taskId, bool withArgs);
@@ -138,6 +146,7 @@ private:
     CounterState m_hbm;
     CounterState m_l2;
     CounterState m_l2Hit;
+    std::vector<CounterState> m_occupancy; // core * kOccupancySpaces + space; track 0 = none
     int64_t m_stallName = 0;
     int64_t m_dispatchName = 0;
     bool m_finished = false;

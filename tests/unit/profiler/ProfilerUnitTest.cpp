@@ -207,3 +207,30 @@ TEST(HtmlAndDot, LabelsAreEscaped) {
 
 } // namespace
 } // namespace pto::prof
+
+namespace pto::prof {
+namespace {
+
+std::array<double, kPipeCount> busy(PipeId pipe, double ratio) {
+    std::array<double, kPipeCount> ratios{};
+    ratios[std::size_t(pipe)] = ratio;
+    return ratios;
+}
+
+TEST(BoundClassify, FollowsTheRoofThenTheSaturatedUnitThenLatencyCause) {
+    RooflinePoint atRoof;
+    atRoof.roofFraction = 0.85;
+    atRoof.memoryRegion = true;
+    EXPECT_EQ(classify(atRoof, busy(PipeId::MTE2, 0.9)).label(), "memory");
+    RooflinePoint below;
+    below.roofFraction = 0.3;
+    // A vector chain with V saturated is limited by the vector unit, under the nominal roof.
+    EXPECT_EQ(classify(below, busy(PipeId::V, 0.95)).label(), "compute");
+    EXPECT_EQ(classify(below, busy(PipeId::M, 0.81)).label(), "compute");
+    EXPECT_EQ(classify(below, busy(PipeId::S, 0.9)).label(), "latency (compute)");
+    EXPECT_EQ(classify(below, busy(PipeId::MTE2, 0.97)).label(), "latency (memory)");
+    EXPECT_EQ(classify(below, busy(PipeId::V, 0.6)).label(), "latency (pipeline)");
+}
+
+} // namespace
+} // namespace pto::prof

@@ -2,6 +2,7 @@
 // task, waits and stalls with reasons, flows that bind to existing slices, counters, meta, the
 // trace levels, and appending to a trace that already holds slices.
 #include "simulator/Simulator.h"
+#include "simulator/engine/BufferOccupancy.h"
 #include "trace_db/TraceReader.h"
 
 #include "SimTestUtil.h"
@@ -97,24 +98,31 @@ TEST_F(TraceTest, TrackHierarchyChipCorePipe) {
         if (t.kind != TrackKind::Core) continue;
         ++cores;
         EXPECT_EQ(byId.at(*t.parentId).kind, TrackKind::Chip);
-        std::set<std::string> pipes;
+        std::set<std::string> pipes, occupancy;
         for (const auto& c : tracks) {
             if (c.parentId != t.id) continue;
-            EXPECT_EQ(c.kind, TrackKind::Pipe);
-            pipes.insert(c.pipe);
             EXPECT_EQ(c.coreId, t.coreId);
             EXPECT_EQ(c.coreType, t.coreType);
+            if (c.kind == TrackKind::Counter) {
+                occupancy.insert(*reader.stringOf(c.nameId));
+                continue;
+            }
+            EXPECT_EQ(c.kind, TrackKind::Pipe);
+            pipes.insert(c.pipe);
         }
+        const bool aic = t.coreType == "AIC";
         const std::set<std::string> expected =
-            t.coreType == "AIC" ? std::set<std::string>{"S", "MTE1", "MTE2", "M", "FIX", "MTE3"}
-                                : std::set<std::string>{"S", "MTE2", "V", "MTE3"};
+            aic ? std::set<std::string>{"S", "MTE1", "MTE2", "M", "FIX", "MTE3"}
+                : std::set<std::string>{"S", "MTE2", "V", "MTE3"};
         EXPECT_EQ(pipes, expected);
+        const std::set<std::string> aicSpaces = {"L1 KiB", "L0A KiB", "L0B KiB", "L0C KiB"};
+        EXPECT_EQ(occupancy, aic ? aicSpaces : std::set<std::string>{"UB KiB"});
         const std::string name = *reader.stringOf(t.nameId);
         EXPECT_EQ(name, t.coreType + " " + std::to_string(*t.coreId));
     }
     EXPECT_EQ(chips, 1);
     EXPECT_EQ(cores, 72);
-    EXPECT_EQ(counters, 3); // HBM GB/s, L2 GB/s, L2 hit %
+    EXPECT_EQ(counters, 3 + 24 * 4 + 48); // HBM GB/s, L2 GB/s, L2 hit %; buffer occupancy
 }
 
 TEST_F(TraceTest, SlicesFlowsCountersAndMeta) {
@@ -191,6 +199,7 @@ TEST_F(TraceTest, SlicesFlowsCountersAndMeta) {
     for (const auto& t : reader.tracks()) {
         if (t.kind != TrackKind::Counter) continue;
         const std::string name = *reader.stringOf(t.nameId);
+        if (name.ends_with(" KiB")) continue; // occupancy: OccupancyCountersFollowTheBuffers
         const auto samples = reader.counters(t.id);
         ASSERT_GE(samples.size(), 1u) << name;
         double peak = 0;
@@ -204,6 +213,79 @@ TEST_F(TraceTest, SlicesFlowsCountersAndMeta) {
             EXPECT_EQ(peak, 0) << name;
         }
     }
+}
+
+// The occupancy counters of a core step at the starts and ends of the instructions that
+// write and last read each buffer (times taken from the instruction slices).
+TEST_F(TraceTest, OccupancyCountersFollowTheBuffers) {
+    run(TraceLevel::Full);
+    const auto reader = tracedb::TraceReader::open(m_path);
+    std::map<std::string, int64_t> counterTrack; // "AIV 0/UB KiB" -> track
+    std::map<int64_t, std::string> coreName;
+    for (const auto& t : reader.tracks())
+        if (t.kind == TrackKind::Core) coreName[t.id] = *reader.stringOf(t.nameId);
+    for (const auto& t : reader.tracks())
+        if (t.kind == TrackKind::Counter && t.parentId && coreName.count(*t.parentId))
+            counterTrack[coreName[*t.parentId] + "/" + *reader.stringOf(t.nameId)] = t.id;
+    std::map<std::string, tracedb::SliceRow> instrs; // by opcode (each runs once)
+    for (const auto& s : allSlices(reader))
+        if (s.category == SliceCategory::Instr) instrs[*reader.stringOf(s.nameId)] = s;
+    const auto& load = instrs.at("TLOAD");
+    const auto& adds = instrs.at("TADDS");
+    const auto& store = instrs.at("TSTORE");
+    const auto& mm = instrs.at("TMATMUL");
+    using Sample = std::pair<int64_t, double>;
+    auto samples = [&](const std::string& key) {
+        std::vector<Sample> out;
+        for (const auto& c : reader.counters(counterTrack.at(key))) out.push_back({c.ts, c.value});
+        return out;
+    };
+    // UB: the 16 KiB load from its start, the 16 KiB result from TADDS's start; the loaded
+    // tile is free when TADDS (its last reader) ends, the result when the store ends.
+    EXPECT_EQ(
+        samples("AIV 0/UB KiB"),
+        (std::vector<Sample>{
+            {load.ts, 16}, {adds.ts, 32}, {adds.ts + adds.dur, 16}, {store.ts + store.dur, 0}}));
+    // The matmul's 128x256 f32 accumulator (128 KiB) lives while it runs; L0A/L0B are only
+    // read (nothing in this kernel wrote them), so they hold no buffer.
+    EXPECT_EQ(samples("AIC 0/L0C KiB"), (std::vector<Sample>{{mm.ts, 128}, {mm.ts + mm.dur, 0}}));
+    EXPECT_TRUE(samples("AIC 0/L0A KiB").empty());
+    EXPECT_TRUE(samples("AIV 1/UB KiB").empty());
+}
+
+// Live ranges in kernel order: in-place accumulation extends a buffer, rewriting the same
+// range with a new value starts a new one, an overlapping write ends the old ones.
+TEST(BufferOccupancyTest, LiveRangesFromKernelOrder) {
+    Kernel k;
+    const Operand acc = tile(MemSpace::L0C, 0, 16, 16, DType::F32);
+    const Operand a = tile(MemSpace::L0A, 0, 16, 16), b = tile(MemSpace::L0B, 0, 16, 16);
+    const Operand a2 = tile(MemSpace::L0A, 256, 16, 16);
+    k.instrs = {
+        instr(Opcode::TMatmul, Pipe::M, {acc, a, b}),    // 0: acc 1 KiB
+        instr(Opcode::TMatmulAcc, Pipe::M, {acc, a, b}), // 1: same buffer
+        instr(Opcode::TStore, Pipe::FIX, {tile(MemSpace::GM, 0, 16, 16), acc}),
+        instr(Opcode::TMatmul, Pipe::M, {acc, a2, b}), // 3: a new accumulator
+        instr(Opcode::TMatmulAcc, Pipe::M, {tile(MemSpace::L0C, 512, 16, 16, DType::F32), a, b})};
+    const KernelOccupancy occ(k);
+    const int c = occupancyIndex(MemSpace::L0C);
+    auto deltas = [&](std::span<const OccupancyDelta> row) {
+        std::vector<std::pair<int, int64_t>> out;
+        for (const auto& d : row) out.push_back({d.space, d.bytes});
+        return out;
+    };
+    using D = std::vector<std::pair<int, int64_t>>;
+    EXPECT_EQ(deltas(occ.atStart(0)), (D{{c, 1024}}));
+    EXPECT_EQ(deltas(occ.atStart(1)), D{});
+    EXPECT_EQ(deltas(occ.atEnd(1)), D{});
+    EXPECT_EQ(deltas(occ.atEnd(2)), (D{{c, -1024}})); // the store is its last reader
+    EXPECT_EQ(deltas(occ.atStart(3)), (D{{c, 1024}}));
+    // Instruction 4 writes bytes 512.. of the live accumulator at 0 (not inside it: a
+    // partial overlap), which ends that one at its last use (3) and starts a new one.
+    EXPECT_EQ(deltas(occ.atEnd(3)), (D{{c, -1024}}));
+    EXPECT_EQ(deltas(occ.atStart(4)), (D{{c, 1024}}));
+    EXPECT_EQ(deltas(occ.atEnd(4)), (D{{c, -1024}}));
+    EXPECT_EQ(occ.peak()[c], 1024); // in kernel order 3's accumulator ends before 4 starts
+    EXPECT_EQ(occ.peak()[occupancyIndex(MemSpace::UB)], 0);
 }
 
 TEST_F(TraceTest, TasksSitOnTheirCoreTrackAndTheSchemaDocQueriesWork) {

@@ -77,7 +77,9 @@ task 0 @k0 aiv
 TEST(Hazard, ReusedLiveBufferIsAnOverlapFault) {
     const PtoProgram program = parsePtoProgram(kReusedBuffer, "reuse.ptoasm");
     try {
-        simulate(program, ArchConfig(), {}, timingOnly("reuse.ptoasm"));
+        // No latency overlap: the second load pays its whole l2.latency on the pipe.
+        simulate(program, parseArch("dma.latency_overlap = 0\n", "test.arch"), {},
+                 timingOnly("reuse.ptoasm"));
         FAIL() << "expected an OverlapFault";
     } catch (const OverlapFault& fault) {
         EXPECT_EQ(fault.kind(), FaultKind::Overlap);

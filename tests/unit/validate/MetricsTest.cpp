@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <cfloat>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -127,6 +129,24 @@ TEST(MetricsNumpy, InfAndNan) {
     checkAgainstNumpy(a, g, 1.3e-6, 1e-5);
     TensorData same = fromDoubles(DType::F32, {3}, {kNaN, kInf, -kInf});
     checkAgainstNumpy(same, same, 1.3e-6, 1e-5);
+}
+
+// f32 × f32 chunks go through the fused vector pass unless they hold NaN or ±inf: a long
+// tensor mixing both kinds of chunk (2048 pairs each), with zeros, subnormals, FLT_MAX and
+// tied maxima in different chunks, must still match NumPy, first positions included.
+TEST(MetricsNumpy, F32FusedAndExactChunksTogether) {
+    TensorData g = randomLike(DType::F32, {5, 2011}, 13);
+    TensorData a = perturbed(g, DType::F32, 1e-5, 14);
+    auto set = [](TensorData& t, int64_t i, double v) { t.set(i, static_cast<float>(v)); };
+    set(g, 17, 0.0), set(a, 17, 0.0);                                   // zero golden, equal
+    set(g, 18, 0.0), set(a, 18, 1e-7);                                  // zero golden, unequal
+    set(g, 19, 1e-40), set(a, 19, 2e-40);                               // subnormals
+    set(g, 20, FLT_MAX), set(a, 20, FLT_MAX);                           // saturated, equal
+    for (int64_t i : {100, 3000, 7001}) set(g, i, 1.0), set(a, i, 9.0); // tied max |a − g|
+    set(a, 4500, kNaN);                                                 // one exact chunk
+    checkAgainstNumpy(a, g, 1.3e-6, 1e-5);
+    const DiffMetrics m = computeMetrics(a, g, {1.3e-6, 1e-5, 1});
+    EXPECT_EQ(m.maxAbsIndex, (std::vector<int64_t>{0, 100}));
 }
 
 TEST(MetricsNumpy, F16Saturation) {

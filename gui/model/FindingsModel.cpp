@@ -1,0 +1,105 @@
+// Table model of the profiler's findings (severity, gain, evidence) for the bottleneck view.
+#include "gui/model/FindingsModel.h"
+
+#include "profiler/Profile.h"
+
+namespace pto::gui {
+namespace {
+
+QString entityText(const prof::Finding& f) {
+    QString text = QString::fromStdString(f.entity);
+    if (f.entityId) text += QStringLiteral(" %1").arg(*f.entityId);
+    return text;
+}
+
+} // namespace
+
+FindingsModel::FindingsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+FindingsModel::~FindingsModel() = default;
+
+void FindingsModel::setProfile(std::shared_ptr<const prof::Profile> profile) {
+    beginResetModel();
+    m_profile = std::move(profile);
+    endResetModel();
+}
+
+const prof::Finding& FindingsModel::finding(int row) const {
+    return m_profile->findings.at(static_cast<std::size_t>(row));
+}
+
+QString FindingsModel::details(int row) const {
+    if (row < 0 || row >= rowCount()) return {};
+    const prof::Finding& f = finding(row);
+    QString text = QString::fromStdString(f.title) + QLatin1Char('\n');
+    for (const std::string& line : f.evidence)
+        text += QStringLiteral("  • %1\n").arg(QString::fromStdString(line));
+    text += tr("advice: %1\n").arg(QString::fromStdString(f.advice));
+    text += tr("estimated gain: %1 cycles (%2 % of the run; range %3–%4 cycles)")
+                .arg(f.gainCycles, 0, 'f', 0)
+                .arg(f.gainFraction * 100, 0, 'f', 1)
+                .arg(f.gainLow, 0, 'f', 0)
+                .arg(f.gainHigh, 0, 'f', 0);
+    return text;
+}
+
+int FindingsModel::rowCount(const QModelIndex& parent) const {
+    if (parent.isValid() || !m_profile) return 0;
+    return static_cast<int>(m_profile->findings.size());
+}
+
+int FindingsModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant FindingsModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
+    const prof::Finding& f = finding(index.row());
+    if (role == Qt::ToolTipRole) return details(index.row());
+    if (role == kSortRole) {
+        switch (index.column()) {
+        case Severity:
+            return static_cast<int>(f.severity);
+        case Gain:
+        case GainRange:
+            return f.gainCycles;
+        case GainShare:
+            return f.gainFraction;
+        default:
+            break;
+        }
+        role = Qt::DisplayRole;
+    }
+    if (role == Qt::TextAlignmentRole)
+        return index.column() >= Gain && index.column() <= GainRange
+                   ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                   : QVariant();
+    if (role != Qt::DisplayRole) return {};
+    switch (index.column()) {
+    case Severity:
+        return QString::fromUtf8(prof::severityName(f.severity).data(),
+                                 static_cast<int>(prof::severityName(f.severity).size()));
+    case Title:
+        return QString::fromStdString(f.title);
+    case Gain:
+        return QString::number(f.gainCycles, 'f', 0);
+    case GainShare:
+        return QStringLiteral("%1 %").arg(f.gainFraction * 100, 0, 'f', 1);
+    case GainRange:
+        return QStringLiteral("%1–%2").arg(f.gainLow, 0, 'f', 0).arg(f.gainHigh, 0, 'f', 0);
+    case Entity:
+        return entityText(f);
+    default:
+        return {};
+    }
+}
+
+QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    static const char* const kNames[] = {"Severity",     "Finding", "Gain (cycles)",
+                                         "Gain (% run)", "Range",   "About"};
+    if (section < 0 || section >= ColumnCount) return {};
+    return tr(kNames[section]);
+}
+
+} // namespace pto::gui

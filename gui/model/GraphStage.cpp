@@ -1,0 +1,159 @@
+// Loads one stage's nodes, edges and group names from a trace file (two connections in parallel).
+#include "gui/model/GraphStage.h"
+
+#include "profiler/Provenance.h"
+#include "profiler/SqlRows.h"
+
+#include <fmt/format.h>
+
+#include <future>
+#include <stdexcept>
+
+namespace pto::gui {
+namespace {
+
+using prof::cellInt;
+using prof::cellNull;
+using prof::cellText;
+
+std::int64_t intOr(const tracedb::SqlValue& v) {
+    return cellNull(v) ? -1 : cellInt(v);
+}
+
+struct RawEdge {
+    std::int64_t src = 0, dst = 0;
+    std::string label;
+};
+
+/// What the second connection reads: edges and the block function of each op.
+struct SideData {
+    std::vector<RawEdge> edges;
+    std::unordered_map<std::int64_t, std::int64_t> blockOf;
+};
+
+class Interner {
+public:
+    explicit Interner(std::vector<std::string>& strings) : m_strings(strings) {}
+    std::uint16_t operator()(const tracedb::SqlValue& v) {
+        if (cellNull(v)) return 0;
+        std::string s = cellText(v);
+        auto [it, added] = m_index.try_emplace(s, std::uint16_t(m_strings.size()));
+        if (added) {
+            if (m_strings.size() >= 0xFFFF) return 0; // absurdly many distinct texts: drop
+            m_strings.push_back(std::move(s));
+        }
+        return it->second;
+    }
+
+private:
+    std::vector<std::string>& m_strings;
+    std::unordered_map<std::string, std::uint16_t> m_index;
+};
+
+SideData readSide(const std::filesystem::path& path, std::int64_t stageId) {
+    auto reader = tracedb::TraceReader::open(path);
+    SideData side;
+    prof::forEachRow(reader,
+                     fmt::format("SELECT src, dst, label FROM edge WHERE stage_id = {}", stageId),
+                     [&](auto row) {
+                         side.edges.push_back({cellInt(row[0]), cellInt(row[1]), cellText(row[2])});
+                     });
+    prof::forEachRow(reader,
+                     fmt::format("SELECT tile_op_id, min(block_id) FROM instr WHERE "
+                                 "tile_stage_id = {} AND tile_op_id IS NOT NULL GROUP BY "
+                                 "tile_op_id",
+                                 stageId),
+                     [&](auto row) { side.blockOf.emplace(cellInt(row[0]), cellInt(row[1])); });
+    return side;
+}
+
+void readNodes(const tracedb::TraceReader& reader, GraphStage& g) {
+    Interner intern(g.strings);
+    prof::forEachRow(reader,
+                     fmt::format("SELECT id, kind, name, dtype, shape, space, core, pipe, "
+                                 "group_id, parent_id, src_line FROM node WHERE stage_id = {} "
+                                 "ORDER BY id",
+                                 g.stage.id),
+                     [&](auto row) {
+                         GraphNode n;
+                         n.id = cellInt(row[0]);
+                         n.kind = intern(row[1]);
+                         n.name = cellText(row[2]);
+                         n.dtype = intern(row[3]);
+                         n.shape = intern(row[4]);
+                         n.space = intern(row[5]);
+                         n.core = intern(row[6]);
+                         n.pipe = intern(row[7]);
+                         n.groupId = intOr(row[8]);
+                         n.parentId = intOr(row[9]);
+                         n.srcLine = intOr(row[10]);
+                         g.indexOfId.emplace(n.id, int(g.nodes.size()));
+                         g.nodes.push_back(std::move(n));
+                     });
+}
+
+void readNames(const tracedb::TraceReader& reader, GraphStage& g) {
+    if (g.stage.level == tracedb::StageLevel::Tile) {
+        // Tile ops → the Tensor op of the parsed program, through every recorded stage.
+        prof::ProvenanceResolver provenance(reader);
+        for (auto& n : g.nodes) n.rootOp = provenance.rootOf(g.stage.id, n.id);
+        if (provenance.rootStage() >= 0)
+            prof::forEachRow(reader,
+                             fmt::format("SELECT id, kind, name, src_line FROM node WHERE "
+                                         "stage_id = {}",
+                                         provenance.rootStage()),
+                             [&](auto row) {
+                                 g.rootNames[cellInt(row[0])] = {cellText(row[1]), cellText(row[2]),
+                                                                 intOr(row[3])};
+                             });
+    }
+    // Block functions as the PTO stage names them (its kernel ids are the block ids).
+    prof::forEachRow(reader,
+                     "SELECT id, name FROM node WHERE stage_id = (SELECT stage_id FROM instr "
+                     "LIMIT 1)",
+                     [&](auto row) { g.blockNames[cellInt(row[0])] = cellText(row[1]); });
+}
+
+} // namespace
+
+GraphStage loadGraphStage(const tracedb::TraceReader& reader, std::int64_t stageId) {
+    GraphStage g;
+    bool found = false;
+    for (auto& s : reader.stages())
+        if (s.id == stageId) {
+            g.stage = std::move(s);
+            found = true;
+        }
+    if (!found)
+        throw std::invalid_argument(
+            fmt::format("no stage {} in '{}'", stageId, reader.path().string()));
+    auto side = std::async(std::launch::async, readSide, reader.path(), stageId);
+    readNodes(reader, g);
+    readNames(reader, g);
+    SideData data = side.get();
+    g.recorded = !g.nodes.empty();
+    for (auto& n : g.nodes)
+        if (auto it = data.blockOf.find(n.id); it != data.blockOf.end()) n.blockId = it->second;
+    g.edges.reserve(data.edges.size());
+    for (auto& e : data.edges) {
+        const int src = g.indexOf(e.src), dst = g.indexOf(e.dst);
+        if (src >= 0 && dst >= 0) g.edges.push_back({src, dst, std::move(e.label)});
+    }
+    return g;
+}
+
+std::string nodeLabel(const GraphStage& stage, const GraphNode& n) {
+    const std::string& kind = stage.text(n.kind);
+    std::string label = n.name.empty() || n.name == kind ? kind : n.name + " " + kind;
+    std::string type;
+    for (std::uint16_t part : {n.shape, n.dtype, n.space})
+        if (part) type += (type.empty() ? "" : " ") + stage.text(part);
+    if (!type.empty()) label += "\n" + type;
+    std::string where;
+    for (std::uint16_t part : {n.core, n.pipe})
+        if (part) where += (where.empty() ? "" : " ") + stage.text(part);
+    if (!where.empty()) label += "\n" + where;
+    return label;
+}
+
+} // namespace pto::gui

@@ -1,0 +1,51 @@
+// One read-only query of the SQL console, run to completion, cancelled or refused, as a plain
+// result a worker thread hands to the GUI thread; and its rows as a timeline track.
+#pragma once
+
+#include "gui/model/QueryTrack.h"
+#include "trace_db/QueryResult.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <atomic>
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+namespace pto::tracedb {
+class TraceReader;
+}
+
+namespace pto::gui {
+
+struct SqlConsoleResult {
+    QString sql;
+    QStringList columns;
+    std::vector<std::vector<tracedb::SqlValue>> rows;
+    QString error;        ///< empty on success; the reader's message otherwise
+    int errorOffset = -1; ///< character offset in `sql` the error points at, -1 unknown
+    int errorLength = 0;
+    bool refused = false;   ///< the statement would write: refused before anything ran
+    bool truncated = false; ///< stopped at the row limit
+    bool cancelled = false; ///< stopped by the cancel flag
+    double seconds = 0;
+    bool ok() const { return error.isEmpty(); }
+};
+
+/// Runs `sql` through TraceReader::query, streaming rows until `maxRows` or until `cancel` is
+/// set (checked between rows). Never throws: errors land in the result. The rows are those of
+/// the last statement that returned any.
+SqlConsoleResult runConsoleQuery(const tracedb::TraceReader& reader, const QString& sql,
+                                 const std::atomic<bool>& cancel, std::size_t maxRows);
+
+/// Where SQLite's message points: the token after `near "` found in `sql` (-1 when none).
+int sqlErrorOffset(const QString& sql, const QString& message, int* length = nullptr);
+
+/// True when the columns include `ts` and `dur` (case-insensitive).
+bool hasTimeColumns(const QStringList& columns);
+/// The rows as a track: ts, dur (cycles), name (or the first text column), track_id when all
+/// rows share one. nullopt without ts/dur columns. Rows whose ts is not a number are skipped.
+std::optional<QueryTrack> queryTrackOf(const SqlConsoleResult& result);
+
+} // namespace pto::gui

@@ -1,0 +1,223 @@
+// Reads everything known about one slice for the timeline's details panel.
+#include "gui/model/TimelineDetailsModel.h"
+
+#include "gui/model/LinkResolver.h"
+#include "trace_db/TraceReader.h"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <variant>
+
+namespace pto::gui {
+namespace {
+
+using Row = std::span<const tracedb::SqlValue>;
+
+QString text(const tracedb::SqlValue& v) {
+    if (const auto* s = std::get_if<std::string>(&v)) return QString::fromStdString(*s);
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return QString::number(*i);
+    if (const auto* d = std::get_if<double>(&v)) return QString::number(*d, 'g', 8);
+    return {};
+}
+
+bool isNull(const tracedb::SqlValue& v) {
+    return std::holds_alternative<std::monostate>(v);
+}
+
+QString timeText(std::int64_t cycles, double clockHz) {
+    if (clockHz <= 0) return QStringLiteral("%1 cycles").arg(cycles);
+    return QStringLiteral("%1 cycles (%2 µs)")
+        .arg(cycles)
+        .arg(double(cycles) * 1e6 / clockHz, 0, 'f', 3);
+}
+
+class DetailsBuilder {
+public:
+    DetailsBuilder(const tracedb::TraceReader& reader, std::vector<DetailRow>& rows)
+        : m_reader(reader), m_rows(rows) {}
+
+    void add(const QString& field, const QString& value) {
+        if (!value.isEmpty()) m_rows.push_back({field, value});
+    }
+    template <typename F> void each(const std::string& sql, F&& f) {
+        m_reader.query(sql, [&](auto, Row row) {
+            f(row);
+            return true;
+        });
+    }
+
+    // The slice itself; returns its instr id (-1 when none).
+    std::int64_t slice(std::int64_t id, double clockHz) {
+        std::int64_t instr = -1;
+        each(fmt::format("SELECT name, category, track_name, ts, dur, depth, instr_id, task_id, "
+                         "arg_set_id FROM slice_named WHERE id = {}",
+                         id),
+             [&](Row r) {
+                 add(QObject::tr("Slice"), QStringLiteral("%1 (id %2)").arg(text(r[0])).arg(id));
+                 add(QObject::tr("Category"), text(r[1]));
+                 add(QObject::tr("Track"), text(r[2]));
+                 add(QObject::tr("Start"), timeText(std::get<std::int64_t>(r[3]), clockHz));
+                 add(QObject::tr("Duration"), timeText(std::get<std::int64_t>(r[4]), clockHz));
+                 add(QObject::tr("Depth"), text(r[5]));
+                 if (!isNull(r[6])) instr = std::get<std::int64_t>(r[6]);
+                 if (!isNull(r[7])) task(std::get<std::int64_t>(r[7]));
+                 if (!isNull(r[8])) args(std::get<std::int64_t>(r[8]));
+             });
+        return instr;
+    }
+
+    void task(std::int64_t taskId) {
+        QString name = QStringLiteral("#%1").arg(taskId);
+        each(fmt::format("SELECT n.name FROM node n JOIN stage st ON st.id = n.stage_id AND "
+                         "st.level = 'exec' WHERE n.id = {} ORDER BY st.ord DESC LIMIT 1",
+                         taskId),
+             [&](Row r) { name = QStringLiteral("%1 (#%2)").arg(text(r[0])).arg(taskId); });
+        add(QObject::tr("Task"), name);
+    }
+
+    void args(std::int64_t argSet) {
+        each(fmt::format("SELECT key, int_value, string_value, real_value FROM args WHERE "
+                         "arg_set_id = {} ORDER BY rowid",
+                         argSet),
+             [&](Row r) {
+                 const QString key = text(r[0]);
+                 const QString value = !isNull(r[1])   ? text(r[1])
+                                       : !isNull(r[2]) ? text(r[2])
+                                                       : text(r[3]);
+                 add(key == QStringLiteral("reason") ? QObject::tr("Stall reason")
+                                                     : QObject::tr("Arg %1").arg(key),
+                     value);
+             });
+    }
+
+    void instruction(std::int64_t instr) {
+        each(fmt::format("SELECT i.opcode, i.pipe, i.operands, i.flags, i.idx, n.name "
+                         "FROM instr i LEFT JOIN node n ON n.stage_id = i.stage_id AND "
+                         "n.id = i.block_id WHERE i.id = {}",
+                         instr),
+             [&](Row r) {
+                 add(QObject::tr("Instruction"),
+                     QStringLiteral("%1 on %2 (#%3)").arg(text(r[0]), text(r[1])).arg(instr));
+                 add(QObject::tr("Operands"), text(r[2]));
+                 add(QObject::tr("Flags"), text(r[3]));
+                 add(QObject::tr("Kernel"),
+                     QStringLiteral("%1, instruction %2").arg(text(r[5]), text(r[4])));
+             });
+    }
+
+    // instr → tile op → … → tensor op, one row per step, then the source line.
+    void provenance(std::int64_t instr, const QStringList& sourceLines) {
+        each(fmt::format("WITH RECURSIVE chain(step, kind, stage_id, id) AS ("
+                         " SELECT 0, 'instr', i.stage_id, i.id FROM instr i WHERE i.id = {}"
+                         " UNION ALL SELECT c.step + 1, 'node', p.parent_stage_id, p.parent_id"
+                         " FROM chain c JOIN provenance p ON p.kind = c.kind AND"
+                         " p.stage_id = c.stage_id AND p.id = c.id WHERE c.step < 64)"
+                         " SELECT c.step, st.level, st.name, c.kind, c.id, n.kind, n.name,"
+                         " coalesce(n.src_line, i.src_line) FROM chain c JOIN stage st ON"
+                         " st.id = c.stage_id LEFT JOIN node n ON c.kind = 'node' AND"
+                         " n.stage_id = c.stage_id AND n.id = c.id LEFT JOIN instr i ON"
+                         " c.kind = 'instr' AND i.id = c.id ORDER BY c.step",
+                         instr),
+             [&](Row r) {
+                 if (text(r[3]) != QStringLiteral("node")) return;
+                 add(QObject::tr("Came from (%1)").arg(text(r[1])),
+                     QStringLiteral("%1 %2 (node %3 of %4)")
+                         .arg(text(r[5]), text(r[6]), text(r[4]), text(r[2])));
+                 if (!isNull(r[7])) m_line = std::get<std::int64_t>(r[7]);
+             });
+        if (m_line > 0) {
+            QString lineText =
+                m_line <= sourceLines.size() ? sourceLines[int(m_line - 1)].trimmed() : QString();
+            add(QObject::tr("Source line"), QStringLiteral("%1: %2").arg(m_line).arg(lineText));
+        }
+    }
+
+    void flows(std::int64_t id) {
+        each(
+            fmt::format("SELECT f.kind, f.slice_out = {0}, o.name, o.track_name, o.ts + o.dur, "
+                        "i.name, i.track_name, i.ts FROM flow f JOIN slice_named o ON "
+                        "o.id = f.slice_out JOIN slice_named i ON i.id = f.slice_in "
+                        "WHERE f.slice_out = {0} OR f.slice_in = {0} ORDER BY f.id",
+                        id),
+            [&](Row r) {
+                const bool out = std::get<std::int64_t>(r[1]) != 0;
+                add(out ? QObject::tr("Flow out (%1)").arg(text(r[0]))
+                        : QObject::tr("Flow in (%1)").arg(text(r[0])),
+                    out ? QStringLiteral("→ %1 on %2 at %3").arg(text(r[5]), text(r[6]), text(r[7]))
+                        : QStringLiteral("← %1 on %2 at %3")
+                              .arg(text(r[2]), text(r[3]), text(r[4])));
+            });
+    }
+
+private:
+    const tracedb::TraceReader& m_reader;
+    std::vector<DetailRow>& m_rows;
+    std::int64_t m_line = -1;
+};
+
+} // namespace
+
+TimelineDetailsModel::TimelineDetailsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void TimelineDetailsModel::clear() {
+    beginResetModel();
+    m_sliceId = -1;
+    m_tensorOp = -1;
+    m_rows.clear();
+    endResetModel();
+}
+
+void TimelineDetailsModel::show(const tracedb::TraceReader& reader, LinkResolver& links,
+                                std::int64_t sliceId, double clockHz) {
+    beginResetModel();
+    m_sliceId = sliceId;
+    m_tensorOp = -1;
+    m_rows.clear();
+    if (sliceId >= 0) {
+        DetailsBuilder builder(reader, m_rows);
+        const std::int64_t instr = builder.slice(sliceId, clockHz);
+        if (instr >= 0) {
+            builder.instruction(instr);
+            m_tensorOp = links.tensorOpOfInstr(instr);
+            const QStringList lines =
+                QString::fromStdString(reader.meta("program_text").value_or(""))
+                    .split(QLatin1Char('\n'));
+            builder.provenance(instr, lines);
+            if (m_tensorOp >= 0)
+                builder.add(tr("Tensor op"),
+                            QStringLiteral("node %1 of the parsed program").arg(m_tensorOp));
+        }
+        builder.flows(sliceId);
+    }
+    endResetModel();
+}
+
+QString TimelineDetailsModel::value(const QString& field) const {
+    for (const DetailRow& row : m_rows)
+        if (row.field == field) return row.value;
+    return {};
+}
+
+int TimelineDetailsModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int TimelineDetailsModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant TimelineDetailsModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount()) return {};
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+    const DetailRow& row = m_rows[std::size_t(index.row())];
+    return index.column() == FieldColumn ? row.field : row.value;
+}
+
+QVariant TimelineDetailsModel::headerData(int section, Qt::Orientation orientation,
+                                          int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    return section == FieldColumn ? tr("Field") : tr("Value");
+}
+
+} // namespace pto::gui

@@ -1,0 +1,63 @@
+// The worker thread of the timeline summary and its hand-over to the GUI thread.
+#include "gui/model/TimelineLoader.h"
+
+#include <QMetaObject>
+#include <QPointer>
+
+#include <exception>
+
+namespace pto::gui {
+
+TimelineLoader::TimelineLoader(QObject* parent) : QObject(parent) {}
+
+TimelineLoader::~TimelineLoader() {
+    cancel();
+}
+
+void TimelineLoader::cancel() {
+    if (m_cancel) m_cancel->store(true);
+    if (m_thread.joinable()) m_thread.join();
+    m_busy = false;
+    ++m_generation; // a result already queued for delivery is dropped
+}
+
+void TimelineLoader::start(const std::filesystem::path& trace) {
+    cancel();
+    m_result.reset();
+    m_busy = true;
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    const std::uint64_t generation = m_generation;
+    QPointer<TimelineLoader> self(this);
+    m_thread = std::thread([self, trace, generation, cancel = m_cancel] {
+        std::shared_ptr<const TimelineLod> lod;
+        QString error;
+        try {
+            lod = buildTimelineLod(trace, *cancel);
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        if (cancel->load()) return;
+        // The loader joins this thread before it dies, so `self` is alive while queuing.
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, generation, lod, error] {
+                if (self) self->deliver(generation, lod, error);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void TimelineLoader::deliver(std::uint64_t generation, std::shared_ptr<const TimelineLod> lod,
+                             const QString& error) {
+    if (generation != m_generation) return;
+    if (m_thread.joinable()) m_thread.join();
+    m_busy = false;
+    if (!error.isEmpty() || !lod) {
+        emit failed(error.isEmpty() ? QStringLiteral("the timeline summary was cancelled") : error);
+        return;
+    }
+    m_result = std::move(lod);
+    emit finished();
+}
+
+} // namespace pto::gui

@@ -1,0 +1,151 @@
+// Builds the timeline's per-file summary: one sequential scan of the slice table (split by id
+// range over threads) into per-track pyramids, plus counters and instruction → op links.
+#include "gui/model/TimelineLod.h"
+
+#include "gui/model/LinkResolver.h"
+#include "trace_db/Sqlite.h"
+#include "trace_db/TraceReader.h"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <memory>
+#include <thread>
+
+namespace pto::gui {
+namespace {
+
+using Pyramids = std::unordered_map<std::int64_t, LodPyramid>;
+
+constexpr int kOpenFlags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
+
+struct StatementDeleter {
+    void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
+using StatementPtr = std::unique_ptr<sqlite3_stmt, StatementDeleter>;
+
+StatementPtr prepare(tracedb::SqliteDb& db, const char* sql) {
+    sqlite3_stmt* raw = nullptr;
+    if (int rc = sqlite3_prepare_v2(db.handle(), sql, -1, &raw, nullptr); rc != SQLITE_OK)
+        db.fail(rc, "preparing the timeline summary");
+    return StatementPtr(raw);
+}
+
+Pyramids emptyPyramids(tracedb::SqliteDb& db) {
+    Pyramids pyramids;
+    auto s = prepare(db, "SELECT track_id, slice_count, min_ts, max_end FROM track_summary");
+    while (sqlite3_step(s.get()) == SQLITE_ROW)
+        pyramids.emplace(sqlite3_column_int64(s.get(), 0),
+                         LodPyramid(sqlite3_column_int64(s.get(), 2),
+                                    sqlite3_column_int64(s.get(), 3),
+                                    sqlite3_column_int64(s.get(), 1)));
+    return pyramids;
+}
+
+// Adds the slices with id in [lo, hi) to `pyramids`; returns how many were read.
+std::int64_t scanSlices(const std::filesystem::path& path, std::int64_t lo, std::int64_t hi,
+                        const std::vector<std::int32_t>& opByInstr, Pyramids& pyramids,
+                        const std::atomic<bool>& cancel) {
+    tracedb::SqliteDb db(path, kOpenFlags, path.string());
+    // Plain reads through the page cache: a memory map would count the whole table in the
+    // process's resident memory, for no measurable gain in this sequential scan.
+    auto s = prepare(db, "SELECT ts, dur, track_id, name_id, instr_id, depth FROM slice "
+                         "WHERE id >= ?1 AND id < ?2");
+    sqlite3_bind_int64(s.get(), 1, lo);
+    sqlite3_bind_int64(s.get(), 2, hi);
+    std::int64_t rows = 0;
+    std::int64_t lastTrack = -1;
+    LodPyramid* pyramid = nullptr;
+    int rc = SQLITE_ROW;
+    while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+        const std::int64_t track = sqlite3_column_int64(s.get(), 2);
+        if (track != lastTrack) {
+            auto it = pyramids.find(track);
+            pyramid = it == pyramids.end() ? nullptr : &it->second;
+            lastTrack = track;
+        }
+        ++rows;
+        if (!pyramid) continue;
+        const std::int64_t instr = sqlite3_column_int64(s.get(), 4);
+        const std::int32_t op =
+            instr > 0 && std::size_t(instr) < opByInstr.size() ? opByInstr[std::size_t(instr)] : -1;
+        pyramid->add(sqlite3_column_int64(s.get(), 0), sqlite3_column_int64(s.get(), 1),
+                     static_cast<std::int32_t>(sqlite3_column_int64(s.get(), 3)), op,
+                     sqlite3_column_int64(s.get(), 5) == 0);
+        if ((rows & 0xFFFF) == 0 && cancel.load(std::memory_order_relaxed)) return rows;
+    }
+    if (rc != SQLITE_DONE) db.fail(rc, "reading slices for the timeline summary");
+    return rows;
+}
+
+std::vector<std::int32_t> instrOps(const std::filesystem::path& path) {
+    const auto reader = tracedb::TraceReader::open(path);
+    LinkResolver links(reader);
+    std::vector<std::int32_t> ops;
+    reader.query("SELECT id FROM instr ORDER BY id", [&](auto, auto row) {
+        const auto id = std::get<std::int64_t>(row[0]);
+        if (id < 0 || id > (std::int64_t(1) << 28)) return true;
+        if (ops.size() <= std::size_t(id)) ops.resize(std::size_t(id) + 1, -1);
+        ops[std::size_t(id)] = static_cast<std::int32_t>(links.tensorOpOfInstr(id));
+        return true;
+    });
+    return ops;
+}
+
+std::unordered_map<std::int64_t, CounterSeries> readCounters(tracedb::SqliteDb& db) {
+    std::unordered_map<std::int64_t, CounterSeries> counters;
+    auto s = prepare(db, "SELECT track_id, ts, value FROM counter ORDER BY track_id, ts");
+    while (sqlite3_step(s.get()) == SQLITE_ROW) {
+        CounterSeries& series = counters[sqlite3_column_int64(s.get(), 0)];
+        series.ts.push_back(sqlite3_column_int64(s.get(), 1));
+        series.value.push_back(sqlite3_column_double(s.get(), 2));
+        series.maxValue = std::max(series.maxValue, series.value.back());
+    }
+    return counters;
+}
+
+} // namespace
+
+std::shared_ptr<const TimelineLod> buildTimelineLod(const std::filesystem::path& path,
+                                                    const std::atomic<bool>& cancel, int threads) {
+    const auto start = std::chrono::steady_clock::now();
+    auto lod = std::make_shared<TimelineLod>();
+    tracedb::SqliteDb db(path, kOpenFlags, path.string());
+    lod->opByInstr = instrOps(path);
+    lod->counters = readCounters(db);
+    lod->pyramids = emptyPyramids(db);
+    const std::int64_t maxId = db.queryInt("SELECT coalesce(max(id), 0) FROM slice");
+    threads = std::max(1, threads);
+    std::vector<Pyramids> parts(static_cast<std::size_t>(threads - 1));
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(threads), 0);
+    std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
+    const std::int64_t step = maxId / threads + 1;
+    auto run = [&](int t, Pyramids& into) {
+        try {
+            rows[std::size_t(t)] =
+                scanSlices(path, t * step, (t + 1) * step, lod->opByInstr, into, cancel);
+        } catch (...) {
+            errors[std::size_t(t)] = std::current_exception();
+        }
+    };
+    std::vector<std::thread> workers;
+    for (int t = 1; t < threads; ++t) {
+        parts[std::size_t(t - 1)] = emptyPyramids(db);
+        workers.emplace_back(run, t, std::ref(parts[std::size_t(t - 1)]));
+    }
+    run(0, lod->pyramids);
+    for (auto& worker : workers) worker.join();
+    for (const auto& error : errors)
+        if (error) std::rethrow_exception(error);
+    if (cancel.load()) return nullptr;
+    for (auto& [track, pyramid] : lod->pyramids) {
+        for (const Pyramids& part : parts)
+            if (auto it = part.find(track); it != part.end()) pyramid.merge(it->second);
+        pyramid.finish();
+    }
+    for (std::int64_t n : rows) lod->slicesScanned += n;
+    lod->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return lod;
+}
+
+} // namespace pto::gui

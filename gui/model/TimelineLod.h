@@ -1,0 +1,49 @@
+// Everything the timeline prepares once per file on a worker thread: the level-of-detail
+// pyramid of each track, the counter series, and the instruction → Tensor op map.
+#pragma once
+
+#include "gui/model/LodPyramid.h"
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace pto::gui {
+
+/// Samples of one counter track; a value holds until the next sample.
+struct CounterSeries {
+    std::vector<std::int64_t> ts;
+    std::vector<double> value;
+    double maxValue = 0;
+};
+
+/// Immutable once built; shared between the worker that builds it and the GUI thread.
+struct TimelineLod {
+    std::unordered_map<std::int64_t, LodPyramid> pyramids;    ///< track id → pyramid
+    std::unordered_map<std::int64_t, CounterSeries> counters; ///< counter track id → samples
+    std::vector<std::int32_t> opByInstr; ///< instr id → Tensor op (node id), -1 when none
+    std::int64_t slicesScanned = 0;
+    double seconds = 0; ///< wall time of the build
+
+    std::int32_t opOf(const std::optional<std::int64_t>& instrId) const {
+        if (!instrId || *instrId < 0 || std::size_t(*instrId) >= opByInstr.size()) return -1;
+        return opByInstr[std::size_t(*instrId)];
+    }
+    const LodPyramid* pyramid(std::int64_t trackId) const {
+        auto it = pyramids.find(trackId);
+        return it == pyramids.end() ? nullptr : &it->second;
+    }
+};
+
+/// Reads the whole trace at `path` with its own connections (one per thread, `threads` ≥ 1
+/// scanning disjoint slice id ranges) and builds the summary. Returns null when `cancel`
+/// became true; throws tracedb::TraceError when the file cannot be read.
+std::shared_ptr<const TimelineLod> buildTimelineLod(const std::filesystem::path& path,
+                                                    const std::atomic<bool>& cancel,
+                                                    int threads = 2);
+
+} // namespace pto::gui

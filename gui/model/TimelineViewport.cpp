@@ -1,0 +1,109 @@
+// Pixel ↔ cycle math of the timeline, zoom/pan clamping and ruler ticks.
+#include "gui/model/TimelineViewport.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pto::gui {
+
+void TimelineViewport::setBounds(std::int64_t begin, std::int64_t end) {
+    m_boundsBegin = begin;
+    m_boundsEnd = std::max(end, begin + static_cast<std::int64_t>(kMinSpan));
+    showAll();
+}
+
+void TimelineViewport::setWidth(int pixels) {
+    m_width = std::max(1, pixels);
+}
+
+void TimelineViewport::setRange(double begin, double end) {
+    m_begin = begin;
+    m_end = end;
+    clamp();
+}
+
+void TimelineViewport::showAll() {
+    m_begin = static_cast<double>(m_boundsBegin);
+    m_end = static_cast<double>(m_boundsEnd);
+}
+
+void TimelineViewport::reveal(std::int64_t begin, std::int64_t end) {
+    const double span = std::max<double>(static_cast<double>(end - begin), kMinSpan);
+    setRange(static_cast<double>(begin) - span * 0.1, static_cast<double>(begin) + span * 1.1);
+}
+
+void TimelineViewport::zoom(double factor, double anchorX) {
+    if (!(factor > 0)) return;
+    const double anchor = cycleAt(anchorX);
+    const double fraction = anchorX / m_width;
+    const double span = std::max(kMinSpan, this->span() / factor);
+    setRange(anchor - fraction * span, anchor + (1 - fraction) * span);
+}
+
+void TimelineViewport::panPixels(double dx) {
+    const double shift = dx * cyclesPerPixel();
+    setRange(m_begin + shift, m_end + shift);
+}
+
+void TimelineViewport::clamp() {
+    const double bounds = static_cast<double>(m_boundsEnd - m_boundsBegin);
+    const double lo = static_cast<double>(m_boundsBegin) - bounds * kBoundsMargin;
+    const double hi = static_cast<double>(m_boundsEnd) + bounds * kBoundsMargin;
+    double span = std::clamp(m_end - m_begin, kMinSpan, hi - lo);
+    if (!std::isfinite(span)) span = hi - lo;
+    double begin = std::isfinite(m_begin) ? m_begin : lo;
+    begin = std::clamp(begin, lo, hi - span);
+    m_begin = begin;
+    m_end = begin + span;
+}
+
+double TimelineViewport::niceStep(double raw) {
+    const double decade = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double mantissa : {1.0, 2.0, 5.0, 10.0})
+        if (mantissa * decade >= raw * (1 - 1e-9)) return mantissa * decade;
+    return 10 * decade;
+}
+
+QString TimelineViewport::cycleLabel(double cycles) {
+    const double magnitude = std::abs(cycles);
+    if (magnitude >= 1e9) return QString::number(cycles / 1e9, 'g', 6) + QStringLiteral("G");
+    if (magnitude >= 1e6) return QString::number(cycles / 1e6, 'g', 6) + QStringLiteral("M");
+    if (magnitude >= 1e4) return QString::number(cycles / 1e3, 'g', 6) + QStringLiteral("k");
+    return QString::number(cycles, 'f', 0);
+}
+
+QString TimelineViewport::microLabel(double micros, double step) {
+    if (step < 0.1) { // finer than 100 ns: label in nanoseconds
+        const int decimals = std::clamp(int(std::ceil(-std::log10(step * 1000))), 0, 3);
+        return QString::number(micros * 1000, 'f', decimals) + QStringLiteral(" ns");
+    }
+    const int decimals = std::clamp(int(std::ceil(-std::log10(step))), 0, 3);
+    return QString::number(micros, 'f', decimals) + QStringLiteral(" µs");
+}
+
+std::vector<RulerTick> TimelineViewport::ticks(double unitCycles, int minSpacing,
+                                               bool micros) const {
+    std::vector<RulerTick> ticks;
+    double stepUnits = niceStep(minSpacing * cyclesPerPixel() / unitCycles);
+    if (!micros) stepUnits = std::max(1.0, stepUnits); // no fractions of a cycle
+    const double first = std::ceil(m_begin / unitCycles / stepUnits) * stepUnits;
+    for (double units = first; units * unitCycles < m_end; units += stepUnits) {
+        const double cycle = units * unitCycles;
+        const double rounded = std::round(units / stepUnits) * stepUnits;
+        ticks.push_back(
+            {cycle, xOf(cycle), micros ? microLabel(rounded, stepUnits) : cycleLabel(rounded)});
+        if (ticks.size() > 10000) break;
+    }
+    return ticks;
+}
+
+std::vector<RulerTick> TimelineViewport::cycleTicks(int minSpacing) const {
+    return ticks(1.0, minSpacing, false);
+}
+
+std::vector<RulerTick> TimelineViewport::microTicks(double clockHz, int minSpacing) const {
+    if (clockHz <= 0) return {};
+    return ticks(clockHz / 1e6, minSpacing, true);
+}
+
+} // namespace pto::gui

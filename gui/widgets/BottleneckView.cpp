@@ -1,0 +1,258 @@
+// The bottleneck view: loads the profile off the GUI thread and links its tables to the
+// shared selection.
+#include "gui/widgets/BottleneckView.h"
+
+#include "gui/model/FindingsModel.h"
+#include "gui/model/LinkResolver.h"
+#include "gui/model/OpCostModel.h"
+#include "gui/model/RooflineModel.h"
+#include "gui/model/UtilizationModel.h"
+#include "gui/widgets/BottleneckViewParts.h"
+#include "gui/widgets/RooflineChart.h"
+#include "profiler/Profile.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFutureWatcher>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace pto::gui {
+
+struct BottleneckView::Loaded {
+    int generation = 0;
+    std::shared_ptr<const prof::Profile> profile;
+    QString error;
+    double seconds = 0; ///< load + analyze, on the worker
+};
+
+namespace {
+
+QWidget* titled(const QString& title, QWidget* content, QWidget* parent) {
+    auto* box = new QWidget(parent);
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->setSpacing(2);
+    auto* label = new QLabel(QStringLiteral("<b>%1</b>").arg(title), box);
+    layout->addWidget(label);
+    layout->addWidget(content, 1);
+    return box;
+}
+
+QString summaryOf(const prof::Profile& p, double micros) {
+    int critical = 0, warning = 0;
+    for (const prof::Finding& f : p.findings) {
+        critical += f.severity == prof::Severity::Critical;
+        warning += f.severity == prof::Severity::Warning;
+    }
+    return BottleneckView::tr("%1 on %2: %3 cycles (%4 µs), %5 tasks — run is %6 bound, %7 % of "
+                              "the roof — %8 findings (%9 critical, %10 warning)")
+        .arg(QString::fromStdString(p.model.program), QString::fromStdString(p.model.peaks.name))
+        .arg(p.model.totalCycles)
+        .arg(micros, 0, 'f', 2)
+        .arg(p.model.tasks.size())
+        .arg(QString::fromStdString(p.runBound.label()))
+        .arg(p.runBound.roofFraction * 100, 0, 'f', 0)
+        .arg(p.findings.size())
+        .arg(critical)
+        .arg(warning);
+}
+
+} // namespace
+
+BottleneckView::BottleneckView(StudioContext& context, QWidget* parent)
+    : StudioView(context, parent), m_findings(new FindingsModel(this)),
+      m_utilization(new UtilizationModel(this)), m_opCost(new OpCostModel(this)),
+      m_roofline(new RooflineModel(this)),
+      m_watcher(new QFutureWatcher<std::shared_ptr<Loaded>>(this)) {
+    buildLayout();
+    connectClicks();
+    connect(m_watcher, &QFutureWatcher<std::shared_ptr<Loaded>>::finished, this, [this] {
+        const std::shared_ptr<Loaded> loaded = m_watcher->result();
+        if (!loaded || loaded->generation != m_generation) return;
+        showProfile(loaded->profile, loaded->error);
+        if (loaded->profile)
+            m_header->setText(m_header->text() +
+                              tr(" (analyzed in %1 s)").arg(loaded->seconds, 0, 'f', 2));
+    });
+    connect(&selection(), &SelectionModel::selectionChanged, this,
+            &BottleneckView::followSelection);
+    initialize();
+}
+
+BottleneckView::~BottleneckView() {
+    m_watcher->waitForFinished();
+}
+
+void BottleneckView::buildLayout() {
+    m_header = new QLabel(this);
+    m_header->setWordWrap(true);
+    m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_findingsTable = makeSortedTable(m_findings, FindingsModel::kSortRole, this);
+    m_utilizationTable = makeSortedTable(m_utilization, UtilizationModel::kSortRole, this);
+    m_utilizationTable->setItemDelegate(new HeatDelegate(UtilizationModel::kRatioRole, this));
+    m_utilizationTable->setAlternatingRowColors(false);
+    m_opTable = makeSortedTable(m_opCost, OpCostModel::kSortRole, this);
+
+    auto* left = new QSplitter(Qt::Vertical, this);
+    left->addWidget(buildFindingsPane());
+    left->addWidget(titled(tr("Cost per Tensor op"), m_opTable, this));
+    auto* right = new QSplitter(Qt::Vertical, this);
+    auto* showIdle = new QCheckBox(tr("show idle cores"), this);
+    connect(showIdle, &QCheckBox::toggled, m_utilization, &UtilizationModel::setShowIdle);
+    auto* utilizationBox =
+        titled(tr("Pipe utilization per core (busy ÷ time in tasks)"), m_utilizationTable, this);
+    static_cast<QVBoxLayout*>(utilizationBox->layout())->insertWidget(1, showIdle);
+    right->addWidget(utilizationBox);
+    right->addWidget(buildRooflinePane());
+    auto* columns = new QSplitter(Qt::Horizontal, this);
+    columns->addWidget(left);
+    columns->addWidget(right);
+    columns->setStretchFactor(0, 1);
+    columns->setStretchFactor(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_header);
+    layout->addWidget(columns, 1);
+}
+
+QWidget* BottleneckView::buildFindingsPane() {
+    m_details = new QPlainTextEdit(this);
+    m_details->setReadOnly(true);
+    m_details->setPlaceholderText(tr("Click a finding for its evidence and advice"));
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_findingsTable);
+    split->addWidget(m_details);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 1);
+    return titled(tr("Findings"), split, this);
+}
+
+QWidget* BottleneckView::buildRooflinePane() {
+    m_chart = new RooflineChart(this);
+    m_chart->setModel(m_roofline);
+    m_pointKind = new QComboBox(this);
+    m_pointKind->addItem(tr("one point per task"));
+    m_pointKind->addItem(tr("one point per Tensor op"));
+    connect(m_pointKind, &QComboBox::currentIndexChanged, this, [this](int index) {
+        m_roofline->setMode(index == 0 ? RooflineModel::Mode::Tasks
+                                       : RooflineModel::Mode::TensorOps);
+    });
+    auto* box = titled(tr("Roofline"), m_chart, this);
+    static_cast<QVBoxLayout*>(box->layout())->insertWidget(1, m_pointKind);
+    return box;
+}
+
+void BottleneckView::connectClicks() {
+    connect(m_findingsTable, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        const int row = sourceRow(m_findingsTable, index);
+        m_details->setPlainText(m_findings->details(row));
+        const prof::Finding& f = m_findings->finding(row);
+        if (!f.entityId) return;
+        if (f.entity == "core") selection().select(EntityRef::track(*f.entityId), this);
+        if (f.entity == "tensor_op")
+            selection().select(EntityRef::node(m_opCost->rootStage(), *f.entityId), this);
+        if (f.entity == "task" && m_roofline->mode() == RooflineModel::Mode::Tasks)
+            for (int r = 0; r < m_roofline->rowCount(); ++r)
+                if (m_roofline->entityId(r) == *f.entityId) selectTaskOrOp(r);
+    });
+    connect(m_utilizationTable, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        const std::int64_t track = m_utilization->trackId(sourceRow(m_utilizationTable, index));
+        if (track >= 0) selection().select(EntityRef::track(track), this);
+    });
+    connect(m_opTable, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        const std::int64_t op = m_opCost->opId(sourceRow(m_opTable, index));
+        if (op >= 0) selection().select(EntityRef::node(m_opCost->rootStage(), op), this);
+    });
+    connect(m_chart, &RooflineChart::pointClicked, this, &BottleneckView::selectTaskOrOp);
+}
+
+void BottleneckView::selectTaskOrOp(int row) {
+    m_chart->setHighlightedRow(row);
+    const auto [begin, end] = m_roofline->timeRange(row);
+    selection().select(EntityRef::node(m_roofline->entityStage(), m_roofline->entityId(row)), this);
+    if (begin >= 0 && end >= begin) emit context().revealTimeRequested(begin, end);
+}
+
+void BottleneckView::documentChanged() {
+    ++m_generation;
+    m_links.reset();
+    showProfile(nullptr, {});
+    const TraceDocument* doc = document();
+    if (!doc) {
+        m_header->setText(tr("No trace open"));
+        emit profileLoaded();
+        return;
+    }
+    if (!doc->summary().hasRun()) {
+        m_header->setText(tr("This trace holds no simulated run (compile only: %1 IR stages) — "
+                             "nothing to profile. Run it with `pto run` to see bottlenecks.")
+                              .arg(doc->summary().stageCount));
+        emit profileLoaded();
+        return;
+    }
+    m_loading = true;
+    m_header->setText(tr("Analyzing the run..."));
+    auto reader = std::make_shared<tracedb::TraceReader>(doc->openReader());
+    const int generation = m_generation;
+    m_watcher->setFuture(QtConcurrent::run([reader, generation] {
+        auto loaded = std::make_shared<Loaded>();
+        loaded->generation = generation;
+        QElapsedTimer timer;
+        timer.start();
+        try {
+            loaded->profile =
+                std::make_shared<const prof::Profile>(prof::analyze(prof::loadRunModel(*reader)));
+        } catch (const std::exception& error) {
+            loaded->error = QString::fromStdString(error.what());
+        }
+        loaded->seconds = static_cast<double>(timer.nsecsElapsed()) * 1e-9;
+        return loaded;
+    }));
+}
+
+void BottleneckView::showProfile(std::shared_ptr<const prof::Profile> profile,
+                                 const QString& error) {
+    m_findings->setProfile(profile);
+    m_utilization->setProfile(profile);
+    m_opCost->setProfile(profile);
+    m_roofline->setProfile(profile);
+    m_details->clear();
+    for (QTableView* table : {m_findingsTable, m_utilizationTable, m_opTable})
+        table->resizeColumnsToContents();
+    if (!m_loading) return;
+    m_loading = false;
+    if (!error.isEmpty())
+        m_header->setText(tr("Cannot analyze this run: %1").arg(error));
+    else if (profile)
+        m_header->setText(
+            summaryOf(*profile, document() ? document()->micros(profile->model.totalCycles) : 0.0));
+    if (m_findings->rowCount() > 0) {
+        showSourceRow(m_findingsTable, 0);
+        m_details->setPlainText(m_findings->details(0));
+    }
+    emit profileLoaded();
+}
+
+QString BottleneckView::headline() const {
+    return m_header->text();
+}
+
+void BottleneckView::followSelection(const EntityRef& ref, const QObject* origin) {
+    if (origin == this || !document() || m_opCost->rowCount() == 0) return;
+    if (ref.kind == EntityRef::Kind::Track) {
+        showSourceRow(m_utilizationTable, m_utilization->rowOfTrack(ref.id));
+        return;
+    }
+    if (!m_links) m_links = std::make_unique<LinkResolver>(document()->reader());
+    const std::int64_t op = ref.isNone() ? -1 : m_links->tensorOpOf(ref);
+    showSourceRow(m_opTable, m_opCost->rowOfOp(op));
+}
+
+} // namespace pto::gui

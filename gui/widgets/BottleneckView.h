@@ -1,0 +1,86 @@
+// The bottleneck view: findings, pipe utilization per core, cost per Tensor op, roofline.
+#pragma once
+
+#include "gui/widgets/StudioView.h"
+
+#include <memory>
+
+class QLabel;
+class QPlainTextEdit;
+class QComboBox;
+class QTableView;
+template <typename T> class QFutureWatcher;
+
+namespace pto::prof {
+struct Profile;
+}
+
+namespace pto::gui {
+
+class FindingsModel;
+class LinkResolver;
+class OpCostModel;
+class RooflineChart;
+class RooflineModel;
+class UtilizationModel;
+
+/// The profile is computed in memory on a worker thread with its own reader (the file is
+/// never written). Clicking a row or point selects it: an op → its root-stage node, a core →
+/// its track, a task → reveal its time range and select its Exec-stage node.
+class BottleneckView : public StudioView {
+    Q_OBJECT
+public:
+    explicit BottleneckView(StudioContext& context, QWidget* parent = nullptr);
+    ~BottleneckView() override;
+
+    QString viewId() const override { return QStringLiteral("bottleneck"); }
+    QString viewTitle() const override { return tr("Bottlenecks"); }
+
+    bool isLoading() const { return m_loading; }
+    /// What the header says (run summary, or why there is nothing to show).
+    QString headline() const;
+
+    FindingsModel& findings() { return *m_findings; }
+    UtilizationModel& utilization() { return *m_utilization; }
+    OpCostModel& opCost() { return *m_opCost; }
+    RooflineModel& roofline() { return *m_roofline; }
+    QTableView* findingsTable() const { return m_findingsTable; }
+    QTableView* utilizationTable() const { return m_utilizationTable; }
+    QTableView* opTable() const { return m_opTable; }
+    RooflineChart* rooflineChart() const { return m_chart; }
+
+signals:
+    /// The profile of the current document is shown (or the reason it cannot be).
+    void profileLoaded();
+
+protected:
+    void documentChanged() override;
+
+private:
+    struct Loaded;
+    void buildLayout();
+    QWidget* buildFindingsPane();
+    QWidget* buildRooflinePane();
+    void connectClicks();
+    void showProfile(std::shared_ptr<const prof::Profile> profile, const QString& error);
+    void followSelection(const EntityRef& ref, const QObject* origin);
+    void selectTaskOrOp(int rooflineRow);
+
+    FindingsModel* m_findings;
+    UtilizationModel* m_utilization;
+    OpCostModel* m_opCost;
+    RooflineModel* m_roofline;
+    QLabel* m_header = nullptr;
+    QPlainTextEdit* m_details = nullptr;
+    QTableView* m_findingsTable = nullptr;
+    QTableView* m_utilizationTable = nullptr;
+    QTableView* m_opTable = nullptr;
+    QComboBox* m_pointKind = nullptr;
+    RooflineChart* m_chart = nullptr;
+    QFutureWatcher<std::shared_ptr<Loaded>>* m_watcher = nullptr;
+    std::unique_ptr<LinkResolver> m_links;
+    bool m_loading = false;
+    int m_generation = 0;
+};
+
+} // namespace pto::gui

@@ -1,0 +1,180 @@
+// Numerical diff view: banner, metrics table, heatmap; clicks select tile ops and reveal time.
+#include "gui/widgets/DiffView.h"
+
+#include "compiler/ir/TensorData.h"
+#include "gui/model/LinkResolver.h"
+#include "gui/widgets/Heatmap.h"
+#include "validate/TensorIo.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace pto::gui {
+
+DiffView::DiffView(StudioContext& context, QWidget* parent) : StudioView(context, parent) {
+    m_banner = new QLabel(this);
+    m_banner->setWordWrap(true);
+    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont big = m_banner->font();
+    big.setPointSizeF(big.pointSizeF() * 1.3);
+    big.setBold(true);
+    m_banner->setFont(big);
+    m_reason = new QLabel(this);
+    m_reason->setWordWrap(true);
+    m_outputs = new QComboBox(this);
+    auto* golden = new QPushButton(tr("Golden .npy…"), this);
+    m_note = new QLabel(this);
+    m_note->setWordWrap(true);
+    m_view = new QTableView(this);
+    m_view->setModel(&m_table);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->verticalHeader()->hide();
+    m_heatmap = new HeatmapWidget(this);
+
+    auto* picker = new QHBoxLayout;
+    picker->addWidget(new QLabel(tr("Output:"), this));
+    picker->addWidget(m_outputs, 1);
+    picker->addWidget(golden);
+    auto* mapBox = new QWidget(this);
+    auto* mapLayout = new QVBoxLayout(mapBox);
+    mapLayout->setContentsMargins(0, 0, 0, 0);
+    mapLayout->addLayout(picker);
+    mapLayout->addWidget(m_heatmap, 1);
+    mapLayout->addWidget(m_note);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_view);
+    split->addWidget(mapBox);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_banner);
+    layout->addWidget(m_reason);
+    layout->addWidget(split, 1);
+
+    connect(m_outputs, &QComboBox::currentTextChanged, this, [this] {
+        m_golden.reset(); // a golden belongs to one output
+        rebuildHeatmap();
+    });
+    connect(golden, &QPushButton::clicked, this, [this] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Golden tensor"), {}, tr("NumPy arrays (*.npy)"));
+        if (!path.isEmpty()) m_note->setText(loadGolden(path));
+    });
+    connect(m_heatmap, &HeatmapWidget::tileClicked, this, &DiffView::onTileClicked);
+    connect(m_view, &QTableView::clicked, this,
+            [this](const QModelIndex& index) { onRowActivated(index.row()); });
+    connect(&selection(), &SelectionModel::selectionChanged, this, &DiffView::onSelection);
+    initialize();
+}
+
+DiffView::~DiffView() = default;
+
+QString DiffView::bannerText() const {
+    return m_banner->text();
+}
+
+void DiffView::documentChanged() {
+    m_golden.reset();
+    m_links.reset();
+    const tracedb::TraceReader* reader = document() ? &document()->reader() : nullptr;
+    m_table.load(reader);
+    m_bisect = reader ? readBisect(*reader) : BisectResult{};
+    if (reader) m_links = std::make_unique<LinkResolver>(*reader);
+    m_banner->setText(m_bisect.found       ? m_bisect.headline()
+                      : m_table.rowCount() ? tr("Numerical comparisons (no bisection)")
+                                           : tr("No diff results in this trace (make them with "
+                                                "pto diff RUN.db --golden DIR or pto diff "
+                                                "--bisect FILE.pto -o OUT.db)"));
+    m_banner->setStyleSheet(m_bisect.found ? QStringLiteral("color: #c0392b;") : QString());
+    m_reason->setText(m_bisect.found ? tr("from %1 — %2").arg(m_bisect.tensorOp, m_bisect.reason)
+                                     : QString());
+    m_reason->setVisible(m_bisect.found);
+    const QSignalBlocker block(m_outputs);
+    m_outputs->clear();
+    if (reader)
+        for (const std::string& name : heatmapOutputs(*reader))
+            m_outputs->addItem(QString::fromStdString(name));
+    rebuildHeatmap();
+}
+
+void DiffView::showOutput(const QString& name) {
+    if (m_outputs->currentText() != name) m_outputs->setCurrentText(name);
+}
+
+QString DiffView::loadGolden(const QString& npyPath) {
+    try {
+        m_golden = std::make_unique<TensorData>(readTensor(npyPath.toStdString()));
+    } catch (const std::exception& e) {
+        return tr("Cannot use %1 as a golden: %2").arg(npyPath, QString::fromUtf8(e.what()));
+    }
+    rebuildHeatmap();
+    return {};
+}
+
+void DiffView::rebuildHeatmap() {
+    m_map = {};
+    if (document() && !m_outputs->currentText().isEmpty()) {
+        const std::string name = m_outputs->currentText().toStdString();
+        std::optional<TensorData> stored;
+        if (!m_golden) stored = storedGolden(document()->reader(), name);
+        const TensorData* golden = m_golden ? m_golden.get() : stored ? &*stored : nullptr;
+        m_map = buildHeatmap(document()->reader(), name, golden);
+    }
+    m_heatmap->setData(&m_map);
+    QString note = QString::fromStdString(m_map.note);
+    if (const int hot = m_map.hottestTile(); hot >= 0) {
+        const HeatTile& t = m_map.tiles[std::size_t(hot)];
+        note = tr("Hottest tile: rows %1–%2, cols %3–%4, max |a−g| %5. Click a tile to select "
+                  "its op. ")
+                   .arg(t.row)
+                   .arg(t.row + t.rows - 1)
+                   .arg(t.col)
+                   .arg(t.col + t.cols - 1)
+                   .arg(*t.error, 0, 'g', 4) +
+               note;
+    }
+    m_note->setText(note);
+}
+
+void DiffView::onTileClicked(int tile) {
+    if (tile < 0 || tile >= int(m_map.tiles.size()) || !m_links) return;
+    const HeatTile& t = m_map.tiles[std::size_t(tile)];
+    selection().select(EntityRef::node(t.op.stageId, t.op.id), this);
+    std::vector<std::int64_t> instrs = m_links->instrsOfTileOp(t.op.stageId, t.op.id);
+    const auto stores = m_links->instrsOfTileOp(t.store.stageId, t.store.id);
+    instrs.insert(instrs.end(), stores.begin(), stores.end());
+    const CycleRange range = m_links->timeRangeOf(m_links->slicesOfInstrs(instrs));
+    if (!range.empty()) emit context().revealTimeRequested(range.begin, range.end);
+}
+
+void DiffView::onRowActivated(int row) {
+    const EntityRef node = m_table.nodeAt(row);
+    if (!node.isNone()) selection().select(node, this);
+}
+
+void DiffView::onSelection(const EntityRef& ref, const QObject* origin) {
+    if (origin == this) return;
+    int tile = -1;
+    if (ref.kind == EntityRef::Kind::Node)
+        for (std::size_t i = 0; i < m_map.tiles.size() && tile < 0; ++i)
+            if ((m_map.tiles[i].op.stageId == ref.stageId && m_map.tiles[i].op.id == ref.id) ||
+                (m_map.tiles[i].store.stageId == ref.stageId && m_map.tiles[i].store.id == ref.id))
+                tile = int(i);
+    m_heatmap->setSelectedTile(tile);
+    const int row = m_table.rowOf(ref);
+    if (row >= 0)
+        m_view->selectRow(row);
+    else
+        m_view->clearSelection();
+}
+
+} // namespace pto::gui

@@ -1,0 +1,142 @@
+// Error heatmap painting: element cells as an image, tiles as outlined rectangles.
+#include "gui/widgets/Heatmap.h"
+
+#include <QImage>
+#include <QMouseEvent>
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+
+namespace pto::gui {
+namespace {
+
+constexpr double kMargin = 8;
+constexpr double kDecades = 6; ///< colour range below the largest error, in powers of ten
+
+} // namespace
+
+QColor errorColour(double error, double top) {
+    if (std::isnan(error)) return QColor(190, 190, 190);
+    if (error <= 0 || top <= 0) return QColor(250, 250, 250);
+    if (std::isinf(error)) return QColor(255, 0, 255);
+    const double t = std::clamp(1.0 + std::log10(error / top) / kDecades, 0.0, 1.0);
+    // dark blue → yellow → red
+    auto mix = [](QColor a, QColor b, double u) {
+        return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * u),
+                                float(a.greenF() + (b.greenF() - a.greenF()) * u),
+                                float(a.blueF() + (b.blueF() - a.blueF()) * u));
+    };
+    const QColor blue(25, 40, 140), yellow(240, 220, 30), red(220, 20, 20);
+    return t < 0.5 ? mix(blue, yellow, t * 2) : mix(yellow, red, (t - 0.5) * 2);
+}
+
+HeatmapWidget::HeatmapWidget(QWidget* parent) : QWidget(parent) {
+    setMinimumSize(160, 160);
+    setMouseTracking(false);
+}
+
+void HeatmapWidget::setData(const HeatmapData* data) {
+    m_data = data;
+    m_selected = -1;
+    update();
+}
+
+void HeatmapWidget::setSelectedTile(int tile) {
+    m_selected = tile;
+    update();
+}
+
+QRectF HeatmapWidget::plotRect() const {
+    const QRectF area = QRectF(rect()).adjusted(kMargin, kMargin, -kMargin, -kMargin);
+    if (!m_data || m_data->rows <= 0 || m_data->cols <= 0) return area;
+    const double aspect = double(m_data->cols) / double(m_data->rows);
+    double w = area.width(), h = w / aspect;
+    if (h > area.height()) {
+        h = area.height();
+        w = h * aspect;
+    }
+    // Very thin tensors still get a readable band.
+    w = std::max(w, std::min(area.width(), 24.0));
+    h = std::max(h, std::min(area.height(), 24.0));
+    return {area.center().x() - w / 2, area.center().y() - h / 2, w, h};
+}
+
+QRectF HeatmapWidget::tileRect(const HeatTile& tile) const {
+    const QRectF plot = plotRect();
+    const double sx = plot.width() / double(m_data->cols);
+    const double sy = plot.height() / double(m_data->rows);
+    return {plot.left() + double(tile.col) * sx, plot.top() + double(tile.row) * sy,
+            double(tile.cols) * sx, double(tile.rows) * sy};
+}
+
+QPoint HeatmapWidget::tileCenter(int tile) const {
+    if (!m_data || tile < 0 || tile >= int(m_data->tiles.size())) return {};
+    return tileRect(m_data->tiles[std::size_t(tile)]).center().toPoint();
+}
+
+void HeatmapWidget::paintCells(QPainter& painter, const QRectF& plot) const {
+    QImage image(m_data->gridCols, m_data->gridRows, QImage::Format_RGB32);
+    for (int r = 0; r < m_data->gridRows; ++r)
+        for (int c = 0; c < m_data->gridCols; ++c)
+            image.setPixelColor(
+                c, r,
+                errorColour(
+                    m_data->cells[std::size_t(r) * std::size_t(m_data->gridCols) + std::size_t(c)],
+                    m_data->maxCell));
+    painter.drawImage(plot, image);
+}
+
+void HeatmapWidget::paintTiles(QPainter& painter) const {
+    double top = 0;
+    for (const HeatTile& t : m_data->tiles)
+        if (t.error && std::isfinite(*t.error)) top = std::max(top, *t.error);
+    const bool fill = m_data->cells.empty();
+    const int hot = m_data->hottestTile();
+    for (std::size_t i = 0; i < m_data->tiles.size(); ++i) {
+        const HeatTile& t = m_data->tiles[i];
+        const QRectF r = tileRect(t);
+        if (fill) painter.fillRect(r, errorColour(t.error ? *t.error : NAN, top));
+        painter.setPen(QPen(QColor(60, 60, 60, 160), 1));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(r);
+        if (int(i) == hot && t.error && *t.error > 0) {
+            painter.setPen(QPen(QColor(255, 40, 40), 2, Qt::DashLine));
+            painter.drawRect(r.adjusted(2, 2, -2, -2));
+        }
+    }
+    if (m_selected >= 0 && m_selected < int(m_data->tiles.size())) {
+        painter.setPen(QPen(palette().highlight().color(), 3));
+        painter.drawRect(tileRect(m_data->tiles[std::size_t(m_selected)]));
+    }
+}
+
+void HeatmapWidget::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().base());
+    if (!m_data || m_data->rows <= 0 || m_data->cols <= 0) {
+        painter.drawText(rect(), Qt::AlignCenter, tr("No output to show"));
+        return;
+    }
+    const QRectF plot = plotRect();
+    if (!m_data->cells.empty())
+        paintCells(painter, plot);
+    else if (m_data->tiles.empty())
+        painter.fillRect(plot, errorColour(NAN, 1));
+    paintTiles(painter);
+    painter.setPen(palette().text().color());
+    painter.drawRect(plot);
+}
+
+void HeatmapWidget::mousePressEvent(QMouseEvent* event) {
+    if (!m_data || event->button() != Qt::LeftButton) return;
+    const QPointF p = event->position();
+    for (std::size_t i = 0; i < m_data->tiles.size(); ++i)
+        if (tileRect(m_data->tiles[i]).contains(p)) {
+            setSelectedTile(int(i));
+            emit tileClicked(int(i));
+            return;
+        }
+}
+
+} // namespace pto::gui

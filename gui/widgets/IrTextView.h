@@ -1,0 +1,65 @@
+// The IR text view: the printed IR of a chosen stage with the lines its pass changed marked in
+// a gutter, linked both ways to the shared selection, and the .pto source with the selected
+// op's line highlighted.
+#pragma once
+
+#include "gui/model/IrText.h"
+#include "gui/model/StageCompareModel.h"
+#include "gui/widgets/StudioView.h"
+
+#include <memory>
+#include <vector>
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QTabWidget;
+
+namespace pto::gui {
+
+class IrTextEditor;
+class LinkResolver;
+
+class IrTextView : public StudioView {
+    Q_OBJECT
+public:
+    explicit IrTextView(StudioContext& context, QWidget* parent = nullptr);
+    ~IrTextView() override;
+
+    QString viewId() const override { return QStringLiteral("ir"); }
+    QString viewTitle() const override { return tr("IR text"); }
+
+    void setStage(std::int64_t stageId);
+    const IrText& irText() const { return m_ir; }
+    /// 0-based IR lines highlighted for the current selection.
+    const std::vector<int>& highlightedIrLines() const { return m_irLines; }
+    /// 1-based source line highlighted for the current selection (0: none).
+    std::int64_t highlightedSourceLine() const { return m_sourceLine; }
+    QPlainTextEdit* irEditor() const;
+    QPlainTextEdit* sourceEditor() const;
+    QTabWidget* tabs() const { return m_tabs; }
+
+protected:
+    void documentChanged() override;
+
+private:
+    void onStagePicked(int row);
+    void onCursorMoved();
+    void onSelection(const EntityRef& ref, const QObject* origin);
+    void showSourceLine(std::int64_t line);
+
+    StageListModel m_stages;
+    IrText m_ir;
+    std::unique_ptr<LinkResolver> m_links;
+    std::unique_ptr<StageMapper> m_mapper;
+    std::vector<int> m_irLines;
+    std::int64_t m_sourceLine = 0;
+    bool m_moving = false; ///< the view itself moves the cursor: not a user pick
+    QComboBox* m_picker = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    IrTextEditor* m_editor = nullptr;
+    IrTextEditor* m_source = nullptr;
+    QLabel* m_status = nullptr;
+};
+
+} // namespace pto::gui

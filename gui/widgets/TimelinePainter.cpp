@@ -1,0 +1,333 @@
+// Drawing of the timeline's lanes: single slices, sub-pixel slices merged into one block with
+// a count, level-of-detail lanes rendered as one pixel strip, counters, queries and the ruler.
+#include "gui/widgets/TimelinePainter.h"
+
+#include "gui/model/QueryTrack.h"
+#include "gui/model/TimelineLod.h"
+#include "gui/model/TimelineTrackModel.h"
+#include "gui/model/TimelineViewport.h"
+#include "gui/widgets/Theme.h"
+
+#include <QImage>
+#include <QPainter>
+#include <QPolygonF>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace pto::gui {
+namespace {
+
+constexpr int kLane = TimelineTrackModel::kLaneHeight;
+constexpr double kMinLabelWidth = 36;
+
+// `colour` over `background` at opacity alpha/256.
+QRgb blend(QRgb colour, QRgb background, int alpha) {
+    auto mix = [&](int c, int b) { return b + (((c - b) * alpha) >> 8); };
+    return qRgb(mix(qRed(colour), qRed(background)), mix(qGreen(colour), qGreen(background)),
+                mix(qBlue(colour), qBlue(background)));
+}
+
+// Sub-pixel slices of one depth row waiting to be drawn as one block.
+struct PendingBlock {
+    double x0 = 0, x1 = 0;
+    int count = 0;
+    QColor colour;
+};
+
+} // namespace
+
+TimelinePainter::TimelinePainter(QPainter& painter, const TimelineFrame& frame,
+                                 TimelinePaintStats& stats)
+    : m_painter(painter), m_frame(frame), m_stats(stats) {}
+
+double TimelinePainter::xOf(double cycle) const {
+    return m_frame.left + m_frame.viewport->xOf(cycle);
+}
+
+QColor TimelinePainter::sliceColour(std::int32_t nameId, std::int32_t op,
+                                    TimelineSlice::Category category, const QString& pipe) {
+    const QPalette& palette = m_frame.palette;
+    if (category == TimelineSlice::Category::Wait)
+        return theme::isDark(palette) ? QColor(90, 90, 96) : QColor(200, 200, 206);
+    if (category == TimelineSlice::Category::Stall) return theme::severityColor(2, palette);
+    if (m_frame.colouring == TimelineColouring::ByPipe &&
+        category == TimelineSlice::Category::Instr)
+        return theme::pipeColor(pipe.toStdString(), palette);
+    const std::int64_t key = op >= 0 ? op : (std::int64_t(1) << 40) + nameId;
+    if (auto it = m_colours.find(key); it != m_colours.end()) return it->second;
+    QColor colour;
+    if (op >= 0) {
+        colour = theme::categoryColor(op, palette);
+    } else {
+        colour = theme::categoryColor(nameId, palette);
+        if (m_frame.names)
+            if (auto name = m_frame.names->find(nameId); name != m_frame.names->end())
+                colour = theme::nameColor(name->second.toStdString(), palette);
+    }
+    m_colours.emplace(key, colour);
+    return colour;
+}
+
+void TimelinePainter::drawLabel(const QRectF& box, const QString& text, const QColor& background) {
+    if (box.width() < kMinLabelWidth) return;
+    const QRectF inner = box.adjusted(3, 0, -3, 0);
+    const QString elided =
+        m_painter.fontMetrics().elidedText(text, Qt::ElideRight, int(inner.width()));
+    if (elided.isEmpty()) return;
+    m_painter.setPen(theme::textOn(background));
+    m_painter.drawText(inner, Qt::AlignVCenter | Qt::AlignLeft, elided);
+}
+
+void TimelinePainter::drawSlices(const QRect& lane, std::span<const TimelineSlice> slices,
+                                 const QString& pipe) {
+    const TimelineViewport& vp = *m_frame.viewport;
+    const double lo = vp.begin(), hi = vp.end();
+    const double left = lane.left(), right = lane.right() + 1;
+    std::vector<PendingBlock> pending(17);
+    auto flush = [&](int depth) {
+        PendingBlock& p = pending[std::size_t(depth)];
+        if (p.count == 0) return;
+        const QRectF box(p.x0, lane.top() + 2 + depth * kLane, std::max(1.0, p.x1 - p.x0),
+                         kLane - 2);
+        m_painter.fillRect(box, p.count == 1 ? p.colour : p.colour.lighter(115));
+        if (p.count > 1) {
+            ++m_stats.mergedBlocks;
+            drawLabel(box, QStringLiteral("×%1").arg(p.count), p.colour);
+        } else {
+            ++m_stats.slices;
+        }
+        p.count = 0;
+    };
+    const QColor selection = m_frame.palette.color(QPalette::Highlight);
+    for (const TimelineSlice& s : slices) {
+        if (double(s.end()) < lo || double(s.ts) > hi) continue;
+        if (s.dur > 0 && double(s.end()) == lo) continue;
+        const double x0 = std::max(left, xOf(double(s.ts)));
+        const double x1 = std::min(right, xOf(double(s.end())));
+        const std::int32_t op = m_frame.lod ? m_frame.lod->opOf(s.instrId) : -1;
+        const QColor colour = sliceColour(s.nameId, op, s.category, pipe);
+        const bool highlighted = m_frame.highlightedOp >= 0 && op == m_frame.highlightedOp;
+        if (highlighted) ++m_stats.highlighted;
+        PendingBlock& p = pending[std::size_t(s.depth)];
+        if (x1 - x0 < 1 && !highlighted && s.id != m_frame.selectedSlice) {
+            if (p.count > 0 && x0 <= p.x1 + 1) {
+                p.x1 = std::max(p.x1, x0 + 1);
+                ++p.count;
+            } else {
+                flush(s.depth);
+                p = {x0, x0 + 1, 1, colour};
+            }
+            continue;
+        }
+        flush(s.depth);
+        const QRectF box(x0, lane.top() + 2 + s.depth * kLane, std::max(1.0, x1 - x0), kLane - 2);
+        m_painter.fillRect(box, colour);
+        ++m_stats.slices;
+        if (highlighted || s.id == m_frame.selectedSlice) {
+            m_painter.setPen(
+                QPen(s.id == m_frame.selectedSlice ? selection : colour.darker(180), 2));
+            m_painter.setBrush(Qt::NoBrush);
+            m_painter.drawRect(box.adjusted(1, 1, -1, -1));
+        }
+        if (box.width() >= kMinLabelWidth && m_frame.names)
+            if (auto name = m_frame.names->find(s.nameId); name != m_frame.names->end())
+                drawLabel(box, name->second, colour);
+    }
+    for (int depth = 0; depth < int(pending.size()); ++depth) flush(depth);
+}
+
+void TimelinePainter::drawBuckets(const QRect& lane, const LodPyramid& pyramid,
+                                  const QString& pipe) {
+    const TimelineViewport& vp = *m_frame.viewport;
+    const int width = lane.width();
+    if (width <= 0 || pyramid.levelCount() == 0) return;
+    ++m_stats.lodLanes;
+    const int level = pyramid.levelFor(vp.cyclesPerPixel());
+    const auto buckets = pyramid.level(level);
+    const double bucketWidth = double(pyramid.bucketWidth(level));
+    const auto last = std::int64_t(buckets.size()) - 1;
+    const QRgb background = m_frame.palette.color(QPalette::Base).rgb();
+    QImage strip(width, kLane - 2, QImage::Format_ARGB32_Premultiplied);
+    auto* row = reinterpret_cast<QRgb*>(strip.scanLine(0));
+    std::vector<std::uint32_t> counts(static_cast<std::size_t>(width), 0);
+    std::vector<QRgb> dominant(static_cast<std::size_t>(width), background);
+    const double origin = double(pyramid.origin());
+    // Colours of the last dominant (name, op) pair: neighbouring pixels mostly share it.
+    std::int32_t lastName = 0, lastOp = -2;
+    QRgb lastColour = background;
+    const double firstCycle = vp.cycleAt(lane.left() - m_frame.left) - origin;
+    const double perPixel = vp.cyclesPerPixel();
+    for (int x = 0; x < width; ++x) {
+        const double c0 = firstCycle + x * perPixel;
+        const double c1 = c0 + perPixel;
+        auto b0 = std::int64_t(std::floor(c0 / bucketWidth));
+        auto b1 = std::max(b0, std::int64_t(std::ceil(c1 / bucketWidth)) - 1);
+        row[x] = background;
+        if (b1 < 0 || b0 > last) continue;
+        b0 = std::max<std::int64_t>(b0, 0);
+        b1 = std::min(b1, last);
+        const LodBucket* best = nullptr;
+        float fill = 0;
+        for (std::int64_t b = b0; b <= b1; ++b) {
+            const LodBucket& bucket = buckets[std::size_t(b)];
+            counts[std::size_t(x)] += bucket.count;
+            fill += bucket.fill;
+            if (bucket.nameId != 0 && (!best || bucket.fill > best->fill)) best = &bucket;
+        }
+        if (!best) continue;
+        fill /= float(b1 - b0 + 1);
+        if (best->nameId != lastName || best->opId != lastOp) {
+            lastName = best->nameId;
+            lastOp = best->opId;
+            lastColour =
+                sliceColour(best->nameId, best->opId, TimelineSlice::Category::Instr, pipe).rgb();
+        }
+        const bool highlighted = m_frame.highlightedOp >= 0 && best->opId == m_frame.highlightedOp;
+        dominant[std::size_t(x)] = lastColour;
+        row[x] = blend(highlighted ? QColor(lastColour).darker(150).rgb() : lastColour, background,
+                       102 + int(154 * std::min(1.0f, fill)));
+    }
+    for (int y = 1; y < strip.height(); ++y)
+        std::copy_n(row, width, reinterpret_cast<QRgb*>(strip.scanLine(y)));
+    m_painter.drawImage(QPoint(lane.left(), lane.top() + 2), strip);
+    // Each run of occupied pixels is one merged block; wide ones show their slice count.
+    for (int x = 0; x < width;) {
+        if (!counts[std::size_t(x)]) {
+            ++x;
+            continue;
+        }
+        int end = x;
+        std::int64_t count = 0;
+        while (end < width && counts[std::size_t(end)]) count += counts[std::size_t(end++)];
+        ++m_stats.mergedBlocks;
+        if (end - x >= 48)
+            drawLabel(QRectF(lane.left() + x, lane.top() + 2, end - x, kLane - 2),
+                      QString::number(count), QColor(dominant[std::size_t(x)]));
+        x = end;
+    }
+}
+
+void TimelinePainter::drawCounter(const QRect& lane, const CounterSeries& series,
+                                  const QString& unit) {
+    const TimelineViewport& vp = *m_frame.viewport;
+    if (series.ts.empty()) return;
+    const double top = lane.top() + 3, bottom = lane.bottom() - 1;
+    const double scale = series.maxValue > 0 ? (bottom - top) / series.maxValue : 0;
+    auto first = std::upper_bound(series.ts.begin(), series.ts.end(), std::int64_t(vp.begin()));
+    std::size_t i = first == series.ts.begin() ? 0 : std::size_t(first - series.ts.begin()) - 1;
+    QPolygonF area;
+    area << QPointF(lane.left(), bottom);
+    // A step graph; within one pixel only the highest value is kept (peaks stay visible).
+    double lastX = -1;
+    for (; i < series.ts.size() && double(series.ts[i]) <= vp.end(); ++i) {
+        const double x =
+            std::clamp(xOf(double(series.ts[i])), double(lane.left()), double(lane.right()));
+        const double y = bottom - series.value[i] * scale;
+        if (std::floor(x) == std::floor(lastX) && !area.isEmpty()) {
+            area.back().setY(std::min(area.back().y(), y));
+            continue;
+        }
+        area << QPointF(x, area.back().y()) << QPointF(x, y);
+        lastX = x;
+    }
+    area << QPointF(lane.right(), area.back().y()) << QPointF(lane.right(), bottom);
+    const QColor colour = theme::categoryColor(7, m_frame.palette);
+    m_painter.setPen(colour.darker(130));
+    m_painter.setBrush(QColor(colour.red(), colour.green(), colour.blue(), 140));
+    m_painter.drawPolygon(area);
+    m_painter.setPen(m_frame.palette.color(QPalette::Text));
+    m_painter.drawText(lane.adjusted(4, 2, -4, 0), Qt::AlignTop | Qt::AlignRight,
+                       QStringLiteral("max %1 %2").arg(series.maxValue, 0, 'g', 4).arg(unit));
+}
+
+void TimelinePainter::drawQuery(const QRect& lane, const QueryTrack& query) {
+    std::vector<TimelineSlice> slices;
+    slices.reserve(query.items.size());
+    std::unordered_map<std::int64_t, QString> names;
+    for (std::size_t i = 0; i < query.items.size(); ++i) {
+        const auto& item = query.items[i];
+        slices.push_back({-1 - std::int64_t(i), item.ts, item.dur, -1, std::int32_t(i), 0,
+                          TimelineSlice::Category::Task});
+        names.emplace(std::int64_t(i), item.name);
+    }
+    TimelineFrame frame = m_frame;
+    frame.names = &names;
+    frame.lod = nullptr;
+    TimelinePainter painter(m_painter, frame, m_stats);
+    painter.drawSlices(lane, slices, {});
+}
+
+void TimelinePainter::drawPending(const QRect& lane, std::int64_t minTs, std::int64_t maxEnd) {
+    const double x0 = std::max(double(lane.left()), xOf(double(minTs)));
+    const double x1 = std::min(double(lane.right()), xOf(double(maxEnd)));
+    if (x1 <= x0) return;
+    m_painter.fillRect(QRectF(x0, lane.top() + 2, x1 - x0, kLane - 2),
+                       QBrush(m_frame.palette.color(QPalette::Mid), Qt::BDiagPattern));
+}
+
+void TimelinePainter::drawRuler(const QRect& area, double clockHz) {
+    const TimelineViewport& vp = *m_frame.viewport;
+    m_painter.fillRect(area, m_frame.palette.color(QPalette::Window));
+    m_painter.setPen(m_frame.palette.color(QPalette::WindowText));
+    const int half = area.height() / 2;
+    for (const RulerTick& tick : vp.cycleTicks()) {
+        const double x = m_frame.left + tick.x;
+        m_painter.drawLine(QPointF(x, area.top() + half - 5), QPointF(x, area.top() + half));
+        m_painter.drawText(QRectF(x + 3, area.top(), 120, half - 2), Qt::AlignVCenter, tick.label);
+    }
+    for (const RulerTick& tick : vp.microTicks(clockHz)) {
+        const double x = m_frame.left + tick.x;
+        m_painter.drawLine(QPointF(x, area.bottom() - 5), QPointF(x, area.bottom()));
+        m_painter.drawText(QRectF(x + 3, area.top() + half, 120, half - 2), Qt::AlignVCenter,
+                           tick.label);
+    }
+    m_painter.drawLine(area.bottomLeft(), area.bottomRight());
+}
+
+void TimelinePainter::drawGrid(const QRect& area) {
+    QColor line = m_frame.palette.color(QPalette::Mid);
+    line.setAlpha(60);
+    m_painter.setPen(line);
+    for (const RulerTick& tick : m_frame.viewport->cycleTicks())
+        m_painter.drawLine(QPointF(m_frame.left + tick.x, area.top()),
+                           QPointF(m_frame.left + tick.x, area.bottom()));
+}
+
+void TimelinePainter::drawHeader(QPainter& p, const QPalette& palette, const TimelineTrack& t,
+                                 int indent, const QRect& header, int pinWidth) {
+    p.fillRect(header, palette.color(QPalette::Window));
+    p.setPen(palette.color(QPalette::WindowText));
+    const int x = 4 + 12 * indent;
+    if (!t.children.empty())
+        p.drawText(QRect(x, header.top(), 12, kLane), Qt::AlignCenter,
+                   t.expanded ? QStringLiteral("▾") : QStringLiteral("▸"));
+    QFont font = p.font();
+    font.setBold(t.kind == TimelineTrackKind::Core || t.kind == TimelineTrackKind::Chip);
+    p.setFont(font);
+    const QRect text(x + 14, header.top(), header.width() - x - 14 - pinWidth, kLane);
+    p.drawText(text, Qt::AlignVCenter,
+               p.fontMetrics().elidedText(t.name, Qt::ElideRight, text.width()));
+    font.setBold(false);
+    p.setFont(font);
+    const QRect pin(header.right() - pinWidth + 4, header.top() + 5, 8, 8);
+    p.setBrush(t.pinned ? palette.color(QPalette::Highlight) : Qt::NoBrush);
+    p.setPen(palette.color(t.pinned ? QPalette::Highlight : QPalette::Mid));
+    p.drawEllipse(pin);
+    p.setBrush(Qt::NoBrush);
+}
+
+void TimelinePainter::drawArrow(QPainter& p, const QPointF& a, const QPointF& b,
+                                const QColor& colour) {
+    p.setPen(QPen(colour, 1.5));
+    p.drawLine(a, b);
+    const double angle = std::atan2(b.y() - a.y(), b.x() - a.x());
+    QPolygonF head;
+    head << b << b - QPointF(8 * std::cos(angle - 0.4), 8 * std::sin(angle - 0.4))
+         << b - QPointF(8 * std::cos(angle + 0.4), 8 * std::sin(angle + 0.4));
+    p.setBrush(colour);
+    p.drawPolygon(head);
+}
+
+} // namespace pto::gui

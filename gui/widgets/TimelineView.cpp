@@ -1,0 +1,389 @@
+// The timeline view: wires the canvas to the document, the shared selection, search, area
+// aggregation, slice details and the background summary build.
+#include "gui/widgets/TimelineView.h"
+
+#include "gui/model/LinkResolver.h"
+#include "gui/model/TimelineAggregateModel.h"
+#include "gui/model/TimelineDetailsModel.h"
+#include "gui/model/TimelineFlows.h"
+#include "gui/model/TimelineLoader.h"
+#include "gui/model/TimelineSearchModel.h"
+#include "gui/model/TimelineSliceCache.h"
+#include "gui/model/TimelineTrackModel.h"
+#include "gui/widgets/TimelineCanvas.h"
+
+#include <fmt/format.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <exception>
+
+namespace pto::gui {
+
+TimelineView::TimelineView(StudioContext& context, QWidget* parent)
+    : StudioView(context, parent), m_tracks(std::make_unique<TimelineTrackModel>()),
+      m_slices(std::make_unique<TimelineSliceCache>()),
+      m_loader(std::make_unique<TimelineLoader>()),
+      m_search(std::make_unique<TimelineSearchModel>()),
+      m_aggregate(std::make_unique<TimelineAggregateModel>()),
+      m_details(std::make_unique<TimelineDetailsModel>()) {
+    buildLayout();
+    connectContext();
+    initialize();
+}
+
+TimelineView::~TimelineView() = default;
+
+void TimelineView::buildLayout() {
+    m_canvas = new TimelineCanvas(*m_tracks, *m_slices, this);
+    m_scrollBar = new QScrollBar(Qt::Vertical, this);
+    m_searchBox = new QLineEdit(this);
+    m_searchBox->setPlaceholderText(tr("Search slices by name (Return: next)"));
+    m_searchBox->setClearButtonEnabled(true);
+    auto* previous = new QPushButton(tr("◀"), this);
+    auto* next = new QPushButton(tr("▶"), this);
+    previous->setToolTip(tr("Previous match"));
+    next->setToolTip(tr("Next match"));
+    m_matchLabel = new QLabel(this);
+    m_colouring = new QComboBox(this);
+    m_colouring->addItems({tr("Colour by Tensor op"), tr("Colour by pipe")});
+    m_allFlows = new QCheckBox(tr("All flows"), this);
+    m_allFlows->setToolTip(tr("Draw every flag and dependency arrow in view (otherwise only "
+                              "those of the selected slice)"));
+    auto* fit = new QPushButton(tr("Fit"), this);
+    m_status = new QLabel(this);
+
+    auto* toolbar = new QHBoxLayout;
+    toolbar->addWidget(m_searchBox, 2);
+    toolbar->addWidget(previous);
+    toolbar->addWidget(next);
+    toolbar->addWidget(m_matchLabel);
+    toolbar->addWidget(m_colouring);
+    toolbar->addWidget(m_allFlows);
+    toolbar->addWidget(fit);
+    toolbar->addWidget(m_status, 3);
+
+    auto* canvasBox = new QWidget(this);
+    auto* canvasLayout = new QHBoxLayout(canvasBox);
+    canvasLayout->setContentsMargins(0, 0, 0, 0);
+    canvasLayout->setSpacing(0);
+    canvasLayout->addWidget(m_canvas, 1);
+    canvasLayout->addWidget(m_scrollBar);
+
+    m_detailsTable = new QTableView(this);
+    m_detailsTable->setModel(m_details.get());
+    m_aggregateTable = new QTableView(this);
+    m_aggregateTable->setModel(m_aggregate.get());
+    for (QTableView* table : {m_detailsTable, m_aggregateTable}) {
+        table->horizontalHeader()->setStretchLastSection(true);
+        table->verticalHeader()->hide();
+        table->setWordWrap(true);
+    }
+    m_side = new QTabWidget(this);
+    m_side->addTab(m_detailsTable, tr("Slice"));
+    m_side->addTab(m_aggregateTable, tr("Area"));
+
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->addWidget(canvasBox);
+    splitter->addWidget(m_side);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 0);
+    splitter->setSizes({1000, 420});
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addLayout(toolbar);
+    layout->addWidget(splitter, 1);
+
+    connect(m_searchBox, &QLineEdit::returnPressed, this, [this] {
+        if (m_search->searching()) return;
+        if (m_searchBox->text() != m_search->text())
+            startSearch(m_searchBox->text());
+        else
+            nextMatch();
+    });
+    connect(m_search.get(), &TimelineSearchModel::searchFinished, this,
+            [this](int count, const QString& error) {
+                if (!error.isEmpty())
+                    m_matchLabel->setText(tr("search failed: %1").arg(error));
+                else if (count == 0)
+                    m_matchLabel->setText(m_search->text().isEmpty() ? QString() : tr("no match"));
+                else
+                    goToMatch(m_search->next(std::int64_t(m_canvas->viewport().begin()) - 1));
+            });
+    connect(next, &QPushButton::clicked, this, [this] { nextMatch(); });
+    connect(previous, &QPushButton::clicked, this, [this] { previousMatch(); });
+    connect(m_colouring, &QComboBox::currentIndexChanged, this, [this](int index) {
+        m_canvas->setColouring(index == 1 ? TimelineColouring::ByPipe
+                                          : TimelineColouring::ByTensorOp);
+    });
+    connect(m_allFlows, &QCheckBox::toggled, this, [this] { updateFlows(); });
+    connect(fit, &QPushButton::clicked, this, [this] {
+        m_canvas->viewport().showAll();
+        m_canvas->update();
+        updateFlows();
+    });
+    connect(m_scrollBar, &QScrollBar::valueChanged, m_canvas, &TimelineCanvas::setScrollY);
+    connect(m_canvas, &TimelineCanvas::viewChanged, this, [this] {
+        updateScrollBar();
+        if (m_allFlows->isChecked()) updateFlows();
+    });
+    connect(m_tracks.get(), &TimelineTrackModel::rowsChanged, this, [this] { updateScrollBar(); });
+    connect(m_canvas, &TimelineCanvas::sliceClicked, this,
+            [this](std::int64_t slice, std::int64_t) { selectSlice(slice, false); });
+    connect(m_canvas, &TimelineCanvas::emptyClicked, this, [this] {
+        m_canvas->setSelectedSlice(-1);
+        m_details->clear();
+        updateFlows();
+        selection().select({}, this);
+    });
+    connect(m_canvas, &TimelineCanvas::areaSelected, this,
+            [this](const TimelineArea& area) { showArea(area); });
+    connect(m_aggregate.get(), &TimelineAggregateModel::computed, this,
+            [this](const QString& error) {
+                if (!error.isEmpty())
+                    m_status->setText(tr("Cannot aggregate the area: %1").arg(error));
+            });
+    connect(m_loader.get(), &TimelineLoader::finished, this, [this] { summaryReady(); });
+    connect(m_loader.get(), &TimelineLoader::failed, this, [this](const QString& reason) {
+        m_status->setText(tr("Summary failed: %1").arg(reason));
+    });
+}
+
+void TimelineView::connectContext() {
+    connect(&selection(), &SelectionModel::selectionChanged, this,
+            [this](const EntityRef& ref, const QObject* origin) { followSelection(ref, origin); });
+    connect(&context(), &StudioContext::revealTimeRequested, this,
+            [this](qint64 begin, qint64 end) {
+                m_canvas->viewport().reveal(begin, end);
+                m_canvas->update();
+            });
+    connect(&context(), &StudioContext::queryTrackRequested, this,
+            [this](std::shared_ptr<const QueryTrack> track) { addQueryTrack(std::move(track)); });
+}
+
+QString TimelineView::statusText() const {
+    return m_status->text();
+}
+
+void TimelineView::documentChanged() {
+    m_loader->cancel();
+    m_links.reset();
+    m_details->clear();
+    m_aggregate->clear();
+    m_names.clear();
+    const TraceDocument* doc = document();
+    try {
+        m_slices->open(doc ? doc->path() : std::filesystem::path());
+    } catch (const std::exception& e) {
+        m_status->setText(tr("Cannot read slices: %1").arg(QString::fromUtf8(e.what())));
+    }
+    m_tracks->load(doc ? &doc->reader() : nullptr);
+    m_search->setReader(doc ? &doc->reader() : nullptr);
+    if (doc) {
+        for (const auto& [id, text] : doc->reader().strings())
+            m_names.emplace(id, QString::fromStdString(text));
+        m_links = std::make_unique<LinkResolver>(doc->reader());
+    }
+    m_canvas->reset(m_names, doc ? doc->summary().clockHz : 0);
+    m_canvas->setFlows({});
+    // Idle cores come first in the tree (collapsed): start at the first busy one.
+    for (const TimelineRow& row : m_tracks->rows()) {
+        const TimelineTrack& track = m_tracks->track(row.track);
+        if (track.kind == TimelineTrackKind::Core && track.expanded) {
+            m_canvas->setScrollY(row.y);
+            break;
+        }
+    }
+    if (!doc) {
+        m_status->setText(tr("No trace open"));
+    } else if (m_tracks->tracks().empty()) {
+        m_status->setText(tr("No simulation in this trace (compile only): nothing to draw"));
+    } else {
+        std::int64_t slices = 0;
+        for (const auto& t : m_tracks->tracks()) slices += t.hasSlices() ? t.sliceCount : 0;
+        m_status->setText(
+            tr("%1 tracks, %2 slices; summarising…").arg(m_tracks->tracks().size()).arg(slices));
+        m_loader->start(doc->path());
+    }
+    updateScrollBar();
+}
+
+void TimelineView::summaryReady() {
+    const auto& lod = m_loader->result();
+    m_canvas->setLod(lod);
+    m_status->setText(tr("%1 tracks, %2 slices; summary built in %3 s")
+                          .arg(m_tracks->tracks().size())
+                          .arg(lod->slicesScanned)
+                          .arg(lod->seconds, 0, 'f', 2));
+}
+
+void TimelineView::updateScrollBar() {
+    const QSignalBlocker block(m_scrollBar);
+    m_scrollBar->setRange(0, m_canvas->maxScrollY());
+    m_scrollBar->setPageStep(std::max(1, m_canvas->height() - TimelineCanvas::kRulerHeight));
+    m_scrollBar->setSingleStep(TimelineTrackModel::kLaneHeight);
+    m_scrollBar->setValue(m_canvas->scrollY());
+}
+
+void TimelineView::startSearch(const QString& text) {
+    const TraceDocument* doc = document();
+    if (!doc) return;
+    if (m_searchBox->text() != text) m_searchBox->setText(text);
+    m_matchLabel->setText(text.trimmed().isEmpty() ? QString() : tr("searching…"));
+    m_search->searchInBackground(doc->path(), text);
+}
+
+int TimelineView::searchFor(const QString& text) {
+    if (m_searchBox->text() != text) m_searchBox->setText(text);
+    int count = 0;
+    try {
+        count = m_search->search(text);
+    } catch (const std::exception& e) {
+        m_matchLabel->setText(tr("search failed: %1").arg(QString::fromUtf8(e.what())));
+        return 0;
+    }
+    if (count == 0) {
+        m_matchLabel->setText(text.isEmpty() ? QString() : tr("no match"));
+        return 0;
+    }
+    goToMatch(m_search->next(std::int64_t(m_canvas->viewport().begin()) - 1));
+    return count;
+}
+
+int TimelineView::nextMatch() {
+    const int row = m_search->next();
+    goToMatch(row);
+    return row;
+}
+
+int TimelineView::previousMatch() {
+    const int row = m_search->previous();
+    goToMatch(row);
+    return row;
+}
+
+void TimelineView::goToMatch(int row) {
+    if (row < 0 || std::size_t(row) >= m_search->matches().size()) return;
+    m_matchLabel->setText(QStringLiteral("%1/%2%3")
+                              .arg(row + 1)
+                              .arg(m_search->matches().size())
+                              .arg(m_search->truncated() ? QStringLiteral("+") : QString()));
+    selectSlice(m_search->matches()[std::size_t(row)].sliceId, true);
+}
+
+void TimelineView::selectSlice(std::int64_t sliceId, bool reveal) {
+    try {
+        showSlice(sliceId, reveal);
+    } catch (const std::exception& e) {
+        m_status->setText(
+            tr("Cannot read slice %1: %2").arg(sliceId).arg(QString::fromUtf8(e.what())));
+        return;
+    }
+    selection().select(EntityRef::slice(sliceId), this);
+}
+
+void TimelineView::showSlice(std::int64_t sliceId, bool reveal) {
+    const TraceDocument* doc = document();
+    if (!doc || !m_links) return;
+    m_canvas->setSelectedSlice(sliceId);
+    m_details->show(doc->reader(), *m_links, sliceId, doc->summary().clockHz);
+    m_canvas->setHighlightedOp(m_details->tensorOp());
+    m_side->setCurrentWidget(m_detailsTable);
+    if (reveal) {
+        doc->reader().query(
+            fmt::format("SELECT ts, dur, track_id FROM slice WHERE id = {}", sliceId),
+            [&](auto, auto row) {
+                const auto v = [&](int i) { return std::get<std::int64_t>(row[std::size_t(i)]); };
+                auto& vp = m_canvas->viewport();
+                if (double(v(0)) < vp.begin() || double(v(0) + v(1)) > vp.end() ||
+                    double(v(1)) < vp.cyclesPerPixel())
+                    vp.reveal(v(0), v(0) + v(1));
+                int track = m_tracks->indexOfTrackId(v(2));
+                for (int up = track >= 0 ? m_tracks->track(track).parent : -1; up >= 0;
+                     up = m_tracks->track(up).parent)
+                    m_tracks->setExpanded(up, true);
+                m_canvas->scrollToTrack(track);
+                return false;
+            });
+    }
+    updateFlows();
+}
+
+void TimelineView::updateFlows() {
+    const TraceDocument* doc = document();
+    if (!doc) return;
+    const auto& vp = m_canvas->viewport();
+    try {
+        if (m_allFlows->isChecked())
+            m_canvas->setFlows(
+                flowsIn(doc->reader(), std::int64_t(vp.begin()), std::int64_t(vp.end()) + 1));
+        else if (m_canvas->selectedSlice() >= 0)
+            m_canvas->setFlows(flowsOfSlice(doc->reader(), m_canvas->selectedSlice()));
+        else
+            m_canvas->setFlows({});
+    } catch (const std::exception& e) {
+        m_canvas->setFlows({});
+        m_status->setText(tr("Cannot read flows: %1").arg(QString::fromUtf8(e.what())));
+    }
+}
+
+void TimelineView::followSelection(const EntityRef& ref, const QObject* origin) {
+    if (origin == this || !m_links) return;
+    try {
+        follow(ref);
+    } catch (const std::exception& e) {
+        m_status->setText(tr("Cannot follow the selection: %1").arg(QString::fromUtf8(e.what())));
+    }
+}
+
+void TimelineView::follow(const EntityRef& ref) {
+    switch (ref.kind) {
+    case EntityRef::Kind::Slice:
+        showSlice(ref.id, true);
+        return;
+    case EntityRef::Kind::Node:
+        m_canvas->setSelectedSlice(-1);
+        m_canvas->setHighlightedOp(m_links->tensorOpOfNode(ref.stageId, ref.id));
+        return;
+    case EntityRef::Kind::Instr:
+        m_canvas->setHighlightedOp(m_links->tensorOpOfInstr(ref.id));
+        return;
+    case EntityRef::Kind::Track:
+        m_canvas->scrollToTrack(m_tracks->indexOfTrackId(ref.id));
+        return;
+    case EntityRef::Kind::None:
+        m_canvas->setSelectedSlice(-1);
+        m_canvas->setHighlightedOp(-1);
+        return;
+    }
+}
+
+void TimelineView::showArea(const TimelineArea& area) {
+    const TraceDocument* doc = document();
+    if (!doc) return;
+    // Read on a worker: an area over every track of a large trace reads millions of slices.
+    m_aggregate->computeInBackground(
+        doc->path(), area,
+        std::make_shared<const std::unordered_map<std::int64_t, QString>>(m_names));
+    if (!area.isEmpty()) m_side->setCurrentWidget(m_aggregateTable);
+}
+
+void TimelineView::addQueryTrack(std::shared_ptr<const QueryTrack> track) {
+    if (!track) return;
+    const int index = m_tracks->addQueryTrack(std::move(track));
+    m_canvas->scrollToTrack(index);
+}
+
+} // namespace pto::gui

@@ -1,0 +1,101 @@
+// The timeline view of pto-studio: the canvas with its toolbar (search, colouring, flows),
+// a track scroll bar, and a side panel with the clicked slice's details and the aggregate
+// table of the area selection.
+#pragma once
+
+#include "gui/widgets/StudioView.h"
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QScrollBar;
+class QTabWidget;
+class QTableView;
+
+namespace pto::gui {
+
+class LinkResolver;
+class TimelineAggregateModel;
+class TimelineCanvas;
+class TimelineDetailsModel;
+class TimelineLoader;
+class TimelineSearchModel;
+class TimelineSliceCache;
+class TimelineTrackModel;
+struct QueryTrack;
+struct TimelineArea;
+
+class TimelineView : public StudioView {
+    Q_OBJECT
+public:
+    explicit TimelineView(StudioContext& context, QWidget* parent = nullptr);
+    ~TimelineView() override;
+
+    QString viewId() const override { return QStringLiteral("timeline"); }
+    QString viewTitle() const override { return tr("Timeline"); }
+
+    TimelineCanvas& canvas() { return *m_canvas; }
+    TimelineTrackModel& tracks() { return *m_tracks; }
+    TimelineSearchModel& search() { return *m_search; }
+    TimelineAggregateModel& aggregate() { return *m_aggregate; }
+    TimelineDetailsModel& details() { return *m_details; }
+    TimelineLoader& loader() { return *m_loader; }
+    QLineEdit* searchBox() const { return m_searchBox; }
+    QComboBox* colouringBox() const { return m_colouring; }
+    QCheckBox* allFlowsBox() const { return m_allFlows; }
+    QString statusText() const;
+
+    /// What Return in the search box does: searches on a worker thread, then goes to the
+    /// first match at or after the view's start (search().searching() until then).
+    void startSearch(const QString& text);
+    /// The same on the calling thread; returns the number of matches.
+    int searchFor(const QString& text);
+    /// Steps to the next / previous match and selects it; returns its row (-1 for none).
+    int nextMatch();
+    int previousMatch();
+    /// Selects a slice as a click would: details, flows, shared selection.
+    void selectSlice(std::int64_t sliceId, bool reveal);
+
+protected:
+    void documentChanged() override;
+
+private:
+    void buildLayout();
+    void connectContext();
+    void goToMatch(int row);
+    void followSelection(const EntityRef& ref, const QObject* origin);
+    void follow(const EntityRef& ref);
+    void showSlice(std::int64_t sliceId, bool reveal);
+    void showArea(const TimelineArea& area);
+    void addQueryTrack(std::shared_ptr<const QueryTrack> track);
+    void updateFlows();
+    void updateScrollBar();
+    void summaryReady();
+
+    std::unique_ptr<TimelineTrackModel> m_tracks;
+    std::unique_ptr<TimelineSliceCache> m_slices;
+    std::unique_ptr<TimelineLoader> m_loader;
+    std::unique_ptr<TimelineSearchModel> m_search;
+    std::unique_ptr<TimelineAggregateModel> m_aggregate;
+    std::unique_ptr<TimelineDetailsModel> m_details;
+    std::unique_ptr<LinkResolver> m_links;
+    std::unordered_map<std::int64_t, QString> m_names;
+
+    TimelineCanvas* m_canvas = nullptr;
+    QScrollBar* m_scrollBar = nullptr;
+    QLineEdit* m_searchBox = nullptr;
+    QLabel* m_matchLabel = nullptr;
+    QComboBox* m_colouring = nullptr;
+    QCheckBox* m_allFlows = nullptr;
+    QLabel* m_status = nullptr;
+    QTabWidget* m_side = nullptr;
+    QTableView* m_detailsTable = nullptr;
+    QTableView* m_aggregateTable = nullptr;
+};
+
+} // namespace pto::gui

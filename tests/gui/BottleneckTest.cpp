@@ -1,0 +1,217 @@
+// The bottleneck view offscreen: its models through QAbstractItemModelTester, answers checked
+// against shapes, SQL and the CLI report, and clicks on rows and roofline points.
+#include "gui/model/FindingsModel.h"
+#include "gui/model/OpCostModel.h"
+#include "gui/model/RooflineModel.h"
+#include "gui/model/UtilizationModel.h"
+#include "gui/widgets/BottleneckView.h"
+#include "gui/widgets/RooflineChart.h"
+#include "profiler/Profile.h"
+#include "tests/gui/support/Fixtures.h"
+#include "tests/support/Process.h"
+
+#include <QAbstractItemModelTester>
+#include <QImage>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTest>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace pto::gui {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// 1024×4096 f16 add, 48 tasks: 1 FLOP per element over 3 × 2 bytes per element of GM.
+fs::path addTrace() {
+    const fs::path dir = fs::path(PTO_BINARY_DIR) / "gui-fixtures";
+    fs::create_directories(dir);
+    const fs::path trace = dir / "bottleneck_add.db";
+    if (fs::exists(trace)) return trace;
+    const fs::path source = dir / "bottleneck_add.pto";
+    std::ofstream(source) << "func @add(%a: tensor<1024x4096xf16>, %b: tensor<1024x4096xf16>) "
+                             "-> tensor<1024x4096xf16> {\n  vec_tile [16, 1024]\n"
+                             "  %c = add %a, %b\n  return %c\n}\n";
+    const fs::path temp = dir / fmt::format("bottleneck_add.{}.db", ::getpid());
+    const auto run = test::runCommand(fmt::format("{} run {} --timing-only -o {}", PTO_CLI,
+                                                  test::shellQuote(source.string()),
+                                                  test::shellQuote(temp.string())));
+    EXPECT_EQ(run.exitCode, 0) << run.err;
+    fs::rename(temp, trace);
+    return trace;
+}
+
+std::int64_t sqlInt(const fs::path& trace, const std::string& sql) {
+    const auto result = test::runCommand(fmt::format(
+        "sqlite3 -readonly {} {}", test::shellQuote(trace.string()), test::shellQuote(sql)));
+    EXPECT_EQ(result.exitCode, 0) << result.err;
+    return std::stoll(result.out);
+}
+
+class BottleneckTest : public ::testing::Test {
+protected:
+    void open(const fs::path& trace) {
+        m_view = std::make_unique<BottleneckView>(m_context);
+        m_view->resize(1400, 860);
+        m_view->show();
+        QSignalSpy loaded(m_view.get(), &BottleneckView::profileLoaded);
+        m_context.setDocument(TraceDocument::open(trace));
+        ASSERT_TRUE(!loaded.isEmpty() || loaded.wait(60000)); // compile-only: no worker
+        ASSERT_FALSE(m_view->isLoading());
+    }
+    QString cell(QAbstractItemModel& model, int row, int column) {
+        return model.index(row, column).data().toString();
+    }
+    int opRow(const QString& op) {
+        for (int row = 0; row < m_view->opCost().rowCount(); ++row)
+            if (cell(m_view->opCost(), row, OpCostModel::Op) == op) return row;
+        return -1;
+    }
+    void clickRow(QTableView* table, int sourceRow) {
+        auto* proxy = static_cast<QSortFilterProxyModel*>(table->model());
+        const QModelIndex index = proxy->mapFromSource(proxy->sourceModel()->index(sourceRow, 0));
+        table->scrollTo(index);
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(index).center());
+    }
+
+    StudioContext m_context;
+    std::unique_ptr<BottleneckView> m_view;
+};
+
+TEST(BottleneckModels, PassTheModelTesterWhileLoadingAndChanging) {
+    auto profile = std::make_shared<const prof::Profile>(prof::analyzeTrace(addTrace()));
+    FindingsModel findings;
+    UtilizationModel utilization;
+    OpCostModel ops;
+    RooflineModel roofline;
+    const auto mode = QAbstractItemModelTester::FailureReportingMode::Fatal;
+    QAbstractItemModelTester t1(&findings, mode), t2(&utilization, mode), t3(&ops, mode),
+        t4(&roofline, mode);
+    findings.setProfile(profile);
+    utilization.setProfile(profile);
+    ops.setProfile(profile);
+    roofline.setProfile(profile);
+    EXPECT_GT(findings.rowCount(), 0);
+    EXPECT_EQ(utilization.rowCount(), 48); // the 48 AIV cores that ran a task
+    utilization.setShowIdle(true);
+    EXPECT_EQ(utilization.rowCount(), 72);
+    roofline.setMode(RooflineModel::Mode::TensorOps);
+    EXPECT_EQ(roofline.rowCount(), 1);
+    roofline.setMode(RooflineModel::Mode::Tasks);
+    EXPECT_EQ(roofline.rowCount(), 48);
+    for (auto* model :
+         std::initializer_list<QAbstractItemModel*>{&findings, &utilization, &ops, &roofline})
+        for (int r = 0; r < model->rowCount(); ++r)
+            for (int c = 0; c < model->columnCount(); ++c) model->index(r, c).data(Qt::UserRole);
+    findings.setProfile(nullptr);
+    utilization.setProfile(nullptr);
+    ops.setProfile(nullptr);
+    roofline.setProfile(nullptr);
+    EXPECT_EQ(ops.rowCount(), 0);
+}
+
+TEST_F(BottleneckTest, AnElementwiseAddIsMemoryBoundAtItsIntensity) {
+    const fs::path trace = addTrace();
+    open(trace);
+    const int add = opRow(QStringLiteral("add %c"));
+    ASSERT_GE(add, 0);
+    OpCostModel& ops = m_view->opCost();
+    EXPECT_EQ(cell(ops, add, OpCostModel::BoundClass), QStringLiteral("memory"));
+    const double elements = 1024.0 * 4096.0;
+    EXPECT_DOUBLE_EQ(ops.index(add, OpCostModel::Flops).data(OpCostModel::kSortRole).toDouble(),
+                     elements);
+    EXPECT_EQ(ops.index(add, OpCostModel::Bytes).data(OpCostModel::kSortRole).toLongLong(),
+              qint64(elements * 3 * 2));
+    EXPECT_NEAR(ops.index(add, OpCostModel::Intensity).data(OpCostModel::kSortRole).toDouble(),
+                1.0 / 6.0, 1e-12);
+    // one roofline point per task of the Exec stage, counted by SQL
+    const std::int64_t tasks = sqlInt(
+        trace, "SELECT node_count FROM stage WHERE level = 'exec' ORDER BY ord DESC LIMIT 1");
+    EXPECT_EQ(tasks, 48);
+    EXPECT_EQ(m_view->roofline().rowCount(), tasks);
+    EXPECT_EQ(m_view->rooflineChart()->plottedCount(), tasks);
+    test::saveScreenshot(*m_view, "bottleneck_add");
+    // The same view on a dark palette: the chart's background follows the palette's Base.
+    QPalette dark(QColor(45, 45, 45));
+    dark.setColor(QPalette::Base, QColor(25, 25, 25));
+    dark.setColor(QPalette::Text, QColor(230, 230, 230));
+    dark.setColor(QPalette::WindowText, QColor(230, 230, 230));
+    m_view->setPalette(dark);
+    const QImage chart = m_view->rooflineChart()->grab().toImage();
+    EXPECT_EQ(chart.pixelColor(2, 2), QColor(25, 25, 25));
+    test::saveScreenshot(*m_view, "bottleneck_add_dark");
+}
+
+TEST_F(BottleneckTest, SoftmaxOpsAgreeWithTheReportAndShapes) {
+    const fs::path trace = test::sampleTrace("softmax");
+    open(trace);
+    const auto report = test::runCommand(
+        fmt::format("({} report {} --format json --no-store --exit-zero | /usr/bin/python3 -c "
+                    "\"import json,sys; [print(o['op']+' '+o['name'], o['bound'], o['cycles'], "
+                    "sep='|') for o in json.load(sys.stdin)['top_ops']]\")",
+                    PTO_CLI, test::shellQuote(trace.string())));
+    ASSERT_EQ(report.exitCode, 0) << report.err;
+    int checked = 0;
+    for (const QString& line : QString::fromStdString(report.out).split('\n', Qt::SkipEmptyParts)) {
+        const QStringList parts = line.split(QLatin1Char('|'));
+        const int row = opRow(parts[0]);
+        ASSERT_GE(row, 0) << parts[0].toStdString();
+        EXPECT_EQ(cell(m_view->opCost(), row, OpCostModel::BoundClass), parts[1]);
+        EXPECT_EQ(cell(m_view->opCost(), row, OpCostModel::Cycles), parts[2]);
+        ++checked;
+    }
+    EXPECT_EQ(checked, 7);
+    for (const char* op : {"sub %d", "exp %e", "div %y"}) // one FLOP per element of 64×1024
+        EXPECT_EQ(cell(m_view->opCost(), opRow(QLatin1String(op)), OpCostModel::Flops),
+                  QStringLiteral("65536"));
+    EXPECT_TRUE(m_view->headline().contains(QStringLiteral("12042 cycles")))
+        << m_view->headline().toStdString();
+    ASSERT_GT(m_view->findings().rowCount(), 0);
+    EXPECT_EQ(cell(m_view->findings(), 0, FindingsModel::Severity), QStringLiteral("critical"));
+    test::saveScreenshot(*m_view, "bottleneck_softmax");
+}
+
+TEST_F(BottleneckTest, ClickingRowsAndPointsSelectsEverywhere) {
+    open(test::sampleTrace("softmax"));
+    clickRow(m_view->opTable(), opRow(QStringLiteral("div %y")));
+    EXPECT_EQ(m_context.selection().current(), EntityRef::node(1, 6)); // tensor.parse, %y
+
+    clickRow(m_view->utilizationTable(), 0);
+    const std::int64_t track = m_view->utilization().trackId(0);
+    EXPECT_EQ(m_context.selection().current(), EntityRef::track(track));
+
+    QSignalSpy reveal(&m_context, &StudioContext::revealTimeRequested);
+    RooflineChart* chart = m_view->rooflineChart();
+    const QPointF at = chart->pointPosition(0);
+    ASSERT_FALSE(at.isNull());
+    QTest::mouseClick(chart, Qt::LeftButton, {}, at.toPoint());
+    ASSERT_EQ(reveal.size(), 1);
+    const auto [begin, end] = m_view->roofline().timeRange(chart->rowAt(at.toPoint()));
+    EXPECT_EQ(reveal.front().at(0).toLongLong(), begin);
+    EXPECT_EQ(reveal.front().at(1).toLongLong(), end);
+    EXPECT_EQ(m_context.selection().current().kind, EntityRef::Kind::Node);
+    EXPECT_EQ(m_context.selection().current().stageId, m_view->roofline().entityStage());
+
+    // a selection made elsewhere (an op's node) highlights that op's row here
+    m_context.selection().select(EntityRef::node(1, 4), nullptr); // exp %e
+    const auto* proxy = static_cast<QSortFilterProxyModel*>(m_view->opTable()->model());
+    const QModelIndexList selected = m_view->opTable()->selectionModel()->selectedRows();
+    ASSERT_EQ(selected.size(), 1);
+    EXPECT_EQ(proxy->mapToSource(selected.front()).row(), opRow(QStringLiteral("exp %e")));
+    test::saveScreenshot(*chart, "bottleneck_roofline");
+}
+
+TEST_F(BottleneckTest, ACompileOnlyTraceSaysWhyItIsEmpty) {
+    open(test::compiledTrace("matmul"));
+    EXPECT_TRUE(m_view->headline().contains(QStringLiteral("no simulated run")));
+    EXPECT_EQ(m_view->opCost().rowCount(), 0);
+    EXPECT_EQ(m_view->roofline().rowCount(), 0);
+}
+
+} // namespace
+} // namespace pto::gui

@@ -1,0 +1,247 @@
+// IR text: the line diff against difflib and an LCS computed in Python, the line ↔ node
+// mapping checked against the node table, and the view linked to the selection both ways.
+#include "gui/model/IrText.h"
+#include "gui/model/LinkResolver.h"
+#include "gui/widgets/IrTextView.h"
+#include "gui/widgets/IrTextViewEditor.h"
+#include "tests/gui/DiffFixtures.h"
+#include "tests/gui/support/Fixtures.h"
+#include "tests/support/Process.h"
+
+#include <QTabWidget>
+#include <QTest>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace pto::gui {
+namespace {
+
+const char* const kDifflib = R"PY(
+import difflib, sys
+a = open(sys.argv[1]).read().split('\n')
+b = open(sys.argv[2]).read().split('\n')
+if a and a[-1] == '': a.pop()
+if b and b[-1] == '': b.pop()
+added = []
+for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    if tag in ('insert', 'replace'): added += range(j1, j2)
+prev = [0] * (len(b) + 1)
+for x in a:
+    cur = [0] * (len(b) + 1)
+    for j, y in enumerate(b):
+        cur[j + 1] = prev[j] + 1 if x == y else max(prev[j + 1], cur[j])
+    prev = cur
+print(prev[len(b)])
+print(' '.join(map(str, added)))
+)PY";
+
+struct PyDiff {
+    std::size_t lcs = 0;
+    std::vector<int> added;
+};
+
+PyDiff pythonDiff(const std::string& before, const std::string& after) {
+    test::TempDir dir;
+    std::ofstream(dir / "a.txt") << before;
+    std::ofstream(dir / "b.txt") << after;
+    std::ofstream(dir / "diff.py") << kDifflib;
+    const auto result = test::runCommand(fmt::format(
+        "/usr/bin/python3 {} {} {}", test::shellQuote((dir / "diff.py").string()),
+        test::shellQuote((dir / "a.txt").string()), test::shellQuote((dir / "b.txt").string())));
+    EXPECT_EQ(result.exitCode, 0) << result.err;
+    std::istringstream in(result.out);
+    PyDiff out;
+    in >> out.lcs;
+    for (int line; in >> line;) out.added.push_back(line);
+    return out;
+}
+
+/// The unmarked lines of both sides must be the same sequence (a common subsequence).
+void expectUnmarkedLinesAgree(const std::vector<std::string_view>& a,
+                              const std::vector<std::string_view>& b, const LineDiff& diff) {
+    std::vector<std::string_view> keptA, keptB;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (!diff.removed[i]) keptA.push_back(a[i]);
+    for (std::size_t i = 0; i < b.size(); ++i)
+        if (!diff.added[i]) keptB.push_back(b[i]);
+    EXPECT_EQ(keptA, keptB);
+}
+
+std::string stageText(const tracedb::TraceReader& reader, std::int64_t stage) {
+    for (const auto& s : reader.stages())
+        if (s.id == stage) return s.irText;
+    return {};
+}
+
+tracedb::StageLevel levelOf(const tracedb::TraceReader& reader, std::int64_t stage) {
+    for (const auto& s : reader.stages())
+        if (s.id == stage) return s.level;
+    return tracedb::StageLevel::Tensor;
+}
+
+TEST(GuiIrText, LineDiffIsMinimalOnRandomTexts) {
+    std::mt19937 rng(7);
+    for (int round = 0; round < 20; ++round) {
+        std::string a, b;
+        for (int i = 0; i < 60; ++i) {
+            a += fmt::format("l{}\n", rng() % 8);
+            b += fmt::format("l{}\n", rng() % 8);
+        }
+        const auto la = splitLines(a), lb = splitLines(b);
+        const LineDiff diff = diffLines(la, lb);
+        const PyDiff py = pythonDiff(a, b);
+        EXPECT_EQ(diff.addedCount(), lb.size() - py.lcs);
+        EXPECT_EQ(diff.removedCount(), la.size() - py.lcs);
+        expectUnmarkedLinesAgree(la, lb, diff);
+    }
+    // Beyond the edit bound the middle is marked whole, prefix and suffix stay unmarked.
+    const LineDiff rough =
+        diffLines(splitLines("x\na\nb\nc\ny\n"), splitLines("x\nd\ne\nf\ny\n"), 2);
+    EXPECT_TRUE(rough.approximate);
+    EXPECT_EQ(rough.added, (std::vector<bool>{false, true, true, true, false}));
+}
+
+TEST(GuiIrText, ChangedLinesOfEveryPassMatchDifflib) {
+    const auto reader = tracedb::TraceReader::open(test::sampleTrace("softmax"));
+    std::size_t passesWithChanges = 0;
+    for (const tracedb::StageRow& stage : reader.stages()) {
+        if (!stage.parentStageId || stage.irText.empty()) continue;
+        const IrText ir = IrText::load(reader, stage.id);
+        const std::string parent = stageText(reader, *stage.parentStageId);
+        const PyDiff py = pythonDiff(parent, stage.irText);
+        EXPECT_EQ(ir.changedLines().size(), splitLines(stage.irText).size() - py.lcs) << stage.name;
+        // Unmarked lines of both sides must be one common subsequence.
+        const LineDiff diff = diffLines(splitLines(parent), splitLines(stage.irText));
+        expectUnmarkedLinesAgree(splitLines(parent), splitLines(stage.irText), diff);
+        // Within a level the changes are local and the minimal script is unique enough for
+        // difflib to find the same lines; a pass that changes level reprints everything and
+        // equally short scripts may pick different lines.
+        if (levelOf(reader, *stage.parentStageId) == stage.level) {
+            EXPECT_EQ(ir.changedLines(), py.added) << stage.name << " (difflib)";
+        }
+        passesWithChanges += !ir.changedLines().empty();
+    }
+    EXPECT_GE(passesWithChanges, 3u);
+}
+
+TEST(GuiIrText, LinesMapToTheNodesAndInstructionsTheyPrint) {
+    const auto trace = test::bisectTrace("matmul", "shift-tile-offset").trace;
+    const auto reader = tracedb::TraceReader::open(trace);
+    for (const tracedb::StageRow& stage : reader.stages()) {
+        const IrText ir = IrText::load(reader, stage.id);
+        EXPECT_TRUE(ir.mapped()) << stage.name << ": " << ir.note();
+        const auto lines = splitLines(ir.text());
+        std::map<std::int64_t, tracedb::NodeRow> nodes;
+        for (auto& n : reader.nodes(stage.id)) nodes.emplace(n.id, n);
+        std::map<std::int64_t, tracedb::InstrRow> instrs;
+        for (auto& i : reader.instrs()) instrs.emplace(i.id, i);
+        std::size_t linked = 0;
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            const EntityRef& ref = ir.entityAt(i);
+            const std::string line(lines[i]);
+            if (ref.kind == EntityRef::Kind::Node) {
+                const auto& node = nodes.at(ref.id);
+                EXPECT_NE(line.find(node.kind == "block_fn" ? "block "
+                                    : node.kind == "kernel" ? "kernel @"
+                                                            : node.kind),
+                          std::string::npos)
+                    << line;
+                // Tile ops print their offset; it must be the node's (the faulted tload too).
+                const auto at = node.attrs.find("\"offset\":[");
+                if (at != std::string::npos && line.find("offset = [") != std::string::npos) {
+                    std::string offset = node.attrs.substr(at + 10);
+                    offset = offset.substr(0, offset.find(']'));
+                    const std::string printed = line.substr(line.find("offset = [") + 10);
+                    std::string digits;
+                    for (char c : printed.substr(0, printed.find(']')))
+                        if (c != ' ') digits += c;
+                    EXPECT_EQ(digits, offset) << line;
+                }
+                ++linked;
+            } else if (ref.kind == EntityRef::Kind::Instr) {
+                const auto& instr = instrs.at(ref.id);
+                EXPECT_NE(line.find(instr.opcode), std::string::npos) << line;
+                EXPECT_NE(line.find(fmt::format("!op {} ", *instr.tileOpId)), std::string::npos)
+                    << line;
+                ++linked;
+            }
+        }
+        EXPECT_GT(linked, 0u) << stage.name;
+    }
+}
+
+TEST(GuiIrText, ViewMarksChangesAndFollowsTheSelectionBothWays) {
+    const auto trace = test::bisectTrace("matmul", "shift-tile-offset").trace;
+    StudioContext context;
+    context.setDocument(TraceDocument::open(trace));
+    IrTextView view(context);
+    view.resize(900, 700);
+    view.show();
+    const auto& reader = context.document()->reader();
+    std::int64_t assign = -1;
+    for (const auto& s : reader.stages())
+        if (s.pass == "assign-memory") assign = s.id;
+    ASSERT_GE(assign, 0);
+    view.setStage(assign);
+    auto* editor = static_cast<IrTextEditor*>(view.irEditor());
+    EXPECT_EQ(editor->changedLines(), view.irText().changedLines());
+    EXPECT_FALSE(editor->changedLines().empty()) << "assign-memory adds memory spaces";
+
+    // Selecting the program's matmul highlights its tiles and its source line.
+    const auto rows = reader.query("SELECT id, src_line FROM node WHERE stage_id = (SELECT id "
+                                   "FROM stage WHERE parent_stage_id IS NULL) AND kind = "
+                                   "'matmul'");
+    ASSERT_EQ(rows.rows.size(), 1u);
+    const auto matmul = std::get<std::int64_t>(rows.rows[0][0]);
+    const auto srcLine = std::get<std::int64_t>(rows.rows[0][1]);
+    context.selection().select(EntityRef::node(1, matmul));
+    EXPECT_EQ(view.highlightedSourceLine(), srcLine);
+    LinkResolver links(reader);
+    EXPECT_EQ(view.highlightedIrLines().size(), links.nodesOf(matmul, assign).size());
+
+    // Clicking an op line selects that node of the stage.
+    const auto lines = splitLines(view.irText().text());
+    int tloadLine = -1;
+    for (std::size_t i = 0; i < lines.size() && tloadLine < 0; ++i)
+        if (lines[i].find("= tload") != std::string_view::npos) tloadLine = int(i);
+    ASSERT_GE(tloadLine, 0);
+    context.selection().clear();
+    editor->setHighlightedLines({0});
+    QTest::mouseClick(editor->viewport(), Qt::LeftButton, {}, editor->pointOfLine(tloadLine));
+    EXPECT_EQ(context.selection().current(), view.irText().entityAt(std::size_t(tloadLine)));
+    EXPECT_EQ(context.selection().current().kind, EntityRef::Kind::Node);
+    EXPECT_EQ(view.highlightedSourceLine(), srcLine);
+    // A tile op of a later stage lands on exactly its own line here (parent_id chain), and on
+    // the PTO stage on the instructions generated for it.
+    std::int64_t lastTile = -1, pto = -1;
+    for (const auto& s : reader.stages()) {
+        if (s.level == tracedb::StageLevel::Tile) lastTile = s.id;
+        if (s.level == tracedb::StageLevel::Pto) pto = s.id;
+    }
+    const auto tileOp = reader.query(fmt::format(
+        "SELECT id, parent_id FROM node WHERE stage_id = {} AND kind = 'matmul_acc' LIMIT 1",
+        lastTile));
+    const auto op = std::get<std::int64_t>(tileOp.rows.at(0).at(0));
+    context.selection().select(EntityRef::node(lastTile, op));
+    ASSERT_EQ(view.highlightedIrLines().size(), 1u);
+    const EntityRef here = view.irText().entityAt(std::size_t(view.highlightedIrLines()[0]));
+    EXPECT_EQ(here.stageId, assign);
+    EXPECT_NE(lines[std::size_t(view.highlightedIrLines()[0])].find("matmul_acc"),
+              std::string_view::npos);
+    view.setStage(pto);
+    EXPECT_EQ(view.highlightedIrLines().size(), links.instrsOfTileOp(lastTile, op).size());
+    EXPECT_FALSE(view.highlightedIrLines().empty());
+    view.setStage(assign);
+    context.selection().select(EntityRef::node(1, matmul));
+    test::saveScreenshot(view, "ir_text_view");
+    view.tabs()->setCurrentIndex(1);
+    test::saveScreenshot(view, "ir_text_view_source");
+}
+
+} // namespace
+} // namespace pto::gui

@@ -1,0 +1,282 @@
+// The pto-studio shell offscreen: good, bad, truncated, newer-schema, compile-only and
+// one-core traces; drag and drop; layout restore; shortcuts; export; --screenshot.
+#include "gui/app/MainWindow.h"
+#include "gui/app/ShortcutsDialog.h"
+#include "gui/app/Views.h"
+#include "gui/model/UtilizationModel.h"
+#include "gui/widgets/BottleneckView.h"
+#include "gui/widgets/SqlConsole.h"
+#include "gui/widgets/StudioView.h"
+#include "gui/widgets/Theme.h"
+#include "tests/gui/support/Fixtures.h"
+#include "tests/support/Process.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QDropEvent>
+#include <QFile>
+#include <QImage>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTimer>
+#include <QUrl>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace pto::gui {
+namespace {
+
+namespace fs = std::filesystem;
+
+QString qpath(const fs::path& path) {
+    return QString::fromStdString(path.string());
+}
+
+/// A copy of the softmax trace in `dir`, for tests that damage it.
+fs::path copyOfTrace(const test::TempDir& dir, const std::string& name) {
+    const fs::path copy = dir / name;
+    fs::copy_file(test::sampleTrace("softmax"), copy);
+    return copy;
+}
+
+class Shell : public ::testing::Test {
+protected:
+    void SetUp() override { QSettings().clear(); }
+    void TearDown() override { QSettings().clear(); }
+};
+
+TEST_F(Shell, AGoodTraceNamesFileProgramArchAndCores) {
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(qpath(test::sampleTrace("softmax")), true).isEmpty());
+    const QString status = window.statusText();
+    EXPECT_TRUE(status.contains(QStringLiteral("run_softmax.db"))) << status.toStdString();
+    EXPECT_TRUE(status.contains(QStringLiteral("program: softmax"))) << status.toStdString();
+    EXPECT_TRUE(status.contains(QStringLiteral("arch: 910B-like"))) << status.toStdString();
+    EXPECT_TRUE(status.contains(QStringLiteral("on 72 cores"))) << status.toStdString();
+    window.resize(1400, 900);
+    window.show();
+    test::saveScreenshot(window, "shell_main_window");
+}
+
+TEST_F(Shell, BadFilesAreRefusedWithTheReasonAndTheOpenTraceStays) {
+    test::TempDir dir;
+    const fs::path text = dir / "notes.db";
+    std::ofstream(text) << "this is not SQLite\n";
+    const fs::path truncated = copyOfTrace(dir, "truncated.db");
+    fs::resize_file(truncated, fs::file_size(truncated) / 3);
+    const fs::path newer = copyOfTrace(dir, "newer.db");
+    const auto pragma = test::runCommand(
+        fmt::format("sqlite3 {} 'PRAGMA user_version = 99'", test::shellQuote(newer.string())));
+    ASSERT_EQ(pragma.exitCode, 0) << pragma.err;
+
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(qpath(test::sampleTrace("softmax")), true).isEmpty());
+    const TraceDocument* good = window.context().document();
+    const struct {
+        fs::path file;
+        const char* says;
+    } cases[] = {{text, "not an SQLite database"},
+                 {truncated, "truncated"},
+                 {newer, "newer PTO Studio"},
+                 {dir / "missing.db", "missing.db"}};
+    for (const auto& bad : cases) {
+        const QString reason = window.openFile(qpath(bad.file), true);
+        EXPECT_TRUE(reason.contains(QString::fromStdString(bad.file.filename().string())))
+            << reason.toStdString();
+        EXPECT_TRUE(reason.contains(QLatin1String(bad.says))) << reason.toStdString();
+        EXPECT_EQ(window.context().document(), good) << bad.file;
+    }
+    // Without `quiet` the same reason appears in a dialog, and nothing crashes.
+    QString dialogText;
+    QTimer::singleShot(0, [&dialogText] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box) return;
+        dialogText = box->text() + QLatin1Char('\n') + box->informativeText();
+        box->accept();
+    });
+    window.openFile(qpath(truncated));
+    EXPECT_TRUE(dialogText.contains(QStringLiteral("truncated.db"))) << dialogText.toStdString();
+    EXPECT_TRUE(dialogText.contains(QStringLiteral("truncated ("))) << dialogText.toStdString();
+    EXPECT_EQ(window.context().document(), good);
+}
+
+TEST_F(Shell, ACompileOnlyTraceSaysThereIsNoRun) {
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(qpath(test::compiledTrace("matmul")), true).isEmpty());
+    EXPECT_TRUE(window.statusText().contains(QStringLiteral("compile only")))
+        << window.statusText().toStdString();
+    auto* bottleneck = static_cast<BottleneckView*>(window.view(QStringLiteral("bottleneck")));
+    ASSERT_NE(bottleneck, nullptr);
+    EXPECT_TRUE(bottleneck->headline().contains(QStringLiteral("no simulated run")))
+        << bottleneck->headline().toStdString();
+}
+
+TEST_F(Shell, AOneCoreTraceOpensAndShowsThatCore) {
+    const fs::path trace =
+        test::sampleTrace("softmax", "--set core.aic_count=1 --set core.aiv_count=1");
+    MainWindow window;
+    auto* bottleneck = static_cast<BottleneckView*>(window.view(QStringLiteral("bottleneck")));
+    QSignalSpy loaded(bottleneck, &BottleneckView::profileLoaded);
+    ASSERT_TRUE(window.openFile(qpath(trace), true).isEmpty());
+    EXPECT_TRUE(window.statusText().contains(QStringLiteral("on 2 cores")))
+        << window.statusText().toStdString();
+    ASSERT_TRUE(loaded.wait(30000));
+    EXPECT_EQ(bottleneck->utilization().rowCount(), 1); // only the AIV core that ran the task
+}
+
+TEST_F(Shell, DroppingAFileOpensIt) {
+    MainWindow window;
+    window.show();
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(qpath(test::sampleTrace("softmax")))});
+    QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &enter);
+    EXPECT_TRUE(enter.isAccepted());
+    QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &drop);
+    ASSERT_NE(window.context().document(), nullptr);
+    EXPECT_EQ(window.context().document()->path(), test::sampleTrace("softmax"));
+}
+
+TEST_F(Shell, TheLayoutComesBackInTheNextWindow) {
+    {
+        MainWindow first;
+        first.show();
+        QDockWidget* sql = first.dockOf(first.view(QStringLiteral("sql")));
+        QDockWidget* bottleneck = first.dockOf(first.view(QStringLiteral("bottleneck")));
+        ASSERT_NE(sql, nullptr);
+        ASSERT_NE(bottleneck, nullptr);
+        sql->hide();
+        first.addDockWidget(Qt::LeftDockWidgetArea, bottleneck);
+        first.close(); // saves the layout
+    }
+    MainWindow second;
+    ASSERT_TRUE(second.restoreLayout());
+    second.show();
+    EXPECT_TRUE(second.dockOf(second.view(QStringLiteral("sql")))->isHidden());
+    EXPECT_EQ(second.dockWidgetArea(second.dockOf(second.view(QStringLiteral("bottleneck")))),
+              Qt::LeftDockWidgetArea);
+    MainWindow fresh; // nothing saved in a clean profile → the default layout
+    QSettings().clear();
+    EXPECT_FALSE(fresh.restoreLayout());
+}
+
+TEST_F(Shell, TheRecentFileIsReopenedWhenAsked) {
+    const QString trace = qpath(test::sampleTrace("softmax"));
+    {
+        MainWindow first;
+        ASSERT_TRUE(first.openFile(trace, true).isEmpty());
+    }
+    MainWindow off;
+    EXPECT_FALSE(off.reopenLastFile()); // the option is off by default
+    QSettings().setValue(QStringLiteral("mainWindow/reopenLastFile"), true);
+    MainWindow on;
+    EXPECT_TRUE(on.reopenLastFile());
+    ASSERT_NE(on.context().document(), nullptr);
+}
+
+TEST_F(Shell, HelpListsEveryShortcutIncludingCtrlO) {
+    MainWindow window;
+    window.show();
+    QAction* help = nullptr;
+    for (QAction* action : window.findChildren<QAction*>())
+        if (action->text() == QStringLiteral("&Keyboard shortcuts")) help = action;
+    ASSERT_NE(help, nullptr);
+    QStringList rows;
+    QTimer::singleShot(0, [&rows] {
+        auto* dialog = qobject_cast<ShortcutsDialog*>(QApplication::activeModalWidget());
+        if (!dialog) return;
+        for (int row = 0; row < dialog->table()->rowCount(); ++row)
+            rows << dialog->table()->item(row, 0)->text() + QLatin1Char('=') +
+                        dialog->table()->item(row, 1)->text();
+        test::saveScreenshot(*dialog, "shell_shortcuts");
+        dialog->accept();
+    });
+    help->trigger();
+    EXPECT_TRUE(rows.contains(QStringLiteral("Open...=Ctrl+O"))) << rows.join(' ').toStdString();
+    EXPECT_TRUE(rows.contains(QStringLiteral("Run SQL query=Ctrl+Return, Ctrl+Enter")))
+        << rows.join(' ').toStdString();
+    EXPECT_TRUE(rows.contains(QStringLiteral("Export view as PNG/SVG...=Ctrl+E")))
+        << rows.join(' ').toStdString();
+}
+
+TEST_F(Shell, ExportsTheActiveViewAsPngAndSvg) {
+    test::TempDir dir;
+    MainWindow window;
+    window.show();
+    auto* sql = static_cast<SqlConsole*>(window.view(QStringLiteral("sql")));
+    ASSERT_NE(sql, nullptr);
+    QApplication::setActiveWindow(&window);
+    sql->editor()->setFocus();
+    QApplication::processEvents();
+    EXPECT_EQ(window.activeView(), sql); // the dock holding the focus is the one exported
+    EXPECT_TRUE(window.exportView(*sql, qpath(dir / "sql.png")).isEmpty());
+    EXPECT_TRUE(window.exportView(*sql, qpath(dir / "sql.svg")).isEmpty());
+    EXPECT_FALSE(QImage(qpath(dir / "sql.png")).isNull());
+    QFile svg(qpath(dir / "sql.svg"));
+    ASSERT_TRUE(svg.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(svg.readAll().contains("<svg"));
+}
+
+TEST_F(Shell, PaletteColoursStayReadableOnLightAndDark) {
+    QPalette light(QColor(240, 240, 240));
+    QPalette dark(QColor(40, 40, 40));
+    dark.setColor(QPalette::Base, QColor(30, 30, 30));
+    light.setColor(QPalette::Base, Qt::white);
+    EXPECT_FALSE(theme::isDark(light));
+    EXPECT_TRUE(theme::isDark(dark));
+    EXPECT_EQ(theme::heatColor(0, light), QColor(Qt::white));
+    EXPECT_EQ(theme::heatColor(0, dark), QColor(30, 30, 30));
+    for (const QPalette& palette : {light, dark})
+        for (int i = 0; i < 12; ++i) {
+            const QColor fill = theme::categoryColor(i, palette);
+            const QColor text = theme::textOn(fill);
+            // WCAG-style contrast of the text on the fill: at least 3:1.
+            auto lum = [](const QColor& c) {
+                auto lin = [](double v) {
+                    return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+                };
+                return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
+            };
+            const double a = lum(fill), b = lum(text);
+            EXPECT_GE((std::max(a, b) + 0.05) / (std::min(a, b) + 0.05), 3.0) << i;
+        }
+}
+
+TEST(ShellCli, ScreenshotWritesOnePngPerViewAndRefusesABadFile) {
+    test::TempDir dir;
+    const auto ok =
+        test::runCommand(fmt::format("QT_QPA_PLATFORM=offscreen {} --screenshot {} {}", PTO_STUDIO,
+                                     test::shellQuote((dir / "shots").string()),
+                                     test::shellQuote(test::sampleTrace("softmax").string())));
+    ASSERT_EQ(ok.exitCode, 0) << ok.err;
+    std::size_t pngs = 0;
+    for (const auto& entry : fs::directory_iterator(dir / "shots")) {
+        EXPECT_EQ(entry.path().extension(), ".png") << entry.path();
+        EXPECT_FALSE(QImage(qpath(entry.path())).isNull()) << entry.path();
+        ++pngs;
+    }
+    EXPECT_EQ(pngs, studioViews().size() + 1); // each view and the whole window
+    EXPECT_TRUE(fs::exists(dir / "shots" / "bottleneck.png"));
+    EXPECT_TRUE(fs::exists(dir / "shots" / "sql.png"));
+    EXPECT_GT(test::drawnPixels(dir / "shots" / "bottleneck.png"), 5000u);
+
+    std::ofstream(dir / "bad.db") << "garbage";
+    const auto bad = test::runCommand(fmt::format("{} --screenshot {} {}", PTO_STUDIO,
+                                                  test::shellQuote((dir / "bad-shots").string()),
+                                                  test::shellQuote((dir / "bad.db").string())));
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("bad.db"), std::string::npos) << bad.err;
+    EXPECT_FALSE(fs::exists(dir / "bad-shots" / "bottleneck.png"));
+}
+
+} // namespace
+} // namespace pto::gui

@@ -1,0 +1,225 @@
+// The SQL console offscreen: results checked against Python's sqlite3, writes refused with the
+// file unchanged, errors inline, history, row limit and cancel, ts/dur rows as a query track.
+#include "gui/widgets/SqlConsole.h"
+#include "gui/model/SqlConsoleHistory.h"
+#include "gui/model/SqlConsoleModel.h"
+#include "gui/model/SqlConsoleQuery.h"
+#include "tests/gui/support/Fixtures.h"
+#include "tests/support/Process.h"
+#include "trace_db/TraceReader.h"
+
+#include <QAbstractItemModelTester>
+#include <QCryptographicHash>
+#include <QFile>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace pto::gui {
+namespace {
+
+namespace fs = std::filesystem;
+
+QByteArray sha256(const fs::path& path) {
+    QFile file(QString::fromStdString(path.string()));
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256);
+}
+
+/// Rows of `sql` on `trace` as "a|b|c" lines, from Python's sqlite3 (the reference).
+QStringList pythonRows(const fs::path& trace, const std::string& sql) {
+    const std::string script =
+        fmt::format("import sqlite3,sys\n"
+                    "db=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro',uri=True)\n"
+                    "for r in db.execute(sys.argv[2]): print('|'.join(str(v) for v in r))\n");
+    const auto result =
+        test::runCommand(fmt::format("/usr/bin/python3 -c {} {} {}", test::shellQuote(script),
+                                     test::shellQuote(trace.string()), test::shellQuote(sql)));
+    EXPECT_EQ(result.exitCode, 0) << result.err;
+    return QString::fromStdString(result.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+}
+
+QStringList tableRows(SqlConsoleModel& model) {
+    while (model.canFetchMore({})) model.fetchMore({});
+    QStringList rows;
+    for (int r = 0; r < model.rowCount(); ++r) {
+        QStringList cells;
+        for (int c = 0; c < model.columnCount(); ++c) cells << model.index(r, c).data().toString();
+        rows << cells.join(QLatin1Char('|'));
+    }
+    return rows;
+}
+
+class SqlConsoleTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        QSettings().clear();
+        m_context.setDocument(TraceDocument::open(m_trace));
+        m_console = std::make_unique<SqlConsole>(m_context);
+        m_console->resize(1000, 600);
+        m_console->show();
+    }
+    void TearDown() override {
+        m_console.reset();
+        QSettings().clear();
+    }
+    /// Runs `sql` and waits for the result.
+    void run(const QString& sql) {
+        QSignalSpy finished(m_console.get(), &SqlConsole::queryFinished);
+        m_console->run(sql);
+        ASSERT_TRUE(finished.wait(30000)) << sql.toStdString();
+    }
+
+    fs::path m_trace = test::sampleTrace("softmax");
+    StudioContext m_context;
+    std::unique_ptr<SqlConsole> m_console;
+};
+
+TEST_F(SqlConsoleTest, ASelectFillsTheTableWithWhatSqliteReturns) {
+    const std::string sql =
+        "SELECT opcode, count(*), sum(id) FROM instr GROUP BY opcode ORDER BY opcode";
+    QAbstractItemModelTester tester(&m_console->model(),
+                                    QAbstractItemModelTester::FailureReportingMode::Fatal);
+    run(QString::fromStdString(sql));
+    const QStringList expected = pythonRows(m_trace, sql);
+    ASSERT_FALSE(expected.isEmpty());
+    EXPECT_EQ(tableRows(m_console->model()), expected);
+    EXPECT_EQ(m_console->model().headerData(0, Qt::Horizontal).toString(),
+              QStringLiteral("opcode"));
+    EXPECT_TRUE(m_console->statusText().contains(QStringLiteral("%1 rows").arg(expected.size())))
+        << m_console->statusText().toStdString();
+    EXPECT_FALSE(m_console->trackButton()->isEnabled()); // no ts/dur columns
+    test::saveScreenshot(*m_console, "sql_console");
+}
+
+TEST_F(SqlConsoleTest, AnUpdateIsRefusedAndTheFileIsUnchanged) {
+    const QByteArray before = sha256(m_trace);
+    ASSERT_FALSE(before.isEmpty());
+    run(QStringLiteral("UPDATE slice SET dur = 0"));
+    EXPECT_TRUE(m_console->statusText().contains(QStringLiteral("read-only")))
+        << m_console->statusText().toStdString();
+    run(QStringLiteral("SELECT 1; DROP TABLE slice"));
+    EXPECT_TRUE(m_console->statusText().contains(QStringLiteral("statement 2")))
+        << m_console->statusText().toStdString();
+    EXPECT_EQ(sha256(m_trace), before);
+    EXPECT_EQ(m_console->model().rowCount(), 0);
+}
+
+TEST_F(SqlConsoleTest, ASyntaxErrorIsShownInlineWithItsPosition) {
+    run(QStringLiteral("SELECT *\nFROM slice\nWHERE dur >= ORDER BY ts"));
+    const QString status = m_console->statusText();
+    EXPECT_TRUE(status.contains(QStringLiteral("syntax error"))) << status.toStdString();
+    EXPECT_TRUE(status.contains(QStringLiteral("line 3, column 14"))) << status.toStdString();
+    ASSERT_EQ(m_console->editor()->extraSelections().size(), 1);
+    EXPECT_EQ(m_console->editor()->extraSelections().front().cursor.selectedText(),
+              QStringLiteral("ORDER"));
+    test::saveScreenshot(*m_console, "sql_console_error");
+}
+
+TEST_F(SqlConsoleTest, TsAndDurRowsBecomeAQueryTrack) {
+    const std::string sql = "SELECT ts, dur, name, track_id FROM slice_named WHERE category = "
+                            "'task' ORDER BY ts, name";
+    run(QString::fromStdString(sql));
+    ASSERT_TRUE(m_console->trackButton()->isEnabled());
+    std::shared_ptr<const QueryTrack> track;
+    QObject::connect(&m_context, &StudioContext::queryTrackRequested,
+                     [&track](std::shared_ptr<const QueryTrack> t) { track = std::move(t); });
+    QTest::mouseClick(m_console->trackButton(), Qt::LeftButton);
+    ASSERT_NE(track, nullptr);
+    const QStringList expected = pythonRows(m_trace, sql);
+    ASSERT_EQ(track->items.size(), std::size_t(expected.size()));
+    for (std::size_t i = 0; i < track->items.size(); ++i) {
+        const QStringList cells = expected[qsizetype(i)].split(QLatin1Char('|'));
+        EXPECT_EQ(track->items[i].ts, cells[0].toLongLong());
+        EXPECT_EQ(track->items[i].dur, cells[1].toLongLong());
+        EXPECT_EQ(track->items[i].name, cells[2]);
+    }
+    EXPECT_TRUE(std::is_sorted(track->items.begin(), track->items.end(),
+                               [](const auto& a, const auto& b) { return a.ts < b.ts; }));
+    EXPECT_EQ(track->trackId, -1); // task slices lie on several core tracks
+    EXPECT_TRUE(track->title.startsWith(QStringLiteral("SELECT ts, dur")));
+}
+
+TEST_F(SqlConsoleTest, UpAndDownWalkTheHistoryWhichOutlivesTheConsole) {
+    run(QStringLiteral("SELECT 1"));
+    run(QStringLiteral("SELECT 2"));
+    QPlainTextEdit* editor = m_console->editor();
+    editor->setPlainText(QStringLiteral("SELECT 3"));
+    editor->setFocus();
+    QTest::keyClick(editor, Qt::Key_Up);
+    EXPECT_EQ(editor->toPlainText(), QStringLiteral("SELECT 2"));
+    QTest::keyClick(editor, Qt::Key_Up);
+    EXPECT_EQ(editor->toPlainText(), QStringLiteral("SELECT 1"));
+    QTest::keyClick(editor, Qt::Key_Down);
+    QTest::keyClick(editor, Qt::Key_Down);
+    EXPECT_EQ(editor->toPlainText(), QStringLiteral("SELECT 3")); // back to the draft
+    EXPECT_EQ(SqlConsoleHistory().entries(),
+              QStringList({QStringLiteral("SELECT 1"), QStringLiteral("SELECT 2")}));
+}
+
+TEST_F(SqlConsoleTest, CtrlReturnRunsAndAnEndlessQueryStopsAtTheRowLimit) {
+    QSignalSpy finished(m_console.get(), &SqlConsole::queryFinished);
+    m_console->editor()->setPlainText(QStringLiteral(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n"));
+    m_console->editor()->setFocus();
+    QTest::keyClick(m_console->editor(), Qt::Key_Return, Qt::ControlModifier);
+    ASSERT_TRUE(finished.wait(30000));
+    EXPECT_EQ(m_console->model().totalRows(), int(SqlConsole::kMaxRows));
+    EXPECT_EQ(m_console->model().rowCount(), SqlConsoleModel::kBatch); // fetched lazily
+    EXPECT_TRUE(m_console->statusText().contains(QStringLiteral("stopped at")));
+}
+
+TEST(SqlConsoleQueryTest, ACancelledQueryStopsAndSaysSo) {
+    const auto reader = tracedb::TraceReader::open(test::sampleTrace("softmax"));
+    std::atomic<bool> cancel = true;
+    const SqlConsoleResult result =
+        runConsoleQuery(reader, QStringLiteral("SELECT * FROM slice"), cancel, 1000);
+    EXPECT_TRUE(result.cancelled);
+    EXPECT_TRUE(result.rows.empty());
+    cancel = false;
+    const SqlConsoleResult limited =
+        runConsoleQuery(reader, QStringLiteral("SELECT * FROM slice"), cancel, 10);
+    EXPECT_TRUE(limited.truncated);
+    EXPECT_EQ(limited.rows.size(), 10u);
+}
+
+TEST(SqlConsoleQueryTest, ErrorOffsetsPointAtSqlitesToken) {
+    int length = 0;
+    EXPECT_EQ(sqlErrorOffset(QStringLiteral("SELECT * FORM x"),
+                             QStringLiteral("... near \"FORM\": syntax error"), &length),
+              9);
+    EXPECT_EQ(length, 4);
+    EXPECT_EQ(sqlErrorOffset(QStringLiteral("SELECT"), QStringLiteral("no such table: x")), -1);
+    // a whole word: "in" inside "instr" is not the token
+    EXPECT_EQ(sqlErrorOffset(QStringLiteral("SELECT * FROM instr in"),
+                             QStringLiteral("near \"in\": syntax error")),
+              20);
+}
+
+TEST(SqlConsoleModelTest, PassesTheModelTesterThroughLazyFetchesAndResets) {
+    SqlConsoleModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    auto result = std::make_shared<SqlConsoleResult>();
+    result->columns = {QStringLiteral("i"), QStringLiteral("x"), QStringLiteral("s"),
+                       QStringLiteral("b")};
+    for (int i = 0; i < 1234; ++i)
+        result->rows.push_back({std::int64_t(i), i * 0.5, std::string("row"), std::monostate{}});
+    model.setResult(result);
+    EXPECT_EQ(model.rowCount(), SqlConsoleModel::kBatch);
+    while (model.canFetchMore({})) model.fetchMore({});
+    EXPECT_EQ(model.rowCount(), 1234);
+    EXPECT_EQ(model.index(1233, 1).data().toString(), QStringLiteral("616.5"));
+    EXPECT_EQ(model.index(3, 3).data().toString(), QStringLiteral("NULL"));
+    model.setResult(nullptr);
+    EXPECT_EQ(model.rowCount(), 0);
+    EXPECT_EQ(model.columnCount(), 0);
+}
+
+} // namespace
+} // namespace pto::gui
