@@ -25,12 +25,23 @@ struct ExportArgs {
     std::string stage;
 };
 
-// The output file, written beside its target and renamed into place when complete.
+// The output file, written beside its target and renamed into place when complete. A target
+// that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written directly:
+// renaming over it would replace the device with a file.
 class OutputFile {
 public:
     explicit OutputFile(const std::string& path) : m_path(path) {
         if (path.empty() || path == "-") {
             m_file = stdout;
+            return;
+        }
+        std::error_code error;
+        const auto status = std::filesystem::status(path, error);
+        if (!error && std::filesystem::exists(status) &&
+            !std::filesystem::is_regular_file(status)) {
+            m_file = std::fopen(path.c_str(), "wb");
+            m_direct = true;
+            if (!m_file) throw std::runtime_error(fmt::format("cannot write '{}'", path));
             return;
         }
         m_temp = path + ".tmp-export";
@@ -40,7 +51,7 @@ public:
     ~OutputFile() {
         if (m_file && m_file != stdout) {
             std::fclose(m_file);
-            std::filesystem::remove(m_temp);
+            if (!m_direct) std::filesystem::remove(m_temp);
         }
     }
     std::FILE* get() const { return m_file; }
@@ -52,12 +63,13 @@ public:
         bool ok = std::fclose(m_file) == 0;
         m_file = nullptr;
         if (!ok) throw std::runtime_error(fmt::format("cannot write '{}'", m_path));
-        std::filesystem::rename(m_temp, m_path);
+        if (!m_direct) std::filesystem::rename(m_temp, m_path);
     }
 
 private:
     std::string m_path, m_temp;
     std::FILE* m_file = nullptr;
+    bool m_direct = false;
 };
 
 void writeAll(std::FILE* file, const std::string& text) {

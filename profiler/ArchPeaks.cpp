@@ -92,9 +92,38 @@ ArchPeaks parseArchPeaks(const std::string& archJson) {
     p.ubToGmRate = param(params, "dma.ub_to_gm.rate", hz, p.ubToGmRate);
     p.l0cToGmRate = param(params, "dma.l0c_to_gm.rate", hz, p.l0cToGmRate);
     p.dispatchCycles = param(params, "sched.dispatch_cost", hz, 1e-6 * hz);
-    p.gmLatencyCycles = hit * param(params, "l2.latency", hz, 200) +
-                        (1 - hit) * param(params, "hbm.latency", hz, 500);
+    p.hbmBytesPerCycle = hbm;
+    p.l2BytesPerCycle = l2;
+    p.l2LatencyCycles = param(params, "l2.latency", hz, 200);
+    p.hbmLatencyCycles = param(params, "hbm.latency", hz, 500);
+    p.gmLatencyCycles = hit * p.l2LatencyCycles + (1 - hit) * p.hbmLatencyCycles;
     return p;
+}
+
+std::optional<MeasuredTraffic> parseMeasuredTraffic(const std::string& json) {
+    nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) return std::nullopt;
+    auto number = [&](const char* key) {
+        auto it = j.find(key);
+        return it != j.end() && it->is_number() ? std::max(it->get<double>(), 0.0) : -1.0;
+    };
+    MeasuredTraffic t{number("l2_hit_bytes"), number("l2_miss_bytes"), number("hbm_write_bytes")};
+    if (t.l2HitBytes < 0 || t.l2MissBytes < 0 || t.writeBytes < 0) return std::nullopt;
+    return t;
+}
+
+void applyMeasuredTraffic(ArchPeaks& peaks, const MeasuredTraffic& traffic) {
+    const double reads = traffic.l2HitBytes + traffic.l2MissBytes;
+    const double gm = reads + traffic.writeBytes;
+    const double hbm = traffic.l2MissBytes + traffic.writeBytes;
+    if (gm <= 0) return;
+    peaks.gmBytesPerCycle = hbm > 0
+                                ? std::min(peaks.l2BytesPerCycle, peaks.hbmBytesPerCycle * gm / hbm)
+                                : peaks.l2BytesPerCycle;
+    if (reads > 0) {
+        const double hit = traffic.l2HitBytes / reads;
+        peaks.gmLatencyCycles = hit * peaks.l2LatencyCycles + (1 - hit) * peaks.hbmLatencyCycles;
+    }
 }
 
 } // namespace pto::prof

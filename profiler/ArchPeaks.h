@@ -2,6 +2,7 @@
 // `arch_config` alone so the profiler never needs the simulator.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace pto::prof {
@@ -24,14 +25,36 @@ struct ArchPeaks {
     double gmToL1Rate = 78.4; ///< per-core uncontended DMA rate GM->L1, bytes/cycle
     double ubToGmRate = 109.4;
     double l0cToGmRate = 40.6;
-    double dispatchCycles = 1800; ///< sched.dispatch_cost
-    double gmLatencyCycles = 500; ///< hit-ratio weighted L2/HBM latency
+    double dispatchCycles = 1800;             ///< sched.dispatch_cost
+    double gmLatencyCycles = 500;             ///< hit-ratio weighted L2/HBM latency
+    double hbmBytesPerCycle = 1.6e12 / 1.8e9; ///< hbm.bandwidth
+    double l2BytesPerCycle = 5e12 / 1.8e9;    ///< l2.bandwidth
+    double l2LatencyCycles = 200;
+    double hbmLatencyCycles = 500;
 
     double chipFlopsPerCycle() const {
         return cubeFlopsPerCycle * aicCores + vectorFlopsPerCycle * aivCores;
     }
     double ridgeFlopsPerByte() const { return chipFlopsPerCycle() / gmBytesPerCycle; }
 };
+
+/// GM traffic a run measured (meta `sim_memory`): reads split by L2 hit and miss, writes.
+struct MeasuredTraffic {
+    double l2HitBytes = 0;
+    double l2MissBytes = 0;
+    double writeBytes = 0;
+};
+
+/// Parses meta `sim_memory` ({"l2_hit_bytes":…,"l2_miss_bytes":…,"hbm_write_bytes":…});
+/// nullopt when absent or malformed.
+std::optional<MeasuredTraffic> parseMeasuredTraffic(const std::string& json);
+
+/// Makes the GM roof the one the run really had: GM bytes (reads + writes) are carried by L2
+/// and the misses and writes by HBM, so the bandwidth GM traffic can reach is
+/// min(l2.bandwidth, hbm.bandwidth × GM bytes ÷ HBM bytes). Without it a GEMM whose operands
+/// hit L2 would show more GM bandwidth than HBM has. Also weights the GM latency by the
+/// measured hit rate.
+void applyMeasuredTraffic(ArchPeaks& peaks, const MeasuredTraffic& traffic);
 
 /// Parses the JSON of meta `arch_config` ({"name":…,"params":{"hbm.bandwidth":"1.6 TB/s",…}}).
 /// Unknown keys are ignored; a value that does not parse keeps its default. Never throws.

@@ -13,6 +13,7 @@ struct ParsedOperand {
     std::string_view space;
     std::int64_t rows = 0, cols = 0;
     int elemBytes = 0;
+    bool isFloat = true;
     std::int64_t numel() const { return rows * cols; }
 };
 
@@ -46,7 +47,9 @@ std::size_t parseOperands(std::string_view text, std::array<ParsedOperand, 4>& o
         if (shapeOpen == std::string_view::npos) break;
         ParsedOperand op;
         op.space = text.substr(begin, open - begin);
-        op.elemBytes = dtypeBytes(text.substr(pos, shapeOpen - pos));
+        const std::string_view dtype = text.substr(pos, shapeOpen - pos);
+        op.elemBytes = dtypeBytes(dtype);
+        op.isFloat = dtype.starts_with('f') || dtype.starts_with("bf");
         std::size_t at = shapeOpen + 1;
         op.rows = parseInt(text, at);
         if (op.rows < 0 || at >= text.size() || text[at] != 'x') continue;
@@ -95,6 +98,8 @@ InstrCost instrCost(std::string_view opcode, std::string_view operands) {
             if (ops[i].space == "L0A") a = &ops[i];
         if (a && ops[0].rows > 0)
             cost.flops = 2.0 * double(ops[0].numel()) * double(a->numel() / ops[0].rows);
+        if (a && a->elemBytes == 1 && !a->isFloat) cost.rateScale = 2;
+        if (a && a->elemBytes == 4) cost.rateScale = 0.25;
         return cost;
     }
     cost.isVector = true;

@@ -16,6 +16,12 @@ struct InstrCost {
     std::int64_t gmBytes = 0; ///< bytes of the GM operand of a TLOAD/TSTORE
     bool isCube = false;      ///< TMATMUL / TMATMUL_ACC
     bool isVector = false;    ///< runs on pipe V and computes
+    /// The unit's rate for these operands relative to its f16 peak: the cube does twice the
+    /// MACs per cycle on i8 and a quarter on f32 (REFERENCE.md §1); 1 for everything else.
+    double rateScale = 1;
+    /// FLOPs as time at the unit's f16 peak: flops ÷ rateScale. Summed per task and per op,
+    /// flops ÷ nominalFlops scales the nominal compute roof to the operand dtypes really used.
+    double nominalFlops() const { return rateScale > 0 ? flops / rateScale : flops; }
 };
 
 /// `operands` is the instr row's printed listing, e.g.

@@ -19,10 +19,12 @@ BoundVerdict classifyRun(const RunModel& m) {
     RooflinePoint point;
     PipeCycles busy{};
     std::int64_t active = 0;
+    double nominalFlops = 0;
     std::set<int> cores;
     for (const TaskRun& t : m.tasks) {
         if (!t.ran()) continue;
         point.flops += t.flops;
+        nominalFlops += t.nominalFlops;
         point.bytes += t.gmBytes;
         active += t.duration();
         for (std::size_t i = 0; i < kPipeCount; ++i) busy[i] += t.busy[i];
@@ -32,6 +34,7 @@ BoundVerdict classifyRun(const RunModel& m) {
         point.bandwidth += cube ? m.peaks.gmToL1Rate : m.peaks.gmToUbRate;
     }
     point.bandwidth = std::min(point.bandwidth, m.peaks.gmBytesPerCycle);
+    point.computeRoof *= dtypeRoofScale(point.flops, nominalFlops);
     point.cycles = m.totalCycles;
     point.cores = double(cores.size());
     double cycles = double(std::max<std::int64_t>(point.cycles, 1));

@@ -25,6 +25,8 @@ void loadMeta(const tracedb::TraceReader& reader, RunModel& m) {
         double hz = std::atof(clock->c_str());
         if (hz > 0) m.peaks.clockHz = hz;
     }
+    if (auto traffic = parseMeasuredTraffic(reader.meta("sim_memory").value_or("")))
+        applyMeasuredTraffic(m.peaks, *traffic);
     m.traceLevel = reader.meta("trace_level").value_or("");
     m.program = reader.meta("entry").value_or("");
     m.totalCycles = std::atoll(reader.meta("sim_total_cycles").value_or("0").c_str());
@@ -157,6 +159,7 @@ struct InstrInfo {
     int tensorOp = -1; // index into RunModel::tensorOps
     PipeId pipe = PipeId::S;
     double flops = 0;
+    double nominalFlops = 0;
     std::int64_t gmBytes = 0;
 };
 
@@ -190,7 +193,7 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
     std::erase_if(opOfLine, [](const auto& entry) { return entry.second < 0; });
     std::unordered_map<std::int64_t, InstrInfo> instrs;
     struct KernelCost {
-        double flops = 0;
+        double flops = 0, nominalFlops = 0;
         std::int64_t gmBytes = 0, gmTransfers = 0;
     };
     std::unordered_map<std::int64_t, KernelCost> kernels;
@@ -203,6 +206,7 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
                    info.pipe = parsePipeId(cellText(row[2])).value_or(PipeId::S);
                    InstrCost cost = instrCost(cellText(row[3]), cellText(row[4]));
                    info.flops = cost.flops;
+                   info.nominalFlops = cost.nominalFlops();
                    info.gmBytes = cost.gmBytes;
                    info.srcLine = cellInt(row[7]);
                    if (!cellNull(row[5]) && !cellNull(row[6])) {
@@ -217,6 +221,7 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
                            info.tensorOp = it->second;
                    KernelCost& k = kernels[info.kernel];
                    k.flops += info.flops;
+                   k.nominalFlops += info.nominalFlops;
                    k.gmBytes += info.gmBytes;
                    k.gmTransfers += cost.gmBytes > 0 ? 1 : 0;
                    instrs.emplace(cellInt(row[0]), info);
@@ -225,6 +230,7 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
         auto k = kernels.find(t.kernel);
         if (k == kernels.end()) continue;
         t.flops = k->second.flops;
+        t.nominalFlops = k->second.nominalFlops;
         t.gmBytes = k->second.gmBytes;
         t.gmTransfers = k->second.gmTransfers;
     }
@@ -259,6 +265,7 @@ void attribute(const tracedb::TraceReader& reader, RunModel& m,
         double times = runs == tasksOfKernel.end() ? 1.0 : double(runs->second.size());
         TensorOpCost& op = m.tensorOps[std::size_t(info.tensorOp)];
         op.flops += info.flops * times;
+        op.nominalFlops += info.nominalFlops * times;
         op.gmBytes += std::int64_t(double(info.gmBytes) * times);
         kernelsOfOp[info.tensorOp].push_back(info.kernel);
     }

@@ -53,6 +53,7 @@ struct TaskRun {
     PipeCycles busy{}; ///< instruction time per pipe
     WaitCycles waits;
     double flops = 0;
+    double nominalFlops = 0; ///< Σ InstrCost::nominalFlops (dtype-aware compute roof)
     std::int64_t gmBytes = 0;
     std::int64_t gmTransfers = 0; ///< TLOAD/TSTORE instructions
     std::int64_t duration() const { return end - start; }
@@ -66,6 +67,7 @@ struct TensorOpCost {
     std::string kind, name;
     std::int64_t srcLine = 0;
     double flops = 0;
+    double nominalFlops = 0; ///< Σ InstrCost::nominalFlops (dtype-aware compute roof)
     std::int64_t gmBytes = 0;
     PipeCycles busy{};                  ///< instruction cycles per pipe, summed over cores
     std::int64_t first = -1, last = -1; ///< first instruction start, last end (cycles)

@@ -131,6 +131,19 @@ void recordCompileOptions(tracedb::TraceWriter& writer, const CompileOptions& op
                                options.tilesPerTask, options.doubleBuffer, fault));
 }
 
+namespace {
+
+// What the shared memory system carried, for the profiler's GM roof (docs/TRACE_SCHEMA.md).
+void recordMemoryMeta(tracedb::TraceWriter& writer, const sim::MemoryStats& memory) {
+    writer.setMeta("sim_memory",
+                   fmt::format(R"({{"l2_hit_bytes":{},"l2_miss_bytes":{},"hbm_read_bytes":{},)"
+                               R"("hbm_write_bytes":{}}})",
+                               memory.l2HitBytes, memory.l2MissBytes, memory.hbmReadBytes,
+                               memory.hbmWriteBytes));
+}
+
+} // namespace
+
 RunResult runProgram(const RunOptions& options) {
     RunResult r;
     r.arch = loadArchConfig(options.archFile, options.archOverrides);
@@ -159,6 +172,7 @@ RunResult runProgram(const RunOptions& options) {
     r.flops = countFlops(r.state.tensor);
     r.gmBytes = gmTraffic(r.sim);
     if (writer) {
+        recordMemoryMeta(*writer, r.sim.memory);
         storeRunTensors(*writer, r.state, r.inputs, r.sim, options.maxStoredTensorBytes);
         writer->commit();
     }

@@ -18,6 +18,14 @@ double corePathRate(const ArchPeaks& p, std::string_view coreType) {
     return coreType == "AIC" ? p.gmToL1Rate : p.gmToUbRate;
 }
 
+} // namespace
+
+double dtypeRoofScale(double flops, double nominalFlops) {
+    return flops > 0 && nominalFlops > 0 ? flops / nominalFlops : 1.0;
+}
+
+namespace {
+
 void finish(RooflinePoint& r) {
     double cycles = double(std::max<std::int64_t>(r.cycles, 1));
     r.intensity = r.bytes > 0 ? r.flops / double(r.bytes) : 0;
@@ -39,7 +47,7 @@ RooflinePoint taskPoint(const RunModel& m, const TaskRun& t, const ConcurrencyPr
     r.bytes = t.gmBytes;
     r.cycles = t.duration();
     r.cores = 1;
-    r.computeRoof = coreFlops(m.peaks, t.coreType);
+    r.computeRoof = coreFlops(m.peaks, t.coreType) * dtypeRoofScale(t.flops, t.nominalFlops);
     double sharing = std::max(1.0, running.average(t.start, t.end));
     r.bandwidth = std::min(corePathRate(m.peaks, t.coreType), m.peaks.gmBytesPerCycle / sharing);
     finish(r);
@@ -60,7 +68,7 @@ RooflinePoint opPoint(const RunModel& m, const TensorOpCost& op) {
         pathRate += corePathRate(m.peaks, t->coreType);
     }
     r.cores = double(cores.size());
-    r.computeRoof = computeRoof;
+    r.computeRoof = computeRoof * dtypeRoofScale(op.flops, op.nominalFlops);
     r.bandwidth = std::min(pathRate, m.peaks.gmBytesPerCycle);
     finish(r);
     return r;

@@ -22,6 +22,10 @@ struct RooflinePoint {
     double cores = 0;          ///< cores it ran on
 };
 
+/// The nominal compute roof (f16 rates) scaled to the dtypes an entity really computed in:
+/// flops ÷ nominal FLOPs (InstrCost::nominalFlops), 1 when it computed nothing.
+double dtypeRoofScale(double flops, double nominalFlops);
+
 struct Roofline {
     std::vector<RooflinePoint> tasks;     ///< parallel to RunModel::tasks
     std::vector<RooflinePoint> tensorOps; ///< parallel to RunModel::tensorOps

@@ -2,6 +2,7 @@
 #include "profiler/analyses/Throughput.h"
 
 #include "profiler/Metrics.h"
+#include "profiler/analyses/Roofline.h"
 
 #include <set>
 
@@ -13,9 +14,11 @@ Throughput analyzeThroughput(const RunModel& model) {
     r.totalCycles = model.totalCycles;
     r.seconds = double(model.totalCycles) / p.clockHz;
     std::set<int> aic, aiv;
+    double cubeNominalFlops = 0;
     for (const TaskRun& t : model.tasks) {
         bool cube = t.coreType == "AIC";
         (cube ? r.cubeFlops : r.vectorFlops) += t.flops;
+        if (cube) cubeNominalFlops += t.nominalFlops;
         r.gmBytes += t.gmBytes;
         if (t.ran()) (cube ? aic : aiv).insert(t.core);
     }
@@ -26,7 +29,9 @@ Throughput analyzeThroughput(const RunModel& model) {
     r.cubeTflops = r.cubeFlops / cycles * toTera;
     r.vectorTflops = r.vectorFlops / cycles * toTera;
     r.tflops = r.cubeTflops + r.vectorTflops;
-    r.cubePeakTflops = p.cubeFlopsPerCycle * p.aicCores * toTera;
+    // The cube's peak in the operand dtypes the run used (i8 doubles it, f32 quarters it).
+    r.cubePeakTflops =
+        p.cubeFlopsPerCycle * p.aicCores * toTera * dtypeRoofScale(r.cubeFlops, cubeNominalFlops);
     r.vectorPeakTflops = p.vectorFlopsPerCycle * p.aivCores * toTera;
     r.gbps = double(r.gmBytes) / cycles * p.clockHz / 1e9;
     r.peakGbps = p.gmBytesPerCycle * p.clockHz / 1e9;

@@ -159,6 +159,41 @@ TEST(GraphView, OverlayBySimulatedCyclesColoursNodesWithTheirInstructionCycles) 
     EXPECT_FALSE(compiled.view->overlay().note.isEmpty());
 }
 
+TEST(GraphView, BoundAndBufferOverlaysCarryTheRunsClassesAndBufferSizes) {
+    Fixture f(test::sampleTrace("matmul"));
+    ASSERT_TRUE(f.settle());
+    f.view->setOverlay(OverlayKind::Bound);
+    const GraphOverlay& bound = f.view->overlay();
+    ASSERT_TRUE(bound.hasValues()) << bound.note.toStdString();
+    ASSERT_TRUE(bound.categorical());
+    for (double v : bound.values) {
+        if (!std::isnan(v)) {
+            EXPECT_LT(std::size_t(v), bound.categories.size());
+        }
+    }
+    f.view->setOverlay(OverlayKind::Buffer);
+    const GraphOverlay& buffer = f.view->overlay();
+    ASSERT_TRUE(buffer.hasValues()) << buffer.note.toStdString();
+    // A tile "%N" holds the buffer of value N: its bytes as the buffer table says.
+    const auto& stage = f.model().stage();
+    int checked = 0;
+    for (std::size_t i = 0; i < stage.nodes.size() && checked < 20; ++i) {
+        if (std::isnan(buffer.values[i])) continue;
+        const std::int64_t bytes = test::sqlInt(
+            f.reader(), fmt::format("SELECT max(size) FROM buffer WHERE stage_id = (SELECT "
+                                    "max(stage_id) FROM buffer) AND value_id = {}",
+                                    stage.nodes[i].name.substr(1)));
+        EXPECT_EQ(std::llround(buffer.values[i]), bytes) << stage.nodes[i].name;
+        ++checked;
+    }
+    EXPECT_GT(checked, 0);
+    f.view->setOverlay(OverlayKind::Error); // no diff results in this run: a note, no colours
+    EXPECT_FALSE(f.view->overlay().hasValues());
+    EXPECT_FALSE(f.view->overlay().note.isEmpty());
+    f.view->setOverlay(OverlayKind::None);
+    EXPECT_TRUE(f.view->canvas().fills().empty());
+}
+
 TEST(GraphView, WheelZoomsLeftToRightRelaysOutAndExportsDotSvgPng) {
     Fixture f(test::compiledTrace("matmul"));
     ASSERT_TRUE(f.settle());

@@ -234,3 +234,50 @@ TEST(BoundClassify, FollowsTheRoofThenTheSaturatedUnitThenLatencyCause) {
 
 } // namespace
 } // namespace pto::prof
+
+namespace pto::prof {
+namespace {
+
+TEST(ArchPeaks, MeasuredL2HitsRaiseTheGmRoofUpToL2Bandwidth) {
+    ArchPeaks peaks; // 1.6 TB/s HBM, 5 TB/s L2 at 1.8 GHz
+    const double hbm = 1.6e12 / 1.8e9, l2 = 5e12 / 1.8e9;
+    auto traffic = parseMeasuredTraffic(
+        R"({"l2_hit_bytes":300,"l2_miss_bytes":100,"hbm_read_bytes":100,"hbm_write_bytes":100})");
+    ASSERT_TRUE(traffic);
+    applyMeasuredTraffic(peaks, *traffic);
+    // 500 GM bytes, 200 of them through HBM: HBM alone would allow 2.5 × its rate.
+    EXPECT_DOUBLE_EQ(peaks.gmBytesPerCycle, std::min(l2, hbm * 2.5));
+    EXPECT_DOUBLE_EQ(peaks.gmLatencyCycles, 0.75 * 200 + 0.25 * 500);
+
+    ArchPeaks allHits;
+    applyMeasuredTraffic(allHits, {1000, 0, 0});
+    EXPECT_DOUBLE_EQ(allHits.gmBytesPerCycle, l2);
+    ArchPeaks allMisses;
+    applyMeasuredTraffic(allMisses, {0, 1000, 0});
+    EXPECT_DOUBLE_EQ(allMisses.gmBytesPerCycle, hbm);
+    EXPECT_FALSE(parseMeasuredTraffic("not json"));
+    EXPECT_FALSE(parseMeasuredTraffic(R"({"l2_hit_bytes":1})"));
+}
+
+} // namespace
+} // namespace pto::prof
+
+namespace pto::prof {
+namespace {
+
+TEST(InstrCost, CubeRateFollowsTheOperandDtype) {
+    auto f16 = instrCost("TMATMUL", "M TMATMUL L0C[0x0]:f32[16x16/16], L0A[0x0]:f16[16x16/16], "
+                                    "L0B[0x0]:f16[16x16/16]");
+    auto i8 = instrCost("TMATMUL", "M TMATMUL L0C[0x0]:i32[16x16/16], L0A[0x0]:i8[16x16/16], "
+                                   "L0B[0x0]:i8[16x16/16]");
+    auto f32 = instrCost("TMATMUL", "M TMATMUL L0C[0x0]:f32[16x16/16], L0A[0x0]:f32[16x16/16], "
+                                    "L0B[0x0]:f32[16x16/16]");
+    EXPECT_DOUBLE_EQ(f16.nominalFlops(), f16.flops);
+    EXPECT_DOUBLE_EQ(i8.nominalFlops(), i8.flops / 2);   // twice the MACs per cycle
+    EXPECT_DOUBLE_EQ(f32.nominalFlops(), f32.flops * 4); // a quarter
+    EXPECT_DOUBLE_EQ(dtypeRoofScale(i8.flops, i8.nominalFlops()), 2.0);
+    EXPECT_DOUBLE_EQ(dtypeRoofScale(0, 0), 1.0);
+}
+
+} // namespace
+} // namespace pto::prof
