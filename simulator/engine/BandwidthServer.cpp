@@ -31,8 +31,14 @@ void BandwidthServer::join(int64_t now, uint32_t owner, double bytes, double cap
 }
 
 std::vector<BandwidthServer::Finished> BandwidthServer::collect(int64_t now) {
-    advance(now);
     std::vector<Finished> done;
+    collect(now, done);
+    return done;
+}
+
+void BandwidthServer::collect(int64_t now, std::vector<Finished>& done) {
+    advance(now);
+    done.clear();
     for (Group& g : m_groups) {
         while (!g.heap.empty() && isDone(g.heap.front().tag, g.served)) {
             const Member m = g.heap.front();
@@ -46,10 +52,9 @@ std::vector<BandwidthServer::Finished> BandwidthServer::collect(int64_t now) {
             --m_active;
         }
     }
-    if (done.empty()) return done;
+    if (done.empty()) return;
     std::erase_if(m_groups, [](const Group& g) { return g.heap.empty(); });
     reallocate();
-    return done;
 }
 
 std::optional<int64_t> BandwidthServer::next() const {

@@ -36,6 +36,8 @@ public:
     /// Brings the server up to `now` and removes the transfers that are done, in order of
     /// their cap, then finish tag, then owner. Call at the time next() returned.
     std::vector<Finished> collect(int64_t now);
+    /// The same into `done` (cleared first), reusing its storage: no allocation per call.
+    void collect(int64_t now, std::vector<Finished>& done);
     /// The whole cycle by which the earliest active transfer is done; nullopt when idle.
     std::optional<int64_t> next() const;
 

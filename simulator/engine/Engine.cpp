@@ -14,6 +14,7 @@ namespace {
 
 constexpr uint32_t kPipes = kPipeCount;
 constexpr uint32_t kPrefetchAhead = 8; // TimedInstr records fetched ahead per pipe
+constexpr uint32_t kTransferAhead = 4; // GmTransfer records fetched this many instrs ahead
 
 int typeIndex(CoreType t) {
     return static_cast<int>(t);
@@ -137,6 +138,7 @@ void Engine::startTask(int slot) {
     for (uint32_t p = 0; p < kPipes; ++p) {
         PipeState& pipe = core.pipes[p];
         pipe = PipeState{};
+        pipe.instrs = core.kernel->instrs.data();
         pipe.pos = core.kernel->pipeBegin[p];
         pipe.end = core.kernel->pipeBegin[p + 1];
         pipe.readyAt = m_now;
@@ -195,13 +197,22 @@ void Engine::startNext(int slot, Pipe pipe) {
         if (--core.live == 0) finishTask(slot);
         return;
     }
-    const TimedInstr& ti = core.kernel->instrs[ps.pos];
+    const TimedInstr& ti = ps.instrs[ps.pos];
     // The pipe's queue is read in order, one record per instruction, interleaved with every
     // other pipe's: fetch a few records ahead (a cache miss per record otherwise).
-    __builtin_prefetch(core.kernel->instrs.data() + std::min(ps.pos + kPrefetchAhead, ps.end));
+    __builtin_prefetch(ps.instrs + std::min(ps.pos + kPrefetchAhead, ps.end));
+    // A GM transfer's record (cold: read once per run) a few instructions ahead.
+    if (ps.pos + kTransferAhead < ps.end) {
+        const TimedInstr& soon = ps.instrs[ps.pos + kTransferAhead];
+        if (soon.kind == InstrKind::GmDma) { // 72 bytes: on one or two cache lines
+            const auto* record = reinterpret_cast<const char*>(&m_program.gmTransfers()[soon.aux]);
+            __builtin_prefetch(record);
+            __builtin_prefetch(record + sizeof(GmTransfer) - 1);
+        }
+    }
     if (m_options.checkHazards && ps.pos + 2 < ps.end) { // its operands, for the hazard check
-        const auto* soon = reinterpret_cast<const char*>(
-            &core.source->instrs[core.kernel->instrs[ps.pos + 2].index]);
+        const auto* soon =
+            reinterpret_cast<const char*>(&core.source->instrs[ps.instrs[ps.pos + 2].index]);
         __builtin_prefetch(soon);
         __builtin_prefetch(soon + 64);
         __builtin_prefetch(soon + 128);
@@ -297,9 +308,8 @@ void Engine::lookupL2(PipeState& ps, const GmTransfer& transfer) {
 }
 
 void Engine::beginStream(int slot, Pipe pipe) {
-    const CoreState& core = m_cores[slot];
     PipeState& ps = m_cores[slot].pipes[static_cast<int>(pipe)];
-    const TimedInstr& ti = core.kernel->instrs[ps.pos];
+    const TimedInstr& ti = ps.instrs[ps.pos];
     const GmTransferCost& cost = m_program.gmTransfers()[ti.aux].cost;
     ps.streamAt = m_now;
     if (cost.bytes <= 0) {
@@ -334,7 +344,8 @@ void Engine::scheduleBandwidth(int server) {
 }
 
 void Engine::bandwidthDone(int server) {
-    const std::vector<BandwidthServer::Finished> done = m_servers[server].collect(m_now);
+    std::vector<BandwidthServer::Finished>& done = m_finished[server]; // never nested per server
+    m_servers[server].collect(m_now, done);
     scheduleBandwidth(server);
     for (const BandwidthServer::Finished& f : done) {
         const int slot = static_cast<int>(f.owner / kPipes);
@@ -348,7 +359,7 @@ void Engine::bandwidthDone(int server) {
 void Engine::completeInstr(int slot, Pipe pipe) {
     CoreState& core = m_cores[slot];
     PipeState& ps = core.pipes[static_cast<int>(pipe)];
-    const TimedInstr& ti = core.kernel->instrs[ps.pos];
+    const TimedInstr& ti = ps.instrs[ps.pos];
     const uint32_t index = ti.index;
     const Instr& instr = core.source->instrs[index];
     if (m_options.checkHazards) m_hazards.finish(slot, pipe, m_now);
@@ -401,7 +412,7 @@ void Engine::wakeWaiters(int slot, bool flagChanged, Pipe finishedPipe) {
         if (other.status == PipeStatus::WaitFlag && flagChanged) {
             startNext(slot, static_cast<Pipe>(p));
         } else if (other.status == PipeStatus::WaitBarrier) {
-            const TimedInstr& ti = core.kernel->instrs[other.pos];
+            const TimedInstr& ti = other.instrs[other.pos];
             if (ti.awaited == finishedPipe) startNext(slot, static_cast<Pipe>(p));
         }
     }

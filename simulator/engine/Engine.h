@@ -63,7 +63,8 @@ private:
     enum class PipeStatus : uint8_t { Drained, Busy, WaitFlag, WaitBarrier };
 
     struct PipeState {
-        uint32_t pos = 0; ///< head of the queue, index into kernel->instrs
+        const TimedInstr* instrs = nullptr; ///< kernel->instrs.data() (one load fewer per use)
+        uint32_t pos = 0;                   ///< head of the queue, index into kernel->instrs
         uint32_t end = 0;
         uint32_t completed = 0; ///< instructions completed in this task
         PipeStatus status = PipeStatus::Drained;
@@ -126,7 +127,8 @@ private:
     int64_t m_dispatchCost;
 
     EventQueue m_queue;
-    std::array<BandwidthServer, 2> m_servers; // kHbm, kL2
+    std::array<BandwidthServer, 2> m_servers;                         // kHbm, kL2
+    std::array<std::vector<BandwidthServer::Finished>, 2> m_finished; // collect()'s, per server
     L2Cache m_l2;
     HazardChecker m_hazards;
     std::optional<BufferOccupancy> m_occupancy; // trace level full only

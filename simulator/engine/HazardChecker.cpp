@@ -74,6 +74,9 @@ void HazardChecker::start(int slot, const TimedKernel& /*kernel*/, const Kernel&
     starting.kernelIndex = kernelIndex;
     starting.start = now;
     starting.end = end;
+    starting.regionCount = std::min<uint8_t>(ti.regionCount, 4);
+    starting.readSpaces = ti.readSpaces;
+    starting.writeSpaces = ti.writeSpaces;
     const Instr& in = source.instrs[ti.index];
     uint8_t count = 0;
     for (size_t i = 0; i < in.operandCount && count < 4; ++i) {
@@ -84,9 +87,8 @@ void HazardChecker::start(int slot, const TimedKernel& /*kernel*/, const Kernel&
     const auto touched = static_cast<uint8_t>(ti.readSpaces | ti.writeSpaces);
     for (uint32_t mask = m_active[slot]; mask != 0; mask &= mask - 1) {
         const InFlight& running = entry(slot, static_cast<Pipe>(std::countr_zero(mask)));
-        const TimedInstr& other = *running.instr;
-        const bool shared = (ti.writeSpaces & (other.readSpaces | other.writeSpaces)) ||
-                            (touched & other.writeSpaces);
+        const bool shared = (ti.writeSpaces & (running.readSpaces | running.writeSpaces)) ||
+                            (touched & running.writeSpaces);
         if (!shared || (running.end >= 0 && running.end <= now)) continue;
         compare(slot, running, starting);
     }
@@ -94,8 +96,8 @@ void HazardChecker::start(int slot, const TimedKernel& /*kernel*/, const Kernel&
 }
 
 void HazardChecker::compare(int slot, const InFlight& running, const InFlight& starting) {
-    const uint8_t na = std::min<uint8_t>(running.instr->regionCount, 4);
-    const uint8_t nb = std::min<uint8_t>(starting.instr->regionCount, 4);
+    const uint8_t na = running.regionCount;
+    const uint8_t nb = starting.regionCount;
     for (uint8_t i = 0; i < na; ++i) {
         const Region& a = running.regions[i];
         for (uint8_t j = 0; j < nb; ++j) {

@@ -75,6 +75,9 @@ private:
         uint32_t kernelIndex = 0;
         int64_t start = 0;
         int64_t end = -1;
+        uint8_t regionCount = 0; ///< copies of the instruction's fields (no pointer chase)
+        uint8_t readSpaces = 0;
+        uint8_t writeSpaces = 0;
         std::array<Region, 4> regions{};
     };
     struct Conflict {

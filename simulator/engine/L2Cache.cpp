@@ -41,6 +41,46 @@ bool L2Cache::resident(int64_t addr) const {
 void L2Cache::accessRange(int64_t lo, int64_t hi, Split& split) {
     lo = std::max<int64_t>(lo, 0);
     hi = std::min<int64_t>(hi, static_cast<int64_t>(m_nodes.size()) * m_granule);
+    if (m_holdsAll) {
+        accessHeld(lo, hi, split);
+        return;
+    }
+    accessLines(lo, hi, split);
+}
+
+// The whole image fits: no LRU order to keep, so whole lines (the common case: a transfer
+// covers a run of them) are classified in a tight loop, the same way touch() would.
+void L2Cache::accessHeld(int64_t lo, int64_t hi, Split& split) {
+    const int64_t firstFull = (lo + m_granule - 1) >> m_granuleShift; // first line inside
+    const int64_t endFull = hi >> m_granuleShift;                     // one past the last
+    if (firstFull >= endFull) {
+        accessLines(lo, hi, split);
+        return;
+    }
+    if (lo < (firstFull << m_granuleShift)) accessLines(lo, firstFull << m_granuleShift, split);
+    int64_t hit = 0, miss = 0, added = 0;
+    for (int64_t line = firstFull; line < endFull; ++line) {
+        const uint16_t had = m_nodes[line].valid;
+        m_nodes[line].valid = m_fullMask;
+        if (had == m_fullMask) {
+            hit += m_granule;
+        } else if (had == 0) {
+            miss += m_granule;
+            ++added;
+        } else {
+            const int64_t base = line << m_granuleShift;
+            const int64_t h = bytesIn(line, base, base + m_granule, had);
+            hit += h;
+            miss += m_granule - h;
+        }
+    }
+    split.hit += hit;
+    split.miss += miss;
+    m_count += added;
+    if ((endFull << m_granuleShift) < hi) accessLines(endFull << m_granuleShift, hi, split);
+}
+
+void L2Cache::accessLines(int64_t lo, int64_t hi, Split& split) {
     for (int64_t line = lo >> m_granuleShift; (line << m_granuleShift) < hi; ++line) {
         const int64_t base = line << m_granuleShift;
         const int64_t a = std::max(lo, base), b = std::min(hi, base + m_granule);

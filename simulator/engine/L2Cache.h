@@ -56,6 +56,8 @@ private:
     /// `want` that were valid before.
     uint16_t touch(uint32_t line, uint16_t want);
     void accessRange(int64_t lo, int64_t hi, Split& split);
+    void accessHeld(int64_t lo, int64_t hi, Split& split);
+    void accessLines(int64_t lo, int64_t hi, Split& split);
     /// Bytes of [lo, hi) (within line `line`) that fall in the sectors `mask`.
     int64_t bytesIn(int64_t line, int64_t lo, int64_t hi, uint16_t mask) const;
     void unlink(uint32_t line);

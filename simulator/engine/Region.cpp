@@ -23,30 +23,6 @@ bool segmentMeets(int64_t s, int64_t e, const Region& r) {
 
 } // namespace
 
-Region regionOf(const Operand& o, bool write) {
-    const int64_t size = dtypeSize(o.dtype);
-    Region r;
-    r.space = o.space;
-    r.write = write;
-    r.lo = o.addr;
-    const int64_t rowBytes = int64_t(o.cols) * size;
-    const int64_t pitch = o.stride * size;
-    if (o.rows <= 1 || o.stride == 0) { // one row, or a row broadcast read again and again
-        r.hi = r.lo + rowBytes;
-    } else {
-        r.hi = r.lo + int64_t(o.rows - 1) * pitch + rowBytes;
-        if (o.stride > o.cols && pitch <= INT32_MAX) { // separate rows
-            r.rows = o.rows;
-            r.pitch = static_cast<int32_t>(pitch);
-            r.rowBytes = static_cast<int32_t>(rowBytes);
-            return r;
-        }
-    }
-    // One run (rows that touch or overlap, or too far apart to describe in 32 bits).
-    r.rowBytes = static_cast<int32_t>(std::min<int64_t>(r.hi - r.lo, INT32_MAX));
-    return r;
-}
-
 bool intersects(const Region& a, const Region& b) {
     if (a.space != b.space || a.hi <= b.lo || b.hi <= a.lo) return false;
     if (a.rows == 1 || b.rows == 1) {

@@ -4,6 +4,7 @@
 
 #include "compiler/ir/Pto.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace pto::sim {
@@ -21,8 +22,31 @@ struct Region {
 
 /// The bytes `o` covers. A row broadcast (stride 0) or rows that touch or overlap (stride ≤
 /// cols) are one contiguous run; so are rows whose pitch or span exceeds 2^31 bytes (the
-/// bounding range, a conservative footprint).
-Region regionOf(const Operand& o, bool write);
+/// bounding range, a conservative footprint). Inline: the hazard check computes one per
+/// operand of every instruction, into place.
+inline Region regionOf(const Operand& o, bool write) {
+    const int64_t size = dtypeSize(o.dtype);
+    Region r;
+    r.space = o.space;
+    r.write = write;
+    r.lo = o.addr;
+    const int64_t rowBytes = int64_t(o.cols) * size;
+    const int64_t pitch = o.stride * size;
+    if (o.rows <= 1 || o.stride == 0) { // one row, or a row broadcast read again and again
+        r.hi = r.lo + rowBytes;
+    } else {
+        r.hi = r.lo + int64_t(o.rows - 1) * pitch + rowBytes;
+        if (o.stride > o.cols && pitch <= INT32_MAX) { // separate rows
+            r.rows = o.rows;
+            r.pitch = static_cast<int32_t>(pitch);
+            r.rowBytes = static_cast<int32_t>(rowBytes);
+            return r;
+        }
+    }
+    // One run (rows that touch or overlap, or too far apart to describe in 32 bits).
+    r.rowBytes = static_cast<int32_t>(std::min<int64_t>(r.hi - r.lo, INT32_MAX));
+    return r;
+}
 
 /// Whether two regions share a byte (same space; strided rows are compared exactly, so
 /// interleaved column tiles of one buffer do not intersect).

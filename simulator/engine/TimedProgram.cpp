@@ -12,6 +12,9 @@
 namespace pto::sim {
 namespace {
 
+// Source instructions (≈ 200 bytes each, cold) are fetched this many ahead of the check.
+constexpr size_t kPrefetchAhead = 6;
+
 std::string_view coreName(CoreType c) {
     return c == CoreType::AIC ? "AIC" : "AIV";
 }
@@ -187,6 +190,10 @@ TimedProgram::TimedProgram(const PtoProgram& program, const ArchConfig& arch,
         throw SimFault(FaultKind::OutOfBounds, FaultSite{},
                        fmt::format("the GM image of {} bytes exceeds hbm.size {} bytes", m_gmBytes,
                                    arch.bytes(Param::HbmSize)));
+    size_t total = 0;
+    for (const Kernel& k : program.kernels) total += k.instrs.size();
+    m_instrs = BigArray<TimedInstr>(total);
+    m_transfers = BigArray<GmTransfer>(total / 4 + 16); // grows when more
     m_kernels.resize(program.kernels.size());
     for (uint32_t k = 0; k < program.kernels.size(); ++k) {
         m_kernels[k].firstInstrId = m_instructionCount + 1;
@@ -214,6 +221,12 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
     inOrder.reserve(kernel.instrs.size());
     for (size_t i = 0; i < kernel.instrs.size(); ++i) {
         const Instr& in = kernel.instrs[i];
+        if (i + kPrefetchAhead < kernel.instrs.size()) { // the fields read: opcode to event
+            const auto* soon = reinterpret_cast<const char*>(&in + kPrefetchAhead);
+            __builtin_prefetch(soon);
+            __builtin_prefetch(soon + 64);
+            __builtin_prefetch(soon + 128);
+        }
         const InstrChecker check(kernel, in, m_target, m_gmBytes);
         if (std::string p = check.badInstruction(); !p.empty())
             throw SimFault(FaultKind::BadInstruction, siteOf(kernel, index, i), p);
@@ -253,8 +266,8 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
                 throw SimFault(FaultKind::BadInstruction, siteOf(kernel, index, i), problem);
             if (isGmPath(*path)) {
                 const Operand& gm = src.space == MemSpace::GM ? src : dst;
-                GmTransfer transfer{costs.gmTransfer(*path, gm), *path,
-                                    regionOf(gm, dst.space == MemSpace::GM)};
+                GmTransfer transfer{costs.gmTransfer(*path, gm),
+                                    regionOf(gm, dst.space == MemSpace::GM), *path};
                 t.kind = InstrKind::GmDma;
                 t.aux = static_cast<uint32_t>(m_transfers.size());
                 t.cycles = transfer.cost.latency +
@@ -275,12 +288,13 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
     }
     out.pipeBegin[0] = 0;
     for (int p = 0; p < kPipeCount; ++p) out.pipeBegin[p + 1] = out.pipeBegin[p] + perPipe[p];
-    out.instrs.resize(inOrder.size());
+    TimedInstr* grouped = m_instrs.extend(inOrder.size());
     std::array<uint32_t, kPipeCount> fill{};
     for (const TimedInstr& t : inOrder) {
         const int p = static_cast<int>(t.pipe);
-        out.instrs[out.pipeBegin[p] + fill[p]++] = t;
+        grouped[out.pipeBegin[p] + fill[p]++] = t;
     }
+    out.instrs = {grouped, inOrder.size()};
 }
 
 void TimedProgram::buildTasks(const ArchConfig& arch) {

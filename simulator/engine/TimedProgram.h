@@ -7,11 +7,13 @@
 #include "compiler/ir/Pto.h"
 #include "compiler/ir/Target.h"
 #include "simulator/arch/ArchConfig.h"
+#include "simulator/engine/BigArray.h"
 #include "simulator/engine/CostModel.h"
 #include "simulator/engine/Region.h"
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -50,16 +52,16 @@ static_assert(sizeof(TimedInstr) == 24, "one record per instruction: keep it sma
 
 struct GmTransfer {
     GmTransferCost cost;
-    DmaPath path = DmaPath::GmToUb;
     Region gm; ///< the GM bytes it reads (TLOAD) or writes (TSTORE), for the L2 lookup
+    DmaPath path = DmaPath::GmToUb;
 };
 
 struct TimedKernel {
     CoreType core = CoreType::AIV;
     int64_t firstInstrId = 1; ///< trace instr id of instruction 0 (1 + running index)
     /// The instructions grouped by pipe, program order within a pipe: pipe p's queue is
-    /// instrs[pipeBegin[p], pipeBegin[p + 1]).
-    std::vector<TimedInstr> instrs;
+    /// instrs[pipeBegin[p], pipeBegin[p + 1]). (A part of the program's one array.)
+    std::span<const TimedInstr> instrs;
     std::array<uint32_t, kPipeCount + 1> pipeBegin{};
     std::array<int64_t, kDmaPathCount> bytes{}; ///< bytes moved per path by one run
 };
@@ -81,7 +83,7 @@ public:
 
     const PtoProgram& source() const { return *m_source; }
     const std::vector<TimedKernel>& kernels() const { return m_kernels; }
-    const std::vector<GmTransfer>& gmTransfers() const { return m_transfers; }
+    std::span<const GmTransfer> gmTransfers() const { return m_transfers.span(); }
     const std::vector<TimedTask>& tasks() const { return m_tasks; }
     int64_t instructionCount() const { return m_instructionCount; }
 
@@ -93,7 +95,8 @@ private:
     TargetInfo m_target;
     int64_t m_gmBytes = 0;
     std::vector<TimedKernel> m_kernels;
-    std::vector<GmTransfer> m_transfers;
+    BigArray<TimedInstr> m_instrs; ///< every kernel's records (TimedKernel::instrs)
+    BigArray<GmTransfer> m_transfers;
     std::vector<TimedTask> m_tasks;
     int64_t m_instructionCount = 0;
     std::vector<TimedInstr> m_scratch; // buildKernel's records in program order

@@ -236,7 +236,7 @@ TEST_F(ProfilerCli, ChromeExportOfACorruptSlicePageFailsCleanly) {
         auto r = runCommand(pto("export " + q(bad) + " --format chrome -o " + q(out)));
         ASSERT_TRUE(r.exitCode == 0 || r.exitCode == 2) << offset << ": " << r.err;
         if (r.exitCode == 0)
-            EXPECT_NO_THROW((void)nlohmann::json::parse(readFile(out))) << offset;
+            EXPECT_TRUE(nlohmann::json::accept(readFile(out))) << offset;
         else
             EXPECT_FALSE(std::filesystem::exists(out)) << offset;
     }
