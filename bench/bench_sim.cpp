@@ -9,7 +9,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <string>
 
 namespace {
 
@@ -174,5 +177,27 @@ void BM_SimTracedFull(benchmark::State& st) {
 BENCHMARK(BM_SimTracedFull)->Arg(200)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 
 } // namespace
+
+// `pto run samples/gemm_4096.pto` with numerics (seeded f16 inputs, every instruction executed
+// on real data, outputs written), wall time of the whole command.
+void BM_SimGemm4096WithNumerics(benchmark::State& st) {
+    const auto dir = std::filesystem::temp_directory_path() / "pto-bench-gemm-numerics";
+    std::filesystem::create_directories(dir);
+    const std::string command = std::string(PTO_CLI) + " run " + PTO_SOURCE_DIR +
+                                "/samples/gemm_4096.pto --seed 1 --trace tasks -o " +
+                                (dir / "gemm.db").string() + " --outputs " +
+                                (dir / "out").string() + " > /dev/null";
+    for (auto _ : st) {
+        const auto start = std::chrono::steady_clock::now();
+        if (std::system(command.c_str()) != 0) {
+            st.SkipWithError("pto run failed");
+            break;
+        }
+        st.SetIterationTime(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_SimGemm4096WithNumerics)->UseManualTime()->Unit(benchmark::kSecond)->Iterations(1);
 
 BENCHMARK_MAIN();
