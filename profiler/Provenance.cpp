@@ -29,29 +29,50 @@ ProvenanceResolver::parents(std::int64_t stageId) {
     return map;
 }
 
-std::int64_t ProvenanceResolver::rootOf(std::int64_t stageId, std::int64_t nodeId) {
+std::optional<std::int64_t> ProvenanceResolver::parentOf(std::int64_t stageId,
+                                                         std::int64_t nodeId) {
+    if (auto it = m_parents.find(stageId); it != m_parents.end()) {
+        const auto p = it->second.find(nodeId);
+        return p == it->second.end() ? std::nullopt : std::optional<std::int64_t>(p->second);
+    }
+    // One lookup through the (stage_id, id) primary key: no stage-wide load for one node.
+    std::optional<std::int64_t> parent;
+    forEachRow(
+        m_reader,
+        fmt::format("SELECT parent_id FROM node WHERE stage_id = {} AND id = {}", stageId, nodeId),
+        [&](auto row) {
+            if (!cellNull(row[0])) parent = cellInt(row[0]);
+        });
+    return parent;
+}
+
+void ProvenanceResolver::loadAncestry(std::int64_t stageId) {
+    // Bounded by the number of stages: each step moves one stage up.
+    for (std::size_t steps = 0; steps <= m_parentStage.size(); ++steps) {
+        const auto it = m_parentStage.find(stageId);
+        if (it == m_parentStage.end()) return;
+        parents(stageId);
+        stageId = it->second;
+    }
+}
+
+std::optional<std::int64_t> ProvenanceResolver::findRoot(std::int64_t stageId,
+                                                         std::int64_t nodeId) {
+    if (stageId == m_root) return nodeId;
     auto& memo = m_memo[stageId];
     if (auto it = memo.find(nodeId); it != memo.end()) return it->second;
-    std::int64_t stage = stageId, id = nodeId;
-    // Bounded by the number of stages: each step moves one stage up.
-    for (std::size_t steps = 0; stage != m_root && steps <= m_parentStage.size(); ++steps) {
-        auto ps = m_parentStage.find(stage);
-        if (ps == m_parentStage.end()) {
-            id = -1;
-            break;
-        }
-        const auto& map = parents(stage);
-        auto p = map.find(id);
-        if (p == map.end()) {
-            id = -1;
-            break;
-        }
-        id = p->second;
-        stage = ps->second;
-    }
-    if (stage != m_root) id = -1;
-    memo.emplace(nodeId, id);
-    return id;
+    std::optional<std::int64_t> root;
+    const auto stage = m_parentStage.find(stageId);
+    // Recursion depth is bounded by the stage count: each step moves one stage up.
+    if (stage != m_parentStage.end())
+        if (const auto parent = parentOf(stageId, nodeId)) root = findRoot(stage->second, *parent);
+    m_memo[stageId].emplace(nodeId, root);
+    return root;
+}
+
+std::int64_t ProvenanceResolver::rootOf(std::int64_t stageId, std::int64_t nodeId) {
+    if (!m_parents.contains(stageId)) loadAncestry(stageId);
+    return findRoot(stageId, nodeId).value_or(-1);
 }
 
 } // namespace pto::prof

@@ -1,33 +1,46 @@
-// Follows provenance from a Tile-level op back to the op of the parsed program it came from
-// (node.parent_id through stage.parent_stage_id), as the `provenance` view describes.
+// Follows provenance from any stage's node back to the op of the parsed program it came from
+// (node.parent_id through stage.parent_stage_id), as the `provenance` view describes. The one
+// walk the profiler and pto-studio share.
 #pragma once
 
 #include "trace_db/TraceReader.h"
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
-#include <vector>
 
 namespace pto::prof {
 
+/// Works on one reader (one thread). Parent maps are loaded a stage at a time and kept; a
+/// stage whose map is not loaded is asked by point queries (the node table's primary key), so a
+/// single click costs a few lookups, not a stage-wide load.
 class ProvenanceResolver {
 public:
-    /// Reads the stage chain; node parent maps are loaded per stage on first use.
     explicit ProvenanceResolver(const tracedb::TraceReader& reader);
 
     /// The root-stage (parsed program) node that (stageId, nodeId) derives from, or -1 when
     /// the chain breaks (a node made from many parents, or a stage not recorded in full).
+    /// Loads the parent maps of the stage and its ancestors first: for walks over many nodes.
     std::int64_t rootOf(std::int64_t stageId, std::int64_t nodeId);
+    /// The same, nullopt when the chain breaks (the program's argument 0 is node -1, so -1 is
+    /// ambiguous); uses whatever maps are loaded and point queries for the rest.
+    std::optional<std::int64_t> findRoot(std::int64_t stageId, std::int64_t nodeId);
+    /// Loads the parent maps of `stageId` and every stage above it.
+    void loadAncestry(std::int64_t stageId);
     std::int64_t rootStage() const { return m_root; }
 
 private:
     const std::unordered_map<std::int64_t, std::int64_t>& parents(std::int64_t stageId);
+    std::optional<std::int64_t> parentOf(std::int64_t stageId, std::int64_t nodeId);
 
     const tracedb::TraceReader& m_reader;
     std::int64_t m_root = -1;
-    std::unordered_map<std::int64_t, std::int64_t> m_parentStage;
+    std::unordered_map<std::int64_t, std::int64_t> m_parentStage; ///< stage → parent stage
+    /// stage → (node → parent node), loaded per stage on first use
     std::unordered_map<std::int64_t, std::unordered_map<std::int64_t, std::int64_t>> m_parents;
-    std::unordered_map<std::int64_t, std::unordered_map<std::int64_t, std::int64_t>> m_memo;
+    /// stage → (node → root), every stage a walk passes through is memoized
+    std::unordered_map<std::int64_t, std::unordered_map<std::int64_t, std::optional<std::int64_t>>>
+        m_memo;
 };
 
 } // namespace pto::prof

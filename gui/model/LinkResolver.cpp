@@ -36,64 +36,11 @@ void forEachChunk(const tracedb::TraceReader& reader, std::string_view sqlPrefix
 
 } // namespace
 
-LinkResolver::LinkResolver(const tracedb::TraceReader& reader) : m_reader(reader) {
-    for (const tracedb::StageRow& s : reader.stages()) {
-        if (s.parentStageId)
-            m_parentStage[s.id] = *s.parentStageId;
-        else if (m_root < 0)
-            m_root = s.id;
-    }
-}
-
-const std::unordered_map<std::int64_t, std::int64_t>&
-LinkResolver::parentsOf(std::int64_t stageId) {
-    if (auto it = m_parents.find(stageId); it != m_parents.end()) return it->second;
-    auto& map = m_parents[stageId];
-    prof::forEachRow(m_reader,
-                     fmt::format("SELECT id, parent_id FROM node WHERE stage_id = {} AND "
-                                 "parent_id IS NOT NULL",
-                                 stageId),
-                     [&](auto row) { map.emplace(cellInt(row[0]), cellInt(row[1])); });
-    return map;
-}
-
-std::optional<std::int64_t> LinkResolver::parentOf(std::int64_t stageId, std::int64_t nodeId) {
-    if (auto it = m_parents.find(stageId); it != m_parents.end()) {
-        const auto p = it->second.find(nodeId);
-        return p == it->second.end() ? std::nullopt : std::optional<std::int64_t>(p->second);
-    }
-    // A single lookup through the (stage_id, id) primary key: no stage-wide load for one click.
-    std::optional<std::int64_t> parent;
-    prof::forEachRow(
-        m_reader,
-        fmt::format("SELECT parent_id FROM node WHERE stage_id = {} AND id = {}", stageId, nodeId),
-        [&](auto row) {
-            if (!cellNull(row[0])) parent = cellInt(row[0]);
-        });
-    return parent;
-}
+LinkResolver::LinkResolver(const tracedb::TraceReader& reader)
+    : m_reader(reader), m_provenance(reader) {}
 
 std::optional<std::int64_t> LinkResolver::rootOf(std::int64_t stageId, std::int64_t nodeId) {
-    if (stageId == m_root) return nodeId;
-    auto& memo = m_rootMemo[stageId];
-    if (auto it = memo.find(nodeId); it != memo.end()) return it->second;
-    std::optional<std::int64_t> root;
-    const auto stage = m_parentStage.find(stageId);
-    if (stage != m_parentStage.end()) {
-        // Recursion depth is bounded by the stage count: each step moves one stage up.
-        if (const auto parent = parentOf(stageId, nodeId)) root = rootOf(stage->second, *parent);
-    }
-    m_rootMemo[stageId].emplace(nodeId, root);
-    return root;
-}
-
-void LinkResolver::loadAncestry(std::int64_t stageId) {
-    for (std::size_t steps = 0; steps <= m_parentStage.size(); ++steps) {
-        const auto it = m_parentStage.find(stageId);
-        if (it == m_parentStage.end()) return;
-        parentsOf(stageId);
-        stageId = it->second;
-    }
+    return m_provenance.findRoot(stageId, nodeId);
 }
 
 void LinkResolver::loadInstrs() {
@@ -103,7 +50,7 @@ void LinkResolver::loadInstrs() {
     prof::forEachRow(m_reader,
                      "SELECT DISTINCT tile_stage_id FROM instr WHERE tile_stage_id IS NOT NULL",
                      [&](auto row) { tileStages.push_back(cellInt(row[0])); });
-    for (std::int64_t stage : tileStages) loadAncestry(stage);
+    for (std::int64_t stage : tileStages) m_provenance.loadAncestry(stage);
     prof::forEachRow(m_reader,
                      "SELECT id, stage_id, block_id, tile_stage_id, tile_op_id FROM instr "
                      "ORDER BY id",
@@ -125,7 +72,7 @@ const std::unordered_map<std::int64_t, std::vector<std::int64_t>>&
 LinkResolver::nodesByRoot(std::int64_t stageId) {
     if (auto it = m_byRoot.find(stageId); it != m_byRoot.end()) return it->second;
     auto& map = m_byRoot[stageId];
-    loadAncestry(stageId);
+    m_provenance.loadAncestry(stageId);
     prof::forEachRow(m_reader,
                      fmt::format("SELECT id FROM node WHERE stage_id = {} ORDER BY id", stageId),
                      [&](auto row) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gui/model/SelectionModel.h"
+#include "profiler/Provenance.h"
 #include "trace_db/TraceReader.h"
 
 #include <cstdint>
@@ -38,7 +39,7 @@ public:
     explicit LinkResolver(const tracedb::TraceReader& reader);
 
     /// The stage of the parsed program (the Tensor ops); -1 for an empty trace.
-    std::int64_t rootStage() const { return m_root; }
+    std::int64_t rootStage() const { return m_provenance.rootStage(); }
 
     /// The Tensor op (a node id of rootStage()) an entity derives from; -1 when it has none
     /// (a task slice, a block function, a track) or the chain breaks. Note that argument 0 of
@@ -81,19 +82,8 @@ private:
     const std::unordered_map<std::int64_t, std::vector<std::int64_t>>&
     nodesByRoot(std::int64_t stageId);
 
-    const std::unordered_map<std::int64_t, std::int64_t>& parentsOf(std::int64_t stageId);
-    std::optional<std::int64_t> parentOf(std::int64_t stageId, std::int64_t nodeId);
-    /// Loads the parent maps of `stageId` and every stage above it.
-    void loadAncestry(std::int64_t stageId);
-
     const tracedb::TraceReader& m_reader;
-    std::int64_t m_root = -1;
-    std::unordered_map<std::int64_t, std::int64_t> m_parentStage; ///< stage → parent stage
-    /// stage → (node → parent node), loaded per stage on first use
-    std::unordered_map<std::int64_t, std::unordered_map<std::int64_t, std::int64_t>> m_parents;
-    /// stage → (node → root), every stage a walk passes through is memoized
-    std::unordered_map<std::int64_t, std::unordered_map<std::int64_t, std::optional<std::int64_t>>>
-        m_rootMemo;
+    prof::ProvenanceResolver m_provenance;
     bool m_instrsLoaded = false;
     std::int64_t m_blockStage = -1;
     std::unordered_map<std::int64_t, std::int64_t> m_instrOp;    ///< instr id → Tensor op
