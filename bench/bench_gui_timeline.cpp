@@ -221,12 +221,3 @@ BENCHMARK(BM_FrameFinestZoom)->Unit(benchmark::kMillisecond)->UseRealTime()->Ite
 BENCHMARK(BM_Search)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 
 } // namespace
-
-int main(int argc, char** argv) {
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
-    benchmark::Initialize(&argc, argv);
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
-}
