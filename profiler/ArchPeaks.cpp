@@ -96,7 +96,7 @@ ArchPeaks parseArchPeaks(const std::string& archJson) {
     p.l2BytesPerCycle = l2;
     p.l2LatencyCycles = param(params, "l2.latency", hz, 200);
     p.hbmLatencyCycles = param(params, "hbm.latency", hz, 500);
-    p.gmLatencyCycles = hit * p.l2LatencyCycles + (1 - hit) * p.hbmLatencyCycles;
+    p.gmLatencyCycles = p.gmLatencyAt(hit);
     return p;
 }
 
@@ -122,7 +122,7 @@ void applyMeasuredTraffic(ArchPeaks& peaks, const MeasuredTraffic& traffic) {
                                 : peaks.l2BytesPerCycle;
     if (reads > 0) {
         const double hit = traffic.l2HitBytes / reads;
-        peaks.gmLatencyCycles = hit * peaks.l2LatencyCycles + (1 - hit) * peaks.hbmLatencyCycles;
+        peaks.gmLatencyCycles = peaks.gmLatencyAt(hit);
     }
 }
 

@@ -36,6 +36,10 @@ struct ArchPeaks {
         return cubeFlopsPerCycle * aicCores + vectorFlopsPerCycle * aivCores;
     }
     double ridgeFlopsPerByte() const { return chipFlopsPerCycle() / gmBytesPerCycle; }
+    /// GM latency when a share `hit` of the bytes is served by L2.
+    double gmLatencyAt(double hit) const {
+        return hit * l2LatencyCycles + (1 - hit) * hbmLatencyCycles;
+    }
 };
 
 /// GM traffic a run measured (meta `sim_memory`): reads split by L2 hit and miss, writes.

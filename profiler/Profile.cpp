@@ -37,15 +37,7 @@ BoundVerdict classifyRun(const RunModel& m) {
     point.computeRoof *= dtypeRoofScale(point.flops, nominalFlops);
     point.cycles = m.totalCycles;
     point.cores = double(cores.size());
-    double cycles = double(std::max<std::int64_t>(point.cycles, 1));
-    point.intensity = point.bytes > 0 ? point.flops / double(point.bytes) : 0;
-    point.flopsPerCycle = point.flops / cycles;
-    point.bytesPerCycle = double(point.bytes) / cycles;
-    double memoryRoof = point.intensity * point.bandwidth;
-    point.memoryRegion = point.flops <= 0 || memoryRoof < point.computeRoof;
-    point.roofFraction = point.flops <= 0 ? point.bytesPerCycle / std::max(point.bandwidth, 1e-9)
-                         : point.memoryRegion ? point.flopsPerCycle / std::max(memoryRoof, 1e-9)
-                                              : point.flopsPerCycle / point.computeRoof;
+    completeRooflinePoint(point);
     std::array<double, kPipeCount> ratios{};
     for (std::size_t i = 0; i < kPipeCount; ++i)
         ratios[i] = active > 0 ? double(busy[i]) / double(active) : 0;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace pto::prof {
 
@@ -41,6 +42,14 @@ void forEachRow(const tracedb::TraceReader& reader, std::string_view sql, F&& f)
         f(row);
         return true;
     });
+}
+
+/// The first column of every row of `sql`, as integers.
+inline std::vector<std::int64_t> intColumn(const tracedb::TraceReader& reader,
+                                           std::string_view sql) {
+    std::vector<std::int64_t> values;
+    forEachRow(reader, sql, [&](auto row) { values.push_back(cellInt(row[0])); });
+    return values;
 }
 
 } // namespace pto::prof

@@ -46,11 +46,9 @@ std::optional<std::int64_t> LinkResolver::rootOf(std::int64_t stageId, std::int6
 void LinkResolver::loadInstrs() {
     if (m_instrsLoaded) return;
     m_instrsLoaded = true;
-    std::vector<std::int64_t> tileStages;
-    prof::forEachRow(m_reader,
-                     "SELECT DISTINCT tile_stage_id FROM instr WHERE tile_stage_id IS NOT NULL",
-                     [&](auto row) { tileStages.push_back(cellInt(row[0])); });
-    for (std::int64_t stage : tileStages) m_provenance.loadAncestry(stage);
+    for (std::int64_t stage : prof::intColumn(
+             m_reader, "SELECT DISTINCT tile_stage_id FROM instr WHERE tile_stage_id IS NOT NULL"))
+        m_provenance.loadAncestry(stage);
     prof::forEachRow(m_reader,
                      "SELECT id, stage_id, block_id, tile_stage_id, tile_op_id FROM instr "
                      "ORDER BY id",
@@ -155,24 +153,17 @@ std::int64_t LinkResolver::instrOfSlice(std::int64_t sliceId) const {
 
 std::vector<std::int64_t> LinkResolver::instrsOfTileOp(std::int64_t tileStage,
                                                        std::int64_t tileOp) {
-    std::vector<std::int64_t> ids;
-    prof::forEachRow(m_reader,
-                     fmt::format("SELECT id FROM instr WHERE tile_stage_id = {} AND "
-                                 "tile_op_id = {} ORDER BY id",
-                                 tileStage, tileOp),
-                     [&](auto row) { ids.push_back(cellInt(row[0])); });
-    return ids;
+    return prof::intColumn(m_reader, fmt::format("SELECT id FROM instr WHERE tile_stage_id = {} "
+                                                 "AND tile_op_id = {} ORDER BY id",
+                                                 tileStage, tileOp));
 }
 
 std::vector<std::int64_t> LinkResolver::blocksOfTileOp(std::int64_t tileStage,
                                                        std::int64_t tileOp) {
-    std::vector<std::int64_t> ids;
-    prof::forEachRow(m_reader,
-                     fmt::format("SELECT DISTINCT block_id FROM instr WHERE tile_stage_id = {} "
-                                 "AND tile_op_id = {} ORDER BY block_id",
-                                 tileStage, tileOp),
-                     [&](auto row) { ids.push_back(cellInt(row[0])); });
-    return ids;
+    return prof::intColumn(m_reader,
+                           fmt::format("SELECT DISTINCT block_id FROM instr WHERE tile_stage_id = "
+                                       "{} AND tile_op_id = {} ORDER BY block_id",
+                                       tileStage, tileOp));
 }
 
 std::vector<std::int64_t> LinkResolver::blocksOf(std::int64_t tensorOp) {

@@ -47,11 +47,8 @@ const std::unordered_map<std::int64_t, std::int64_t>& StageMapper::parents(std::
 }
 
 std::vector<std::int64_t> StageMapper::nodeIds(std::int64_t stage) const {
-    std::vector<std::int64_t> ids;
-    prof::forEachRow(m_reader,
-                     fmt::format("SELECT id FROM node WHERE stage_id = {} ORDER BY id", stage),
-                     [&](auto row) { ids.push_back(cellInt(row[0])); });
-    return ids;
+    return prof::intColumn(
+        m_reader, fmt::format("SELECT id FROM node WHERE stage_id = {} ORDER BY id", stage));
 }
 
 bool StageMapper::isAncestor(std::int64_t ancestor, std::int64_t stage) const {
@@ -99,13 +96,10 @@ std::vector<std::int64_t> StageMapper::toTileStage(std::int64_t stage, std::int6
         if (it == map.end()) return {};
         block = it->second;
     }
-    std::vector<std::int64_t> ops;
-    prof::forEachRow(m_reader,
-                     fmt::format("SELECT DISTINCT tile_op_id FROM instr WHERE block_id = {} AND "
-                                 "tile_op_id IS NOT NULL ORDER BY tile_op_id",
-                                 block),
-                     [&](auto row) { ops.push_back(cellInt(row[0])); });
-    return ops;
+    return prof::intColumn(m_reader,
+                           fmt::format("SELECT DISTINCT tile_op_id FROM instr WHERE block_id = {} "
+                                       "AND tile_op_id IS NOT NULL ORDER BY tile_op_id",
+                                       block));
 }
 
 std::vector<std::int64_t> StageMapper::fromTileStage(std::span<const std::int64_t> tileOps,
@@ -192,9 +186,8 @@ void StageNodeListModel::load(const tracedb::TraceReader* reader, std::int64_t s
     m_text.clear();
     m_highlighted.clear();
     if (reader)
-        prof::forEachRow(
-            *reader, fmt::format("SELECT id FROM node WHERE stage_id = {} ORDER BY id", stageId),
-            [&](auto row) { m_ids.push_back(cellInt(row[0])); });
+        m_ids = prof::intColumn(
+            *reader, fmt::format("SELECT id FROM node WHERE stage_id = {} ORDER BY id", stageId));
     endResetModel();
 }
 

@@ -1,17 +1,17 @@
 // Opens a trace for pto-studio and reads the summary facts shown in the status bar.
 #include "gui/model/TraceDocument.h"
 
+#include "profiler/SqlRows.h"
+
 #include <string_view>
-#include <variant>
+#include <vector>
 
 namespace pto::gui {
 namespace {
 
 std::int64_t countOf(const tracedb::TraceReader& reader, std::string_view sql) {
-    auto result = reader.query(sql);
-    if (result.rows.empty() || result.rows.front().empty()) return 0;
-    const auto* value = std::get_if<std::int64_t>(&result.rows.front().front());
-    return value ? *value : 0;
+    const std::vector<std::int64_t> counts = prof::intColumn(reader, sql);
+    return counts.empty() ? 0 : counts.front();
 }
 
 double numberOr(const std::optional<std::string>& text, double fallback) {

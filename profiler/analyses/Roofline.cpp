@@ -24,9 +24,7 @@ double dtypeRoofScale(double flops, double nominalFlops) {
     return flops > 0 && nominalFlops > 0 ? flops / nominalFlops : 1.0;
 }
 
-namespace {
-
-void finish(RooflinePoint& r) {
+void completeRooflinePoint(RooflinePoint& r) {
     double cycles = double(std::max<std::int64_t>(r.cycles, 1));
     r.intensity = r.bytes > 0 ? r.flops / double(r.bytes) : 0;
     r.flopsPerCycle = r.flops / cycles;
@@ -41,6 +39,8 @@ void finish(RooflinePoint& r) {
         r.roofFraction = r.computeRoof > 0 ? r.flopsPerCycle / r.computeRoof : 0;
 }
 
+namespace {
+
 RooflinePoint taskPoint(const RunModel& m, const TaskRun& t, const ConcurrencyProfile& running) {
     RooflinePoint r;
     r.flops = t.flops;
@@ -50,7 +50,7 @@ RooflinePoint taskPoint(const RunModel& m, const TaskRun& t, const ConcurrencyPr
     r.computeRoof = coreFlops(m.peaks, t.coreType) * dtypeRoofScale(t.flops, t.nominalFlops);
     double sharing = std::max(1.0, running.average(t.start, t.end));
     r.bandwidth = std::min(corePathRate(m.peaks, t.coreType), m.peaks.gmBytesPerCycle / sharing);
-    finish(r);
+    completeRooflinePoint(r);
     return r;
 }
 
@@ -70,7 +70,7 @@ RooflinePoint opPoint(const RunModel& m, const TensorOpCost& op) {
     r.cores = double(cores.size());
     r.computeRoof = computeRoof * dtypeRoofScale(op.flops, op.nominalFlops);
     r.bandwidth = std::min(pathRate, m.peaks.gmBytesPerCycle);
-    finish(r);
+    completeRooflinePoint(r);
     return r;
 }
 

@@ -26,6 +26,10 @@ struct RooflinePoint {
 /// flops ÷ nominal FLOPs (InstrCost::nominalFlops), 1 when it computed nothing.
 double dtypeRoofScale(double flops, double nominalFlops);
 
+/// Derives a point's intensity, achieved rates, region and roof fraction from its flops, bytes,
+/// cycles, computeRoof and bandwidth.
+void completeRooflinePoint(RooflinePoint& r);
+
 struct Roofline {
     std::vector<RooflinePoint> tasks;     ///< parallel to RunModel::tasks
     std::vector<RooflinePoint> tensorOps; ///< parallel to RunModel::tensorOps
