@@ -7,12 +7,14 @@
 #include "profiler/export/CsvExport.h"
 #include "profiler/export/HtmlReport.h"
 #include "profiler/graph/StageGraph.h"
+#include "trace_db/AtomicFile.h"
 
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 namespace pto::cli {
@@ -25,8 +27,9 @@ struct ExportArgs {
     std::string stage;
 };
 
-// The output file, written beside its target and renamed into place when complete. A target
-// that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written directly:
+// The output file, written beside its target by trace_db's AtomicFile (a unique temp name,
+// removed on failure, SIGINT or SIGTERM) and renamed into place when complete. A target that
+// exists and is not a regular file (/dev/null, a FIFO, a terminal) is written directly:
 // renaming over it would replace the device with a file.
 class OutputFile {
 public:
@@ -40,20 +43,18 @@ public:
         if (!error && std::filesystem::exists(status) &&
             !std::filesystem::is_regular_file(status)) {
             m_file = std::fopen(path.c_str(), "wb");
-            m_direct = true;
             if (!m_file) throw std::runtime_error(fmt::format("cannot write '{}'", path));
             return;
         }
-        m_temp = path + ".tmp-export";
-        m_file = std::fopen(m_temp.c_str(), "wb");
+        m_atomic.emplace(tracedb::AtomicFile::createEmpty(path, "export file"));
+        m_file = std::fopen(m_atomic->tempPath().c_str(), "wb");
         if (!m_file) throw std::runtime_error(fmt::format("cannot write '{}'", path));
     }
     ~OutputFile() {
-        if (m_file && m_file != stdout) {
-            std::fclose(m_file);
-            if (!m_direct) std::filesystem::remove(m_temp);
-        }
+        if (m_file && m_file != stdout) std::fclose(m_file); // m_atomic removes the temp file
     }
+    OutputFile(const OutputFile&) = delete;
+    OutputFile& operator=(const OutputFile&) = delete;
     std::FILE* get() const { return m_file; }
     void commit() {
         if (m_file == stdout) {
@@ -63,13 +64,13 @@ public:
         bool ok = std::fclose(m_file) == 0;
         m_file = nullptr;
         if (!ok) throw std::runtime_error(fmt::format("cannot write '{}'", m_path));
-        if (!m_direct) std::filesystem::rename(m_temp, m_path);
+        if (m_atomic) m_atomic->commit();
     }
 
 private:
-    std::string m_path, m_temp;
+    std::string m_path;
     std::FILE* m_file = nullptr;
-    bool m_direct = false;
+    std::optional<tracedb::AtomicFile> m_atomic; ///< empty for stdout and non-regular targets
 };
 
 void writeAll(std::FILE* file, const std::string& text) {
@@ -80,6 +81,8 @@ void writeAll(std::FILE* file, const std::string& text) {
 // The report with the chosen stage's graph inlined (skipped, with a note, when too large).
 std::string htmlReport(const tracedb::TraceReader& reader, const ExportArgs& args) {
     prof::Profile profile = prof::analyze(prof::loadRunModel(reader));
+    for (const std::string& warning : profile.model.fileWarnings)
+        fmt::print(stderr, "warning: trace '{}': {}\n", args.file, warning);
     prof::HtmlOptions options;
     auto stage = prof::findStage(reader, args.stage);
     options.graphTitle = "Graph of stage " + stage.name;

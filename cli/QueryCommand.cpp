@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 
 namespace pto::cli {
@@ -14,10 +16,14 @@ namespace {
 
 using tracedb::SqlValue;
 
+/// User SQL may run forever (an endless recursive CTE): by default it gets this long.
+constexpr double kDefaultTimeoutSeconds = 5;
+
 struct QueryArgs {
     std::string file;
     std::string sql;
     std::string format = "table";
+    double timeoutSeconds = kDefaultTimeoutSeconds;
 };
 
 std::string cellText(const SqlValue& v, bool nullWord) {
@@ -66,36 +72,61 @@ void printTable(const tracedb::QueryResult& r) {
     fmt::print("({} row{})\n", r.rows.size(), r.rows.size() == 1 ? "" : "s");
 }
 
-int runQuery(const QueryArgs& args) {
+tracedb::QueryLimits limitsOf(const QueryArgs& args) {
+    tracedb::QueryLimits limits;
+    constexpr double kMaxSeconds = 1e8; // ~3 years: no overflow of the deadline
+    limits.timeout =
+        std::chrono::milliseconds(std::llround(std::min(args.timeoutSeconds, kMaxSeconds) * 1000));
+    return limits;
+}
+
+int runLimitedQuery(const QueryArgs& args) {
     auto reader = tracedb::TraceReader::open(args.file);
+    const tracedb::QueryLimits limits = limitsOf(args);
     if (args.format == "table") {
-        printTable(reader.query(args.sql));
+        printTable(reader.query(args.sql, limits));
         return kExitOk;
     }
     bool json = args.format == "json";
     bool header = false;
     if (json) fmt::print("[");
     std::size_t n = 0;
-    reader.query(args.sql, [&](std::span<const std::string> cols, std::span<const SqlValue> row) {
-        if (json) {
-            nlohmann::json obj = nlohmann::json::object();
-            for (std::size_t c = 0; c < cols.size(); ++c) obj[cols[c]] = cellJson(row[c]);
-            fmt::print("{}\n{}", n++ ? "," : "", obj.dump());
+    reader.query(
+        args.sql,
+        [&](std::span<const std::string> cols, std::span<const SqlValue> row) {
+            if (json) {
+                nlohmann::json obj = nlohmann::json::object();
+                for (std::size_t c = 0; c < cols.size(); ++c) obj[cols[c]] = cellJson(row[c]);
+                fmt::print("{}\n{}", n++ ? "," : "", obj.dump());
+                return true;
+            }
+            if (!header) {
+                std::vector<std::string> names;
+                for (const auto& c : cols) names.push_back(csvField(c));
+                fmt::print("{}\n", fmt::join(names, ","));
+                header = true;
+            }
+            std::vector<std::string> cells;
+            for (const auto& v : row) cells.push_back(csvField(cellText(v, false)));
+            fmt::print("{}\n", fmt::join(cells, ","));
             return true;
-        }
-        if (!header) {
-            std::vector<std::string> names;
-            for (const auto& c : cols) names.push_back(csvField(c));
-            fmt::print("{}\n", fmt::join(names, ","));
-            header = true;
-        }
-        std::vector<std::string> cells;
-        for (const auto& v : row) cells.push_back(csvField(cellText(v, false)));
-        fmt::print("{}\n", fmt::join(cells, ","));
-        return true;
-    });
+        },
+        limits);
     if (json) fmt::print("{}]\n", n ? "\n" : "");
     return kExitOk;
+}
+
+int runQuery(const QueryArgs& args) {
+    try {
+        return runLimitedQuery(args);
+    } catch (const tracedb::QueryInterrupted& e) {
+        std::fflush(stdout);
+        fmt::print(stderr,
+                   "error: {}; raise the limit with --timeout SECONDS, or --timeout 0 "
+                   "for none\n",
+                   e.what());
+        return kExitUsage;
+    }
 }
 
 } // namespace
@@ -108,6 +139,11 @@ void registerQuery(CLI::App& app, Action& action) {
     cmd->add_option("sql", args->sql, "SQL (see docs/TRACE_SCHEMA.md)")->required();
     cmd->add_option("--format", args->format, "table, csv or json")
         ->check(CLI::IsMember({"table", "csv", "json"}));
+    cmd->add_option("--timeout", args->timeoutSeconds,
+                    fmt::format("stop the query after this many seconds, printing and all "
+                                "(default {:g}; 0 = no limit); exit 2 when it runs out",
+                                kDefaultTimeoutSeconds))
+        ->check(CLI::NonNegativeNumber);
     cmd->callback([args, &action] { action = [args] { return runQuery(*args); }; });
 }
 

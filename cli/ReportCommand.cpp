@@ -29,6 +29,8 @@ int runReport(const ReportArgs& args) {
     else if (args.format == "json")
         options.format = prof::ReportFormat::Json;
     prof::Profile profile = prof::analyzeTrace(args.file);
+    for (const std::string& warning : profile.model.fileWarnings)
+        fmt::print(stderr, "warning: trace '{}': {}\n", args.file, warning);
     if (!args.noStore) {
         try {
             prof::storeProfile(args.file, profile);

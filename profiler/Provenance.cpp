@@ -5,14 +5,45 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 namespace pto::prof {
 
 ProvenanceResolver::ProvenanceResolver(const tracedb::TraceReader& reader) : m_reader(reader) {
-    for (const tracedb::StageRow& s : reader.stages()) {
+    const std::vector<tracedb::StageRow> stages = reader.stages();
+    for (const tracedb::StageRow& s : stages) {
         if (s.parentStageId)
             m_parentStage[s.id] = *s.parentStageId;
         else if (m_root < 0)
             m_root = s.id;
+    }
+    cutCycles(stages);
+}
+
+void ProvenanceResolver::cutCycles(const std::vector<tracedb::StageRow>& stages) {
+    enum class Mark { OnPath, Done };
+    std::unordered_map<std::int64_t, Mark> marks;
+    std::vector<std::int64_t> path;
+    for (const tracedb::StageRow& s : stages) {
+        path.clear();
+        std::int64_t at = s.id;
+        bool reachedTop = false;
+        while (!marks.contains(at)) {
+            marks.emplace(at, Mark::OnPath);
+            path.push_back(at);
+            const auto parent = m_parentStage.find(at);
+            if (parent == m_parentStage.end()) {
+                reachedTop = true;
+                break;
+            }
+            at = parent->second;
+        }
+        // Walking up met a stage of this very walk: the last one's parent link closes a loop.
+        if (!reachedTop && marks.at(at) == Mark::OnPath) {
+            m_parentStage.erase(path.back());
+            m_cyclicStages.push_back(path.back());
+        }
+        for (std::int64_t stage : path) marks[stage] = Mark::Done;
     }
 }
 
@@ -46,6 +77,13 @@ std::optional<std::int64_t> ProvenanceResolver::parentOf(std::int64_t stageId,
     return parent;
 }
 
+std::optional<std::int64_t>* ProvenanceResolver::memoOf(std::int64_t stageId, std::int64_t nodeId) {
+    const auto stage = m_memo.find(stageId);
+    if (stage == m_memo.end()) return nullptr;
+    const auto node = stage->second.find(nodeId);
+    return node == stage->second.end() ? nullptr : &node->second;
+}
+
 void ProvenanceResolver::loadAncestry(std::int64_t stageId) {
     // Bounded by the number of stages: each step moves one stage up.
     for (std::size_t steps = 0; steps <= m_parentStage.size(); ++steps) {
@@ -58,15 +96,28 @@ void ProvenanceResolver::loadAncestry(std::int64_t stageId) {
 
 std::optional<std::int64_t> ProvenanceResolver::findRoot(std::int64_t stageId,
                                                          std::int64_t nodeId) {
-    if (stageId == m_root) return nodeId;
-    auto& memo = m_memo[stageId];
-    if (auto it = memo.find(nodeId); it != memo.end()) return it->second;
+    // Iterative, one stage up per step; cutCycles() made the stage chain loop-free, and the
+    // step bound holds even so.
+    std::vector<std::pair<std::int64_t, std::int64_t>> walked;
     std::optional<std::int64_t> root;
-    const auto stage = m_parentStage.find(stageId);
-    // Recursion depth is bounded by the stage count: each step moves one stage up.
-    if (stage != m_parentStage.end())
-        if (const auto parent = parentOf(stageId, nodeId)) root = findRoot(stage->second, *parent);
-    m_memo[stageId].emplace(nodeId, root);
+    for (std::size_t steps = 0; steps <= m_parentStage.size(); ++steps) {
+        if (stageId == m_root) {
+            root = nodeId;
+            break;
+        }
+        if (const auto* known = memoOf(stageId, nodeId)) {
+            root = *known;
+            break;
+        }
+        walked.emplace_back(stageId, nodeId);
+        const auto stage = m_parentStage.find(stageId);
+        if (stage == m_parentStage.end()) break;
+        const auto parent = parentOf(stageId, nodeId);
+        if (!parent) break;
+        stageId = stage->second;
+        nodeId = *parent;
+    }
+    for (const auto& [stage, node] : walked) m_memo[stage].emplace(node, root);
     return root;
 }
 

@@ -8,12 +8,17 @@
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 namespace pto::prof {
 
 /// Works on one reader (one thread). Parent maps are loaded a stage at a time and kept; a
 /// stage whose map is not loaded is asked by point queries (the node table's primary key), so a
 /// single click costs a few lookups, not a stage-wide load.
+///
+/// The file is not trusted: a stage.parent_stage_id chain that loops (a stage naming itself or
+/// a descendant as its parent) is cut where it closes, the stages are listed by
+/// cyclicStages(), and every walk is iterative and at most one step per stage long.
 class ProvenanceResolver {
 public:
     explicit ProvenanceResolver(const tracedb::TraceReader& reader);
@@ -28,14 +33,19 @@ public:
     /// Loads the parent maps of `stageId` and every stage above it.
     void loadAncestry(std::int64_t stageId);
     std::int64_t rootStage() const { return m_root; }
+    /// Stages whose parent_stage_id closed a loop; their parent link is ignored (by ord).
+    const std::vector<std::int64_t>& cyclicStages() const { return m_cyclicStages; }
 
 private:
+    void cutCycles(const std::vector<tracedb::StageRow>& stages);
     const std::unordered_map<std::int64_t, std::int64_t>& parents(std::int64_t stageId);
     std::optional<std::int64_t> parentOf(std::int64_t stageId, std::int64_t nodeId);
+    std::optional<std::int64_t>* memoOf(std::int64_t stageId, std::int64_t nodeId);
 
     const tracedb::TraceReader& m_reader;
     std::int64_t m_root = -1;
     std::unordered_map<std::int64_t, std::int64_t> m_parentStage; ///< stage → parent stage
+    std::vector<std::int64_t> m_cyclicStages;
     /// stage → (node → parent node), loaded per stage on first use
     std::unordered_map<std::int64_t, std::unordered_map<std::int64_t, std::int64_t>> m_parents;
     /// stage → (node → root), every stage a walk passes through is memoized

@@ -183,6 +183,10 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
     std::unordered_map<std::int64_t, int> indexOfOp;
     loadTensorOps(reader, m, indexOfOp);
     ProvenanceResolver provenance(reader);
+    for (std::int64_t stage : provenance.cyclicStages())
+        m.fileWarnings.push_back(fmt::format("stage {}'s parent_stage_id closes a loop of "
+                                             "stages; provenance through it is ignored",
+                                             stage));
     std::unordered_map<std::int64_t, int> opOfLine; // lines with exactly one Tensor op
     for (std::size_t i = 0; i < m.tensorOps.size(); ++i) {
         std::int64_t line = m.tensorOps[i].srcLine;

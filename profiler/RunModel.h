@@ -92,6 +92,9 @@ struct RunModel {
     std::map<std::int64_t, std::int64_t> lineCycles;         ///< src line → instruction cycles
     /// Block functions (kernels) whose buffers use double-buffering slot 1.
     std::vector<std::int64_t> doubleBufferedKernels;
+    /// Defects of the file the loader worked around (a stage.parent_stage_id loop), one
+    /// sentence each: tools print them as warnings.
+    std::vector<std::string> fileWarnings;
 
     const TaskRun* task(std::int64_t id) const;
     const CoreInfo* coreOf(const TaskRun& t) const;

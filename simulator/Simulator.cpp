@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 namespace pto::sim {
@@ -35,6 +36,14 @@ TraceSetup traceSetup(const PtoProgram& program, const ArchConfig& arch,
     setup.archJson = archJson(arch);
     setup.programName = program.name;
     return setup;
+}
+
+/// --trace none records no rows, but how long the run took still belongs in meta.
+void recordUntracedRun(tracedb::TraceWriter& trace, const ArchConfig& arch,
+                       std::int64_t totalCycles) {
+    trace.setMeta("trace_level", traceLevelName(TraceLevel::None));
+    trace.setMeta("sim_total_cycles", std::to_string(totalCycles));
+    trace.setMeta("clock_hz", fmt::format("{}", arch.clockHz()));
 }
 
 std::vector<std::string> warningTexts(const SimResult& result) {
@@ -81,12 +90,21 @@ SimResult simulate(const PtoProgram& program, const ArchConfig& arch,
     try {
         result = engine.run();
     } catch (const SimFault& fault) {
-        if (emitter) emitter->finishAfterFault(fault.site().cycle, fault.what());
+        if (emitter)
+            emitter->finishAfterFault(fault.site().cycle, fault.what());
+        else if (trace)
+            try {
+                recordUntracedRun(*trace, arch, std::max<std::int64_t>(fault.site().cycle, 0));
+            } catch (...) {
+                // The writer is unusable; the fault itself is still thrown below.
+            }
         throw;
     }
     if (emitter) {
         emitter->finish(result.totalCycles.count(), warningTexts(result));
         result.traceRows = emitter->rows();
+    } else if (trace) {
+        recordUntracedRun(*trace, arch, result.totalCycles.count());
     }
     if (gm) result.outputs = gm->outputs();
     return result;

@@ -1,14 +1,18 @@
 // A file written under a temporary name beside its target and renamed over it only on commit.
 #include "trace_db/AtomicFile.h"
 
+#include "trace_db/TempFileRegistry.h"
 #include "trace_db/TraceError.h"
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cerrno>
+#include <charconv>
+#include <csignal>
 #include <cstring>
 #include <fcntl.h>
-#include <string_view>
+#include <optional>
 #include <system_error>
 #include <unistd.h>
 #include <utility>
@@ -18,52 +22,96 @@ namespace {
 
 namespace fs = std::filesystem;
 
-[[noreturn]] void failWrite(const fs::path& target, std::string_view reason) {
-    throw TraceError(fmt::format("cannot write trace file '{}': {}", target.string(), reason));
-}
+/// Temp names created without a collision in this process have distinct numbers.
+std::atomic<unsigned> g_nextTempNumber{0};
+constexpr int kNameAttempts = 1000;
 
-std::string alreadyExists(const fs::path& temp) {
-    return fmt::format("'{}' already exists (another writer of this file in this process, or "
-                       "left by a crash: remove it)",
-                       temp.string());
+[[noreturn]] void failWrite(std::string_view what, const fs::path& target,
+                            std::string_view reason) {
+    throw TraceError(fmt::format("cannot write {} '{}': {}", what, target.string(), reason));
 }
 
 /// fsync, so that after the rename a crash cannot leave a file whose pages never reached disk.
-void syncFile(const fs::path& file, int openFlags, const fs::path& target) {
-    int fd = ::open(file.c_str(), openFlags | O_CLOEXEC);
-    if (fd < 0) failWrite(target, std::strerror(errno));
+void syncFile(const fs::path& file, std::string_view what, const fs::path& target) {
+    int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) failWrite(what, target, std::strerror(errno));
     int rc = ::fsync(fd);
     int savedErrno = errno;
     ::close(fd);
-    if (rc != 0) failWrite(target, std::strerror(savedErrno));
+    if (rc != 0) failWrite(what, target, std::strerror(savedErrno));
+}
+
+fs::path directoryOf(const fs::path& target) {
+    return target.parent_path().empty() ? fs::path(".") : target.parent_path();
+}
+
+/// The pid of a temp name's suffix "<pid>" or "<pid>-<n>"; nullopt when it is not one.
+std::optional<pid_t> pidOfSuffix(std::string_view suffix) {
+    std::size_t dash = suffix.find('-');
+    std::string_view pidText = suffix.substr(0, dash);
+    if (dash != std::string_view::npos) {
+        std::string_view number = suffix.substr(dash + 1);
+        if (number.empty() || number.find_first_not_of("0123456789") != std::string_view::npos)
+            return std::nullopt;
+    }
+    pid_t pid = 0;
+    auto [end, error] = std::from_chars(pidText.data(), pidText.data() + pidText.size(), pid);
+    if (error != std::errc() || end != pidText.data() + pidText.size() || pid <= 0)
+        return std::nullopt;
+    return pid;
+}
+
+bool processExists(pid_t pid) {
+    return ::kill(pid, 0) == 0 || errno == EPERM;
+}
+
+/// Creates a new, empty "<target>.tmp-<pid>-<n>" with O_EXCL; returns its path.
+fs::path createUniqueTemp(const fs::path& target, std::string_view what) {
+    for (int attempt = 0; attempt < kNameAttempts; ++attempt) {
+        fs::path temp = target;
+        temp += fmt::format(".tmp-{}-{}", ::getpid(), g_nextTempNumber.fetch_add(1));
+        int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            ::close(fd);
+            return temp;
+        }
+        if (errno != EEXIST) failWrite(what, target, std::strerror(errno));
+    }
+    failWrite(what, target, "no free temporary file name beside it");
 }
 
 } // namespace
 
-fs::path tempPathFor(const fs::path& target) {
-    fs::path temp = target;
-    temp += fmt::format(".tmp-{}", ::getpid());
-    return temp;
-}
-
-AtomicFile::AtomicFile(fs::path target, fs::path temp)
-    : m_target(std::move(target)), m_temp(std::move(temp)) {}
-
-AtomicFile AtomicFile::createEmpty(const fs::path& target) {
-    fs::path temp = tempPathFor(target);
-    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) failWrite(target, errno == EEXIST ? alreadyExists(temp) : std::strerror(errno));
-    ::close(fd);
-    return AtomicFile(target, temp);
-}
-
-AtomicFile AtomicFile::copyOf(const fs::path& target) {
-    fs::path temp = tempPathFor(target);
+int removeStaleTempFiles(const fs::path& target) {
+    const std::string prefix = target.filename().string() + ".tmp-";
+    int removed = 0;
     std::error_code error;
-    if (fs::exists(temp, error)) failWrite(target, alreadyExists(temp));
-    AtomicFile file(target, temp);
-    fs::copy_file(target, temp, fs::copy_options::none, error);
-    if (error) failWrite(target, error.message());
+    for (fs::directory_iterator it(directoryOf(target), error), end; !error && it != end;
+         it.increment(error)) {
+        const std::string name = it->path().filename().string();
+        if (!name.starts_with(prefix)) continue;
+        const std::optional<pid_t> pid = pidOfSuffix(std::string_view(name).substr(prefix.size()));
+        std::error_code ignored;
+        if (!pid || processExists(*pid) || !it->is_regular_file(ignored)) continue;
+        if (fs::remove(it->path(), ignored)) ++removed;
+    }
+    return removed;
+}
+
+AtomicFile::AtomicFile(fs::path target, fs::path temp, std::string what, int slot)
+    : m_target(std::move(target)), m_temp(std::move(temp)), m_what(std::move(what)), m_slot(slot) {}
+
+AtomicFile AtomicFile::createEmpty(const fs::path& target, std::string_view what) {
+    removeStaleTempFiles(target);
+    fs::path temp = createUniqueTemp(target, what);
+    return AtomicFile(target, temp, std::string(what), armTempFile(temp));
+}
+
+AtomicFile AtomicFile::copyOf(const fs::path& target, std::string_view what) {
+    AtomicFile file = createEmpty(target, what);
+    std::error_code error;
+    fs::copy_file(target, file.m_temp, fs::copy_options::overwrite_existing, error);
+    if (error) failWrite(what, target, error.message());
     return file;
 }
 
@@ -71,21 +119,24 @@ AtomicFile::~AtomicFile() {
     if (!m_active) return;
     std::error_code ignored;
     fs::remove(m_temp, ignored);
+    disarmTempFile(m_slot);
 }
 
 AtomicFile::AtomicFile(AtomicFile&& other) noexcept
     : m_target(std::move(other.m_target)), m_temp(std::move(other.m_temp)),
+      m_what(std::move(other.m_what)), m_slot(std::exchange(other.m_slot, -1)),
       m_active(std::exchange(other.m_active, false)) {}
 
 void AtomicFile::commit() {
-    syncFile(m_temp, O_RDONLY, m_target);
+    syncFile(m_temp, m_what, m_target);
     std::error_code error;
     fs::rename(m_temp, m_target, error);
-    if (error) failWrite(m_target, error.message());
+    if (error) failWrite(m_what, m_target, error.message());
     m_active = false;
+    disarmTempFile(m_slot);
     // Make the rename itself durable; a failure here leaves a complete file, so it is ignored.
-    fs::path directory = m_target.parent_path().empty() ? "." : m_target.parent_path();
-    if (int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); fd >= 0) {
+    if (int fd = ::open(directoryOf(m_target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd >= 0) {
         ::fsync(fd);
         ::close(fd);
     }

@@ -2,18 +2,28 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <string_view>
 
 namespace pto::tracedb {
 
 /// Until commit() the target path is untouched: either the old file or nothing stays there.
-/// Destroyed without commit, it removes the temporary file. Errors name the target:
-/// "cannot write trace file '<path>': <reason>".
+/// Errors name the target: "cannot write <what> '<path>': <reason>".
+///
+/// The temporary file is "<target>.tmp-<pid>-<n>", created with O_EXCL (a name left by an
+/// earlier process with the same pid is skipped, never reused). It is removed when the
+/// AtomicFile is destroyed without commit, and when SIGINT, SIGTERM or SIGHUP ends the process
+/// (a handler installed on first use where the signal has its default action unlinks every
+/// armed temp file, then re-raises the signal). A temp file whose process is gone (SIGKILL,
+/// a crash) is removed by the next AtomicFile created for the same target.
 class AtomicFile {
 public:
-    /// An empty temporary file "<target>.tmp-<pid>".
-    static AtomicFile createEmpty(const std::filesystem::path& target);
+    /// An empty temporary file.
+    static AtomicFile createEmpty(const std::filesystem::path& target,
+                                  std::string_view what = "trace file");
     /// A temporary copy of the existing target.
-    static AtomicFile copyOf(const std::filesystem::path& target);
+    static AtomicFile copyOf(const std::filesystem::path& target,
+                             std::string_view what = "trace file");
 
     ~AtomicFile();
     AtomicFile(AtomicFile&& other) noexcept;
@@ -29,14 +39,18 @@ public:
     void commit();
 
 private:
-    AtomicFile(std::filesystem::path target, std::filesystem::path temp);
+    AtomicFile(std::filesystem::path target, std::filesystem::path temp, std::string what,
+               int slot);
 
     std::filesystem::path m_target;
     std::filesystem::path m_temp;
+    std::string m_what;
+    int m_slot = -1; ///< entry in the signal handler's list of temp files, -1 when none
     bool m_active = true;
 };
 
-/// "<target>.tmp-<pid>": beside the target, so the final rename stays on one file system.
-std::filesystem::path tempPathFor(const std::filesystem::path& target);
+/// Removes the "<target>.tmp-<pid>[-<n>]" files beside `target` whose process no longer
+/// exists. Returns how many it removed.
+int removeStaleTempFiles(const std::filesystem::path& target);
 
 } // namespace pto::tracedb

@@ -4,23 +4,116 @@
 #include "trace_db/SchemaVersion.h"
 #include "trace_db/Sqlite.h"
 #include "trace_db/TraceError.h"
+#include "trace_db/TraceLayout.h"
 
 #include <fmt/format.h>
 
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <string_view>
+#include <sys/stat.h>
 #include <system_error>
+#include <unistd.h>
 
 namespace pto::tracedb {
+namespace {
 
-void requireExistingFile(const std::filesystem::path& path) {
+namespace fs = std::filesystem;
+
+std::string_view kindOf(fs::file_type type) {
+    switch (type) {
+    case fs::file_type::fifo:
+        return "a FIFO";
+    case fs::file_type::socket:
+        return "a socket";
+    case fs::file_type::block:
+    case fs::file_type::character:
+        return "a device";
+    default:
+        return "not a plain file";
+    }
+}
+
+std::string_view kindOf(mode_t mode) {
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+    return "not a plain file";
+}
+
+[[noreturn]] void failOpen(const fs::path& path, std::string_view reason) {
+    throw TraceError(fmt::format("cannot open trace '{}': {}", path.string(), reason));
+}
+
+/// The first 100 bytes (the SQLite header), read without blocking: O_NONBLOCK makes a FIFO
+/// swapped in after requireExistingFile fail fstat's check instead of waiting for a writer.
+std::string readHeader(const fs::path& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) failOpen(path, std::strerror(errno));
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd);
+        failOpen(path, fmt::format("not a regular file ({})", kindOf(info.st_mode)));
+    }
+    std::array<char, 100> header{};
+    ssize_t got = ::pread(fd, header.data(), header.size(), 0);
+    ::close(fd);
+    return got > 0 ? std::string(header.data(), static_cast<std::size_t>(got)) : std::string();
+}
+
+/// Header bytes 18 and 19 (file format write/read version) are 2 in WAL mode.
+bool isWalMode(std::string_view header) {
+    constexpr std::string_view kMagic("SQLite format 3\0", 16);
+    return header.size() >= 20 && header.starts_with(kMagic) &&
+           (header[18] == 2 || header[19] == 2);
+}
+
+void requireNoPendingWal(const fs::path& path) {
+    fs::path wal = path;
+    wal += "-wal";
     std::error_code error;
-    auto status = std::filesystem::status(path, error);
-    if (!std::filesystem::exists(status))
-        throw TraceError(fmt::format("cannot open trace '{}': no such file", path.string()));
-    if (std::filesystem::is_directory(status))
-        throw TraceError(fmt::format("cannot open trace '{}': is a directory", path.string()));
+    const auto size = fs::file_size(wal, error);
+    if (error || size == 0) return; // no -wal file, or an empty one: the main file is complete
+    throw TraceError(fmt::format(
+        "trace '{}' is in SQLite WAL mode and '{}' holds {} bytes of changes not yet in the "
+        "trace (PTO Studio reads without writing beside the file); fold them in with: "
+        "sqlite3 '{}' 'PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE'",
+        path.string(), wal.string(), size, path.string()));
+}
+
+/// Percent-encodes everything but unreserved characters and '/', as SQLite URIs expect.
+std::string uriPath(const fs::path& path) {
+    std::string out;
+    for (unsigned char c : fs::absolute(path).lexically_normal().string()) {
+        if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~')
+            out += static_cast<char>(c);
+        else
+            out += fmt::format("%{:02X}", c);
+    }
+    return out;
+}
+
+} // namespace
+
+void requireExistingFile(const fs::path& path) {
+    std::error_code error;
+    auto status = fs::status(path, error);
+    if (!fs::exists(status)) failOpen(path, "no such file");
+    if (fs::is_directory(status)) failOpen(path, "is a directory");
+    if (!fs::is_regular_file(status))
+        failOpen(path, fmt::format("not a regular file ({})", kindOf(status.type())));
     // SQLite would take an empty file for an empty database.
-    if (std::filesystem::file_size(path, error) == 0 && !error)
+    if (fs::file_size(path, error) == 0 && !error)
         throw TraceError(fmt::format("'{}' is not a PTO Studio trace (empty file)", path.string()));
+}
+
+std::string readOnlyUri(const fs::path& path) {
+    if (isWalMode(readHeader(path))) requireNoPendingWal(path);
+    // "file://" + an absolute path: an empty authority, so a path starting "//" stays a path.
+    return "file://" + uriPath(path) + "?immutable=1";
 }
 
 int checkTraceFile(SqliteDb& db) {
@@ -40,6 +133,7 @@ int checkTraceFile(SqliteDb& db) {
     if (version < 1 || !hasMeta)
         throw TraceError(fmt::format("'{}' is not a PTO Studio trace (schema version {}{})", path,
                                      version, hasMeta ? "" : ", no meta table"));
+    checkTableLayout(db);
     return version;
 }
 

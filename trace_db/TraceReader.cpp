@@ -5,10 +5,12 @@
 #include "trace_db/RowCodec.h"
 #include "trace_db/Sqlite.h"
 #include "trace_db/TraceFile.h"
+#include "trace_db/TraceLayout.h"
 
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <optional>
 
 namespace pto::tracedb {
@@ -16,7 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kOpenFlags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
+class QueryBudget;
+
+constexpr int kOpenFlags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
 constexpr std::int64_t kMinTime = std::numeric_limits<std::int64_t>::min();
 
 std::int64_t saturatingSub(std::int64_t a, std::int64_t b) {
@@ -53,17 +57,21 @@ std::vector<std::string> columnNames(const Statement& statement) {
 
 class TraceReader::Impl {
 public:
-    explicit Impl(const fs::path& path) : m_path(path), m_db(path, kOpenFlags, path.string()) {
-        m_db.exec("PRAGMA query_only = 1");
+    explicit Impl(const fs::path& path)
+        : m_path(path), m_db(readOnlyUri(path), kOpenFlags, path.string()) {
         sqlite3_db_config(m_db.handle(), SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
-        m_guard.emplace(m_db);
         m_schemaVersion = checkTraceFile(m_db);
+        shadowViews(m_db);
+        m_db.exec("PRAGMA query_only = 1");
+        m_guard.emplace(m_db);
     }
 
     const fs::path& path() const { return m_path; }
     int schemaVersion() const { return m_schemaVersion; }
     SqliteDb& db() { return m_db; }
     ReadOnlyGuard& guard() { return *m_guard; }
+    /// The innermost query() call's budget (a row callback may query again).
+    QueryBudget* activeBudget = nullptr;
 
     /// Earliest start a slice overlapping t0 can have on this track (from track_summary).
     std::optional<std::int64_t> earliestOverlappingStart(std::int64_t trackId, std::int64_t t0);
@@ -74,6 +82,84 @@ private:
     std::optional<ReadOnlyGuard> m_guard; // after m_db: removed before the connection closes
     int m_schemaVersion = 0;
 };
+
+namespace {
+
+/// Installs the progress handler for one limited query() call and, when it ends, puts back
+/// the enclosing call's (a row callback may run a query of its own).
+class QueryBudget {
+public:
+    QueryBudget(SqliteDb& db, const QueryLimits& limits, QueryBudget*& active)
+        : m_db(db), m_limits(limits), m_active(active), m_outer(active),
+          m_start(std::chrono::steady_clock::now()), m_deadline(m_start + limits.timeout) {
+        m_active = this;
+        install();
+    }
+    ~QueryBudget() {
+        m_active = m_outer;
+        if (m_outer)
+            m_outer->install();
+        else
+            sqlite3_progress_handler(m_db.handle(), 0, nullptr, nullptr);
+    }
+    QueryBudget(const QueryBudget&) = delete;
+    QueryBudget& operator=(const QueryBudget&) = delete;
+
+    /// Throws QueryInterrupted when this budget stopped the statement; else returns.
+    void throwIfStopped() const {
+        if (!m_stopped) return;
+        double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+        bool timeout = *m_stopped == QueryInterrupted::Reason::Timeout;
+        throw QueryInterrupted(
+            *m_stopped, seconds,
+            fmt::format("query {} after {:.1f} s{}", timeout ? "interrupted" : "cancelled", seconds,
+                        timeout
+                            ? fmt::format(" (time limit {:.3g} s)",
+                                          std::chrono::duration<double>(m_limits.timeout).count())
+                            : ""));
+    }
+
+private:
+    void install() {
+        sqlite3_progress_handler(m_db.handle(), QueryLimits::kProgressSteps,
+                                 &QueryBudget::onProgress, this);
+    }
+    static int onProgress(void* self) {
+        auto* budget = static_cast<QueryBudget*>(self);
+        if (budget->m_limits.cancel && budget->m_limits.cancel->cancelled())
+            budget->m_stopped = QueryInterrupted::Reason::Cancelled;
+        else if (budget->m_limits.timeout.count() > 0 &&
+                 std::chrono::steady_clock::now() >= budget->m_deadline)
+            budget->m_stopped = QueryInterrupted::Reason::Timeout;
+        return budget->m_stopped ? 1 : 0;
+    }
+
+    SqliteDb& m_db;
+    QueryLimits m_limits;
+    QueryBudget*& m_active;
+    QueryBudget* m_outer;
+    std::chrono::steady_clock::time_point m_start, m_deadline;
+    std::optional<QueryInterrupted::Reason> m_stopped;
+};
+
+/// Runs `run` under `limits`; an interrupt the limits caused comes out as QueryInterrupted.
+template <typename Run>
+void runLimited(SqliteDb& db, const QueryLimits& limits, QueryBudget*& active, Run run) {
+    if (!limits.active()) {
+        run();
+        return;
+    }
+    QueryBudget budget(db, limits, active);
+    try {
+        run();
+    } catch (const TraceError&) {
+        budget.throwIfStopped();
+        throw;
+    }
+}
+
+} // namespace
 
 std::optional<std::int64_t> TraceReader::Impl::earliestOverlappingStart(std::int64_t trackId,
                                                                         std::int64_t t0) {
@@ -242,23 +328,36 @@ std::vector<StatRow> TraceReader::stats() const {
 }
 
 QueryResult TraceReader::query(std::string_view sql) const {
-    QueryResult result;
-    std::vector<Statement> statements = m_impl->guard().prepareAll(sql);
-    for (Statement& statement : statements) {
-        if (statement.columnCount() > 0) result = QueryResult{columnNames(statement), {}};
-        while (statement.step())
-            if (statement.columnCount() > 0) result.rows.push_back(readValues(statement));
-    }
-    return result;
+    return query(sql, QueryLimits{});
 }
 
 void TraceReader::query(std::string_view sql, const RowCallback& onRow) const {
+    query(sql, onRow, QueryLimits{});
+}
+
+QueryResult TraceReader::query(std::string_view sql, const QueryLimits& limits) const {
+    QueryResult result;
     std::vector<Statement> statements = m_impl->guard().prepareAll(sql);
-    for (Statement& statement : statements) {
-        std::vector<std::string> columns = columnNames(statement);
-        while (statement.step())
-            if (!onRow(columns, readValues(statement))) return;
-    }
+    runLimited(m_impl->db(), limits, m_impl->activeBudget, [&] {
+        for (Statement& statement : statements) {
+            if (statement.columnCount() > 0) result = QueryResult{columnNames(statement), {}};
+            while (statement.step())
+                if (statement.columnCount() > 0) result.rows.push_back(readValues(statement));
+        }
+    });
+    return result;
+}
+
+void TraceReader::query(std::string_view sql, const RowCallback& onRow,
+                        const QueryLimits& limits) const {
+    std::vector<Statement> statements = m_impl->guard().prepareAll(sql);
+    runLimited(m_impl->db(), limits, m_impl->activeBudget, [&] {
+        for (Statement& statement : statements) {
+            std::vector<std::string> columns = columnNames(statement);
+            while (statement.step())
+                if (!onRow(columns, readValues(statement))) return;
+        }
+    });
 }
 
 void TraceReader::verifyIntegrity() const {

@@ -1,6 +1,7 @@
 // Reads a trace file: typed accessors per table and a read-only SQL query entry point.
 #pragma once
 
+#include "trace_db/QueryLimits.h"
 #include "trace_db/QueryResult.h"
 #include "trace_db/Rows.h"
 
@@ -22,7 +23,10 @@ enum class TensorData { Skip, Load };
 
 /// The consumer side of the trace file (profiler, GUI, CLI). Opens the file read-only and
 /// refuses, with a message naming the file and the reason, anything that is not a finished
-/// PTO Studio trace of a schema version this build knows.
+/// PTO Studio trace of a schema version this build knows: not a regular file (a FIFO), a
+/// table replaced by a view or missing a column, a WAL-mode file with pending changes. Opens
+/// with SQLite's immutable URI, so nothing is ever created beside the file; the views of
+/// schema.sql are this build's, whatever the file defines (docs/TRACE_SCHEMA.md).
 ///
 /// Threads: each reader has its own connection and may be created and used on any thread,
 /// one thread at a time. Open one reader per thread for parallel work.
@@ -76,6 +80,11 @@ public:
     QueryResult query(std::string_view sql) const;
     /// As above, streaming: onRow sees every row of every statement; returning false stops.
     void query(std::string_view sql, const RowCallback& onRow) const;
+    /// The same under limits (for SQL a user typed): when the time budget runs out or
+    /// limits.cancel is flipped (from any thread), the running statement is interrupted
+    /// mid-way and QueryInterrupted is thrown ("query interrupted after 5.0 s (time limit)").
+    QueryResult query(std::string_view sql, const QueryLimits& limits) const;
+    void query(std::string_view sql, const RowCallback& onRow, const QueryLimits& limits) const;
 
     /// PRAGMA quick_check: reads the whole file, so it is not part of open().
     void verifyIntegrity() const;

@@ -13,10 +13,11 @@ namespace pto::tracedb {
 
 /// The producer side of the trace file (compiler, simulator, validate, profiler).
 ///
-/// Everything goes to "<path>.tmp-<pid>" in one transaction with journaling off; commit()
-/// builds the indexes and summaries, stamps the schema version and renames the file over
-/// `path`. A writer destroyed without commit (an exception, a crash) removes its temp file:
-/// `path` then holds the previous file or nothing, never a half-written trace.
+/// Everything goes to "<path>.tmp-<pid>-<n>" (AtomicFile) in one transaction with journaling
+/// off; commit() builds the indexes and summaries, stamps the schema version and renames the
+/// file over `path`. A writer destroyed without commit (an exception), or ended by SIGINT,
+/// SIGTERM or SIGHUP, removes its temp file; one killed outright leaves it for the next writer
+/// of `path` to remove. `path` holds the previous file or nothing, never a half-written trace.
 ///
 /// Threads: one thread at a time uses a writer (it may move between threads); intern() alone
 /// may be called from any thread at any time. While an AsyncSliceSink drains into the

@@ -6,9 +6,16 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <string_view>
 
 namespace pto::prof {
 namespace {
+
+/// A text cell a spreadsheet would run as a formula (OWASP "CSV injection"): it starts with
+/// = + - @, a tab or a carriage return.
+bool looksLikeFormula(std::string_view text) {
+    return !text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string::npos;
+}
 
 void appendCsv(fmt::memory_buffer& b, const tracedb::SqlValue& v) {
     if (cellNull(v)) return;
@@ -17,7 +24,10 @@ void appendCsv(fmt::memory_buffer& b, const tracedb::SqlValue& v) {
         return;
     }
     std::string s = cellText(v);
-    if (s.find_first_of(",\"\n\r") == std::string::npos) {
+    // Only TEXT cells: an INTEGER column's -5 stays a number.
+    const bool formula = std::holds_alternative<std::string>(v) && looksLikeFormula(s);
+    if (formula) s.insert(s.begin(), '\'');
+    if (!formula && s.find_first_of(",\"\n\r") == std::string::npos) {
         b.append(s);
         return;
     }

@@ -3,6 +3,7 @@
 
 #include "trace_db/Sqlite.h"
 #include "trace_db/TraceError.h"
+#include "trace_db/TraceFile.h"
 
 #include <sqlite3.h>
 
@@ -147,8 +148,10 @@ std::unique_ptr<BtreeTable> BtreeTable::open(const std::filesystem::path& path,
                                              const std::vector<std::string>& columns) {
     std::unique_ptr<BtreeTable> t(new BtreeTable);
     t->m_path = path.string();
-    t->m_db = std::make_unique<tracedb::SqliteDb>(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-                                                  path.string());
+    // The reader's immutable URI: no -wal/-shm/-journal file appears beside the trace.
+    t->m_db = std::make_unique<tracedb::SqliteDb>(
+        tracedb::readOnlyUri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
+        path.string());
     // The schema read below takes the shared lock; BEGIN keeps it until the destructor.
     t->m_db->exec("BEGIN");
     std::uint32_t root = 0;

@@ -1,15 +1,20 @@
 // A trace path holds the old file or a complete new one, never a half-written one.
 #include "TestTrace.h"
 
-#include "trace_db/AtomicFile.h"
 #include "trace_db/TraceError.h"
 #include "trace_db/TraceReader.h"
 #include "trace_db/TraceWriter.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <csignal>
 #include <fstream>
+#include <regex>
 #include <stdexcept>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
 
 namespace pto::tracedb {
 namespace {
@@ -26,13 +31,32 @@ void writeSomeRows(TraceWriter& writer) {
     }
 }
 
+/// Names in `dir` other than `except`.
+std::vector<std::string> otherEntries(const TempDir& dir, const std::string& except = "") {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+        if (entry.path().filename() != except) names.push_back(entry.path().filename().string());
+    return names;
+}
+
+/// A pid no process has: a child that has exited and been reaped.
+pid_t deadPid() {
+    pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ::waitpid(child, nullptr, 0);
+    return child;
+}
+
 TEST(TraceDbAtomicity, WritesToTempFileBesideTarget) {
     TempDir dir;
     std::filesystem::path path = dir.file("run.ptotrace");
     TraceWriter writer = TraceWriter::create(path);
     EXPECT_FALSE(std::filesystem::exists(path));
-    EXPECT_TRUE(std::filesystem::exists(tempPathFor(path)));
-    EXPECT_EQ(tempPathFor(path).string(), path.string() + ".tmp-" + std::to_string(::getpid()));
+    std::vector<std::string> temps = otherEntries(dir);
+    ASSERT_EQ(temps.size(), 1u);
+    EXPECT_TRUE(std::regex_match(
+        temps[0], std::regex("run\\.ptotrace\\.tmp-" + std::to_string(::getpid()) + "-[0-9]+")))
+        << temps[0];
     writer.commit();
     EXPECT_TRUE(std::filesystem::exists(path));
     EXPECT_EQ(dir.entryCount(), 1U);
@@ -136,18 +160,76 @@ TEST(TraceDbAtomicity, UnwritableDirectoryIsReported) {
     EXPECT_FALSE(std::filesystem::exists(path));
 }
 
-TEST(TraceDbAtomicity, SecondWriterOfSamePathInProcessIsRefused) {
+TEST(TraceDbAtomicity, TwoWritersOfOnePathEachHaveTheirOwnTempFile) {
     TempDir dir;
     std::filesystem::path path = dir.file("run.ptotrace");
     TraceWriter first = TraceWriter::create(path);
-    try {
-        TraceWriter::create(path);
-        FAIL() << "two writers share one temp file";
-    } catch (const TraceError& error) {
-        EXPECT_NE(std::string(error.what()).find("already exists"), std::string::npos);
-    }
+    TraceWriter second = TraceWriter::create(path);
+    EXPECT_EQ(otherEntries(dir).size(), 2u);
+    first.setMeta("writer", "first");
+    second.setMeta("writer", "second");
     first.commit();
+    second.commit();
+    EXPECT_EQ(TraceReader::open(path).meta("writer"), "second"); // the last commit wins
+    EXPECT_EQ(dir.entryCount(), 1U);
+}
+
+TEST(TraceDbAtomicity, ANameLeftByAnEarlierProcessWithOurPidIsSkipped) {
+    TempDir dir;
+    std::filesystem::path path = dir.file("run.ptotrace");
+    const std::string prefix = "run.ptotrace.tmp-" + std::to_string(::getpid()) + "-";
+    auto numberOfTemp = [&] {
+        std::vector<std::string> temps = otherEntries(dir);
+        EXPECT_EQ(temps.size(), 1u);
+        return temps.empty() ? -1 : std::stoi(temps[0].substr(prefix.size()));
+    };
+    int probe = 0;
+    {
+        TraceWriter writer = TraceWriter::create(path);
+        probe = numberOfTemp();
+    }
+    // A recycled pid: files of an earlier process with our pid hold the next 20 names.
+    for (int n = probe + 1; n <= probe + 20; ++n)
+        test::writeBytes(dir.file(prefix + std::to_string(n)), "old");
+    TraceWriter writer = TraceWriter::create(path);
+    writer.commit();
     EXPECT_NO_THROW(TraceReader::open(path));
+    EXPECT_EQ(test::readBytes(dir.file(prefix + std::to_string(probe + 1))), "old");
+    EXPECT_EQ(dir.entryCount(), 21U);
+}
+
+TEST(TraceDbAtomicity, TempFilesOfDeadProcessesAreRemovedByTheNextWriter) {
+    TempDir dir;
+    std::filesystem::path path = dir.file("run.ptotrace");
+    std::string dead = std::to_string(deadPid());
+    std::string live = std::to_string(::getppid());
+    test::writeBytes(dir.file("run.ptotrace.tmp-" + dead), "killed, former naming");
+    test::writeBytes(dir.file("run.ptotrace.tmp-" + dead + "-3"), "killed");
+    test::writeBytes(dir.file("run.ptotrace.tmp-" + live + "-0"), "still being written");
+    test::writeBytes(dir.file("run.ptotrace.tmp-notes"), "not a temp name");
+    test::writeBytes(dir.file("other.ptotrace.tmp-" + dead + "-0"), "another target's");
+    TraceWriter writer = TraceWriter::create(path);
+    writer.commit();
+    std::vector<std::string> left = otherEntries(dir, "run.ptotrace");
+    std::sort(left.begin(), left.end());
+    EXPECT_EQ(left, (std::vector<std::string>{"other.ptotrace.tmp-" + dead + "-0",
+                                              "run.ptotrace.tmp-" + live + "-0",
+                                              "run.ptotrace.tmp-notes"}));
+}
+
+TEST(TraceDbAtomicity, SigtermAndSigintRemoveTheTempFile) {
+    for (int signal : {SIGTERM, SIGINT}) {
+        TempDir dir;
+        std::filesystem::path path = dir.file("run.ptotrace");
+        EXPECT_EXIT(
+            {
+                TraceWriter writer = TraceWriter::create(path);
+                writeSomeRows(writer);
+                std::raise(signal);
+            },
+            ::testing::KilledBySignal(signal), "");
+        EXPECT_EQ(dir.entryCount(), 0U) << "signal " << signal;
+    }
 }
 
 } // namespace
