@@ -3,6 +3,7 @@
 #pragma once
 
 #include "compiler/FaultInjection.h"
+#include "compiler/ResourceBudget.h"
 
 #include <CLI/CLI.hpp>
 
@@ -25,6 +26,15 @@ void registerDiff(CLI::App& app, Action& action);
 // --fault KIND[:N] (compiler/FaultInjection.h) for compile, run and diff --bisect; a bad value
 // is a CLI::ValidationError (exit 2).
 FaultSpec parseFaultOption(const std::string& text);
+// --max-tile-ops, --max-instrs, --max-gm and --max-memory (compiler/ResourceBudget.h) for
+// every command that compiles or simulates; a bad value is a CLI::ValidationError (exit 2).
+void addBudgetOptions(CLI::App* cmd, ResourceBudget& budget);
+
+// What the running command is doing ("compiling x.pto"), for the message when the host runs
+// out of memory anyway (main.cpp).
+void setActivity(std::string what);
+const std::string& activity();
+
 void registerReport(CLI::App& app, Action& action);
 void registerQuery(CLI::App& app, Action& action);
 void registerExport(CLI::App& app, Action& action);

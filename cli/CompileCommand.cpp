@@ -23,6 +23,7 @@ struct CompileArgs {
     bool timePasses = false;
     int tilesPerTask = 0;
     FaultSpec fault; // debug: --fault
+    ResourceBudget budget;
 };
 
 void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
@@ -53,8 +54,10 @@ void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
 }
 
 int runCompile(const CompileArgs& args) {
+    setActivity(fmt::format("compiling {}", args.input));
     CompileState state = loadProgram(args.input, args.entry);
     CompileOptions options;
+    options.budget = args.budget;
     options.doubleBuffer = !args.noDoubleBuffer;
     options.tilesPerTask = args.tilesPerTask;
     options.fault = args.fault;
@@ -95,6 +98,7 @@ void registerCompile(CLI::App& app, Action& action) {
                     "tile chains per task (default: spread over all cores)")
         ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--time-passes", args->timePasses, "print the time of every pass");
+    addBudgetOptions(cmd, args->budget);
     cmd->callback([args, &action] { action = [args] { return runCompile(*args); }; });
 }
 

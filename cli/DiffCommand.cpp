@@ -32,6 +32,7 @@ struct DiffArgs {
     std::string standard = "allclose";
     bool json = false;
     bool noStore = false;
+    ResourceBudget budget; // --bisect
 };
 
 ComparePolicy policyOf(const DiffArgs& a) {
@@ -89,6 +90,7 @@ int diffBisect(const DiffArgs& a) {
     o.fault = a.fault;
     o.tracePath = a.output;
     o.policy = policyOf(a);
+    o.budget = a.budget;
     const BisectReport report = bisectProgram(o);
     if (a.json)
         std::cout << bisectJson(report).dump(2) << "\n";
@@ -153,6 +155,7 @@ void registerDiff(CLI::App& app, Action& action) {
                     "verdict standard: allclose (torch.testing, default), ascend, msprobe");
     cmd->add_flag("--no-store", args->noStore, "with --golden: do not add diff rows to the trace");
     cmd->add_flag("--json", args->json, "machine-readable output");
+    addBudgetOptions(cmd, args->budget);
     cmd->callback([args, &action] { action = [args] { return runDiff(*args); }; });
 }
 

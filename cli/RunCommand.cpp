@@ -62,6 +62,7 @@ int runRun(RunArgs& args) {
     args.options.sim.traceLevel = *level;
     args.options.compile.doubleBuffer = !args.noDoubleBuffer;
 
+    setActivity(fmt::format("running {}", args.options.program));
     ProgressBar progress("pto run");
     progress.phase(args.options.sim.timingOnly ? "compiling + simulating (timing only)"
                                                : "compiling + simulating",
@@ -109,6 +110,7 @@ void registerRun(CLI::App& app, Action& action) {
     cmd->add_option("--tiles-per-task", o.compile.tilesPerTask, "tile chains per task")
         ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--json", args->json, "machine-readable summary");
+    addBudgetOptions(cmd, o.compile.budget);
     cmd->callback([args, &action] { action = [args] { return runRun(*args); }; });
 }
 

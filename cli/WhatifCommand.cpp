@@ -18,6 +18,7 @@ struct WhatifArgs {
     std::string output;
     bool timingOnly = false;
     bool json = false;
+    ResourceBudget budget;
 };
 
 int runWhatif(const WhatifArgs& args) {
@@ -25,6 +26,8 @@ int runWhatif(const WhatifArgs& args) {
     options.overrides = args.overrides;
     options.outputPath = args.output;
     options.timingOnly = args.timingOnly;
+    options.budget = args.budget;
+    setActivity(fmt::format("re-running {}", args.file));
     ProgressBar progress("what-if");
     int phases = 0;
     options.onPhase = [&](const std::string& phase) { progress.phase(phase, phases++ / 3.0); };
@@ -55,6 +58,7 @@ void registerWhatif(CLI::App& app, Action& action) {
     cmd->add_option("-o,--output", args->output, "keep the changed run's trace in this file");
     cmd->add_flag("--timing-only", args->timingOnly, "skip the numerics (timing is the same)");
     cmd->add_flag("--json", args->json, "machine-readable output");
+    addBudgetOptions(cmd, args->budget);
     cmd->callback([args, &action] { action = [args] { return runWhatif(*args); }; });
 }
 

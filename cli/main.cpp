@@ -8,6 +8,21 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
+#include <stdexcept>
+
+namespace {
+
+// std::bad_alloc never reaches the user as such: say what ran out and what bounds it.
+void printOutOfMemory() {
+    fmt::print(stderr,
+               "error: out of memory while {} (the host could not allocate what it needed; the "
+               "resource budget --max-tile-ops, --max-instrs, --max-gm and --max-memory bounds "
+               "what pto plans to allocate: lower it or make the program smaller)\n",
+               pto::cli::activity());
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
     using namespace pto::cli;
@@ -32,8 +47,14 @@ int main(int argc, char** argv) {
         int code = app.exit(e);
         return code == 0 ? kExitOk : kExitUsage;
     }
+    for (const CLI::App* sub : app.get_subcommands())
+        setActivity(fmt::format("running 'pto {}'", sub->get_name()));
     try {
         return action ? action() : kExitUsage;
+    } catch (const std::bad_alloc&) {
+        printOutOfMemory();
+    } catch (const std::length_error&) { // a container asked for more than it can hold
+        printOutOfMemory();
     } catch (const pto::CompileError& e) {
         fmt::print(stderr, "{}\n", e.what());
     } catch (const pto::tracedb::TraceError& e) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "compiler/FaultInjection.h"
+#include "compiler/ResourceBudget.h"
 #include "compiler/ir/Block.h"
 #include "compiler/ir/Exec.h"
 #include "compiler/ir/Graph.h"
@@ -29,6 +30,7 @@ struct CompileOptions {
     int tilesPerTask = 0;   // 0 = fill the cores
     bool verifyEach = true; // run the level's verifier after every pass
     FaultSpec fault;        // debug: a defect to plant (compiler/FaultInjection.h)
+    ResourceBudget budget;  // limits checked before expand-tiles and after emit-pto
 };
 
 struct CompileState {

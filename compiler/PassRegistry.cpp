@@ -34,8 +34,10 @@ void runDeadCode(CompileState& s, const CompileOptions&) {
 }
 
 void runExpandTiles(CompileState& s, const CompileOptions& o) {
+    checkTileOpBudget(s.tensor, o.target, o.budget, s.file); // before anything is expanded
     s.tile = expandTiles(s.tensor, o.target, s.file);
     s.kind = S::Tile;
+    checkTileOpCount(s.tile, o.budget, s.file); // the estimate may have been low
 }
 void runAssignMemory(CompileState& s, const CompileOptions& o) {
     assignMemory(s.tile, o.target, s.file);
@@ -69,10 +71,11 @@ void runExec(CompileState& s, const CompileOptions&) {
     s.exec = buildExecGraph(s.block);
     s.kind = S::Exec;
 }
-void runEmit(CompileState& s, const CompileOptions&) {
+void runEmit(CompileState& s, const CompileOptions& o) {
     s.pto = emitPto(s.block, s.exec);
     s.pto.name = s.tensor.name;
     s.kind = S::Pto;
+    checkInstrBudget(s.pto, o.budget, s.file);
 }
 
 constexpr PassInfo kPasses[] = {

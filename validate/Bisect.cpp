@@ -321,17 +321,20 @@ BisectReport bisectProgram(const BisectOptions& o) {
     RunOptions ro;
     ro.inputFiles = o.inputFiles;
     ro.seed = o.seed;
+    ro.compile.budget = o.budget;
     const std::vector<TensorData> inputs = prepareInputs(state, ro);
 
     CompileOptions compile;
     compile.target = sim::toTargetInfo(arch);
     compile.fault = o.fault;
+    compile.budget = o.budget;
     std::optional<tracedb::TraceWriter> writer;
     if (!o.tracePath.empty()) writer.emplace(tracedb::TraceWriter::create(o.tracePath));
     SnapshotRecorder snaps;
     StageObserver* observers[] = {&snaps};
     compileProgram(state, compile, writer ? &*writer : nullptr, {}, observers);
     if (writer) recordArchMeta(*writer, arch, "pto diff --bisect");
+    checkRunBudget(state, o.budget, true); // the stages' values and the GM image
 
     BisectReport report;
     report.program = o.program;

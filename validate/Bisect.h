@@ -27,6 +27,7 @@
 // (offset, and in the simulator the block, task and core that computed it).
 
 #include "compiler/FaultInjection.h"
+#include "compiler/ResourceBudget.h"
 #include "compiler/ir/Diagnostics.h"
 #include "compiler/ir/Hardware.h"
 #include "validate/Compare.h"
@@ -51,6 +52,8 @@ struct BisectOptions {
     std::vector<std::string> archOverrides;
     ComparePolicy policy; // overrides and standard; class and K come from each op
     int maxTilesListed = 16;
+    ResourceBudget budget; // checked before inputs are made, before expansion and before
+                           // the stages are evaluated and simulated
 };
 
 enum class ValueStatus : uint8_t { Unchecked, Exact, Drift, Fail };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -15,10 +16,10 @@
 #include <random>
 #include <system_error>
 
-#if __has_include(<unistd.h>)
-#include <unistd.h> // fsync
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #define PTO_NPY_HAVE_FSYNC 1
-#endif
 
 namespace pto {
 
@@ -129,11 +130,12 @@ struct HeaderError {
 };
 
 /// Parses the Python dict literal of an .npy header, exactly the subset np.save writes: string
-/// keys, a string descr, True/False, a tuple of non-negative ints (a trailing "L" from Python 2
-/// writers allowed).
+/// keys, a string descr, True/False, a tuple of non-negative decimal ints (a trailing "L" from
+/// Python 2 writers allowed in versions 1.0 and 2.0, which NumPy filters for that).
 class HeaderParser {
 public:
-    explicit HeaderParser(std::string_view text) : m_text(text) {}
+    HeaderParser(std::string_view text, bool allowLongSuffix)
+        : m_text(text), m_allowLong(allowLongSuffix) {}
 
     Header parse() {
         Header header;
@@ -196,8 +198,8 @@ private:
         ++m_pos;
     }
     void skipSpace() {
-        while (m_pos < m_text.size() && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' ||
-                                         m_text[m_pos] == '\n' || m_text[m_pos] == '\r')) {
+        while (m_pos < m_text.size() &&
+               std::string_view(" \t\n\r\f").find(m_text[m_pos]) != std::string_view::npos) {
             ++m_pos;
         }
     }
@@ -215,14 +217,14 @@ private:
         return std::string(m_text.substr(start, m_pos++ - start));
     }
     bool parseBool() {
-        for (auto [word, value] : {std::pair{std::string_view("True"), true},
-                                   std::pair{std::string_view("False"), false}}) {
-            if (m_text.substr(m_pos, word.size()) == word) {
-                m_pos += word.size();
-                return value;
-            }
-        }
-        fail("fortran_order must be True or False");
+        size_t end = m_pos;
+        while (end < m_text.size() &&
+               (std::isalnum(static_cast<unsigned char>(m_text[end])) || m_text[end] == '_'))
+            ++end;
+        const std::string_view word = m_text.substr(m_pos, end - m_pos);
+        if (word != "True" && word != "False") fail("fortran_order must be True or False");
+        m_pos = end;
+        return word == "True";
     }
     std::vector<int64_t> parseShape() {
         std::vector<int64_t> shape;
@@ -250,6 +252,7 @@ private:
             fail("expected a non-negative integer in shape");
         }
         int64_t value = 0;
+        const size_t start = m_pos;
         while (m_pos < m_text.size() && m_text[m_pos] >= '0' && m_text[m_pos] <= '9') {
             const int digit = m_text[m_pos++] - '0';
             if (value > (std::numeric_limits<int64_t>::max() - digit) / 10) {
@@ -257,11 +260,14 @@ private:
             }
             value = value * 10 + digit;
         }
-        if (peek('L') || peek('l')) ++m_pos; // Python 2 long
+        // Python 3 has no octal-looking decimals: "0" and "00" are fine, "02" is a syntax error.
+        if (m_text[start] == '0' && value != 0) fail("leading zeros in a dimension");
+        if (m_allowLong && (peek('L') || peek('l'))) ++m_pos; // Python 2 long
         return value;
     }
 
     std::string_view m_text;
+    bool m_allowLong = false;
     size_t m_pos = 0;
 };
 
@@ -541,48 +547,32 @@ std::string canonicalNpyDescr(std::string_view descr) {
     return info->canonical();
 }
 
-NpyArray readNpy(const fs::path& path) {
-    std::error_code ec;
-    const auto status = fs::status(path, ec);
-    if (status.type() == fs::file_type::not_found) throwAt(path, "no such file");
-    if (ec) throwAt(path, fmt::format("cannot access: {}", ec.message()));
-    if (fs::is_directory(status)) throwAt(path, "is a directory, not an .npy file");
-    if (!fs::is_regular_file(status)) throwAt(path, "not a regular file");
-    const uintmax_t fileSize = fs::file_size(path, ec);
-    if (ec) throwAt(path, fmt::format("cannot access: {}", ec.message()));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throwAt(path, fmt::format("cannot open: {}", errnoText(errno)));
-    const auto readBytes = [&](char* out, size_t size) {
-        in.read(out, static_cast<std::streamsize>(size));
-        return static_cast<size_t>(in.gcount());
-    };
-
+NpyHeader parseNpyHeader(std::string_view prefix, uint64_t fileSize, const fs::path& path) {
     // Preamble: magic, version, header length.
     if (fileSize == 0) throwAt(path, "empty file, not an .npy file");
-    std::array<char, 12> preamble{};
-    const size_t got =
-        readBytes(preamble.data(), static_cast<size_t>(std::min<uintmax_t>(fileSize, 8)));
-    const std::string_view start(preamble.data(), std::min(got, kMagic.size()));
+    const size_t got = std::min<size_t>(prefix.size(), 8);
+    const std::string_view start = prefix.substr(0, std::min(got, kMagic.size()));
     if (start != kMagic.substr(0, start.size())) {
         throwAt(path, fmt::format("not an .npy file (bad magic: expected \\x93NUMPY, found '{}')",
                                   printable(start)));
     }
     if (got < 8) throwAt(path, fmt::format("truncated header: the file ends after {} bytes", got));
-    const int major = static_cast<unsigned char>(preamble[6]);
-    const int minor = static_cast<unsigned char>(preamble[7]);
-    if ((major != 1 && major != 2 && major != 3) || minor != 0) {
+    NpyHeader h;
+    h.major = static_cast<unsigned char>(prefix[6]);
+    const int minor = static_cast<unsigned char>(prefix[7]);
+    if ((h.major != 1 && h.major != 2 && h.major != 3) || minor != 0) {
         throwAt(path,
                 fmt::format("unsupported .npy format version {}.{} (supported: 1.0, 2.0, 3.0)",
-                            major, minor));
+                            h.major, minor));
     }
-    const size_t lengthBytes = major == 1 ? 2 : 4;
+    const size_t lengthBytes = h.major == 1 ? 2 : 4;
     const size_t preambleSize = 8 + lengthBytes;
-    if (fileSize < preambleSize || readBytes(preamble.data() + 8, lengthBytes) != lengthBytes) {
+    if (fileSize < preambleSize || prefix.size() < preambleSize) {
         throwAt(path, fmt::format("truncated header: the file ends after {} bytes", fileSize));
     }
     uint64_t headerLen = 0;
     for (size_t i = lengthBytes; i-- > 0;) {
-        headerLen = (headerLen << 8) | static_cast<unsigned char>(preamble[8 + i]);
+        headerLen = (headerLen << 8) | static_cast<unsigned char>(prefix[8 + i]);
     }
     if (headerLen > fileSize - preambleSize) {
         throwAt(path,
@@ -594,15 +584,13 @@ NpyArray readNpy(const fs::path& path) {
         throwAt(path, fmt::format("header of {} bytes is larger than the {} this reader accepts",
                                   headerLen, kMaxHeaderBytes));
     }
-    std::string headerText(static_cast<size_t>(headerLen), '\0');
-    if (readBytes(headerText.data(), headerText.size()) != headerText.size()) {
-        throwAt(path, "read error in the header");
-    }
+    if (prefix.size() < preambleSize + headerLen) throwAt(path, "read error in the header");
+    const std::string_view headerText = prefix.substr(preambleSize, headerLen);
 
     // Header dict.
     Header header;
     try {
-        header = HeaderParser(headerText).parse();
+        header = HeaderParser(headerText, h.major < 3).parse();
     } catch (const HeaderError& e) {
         if (e.unsupportedDType) throwAt(path, e.why);
         throwAt(path,
@@ -612,7 +600,7 @@ NpyArray readNpy(const fs::path& path) {
     const auto info = parseDescr(header.descr, why);
     if (!info) throwAt(path, why);
 
-    // Data.
+    // Data size against the file, before anything is read or allocated.
     const auto dataBytes = checkedBytes(header.shape, info->size);
     if (!dataBytes) {
         throwAt(
@@ -620,23 +608,114 @@ NpyArray readNpy(const fs::path& path) {
             fmt::format("shape {} of '{}' has too many elements (the byte count overflows 64 bits)",
                         shapeText(header.shape), header.descr));
     }
-    const uintmax_t available = fileSize - preambleSize - headerLen;
-    if (static_cast<uintmax_t>(*dataBytes) > available) {
+    const uint64_t available = fileSize - preambleSize - headerLen;
+    if (static_cast<uint64_t>(*dataBytes) > available) {
         throwAt(path, fmt::format(
                           "truncated data: expected {} bytes of data, found {} (shape {} of '{}')",
                           *dataBytes, available, shapeText(header.shape), header.descr));
     }
+    h.descr = info->canonical();
+    h.bigEndian = info->bigEndian && info->size > 1;
+    h.fortranOrder = header.fortranOrder;
+    h.shape = std::move(header.shape);
+    h.itemSize = info->size;
+    h.dataOffset = preambleSize + headerLen;
+    h.dataBytes = static_cast<uint64_t>(*dataBytes);
+    return h;
+}
+
+namespace {
+
+/// A regular file opened for reading. Opening never blocks: O_NONBLOCK keeps a FIFO from
+/// waiting for a writer, and anything but a regular file is refused before a byte is read.
+class ReadOnlyFile {
+public:
+    explicit ReadOnlyFile(const fs::path& path) : m_path(path) {
+        m_fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (m_fd < 0) {
+            const int err = errno;
+            if (err == ENOENT) throwAt(path, "no such file");
+            throwAt(path, fmt::format("cannot open: {}", errnoText(err)));
+        }
+        struct stat st {};
+        if (::fstat(m_fd, &st) != 0) fail(fmt::format("cannot access: {}", errnoText(errno)));
+        if (S_ISDIR(st.st_mode)) fail("is a directory, not an .npy file");
+        if (!S_ISREG(st.st_mode)) {
+            fail(fmt::format("not a regular file ({}); .npy inputs must be regular files",
+                             S_ISFIFO(st.st_mode)   ? "a FIFO"
+                             : S_ISSOCK(st.st_mode) ? "a socket"
+                                                    : "a device"));
+        }
+        m_size = static_cast<uint64_t>(st.st_size);
+    }
+    ~ReadOnlyFile() { ::close(m_fd); }
+    ReadOnlyFile(const ReadOnlyFile&) = delete;
+    ReadOnlyFile& operator=(const ReadOnlyFile&) = delete;
+
+    uint64_t size() const { return m_size; }
+
+    /// Reads up to `size` bytes at `offset`; returns how many there were.
+    size_t readAt(uint64_t offset, void* out, size_t size) const {
+        size_t done = 0;
+        while (done < size) {
+            const ssize_t n = ::pread(m_fd, static_cast<char*>(out) + done, size - done,
+                                      static_cast<off_t>(offset + done));
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) fail(fmt::format("read error: {}", errnoText(errno)));
+            if (n == 0) break;
+            done += static_cast<size_t>(n);
+        }
+        return done;
+    }
+
+    /// The preamble and header (or the whole file if it is shorter than they claim).
+    std::string headerBytes() const {
+        std::string prefix(static_cast<size_t>(std::min<uint64_t>(m_size, 12)), '\0');
+        prefix.resize(readAt(0, prefix.data(), prefix.size()));
+        if (prefix.size() < 12 || prefix.compare(0, kMagic.size(), kMagic) != 0) return prefix;
+        const bool v1 = prefix[6] == 1;
+        uint64_t headerLen = 0;
+        for (size_t i = v1 ? 2 : 4; i-- > 0;)
+            headerLen = (headerLen << 8) | static_cast<unsigned char>(prefix[8 + i]);
+        const uint64_t total = std::min<uint64_t>(
+            (v1 ? 10 : 12) + std::min<uint64_t>(headerLen, kMaxHeaderBytes), m_size);
+        if (total <= prefix.size()) return prefix.substr(0, static_cast<size_t>(total));
+        const size_t had = prefix.size();
+        prefix.resize(static_cast<size_t>(total));
+        prefix.resize(had + readAt(had, prefix.data() + had, prefix.size() - had));
+        return prefix;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& why) const { throwAt(m_path, why); }
+
+    fs::path m_path;
+    int m_fd = -1;
+    uint64_t m_size = 0;
+};
+
+} // namespace
+
+NpyHeader readNpyHeader(const fs::path& path) {
+    const ReadOnlyFile file(path);
+    NpyHeader h = parseNpyHeader(file.headerBytes(), file.size(), path);
+    h.trueDType = readSidecar(path, h.descr);
+    return h;
+}
+
+NpyArray readNpy(const fs::path& path) {
+    const ReadOnlyFile file(path);
+    const NpyHeader h = parseNpyHeader(file.headerBytes(), file.size(), path);
     NpyArray array;
-    array.descr = info->canonical();
-    array.shape = header.shape;
-    array.data.resize(static_cast<size_t>(*dataBytes));
-    if (readBytes(reinterpret_cast<char*>(array.data.data()), array.data.size()) !=
-        array.data.size()) {
+    array.descr = h.descr;
+    array.shape = h.shape;
+    array.data.resize(static_cast<size_t>(h.dataBytes));
+    if (file.readAt(h.dataOffset, array.data.data(), array.data.size()) != array.data.size()) {
         throwAt(path, "read error in the data");
     }
-    if (info->bigEndian && info->size > 1) byteSwapElements(array.data, info->size);
-    if (header.fortranOrder && array.shape.size() > 1) {
-        array.data = fortranToC(array.data, array.shape, info->size);
+    if (h.bigEndian) byteSwapElements(array.data, h.itemSize);
+    if (h.fortranOrder && array.shape.size() > 1) {
+        array.data = fortranToC(array.data, array.shape, h.itemSize);
     }
     array.trueDType = readSidecar(path, array.descr);
     return array;

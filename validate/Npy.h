@@ -84,7 +84,37 @@ struct NpyArray {
     int64_t itemSize() const;
 };
 
-/// Reads an .npy file (and its "<file>.dtype" sidecar, if any). Throws NpyError.
+/// What an .npy file's preamble and header declare, checked against the file's size.
+struct NpyHeader {
+    int major = 1;              // format version 1, 2 or 3 (minor is always 0)
+    std::string descr;          // canonical, as NpyArray::descr ('<f4'; '<i2' for '>i2')
+    bool bigEndian = false;     // the stored elements are big-endian ('>' with itemSize > 1)
+    bool fortranOrder = false;  // the stored elements are in Fortran order
+    std::vector<int64_t> shape; // as NpyArray::shape
+    int itemSize = 0;           // bytes per element
+    uint64_t dataOffset = 0;    // bytes before the first element (preamble + header)
+    uint64_t dataBytes = 0;     // numel * itemSize; the file holds at least this many after
+    std::string trueDType;      // from the "<file>.dtype" sidecar (readNpyHeader only)
+};
+
+/// The one header parser every reader of .npy files uses: `prefix` holds the first bytes of a
+/// file of `fileSize` bytes (at least its preamble and header, or the whole file if shorter).
+/// Accepts what np.load accepts, minus deliberate strictness (docs/VALIDATE.md): the header is
+/// a Python dict literal with exactly the keys 'descr', 'fortran_order' and 'shape', each once
+/// (a repeated key, which NumPy resolves silently to the last one, is an error), string values
+/// in single or double quotes without escapes, True or False, a tuple of decimal integers. The
+/// data size the shape and dtype imply is checked against the file size before anything is
+/// read or allocated. Throws NpyError naming `path`.
+NpyHeader parseNpyHeader(std::string_view prefix, uint64_t fileSize,
+                         const std::filesystem::path& path);
+
+/// Reads and checks only the header of an .npy file (and its sidecar): a cheap look at dtype
+/// and shape before a large file is read. `path` must be a regular file: a FIFO, device or
+/// socket is an NpyError at once (opening never blocks). Throws NpyError.
+NpyHeader readNpyHeader(const std::filesystem::path& path);
+
+/// Reads an .npy file (and its "<file>.dtype" sidecar, if any): readNpyHeader's checks, then
+/// the data. Throws NpyError.
 NpyArray readNpy(const std::filesystem::path& path);
 
 /// Writes `array` as an .npy file atomically (and its sidecar, see above). Throws NpyError when

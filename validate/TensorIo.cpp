@@ -35,20 +35,30 @@ NpyArray toNpy(const TensorData& t) {
     return a;
 }
 
-TensorData fromNpy(const NpyArray& a, const std::filesystem::path& where) {
+namespace {
+
+// The PTO type of an .npy dtype and shape; NpyError for what PTO does not compute in.
+TensorFileType ptoTypeOf(const std::string& descr, const std::string& trueDType,
+                         const std::vector<int64_t>& shape, const std::filesystem::path& where) {
     std::optional<DType> dtype;
-    if (a.trueDType == "bf16" && a.descr == "<u2") dtype = DType::BF16;
+    if (trueDType == "bf16" && descr == "<u2") dtype = DType::BF16;
     for (const DescrMap& m : kDescrs)
-        if (a.trueDType.empty() && m.descr == a.descr) dtype = m.dtype;
+        if (trueDType.empty() && m.descr == descr) dtype = m.dtype;
     if (!dtype)
-        throw NpyError(where,
-                       fmt::format("dtype '{}'{} is not one PTO computes in; use f16, "
-                                   "bf16 (<u2 + .dtype sidecar), f32, i8, i32 or bool",
-                                   a.descr, a.trueDType.empty() ? "" : " (" + a.trueDType + ")"));
-    if (a.shape.size() > size_t(Shape::kMaxRank))
-        throw NpyError(where, fmt::format("rank {} exceeds the maximum of {}", a.shape.size(),
-                                          Shape::kMaxRank));
-    TensorData t(*dtype, Shape(std::span<const int64_t>(a.shape)));
+        throw NpyError(where, fmt::format("dtype '{}'{} is not one PTO computes in; use f16, "
+                                          "bf16 (<u2 + .dtype sidecar), f32, i8, i32 or bool",
+                                          descr, trueDType.empty() ? "" : " (" + trueDType + ")"));
+    if (shape.size() > size_t(Shape::kMaxRank))
+        throw NpyError(
+            where, fmt::format("rank {} exceeds the maximum of {}", shape.size(), Shape::kMaxRank));
+    return {*dtype, Shape(std::span<const int64_t>(shape))};
+}
+
+} // namespace
+
+TensorData fromNpy(const NpyArray& a, const std::filesystem::path& where) {
+    const TensorFileType type = ptoTypeOf(a.descr, a.trueDType, a.shape, where);
+    TensorData t(type.dtype, type.shape);
     if (t.bytes.size() != a.data.size())
         throw NpyError(where, fmt::format("expected {} bytes of data, found {}", t.bytes.size(),
                                           a.data.size()));
@@ -58,6 +68,11 @@ TensorData fromNpy(const NpyArray& a, const std::filesystem::path& where) {
 
 TensorData readTensor(const std::filesystem::path& path) {
     return fromNpy(readNpy(path), path);
+}
+
+TensorFileType readTensorType(const std::filesystem::path& path) {
+    const NpyHeader h = readNpyHeader(path);
+    return ptoTypeOf(h.descr, h.trueDType, h.shape, path);
 }
 
 void writeTensor(const std::filesystem::path& path, const TensorData& t) {

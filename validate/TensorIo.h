@@ -16,6 +16,14 @@ NpyArray toNpy(const TensorData& t);
 TensorData fromNpy(const NpyArray& a, const std::filesystem::path& where = {});
 
 TensorData readTensor(const std::filesystem::path& path);
+
+// The dtype and shape a tensor file holds, from its header (and sidecar) alone, with the
+// checks readTensor makes: a cheap look before a large file is read.
+struct TensorFileType {
+    DType dtype;
+    Shape shape;
+};
+TensorFileType readTensorType(const std::filesystem::path& path);
 void writeTensor(const std::filesystem::path& path, const TensorData& t);
 
 } // namespace pto

@@ -45,12 +45,39 @@ std::vector<ProgramInput> programInputs(const CompileState& state) {
     return inputs;
 }
 
+void checkInputBudget(const CompileState& state, const ResourceBudget& budget) {
+    int64_t total = 0, largestBytes = -1;
+    std::string largest;
+    for (const ProgramInput& in : programInputs(state)) {
+        const int64_t bytes = in.type.shape.numel() * dtypeSize(in.type.dtype);
+        total += bytes; // at most 2^51 per input (kMaxElements), so no overflow
+        if (bytes > largestBytes) {
+            largestBytes = bytes;
+            largest =
+                fmt::format("%{} of @{}, {}, {}", in.name, state.tensor.name,
+                            typeString(in.type.dtype, in.type.shape), formatBytes(double(bytes)));
+        }
+    }
+    checkInputBudget(total, largest, budget, state.file);
+}
+
 std::vector<TensorData> prepareInputs(const CompileState& state, const RunOptions& options) {
     auto wanted = programInputs(state);
     if (!options.inputFiles.empty() && options.inputFiles.size() != wanted.size())
         throw std::invalid_argument(fmt::format("@{} takes {} inputs but {} files were given",
                                                 state.tensor.name, wanted.size(),
                                                 options.inputFiles.size()));
+    checkInputBudget(state, options.compile.budget);
+    // Every file's header first: a wrong or hostile file is an error before any data is read.
+    for (size_t i = 0; i < options.inputFiles.size(); ++i) {
+        const Type& type = wanted[i].type;
+        const TensorFileType t = readTensorType(options.inputFiles[i]);
+        if (t.dtype != type.dtype || t.shape != type.shape)
+            throw std::invalid_argument(
+                fmt::format("{}: holds {} but input %{} of @{} is {}", options.inputFiles[i],
+                            typeString(t.dtype, t.shape), wanted[i].name, state.tensor.name,
+                            typeString(type.dtype, type.shape)));
+    }
     std::vector<TensorData> inputs;
     for (size_t i = 0; i < wanted.size(); ++i) {
         const Type& type = wanted[i].type;
@@ -66,6 +93,11 @@ std::vector<TensorData> prepareInputs(const CompileState& state, const RunOption
         inputs.push_back(std::move(t));
     }
     return inputs;
+}
+
+void checkRunBudget(const CompileState& state, const ResourceBudget& budget, bool numerics) {
+    checkInstrBudget(state.pto, budget, state.file);
+    if (numerics) checkGmBudget(state.pto, budget, state.file);
 }
 
 void recordArchMeta(tracedb::TraceWriter& writer, const sim::ArchConfig& arch,
@@ -148,6 +180,8 @@ RunResult runProgram(const RunOptions& options) {
     RunResult r;
     r.arch = loadArchConfig(options.archFile, options.archOverrides);
     r.state = loadProgram(options.program, options.entry);
+    const bool numerics = !options.sim.timingOnly;
+    if (r.state.kind == StageKind::Pto) checkRunBudget(r.state, options.compile.budget, numerics);
     r.inputs = prepareInputs(r.state, options);
 
     CompileOptions compile = options.compile;
@@ -159,6 +193,8 @@ RunResult runProgram(const RunOptions& options) {
         recordArchMeta(*writer, r.arch, "pto run");
         recordCompileOptions(*writer, compile);
     }
+
+    checkRunBudget(r.state, compile.budget, numerics); // before the simulator allocates
 
     sim::SimOptions simOptions = options.sim;
     simOptions.sourceFile = options.program;

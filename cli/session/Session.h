@@ -51,7 +51,15 @@ struct ProgramInput {
 // The inputs a program takes: the entry's arguments, or a PTO listing's GM inputs.
 std::vector<ProgramInput> programInputs(const CompileState& state);
 // The program's inputs: read from .npy files (checked against the inputs' types) or random.
+// Their total size is checked against options.compile.budget (maxGmBytes), and every file's
+// header against its input's type, before any tensor is made or read (BudgetError,
+// std::invalid_argument, NpyError).
 std::vector<TensorData> prepareInputs(const CompileState& state, const RunOptions& options);
+// The inputs' total size against budget.maxGmBytes (BudgetError naming the largest input).
+void checkInputBudget(const CompileState& state, const ResourceBudget& budget);
+// Before simulating state.pto: its instructions against the budget and, with numerics, its GM
+// image and the run's host memory (BudgetError).
+void checkRunBudget(const CompileState& state, const ResourceBudget& budget, bool numerics);
 
 // Compiles and simulates. Input errors throw (CompileError, ArchError, NpyError,
 // std::invalid_argument); a fault of the simulated program is returned in faultMessage.

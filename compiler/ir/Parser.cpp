@@ -136,6 +136,7 @@ private:
     Lexer m_lex;
     Token m_tok;
     std::vector<std::string_view> m_mnemonics = allMnemonics();
+    int m_nesting = 0; // parenthesised ops open around the current token
 };
 
 // --- module and functions ------------------------------------------------------------------
@@ -421,8 +422,16 @@ ValueId Parser::parseOperand(FunctionState& s) {
         advance();
         return v;
     }
-    if (accept(TokKind::LParen)) {
+    if (m_tok.is(TokKind::LParen)) {
+        if (m_nesting >= kMaxOpNesting)
+            fail(m_tok.loc, fmt::format("ops nested more than {} levels deep (the limit of "
+                                        "parenthesised operands); name an intermediate result "
+                                        "with '%name = ...' instead",
+                                        kMaxOpNesting));
+        advance();
+        ++m_nesting;
         ValueId v = parseOpExpr(s, nullptr, false);
+        --m_nesting;
         expect(TokKind::RParen, "')' to close the nested op");
         return v;
     }

@@ -21,6 +21,11 @@
 
 namespace pto {
 
+// Nested parenthesised ops (`exp (exp (... %x))`) may go this many levels deep; deeper nesting
+// is an error at the '(' that passes the limit (the parser recurses once per level, so the
+// limit keeps its stack bounded whatever the input). Name intermediate results instead.
+inline constexpr int kMaxOpNesting = 256;
+
 // Parses every function of a .pto file; `file` names it in diagnostics. With `verify` (the
 // default) each function is checked by verifyFunction as well.
 Module parseModule(std::string_view text, std::string file, bool verify = true);

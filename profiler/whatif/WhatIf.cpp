@@ -130,6 +130,7 @@ RunOptions rerunOptions(const tracedb::TraceReader& reader, const fs::path& dir,
     o.archOverrides.insert(o.archOverrides.end(), options.overrides.begin(),
                            options.overrides.end());
     recordedCompileOptions(reader, o.compile, notes);
+    o.compile.budget = options.budget;
     o.sim.traceLevel = sim::parseTraceLevel(reader.meta("trace_level").value_or("instructions"))
                            .value_or(sim::TraceLevel::Instructions);
     if (o.sim.traceLevel == sim::TraceLevel::None) o.sim.traceLevel = sim::TraceLevel::Tasks;

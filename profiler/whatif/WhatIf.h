@@ -3,6 +3,7 @@
 // compare the two runs per Tensor op and per core.
 #pragma once
 
+#include "compiler/ResourceBudget.h"
 #include "profiler/Compare.h"
 #include "profiler/Profile.h"
 
@@ -18,6 +19,7 @@ struct WhatIfOptions {
     std::string outputPath;             ///< trace of the re-run; empty = a temp file, removed
     bool timingOnly = false;            ///< skip the numerics (timing does not depend on data)
     std::function<void(const std::string&)> onPhase; ///< progress: "compiling + simulating"…
+    ResourceBudget budget; ///< limits of the re-compile and re-run (compiler/ResourceBudget.h)
 };
 
 struct WhatIfResult {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -520,6 +522,151 @@ TEST(NpyErrorTest, CanonicalDescr) {
     NpyArray a;
     a.descr = "<c8";
     EXPECT_THROW((void)a.itemSize(), NpyError);
+}
+
+// --- One strict header parser, judged against NumPy -------------------------------------------
+
+struct HeaderVariant {
+    const char* name;
+    std::string header;
+};
+
+/// Header dicts as a careless or hostile writer makes them. Every one is written as a 1.0
+/// file over 8 floats of data and given to np.load and to readNpy.
+std::vector<HeaderVariant> headerVariants() {
+    const std::string good = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4), }";
+    return {
+        {"good", good + "\n"},
+        {"no_newline", good},
+        {"leading_space", "  " + good + "\n"},
+        {"leading_newline", "\n" + good + "\n"},
+        {"tab", "{'descr':\t'<f4', 'fortran_order': False, 'shape': (2, 4), }\n"},
+        {"cr_ff", "{'descr': '<f4',\r\f 'fortran_order': False, 'shape': (2, 4), }\n"},
+        {"fortran_true", "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 4), }\n"},
+        {"zero_dim", "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 00), }\n"},
+        {"spaces_in_tuple", "{'descr': '<f4', 'fortran_order': False, 'shape': ( 2 , 4 , ), }"},
+        {"falsey", "{'descr': '<f4', 'fortran_order': Falsey, 'shape': (2, 4), }\n"},
+        {"true_suffix", "{'descr': '<f4', 'fortran_order': True_, 'shape': (2, 4), }\n"},
+        {"lowercase_bool", "{'descr': '<f4', 'fortran_order': false, 'shape': (2, 4), }\n"},
+        {"missing_comma", "{'descr': '<f4' 'fortran_order': False, 'shape': (2, 4), }\n"},
+        {"missing_comma_tuple", "{'descr': '<f4', 'fortran_order': False, 'shape': (2 4), }\n"},
+        {"extra_key", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4), 'x': 1}\n"},
+        {"decoy_key", "{'note': 'fortran_order': False, 'descr': '<f4', 'fortran_order': True, "
+                      "'shape': (2, 4), }\n"},
+        {"empty_key", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4), '': 1}\n"},
+        {"key_with_space", "{'descr ': '<f4', 'fortran_order': False, 'shape': (2, 4), }\n"},
+        {"mixed_quotes", "{\"descr': '<f4', 'fortran_order': False, 'shape': (2, 4), }\n"},
+        {"double_comma", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 4), ,}\n"},
+        {"tuple_double_comma", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,, 4), }\n"},
+        {"leading_zero", "{'descr': '<f4', 'fortran_order': False, 'shape': (02, 4), }\n"},
+        {"bool_dim", "{'descr': '<f4', 'fortran_order': False, 'shape': (True, 4), }\n"},
+        {"list_shape", "{'descr': '<f4', 'fortran_order': False, 'shape': [2, 4], }\n"},
+        {"nested_shape", "{'descr': '<f4', 'fortran_order': False, 'shape': ((2, 4),), }\n"},
+        {"int_shape", "{'descr': '<f4', 'fortran_order': False, 'shape': 8, }\n"},
+        {"bytes_descr", "{'descr': b'<f4', 'fortran_order': False, 'shape': (2, 4), }\n"},
+        {"nul_after", good + std::string("\0\n", 2)},
+        {"latin1_after", good + "\xe9\n"},
+        {"garbage_after", good + " x\n"},
+        {"two_dicts", good + good + "\n"},
+        {"not_a_dict", "('<f4', False, (2, 4))\n"},
+        {"fortran_as_int", "{'descr': '<f4', 'fortran_order': 0, 'shape': (2, 4), }\n"},
+        {"python2_long", "{'descr': '<f4', 'fortran_order': False, 'shape': (2L, 4L), }\n"},
+        // NumPy accepts these (Python literal syntax it evaluates); this reader refuses them on
+        // purpose: see kStricterThanNumpy.
+        {"duplicate_key", "{'descr': '<f4', 'fortran_order': False, 'fortran_order': True, "
+                          "'shape': (2, 4), }\n"},
+        {"comment", "{'descr': '<f4', 'fortran_order': False, # x\n 'shape': (2, 4), }\n"},
+        {"hex_dim", "{'descr': '<f4', 'fortran_order': False, 'shape': (0x2, 4), }\n"},
+        {"underscore_dim", "{'descr': '<f4', 'fortran_order': False, 'shape': (0_2, 4), }\n"},
+        {"plus_dim", "{'descr': '<f4', 'fortran_order': False, 'shape': (+2, 4), }\n"},
+        {"paren_bool", "{'descr': '<f4', 'fortran_order': (False), 'shape': (2, 4), }\n"},
+        {"string_concat", "{'descr': '<' 'f4', 'fortran_order': False, 'shape': (2, 4), }\n"},
+        {"line_continuation", "{'descr': '<f4', \\\n'fortran_order': False, 'shape': (2, 4)}\n"},
+        {"dtype_name", "{'descr': 'float32', 'fortran_order': False, 'shape': (2, 4), }\n"},
+    };
+}
+
+/// Variants NumPy loads that this reader refuses: a repeated key (NumPy silently keeps the last
+/// one — the decoy of the issue), and Python syntax np.save never writes.
+const std::vector<std::string> kStricterThanNumpy = {
+    "duplicate_key", "comment",       "hex_dim",           "underscore_dim", "plus_dim",
+    "paren_bool",    "string_concat", "line_continuation", "dtype_name"};
+
+TEST(NpyStrictHeaderTest, NeverAcceptsWhatNumpyRejects) {
+    REQUIRE_NUMPY();
+    TempDir dir;
+    const std::string data(32, '\0');
+    for (const HeaderVariant& v : headerVariants())
+        writeFile(dir / (std::string(v.name) + ".npy"), craft(v.header, data));
+    ASSERT_EQ(runReference("verdicts " + quoted(dir.path())), 0);
+    std::ifstream verdicts(dir / "verdicts.txt");
+    std::string line;
+    int compared = 0;
+    while (std::getline(verdicts, line)) {
+        std::istringstream fields(line);
+        std::string name, verdict, dims;
+        fields >> name >> verdict >> dims;
+        SCOPED_TRACE(name + ": NumPy says " + verdict);
+        std::optional<NpyArray> ours;
+        std::string error;
+        try {
+            ours = readNpy(dir / (name + ".npy"));
+        } catch (const NpyError& e) {
+            error = e.what();
+        }
+        const bool stricter = std::find(kStricterThanNumpy.begin(), kStricterThanNumpy.end(),
+                                        name) != kStricterThanNumpy.end();
+        if (verdict == "reject") {
+            EXPECT_FALSE(ours.has_value()) << "accepted a header NumPy rejects";
+        } else if (stricter) {
+            EXPECT_FALSE(ours.has_value()) << "listed as refused on purpose, but accepted";
+        } else {
+            ASSERT_TRUE(ours.has_value()) << error;
+            std::string ourDims;
+            for (size_t i = 0; i < ours->shape.size(); ++i)
+                ourDims += (i ? "," : "") + std::to_string(ours->shape[i]);
+            EXPECT_EQ(ourDims, dims);
+        }
+        ++compared;
+    }
+    EXPECT_EQ(compared, static_cast<int>(headerVariants().size()));
+}
+
+TEST(NpyStrictHeaderTest, TheIssuesDecoyIsRefusedWithTheReason) {
+    const fs::path decoy =
+        fs::path(PTO_SOURCE_DIR) /
+        "../shared/repro/reliability/c3_diff_accepts_invalid_header_decoy_fortran.npy";
+    if (!fs::exists(decoy)) GTEST_SKIP() << "no " << decoy;
+    expectReadError(decoy, "malformed header");
+    EXPECT_THROW(readNpyHeader(decoy), NpyError);
+}
+
+TEST(NpyStrictHeaderTest, HeaderOnlyReadOfAHugeSparseFile) {
+    // A 4 GiB array whose data is a hole in the file: the header is read and checked, the data
+    // never touched.
+    TempDir dir;
+    const std::string header = craft(dictFor("<f4", "(32768, 32768)"));
+    writeFile(dir / "big.npy", header);
+    fs::resize_file(dir / "big.npy", header.size() + (uint64_t(1) << 32));
+    const NpyHeader h = readNpyHeader(dir / "big.npy");
+    EXPECT_EQ(h.descr, "<f4");
+    EXPECT_EQ(h.shape, (std::vector<int64_t>{32768, 32768}));
+    EXPECT_EQ(h.dataOffset, header.size());
+    EXPECT_EQ(h.dataBytes, uint64_t(1) << 32);
+    EXPECT_FALSE(h.fortranOrder);
+    // One byte short: the size check fails before anything is allocated.
+    fs::resize_file(dir / "big.npy", header.size() + (uint64_t(1) << 32) - 1);
+    EXPECT_THROW(readNpyHeader(dir / "big.npy"), NpyError);
+}
+
+TEST(NpyStrictHeaderTest, FifoAndDevicesAreRefusedWithoutBlocking) {
+    TempDir dir;
+    const fs::path fifo = dir / "x.npy";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    // Opening a FIFO for reading blocks until a writer comes: this must return at once.
+    expectReadError(fifo, "not a regular file (a FIFO)");
+    EXPECT_THROW(readNpyHeader(fifo), NpyError);
+    expectReadError("/dev/null", "not a regular file (a device)");
 }
 
 // --- Robustness: hostile input gives NpyError, never a crash ---------------------------------

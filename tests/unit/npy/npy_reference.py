@@ -9,6 +9,9 @@ Usage:
   npy_reference.py check DIR   load every file listed in DIR/manifest.txt (written by the C++
                                side, same format) with np.load and compare it with NAME.raw;
                                also check the layout np.save would have written
+  npy_reference.py verdicts DIR
+                               np.load every DIR/*.npy and write DIR/verdicts.txt, one line per
+                               file: "NAME accept DIMS" (dims comma-separated) or "NAME reject"
   npy_reference.py bf16 FILE EXPECTED
                                FILE holds bf16 bits as '<u2' with a "bf16" sidecar; compare the
                                values PyTorch sees with the float32 values in EXPECTED (raw)
@@ -156,6 +159,21 @@ def check(dir_):
     return 1 if problems else 0
 
 
+def verdicts(dir_):
+    lines = []
+    for name in sorted(os.listdir(dir_)):
+        if not name.endswith(".npy"):
+            continue
+        try:
+            arr = np.load(os.path.join(dir_, name), allow_pickle=False)
+            lines.append(f"{name[:-4]} accept {','.join(str(d) for d in arr.shape)}")
+        except Exception:  # noqa: BLE001 - any failure is a rejection
+            lines.append(f"{name[:-4]} reject")
+    with open(os.path.join(dir_, "verdicts.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return 0
+
+
 def bf16(path, expected_path):
     import torch
     with open(path + ".dtype") as f:
@@ -181,6 +199,8 @@ def main():
         return 0
     if cmd == "check":
         return check(sys.argv[2])
+    if cmd == "verdicts":
+        return verdicts(sys.argv[2])
     if cmd == "bf16":
         return bf16(sys.argv[2], sys.argv[3])
     print(f"unknown command {cmd}")
