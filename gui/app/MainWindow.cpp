@@ -20,6 +20,7 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTextDocument>
 
 #include <algorithm>
 #include <map>
@@ -30,6 +31,19 @@ namespace {
 const char* const kGeometryKey = "mainWindow/geometry";
 const char* const kStateKey = "mainWindow/state";
 const char* const kReopenKey = "mainWindow/reopenLastFile";
+
+/// A modal message whose text is shown literally: file names and reasons come from the file
+/// system and the trace, and a QMessageBox would render text that looks like HTML as HTML.
+void showPlainMessage(QWidget* parent, QMessageBox::Icon icon, const QString& title,
+                      const QString& text, const QString& details) {
+    QMessageBox box(icon, title, text, QMessageBox::Ok, parent);
+    box.setObjectName(QStringLiteral("plainMessage"));
+    box.setTextFormat(Qt::PlainText);
+    if (!details.isEmpty())
+        box.setInformativeText(Qt::convertFromPlainText(details, Qt::WhiteSpacePre));
+    box.exec();
+}
+
 constexpr int kLayoutVersion = 1;
 
 QString localFileOf(const QMimeData* mime) {
@@ -47,6 +61,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setDockNestingEnabled(true);
     setAcceptDrops(true);
     m_status = new QLabel(this);
+    m_status->setTextFormat(Qt::PlainText); // program and arch names come from the trace
     statusBar()->addWidget(m_status, 1);
     createViews();
     createMenus();
@@ -129,12 +144,10 @@ QString MainWindow::openFile(const QString& path, bool quiet) {
             refreshRecentMenu();
         }
         if (!quiet) {
-            QMessageBox box(QMessageBox::Critical, tr("Cannot open trace"),
-                            tr("Cannot open %1").arg(QFileInfo(path).fileName()), QMessageBox::Ok,
-                            this);
-            box.setInformativeText(reason + tr("\n\nPTO Studio opens the SQLite trace files "
-                                               "written by `pto run` and `pto compile`."));
-            box.exec();
+            showPlainMessage(this, QMessageBox::Critical, tr("Cannot open trace"),
+                             tr("Cannot open %1").arg(QFileInfo(path).fileName()),
+                             reason + tr("\n\nPTO Studio opens the SQLite trace files "
+                                         "written by `pto run` and `pto compile`."));
         }
         return reason;
     }
@@ -196,7 +209,7 @@ void MainWindow::exportActiveView() {
     if (path.isEmpty()) return;
     const QString error = exportView(*target, path);
     if (!error.isEmpty())
-        QMessageBox::warning(this, tr("Export failed"), error);
+        showPlainMessage(this, QMessageBox::Warning, tr("Export failed"), error, {});
     else
         statusBar()->showMessage(tr("Exported %1 to %2").arg(target->viewTitle(), path), 5000);
 }
