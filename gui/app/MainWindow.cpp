@@ -63,6 +63,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_status = new QLabel(this);
     m_status->setTextFormat(Qt::PlainText); // program and arch names come from the trace
     statusBar()->addWidget(m_status, 1);
+    connect(&m_context, &StudioContext::viewFailed, this, [this](const QString& what) {
+        m_viewProblems << what;
+        updateStatus();
+    });
     createViews();
     createMenus();
     connect(&m_context, &StudioContext::documentChanged, this, &MainWindow::updateStatus);
@@ -136,7 +140,9 @@ void MainWindow::refreshRecentMenu() {
 
 QString MainWindow::openFile(const QString& path, bool quiet) {
     try {
-        m_context.setDocument(TraceDocument::open(path.toStdString()));
+        auto document = TraceDocument::open(path.toStdString());
+        m_viewProblems.clear();
+        m_context.setDocument(std::move(document));
     } catch (const std::exception& error) {
         const QString reason = QString::fromStdString(error.what());
         if (!QFileInfo::exists(path)) {
@@ -259,6 +265,8 @@ void MainWindow::updateStatus() {
                     .arg(summary.coreCount == 1 ? tr("core") : tr("cores"));
     else
         text += tr("  |  compile only: %1 IR stages, no simulated run").arg(summary.stageCount);
+    if (!m_viewProblems.isEmpty())
+        text += tr("  |  cannot show: %1").arg(m_viewProblems.join(QStringLiteral("; ")));
     m_status->setText(text);
     setWindowTitle(QStringLiteral("%1 — PTO Studio")
                        .arg(QString::fromStdString(document->path().filename().string())));

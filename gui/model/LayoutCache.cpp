@@ -167,8 +167,9 @@ bool LayoutCache::open(const std::filesystem::path& trace) {
     sqlite3_db_config(m_db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
     sqlite3_progress_handler(m_db, kProgressSteps, &stopRunaway, &m_progressCalls);
     if (!hasOnlyOurTables(m_db)) {
-        m_problem = fmt::format("layout cache '{}' holds views, triggers or other tables than "
-                                "pto-studio's; it is ignored and layouts are kept in memory only",
+        m_problem = fmt::format("layout cache '{}' is not one pto-studio wrote (not SQLite, or "
+                                "it holds views, triggers or other tables); it is ignored and "
+                                "layouts are kept in memory only",
                                 path.string());
         return false;
     }

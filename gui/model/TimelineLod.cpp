@@ -122,6 +122,7 @@ std::unordered_map<std::int64_t, CounterSeries> readCounters(tracedb::SqliteDb& 
 
 std::shared_ptr<const TimelineLod> buildTimelineLod(const std::filesystem::path& path,
                                                     CancelToken& cancel, int threads) {
+    if (cancel.cancelled()) return nullptr;
     const auto start = std::chrono::steady_clock::now();
     auto lod = std::make_shared<TimelineLod>();
     tracedb::SqliteDb db(path, kOpenFlags, path.string());

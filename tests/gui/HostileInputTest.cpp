@@ -225,8 +225,9 @@ TEST(HostileText, HtmlInTraceNamesIsShownLiterallyInTheStatusBarAndBottleneckHea
         fmt::format("<h1>ARCH</h1><img src=\"{}\">", (dir / "img.png").string());
     const auto trace = damagedTrace(
         dir, "html_names.db",
-        fmt::format("UPDATE meta SET value = '{}' WHERE key = 'arch_name'; UPDATE meta SET "
-                    "value = '<b>prog</b>' WHERE key = 'entry'",
+        fmt::format("UPDATE meta SET value = '{0}' WHERE key = 'arch_name'; UPDATE meta SET "
+                    "value = json_set(value, '$.name', '{0}') WHERE key = 'arch_config'; "
+                    "UPDATE meta SET value = '<b>prog</b>' WHERE key = 'entry'",
                     arch));
     MainWindow window;
     ASSERT_TRUE(window.openFile(qpath(trace), true).isEmpty());
