@@ -373,4 +373,8 @@ void TraceReader::verifyIntegrity() const {
             fmt::format("trace '{}' is corrupt: {}", path().string(), fmt::join(problems, "; ")));
 }
 
+void TraceReader::interrupt() const noexcept {
+    sqlite3_interrupt(m_impl->db().handle());
+}
+
 } // namespace pto::tracedb

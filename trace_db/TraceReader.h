@@ -89,6 +89,11 @@ public:
     /// PRAGMA quick_check: reads the whole file, so it is not part of open().
     void verifyIntegrity() const;
 
+    /// Stops the statement running on this reader's connection, if any, with an "interrupted"
+    /// TraceError. The one member that may be called from another thread (sqlite3_interrupt),
+    /// as long as the reader outlives the call; pto-studio uses it to cancel workers.
+    void interrupt() const noexcept;
+
 private:
     class Impl;
     explicit TraceReader(std::unique_ptr<Impl> impl);

@@ -20,6 +20,7 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTextDocument>
 
 #include <algorithm>
 #include <map>
@@ -30,6 +31,19 @@ namespace {
 const char* const kGeometryKey = "mainWindow/geometry";
 const char* const kStateKey = "mainWindow/state";
 const char* const kReopenKey = "mainWindow/reopenLastFile";
+
+/// A modal message whose text is shown literally: file names and reasons come from the file
+/// system and the trace, and a QMessageBox would render text that looks like HTML as HTML.
+void showPlainMessage(QWidget* parent, QMessageBox::Icon icon, const QString& title,
+                      const QString& text, const QString& details) {
+    QMessageBox box(icon, title, text, QMessageBox::Ok, parent);
+    box.setObjectName(QStringLiteral("plainMessage"));
+    box.setTextFormat(Qt::PlainText);
+    if (!details.isEmpty())
+        box.setInformativeText(Qt::convertFromPlainText(details, Qt::WhiteSpacePre));
+    box.exec();
+}
+
 constexpr int kLayoutVersion = 1;
 
 QString localFileOf(const QMimeData* mime) {
@@ -47,7 +61,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setDockNestingEnabled(true);
     setAcceptDrops(true);
     m_status = new QLabel(this);
+    m_status->setTextFormat(Qt::PlainText); // program and arch names come from the trace
     statusBar()->addWidget(m_status, 1);
+    connect(&m_context, &StudioContext::viewFailed, this, [this](const QString& what) {
+        m_viewProblems << what;
+        updateStatus();
+    });
     createViews();
     createMenus();
     connect(&m_context, &StudioContext::documentChanged, this, &MainWindow::updateStatus);
@@ -121,7 +140,9 @@ void MainWindow::refreshRecentMenu() {
 
 QString MainWindow::openFile(const QString& path, bool quiet) {
     try {
-        m_context.setDocument(TraceDocument::open(path.toStdString()));
+        auto document = TraceDocument::open(path.toStdString());
+        m_viewProblems.clear();
+        m_context.setDocument(std::move(document));
     } catch (const std::exception& error) {
         const QString reason = QString::fromStdString(error.what());
         if (!QFileInfo::exists(path)) {
@@ -129,12 +150,10 @@ QString MainWindow::openFile(const QString& path, bool quiet) {
             refreshRecentMenu();
         }
         if (!quiet) {
-            QMessageBox box(QMessageBox::Critical, tr("Cannot open trace"),
-                            tr("Cannot open %1").arg(QFileInfo(path).fileName()), QMessageBox::Ok,
-                            this);
-            box.setInformativeText(reason + tr("\n\nPTO Studio opens the SQLite trace files "
-                                               "written by `pto run` and `pto compile`."));
-            box.exec();
+            showPlainMessage(this, QMessageBox::Critical, tr("Cannot open trace"),
+                             tr("Cannot open %1").arg(QFileInfo(path).fileName()),
+                             reason + tr("\n\nPTO Studio opens the SQLite trace files "
+                                         "written by `pto run` and `pto compile`."));
         }
         return reason;
     }
@@ -196,7 +215,7 @@ void MainWindow::exportActiveView() {
     if (path.isEmpty()) return;
     const QString error = exportView(*target, path);
     if (!error.isEmpty())
-        QMessageBox::warning(this, tr("Export failed"), error);
+        showPlainMessage(this, QMessageBox::Warning, tr("Export failed"), error, {});
     else
         statusBar()->showMessage(tr("Exported %1 to %2").arg(target->viewTitle(), path), 5000);
 }
@@ -246,6 +265,8 @@ void MainWindow::updateStatus() {
                     .arg(summary.coreCount == 1 ? tr("core") : tr("cores"));
     else
         text += tr("  |  compile only: %1 IR stages, no simulated run").arg(summary.stageCount);
+    if (!m_viewProblems.isEmpty())
+        text += tr("  |  cannot show: %1").arg(m_viewProblems.join(QStringLiteral("; ")));
     m_status->setText(text);
     setWindowTitle(QStringLiteral("%1 — PTO Studio")
                        .arg(QString::fromStdString(document->path().filename().string())));

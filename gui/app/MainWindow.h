@@ -5,6 +5,7 @@
 #include "gui/widgets/StudioContext.h"
 
 #include <QMainWindow>
+#include <QStringList>
 
 #include <utility>
 #include <vector>
@@ -69,6 +70,7 @@ private:
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
     QLabel* m_status = nullptr;
+    QStringList m_viewProblems; ///< views that could not show the current document, and why
 };
 
 } // namespace pto::gui

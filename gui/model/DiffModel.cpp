@@ -1,6 +1,8 @@
 // Diff rows of a trace as a table model; the bisection banner from the `bisect` row.
 #include "gui/model/DiffModel.h"
 
+#include "gui/model/PlainText.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -141,7 +143,11 @@ QVariant DiffTableModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::TextAlignmentRole && index.column() >= MaxAbs)
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
-    if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+    if (role == Qt::ToolTipRole) { // names and reasons from the trace: never rich text
+        const QVariant text = data(index, Qt::DisplayRole);
+        return text.typeId() == QMetaType::QString ? plainToolTip(text.toString()) : text;
+    }
+    if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
     case Kind:
         return r.kind;

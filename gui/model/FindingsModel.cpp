@@ -1,6 +1,8 @@
 // Table model of the profiler's findings (severity, gain, evidence) for the bottleneck view.
 #include "gui/model/FindingsModel.h"
 
+#include "gui/model/PlainText.h"
+
 #include "profiler/Profile.h"
 
 namespace pto::gui {
@@ -55,7 +57,7 @@ int FindingsModel::columnCount(const QModelIndex& parent) const {
 QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
     const prof::Finding& f = finding(index.row());
-    if (role == Qt::ToolTipRole) return details(index.row());
+    if (role == Qt::ToolTipRole) return plainToolTip(details(index.row()));
     if (role == kSortRole) {
         switch (index.column()) {
         case Severity:

@@ -1,11 +1,13 @@
 // Loads one stage's nodes, edges and group names from a trace file (two connections in parallel).
 #include "gui/model/GraphStage.h"
 
+#include "gui/model/CancelToken.h"
 #include "profiler/Provenance.h"
 #include "profiler/SqlRows.h"
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <future>
 #include <stdexcept>
 
@@ -37,12 +39,12 @@ public:
     std::uint16_t operator()(const tracedb::SqlValue& v) {
         if (cellNull(v)) return 0;
         std::string s = cellText(v);
-        auto [it, added] = m_index.try_emplace(s, std::uint16_t(m_strings.size()));
-        if (added) {
-            if (m_strings.size() >= 0xFFFF) return 0; // absurdly many distinct texts: drop
-            m_strings.push_back(std::move(s));
-        }
-        return it->second;
+        if (auto it = m_index.find(s); it != m_index.end()) return it->second;
+        if (m_strings.size() > 0xFFFF) return 0; // absurdly many distinct texts: drop the rest
+        const auto id = static_cast<std::uint16_t>(m_strings.size());
+        m_index.emplace(s, id);
+        m_strings.push_back(std::move(s));
+        return id;
     }
 
 private:
@@ -50,8 +52,7 @@ private:
     std::unordered_map<std::string, std::uint16_t> m_index;
 };
 
-SideData readSide(const std::filesystem::path& path, std::int64_t stageId) {
-    auto reader = tracedb::TraceReader::open(path);
+SideData readSide(const tracedb::TraceReader& reader, std::int64_t stageId) {
     SideData side;
     prof::forEachRow(reader,
                      fmt::format("SELECT src, dst, label FROM edge WHERE stage_id = {}", stageId),
@@ -116,7 +117,11 @@ void readNames(const tracedb::TraceReader& reader, GraphStage& g) {
 
 } // namespace
 
-GraphStage loadGraphStage(const tracedb::TraceReader& reader, std::int64_t stageId) {
+GraphStage loadGraphStage(const tracedb::TraceReader& reader, std::int64_t stageId,
+                          CancelToken* cancel) {
+    CancelToken none;
+    CancelToken& token = cancel ? *cancel : none;
+    const auto watch = token.watch(reader);
     GraphStage g;
     bool found = false;
     for (auto& s : reader.stages())
@@ -127,9 +132,18 @@ GraphStage loadGraphStage(const tracedb::TraceReader& reader, std::int64_t stage
     if (!found)
         throw std::invalid_argument(
             fmt::format("no stage {} in '{}'", stageId, reader.path().string()));
-    auto side = std::async(std::launch::async, readSide, reader.path(), stageId);
-    readNodes(reader, g);
-    readNames(reader, g);
+    const auto sideReader = tracedb::TraceReader::open(reader.path());
+    const auto sideWatch = token.watch(sideReader);
+    auto side = std::async(std::launch::async, [&] { return readSide(sideReader, stageId); });
+    try {
+        readNodes(reader, g);
+        readNames(reader, g);
+    } catch (...) {
+        // Do not wait for a side read that may never end (a hostile file): stop it first.
+        while (side.wait_for(std::chrono::milliseconds(2)) != std::future_status::ready)
+            sideReader.interrupt();
+        throw;
+    }
     SideData data = side.get();
     g.recorded = !g.nodes.empty();
     for (auto& n : g.nodes)

@@ -11,6 +11,8 @@
 
 namespace pto::gui {
 
+class CancelToken;
+
 /// One node of a stage (an op, argument, return, block function, task or kernel). Short
 /// attribute texts (kind, dtype, space...) are interned in GraphStage::strings.
 struct GraphNode {
@@ -59,8 +61,10 @@ struct GraphStage {
 /// Reads stage `stageId` of the trace. Throws std::invalid_argument for an unknown stage.
 /// Edges and the op → block map are read on a second connection of the same file in parallel
 /// (a reader is used by one thread at a time). `recorded` is false for a stage the compiler
-/// kept only as counts (above 20 000 nodes, not the last stage of its level).
-GraphStage loadGraphStage(const tracedb::TraceReader& reader, std::int64_t stageId);
+/// kept only as counts (above 20 000 nodes, not the last stage of its level). Cancelling
+/// `cancel` (from another thread) interrupts both connections: the load then throws.
+GraphStage loadGraphStage(const tracedb::TraceReader& reader, std::int64_t stageId,
+                          CancelToken* cancel = nullptr);
 
 /// The label lines of a node: name and kind; shape, dtype, memory space; core and pipe.
 std::string nodeLabel(const GraphStage& stage, const GraphNode& node);

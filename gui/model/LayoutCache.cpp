@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
-#include <chrono>
+#include <cmath>
 #include <unordered_map>
 
 namespace pto::gui {
@@ -18,6 +18,13 @@ struct LayoutMemory {
 };
 
 namespace {
+
+/// Far above any dot layout (2 500 nodes, 10 000 edges: about 2 MB).
+constexpr int kMaxBlobBytes = 64 << 20;
+/// Virtual machine steps a cache statement may take: a sidecar is small, so this only stops a
+/// forged one (a view or trigger that never ends).
+constexpr int kProgressSteps = 100000;
+constexpr int kMaxProgressCalls = 1000;
 
 constexpr const char* kSchema =
     "CREATE TABLE IF NOT EXISTS gui_layout(key TEXT PRIMARY KEY, data BLOB NOT NULL);"
@@ -37,29 +44,83 @@ QByteArray serialize(const LayoutResult& r) {
     return bytes;
 }
 
-std::optional<LayoutResult> deserialize(const QByteArray& bytes) {
+/// Serialized sizes (QDataStream writes qreal as a double).
+constexpr qint64 kRectBytes = 4 * 8;
+constexpr qint64 kPointBytes = 2 * 8;
+/// Positions come from Graphviz in points: anything beyond this is not a layout of ours.
+constexpr double kMaxCoordinate = 1e9;
+
+bool sane(double v) {
+    return std::isfinite(v) && std::abs(v) <= kMaxCoordinate;
+}
+bool sane(const QPointF& p) {
+    return sane(p.x()) && sane(p.y());
+}
+bool sane(const QRectF& r) {
+    return sane(r.x()) && sane(r.y()) && sane(r.width()) && sane(r.height());
+}
+
+/// Reads `count` values of `bytesEach` bytes after checking that many bytes are left, so a
+/// forged count can never make us allocate more than the blob holds.
+template <typename T>
+bool readArray(QDataStream& in, std::vector<T>& out, quint32 count, qint64 bytesEach) {
+    if (in.status() != QDataStream::Ok || qint64(count) > in.device()->bytesAvailable() / bytesEach)
+        return false;
+    out.resize(count);
+    for (T& value : out) {
+        in >> value;
+        if (!sane(value)) return false;
+    }
+    return in.status() == QDataStream::Ok;
+}
+
+/// The layout in `bytes`, when it is well-formed and has exactly the job's node and edge
+/// counts (the trace's own graph bounds them); anything else is ignored and recomputed.
+std::optional<LayoutResult> deserialize(const QByteArray& bytes, std::size_t nodes,
+                                        std::size_t edges) {
     QDataStream in(bytes);
     qint32 version = 0;
     QString engine;
     LayoutResult r;
     quint32 count = 0;
     in >> version >> engine >> r.bounds >> count;
-    if (version != kLayoutVersion || in.status() != QDataStream::Ok) return std::nullopt;
-    r.nodes.resize(count);
-    for (QRectF& box : r.nodes) in >> box;
+    if (version != kLayoutVersion || in.status() != QDataStream::Ok || !sane(r.bounds) ||
+        count != nodes || !readArray(in, r.nodes, count, kRectBytes))
+        return std::nullopt;
     in >> count;
+    if (in.status() != QDataStream::Ok || count != edges ||
+        qint64(count) > in.device()->bytesAvailable() / 4)
+        return std::nullopt;
     r.edges.resize(count);
     for (auto& e : r.edges) {
         quint32 points = 0;
         in >> points;
-        if (in.status() != QDataStream::Ok || points > 1u << 20) return std::nullopt;
-        e.resize(points);
-        for (QPointF& p : e) in >> p;
+        if (!readArray(in, e, points, kPointBytes)) return std::nullopt;
     }
-    if (in.status() != QDataStream::Ok) return std::nullopt;
+    if (in.status() != QDataStream::Ok || !in.atEnd()) return std::nullopt;
     r.engine = engine.toStdString();
     r.ok = true;
     return r;
+}
+
+/// Progress handler: stops a statement after kMaxProgressCalls calls (counted per statement
+/// by the caller resetting the counter).
+int stopRunaway(void* calls) {
+    return ++*static_cast<int*>(calls) > kMaxProgressCalls ? 1 : 0;
+}
+
+/// True when the sidecar is empty or holds only our two tables (and their indexes).
+bool hasOnlyOurTables(sqlite3* db) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT count(*) FROM sqlite_master WHERE NOT (type = 'table' AND "
+                           "name IN ('gui_layout', 'gui_meta')) AND NOT (type = 'index' AND "
+                           "tbl_name IN ('gui_layout', 'gui_meta'))",
+                           -1, &stmt, nullptr) != SQLITE_OK)
+        return false;
+    const bool ok = sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_int64(stmt, 0) == 0;
+    sqlite3_finalize(stmt);
+    return ok;
 }
 
 std::string traceIdentity(const std::filesystem::path& trace) {
@@ -102,6 +163,16 @@ bool LayoutCache::open(const std::filesystem::path& trace) {
         return false;
     }
     sqlite3_busy_timeout(m_db, 2000);
+    sqlite3_db_config(m_db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+    sqlite3_db_config(m_db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+    sqlite3_progress_handler(m_db, kProgressSteps, &stopRunaway, &m_progressCalls);
+    if (!hasOnlyOurTables(m_db)) {
+        m_problem = fmt::format("layout cache '{}' is not one pto-studio wrote (not SQLite, or "
+                                "it holds views, triggers or other tables); it is ignored and "
+                                "layouts are kept in memory only",
+                                path.string());
+        return false;
+    }
     char* error = nullptr;
     if (sqlite3_exec(m_db, kSchema, nullptr, nullptr, &error) != SQLITE_OK) {
         m_problem = fmt::format("layout cache '{}' is unusable ({}); layouts are kept in memory "
@@ -127,18 +198,22 @@ bool LayoutCache::open(const std::filesystem::path& trace) {
     return true;
 }
 
-std::optional<LayoutResult> LayoutCache::find(const std::string& key) {
-    if (auto it = m_memory->layouts.find(key); it != m_memory->layouts.end()) return it->second;
+std::optional<LayoutResult> LayoutCache::find(const std::string& key, std::size_t nodes,
+                                              std::size_t edges) {
+    if (auto it = m_memory->layouts.find(key); it != m_memory->layouts.end())
+        if (it->second.nodes.size() == nodes && it->second.edges.size() == edges) return it->second;
     if (!m_db) return std::nullopt;
+    m_progressCalls = 0;
     sqlite3_stmt* stmt = nullptr;
     if (sqlite3_prepare_v2(m_db, "SELECT data FROM gui_layout WHERE key = ?", -1, &stmt, nullptr) !=
         SQLITE_OK)
         return std::nullopt;
     sqlite3_bind_text(stmt, 1, key.c_str(), int(key.size()), SQLITE_TRANSIENT);
     std::optional<LayoutResult> result;
-    if (sqlite3_step(stmt) == SQLITE_ROW) {
+    if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_type(stmt, 0) == SQLITE_BLOB &&
+        sqlite3_column_bytes(stmt, 0) <= kMaxBlobBytes) {
         const auto* data = static_cast<const char*>(sqlite3_column_blob(stmt, 0));
-        result = deserialize(QByteArray(data, sqlite3_column_bytes(stmt, 0)));
+        result = deserialize(QByteArray(data, sqlite3_column_bytes(stmt, 0)), nodes, edges);
     }
     sqlite3_finalize(stmt);
     if (result) m_memory->layouts.emplace(key, *result);
@@ -151,6 +226,7 @@ void LayoutCache::store(const std::string& key, const LayoutResult& result) {
     m_memory->layouts.insert_or_assign(key, result);
     if (!m_db) return;
     const QByteArray bytes = serialize(result);
+    m_progressCalls = 0;
     sqlite3_stmt* stmt = nullptr;
     if (sqlite3_prepare_v2(m_db, "INSERT OR REPLACE INTO gui_layout VALUES(?, ?)", -1, &stmt,
                            nullptr) != SQLITE_OK)

@@ -21,7 +21,8 @@ std::filesystem::path layoutCachePath(const std::filesystem::path& trace);
 
 /// One connection, used by one thread (the layout thread). The trace itself stays read-only;
 /// the cache notes the trace's size and modification time and empties itself when the trace
-/// was rewritten. When the sidecar cannot be written the cache keeps layouts in memory only.
+/// was rewritten. When the sidecar cannot be written, or holds anything but our two tables
+/// (views, triggers: a shared file is untrusted), the cache keeps layouts in memory only.
 class LayoutCache {
 public:
     explicit LayoutCache(const std::filesystem::path& trace);
@@ -29,7 +30,11 @@ public:
     LayoutCache(const LayoutCache&) = delete;
     LayoutCache& operator=(const LayoutCache&) = delete;
 
-    std::optional<LayoutResult> find(const std::string& key);
+    /// The layout stored under `key` when it has exactly `nodes` boxes and `edges` splines
+    /// (the job's counts, which the trace's own graph bounds). A blob that does not parse, has
+    /// other counts, more items than bytes or coordinates that are not finite is ignored (the
+    /// caller lays the graph out again), so a forged sidecar cannot make us allocate.
+    std::optional<LayoutResult> find(const std::string& key, std::size_t nodes, std::size_t edges);
     void store(const std::string& key, const LayoutResult& result);
     /// Empty when the sidecar is in use, else why layouts are kept in memory only.
     const std::string& problem() const { return m_problem; }
@@ -38,6 +43,7 @@ private:
     bool open(const std::filesystem::path& trace);
 
     sqlite3* m_db = nullptr;
+    int m_progressCalls = 0; ///< progress-handler calls of the current statement
     std::string m_problem;
     std::unique_ptr<struct LayoutMemory> m_memory;
 };

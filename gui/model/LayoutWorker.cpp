@@ -4,6 +4,7 @@
 
 #include "gui/model/LayoutCache.h"
 #include "gui/model/LayoutEngine.h"
+#include "gui/model/WorkerResult.h"
 
 #include <QMetaObject>
 
@@ -36,6 +37,18 @@ struct Pending {
 };
 
 /// Runs `fn(worker)` on the worker's thread if the worker still exists.
+/// The result of a job that threw; call inside a catch block.
+std::shared_ptr<const LayoutResult> failedLayout(std::size_t nodes) noexcept {
+    try {
+        auto failed = std::make_shared<LayoutResult>();
+        failed->error =
+            fmt::format("layout of {} nodes failed: {}", nodes, currentErrorText().toStdString());
+        return failed;
+    } catch (...) {
+        return nullptr; // delivered as "no layout"
+    }
+}
+
 template <typename F> void post(const std::shared_ptr<LayoutClientState>& client, F fn) {
     std::lock_guard lock(client->mutex);
     if (LayoutWorker* w = client->worker)
@@ -111,19 +124,16 @@ private:
                 continue;
             }
             LayoutCache* cache = nullptr;
-            if (!p.trace.empty()) {
-                auto& slot = caches[p.trace];
-                if (!slot) slot = std::make_unique<LayoutCache>(p.trace);
-                cache = slot.get();
-            }
             std::shared_ptr<const LayoutResult> result;
             try {
+                if (!p.trace.empty()) {
+                    auto& slot = caches[p.trace];
+                    if (!slot) slot = std::make_unique<LayoutCache>(p.trace);
+                    cache = slot.get();
+                }
                 result = layOut(graphviz, cache, p);
-            } catch (const std::exception& e) { // out of memory on a huge job: report it
-                auto failed = std::make_shared<LayoutResult>();
-                failed->error =
-                    fmt::format("layout of {} nodes failed: {}", p.job.nodes.size(), e.what());
-                result = failed;
+            } catch (...) { // out of memory on a huge job, a bad sidecar: report it
+                result = failedLayout(p.job.nodes.size());
             }
             const quint64 id = p.id;
             if (p.client->wanted.load() != id)
@@ -138,9 +148,7 @@ private:
         const auto start = std::chrono::steady_clock::now();
         const quint64 id = p.id;
         if (cache && !p.job.cacheKey.empty())
-            if (auto hit = cache->find(p.job.cacheKey); hit &&
-                                                        hit->nodes.size() == p.job.nodes.size() &&
-                                                        hit->edges.size() == p.job.edges.size()) {
+            if (auto hit = cache->find(p.job.cacheKey, p.job.nodes.size(), p.job.edges.size())) {
                 hit->engine = "cache";
                 hit->seconds =
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

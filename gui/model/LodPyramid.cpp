@@ -9,7 +9,9 @@ namespace pto::gui {
 
 LodPyramid::LodPyramid(std::int64_t begin, std::int64_t end, std::int64_t sliceCount)
     : m_origin(begin) {
-    const std::int64_t span = std::max<std::int64_t>(1, end - begin);
+    std::int64_t span = 1; // a forged track_summary may put begin and end anywhere
+    if (__builtin_sub_overflow(end, begin, &span) || span > kMaxSpan) span = kMaxSpan;
+    span = std::max<std::int64_t>(1, span);
     const std::int64_t wanted =
         std::clamp<std::int64_t>(sliceCount / kSlicesPerBucket, 1, kMaxBaseBuckets);
     // The smallest power-of-two width that keeps the bucket count at or below `wanted`.

@@ -27,6 +27,9 @@ class LodPyramid {
 public:
     static constexpr int kSlicesPerBucket = 4;
     static constexpr std::int64_t kMaxBaseBuckets = std::int64_t(1) << 22;
+    /// Longest track span the bucket arithmetic handles (2^40 cycles ≈ 10 minutes at 1.8 GHz
+    /// is far beyond any run; a longer span from a forged summary is cut here).
+    static constexpr std::int64_t kMaxSpan = std::int64_t(1) << 40;
 
     LodPyramid() = default;
     /// A track whose slices lie in [begin, end) and number about `sliceCount`.

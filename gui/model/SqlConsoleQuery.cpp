@@ -1,6 +1,7 @@
-// Runs a console query on a worker's reader with a row limit and cancel flag; query → track.
+// Runs a console query on a worker's reader with a row limit and cancel token; query → track.
 #include "gui/model/SqlConsoleQuery.h"
 
+#include "gui/model/WorkerResult.h"
 #include "trace_db/TraceReader.h"
 
 #include <QElapsedTimer>
@@ -38,15 +39,16 @@ QString shortTitle(const QString& sql) {
 } // namespace
 
 SqlConsoleResult runConsoleQuery(const tracedb::TraceReader& reader, const QString& sql,
-                                 const std::atomic<bool>& cancel, std::size_t maxRows) {
+                                 CancelToken& cancel, std::size_t maxRows) {
     SqlConsoleResult result;
     result.sql = sql;
     QElapsedTimer timer;
     timer.start();
     std::vector<std::string> current;
     try {
+        const auto watch = cancel.watch(reader); // cancel() interrupts the running statement
         reader.query(sql.toStdString(), [&](auto columns, auto row) {
-            if (cancel.load(std::memory_order_relaxed)) {
+            if (cancel.cancelled()) {
                 result.cancelled = true;
                 return false;
             }
@@ -61,11 +63,15 @@ SqlConsoleResult runConsoleQuery(const tracedb::TraceReader& reader, const QStri
             result.rows.emplace_back(row.begin(), row.end());
             return true;
         });
-    } catch (const std::exception& error) {
-        result.error = QString::fromStdString(error.what());
-        result.refused = result.error.contains(QStringLiteral("read-only"));
-        result.errorOffset = sqlErrorOffset(sql, result.error, &result.errorLength);
-        result.rows.clear();
+    } catch (...) {
+        if (cancel.cancelled()) { // interrupted mid-statement: keep the rows read so far
+            result.cancelled = true;
+        } else {
+            result.error = currentErrorText();
+            result.refused = result.error.contains(QStringLiteral("read-only"));
+            result.errorOffset = sqlErrorOffset(sql, result.error, &result.errorLength);
+            result.rows.clear();
+        }
     }
     for (const std::string& name : current) result.columns << QString::fromStdString(name);
     result.seconds = static_cast<double>(timer.nsecsElapsed()) * 1e-9;

@@ -8,7 +8,6 @@
 #include <QString>
 #include <QStringList>
 
-#include <atomic>
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -19,6 +18,8 @@ class TraceReader;
 
 namespace pto::gui {
 
+class CancelToken;
+
 struct SqlConsoleResult {
     QString sql;
     QStringList columns;
@@ -28,16 +29,17 @@ struct SqlConsoleResult {
     int errorLength = 0;
     bool refused = false;   ///< the statement would write: refused before anything ran
     bool truncated = false; ///< stopped at the row limit
-    bool cancelled = false; ///< stopped by the cancel flag
+    bool cancelled = false; ///< stopped by the cancel token (Cancel, or the time limit)
     double seconds = 0;
     bool ok() const { return error.isEmpty(); }
 };
 
 /// Runs `sql` through TraceReader::query, streaming rows until `maxRows` or until `cancel` is
-/// set (checked between rows). Never throws: errors land in the result. The rows are those of
-/// the last statement that returned any.
+/// cancelled (from any thread: it interrupts the running statement, so an aggregate stops
+/// before its first row too; the rows read so far stay). Never throws: errors land in the
+/// result. The rows are those of the last statement that returned any.
 SqlConsoleResult runConsoleQuery(const tracedb::TraceReader& reader, const QString& sql,
-                                 const std::atomic<bool>& cancel, std::size_t maxRows);
+                                 CancelToken& cancel, std::size_t maxRows);
 
 /// Where SQLite's message points: the token after `near "` found in `sql` (-1 when none).
 int sqlErrorOffset(const QString& sql, const QString& message, int* length = nullptr);

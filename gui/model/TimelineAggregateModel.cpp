@@ -1,6 +1,9 @@
 // Aggregates the slices of an area selection per name: count, total, self, average.
 #include "gui/model/TimelineAggregateModel.h"
 
+#include "gui/model/CancelToken.h"
+#include "gui/model/WorkerResult.h"
+
 #include "gui/model/TimelineSliceCache.h"
 
 #include <QMetaObject>
@@ -30,10 +33,10 @@ std::unordered_map<std::int64_t, std::int64_t> selfTimes(const std::vector<Timel
 // The rows of `area`, sorted by total; stops early (partial rows) when `cancel` turns true.
 std::vector<AggregateRow> aggregate(const TimelineArea& area, TimelineSliceCache& cache,
                                     const std::unordered_map<std::int64_t, QString>& names,
-                                    const std::atomic<bool>& cancel) {
+                                    const CancelToken& cancel) {
     std::map<std::int32_t, AggregateRow> byName;
     for (std::int64_t track : area.isEmpty() ? std::vector<std::int64_t>{} : area.trackIds) {
-        if (cancel.load(std::memory_order_relaxed)) break;
+        if (cancel.cancelled()) break;
         const auto inArea = cache.read(track, area.begin, area.end);
         if (inArea.empty()) continue;
         // Children of these slices may lie outside the area: read the span they cover.
@@ -77,7 +80,7 @@ TimelineAggregateModel::~TimelineAggregateModel() {
 }
 
 void TimelineAggregateModel::stopWorker() {
-    if (m_cancel) m_cancel->store(true);
+    cancelAndWait(m_cancel);
     if (m_worker.joinable()) m_worker.join();
     ++m_generation;
     m_computing = false;
@@ -93,7 +96,7 @@ void TimelineAggregateModel::show(const TimelineArea& area, std::vector<Aggregat
 void TimelineAggregateModel::compute(const TimelineArea& area, TimelineSliceCache& cache,
                                      const std::unordered_map<std::int64_t, QString>& names) {
     stopWorker();
-    show(area, aggregate(area, cache, names, std::atomic<bool>{false}));
+    show(area, aggregate(area, cache, names, CancelToken()));
 }
 
 void TimelineAggregateModel::computeInBackground(
@@ -106,19 +109,22 @@ void TimelineAggregateModel::computeInBackground(
         return;
     }
     m_computing = true;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_cancel = std::make_shared<CancelToken>();
     const std::uint64_t generation = m_generation;
     m_worker = std::thread([this, trace, area, names, generation, cancel = m_cancel] {
+        const FinishGuard finish(*cancel);
         std::vector<AggregateRow> rows;
         QString error;
         try {
             TimelineSliceCache cache;
             cache.open(trace);
+            cache.setReadBudget({}); // a big area takes long; Cancel (the token) stops it
+            const auto watch = cancel->watch(cache.connection());
             rows = aggregate(area, cache, *names, *cancel);
-        } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
+        } catch (...) {
+            error = currentErrorText();
         }
-        if (cancel->load()) return;
+        if (cancel->cancelled()) return;
         // stopWorker() joins this thread before the model goes away; a queued call still
         // pending at destruction is dropped with its context object.
         QMetaObject::invokeMethod(

@@ -15,6 +15,8 @@
 
 namespace pto::gui {
 
+class CancelToken;
+
 class TimelineSliceCache;
 
 /// An area of the timeline: slices of these tracks that overlap [begin, end) cycles.
@@ -76,7 +78,7 @@ private:
     TimelineArea m_area;
     std::vector<AggregateRow> m_rows;
     std::thread m_worker;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
+    std::shared_ptr<CancelToken> m_cancel;
     std::uint64_t m_generation = 0;
     bool m_computing = false;
 };

@@ -1,6 +1,8 @@
 // Reads everything known about one slice for the timeline's details panel.
 #include "gui/model/TimelineDetailsModel.h"
 
+#include "gui/model/PlainText.h"
+
 #include "gui/model/LinkResolver.h"
 #include "trace_db/TraceReader.h"
 
@@ -211,7 +213,8 @@ QVariant TimelineDetailsModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount()) return {};
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
     const DetailRow& row = m_rows[std::size_t(index.row())];
-    return index.column() == FieldColumn ? row.field : row.value;
+    const QString& text = index.column() == FieldColumn ? row.field : row.value;
+    return role == Qt::ToolTipRole ? plainToolTip(text) : text;
 }
 
 QVariant TimelineDetailsModel::headerData(int section, Qt::Orientation orientation,

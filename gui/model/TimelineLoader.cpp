@@ -1,6 +1,9 @@
 // The worker thread of the timeline summary and its hand-over to the GUI thread.
 #include "gui/model/TimelineLoader.h"
 
+#include "gui/model/CancelToken.h"
+#include "gui/model/WorkerResult.h"
+
 #include <QMetaObject>
 #include <QPointer>
 
@@ -15,7 +18,7 @@ TimelineLoader::~TimelineLoader() {
 }
 
 void TimelineLoader::cancel() {
-    if (m_cancel) m_cancel->store(true);
+    cancelAndWait(m_cancel);
     if (m_thread.joinable()) m_thread.join();
     m_busy = false;
     ++m_generation; // a result already queued for delivery is dropped
@@ -25,18 +28,19 @@ void TimelineLoader::start(const std::filesystem::path& trace) {
     cancel();
     m_result.reset();
     m_busy = true;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_cancel = std::make_shared<CancelToken>();
     const std::uint64_t generation = m_generation;
     QPointer<TimelineLoader> self(this);
     m_thread = std::thread([self, trace, generation, cancel = m_cancel] {
+        const FinishGuard finish(*cancel);
         std::shared_ptr<const TimelineLod> lod;
         QString error;
         try {
             lod = buildTimelineLod(trace, *cancel);
-        } catch (const std::exception& e) {
-            error = QString::fromStdString(e.what());
+        } catch (...) {
+            error = currentErrorText();
         }
-        if (cancel->load()) return;
+        if (cancel->cancelled()) return;
         // The loader joins this thread before it dies, so `self` is alive while queuing.
         QMetaObject::invokeMethod(
             self.data(),

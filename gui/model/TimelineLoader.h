@@ -6,14 +6,16 @@
 #include <QObject>
 #include <QString>
 
-#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <thread>
 
 namespace pto::gui {
 
-/// One build at a time: start() cancels and joins the previous one. The result arrives
+class CancelToken;
+
+/// One build at a time: start() cancels and joins the previous one (cancelling interrupts its
+/// SQLite statements, so that takes milliseconds even on a hostile file). The result arrives
 /// through finished() on the loader's thread (queued), or failed() with the reason.
 class TimelineLoader : public QObject {
     Q_OBJECT
@@ -35,7 +37,7 @@ private:
                  const QString& error);
 
     std::thread m_thread;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
+    std::shared_ptr<CancelToken> m_cancel;
     std::uint64_t m_generation = 0;
     bool m_busy = false;
     std::shared_ptr<const TimelineLod> m_result;

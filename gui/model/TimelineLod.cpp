@@ -2,12 +2,14 @@
 // range over threads) into per-track pyramids, plus counters and instruction → op links.
 #include "gui/model/TimelineLod.h"
 
+#include "gui/model/CancelToken.h"
 #include "gui/model/LinkResolver.h"
 #include "trace_db/Sqlite.h"
 #include "trace_db/TraceReader.h"
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -31,22 +33,33 @@ StatementPtr prepare(tracedb::SqliteDb& db, const char* sql) {
     return StatementPtr(raw);
 }
 
-Pyramids emptyPyramids(tracedb::SqliteDb& db) {
+/// A slice row takes more than this many bytes of the file, so the file's size bounds how
+/// many slices it can hold, whatever track_summary claims.
+constexpr std::int64_t kMinBytesPerSlice = 8;
+
+Pyramids emptyPyramids(tracedb::SqliteDb& db, std::int64_t fileBytes) {
     Pyramids pyramids;
+    // The buckets follow track_summary's slice counts; a forged summary could ask for millions
+    // per track, so the counts share what the file can really hold.
+    std::int64_t budget = std::max<std::int64_t>(1, fileBytes / kMinBytesPerSlice);
     auto s = prepare(db, "SELECT track_id, slice_count, min_ts, max_end FROM track_summary");
-    while (sqlite3_step(s.get()) == SQLITE_ROW)
-        pyramids.emplace(sqlite3_column_int64(s.get(), 0),
-                         LodPyramid(sqlite3_column_int64(s.get(), 2),
-                                    sqlite3_column_int64(s.get(), 3),
-                                    sqlite3_column_int64(s.get(), 1)));
+    while (sqlite3_step(s.get()) == SQLITE_ROW) {
+        const std::int64_t count =
+            std::clamp<std::int64_t>(sqlite3_column_int64(s.get(), 1), 0, budget);
+        budget = std::max<std::int64_t>(1, budget - count);
+        pyramids.emplace(
+            sqlite3_column_int64(s.get(), 0),
+            LodPyramid(sqlite3_column_int64(s.get(), 2), sqlite3_column_int64(s.get(), 3), count));
+    }
     return pyramids;
 }
 
 // Adds the slices with id in [lo, hi) to `pyramids`; returns how many were read.
 std::int64_t scanSlices(const std::filesystem::path& path, std::int64_t lo, std::int64_t hi,
                         const std::vector<std::int32_t>& opByInstr, Pyramids& pyramids,
-                        const std::atomic<bool>& cancel) {
+                        CancelToken& cancel) {
     tracedb::SqliteDb db(path, kOpenFlags, path.string());
+    const auto watch = cancel.watch(db.handle());
     // Plain reads through the page cache: a memory map would count the whole table in the
     // process's resident memory, for no measurable gain in this sequential scan.
     auto s = prepare(db, "SELECT ts, dur, track_id, name_id, instr_id, depth FROM slice "
@@ -72,14 +85,15 @@ std::int64_t scanSlices(const std::filesystem::path& path, std::int64_t lo, std:
         pyramid->add(sqlite3_column_int64(s.get(), 0), sqlite3_column_int64(s.get(), 1),
                      static_cast<std::int32_t>(sqlite3_column_int64(s.get(), 3)), op,
                      sqlite3_column_int64(s.get(), 5) == 0);
-        if ((rows & 0xFFFF) == 0 && cancel.load(std::memory_order_relaxed)) return rows;
+        if ((rows & 0xFFFF) == 0 && cancel.cancelled()) return rows;
     }
     if (rc != SQLITE_DONE) db.fail(rc, "reading slices for the timeline summary");
     return rows;
 }
 
-std::vector<std::int32_t> instrOps(const std::filesystem::path& path) {
+std::vector<std::int32_t> instrOps(const std::filesystem::path& path, CancelToken& cancel) {
     const auto reader = tracedb::TraceReader::open(path);
+    const auto watch = cancel.watch(reader);
     LinkResolver links(reader);
     std::vector<std::int32_t> ops;
     reader.query("SELECT id FROM instr ORDER BY id", [&](auto, auto row) {
@@ -107,13 +121,17 @@ std::unordered_map<std::int64_t, CounterSeries> readCounters(tracedb::SqliteDb& 
 } // namespace
 
 std::shared_ptr<const TimelineLod> buildTimelineLod(const std::filesystem::path& path,
-                                                    const std::atomic<bool>& cancel, int threads) {
+                                                    CancelToken& cancel, int threads) {
+    if (cancel.cancelled()) return nullptr;
     const auto start = std::chrono::steady_clock::now();
     auto lod = std::make_shared<TimelineLod>();
     tracedb::SqliteDb db(path, kOpenFlags, path.string());
-    lod->opByInstr = instrOps(path);
+    const auto watch = cancel.watch(db.handle());
+    lod->opByInstr = instrOps(path, cancel);
     lod->counters = readCounters(db);
-    lod->pyramids = emptyPyramids(db);
+    std::error_code sizeError;
+    const auto fileBytes = static_cast<std::int64_t>(std::filesystem::file_size(path, sizeError));
+    lod->pyramids = emptyPyramids(db, sizeError ? 0 : fileBytes);
     const std::int64_t maxId = db.queryInt("SELECT coalesce(max(id), 0) FROM slice");
     threads = std::max(1, threads);
     std::vector<Pyramids> parts(static_cast<std::size_t>(threads - 1));
@@ -130,14 +148,14 @@ std::shared_ptr<const TimelineLod> buildTimelineLod(const std::filesystem::path&
     };
     std::vector<std::thread> workers;
     for (int t = 1; t < threads; ++t) {
-        parts[std::size_t(t - 1)] = emptyPyramids(db);
+        parts[std::size_t(t - 1)] = emptyPyramids(db, sizeError ? 0 : fileBytes);
         workers.emplace_back(run, t, std::ref(parts[std::size_t(t - 1)]));
     }
     run(0, lod->pyramids);
     for (auto& worker : workers) worker.join();
     for (const auto& error : errors)
         if (error) std::rethrow_exception(error);
-    if (cancel.load()) return nullptr;
+    if (cancel.cancelled()) return nullptr;
     for (auto& [track, pyramid] : lod->pyramids) {
         for (const Pyramids& part : parts)
             if (auto it = part.find(track); it != part.end()) pyramid.merge(it->second);

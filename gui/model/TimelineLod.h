@@ -14,6 +14,8 @@
 
 namespace pto::gui {
 
+class CancelToken;
+
 /// Samples of one counter track; a value holds until the next sample.
 struct CounterSeries {
     std::vector<std::int64_t> ts;
@@ -40,10 +42,10 @@ struct TimelineLod {
 };
 
 /// Reads the whole trace at `path` with its own connections (one per thread, `threads` ≥ 1
-/// scanning disjoint slice id ranges) and builds the summary. Returns null when `cancel`
-/// became true; throws tracedb::TraceError when the file cannot be read.
+/// scanning disjoint slice id ranges) and builds the summary. Returns null or throws when
+/// `cancel` is cancelled (which interrupts the statements running on those connections);
+/// throws tracedb::TraceError when the file cannot be read.
 std::shared_ptr<const TimelineLod> buildTimelineLod(const std::filesystem::path& path,
-                                                    const std::atomic<bool>& cancel,
-                                                    int threads = 2);
+                                                    CancelToken& cancel, int threads = 2);
 
 } // namespace pto::gui

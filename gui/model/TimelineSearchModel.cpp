@@ -1,6 +1,9 @@
 // Finds slices by name for the timeline's search box and steps through them.
 #include "gui/model/TimelineSearchModel.h"
 
+#include "gui/model/CancelToken.h"
+#include "gui/model/WorkerResult.h"
+
 #include "trace_db/TraceReader.h"
 
 #include <fmt/format.h>
@@ -30,9 +33,9 @@ struct Found {
 };
 
 // Names are interned: match the (few) strings first, then the slices by name id. Stops early
-// (returning what it has) when `cancel` becomes true.
-Found findMatches(const tracedb::TraceReader& reader, const QString& text,
-                  const std::atomic<bool>& cancel) {
+// (returning what it has) when `cancel` is cancelled, which also interrupts the reader.
+Found findMatches(const tracedb::TraceReader& reader, const QString& text, CancelToken& cancel) {
+    const auto watch = cancel.watch(reader);
     Found found;
     const QString needle = text.trimmed();
     if (needle.isEmpty()) return found;
@@ -55,7 +58,7 @@ Found findMatches(const tracedb::TraceReader& reader, const QString& text,
                          return false;
                      }
                      found.matches.push_back({v(0), v(1), v(2), v(3), names[v(4)]});
-                     return !cancel.load(std::memory_order_relaxed);
+                     return !cancel.cancelled();
                  });
     return found;
 }
@@ -67,7 +70,7 @@ TimelineSearchModel::~TimelineSearchModel() {
 }
 
 void TimelineSearchModel::stopWorker() {
-    if (m_cancel) m_cancel->store(true);
+    cancelAndWait(m_cancel);
     if (m_worker.joinable()) m_worker.join();
     ++m_generation;
     m_searching = false;
@@ -87,7 +90,8 @@ void TimelineSearchModel::show(const QString& text, std::vector<SearchMatch> mat
 int TimelineSearchModel::search(const QString& text) {
     stopWorker();
     Found found;
-    if (m_reader) found = findMatches(*m_reader, text, std::atomic<bool>{false});
+    CancelToken never;
+    if (m_reader) found = findMatches(*m_reader, text, never);
     show(text, std::move(found.matches), found.truncated);
     return static_cast<int>(m_matches.size());
 }
@@ -97,17 +101,18 @@ void TimelineSearchModel::searchInBackground(const std::filesystem::path& trace,
     stopWorker();
     show(text, {}, false);
     m_searching = true;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_cancel = std::make_shared<CancelToken>();
     const std::uint64_t generation = m_generation;
     m_worker = std::thread([this, trace, text, generation, cancel = m_cancel] {
+        const FinishGuard finish(*cancel);
         Found found;
         QString error;
         try {
             found = findMatches(tracedb::TraceReader::open(trace), text, *cancel);
-        } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
+        } catch (...) {
+            error = currentErrorText();
         }
-        if (cancel->load()) return;
+        if (cancel->cancelled()) return;
         // stopWorker() joins this thread before the model goes away, so `this` is alive here;
         // a queued call still pending at destruction is dropped with its context object.
         QMetaObject::invokeMethod(

@@ -17,6 +17,8 @@ class TraceReader;
 
 namespace pto::gui {
 
+class CancelToken;
+
 struct SearchMatch {
     std::int64_t sliceId = 0;
     std::int64_t ts = 0;
@@ -75,7 +77,7 @@ private:
     bool m_truncated = false;
     int m_current = -1;
     std::thread m_worker;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
+    std::shared_ptr<CancelToken> m_cancel;
     std::uint64_t m_generation = 0;
     bool m_searching = false;
 };

@@ -3,9 +3,12 @@
 
 #include "trace_db/Sqlite.h"
 
+#include <fmt/format.h>
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <chrono>
+#include <string>
 
 namespace pto::gui {
 
@@ -23,8 +26,14 @@ public:
     Connection(const Connection&) = delete;
     Connection& operator=(const Connection&) = delete;
 
-    void read(std::int64_t track, std::int64_t t0, std::int64_t t1,
-              std::vector<TimelineSlice>& out) {
+    void read(std::int64_t track, std::int64_t t0, std::int64_t t1, std::vector<TimelineSlice>& out,
+              std::chrono::milliseconds budget) {
+        // The GUI thread reads through this: a read over its budget (only a hostile file, e.g.
+        // a view in place of the slice table) fails instead of freezing the window, and so
+        // does every later read, at once.
+        if (!m_overBudget.empty()) throw tracedb::TraceError(m_overBudget);
+        m_deadline = budget.count() > 0 ? Clock::now() + budget : Clock::time_point::max();
+        sqlite3_progress_handler(m_db.handle(), kProgressSteps, &pastDeadline, &m_deadline);
         sqlite3_reset(m_stmt);
         sqlite3_bind_int64(m_stmt, 1, track);
         sqlite3_bind_int64(m_stmt, 2, t0);
@@ -49,10 +58,25 @@ public:
                             : sqlite3_column_int64(m_stmt, 6);
             out.push_back(s);
         }
+        if (rc == SQLITE_INTERRUPT && Clock::now() > m_deadline) {
+            m_overBudget = fmt::format("trace '{}': reading the slices of a timeline window took "
+                                       "over {} ms; the timeline reads no more slices from it",
+                                       m_db.tracePath(), budget.count());
+            throw tracedb::TraceError(m_overBudget);
+        }
         if (rc != SQLITE_DONE) m_db.fail(rc, "reading the slices of a timeline window");
     }
 
+    sqlite3* handle() const { return m_db.handle(); }
+
 private:
+    using Clock = std::chrono::steady_clock;
+    static constexpr int kProgressSteps = 10000;
+
+    static int pastDeadline(void* deadline) {
+        return Clock::now() > *static_cast<const Clock::time_point*>(deadline) ? 1 : 0;
+    }
+
     sqlite3_stmt* prepare(const char* sql) {
         sqlite3_stmt* raw = nullptr;
         if (int rc = sqlite3_prepare_v2(m_db.handle(), sql, -1, &raw, nullptr); rc != SQLITE_OK)
@@ -62,6 +86,8 @@ private:
 
     tracedb::SqliteDb m_db;
     sqlite3_stmt* m_stmt = nullptr;
+    Clock::time_point m_deadline = Clock::time_point::max();
+    std::string m_overBudget; ///< why reads stopped, empty while they work
 };
 
 TimelineSliceCache::TimelineSliceCache() = default;
@@ -73,6 +99,10 @@ void TimelineSliceCache::open(const std::filesystem::path& trace) {
     if (!trace.empty()) m_connection = std::make_unique<Connection>(trace);
 }
 
+sqlite3* TimelineSliceCache::connection() const {
+    return m_connection ? m_connection->handle() : nullptr;
+}
+
 void TimelineSliceCache::clear() {
     m_windows.clear();
 }
@@ -80,7 +110,7 @@ void TimelineSliceCache::clear() {
 std::vector<TimelineSlice> TimelineSliceCache::read(std::int64_t trackId, std::int64_t t0,
                                                     std::int64_t t1) {
     std::vector<TimelineSlice> out;
-    if (m_connection) m_connection->read(trackId, t0, t1, out);
+    if (m_connection) m_connection->read(trackId, t0, t1, out, m_budget);
     return out;
 }
 
@@ -100,7 +130,7 @@ const std::vector<TimelineSlice>& TimelineSliceCache::slices(std::int64_t trackI
     if (m_windows.size() >= 1024) m_windows.clear(); // bounded: a window per track at most
     const std::int64_t span = std::max<std::int64_t>(1, t1 - t0);
     std::vector<TimelineSlice> slices;
-    if (m_connection) m_connection->read(trackId, t0 - span, t1 + span, slices);
+    if (m_connection) m_connection->read(trackId, t0 - span, t1 + span, slices, m_budget);
     ++m_reads;
     // Stored only once read whole, so a failed read leaves no partial window behind.
     Window& window = m_windows[trackId];

@@ -1,11 +1,14 @@
 // Raw slices of the visible time window per track, for zoom levels where single slices show.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <unordered_map>
 #include <vector>
+
+struct sqlite3;
 
 namespace pto::gui {
 
@@ -27,6 +30,8 @@ struct TimelineSlice {
 /// (track_id, ts) index. Used by the GUI thread only.
 class TimelineSliceCache {
 public:
+    static constexpr std::chrono::milliseconds kDefaultReadBudget{3000};
+
     TimelineSliceCache();
     ~TimelineSliceCache();
 
@@ -43,6 +48,11 @@ public:
                                            std::int64_t t1) const;
     /// Reads [t0, t1) of a track without caching it.
     std::vector<TimelineSlice> read(std::int64_t trackId, std::int64_t t0, std::int64_t t1);
+    /// Time a single read may take before it fails with a TraceError (0: no limit). The GUI
+    /// thread's cache keeps the default: legitimate reads take milliseconds through the index.
+    void setReadBudget(std::chrono::milliseconds budget) { m_budget = budget; }
+    /// The open connection (null when closed), for a worker's CancelToken.
+    sqlite3* connection() const;
     /// How many window reads happened (for tests and the benchmark).
     std::int64_t reads() const { return m_reads; }
 
@@ -56,6 +66,7 @@ private:
     std::unique_ptr<Connection> m_connection;
     std::unordered_map<std::int64_t, Window> m_windows;
     std::int64_t m_reads = 0;
+    std::chrono::milliseconds m_budget{kDefaultReadBudget};
 };
 
 } // namespace pto::gui

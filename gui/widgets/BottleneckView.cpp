@@ -7,6 +7,7 @@
 #include "gui/model/OpCostModel.h"
 #include "gui/model/RooflineModel.h"
 #include "gui/model/UtilizationModel.h"
+#include "gui/model/WorkerResult.h"
 #include "gui/widgets/BottleneckViewParts.h"
 #include "gui/widgets/RooflineChart.h"
 #include "profiler/Profile.h"
@@ -69,29 +70,27 @@ QString summaryOf(const prof::Profile& p, double micros) {
 BottleneckView::BottleneckView(StudioContext& context, QWidget* parent)
     : StudioView(context, parent), m_findings(new FindingsModel(this)),
       m_utilization(new UtilizationModel(this)), m_opCost(new OpCostModel(this)),
-      m_roofline(new RooflineModel(this)),
-      m_watcher(new QFutureWatcher<std::shared_ptr<Loaded>>(this)) {
+      m_roofline(new RooflineModel(this)), m_watcher(new QFutureWatcher<Loaded>(this)) {
     buildLayout();
     connectClicks();
-    connect(m_watcher, &QFutureWatcher<std::shared_ptr<Loaded>>::finished, this, [this] {
-        const std::shared_ptr<Loaded> loaded = m_watcher->result();
-        if (!loaded || loaded->generation != m_generation) return;
-        showProfile(loaded->profile, loaded->error);
-        if (loaded->profile)
+    connect(m_watcher, &QFutureWatcher<Loaded>::finished, this, [this] {
+        const Loaded loaded = m_watcher->result(); // never throws: runGuarded
+        if (loaded.generation != m_generation) return;
+        showProfile(loaded.profile, loaded.error);
+        if (loaded.profile)
             m_header->setText(m_header->text() +
-                              tr(" (analyzed in %1 s)").arg(loaded->seconds, 0, 'f', 2));
+                              tr(" (analyzed in %1 s)").arg(loaded.seconds, 0, 'f', 2));
     });
     connect(&selection(), &SelectionModel::selectionChanged, this,
             &BottleneckView::followSelection);
     initialize();
 }
 
-BottleneckView::~BottleneckView() {
-    m_watcher->waitForFinished();
-}
+BottleneckView::~BottleneckView() = default; // m_tokens cancels the analysis and waits
 
 void BottleneckView::buildLayout() {
     m_header = new QLabel(this);
+    m_header->setTextFormat(Qt::PlainText); // program and arch names come from the trace
     m_header->setWordWrap(true);
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_findingsTable = makeSortedTable(m_findings, FindingsModel::kSortRole, this);
@@ -182,6 +181,7 @@ void BottleneckView::selectTaskOrOp(int row) {
 
 void BottleneckView::documentChanged() {
     ++m_generation;
+    m_tokens.cancel(); // an analysis of the previous document stops mid-statement
     m_links.reset();
     showProfile(nullptr, {});
     const TraceDocument* doc = document();
@@ -199,22 +199,23 @@ void BottleneckView::documentChanged() {
     }
     m_loading = true;
     m_header->setText(tr("Analyzing the run..."));
-    auto reader = std::make_shared<tracedb::TraceReader>(doc->openReader());
     const int generation = m_generation;
-    m_watcher->setFuture(QtConcurrent::run([reader, generation] {
-        auto loaded = std::make_shared<Loaded>();
-        loaded->generation = generation;
-        QElapsedTimer timer;
-        timer.start();
-        try {
-            loaded->profile =
-                std::make_shared<const prof::Profile>(prof::analyze(prof::loadRunModel(*reader)));
-        } catch (const std::exception& error) {
-            loaded->error = QString::fromStdString(error.what());
-        }
-        loaded->seconds = static_cast<double>(timer.nsecsElapsed()) * 1e-9;
-        return loaded;
-    }));
+    m_watcher->setFuture(
+        QtConcurrent::run([path = doc->path(), generation, token = m_tokens.next()] {
+            Loaded loaded;
+            loaded.generation = generation;
+            QElapsedTimer timer;
+            timer.start();
+            const auto result = runGuarded<prof::Profile>(*token, [&] {
+                const auto reader = tracedb::TraceReader::open(path);
+                const auto watch = token->watch(reader);
+                return prof::analyze(prof::loadRunModel(reader));
+            });
+            loaded.profile = result.value;
+            loaded.error = result.cancelled ? tr("cancelled") : result.error;
+            loaded.seconds = static_cast<double>(timer.nsecsElapsed()) * 1e-9;
+            return loaded;
+        }));
 }
 
 void BottleneckView::showProfile(std::shared_ptr<const prof::Profile> profile,

@@ -1,6 +1,7 @@
 // The bottleneck view: findings, pipe utilization per core, cost per Tensor op, roofline.
 #pragma once
 
+#include "gui/model/CancelToken.h"
 #include "gui/widgets/StudioView.h"
 
 #include <memory>
@@ -77,7 +78,8 @@ private:
     QTableView* m_opTable = nullptr;
     QComboBox* m_pointKind = nullptr;
     RooflineChart* m_chart = nullptr;
-    QFutureWatcher<std::shared_ptr<Loaded>>* m_watcher = nullptr;
+    QFutureWatcher<Loaded>* m_watcher = nullptr;
+    WorkerTokens m_tokens; ///< destroyed before m_watcher (a child): waits for the worker
     std::unique_ptr<LinkResolver> m_links;
     bool m_loading = false;
     int m_generation = 0;

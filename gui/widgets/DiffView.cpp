@@ -22,6 +22,7 @@ namespace pto::gui {
 
 DiffView::DiffView(StudioContext& context, QWidget* parent) : StudioView(context, parent) {
     m_banner = new QLabel(this);
+    m_banner->setTextFormat(Qt::PlainText); // names and reasons from the trace
     m_banner->setWordWrap(true);
     m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont big = m_banner->font();
@@ -29,10 +30,12 @@ DiffView::DiffView(StudioContext& context, QWidget* parent) : StudioView(context
     big.setBold(true);
     m_banner->setFont(big);
     m_reason = new QLabel(this);
+    m_reason->setTextFormat(Qt::PlainText);
     m_reason->setWordWrap(true);
     m_outputs = new QComboBox(this);
     auto* golden = new QPushButton(tr("Golden .npy…"), this);
     m_note = new QLabel(this);
+    m_note->setTextFormat(Qt::PlainText);
     m_note->setWordWrap(true);
     m_view = new QTableView(this);
     m_view->setModel(&m_table);

@@ -46,9 +46,7 @@ GraphView::GraphView(StudioContext& context, QWidget* parent)
     initialize();
 }
 
-GraphView::~GraphView() {
-    m_loader.waitForFinished();
-}
+GraphView::~GraphView() = default; // m_loadTokens cancels the loaders and waits for them
 
 QWidget* GraphView::exportTarget() {
     return m_canvas;
@@ -78,6 +76,7 @@ void GraphView::buildUi() {
     splitter->setSizes({300, 800});
 
     m_status = new QLabel(this);
+    m_status->setTextFormat(Qt::PlainText); // names from the trace, search text
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 0); // Graphviz reports no progress: a busy indicator
     m_progress->setMaximumWidth(120);
@@ -85,6 +84,7 @@ void GraphView::buildUi() {
     connect(&m_busyTimer, &QTimer::timeout, this, &GraphView::showElapsed);
     m_cancel = new QPushButton(tr("Cancel"), this);
     connect(m_cancel, &QPushButton::clicked, this, [this] {
+        if (m_loading) return cancelLoading();
         m_worker->cancel();
         setBusy({});
         m_status->setText(tr("Layout cancelled; the previous layout stays on screen."));
@@ -175,6 +175,8 @@ QWidget* GraphView::buildToolbar() {
 
 void GraphView::documentChanged() {
     ++m_loadGeneration;
+    m_loadTokens.cancel();
+    m_loading = false;
     m_worker->cancel();
     m_links.reset();
     m_stageId = -1;
@@ -219,23 +221,38 @@ bool GraphView::selectStage(std::int64_t stageId) {
     setBusy(tr("Reading stage %1…").arg(m_stageCombo->itemText(index)));
     const std::filesystem::path path = document()->path();
     m_loader.setProperty("generation", generation);
-    m_loader.setFuture(QtConcurrent::run([path, stageId] {
-        auto reader = tracedb::TraceReader::open(path);
-        return std::make_shared<GraphStage>(loadGraphStage(reader, stageId));
+    m_loader.setFuture(QtConcurrent::run([path, stageId, token = m_loadTokens.next()] {
+        return runGuarded<GraphStage>(*token, [&] {
+            auto reader = tracedb::TraceReader::open(path);
+            return loadGraphStage(reader, stageId, token.get());
+        });
     }));
     return true;
+}
+
+void GraphView::cancelLoading() {
+    ++m_loadGeneration; // the cancelled load's result is dropped
+    m_loadTokens.cancel();
+    m_loading = false;
+    setBusy({});
+    m_canvas->setScene(nullptr, {}, false);
+    m_canvas->setMessage(tr("Reading the stage was cancelled. Pick a stage to try again."));
+    m_status->setText(tr("Reading the stage was cancelled."));
+    emit stageLoaded();
 }
 
 void GraphView::onStageLoaded() {
     if (m_loader.property("generation").toInt() != m_loadGeneration) return;
     m_loading = false;
-    std::shared_ptr<GraphStage> stage;
-    try {
-        stage = m_loader.result();
-    } catch (const std::exception& e) {
+    const WorkerResult<GraphStage> loaded = m_loader.result(); // never throws: runGuarded
+    std::shared_ptr<GraphStage> stage = loaded.value;
+    if (!stage) {
         setBusy({});
         m_canvas->setScene(nullptr, {}, false);
-        m_canvas->setMessage(tr("Cannot read the stage: %1").arg(e.what()));
+        const QString why = loaded.cancelled ? tr("cancelled") : loaded.error;
+        m_canvas->setMessage(tr("Cannot read the stage: %1").arg(why));
+        m_status->setText(tr("Cannot read the stage: %1").arg(why));
+        emit stageLoaded();
         return;
     }
     m_fitNext = true;
@@ -257,6 +274,10 @@ void GraphView::onStageLoaded() {
     emit stageLoaded();
 }
 
+QString GraphView::statusText() const {
+    return m_status->text();
+}
+
 bool GraphView::isIdle() const {
     return !m_loading && !m_worker->isBusy();
 }
@@ -264,7 +285,7 @@ bool GraphView::isIdle() const {
 void GraphView::setBusy(const QString& text) {
     const bool busy = !text.isEmpty();
     m_progress->setVisible(busy);
-    m_cancel->setVisible(busy && m_worker->isBusy());
+    m_cancel->setVisible(busy && (m_loading || m_worker->isBusy()));
     if (busy && m_busyText.isEmpty()) m_busySince.start();
     m_busyText = text;
     if (busy) m_status->setText(text);

@@ -2,7 +2,9 @@
 // Graphviz on the layout thread, with search, neighbourhood/path views, overlays and export.
 #pragma once
 
+#include "gui/model/CancelToken.h"
 #include "gui/model/GraphOverlay.h"
+#include "gui/model/WorkerResult.h"
 #include "gui/widgets/StudioView.h"
 
 #include <QElapsedTimer>
@@ -48,6 +50,10 @@ public:
     LayoutWorker& layoutWorker() { return *m_worker; }
     QComboBox& stageCombo() { return *m_stageCombo; }
     QLineEdit& searchField() { return *m_search; }
+    /// Cancels the stage being read or the layout running (shown only while busy).
+    QPushButton& cancelButton() { return *m_cancel; }
+    /// The status line under the graph (what it waits for, errors, search results).
+    QString statusText() const;
 
     /// Starts loading a stage (on a worker thread); false for an unknown stage id.
     bool selectStage(std::int64_t stageId);
@@ -75,6 +81,7 @@ private:
     QWidget* buildToolbar();
     void fillStages();
     void onStageLoaded();
+    void cancelLoading();
     void requestLayout();
     void onLayoutFinished(quint64 job, std::shared_ptr<const LayoutResult> result);
     void applyOverlay();
@@ -104,7 +111,8 @@ private:
     QLabel* m_status = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
-    QFutureWatcher<std::shared_ptr<GraphStage>> m_loader;
+    QFutureWatcher<WorkerResult<GraphStage>> m_loader;
+    WorkerTokens m_loadTokens; ///< after m_loader: destroyed first, waits for the loaders
     std::int64_t m_stageId = -1;
     int m_loadGeneration = 0;
     bool m_loading = false;

@@ -100,9 +100,11 @@ void GraphView::requestLayout() {
 void GraphView::onLayoutFinished(quint64, std::shared_ptr<const LayoutResult> result) {
     setBusy({});
     if (!m_pendingText) return;
-    if (!result->ok) { // the previous graph stays on screen
+    if (!result || !result->ok) { // the previous graph stays on screen
         m_pendingText.reset();
-        m_status->setText(tr("Layout failed: %1").arg(QString::fromStdString(result->error)));
+        m_status->setText(
+            tr("Layout failed: %1")
+                .arg(result ? QString::fromStdString(result->error) : tr("out of memory")));
         return;
     }
     const bool fit = m_fitNext;

@@ -21,6 +21,7 @@ IrTextView::IrTextView(StudioContext& context, QWidget* parent) : StudioView(con
     m_tabs->addTab(m_editor, tr("IR"));
     m_tabs->addTab(m_source, tr("Source (.pto)"));
     m_status = new QLabel(this);
+    m_status->setTextFormat(Qt::PlainText); // stage names from the trace
     m_status->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_picker);

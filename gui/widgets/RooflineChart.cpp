@@ -1,6 +1,8 @@
 // Paints the roofline (log-log axes, roofs, points) and maps mouse positions to points.
 #include "gui/widgets/RooflineChart.h"
 
+#include "gui/model/PlainText.h"
+
 #include "gui/model/RooflineModel.h"
 #include "gui/widgets/Theme.h"
 #include "profiler/analyses/Roofline.h"
@@ -225,7 +227,7 @@ void RooflineChart::mouseMoveEvent(QMouseEvent* event) {
         QToolTip::hideText();
         return;
     }
-    QToolTip::showText(event->globalPosition().toPoint(), tooltip(row), this);
+    QToolTip::showText(event->globalPosition().toPoint(), plainToolTip(tooltip(row)), this);
 }
 
 void RooflineChart::mousePressEvent(QMouseEvent* event) {

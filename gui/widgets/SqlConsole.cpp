@@ -1,9 +1,11 @@
 // The SQL console: runs read-only queries off the GUI thread and shows rows, errors, history.
 #include "gui/widgets/SqlConsole.h"
 
+#include "gui/model/PlainText.h"
 #include "gui/model/SqlConsoleHistory.h"
 #include "gui/model/SqlConsoleModel.h"
 #include "gui/model/SqlConsoleQuery.h"
+#include "gui/model/WorkerResult.h"
 #include "gui/widgets/Theme.h"
 
 #include <QAction>
@@ -15,6 +17,8 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSettings>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBlock>
@@ -25,6 +29,10 @@ namespace pto::gui {
 
 using ResultPtr = std::shared_ptr<const SqlConsoleResult>;
 
+namespace {
+const char* const kTimeLimitKey = "sqlConsole/timeLimitSeconds";
+}
+
 SqlConsole::SqlConsole(StudioContext& context, QWidget* parent)
     : StudioView(context, parent), m_model(new SqlConsoleModel(this)),
       m_history(std::make_unique<SqlConsoleHistory>()),
@@ -33,13 +41,16 @@ SqlConsole::SqlConsole(StudioContext& context, QWidget* parent)
     createActions();
     connect(m_watcher, &QFutureWatcher<ResultPtr>::finished, this,
             [this] { showResult(m_watcher->result()); });
+    m_deadline.setSingleShot(true);
+    connect(&m_deadline, &QTimer::timeout, this, [this] {
+        m_timedOut = true;
+        m_tokens.cancel();
+    });
     initialize();
 }
 
-SqlConsole::~SqlConsole() {
-    cancel();
-    m_watcher->waitForFinished();
-}
+// m_tokens interrupts the running query; its worker ends within milliseconds.
+SqlConsole::~SqlConsole() = default;
 
 void SqlConsole::buildLayout() {
     m_editor = new QPlainTextEdit(this);
@@ -55,7 +66,17 @@ void SqlConsole::buildLayout() {
     m_trackButton->setEnabled(false);
     m_trackButton->setToolTip(tr("Needs ts and dur columns (cycles); name and track_id are used "
                                  "when present"));
+    m_timeLimit = new QSpinBox(this);
+    m_timeLimit->setRange(0, 24 * 3600);
+    m_timeLimit->setSuffix(tr(" s"));
+    m_timeLimit->setPrefix(tr("time limit "));
+    m_timeLimit->setSpecialValueText(tr("no time limit"));
+    m_timeLimit->setToolTip(tr("A query running longer is stopped (0: no limit)"));
+    m_timeLimit->setValue(QSettings().value(kTimeLimitKey, kDefaultTimeLimitSeconds).toInt());
+    connect(m_timeLimit, &QSpinBox::valueChanged, this,
+            [](int seconds) { QSettings().setValue(kTimeLimitKey, seconds); });
     m_status = new QLabel(this);
+    m_status->setTextFormat(Qt::PlainText); // SQLite's messages quote the user's text
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_table = new QTableView(this);
@@ -72,6 +93,7 @@ void SqlConsole::buildLayout() {
     buttons->addWidget(m_cancelButton);
     buttons->addWidget(m_trackButton);
     buttons->addStretch(1);
+    buttons->addWidget(m_timeLimit);
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
@@ -127,35 +149,53 @@ void SqlConsole::run(const QString& sql) {
         setStatus(tr("Open a trace first"), true);
         return;
     }
-    if (m_running) cancel(), m_watcher->waitForFinished();
     m_history->add(sql);
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
     m_running = true;
+    m_timedOut = false;
     m_runGeneration = m_documentGeneration;
-    m_runButton->setEnabled(false);
     m_cancelButton->setEnabled(true);
     m_trackButton->setEnabled(false);
     setStatus(tr("Running..."), false);
-    auto reader = std::make_shared<tracedb::TraceReader>(document()->openReader());
-    m_watcher->setFuture(QtConcurrent::run([reader, sql, flag = m_cancel]() -> ResultPtr {
-        return std::make_shared<const SqlConsoleResult>(
-            runConsoleQuery(*reader, sql, *flag, kMaxRows));
-    }));
+    // next() cancels a query still running (its result is never shown: setFuture replaces it)
+    // without waiting for it.
+    m_watcher->setFuture(
+        QtConcurrent::run([path = document()->path(), sql, token = m_tokens.next()]() -> ResultPtr {
+            const FinishGuard finish(*token);
+            try {
+                const auto reader = tracedb::TraceReader::open(path);
+                return std::make_shared<const SqlConsoleResult>(
+                    runConsoleQuery(reader, sql, *token, kMaxRows));
+            } catch (...) {
+                try {
+                    auto failed = std::make_shared<SqlConsoleResult>();
+                    failed->sql = sql;
+                    failed->error = currentErrorText();
+                    return failed;
+                } catch (...) {
+                    return nullptr; // nothing may escape into the future
+                }
+            }
+        }));
+    if (m_timeLimit->value() > 0) m_deadline.start(m_timeLimit->value() * 1000);
 }
 
 void SqlConsole::cancel() {
-    if (m_cancel) m_cancel->store(true);
+    m_deadline.stop();
+    m_tokens.cancel();
 }
 
 void SqlConsole::showResult(ResultPtr result) {
     m_running = false;
-    m_runButton->setEnabled(true);
+    m_deadline.stop();
     m_cancelButton->setEnabled(false);
     if (m_runGeneration != m_documentGeneration) { // the trace changed while it ran
         emit queryFinished();
         return;
     }
-    if (!result->ok()) {
+    if (!result) { // the worker could not even allocate its error report
+        m_model->setResult(nullptr);
+        setStatus(tr("Error: out of memory"), true);
+    } else if (!result->ok()) {
         m_model->setResult(nullptr);
         showError(*result);
     } else {
@@ -165,7 +205,10 @@ void SqlConsole::showResult(ResultPtr result) {
                            .arg(result->rows.size() == 1 ? tr("row") : tr("rows"))
                            .arg(result->seconds * 1e3, 0, 'f', 1);
         if (result->truncated) text += tr(" — stopped at %1 rows").arg(kMaxRows);
-        if (result->cancelled) text += tr(" — cancelled");
+        if (result->cancelled && m_timedOut)
+            text += tr(" — stopped at the time limit of %1 s").arg(m_timeLimit->value());
+        else if (result->cancelled)
+            text += tr(" — cancelled");
         setStatus(text, false);
         m_table->resizeColumnsToContents();
         m_trackButton->setEnabled(hasTimeColumns(result->columns) && !result->rows.empty());
@@ -180,7 +223,7 @@ void SqlConsole::showError(const SqlConsoleResult& result) {
     reason.remove(kPrefix);
     QString text = result.refused ? tr("Refused (the console is read-only): %1").arg(reason)
                                   : tr("Error: %1").arg(reason);
-    m_status->setToolTip(result.error);
+    m_status->setToolTip(plainToolTip(result.error));
     if (result.errorOffset >= 0) {
         const QTextBlock block = m_editor->document()->findBlock(result.errorOffset);
         text += tr(" — at line %1, column %2")

@@ -1,14 +1,17 @@
 // The SQL console view: read-only queries on the open trace, results, history, query tracks.
 #pragma once
 
+#include "gui/model/CancelToken.h"
 #include "gui/widgets/StudioView.h"
 
-#include <atomic>
+#include <QTimer>
+
 #include <memory>
 
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
+class QSpinBox;
 class QTableView;
 template <typename T> class QFutureWatcher;
 
@@ -19,12 +22,15 @@ class SqlConsoleModel;
 struct SqlConsoleResult;
 
 /// Ctrl+Return runs the editor's text on a worker thread (its own read-only connection);
-/// Escape or the Cancel button stops it between rows. Up on the first line / Down on the last
+/// Escape or the Cancel button interrupts it, mid-statement too, and so does the time limit
+/// (seconds, 0 = none; kept in QSettings). Running another query or closing the console
+/// cancels the running one without waiting for it. Up on the first line / Down on the last
 /// line walk the history. Errors appear under the editor with the offending text underlined.
 class SqlConsole : public StudioView {
     Q_OBJECT
 public:
     static constexpr std::size_t kMaxRows = 200000;
+    static constexpr int kDefaultTimeLimitSeconds = 30;
 
     explicit SqlConsole(StudioContext& context, QWidget* parent = nullptr);
     ~SqlConsole() override;
@@ -36,6 +42,8 @@ public:
     QTableView* table() const { return m_table; }
     SqlConsoleModel& model() { return *m_model; }
     QPushButton* trackButton() const { return m_trackButton; }
+    QPushButton* cancelButton() const { return m_cancelButton; }
+    QSpinBox* timeLimitBox() const { return m_timeLimit; }
     QString statusText() const;
     bool isRunning() const { return m_running; }
 
@@ -67,8 +75,11 @@ private:
     QPushButton* m_runButton = nullptr;
     QPushButton* m_cancelButton = nullptr;
     QPushButton* m_trackButton = nullptr;
+    QSpinBox* m_timeLimit = nullptr;
     QFutureWatcher<std::shared_ptr<const SqlConsoleResult>>* m_watcher = nullptr;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
+    WorkerTokens m_tokens; ///< destroyed before m_watcher (a child): stops the worker
+    QTimer m_deadline;     ///< the running query's time limit
+    bool m_timedOut = false;
     bool m_running = false;
     int m_documentGeneration = 0; ///< bumped per document; a result of an older one is dropped
     int m_runGeneration = 0;

@@ -31,6 +31,9 @@ public:
 
 signals:
     void documentChanged();
+    /// A view could not show the document (its reader threw, e.g. on a corrupt page); the
+    /// other views and the document stay. `what` says which view and why.
+    void viewFailed(const QString& what);
     /// A view asks the others to show a time range of the timeline (cycles).
     void revealTimeRequested(qint64 begin, qint64 end);
     void queryTrackRequested(std::shared_ptr<const pto::gui::QueryTrack> track);

@@ -31,6 +31,10 @@ protected:
     SelectionModel& selection() { return m_context.selection(); }
 
 private:
+    /// documentChanged() with every exception turned into StudioContext::viewFailed: a view
+    /// reading a damaged trace on the GUI thread must not take the others (or Qt) down.
+    void reload();
+
     StudioContext& m_context;
 };
 

@@ -56,6 +56,7 @@ void TimelineView::buildLayout() {
     previous->setToolTip(tr("Previous match"));
     next->setToolTip(tr("Next match"));
     m_matchLabel = new QLabel(this);
+    m_matchLabel->setTextFormat(Qt::PlainText); // slice names from the trace
     m_colouring = new QComboBox(this);
     m_colouring->addItems({tr("Colour by Tensor op"), tr("Colour by pipe")});
     m_allFlows = new QCheckBox(tr("All flows"), this);
@@ -63,6 +64,7 @@ void TimelineView::buildLayout() {
                               "those of the selected slice)"));
     auto* fit = new QPushButton(tr("Fit"), this);
     m_status = new QLabel(this);
+    m_status->setTextFormat(Qt::PlainText);
 
     auto* toolbar = new QHBoxLayout;
     toolbar->addWidget(m_searchBox, 2);

@@ -161,15 +161,18 @@ TEST(GraphLayout, LayoutsComeBackFromTheSidecarCacheUntilTheTraceChanges) {
     {
         LayoutCache fresh(trace); // a new session reads the sidecar
         EXPECT_TRUE(fresh.problem().empty()) << fresh.problem();
-        auto hit = fresh.find(job.cacheKey);
+        const std::size_t nodes = job.nodes.size(), edges = job.edges.size();
+        auto hit = fresh.find(job.cacheKey, nodes, edges);
         ASSERT_TRUE(hit.has_value());
         EXPECT_EQ(hit->nodes, computed.nodes);
         EXPECT_EQ(hit->edges, computed.edges);
-        EXPECT_FALSE(fresh.find(layoutCacheKey(9, 0x1234, true)).has_value());
+        EXPECT_FALSE(fresh.find(layoutCacheKey(9, 0x1234, true), nodes, edges).has_value());
+        // The counts of another graph: the stored layout is not used for it.
+        EXPECT_FALSE(fresh.find(job.cacheKey, nodes + 1, edges).has_value());
     }
     std::ofstream(trace) << "a rewritten trace, longer than before";
     LayoutCache afterRewrite(trace);
-    EXPECT_FALSE(afterRewrite.find(job.cacheKey).has_value());
+    EXPECT_FALSE(afterRewrite.find(job.cacheKey, job.nodes.size(), job.edges.size()).has_value());
 }
 
 TEST(GraphLayout, LayeredLayoutPlacesEveryNodeBelowItsPredecessors) {

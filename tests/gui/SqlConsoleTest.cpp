@@ -1,6 +1,8 @@
 // The SQL console offscreen: results checked against Python's sqlite3, writes refused with the
-// file unchanged, errors inline, history, row limit and cancel, ts/dur rows as a query track.
+// file unchanged, errors inline, history, row limit, cancel mid-statement, time limit, never
+// blocking on a running query, ts/dur rows as a query track.
 #include "gui/widgets/SqlConsole.h"
+#include "gui/model/CancelToken.h"
 #include "gui/model/SqlConsoleHistory.h"
 #include "gui/model/SqlConsoleModel.h"
 #include "gui/model/SqlConsoleQuery.h"
@@ -10,21 +12,29 @@
 
 #include <QAbstractItemModelTester>
 #include <QCryptographicHash>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTest>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <thread>
+
 namespace pto::gui {
 namespace {
 
 namespace fs = std::filesystem;
+
+/// An aggregate over an endless recursive CTE: no row ever arrives.
+const QString kEndlessCount = QStringLiteral(
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c");
 
 QByteArray sha256(const fs::path& path) {
     QFile file(QString::fromStdString(path.string()));
@@ -175,18 +185,82 @@ TEST_F(SqlConsoleTest, CtrlReturnRunsAndAnEndlessQueryStopsAtTheRowLimit) {
     EXPECT_TRUE(m_console->statusText().contains(QStringLiteral("stopped at")));
 }
 
+TEST_F(SqlConsoleTest, CancelStopsAnAggregateBeforeItsFirstRow) {
+    QSignalSpy finished(m_console.get(), &SqlConsole::queryFinished);
+    m_console->run(kEndlessCount);
+    QTest::qWait(300);
+    ASSERT_TRUE(m_console->isRunning());
+    ASSERT_TRUE(m_console->cancelButton()->isEnabled());
+    QTest::mouseClick(m_console->cancelButton(), Qt::LeftButton);
+    ASSERT_TRUE(finished.wait(3000));
+    EXPECT_FALSE(m_console->isRunning());
+    EXPECT_TRUE(m_console->statusText().contains(QStringLiteral("cancelled")))
+        << m_console->statusText().toStdString();
+    run(QStringLiteral("SELECT 7")); // the console is usable again
+    EXPECT_EQ(tableRows(m_console->model()), QStringList{QStringLiteral("7")});
+}
+
+TEST_F(SqlConsoleTest, TheTimeLimitStopsARunawayQuery) {
+    EXPECT_EQ(m_console->timeLimitBox()->value(), SqlConsole::kDefaultTimeLimitSeconds);
+    m_console->timeLimitBox()->setValue(1);
+    QElapsedTimer timer;
+    timer.start();
+    run(kEndlessCount);
+    EXPECT_LT(timer.elapsed(), 5000);
+    EXPECT_TRUE(m_console->statusText().contains(QStringLiteral("time limit of 1 s")))
+        << m_console->statusText().toStdString();
+    // The limit is a setting: the next console starts with it.
+    EXPECT_EQ(SqlConsole(m_context).timeLimitBox()->value(), 1);
+}
+
+TEST_F(SqlConsoleTest, RunningAnotherQueryOrClosingNeverWaitsForTheRunningOne) {
+    m_console->run(kEndlessCount);
+    QTest::qWait(200);
+    QSignalSpy finished(m_console.get(), &SqlConsole::queryFinished);
+    QElapsedTimer timer;
+    timer.start();
+    m_console->run(QStringLiteral("SELECT 42"));
+    EXPECT_LT(timer.elapsed(), 500);
+    ASSERT_TRUE(finished.wait(5000));
+    EXPECT_EQ(tableRows(m_console->model()), QStringList{QStringLiteral("42")});
+    m_console->run(kEndlessCount);
+    QTest::qWait(200);
+    timer.restart();
+    m_console.reset(); // closing the console
+    EXPECT_LT(timer.elapsed(), 1000);
+}
+
 TEST(SqlConsoleQueryTest, ACancelledQueryStopsAndSaysSo) {
     const auto reader = tracedb::TraceReader::open(test::sampleTrace("softmax"));
-    std::atomic<bool> cancel = true;
+    CancelToken cancelled;
+    cancelled.cancel();
     const SqlConsoleResult result =
-        runConsoleQuery(reader, QStringLiteral("SELECT * FROM slice"), cancel, 1000);
+        runConsoleQuery(reader, QStringLiteral("SELECT * FROM slice"), cancelled, 1000);
     EXPECT_TRUE(result.cancelled);
     EXPECT_TRUE(result.rows.empty());
-    cancel = false;
+    CancelToken running;
     const SqlConsoleResult limited =
-        runConsoleQuery(reader, QStringLiteral("SELECT * FROM slice"), cancel, 10);
+        runConsoleQuery(reader, QStringLiteral("SELECT * FROM slice"), running, 10);
     EXPECT_TRUE(limited.truncated);
     EXPECT_EQ(limited.rows.size(), 10u);
+}
+
+TEST(SqlConsoleQueryTest, CancelFromAnotherThreadInterruptsAnAggregate) {
+    const auto reader = tracedb::TraceReader::open(test::sampleTrace("softmax"));
+    auto token = std::make_shared<CancelToken>();
+    SqlConsoleResult result;
+    std::thread worker([&] {
+        const FinishGuard finish(*token);
+        result = runConsoleQuery(reader, kEndlessCount, *token, 1000);
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    QElapsedTimer timer;
+    timer.start();
+    cancelAndWait(token);
+    worker.join();
+    EXPECT_LT(timer.elapsed(), 2000);
+    EXPECT_TRUE(result.cancelled);
+    EXPECT_TRUE(result.ok()) << result.error.toStdString(); // cancelled is not an error
 }
 
 TEST(SqlConsoleQueryTest, ErrorOffsetsPointAtSqlitesToken) {

@@ -1,6 +1,7 @@
 // Timeline models without a window: viewport math row by row, the level-of-detail pyramid
 // against a brute-force count, the summary of real traces against SQL, and the Qt models
 // (tracks, search, area aggregate, details) under QAbstractItemModelTester.
+#include "gui/model/CancelToken.h"
 #include "gui/model/LinkResolver.h"
 #include "gui/model/TimelineAggregateModel.h"
 #include "gui/model/TimelineDetailsModel.h"
@@ -159,7 +160,7 @@ TEST(LodPyramid, DominantNameIsTheSliceCoveringMostOfTheBucket) {
 TEST(TimelineLod, SummarisesEverySliceOfARealTraceAndLinksInstructionsToOps) {
     const auto doc = TraceDocument::open(test::sampleTrace("matmul", "--trace full"));
     const auto& reader = doc->reader();
-    std::atomic<bool> cancel{false};
+    CancelToken cancel;
     const auto lod = buildTimelineLod(doc->path(), cancel, 2);
     ASSERT_TRUE(lod);
     EXPECT_EQ(lod->slicesScanned, sqlInt(reader, "SELECT count(*) FROM slice"));
@@ -183,7 +184,7 @@ TEST(TimelineLod, SummarisesEverySliceOfARealTraceAndLinksInstructionsToOps) {
         return true;
     });
     EXPECT_GT(linked, 0);
-    cancel = true;
+    cancel.cancel();
     EXPECT_EQ(buildTimelineLod(doc->path(), cancel, 1), nullptr);
 }
 
