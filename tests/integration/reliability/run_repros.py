@@ -5,7 +5,7 @@
 # signal), within 10 s and 1 GiB, no temp files left behind, and the trace's bytes unchanged.
 #
 # usage: run_repros.py --pto PTO [--studio STUDIO] --repro-dir DIR --source-dir REPO
-#                      [--only SUBSTRING] [--rss-only]
+#                      [--only SUBSTRING] [--rss-only] [--time-limit SECONDS]
 # Each case runs in a fresh directory holding copies of its inputs (mtimes kept, so layout-cache
 # sidecars stay valid), with TMPDIR and the XDG config/cache dirs inside it. Exit 1 if any check
 # fails; every failure is listed with the command and the reason.
@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-TIME_LIMIT_S = 10.0
+TIME_LIMIT_S = 10.0  # per command; --time-limit changes it (sanitizer builds run slower)
 MEMORY_LIMIT = 1 << 30  # bytes, address space (RLIMIT_AS) and peak RSS
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 # Phrases that mean a crash or a leaked internal error rather than a message for the user.
@@ -43,6 +43,7 @@ class Context:
         self.source = os.path.abspath(args.source_dir)
         self.rss_only = args.rss_only
         self.only = args.only
+        self.time_limit = args.time_limit
         self.failures = []
         self.sidecars_seen = set()  # -wal/-shm names that appeared beside a trace while a tool ran
         self.checked = 0
@@ -76,22 +77,25 @@ def limit_memory(rss_only):
     return apply
 
 
-def run(ctx, cwd, argv, timeout=TIME_LIMIT_S, kill_after=None):
+def run(ctx, cwd, argv, timeout=None, kill_after=None):
     """Runs argv in cwd; returns (rc or -signal or None on timeout, stderr text, seconds, rss)."""
     env = dict(os.environ, TMPDIR=os.path.join(cwd, "tmpdir"), QT_QPA_PLATFORM="offscreen",
                XDG_CONFIG_HOME=os.path.join(cwd, ".config"),
-               XDG_CACHE_HOME=os.path.join(cwd, ".cache"), HOME=cwd)
-    for d in (env["TMPDIR"], env["XDG_CONFIG_HOME"], env["XDG_CACHE_HOME"]):
-        os.makedirs(d, exist_ok=True)
+               XDG_CACHE_HOME=os.path.join(cwd, ".cache"),
+               XDG_RUNTIME_DIR=os.path.join(cwd, ".runtime"), HOME=cwd)
+    for key in ("TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"):
+        os.makedirs(env[key], mode=0o700, exist_ok=True)
+    timeout = timeout or ctx.time_limit
+    before = set(os.listdir(cwd))
     with open(os.path.join(cwd, ".stderr"), "w+b") as err:
         start = time.monotonic()
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=err,
                                 preexec_fn=limit_memory(ctx.rss_only))
         status, rss, timed_out, signalled = None, 0, False, False
-        before = set(os.listdir(cwd))
         while status is None:
-            ctx.sidecars_seen.update(n for n in set(os.listdir(cwd)) - before if SIDECAR_RW.search(n))
+            ctx.sidecars_seen.update(n for n in set(os.listdir(cwd)) - before
+                                     if SIDECAR_RW.search(n))
             pid, st, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 status, rss = st, usage.ru_maxrss * 1024
@@ -135,7 +139,7 @@ def check(ctx, case, cwd, tool, args, allowed=(EXIT_OK, EXIT_USAGE), must=None):
     ctx.checked += 1
     rc, stderr, seconds, rss = run(ctx, cwd, [binary] + args)
     if rc is None:
-        fail(ctx, case, what, f"still running after {TIME_LIMIT_S:.0f} s (killed)", stderr)
+        fail(ctx, case, what, f"still running after {ctx.time_limit:.0f} s (killed)", stderr)
         return None
     if rc < 0:
         fail(ctx, case, what, f"killed by signal {signal.Signals(-rc).name}", stderr)
@@ -234,7 +238,7 @@ def killed_runs(ctx, case, cwd):
         what = f"pto run ... -o t.db, {sig.name} after 1.5 s"
         rc, stderr, _, _ = run(ctx, cwd, [ctx.pto] + args, kill_after=(1.5, sig))
         if rc is None:
-            fail(ctx, case, what, f"still running {TIME_LIMIT_S:.0f} s after {sig.name}", stderr)
+            fail(ctx, case, what, f"still running {ctx.time_limit:.0f} s after {sig.name}", stderr)
         if sig == signal.SIGKILL:  # the next run must clean up after the dead one
             check(ctx, case, cwd, "pto", ["run", os.path.join(ctx.source, "samples", "gelu.pto"),
                                           "--timing-only", "-o", "next.db"], must=EXIT_OK)
@@ -386,6 +390,8 @@ def main():
     parser.add_argument("--repro-dir", required=True)
     parser.add_argument("--source-dir", required=True)
     parser.add_argument("--only", default="", help="run only the cases whose name contains this")
+    parser.add_argument("--time-limit", type=float, default=TIME_LIMIT_S,
+                        help="seconds per command (default 10)")
     parser.add_argument("--rss-only", action="store_true",
                         help="check peak RSS but set no address-space limit (sanitizer builds)")
     ctx = Context(parser.parse_args())
