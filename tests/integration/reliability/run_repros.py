@@ -227,7 +227,8 @@ def runaway_query(ctx, case, cwd):
 
 def killed_runs(ctx, case, cwd):
     """c6_sigkill_leftovers.sh: a run killed by SIGINT/SIGTERM removes its temp file at once; after
-    a SIGKILL the next run removes the dead run's temp file; the old trace stays complete."""
+    a SIGKILL the next run writing the same trace removes the dead run's temp file; the trace is
+    complete throughout (the old one, or the next run's)."""
     program = os.path.join(ctx.source, "samples", "gemm_4096.pto")
     args = ["run", program, "--timing-only", "--trace", "full", "-o", "t.db"]
     rc, stderr, _, _ = run(ctx, cwd, [ctx.pto] + args, timeout=120)
@@ -239,9 +240,9 @@ def killed_runs(ctx, case, cwd):
         rc, stderr, _, _ = run(ctx, cwd, [ctx.pto] + args, kill_after=(1.5, sig))
         if rc is None:
             fail(ctx, case, what, f"still running {ctx.time_limit:.0f} s after {sig.name}", stderr)
-        if sig == signal.SIGKILL:  # the next run must clean up after the dead one
+        if sig == signal.SIGKILL:  # the next run writing t.db must clean up after the dead one
             check(ctx, case, cwd, "pto", ["run", os.path.join(ctx.source, "samples", "gelu.pto"),
-                                          "--timing-only", "-o", "next.db"], must=EXIT_OK)
+                                          "--timing-only", "-o", "t.db"], must=EXIT_OK)
         left = sorted(n for n in os.listdir(cwd) if ".tmp-" in n)
         if left:
             fail(ctx, case, what, "left behind " + ", ".join(left))
