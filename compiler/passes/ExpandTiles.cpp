@@ -16,6 +16,7 @@
 #include "compiler/passes/ExpandTiles.h"
 
 #include "compiler/ir/Printer.h"
+#include "compiler/passes/DefaultVecTiles.h"
 
 #include <fmt/format.h>
 
@@ -174,6 +175,13 @@ std::string typeRef(const Type& t) {
 
 std::string listRef(const Ints& v) {
     return fmt::format("[{}]", fmt::join(v, ", "));
+}
+
+// The per-op override with `tile`'s last two sizes and leading sizes 1: "[1, 16, 16]".
+std::string leadingOnes(const Shape& tile) {
+    Ints sizes(tile.begin(), tile.end());
+    for (size_t d = 0; d + 2 < sizes.size(); ++d) sizes[d] = 1;
+    return listRef(sizes);
 }
 
 int64_t align(int64_t v, int64_t a) {
@@ -502,7 +510,7 @@ struct CubeTile {
 class TileShapes {
 public:
     TileShapes(const Function& src, const TargetInfo& target, const std::string& file)
-        : m_src(src), m_target(target), m_file(file) {}
+        : m_src(src), m_target(target), m_file(file), m_defaults(planDefaultVecTiles(src, target)) {}
 
     void enterDirective(const Op& op);
     // The vec tile of `op` over its iteration space `space`, checked for every tile dtype.
@@ -526,6 +534,7 @@ private:
     const std::string& m_file;
     std::optional<Ints> m_vec;
     std::optional<Ints> m_cube;
+    std::vector<std::optional<Shape>> m_defaults; // per Tensor op: its chain's default tile
 };
 
 void TileShapes::enterDirective(const Op& op) {
@@ -576,7 +585,14 @@ Shape TileShapes::vecTile(const Op& op, const Shape& space,
                           const std::vector<DType>& dtypes) const {
     std::optional<Ints> sizes = op.attrs.getInts("vec_tile");
     if (!sizes) sizes = m_vec;
-    Shape tile = sizes ? explicitVecTile(op, *sizes, space) : defaultVecTile(space);
+    Shape tile = space;
+    if (sizes)
+        tile = explicitVecTile(op, *sizes, space);
+    else if (op.id < m_defaults.size() && m_defaults[op.id] &&
+             m_defaults[op.id]->rank() == space.rank())
+        tile = *m_defaults[op.id];
+    else
+        tile = defaultVecTile(space);
     checkVecTile(op, tile, space, dtypes);
     return tile;
 }
@@ -810,6 +826,7 @@ std::vector<ValueId> operandTiles(Ctx& c, const Op& op, const Region& r, const R
     const Shape& shape = c.src.type(op.result).shape;
     std::vector<ValueId> tiles;
     std::vector<bool> full;
+    bool column = false; // an [r×1] operand read by an r×c tile (c > 1)
     for (size_t i = 0; i < op.operands.size(); ++i) {
         const ValueId x = op.operands[i];
         const Region rx = broadcastRegion(r, shape, c.src.type(x).shape);
@@ -817,13 +834,17 @@ std::vector<ValueId> operandTiles(Ctx& c, const Op& op, const Region& r, const R
         if ((xr != rows && xr != 1) || (xc != cols && xc != 1))
             c.shapes.fail(op, fmt::format("operand {} ({}) is read as a {}x{} block of a {}x{} "
                                           "tile; a tile operand may only broadcast as [r×1], "
-                                          "[1×c] or [1×1]; use a vec_tile with leading sizes 1",
+                                          "[1×c] or [1×1]; use a vec_tile with leading sizes 1 "
+                                          "(e.g. vec_tile = {})",
                                           valueRef(c.src, x), typeRef(c.src.type(x)), xr, xc, rows,
-                                          cols));
+                                          cols, leadingOnes(r.extent)));
         tiles.push_back(operandTile(c, op, i, rx, position, privateOperand, depth));
         full.push_back(xr == rows && xc == cols);
+        column = column || (xr == rows && rows > 1 && xc == 1 && cols > 1);
     }
-    const bool binary = opInfo(op.kind).cls == OpClass::Binary && tiles.size() == 2;
+    // TCMP has no row-broadcast form: cmp expands an [r×1] operand explicitly.
+    const bool binary = opInfo(op.kind).cls == OpClass::Binary && tiles.size() == 2 &&
+                        !(op.kind == OpKind::Cmp && column);
     const size_t partial = size_t(std::count(full.begin(), full.end(), false));
     if (binary && partial == 1 && !full[0] && isCommutative(op.kind)) {
         std::swap(tiles[0], tiles[1]);
@@ -908,6 +929,57 @@ ValueId castTile(Ctx& c, ValueId tile, DType to, Provenance from) {
     return c.emit.tile(OpKind::Cast, {tile}, {}, to, shape[0], shape[1], origin, offset, from);
 }
 
+// A reduction over an axis before the last two: every index along the axis is a whole tile
+// of the other dims (leading tile sizes 1), combined elementwise in index order with
+// add/max/min (a sum of a narrower float in f32, rounded once at the end).
+void expandOuterReduce(Ctx& c, const Op& op, int axis) {
+    const ValueId x = op.operands[0];
+    const Type& xt = c.src.type(x);
+    const Type& yt = c.src.type(op.result);
+    const int n = xt.shape.rank();
+    const Shape tile = c.shapes.vecTile(op, xt.shape, {xt.dtype});
+    for (int d = 0; d + 2 < n; ++d)
+        if (tile[d] != 1)
+            c.shapes.fail(op, fmt::format("vec tile {} spans several leading dims; a reduction "
+                                          "over axis {} needs leading tile sizes of 1 (e.g. "
+                                          "vec_tile = {})",
+                                          tile.str(), axis, leadingOnes(tile)));
+    const bool keepdim = op.attrs.getBool("keepdim", false);
+    const bool sum = op.kind == OpKind::ReduceSum;
+    const bool wide = sum && xt.shape[axis] > 1 && isFloatType(yt.dtype) && yt.dtype != DType::F32;
+    const DType acc = wide ? DType::F32 : yt.dtype;
+    const Provenance from = provenanceOf(op);
+    Shape outer = xt.shape;
+    outer[axis] = 1;
+    forEachTile(outer, tile, [&](const Region& o) {
+        Region yr{Shape{}, Shape{}};
+        for (int d = 0; d < n; ++d) {
+            if (d == axis && !keepdim) continue;
+            yr.offset.push(o.offset[d]);
+            yr.extent.push(o.extent[d]);
+        }
+        const int64_t rows = rowsOf(o.extent), cols = colsOf(o.extent);
+        ValueId total = kNoId;
+        for (int64_t k = 0; k < xt.shape[axis]; ++k) {
+            Region in = o;
+            in.offset[axis] = k;
+            ValueId t = castTile(c, c.values.tileOf(x, in, from), acc, from);
+            total = total == kNoId ? t
+                                   : c.emit.tile(combinerOf(op.kind), {total, t}, {}, acc, rows,
+                                                 cols, op.result, yr.offset, from);
+        }
+        if (c.emit.fn().value(total).origin != op.result) {
+            // One index along the axis: the result is a copy of the operand's tile.
+            Attrs one;
+            one.set("scalar", 1.0);
+            total = c.emit.tile(OpKind::MulS, {total}, one, acc, rows, cols, op.result, yr.offset,
+                                from);
+        }
+        total = castTile(c, total, yt.dtype, from);
+        c.values.produce(op.result, yr, total);
+    });
+}
+
 // Reductions over the last axis (row reduce → [r×1]) or the second-last (column reduce →
 // [1×c], tiles must have leading sizes 1). When the axis spans several tiles the partial
 // results are combined in index order with add/max/min; a sum of a narrower float then runs
@@ -919,21 +991,18 @@ void expandReduce(Ctx& c, const Op& op) {
     const int n = xt.shape.rank();
     const int axis = normalisedAxis(c, op, n);
     const bool row = axis == n - 1;
-    if (!row && axis != n - 2)
-        c.shapes.fail(op, fmt::format("reduction over axis {} of a rank-{} tensor is not "
-                                      "supported at Tile level: only the last two axes reduce; "
-                                      "transpose or reshape so the reduced axis is one of them",
-                                      axis, n));
+    if (!row && axis != n - 2) return expandOuterReduce(c, op, axis);
     const bool keepdim = op.attrs.getBool("keepdim", false);
     const bool sum = op.kind == OpKind::ReduceSum;
     const Shape tile = c.shapes.vecTile(op, xt.shape, {xt.dtype});
     for (int d = 0; d + 2 < n; ++d)
         if (tile[d] != 1 && (!row || !keepdim))
             c.shapes.fail(op, fmt::format("vec tile {} spans several leading dims; a {} "
-                                          "needs leading tile sizes of 1",
+                                          "needs leading tile sizes of 1 (e.g. vec_tile = {})",
                                           tile.str(),
                                           row ? "reduction without keepdim"
-                                              : "reduction over the second-last axis"));
+                                              : "reduction over the second-last axis",
+                                          leadingOnes(tile)));
     const int64_t spans = (xt.shape[axis] + tile[axis] - 1) / tile[axis];
     const bool wide = sum && spans > 1 && isFloatType(yt.dtype) && yt.dtype != DType::F32;
     const DType acc = wide ? DType::F32 : yt.dtype;
@@ -989,14 +1058,17 @@ void expandTileTranspose(Ctx& c, const Op& op) {
     for (int d = 0; d + 2 < n; ++d)
         if (tile[d] != 1)
             c.shapes.fail(op, fmt::format("vec tile {} spans several leading dims; a transpose "
-                                          "of the last two dims needs leading tile sizes of 1",
-                                          tile.str()));
+                                          "of the last two dims needs leading tile sizes of 1 "
+                                          "(e.g. vec_tile = {})",
+                                          tile.str(), leadingOnes(tile)));
     const Shape& xs = c.src.type(x).shape;
     if (tile[n - 2] < yt.shape[n - 2] && (tile[n - 2] * dtypeSize(yt.dtype)) % kRowAlignBytes != 0)
         c.shapes.fail(op, fmt::format("vec tile {} reads source rows of {} elements ({} B of "
-                                      "{}); they must be a multiple of {} B unless whole ({})",
+                                      "{}); they must be a multiple of {} B unless whole ({}): "
+                                      "make the second-last vec_tile size a multiple of {}",
                                       tile.str(), tile[n - 2], tile[n - 2] * dtypeSize(yt.dtype),
-                                      dtypeName(yt.dtype), kRowAlignBytes, xs[n - 1]));
+                                      dtypeName(yt.dtype), kRowAlignBytes, xs[n - 1],
+                                      kRowAlignBytes / dtypeSize(yt.dtype)));
     const Provenance from = provenanceOf(op);
     Attrs perm;
     perm.set("perm", Ints{1, 0});
