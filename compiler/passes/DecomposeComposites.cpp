@@ -355,8 +355,7 @@ void decomposeComposites(Function& f) {
         const bool splitTranspose =
             op.kind == OpKind::Transpose &&
             !lowersInOneStep(op.attrs.getInts("perm").value_or(std::vector<int64_t>{}));
-        if ((opInfo(op.kind).cls != OpClass::Composite && !splitTranspose) ||
-            op.result == kNoId) {
+        if ((opInfo(op.kind).cls != OpClass::Composite && !splitTranspose) || op.result == kNoId) {
             op.id = OpId(out.size());
             if (op.result != kNoId) f.value(op.result).def = op.id;
             out.push_back(std::move(op));

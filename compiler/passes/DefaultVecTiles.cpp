@@ -227,8 +227,7 @@ private:
     // first to its last reader.
     int64_t workingSet(const Choice& c) const {
         std::unordered_map<ValueId, size_t> index; // member result → member index
-        for (size_t i = 0; i < m_members.size(); ++i)
-            index[m_f.op(m_members[i].op).result] = i;
+        for (size_t i = 0; i < m_members.size(); ++i) index[m_f.op(m_members[i].op).result] = i;
         struct Live {
             size_t from, to;
             int64_t bytes;
@@ -290,8 +289,7 @@ private:
 
 } // namespace
 
-std::vector<std::optional<Shape>> planDefaultVecTiles(const Function& f,
-                                                      const TargetInfo& target) {
+std::vector<std::optional<Shape>> planDefaultVecTiles(const Function& f, const TargetInfo& target) {
     std::vector<std::optional<Shape>> out(f.ops().size());
     std::vector<Member> members;
     std::vector<size_t> memberOf(f.ops().size(), SIZE_MAX);
@@ -301,8 +299,8 @@ std::vector<std::optional<Shape>> planDefaultVecTiles(const Function& f,
         if (scoped || op.attrs.has("vec_tile") || op.result == kNoId) continue;
         const Grid grid = gridOf(f, op);
         if (grid == Grid::None) continue;
-        const bool reduce = grid == Grid::RowReduce || grid == Grid::ColReduce ||
-                            grid == Grid::OuterReduce;
+        const bool reduce =
+            grid == Grid::RowReduce || grid == Grid::ColReduce || grid == Grid::OuterReduce;
         Member m{op.id, grid, f.type(reduce ? op.operands[0] : op.result).shape, false};
         m.leadingOnes = needsLeadingOnes(f, op, grid, m.space);
         if (grid == Grid::Transpose) {

@@ -510,7 +510,8 @@ struct CubeTile {
 class TileShapes {
 public:
     TileShapes(const Function& src, const TargetInfo& target, const std::string& file)
-        : m_src(src), m_target(target), m_file(file), m_defaults(planDefaultVecTiles(src, target)) {}
+        : m_src(src), m_target(target), m_file(file), m_defaults(planDefaultVecTiles(src, target)) {
+    }
 
     void enterDirective(const Op& op);
     // The vec tile of `op` over its iteration space `space`, checked for every tile dtype.
@@ -826,7 +827,7 @@ std::vector<ValueId> operandTiles(Ctx& c, const Op& op, const Region& r, const R
     const Shape& shape = c.src.type(op.result).shape;
     std::vector<ValueId> tiles;
     std::vector<bool> full;
-    bool column = false; // an [r×1] operand read by an r×c tile (c > 1)
+    bool column = false; // an [r×1] or [1×1] operand read by an r×c tile (c > 1)
     for (size_t i = 0; i < op.operands.size(); ++i) {
         const ValueId x = op.operands[i];
         const Region rx = broadcastRegion(r, shape, c.src.type(x).shape);
@@ -840,9 +841,9 @@ std::vector<ValueId> operandTiles(Ctx& c, const Op& op, const Region& r, const R
                                           cols, leadingOnes(r.extent)));
         tiles.push_back(operandTile(c, op, i, rx, position, privateOperand, depth));
         full.push_back(xr == rows && xc == cols);
-        column = column || (xr == rows && rows > 1 && xc == 1 && cols > 1);
+        column = column || (xc == 1 && cols > 1);
     }
-    // TCMP has no row-broadcast form: cmp expands an [r×1] operand explicitly.
+    // TCMP has no row-broadcast form: cmp expands an [r×1] or [1×1] operand explicitly.
     const bool binary = opInfo(op.kind).cls == OpClass::Binary && tiles.size() == 2 &&
                         !(op.kind == OpKind::Cmp && column);
     const size_t partial = size_t(std::count(full.begin(), full.end(), false));
@@ -931,7 +932,7 @@ ValueId castTile(Ctx& c, ValueId tile, DType to, Provenance from) {
 
 // A reduction over an axis before the last two: every index along the axis is a whole tile
 // of the other dims (leading tile sizes 1), combined elementwise in index order with
-// add/max/min (a sum of a narrower float in f32, rounded once at the end).
+// add/max/min (a sum of any dtype but f32 in f32, rounded once at the end).
 void expandOuterReduce(Ctx& c, const Op& op, int axis) {
     const ValueId x = op.operands[0];
     const Type& xt = c.src.type(x);
@@ -946,7 +947,7 @@ void expandOuterReduce(Ctx& c, const Op& op, int axis) {
                                           tile.str(), axis, leadingOnes(tile)));
     const bool keepdim = op.attrs.getBool("keepdim", false);
     const bool sum = op.kind == OpKind::ReduceSum;
-    const bool wide = sum && xt.shape[axis] > 1 && isFloatType(yt.dtype) && yt.dtype != DType::F32;
+    const bool wide = sum && xt.shape[axis] > 1 && yt.dtype != DType::F32;
     const DType acc = wide ? DType::F32 : yt.dtype;
     const Provenance from = provenanceOf(op);
     Shape outer = xt.shape;
@@ -982,7 +983,7 @@ void expandOuterReduce(Ctx& c, const Op& op, int axis) {
 
 // Reductions over the last axis (row reduce → [r×1]) or the second-last (column reduce →
 // [1×c], tiles must have leading sizes 1). When the axis spans several tiles the partial
-// results are combined in index order with add/max/min; a sum of a narrower float then runs
+// results are combined in index order with add/max/min; a sum of any dtype but f32 then runs
 // in f32 (inputs widened, partials and combine in f32, one rounding at the end).
 void expandReduce(Ctx& c, const Op& op) {
     const ValueId x = op.operands[0];
@@ -1004,7 +1005,9 @@ void expandReduce(Ctx& c, const Op& op) {
                                               : "reduction over the second-last axis",
                                           leadingOnes(tile)));
     const int64_t spans = (xt.shape[axis] + tile[axis] - 1) / tile[axis];
-    const bool wide = sum && spans > 1 && isFloatType(yt.dtype) && yt.dtype != DType::F32;
+    // Partial sums stay in f32 (the precision rule: accumulate in f32, round once), also for
+    // integers, whose partials would otherwise saturate.
+    const bool wide = sum && spans > 1 && yt.dtype != DType::F32;
     const DType acc = wide ? DType::F32 : yt.dtype;
     const Provenance from = provenanceOf(op);
     Attrs attrs;

@@ -97,9 +97,9 @@ TEST_P(SeededSample, RunsWithSeedOneAndGivesFiniteOutputs) {
     const fs::path outs = tmp.path() / "out", check = tmp.path() / "finite.py";
     std::ofstream(check) << kFiniteCheck;
     const std::string sample = std::string(PTO_SOURCE_DIR) + "/samples/" + GetParam() + ".pto";
-    auto run = test::runCommand(fmt::format("{} run {} --seed 1 --trace none --outputs {}",
-                                            PTO_CLI, test::shellQuote(sample),
-                                            test::shellQuote(outs.string())));
+    auto run =
+        test::runCommand(fmt::format("{} run {} --seed 1 --trace none --outputs {}", PTO_CLI,
+                                     test::shellQuote(sample), test::shellQuote(outs.string())));
     ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
     auto py = test::runCommand(fmt::format("/usr/bin/python3 {} {}", test::shellQuote(check),
                                            test::shellQuote(outs.string())));

@@ -470,9 +470,10 @@ func @f(%x: tensor<4x16xf32>, %m: tensor<4x1xf32>) -> tensor<4x16xi1> {
   return %y
 })");
     EXPECT_EQ(countOps(f, OpKind::Broadcast), 1);
-    for (const Op& op : f.ops())
-        if (op.kind == OpKind::Cmp)
-            for (ValueId v : op.operands) EXPECT_EQ(f.type(v).shape.str(), "4x16");
+    for (const Op& op : f.ops()) {
+        if (op.kind != OpKind::Cmp) continue;
+        for (ValueId v : op.operands) EXPECT_EQ(f.type(v).shape.str(), "4x16");
+    }
 }
 
 TEST(ExpandTiles, AMatmulWithADeclaredF16ResultStoresTheAccumulatorIntoF16) {
