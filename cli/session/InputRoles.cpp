@@ -78,13 +78,23 @@ private:
         const Op& op = *u.op;
         switch (op.kind) {
         case OpKind::Add:
-            if (reachesRowMax(op.result)) return {InputRole::Mask, 1};
+            // Of two arguments added into a softmax, the second is the mask (scores + mask).
+            if (reachesRowMax(op.result) &&
+                (u.index == 1 || op.operands.size() != 2 || !fromArgument(op.operands[1])))
+                return {InputRole::Mask, 1};
             break;
         case OpKind::Mul:
             if (op.operands.size() == 2) {
                 if (auto k = integerDepth(op.operands[1 - u.index]))
                     return {InputRole::DequantScale, *k};
             }
+            break;
+        case OpKind::Dequantize:
+            if (u.index == 1)
+                return {InputRole::DequantScale, integerDepth(op.operands[0]).value_or(1)};
+            break;
+        case OpKind::Quantize:
+            if (u.index == 1) return {InputRole::QuantScale, 1};
             break;
         case OpKind::Div:
             if (u.index == 1)
@@ -99,6 +109,17 @@ private:
             break;
         }
         return {};
+    }
+
+    // Whether v is an argument seen through value-preserving ops.
+    bool fromArgument(ValueId v) const {
+        for (int hops = 0; hops < 16; ++hops) {
+            const Op* p = m_f.producer(v);
+            if (!p) return true;
+            if (!preservesValues(p->kind) || p->operands.empty()) return false;
+            v = p->operands[0];
+        }
+        return false;
     }
 
     // v and every value made from it by value-preserving ops.
@@ -116,7 +137,7 @@ private:
     bool reachesRowMax(ValueId v, int depth = 0) const {
         if (depth > 6) return false;
         for (const Use& u : m_uses[v]) {
-            if (u.op->kind == OpKind::ReduceMax) return true;
+            if (u.op->kind == OpKind::ReduceMax || u.op->kind == OpKind::Softmax) return true;
             if (isVectorElementwise(u.op->kind) && u.op->result != kNoId &&
                 reachesRowMax(u.op->result, depth + 1))
                 return true;

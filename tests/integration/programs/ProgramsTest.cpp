@@ -72,7 +72,7 @@ TEST_P(Program, CompilesWithDefaultTilesAndMatchesPyTorch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, Program, ::testing::ValuesIn(filesIn(kDir + "/cases", ".pto")),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& p) { return p.param; });
 
 // Every output .npy of a directory is finite (bf16 files are <u2 bits with a .dtype sidecar).
 constexpr const char* kFiniteCheck = R"(
@@ -109,7 +109,7 @@ TEST_P(SeededSample, RunsWithSeedOneAndGivesFiniteOutputs) {
 INSTANTIATE_TEST_SUITE_P(Samples, SeededSample,
                          ::testing::ValuesIn(filesIn(std::string(PTO_SOURCE_DIR) + "/samples",
                                                      ".pto")),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& p) { return p.param; });
 
 } // namespace
 } // namespace pto
