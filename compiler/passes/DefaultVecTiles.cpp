@@ -34,7 +34,20 @@ struct Member {
     Grid grid = Grid::None;
     Shape space;
     bool leadingOnes = false;
+    std::optional<Shape> fixed; // the explicit tile of an op with a directive or override
 };
+
+// An explicit vec_tile over `space`: sizes align with the trailing dims (missing leading
+// sizes are 1) and are clipped to the space, as expand-tiles reads them.
+Shape explicitTile(const std::vector<int64_t>& sizes, const Shape& space) {
+    const int n = space.rank();
+    Shape tile = space;
+    for (int d = 0; d < n; ++d) {
+        const int i = int(sizes.size()) - n + d;
+        tile[d] = std::max<int64_t>(1, std::min(i >= 0 ? sizes[size_t(i)] : 1, space[d]));
+    }
+    return tile;
+}
 
 bool isSwapOfLastTwo(const std::vector<int64_t>& perm) {
     const size_t n = perm.size();
@@ -144,11 +157,32 @@ public:
 
     // Writes the tile of every member into `out` (by op id).
     void plan(std::vector<std::optional<Shape>>& out) {
+        // A chain holding ops with explicit tiles follows the first one's grid.
+        for (const Member& f : m_members) {
+            if (!f.fixed) continue;
+            for (const Member& m : m_members)
+                if (!m.fixed) out[m.op] = following(m, f);
+            return;
+        }
         const Choice c = choose();
         for (const Member& m : m_members) out[m.op] = tileOf(m, c);
     }
 
 private:
+    // The tile of m on the grid of the explicitly tiled f (same rows): f's leading and row
+    // sizes; f's column size where the last dims agree, else the whole last dim (a [r×1]
+    // column) or 4096-element pieces.
+    static Shape following(const Member& m, const Member& f) {
+        const Shape& s = m.space;
+        const int n = s.rank();
+        Shape t = s;
+        for (int d = 0; d + 1 < n; ++d) t[d] = std::min(s[d], (*f.fixed)[d]);
+        if (n >= 1)
+            t[n - 1] =
+                s[n - 1] == f.space[n - 1] ? (*f.fixed)[n - 1] : std::min(s[n - 1], kTileElems);
+        return t;
+    }
+
     Choice choose() const {
         std::vector<Choice> candidates;
         int64_t maxNumel = 0, minRowsFor = INT64_MAX;
@@ -293,15 +327,22 @@ std::vector<std::optional<Shape>> planDefaultVecTiles(const Function& f, const T
     std::vector<std::optional<Shape>> out(f.ops().size());
     std::vector<Member> members;
     std::vector<size_t> memberOf(f.ops().size(), SIZE_MAX);
-    bool scoped = false; // a vec_tile directive applies from here on
+    std::optional<std::vector<int64_t>> scope; // the vec_tile directive in scope
     for (const Op& op : f.ops()) {
-        if (op.kind == OpKind::VecTile) scoped = true;
-        if (scoped || op.attrs.has("vec_tile") || op.result == kNoId) continue;
+        if (op.kind == OpKind::VecTile) scope = op.attrs.getInts("sizes");
+        if (op.result == kNoId) continue;
         const Grid grid = gridOf(f, op);
         if (grid == Grid::None) continue;
         const bool reduce =
             grid == Grid::RowReduce || grid == Grid::ColReduce || grid == Grid::OuterReduce;
-        Member m{op.id, grid, f.type(reduce ? op.operands[0] : op.result).shape, false};
+        Member m{op.id, grid, f.type(reduce ? op.operands[0] : op.result).shape, false, {}};
+        std::optional<std::vector<int64_t>> sizes = op.attrs.getInts("vec_tile");
+        if (!sizes) sizes = scope;
+        if (sizes) {
+            // Explicitly tiled: not planned, but its grid leads the defaults of its chain.
+            if (grid == Grid::Transpose) continue;
+            m.fixed = explicitTile(*sizes, m.space);
+        }
         m.leadingOnes = needsLeadingOnes(f, op, grid, m.space);
         if (grid == Grid::Transpose) {
             out[op.id] = transposeTile(m.space, f.type(op.result).dtype, target);
@@ -329,6 +370,8 @@ std::vector<std::optional<Shape>> planDefaultVecTiles(const Function& f, const T
         it->second.push_back(members[i]);
     }
     for (size_t root : order) ChainPlanner(f, target, std::move(byChain[root])).plan(out);
+    for (const Member& m : members)
+        if (m.fixed) out[m.op].reset();
     return out;
 }
 
