@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <unordered_map>
@@ -515,7 +516,10 @@ public:
 
     void enterDirective(const Op& op);
     // The vec tile of `op` over its iteration space `space`, checked for every tile dtype.
-    Shape vecTile(const Op& op, const Shape& space, const std::vector<DType>& dtypes) const;
+    // `needsLeadingOnes(tile)`: whether the op can only use the tile with leading sizes of 1
+    // (a directive is a tiling choice, so its leading sizes are then lowered to 1).
+    Shape vecTile(const Op& op, const Shape& space, const std::vector<DType>& dtypes,
+                  const std::function<bool(const Shape&)>& needsLeadingOnes = {}) const;
     CubeTile cubeTile(const Op& op, int64_t m, int64_t k, int64_t n, DType a, DType b) const;
 
     [[noreturn]] void fail(const Op& op, const std::string& message) const {
@@ -582,8 +586,8 @@ Shape TileShapes::explicitVecTile(const Op& op, const Ints& sizes, const Shape& 
     return tile;
 }
 
-Shape TileShapes::vecTile(const Op& op, const Shape& space,
-                          const std::vector<DType>& dtypes) const {
+Shape TileShapes::vecTile(const Op& op, const Shape& space, const std::vector<DType>& dtypes,
+                          const std::function<bool(const Shape&)>& needsLeadingOnes) const {
     std::optional<Ints> sizes = op.attrs.getInts("vec_tile");
     if (!sizes) sizes = m_vec;
     Shape tile = space;
@@ -594,6 +598,8 @@ Shape TileShapes::vecTile(const Op& op, const Shape& space,
         tile = *m_defaults[op.id];
     else
         tile = defaultVecTile(space);
+    if (needsLeadingOnes && needsLeadingOnes(tile))
+        for (int d = 0; d + 2 < tile.rank(); ++d) tile[d] = 1;
     checkVecTile(op, tile, space, dtypes);
     return tile;
 }
@@ -892,7 +898,16 @@ std::vector<DType> dtypesOf(const Ctx& c, const Op& op) {
 // tile, over the vec tile grid of the result.
 void expandElementwise(Ctx& c, const Op& op) {
     const Type& rt = c.src.type(op.result);
-    const Shape tile = c.shapes.vecTile(op, rt.shape, dtypesOf(c, op));
+    // An operand read as a block of rows other than all or one needs leading tile sizes of 1.
+    auto blockBroadcast = [&](const Shape& t) {
+        const Region r{zeros(t.rank()), t};
+        for (ValueId x : op.operands) {
+            const int64_t xr = rowsOf(broadcastRegion(r, rt.shape, c.src.type(x).shape).extent);
+            if (xr != rowsOf(t) && xr != 1) return true;
+        }
+        return false;
+    };
+    const Shape tile = c.shapes.vecTile(op, rt.shape, dtypesOf(c, op), blockBroadcast);
     // Operands read by several result tiles at the same region get a copy per result tile.
     std::vector<bool> privateOperand;
     for (ValueId x : op.operands)
@@ -938,7 +953,8 @@ void expandOuterReduce(Ctx& c, const Op& op, int axis) {
     const Type& xt = c.src.type(x);
     const Type& yt = c.src.type(op.result);
     const int n = xt.shape.rank();
-    const Shape tile = c.shapes.vecTile(op, xt.shape, {xt.dtype});
+    const Shape tile =
+        c.shapes.vecTile(op, xt.shape, {xt.dtype}, [](const Shape&) { return true; });
     for (int d = 0; d + 2 < n; ++d)
         if (tile[d] != 1)
             c.shapes.fail(op, fmt::format("vec tile {} spans several leading dims; a reduction "
@@ -995,7 +1011,8 @@ void expandReduce(Ctx& c, const Op& op) {
     if (!row && axis != n - 2) return expandOuterReduce(c, op, axis);
     const bool keepdim = op.attrs.getBool("keepdim", false);
     const bool sum = op.kind == OpKind::ReduceSum;
-    const Shape tile = c.shapes.vecTile(op, xt.shape, {xt.dtype});
+    const Shape tile =
+        c.shapes.vecTile(op, xt.shape, {xt.dtype}, [&](const Shape&) { return !row || !keepdim; });
     for (int d = 0; d + 2 < n; ++d)
         if (tile[d] != 1 && (!row || !keepdim))
             c.shapes.fail(op, fmt::format("vec tile {} spans several leading dims; a {} "
@@ -1057,7 +1074,8 @@ void expandTileTranspose(Ctx& c, const Op& op) {
     const ValueId x = op.operands[0];
     const Type& yt = c.src.type(op.result);
     const int n = yt.shape.rank();
-    const Shape tile = c.shapes.vecTile(op, yt.shape, {yt.dtype});
+    const Shape tile =
+        c.shapes.vecTile(op, yt.shape, {yt.dtype}, [](const Shape&) { return true; });
     for (int d = 0; d + 2 < n; ++d)
         if (tile[d] != 1)
             c.shapes.fail(op, fmt::format("vec tile {} spans several leading dims; a transpose "
