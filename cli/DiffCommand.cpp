@@ -142,7 +142,9 @@ void registerDiff(CLI::App& app, Action& action) {
     auto* inputs = cmd->add_option("--inputs", args->inputs,
                                    "comma-separated .npy inputs for --bisect, one per argument")
                        ->delimiter(',');
-    cmd->add_option("--seed", args->seed, "seed of random inputs for --bisect (default 1)")
+    cmd->add_option("--seed", args->seed,
+                    "seed of random inputs for --bisect (default 1; drawn per argument role as pto "
+                    "run --seed does)")
         ->excludes(inputs);
     cmd->add_option_function<std::string>(
         "--fault", [args](const std::string& f) { args->fault = parseFaultOption(f); },

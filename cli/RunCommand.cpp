@@ -93,7 +93,15 @@ void registerRun(CLI::App& app, Action& action) {
     auto* inputs = cmd->add_option("--inputs", o.inputFiles,
                                    "comma-separated .npy files, one per argument in order")
                        ->delimiter(',');
-    cmd->add_option("--seed", o.seed, "seed of the random inputs (default 1)")->excludes(inputs);
+    cmd->add_option("--seed", o.seed,
+                    "seed of the random inputs (default 1; argument i uses seed + i). Each "
+                    "argument is drawn for the role its uses give it: a mask (added to scores "
+                    "before a softmax, or named *mask*) 0 / -inf causal; a dequantisation scale "
+                    "(multiplies an integer value, or named *scale*) [0.5, 1) / (127 K), K the "
+                    "depth of the int8 matmul; a quantisation scale (divides what is cast to "
+                    "i8) [1, 2) / 127; an operand of log/sqrt/rsqrt/reciprocal or a divisor "
+                    "[0.5, 1); anything else floats [-1, 1), i8 [-128, 127], i32 [-1000, 1000]")
+        ->excludes(inputs);
     cmd->add_option("--outputs", o.outputsDir, "directory to write the outputs as .npy");
     cmd->add_option("--arch", o.archFile, "arch config file (default: embedded 910B-like)");
     cmd->add_option("--set", o.archOverrides, "override an arch parameter: key=value or key=2x");

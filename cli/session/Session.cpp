@@ -1,6 +1,7 @@
 // The run of a program: arch, compile, simulate, trace, outputs.
 #include "cli/session/Session.h"
 
+#include "cli/session/InputRoles.h"
 #include "compiler/StageRecorder.h"
 #include "simulator/numerics/SimFault.h"
 #include "trace_db/TraceWriter.h"
@@ -79,10 +80,13 @@ std::vector<TensorData> prepareInputs(const CompileState& state, const RunOption
                             typeString(type.dtype, type.shape)));
     }
     std::vector<TensorData> inputs;
+    std::vector<InputRoleInfo> roles(wanted.size());
+    if (options.inputFiles.empty() && state.tensor.args.size() == wanted.size())
+        roles = inferInputRoles(state.tensor);
     for (size_t i = 0; i < wanted.size(); ++i) {
         const Type& type = wanted[i].type;
         if (options.inputFiles.empty()) {
-            inputs.push_back(randomTensor(type.dtype, type.shape, options.seed + i));
+            inputs.push_back(seededInput(type.dtype, type.shape, roles[i], options.seed + i));
             continue;
         }
         TensorData t = readTensor(options.inputFiles[i]);

@@ -689,8 +689,15 @@ Type Inference::tstore() {
         fail(fmt::format("operand 0 must be a tile, found {} (a GM tensor)", typeStr(m_in[0])));
     if (m_in[1].space != MemSpace::GM)
         fail(fmt::format("destination must be a GM tensor, found {}", typeStr(m_in[1])));
-    if (m_in[0].dtype != m_in[1].dtype)
-        fail(fmt::format("tstore keeps the dtype: tile {} vs destination {}",
+    // The FIX pipe converts a matmul accumulator (f32/i32 in L0C) to a float destination on
+    // its way out (RNE); every other store keeps the dtype. An unplaced tile is checked again
+    // once assign-memory has placed it.
+    const bool accumulator = (m_in[0].space == MemSpace::L0C || m_in[0].space == MemSpace::None) &&
+                             (m_in[0].dtype == DType::F32 || m_in[0].dtype == DType::I32) &&
+                             isFloatType(m_in[1].dtype);
+    if (m_in[0].dtype != m_in[1].dtype && !accumulator)
+        fail(fmt::format("tstore keeps the dtype: tile {} vs destination {} (only an f32/i32 "
+                         "accumulator in L0C converts to a float destination)",
                          dtypeName(m_in[0].dtype), dtypeName(m_in[1].dtype)));
     checkRegion(m_in[0].shape, m_in[1].shape);
     return Type{};
@@ -713,8 +720,9 @@ Type Inference::directive() {
     if (m_declared) fail("is a directive: it has no result and takes no type");
     std::vector<int64_t> sizes = requireList("sizes", "the tile sizes");
     if (m_kind == OpKind::VecTile) {
-        if (sizes.empty() || sizes.size() > size_t(Shape::kMaxRank))
-            fail(fmt::format("needs 1 to {} sizes, got {}", Shape::kMaxRank, sizes.size()));
+        // `vec_tile []` is the tile of rank-0 ops.
+        if (sizes.size() > size_t(Shape::kMaxRank))
+            fail(fmt::format("needs 0 to {} sizes, got {}", Shape::kMaxRank, sizes.size()));
         for (int64_t s : sizes)
             if (s <= 0) fail(fmt::format("sizes must be positive, got {}", listStr(sizes)));
         return Type{};

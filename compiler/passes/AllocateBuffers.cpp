@@ -313,10 +313,14 @@ void assignRoles(const Function& tile, std::vector<Interval>& ivs, const std::ve
     throw CompileError(
         file, op.loc,
         fmt::format("{} {}: tile {}x{} ({}) does not fit {} in block '{}' even single-buffered: "
-                    "capacity {}, {} live at this point, largest free range {}",
+                    "capacity {}, {} live at this point, largest free range {}; {}",
                     opName(op.kind), valueName(tile, iv.head), t.shape.str(), dtypeName(t.dtype),
                     formatBytes(iv.size), memSpaceName(iv.space), block.name, formatBytes(capacity),
-                    formatBytes(f.live), formatBytes(f.largestFree)));
+                    formatBytes(f.live), formatBytes(f.largestFree),
+                    iv.space == MemSpace::UB
+                        ? "give the ops of this chain a smaller vec_tile (fewer rows per tile; for "
+                          "a reduction over the second-last axis, whole columns in a narrow strip)"
+                        : "reduce cube_tile"));
 }
 
 // Internal check: buffers of one space whose live ranges intersect must not share bytes.

@@ -174,7 +174,10 @@ void checkAcyclic(const ExecGraph& graph, const BlockProgram& program,
                            "tasks '" + a.name + "' and '" + b.name +
                                "' lie on a cycle of GM dependencies (through " +
                                gmName(program.tile, gmOrder[d.tensor]) +
-                               "): they cannot be ordered as separate tasks");
+                               "): they cannot be ordered as separate tasks; a value left the "
+                               "chain's tiles through GM and came back: give the ops that read "
+                               "each other's results one vec_tile (a vec_tile directive before "
+                               "them)");
     }
 }
 

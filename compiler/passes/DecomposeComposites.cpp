@@ -264,8 +264,62 @@ void expandDequantize(Expansion& e, const Op& op) {
     e.finish(e.binary(OpKind::Mul, q, scale));
 }
 
+// A permutation expand-tiles lowers in one step: it keeps the last dim (a GM copy), or swaps
+// the last two and nothing else (a tile transpose).
+bool lowersInOneStep(const std::vector<int64_t>& perm) {
+    const size_t n = perm.size();
+    if (n == 0 || perm[n - 1] == int64_t(n - 1)) return true;
+    if (n < 2 || perm[n - 1] != int64_t(n - 2) || perm[n - 2] != int64_t(n - 1)) return false;
+    for (size_t i = 0; i + 2 < n; ++i)
+        if (perm[i] != int64_t(i)) return false;
+    return true;
+}
+
+bool isIdentity(const std::vector<int64_t>& perm) {
+    for (size_t i = 0; i < perm.size(); ++i)
+        if (perm[i] != int64_t(i)) return false;
+    return true;
+}
+
+// Any other transpose (result dim i = operand dim perm[i]) moves some dim j to the end. It
+// becomes: a permutation keeping the last dim that brings j next to it, the swap of the last
+// two dims, and a permutation keeping the last dim into the final order (each step is left
+// out when it is the identity).
+void expandTranspose(Expansion& e, const Op& op) {
+    const std::vector<int64_t> perm = op.attrs.getInts("perm").value_or(std::vector<int64_t>{});
+    const int64_t n = int64_t(perm.size());
+    const int64_t j = perm.back();
+    std::vector<int64_t> first; // the other dims in their final order, then j, then n-1
+    for (int64_t i = 0; i + 1 < n; ++i)
+        if (perm[size_t(i)] != n - 1) first.push_back(perm[size_t(i)]);
+    first.push_back(j);
+    first.push_back(n - 1);
+    auto transpose = [&](ValueId x, const std::vector<int64_t>& p) {
+        if (isIdentity(p)) return x;
+        Type t = e.type(x);
+        for (int64_t i = 0; i < n; ++i) t.shape[int(i)] = e.type(x).shape[int(p[size_t(i)])];
+        Attrs a;
+        a.set("perm", p);
+        return e.emit(OpKind::Transpose, {x}, t, std::move(a));
+    };
+    std::vector<int64_t> swap(size_t(n), 0);
+    for (int64_t i = 0; i < n; ++i) swap[size_t(i)] = i;
+    std::swap(swap[size_t(n - 1)], swap[size_t(n - 2)]);
+    // After the swap, dim k holds operand dim `held[k]`.
+    std::vector<int64_t> held = first;
+    std::swap(held[size_t(n - 1)], held[size_t(n - 2)]);
+    std::vector<int64_t> last(size_t(n), 0);
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t k = 0; k < n; ++k)
+            if (held[size_t(k)] == perm[size_t(i)]) last[size_t(i)] = k;
+    ValueId y = transpose(transpose(transpose(op.operands[0], first), swap), last);
+    e.finish(y);
+}
+
 void expand(Expansion& e, const Op& op) {
     switch (op.kind) {
+    case OpKind::Transpose:
+        return expandTranspose(e, op);
     case OpKind::Sigmoid:
         return expandSigmoid(e, op);
     case OpKind::Tanh:
@@ -298,7 +352,10 @@ void decomposeComposites(Function& f) {
     std::optional<std::vector<int64_t>> scope;
     for (Op& op : old) {
         if (op.kind == OpKind::VecTile) scope = op.attrs.getInts("sizes");
-        if (opInfo(op.kind).cls != OpClass::Composite || op.result == kNoId) {
+        const bool splitTranspose =
+            op.kind == OpKind::Transpose &&
+            !lowersInOneStep(op.attrs.getInts("perm").value_or(std::vector<int64_t>{}));
+        if ((opInfo(op.kind).cls != OpClass::Composite && !splitTranspose) || op.result == kNoId) {
             op.id = OpId(out.size());
             if (op.result != kNoId) f.value(op.result).def = op.id;
             out.push_back(std::move(op));

@@ -16,10 +16,12 @@
 #include "compiler/passes/ExpandTiles.h"
 
 #include "compiler/ir/Printer.h"
+#include "compiler/passes/DefaultVecTiles.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <unordered_map>
@@ -174,6 +176,13 @@ std::string typeRef(const Type& t) {
 
 std::string listRef(const Ints& v) {
     return fmt::format("[{}]", fmt::join(v, ", "));
+}
+
+// The per-op override with `tile`'s last two sizes and leading sizes 1: "[1, 16, 16]".
+std::string leadingOnes(const Shape& tile) {
+    Ints sizes(tile.begin(), tile.end());
+    for (size_t d = 0; d + 2 < sizes.size(); ++d) sizes[d] = 1;
+    return listRef(sizes);
 }
 
 int64_t align(int64_t v, int64_t a) {
@@ -502,11 +511,15 @@ struct CubeTile {
 class TileShapes {
 public:
     TileShapes(const Function& src, const TargetInfo& target, const std::string& file)
-        : m_src(src), m_target(target), m_file(file) {}
+        : m_src(src), m_target(target), m_file(file), m_defaults(planDefaultVecTiles(src, target)) {
+    }
 
     void enterDirective(const Op& op);
     // The vec tile of `op` over its iteration space `space`, checked for every tile dtype.
-    Shape vecTile(const Op& op, const Shape& space, const std::vector<DType>& dtypes) const;
+    // `needsLeadingOnes(tile)`: whether the op can only use the tile with leading sizes of 1
+    // (a directive is a tiling choice, so its leading sizes are then lowered to 1).
+    Shape vecTile(const Op& op, const Shape& space, const std::vector<DType>& dtypes,
+                  const std::function<bool(const Shape&)>& needsLeadingOnes = {}) const;
     CubeTile cubeTile(const Op& op, int64_t m, int64_t k, int64_t n, DType a, DType b) const;
 
     [[noreturn]] void fail(const Op& op, const std::string& message) const {
@@ -526,6 +539,7 @@ private:
     const std::string& m_file;
     std::optional<Ints> m_vec;
     std::optional<Ints> m_cube;
+    std::vector<std::optional<Shape>> m_defaults; // per Tensor op: its chain's default tile
 };
 
 void TileShapes::enterDirective(const Op& op) {
@@ -572,11 +586,20 @@ Shape TileShapes::explicitVecTile(const Op& op, const Ints& sizes, const Shape& 
     return tile;
 }
 
-Shape TileShapes::vecTile(const Op& op, const Shape& space,
-                          const std::vector<DType>& dtypes) const {
+Shape TileShapes::vecTile(const Op& op, const Shape& space, const std::vector<DType>& dtypes,
+                          const std::function<bool(const Shape&)>& needsLeadingOnes) const {
     std::optional<Ints> sizes = op.attrs.getInts("vec_tile");
     if (!sizes) sizes = m_vec;
-    Shape tile = sizes ? explicitVecTile(op, *sizes, space) : defaultVecTile(space);
+    Shape tile = space;
+    if (sizes)
+        tile = explicitVecTile(op, *sizes, space);
+    else if (op.id < m_defaults.size() && m_defaults[op.id] &&
+             m_defaults[op.id]->rank() == space.rank())
+        tile = *m_defaults[op.id];
+    else
+        tile = defaultVecTile(space);
+    if (needsLeadingOnes && needsLeadingOnes(tile))
+        for (int d = 0; d + 2 < tile.rank(); ++d) tile[d] = 1;
     checkVecTile(op, tile, space, dtypes);
     return tile;
 }
@@ -810,6 +833,7 @@ std::vector<ValueId> operandTiles(Ctx& c, const Op& op, const Region& r, const R
     const Shape& shape = c.src.type(op.result).shape;
     std::vector<ValueId> tiles;
     std::vector<bool> full;
+    bool column = false; // an [r×1] or [1×1] operand read by an r×c tile (c > 1)
     for (size_t i = 0; i < op.operands.size(); ++i) {
         const ValueId x = op.operands[i];
         const Region rx = broadcastRegion(r, shape, c.src.type(x).shape);
@@ -817,13 +841,17 @@ std::vector<ValueId> operandTiles(Ctx& c, const Op& op, const Region& r, const R
         if ((xr != rows && xr != 1) || (xc != cols && xc != 1))
             c.shapes.fail(op, fmt::format("operand {} ({}) is read as a {}x{} block of a {}x{} "
                                           "tile; a tile operand may only broadcast as [r×1], "
-                                          "[1×c] or [1×1]; use a vec_tile with leading sizes 1",
+                                          "[1×c] or [1×1]; use a vec_tile with leading sizes 1 "
+                                          "(e.g. vec_tile = {})",
                                           valueRef(c.src, x), typeRef(c.src.type(x)), xr, xc, rows,
-                                          cols));
+                                          cols, leadingOnes(r.extent)));
         tiles.push_back(operandTile(c, op, i, rx, position, privateOperand, depth));
         full.push_back(xr == rows && xc == cols);
+        column = column || (xc == 1 && cols > 1);
     }
-    const bool binary = opInfo(op.kind).cls == OpClass::Binary && tiles.size() == 2;
+    // TCMP has no row-broadcast form: cmp expands an [r×1] or [1×1] operand explicitly.
+    const bool binary = opInfo(op.kind).cls == OpClass::Binary && tiles.size() == 2 &&
+                        !(op.kind == OpKind::Cmp && column);
     const size_t partial = size_t(std::count(full.begin(), full.end(), false));
     if (binary && partial == 1 && !full[0] && isCommutative(op.kind)) {
         std::swap(tiles[0], tiles[1]);
@@ -870,7 +898,16 @@ std::vector<DType> dtypesOf(const Ctx& c, const Op& op) {
 // tile, over the vec tile grid of the result.
 void expandElementwise(Ctx& c, const Op& op) {
     const Type& rt = c.src.type(op.result);
-    const Shape tile = c.shapes.vecTile(op, rt.shape, dtypesOf(c, op));
+    // An operand read as a block of rows other than all or one needs leading tile sizes of 1.
+    auto blockBroadcast = [&](const Shape& t) {
+        const Region r{zeros(t.rank()), t};
+        for (ValueId x : op.operands) {
+            const int64_t xr = rowsOf(broadcastRegion(r, rt.shape, c.src.type(x).shape).extent);
+            if (xr != rowsOf(t) && xr != 1) return true;
+        }
+        return false;
+    };
+    const Shape tile = c.shapes.vecTile(op, rt.shape, dtypesOf(c, op), blockBroadcast);
     // Operands read by several result tiles at the same region get a copy per result tile.
     std::vector<bool> privateOperand;
     for (ValueId x : op.operands)
@@ -908,9 +945,61 @@ ValueId castTile(Ctx& c, ValueId tile, DType to, Provenance from) {
     return c.emit.tile(OpKind::Cast, {tile}, {}, to, shape[0], shape[1], origin, offset, from);
 }
 
+// A reduction over an axis before the last two: every index along the axis is a whole tile
+// of the other dims (leading tile sizes 1), combined elementwise in index order with
+// add/max/min (a sum of any dtype but f32 in f32, rounded once at the end).
+void expandOuterReduce(Ctx& c, const Op& op, int axis) {
+    const ValueId x = op.operands[0];
+    const Type& xt = c.src.type(x);
+    const Type& yt = c.src.type(op.result);
+    const int n = xt.shape.rank();
+    const Shape tile =
+        c.shapes.vecTile(op, xt.shape, {xt.dtype}, [](const Shape&) { return true; });
+    for (int d = 0; d + 2 < n; ++d)
+        if (tile[d] != 1)
+            c.shapes.fail(op, fmt::format("vec tile {} spans several leading dims; a reduction "
+                                          "over axis {} needs leading tile sizes of 1 (e.g. "
+                                          "vec_tile = {})",
+                                          tile.str(), axis, leadingOnes(tile)));
+    const bool keepdim = op.attrs.getBool("keepdim", false);
+    const bool sum = op.kind == OpKind::ReduceSum;
+    const bool wide = sum && xt.shape[axis] > 1 && yt.dtype != DType::F32;
+    const DType acc = wide ? DType::F32 : yt.dtype;
+    const Provenance from = provenanceOf(op);
+    Shape outer = xt.shape;
+    outer[axis] = 1;
+    forEachTile(outer, tile, [&](const Region& o) {
+        Region yr{Shape{}, Shape{}};
+        for (int d = 0; d < n; ++d) {
+            if (d == axis && !keepdim) continue;
+            yr.offset.push(o.offset[d]);
+            yr.extent.push(o.extent[d]);
+        }
+        const int64_t rows = rowsOf(o.extent), cols = colsOf(o.extent);
+        ValueId total = kNoId;
+        for (int64_t k = 0; k < xt.shape[axis]; ++k) {
+            Region in = o;
+            in.offset[axis] = k;
+            ValueId t = castTile(c, c.values.tileOf(x, in, from), acc, from);
+            total = total == kNoId ? t
+                                   : c.emit.tile(combinerOf(op.kind), {total, t}, {}, acc, rows,
+                                                 cols, op.result, yr.offset, from);
+        }
+        if (c.emit.fn().value(total).origin != op.result) {
+            // One index along the axis: the result is a copy of the operand's tile.
+            Attrs one;
+            one.set("scalar", 1.0);
+            total = c.emit.tile(OpKind::MulS, {total}, one, acc, rows, cols, op.result, yr.offset,
+                                from);
+        }
+        total = castTile(c, total, yt.dtype, from);
+        c.values.produce(op.result, yr, total);
+    });
+}
+
 // Reductions over the last axis (row reduce → [r×1]) or the second-last (column reduce →
 // [1×c], tiles must have leading sizes 1). When the axis spans several tiles the partial
-// results are combined in index order with add/max/min; a sum of a narrower float then runs
+// results are combined in index order with add/max/min; a sum of any dtype but f32 then runs
 // in f32 (inputs widened, partials and combine in f32, one rounding at the end).
 void expandReduce(Ctx& c, const Op& op) {
     const ValueId x = op.operands[0];
@@ -919,23 +1008,23 @@ void expandReduce(Ctx& c, const Op& op) {
     const int n = xt.shape.rank();
     const int axis = normalisedAxis(c, op, n);
     const bool row = axis == n - 1;
-    if (!row && axis != n - 2)
-        c.shapes.fail(op, fmt::format("reduction over axis {} of a rank-{} tensor is not "
-                                      "supported at Tile level: only the last two axes reduce; "
-                                      "transpose or reshape so the reduced axis is one of them",
-                                      axis, n));
+    if (!row && axis != n - 2) return expandOuterReduce(c, op, axis);
     const bool keepdim = op.attrs.getBool("keepdim", false);
     const bool sum = op.kind == OpKind::ReduceSum;
-    const Shape tile = c.shapes.vecTile(op, xt.shape, {xt.dtype});
+    const Shape tile =
+        c.shapes.vecTile(op, xt.shape, {xt.dtype}, [&](const Shape&) { return !row || !keepdim; });
     for (int d = 0; d + 2 < n; ++d)
         if (tile[d] != 1 && (!row || !keepdim))
             c.shapes.fail(op, fmt::format("vec tile {} spans several leading dims; a {} "
-                                          "needs leading tile sizes of 1",
+                                          "needs leading tile sizes of 1 (e.g. vec_tile = {})",
                                           tile.str(),
                                           row ? "reduction without keepdim"
-                                              : "reduction over the second-last axis"));
+                                              : "reduction over the second-last axis",
+                                          leadingOnes(tile)));
     const int64_t spans = (xt.shape[axis] + tile[axis] - 1) / tile[axis];
-    const bool wide = sum && spans > 1 && isFloatType(yt.dtype) && yt.dtype != DType::F32;
+    // Partial sums stay in f32 (the precision rule: accumulate in f32, round once), also for
+    // integers, whose partials would otherwise saturate.
+    const bool wide = sum && spans > 1 && yt.dtype != DType::F32;
     const DType acc = wide ? DType::F32 : yt.dtype;
     const Provenance from = provenanceOf(op);
     Attrs attrs;
@@ -985,18 +1074,22 @@ void expandTileTranspose(Ctx& c, const Op& op) {
     const ValueId x = op.operands[0];
     const Type& yt = c.src.type(op.result);
     const int n = yt.shape.rank();
-    const Shape tile = c.shapes.vecTile(op, yt.shape, {yt.dtype});
+    const Shape tile =
+        c.shapes.vecTile(op, yt.shape, {yt.dtype}, [](const Shape&) { return true; });
     for (int d = 0; d + 2 < n; ++d)
         if (tile[d] != 1)
             c.shapes.fail(op, fmt::format("vec tile {} spans several leading dims; a transpose "
-                                          "of the last two dims needs leading tile sizes of 1",
-                                          tile.str()));
+                                          "of the last two dims needs leading tile sizes of 1 "
+                                          "(e.g. vec_tile = {})",
+                                          tile.str(), leadingOnes(tile)));
     const Shape& xs = c.src.type(x).shape;
     if (tile[n - 2] < yt.shape[n - 2] && (tile[n - 2] * dtypeSize(yt.dtype)) % kRowAlignBytes != 0)
         c.shapes.fail(op, fmt::format("vec tile {} reads source rows of {} elements ({} B of "
-                                      "{}); they must be a multiple of {} B unless whole ({})",
+                                      "{}); they must be a multiple of {} B unless whole ({}): "
+                                      "make the second-last vec_tile size a multiple of {}",
                                       tile.str(), tile[n - 2], tile[n - 2] * dtypeSize(yt.dtype),
-                                      dtypeName(yt.dtype), kRowAlignBytes, xs[n - 1]));
+                                      dtypeName(yt.dtype), kRowAlignBytes, xs[n - 1],
+                                      kRowAlignBytes / dtypeSize(yt.dtype)));
     const Provenance from = provenanceOf(op);
     Attrs perm;
     perm.set("perm", Ints{1, 0});

@@ -51,6 +51,18 @@ bool isIdentityPerm(const std::vector<int64_t>& perm) {
     return true;
 }
 
+// A permutation expand-tiles lowers in one step: it keeps the last dim, or it swaps the last
+// two and nothing else (decompose-composites splits every other one; folding must not fuse
+// such a split back).
+bool lowersInOneStep(const std::vector<int64_t>& perm) {
+    const size_t n = perm.size();
+    if (n == 0 || perm[n - 1] == int64_t(n - 1)) return true;
+    if (n < 2 || perm[n - 1] != int64_t(n - 2) || perm[n - 2] != int64_t(n - 1)) return false;
+    for (size_t i = 0; i + 2 < n; ++i)
+        if (perm[i] != int64_t(i)) return false;
+    return true;
+}
+
 class Folder {
 public:
     explicit Folder(Function& f) : m_f(f) {}
@@ -147,6 +159,7 @@ private:
         }
         const ValueId y = inner->operands[0];
         if (isIdentityPerm(composed)) return same(op, y);
+        if (!lowersInOneStep(composed)) return kNoId;
         op.operands[0] = y;
         op.attrs.set("perm", composed);
         return kNoId;
@@ -161,12 +174,23 @@ void foldConstants(Function& f) {
     std::vector<ValueId> replacement(f.valueCount());
     std::iota(replacement.begin(), replacement.end(), ValueId(0));
     std::vector<bool> erased(f.ops().size(), false);
+    // Outputs are named after the returned values: a returned value may only be replaced by an
+    // intermediate value, which then takes its name; an argument or a value returned under
+    // its own name cannot take a second one, so such an op is kept.
+    std::vector<bool> named(f.valueCount(), false);
+    for (ValueId r : f.results) named[r] = true;
+    for (ValueId a : f.args) named[a] = true;
     Folder folder(f);
     for (size_t i = 0; i < f.ops().size(); ++i) {
         Op& op = f.ops()[i];
         for (ValueId& v : op.operands) v = replacement[v];
         ValueId same = folder.fold(op);
         if (same == kNoId) continue;
+        if (named[op.result]) {
+            if (named[same]) continue;
+            f.value(same).name = f.value(op.result).name;
+            named[same] = true;
+        }
         replacement[op.result] = same;
         erased[i] = true;
     }

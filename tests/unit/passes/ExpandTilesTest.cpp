@@ -29,6 +29,14 @@ int countGm(const Function& f, const std::string& role) {
     return n;
 }
 
+// The tile shapes of every op of one kind, as rows x cols strings.
+std::set<std::string> tileShapes(const Function& f, OpKind kind) {
+    std::set<std::string> out;
+    for (const Op& op : f.ops())
+        if (op.kind == kind && op.result != kNoId) out.insert(f.type(op.result).shape.str());
+    return out;
+}
+
 std::string expandError(std::string_view text, const TargetInfo& target = {}) {
     Function f = runTensorPasses(parse(text));
     try {
@@ -366,14 +374,6 @@ func @f(%x: tensor<64x100xf16>) -> tensor<64x100xf16> {
 }
 
 TEST(ExpandTiles, UnsupportedCasesAreClearErrors) {
-    EXPECT_NE(expandError(R"(
-func @f(%x: tensor<4x32x64xf32>) -> tensor<32x64xf32> {
-  %y = reduce_sum %x {axis = 0}
-  return %y
-})")
-                  .find("reduce_sum %y: reduction over axis 0 of a rank-3 tensor is not "
-                        "supported at Tile level"),
-              std::string::npos);
     // expand-tiles on a function still holding a composite.
     Function f = parse(R"(
 func @f(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
@@ -387,14 +387,99 @@ func @f(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
         EXPECT_NE(std::string(e.what()).find("softmax %y: composite ops must be decomposed"),
                   std::string::npos);
     }
-    EXPECT_NE(expandError(R"(
-func @f(%x: tensor<4x32x64xf32>, %b: tensor<4x1x64xf32>) -> tensor<4x32x64xf32> {
+}
+
+TEST(ExpandTiles, ADirectiveTakesLeadingSizesOfOneWhereTheOpNeedsThem) {
+    // A leading size of 2 would read %b as a 2x64 block of a 64x64 tile, and would make the
+    // reduction over axis 0 span two of its indices in one tile: both take [1, 32, 64].
+    const Function f = expanded(R"(
+func @f(%x: tensor<4x32x64xf32>, %b: tensor<4x1x64xf32>) -> (tensor<4x32x64xf32>, tensor<32x64xf32>) {
   vec_tile [2, 32, 64]
   %y = add %x, %b
+  %s = reduce_sum %x {axis = 0}
+  return %y, %s
+})");
+    EXPECT_EQ(tileShapes(f, OpKind::Add), std::set<std::string>{"32x64"});
+    EXPECT_EQ(countOps(f, OpKind::Add), 4 + 3);
+}
+
+// --- default tiles per fused chain ----------------------------------------------------------
+
+TEST(ExpandTiles, DefaultTilesOfANormShareTheRowsOfItsReduction) {
+    // 48 KiB of f32 is above UB/4: the rows split 4 by 4, and the [12x1] mean, rsqrt and
+    // scale follow the same 4 rows, so nothing goes through a workspace.
+    const Function f = expanded(R"(
+func @f(%x: tensor<12x1024xf32>) -> tensor<12x1024xf32> {
+  %y = rms_norm %x
   return %y
-})")
-                  .find("a tile operand may only broadcast as [r×1], [1×c] or [1×1]"),
-              std::string::npos);
+})");
+    EXPECT_EQ(countGm(f, "workspace"), 0);
+    EXPECT_EQ(tileShapes(f, OpKind::Rsqrt), std::set<std::string>{"4x1"});
+    EXPECT_EQ(tileShapes(f, OpKind::Mul), std::set<std::string>{"4x1024"});
+}
+
+TEST(ExpandTiles, DefaultTilesOfAColumnSoftmaxAreWholeColumnStrips) {
+    const Function f = expanded(R"(
+func @f(%x: tensor<704x64xf32>) -> tensor<704x64xf32> {
+  %y = softmax %x {axis = 0}
+  return %y
+})");
+    EXPECT_EQ(countGm(f, "workspace"), 0);
+    EXPECT_EQ(tileShapes(f, OpKind::Exp), std::set<std::string>{"704x8"});
+    EXPECT_EQ(countOps(f, OpKind::Exp), 8);
+}
+
+TEST(ExpandTiles, DefaultTransposeTilesKeep32BytesOnBothSides) {
+    const Function f = expanded(R"(
+func @f(%x: tensor<1024x16xf32>) -> tensor<16x1024xf32> {
+  %y = transpose %x {perm = [1, 0]}
+  return %y
+})");
+    EXPECT_EQ(tileShapes(f, OpKind::Transpose), std::set<std::string>{"16x256"});
+}
+
+TEST(ExpandTiles, DefaultTilesOfRank3OpsTakeLeadingSizesOfOne) {
+    const Function f = expanded(R"(
+func @f(%x: tensor<2x3x16xf32>, %b: tensor<3x16xf32>) -> tensor<2x3x16xf32> {
+  %y = add %x, %b
+  return %y
+})");
+    EXPECT_EQ(tileShapes(f, OpKind::Add), std::set<std::string>{"3x16"});
+    EXPECT_EQ(countOps(f, OpKind::Add), 2);
+}
+
+TEST(ExpandTiles, AReductionOverALeadingAxisCombinesWholeTiles) {
+    const Function f = expanded(R"(
+func @f(%x: tensor<3x4x16xf32>) -> tensor<4x16xf32> {
+  %y = reduce_max %x {axis = 0}
+  return %y
+})");
+    EXPECT_EQ(countOps(f, OpKind::ReduceMax), 0);
+    EXPECT_EQ(countOps(f, OpKind::Max), 2);
+    EXPECT_EQ(tileShapes(f, OpKind::Max), std::set<std::string>{"4x16"});
+}
+
+TEST(ExpandTiles, CmpBroadcastsARowOperandExplicitly) {
+    const Function f = expanded(R"(
+func @f(%x: tensor<4x16xf32>, %m: tensor<4x1xf32>) -> tensor<4x16xi1> {
+  %y = cmp %x, %m {pred = "lt"}
+  return %y
+})");
+    EXPECT_EQ(countOps(f, OpKind::Broadcast), 1);
+    for (const Op& op : f.ops()) {
+        if (op.kind != OpKind::Cmp) continue;
+        for (ValueId v : op.operands) EXPECT_EQ(f.type(v).shape.str(), "4x16");
+    }
+}
+
+TEST(ExpandTiles, AMatmulWithADeclaredF16ResultStoresTheAccumulatorIntoF16) {
+    const Function f = expanded(R"(
+func @f(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>) -> tensor<16x16xf16> {
+  %y = matmul %a, %b : tensor<16x16xf16>
+  return %y
+})");
+    EXPECT_EQ(f.type(f.results[0]).dtype, DType::F16);
+    EXPECT_EQ(countOps(f, OpKind::TStore), 1);
 }
 
 // --- scale --------------------------------------------------------------------------------

@@ -1,0 +1,238 @@
+// Roles of a program's arguments from their uses, and seeded inputs drawn per role.
+#include "cli/session/InputRoles.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <optional>
+
+namespace pto {
+namespace {
+
+// Ops that pass values through unchanged (up to the dtype and the layout).
+bool preservesValues(OpKind k) {
+    switch (k) {
+    case OpKind::Cast:
+    case OpKind::Reshape:
+    case OpKind::Broadcast:
+    case OpKind::View:
+    case OpKind::Transpose:
+    case OpKind::Concat:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool isVectorElementwise(OpKind k) {
+    switch (opInfo(k).cls) {
+    case OpClass::Binary:
+    case OpClass::Scalar:
+    case OpClass::Unary:
+    case OpClass::Select:
+        return true;
+    default:
+        return preservesValues(k);
+    }
+}
+
+struct Use {
+    const Op* op;
+    size_t index;
+};
+
+class RoleFinder {
+public:
+    explicit RoleFinder(const Function& f) : m_f(f), m_uses(f.valueCount()) {
+        for (const Op& op : f.ops())
+            for (size_t i = 0; i < op.operands.size(); ++i)
+                m_uses[op.operands[i]].push_back({&op, i});
+    }
+
+    InputRoleInfo roleOf(ValueId arg) const {
+        InputRoleInfo info;
+        if (!isFloatType(m_f.type(arg).dtype)) return info;
+        for (ValueId v : forwardThroughCopies(arg))
+            for (const Use& u : m_uses[v]) info = stronger(info, roleOfUse(u));
+        if (info.role == InputRole::Data) info = roleFromName(m_f.value(arg).name);
+        return info;
+    }
+
+private:
+    // Mask before DequantScale before QuantScale before Positive before Data.
+    static InputRoleInfo stronger(InputRoleInfo a, InputRoleInfo b) {
+        if (a.role == InputRole::Data) return b;
+        if (b.role == InputRole::Data) return a;
+        return int(b.role) < int(a.role) ? b : a;
+    }
+
+    static InputRoleInfo roleFromName(std::string name) {
+        std::transform(name.begin(), name.end(), name.begin(),
+                       [](unsigned char c) { return char(std::tolower(c)); });
+        if (name.find("mask") != std::string::npos) return {InputRole::Mask, 1};
+        if (name.find("scale") != std::string::npos) return {InputRole::DequantScale, 1};
+        return {};
+    }
+
+    InputRoleInfo roleOfUse(const Use& u) const {
+        const Op& op = *u.op;
+        switch (op.kind) {
+        case OpKind::Add:
+            // Of two arguments added into a softmax, the second is the mask (scores + mask).
+            if (reachesRowMax(op.result) &&
+                (u.index == 1 || op.operands.size() != 2 || !fromArgument(op.operands[1])))
+                return {InputRole::Mask, 1};
+            break;
+        case OpKind::Mul:
+            if (op.operands.size() == 2) {
+                if (auto k = integerDepth(op.operands[1 - u.index]))
+                    return {InputRole::DequantScale, *k};
+            }
+            break;
+        case OpKind::Dequantize:
+            if (u.index == 1)
+                return {InputRole::DequantScale, integerDepth(op.operands[0]).value_or(1)};
+            break;
+        case OpKind::Quantize:
+            if (u.index == 1) return {InputRole::QuantScale, 1};
+            break;
+        case OpKind::Div:
+            if (u.index == 1)
+                return {castsToI8(op.result) ? InputRole::QuantScale : InputRole::Positive, 1};
+            break;
+        case OpKind::Log:
+        case OpKind::Sqrt:
+        case OpKind::Rsqrt:
+        case OpKind::Reciprocal:
+            return {InputRole::Positive, 1};
+        default:
+            break;
+        }
+        return {};
+    }
+
+    // Whether v is an argument seen through value-preserving ops.
+    bool fromArgument(ValueId v) const {
+        for (int hops = 0; hops < 16; ++hops) {
+            const Op* p = m_f.producer(v);
+            if (!p) return true;
+            if (!preservesValues(p->kind) || p->operands.empty()) return false;
+            v = p->operands[0];
+        }
+        return false;
+    }
+
+    // v and every value made from it by value-preserving ops.
+    std::vector<ValueId> forwardThroughCopies(ValueId v) const {
+        std::vector<ValueId> out{v};
+        for (size_t i = 0; i < out.size(); ++i)
+            for (const Use& u : m_uses[out[i]])
+                if (preservesValues(u.op->kind) && u.op->result != kNoId)
+                    out.push_back(u.op->result);
+        return out;
+    }
+
+    // Whether v flows through elementwise ops (a few deep) into a reduce_max: a score that
+    // a softmax normalises.
+    bool reachesRowMax(ValueId v, int depth = 0) const {
+        if (depth > 6) return false;
+        for (const Use& u : m_uses[v]) {
+            if (u.op->kind == OpKind::ReduceMax || u.op->kind == OpKind::Softmax) return true;
+            if (isVectorElementwise(u.op->kind) && u.op->result != kNoId &&
+                reachesRowMax(u.op->result, depth + 1))
+                return true;
+        }
+        return false;
+    }
+
+    bool castsToI8(ValueId v, int depth = 0) const {
+        if (depth > 4) return false;
+        for (const Use& u : m_uses[v]) {
+            if (u.op->result == kNoId) continue;
+            if (u.op->kind == OpKind::Cast && m_f.type(u.op->result).dtype == DType::I8)
+                return true;
+            if (isVectorElementwise(u.op->kind) && castsToI8(u.op->result, depth + 1)) return true;
+        }
+        return false;
+    }
+
+    // If v is an integer value seen through value-preserving ops: the depth K of the integer
+    // matmul that made it (1 for an integer argument or any other integer op).
+    std::optional<int64_t> integerDepth(ValueId v) const {
+        for (int hops = 0; hops < 16; ++hops) {
+            const DType dt = m_f.type(v).dtype;
+            const Op* p = m_f.producer(v);
+            if (dt == DType::I8 || dt == DType::I32) {
+                if (p && p->kind == OpKind::Matmul) {
+                    const Shape& a = m_f.type(p->operands[0]).shape;
+                    if (a.rank() < 2) return 1;
+                    return p->attrs.getBool("transpose_a") ? a[a.rank() - 2] : a.back();
+                }
+                return 1;
+            }
+            if (!p || !preservesValues(p->kind) || p->operands.empty()) return std::nullopt;
+            v = p->operands[0];
+        }
+        return std::nullopt;
+    }
+
+    const Function& m_f;
+    std::vector<std::vector<Use>> m_uses;
+};
+
+void fillMask(TensorData& t) {
+    const int n = t.shape.rank();
+    const int64_t cols = n ? t.shape[n - 1] : 1;
+    const int64_t rows = n >= 2 ? t.shape[n - 2] : 1;
+    const float inf = std::numeric_limits<float>::infinity();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+        const int64_t col = i % cols, row = (i / cols) % rows;
+        t.set(i, col > row ? -inf : 0.0f);
+    }
+}
+
+} // namespace
+
+std::string_view inputRoleName(InputRole role) {
+    switch (role) {
+    case InputRole::Mask:
+        return "mask";
+    case InputRole::DequantScale:
+        return "dequant scale";
+    case InputRole::QuantScale:
+        return "quant scale";
+    case InputRole::Positive:
+        return "positive";
+    default:
+        return "data";
+    }
+}
+
+std::vector<InputRoleInfo> inferInputRoles(const Function& tensor) {
+    RoleFinder finder(tensor);
+    std::vector<InputRoleInfo> roles;
+    for (ValueId a : tensor.args) roles.push_back(finder.roleOf(a));
+    return roles;
+}
+
+TensorData seededInput(DType dtype, const Shape& shape, const InputRoleInfo& role, uint64_t seed) {
+    switch (role.role) {
+    case InputRole::Mask: {
+        TensorData t(dtype, shape);
+        fillMask(t);
+        return t;
+    }
+    case InputRole::DequantScale: {
+        const double s = 1.0 / (127.0 * double(std::max<int64_t>(role.depth, 1)));
+        return randomTensor(dtype, shape, seed, RandomRange{0.5 * s, s});
+    }
+    case InputRole::QuantScale:
+        return randomTensor(dtype, shape, seed, RandomRange{1.0 / 127.0, 2.0 / 127.0});
+    case InputRole::Positive:
+        return randomTensor(dtype, shape, seed, RandomRange{0.5, 1.0});
+    default:
+        return randomTensor(dtype, shape, seed);
+    }
+}
+
+} // namespace pto
