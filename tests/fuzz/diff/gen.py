@@ -52,7 +52,7 @@ class Gen:
         self.args, self.ops, self.types, self.info = [], [], {}, {}
         self.count = {}
         self.mode = self.r.choices(["none", "scoped", "per-op", "mixed"], [5, 2, 2, 1])[0]
-        self.scope_rank = None
+        self.scope_shape = None  # the shape the vec_tile in scope was made for
 
     # --- values ---------------------------------------------------------------------------
 
@@ -153,17 +153,16 @@ class Gen:
         tiled = self.types[op.operands[0]][0] if cls == "Reduce" else shape
         dtype = self.types[op.operands[0]][1] if op.operands else "f32"
         if per_op:
-            if self.r.random() < 0.6:
+            # an override, always when the scoped sizes were made for another shape (sizes that
+            # suit one shape can break the 32 B row rule of another)
+            if self.r.random() < 0.6 or (self.scope_shape is not None
+                                         and self.scope_shape != tuple(tiled)):
                 sizes = self.tile_sizes(tiled, dtype)
                 op.attrs.append(("vec_tile", "[" + ", ".join(str(s) for s in sizes) + "]"))
-            elif self.scope_rank is not None and self.scope_rank != len(tiled):
-                # keep the scoped directive valid for this op
-                op.attrs.append(("vec_tile", "[" + ", ".join(
-                    str(s) for s in self.tile_sizes(tiled, dtype)) + "]"))
             return
-        if self.scope_rank != len(tiled) or self.r.random() < 0.3:
+        if self.scope_shape != tuple(tiled) or self.r.random() < 0.3:
             self.ops.append(Op("vec_tile", sizes=self.tile_sizes(tiled, dtype)))
-            self.scope_rank = len(tiled)
+            self.scope_shape = tuple(tiled)
 
     # --- ops ------------------------------------------------------------------------------
 
@@ -220,7 +219,7 @@ class Gen:
             add("dequantize", 2)
         if rank in (2, 3) and dtype in ("f32", "f16", "bf16", "i8"):
             add("matmul", 3)
-        if rank >= 1:
+        if rank >= 1 and dtype != "i1":
             add("layout", 3)
         kind = self.r.choices([k for k, _ in kinds], [w for _, w in kinds])[0]
         return getattr(self, "op_" + kind)(cur)
@@ -410,7 +409,17 @@ class Gen:
     def op_layout(self, cur):
         shape, dtype = self.types[cur]
         info = self.info[cur]
-        kind = self.r.choice(["reshape", "transpose", "view", "concat", "broadcast"])
+        kind = self.r.choice(["reshape", "transpose", "view", "concat", "broadcast", "fill"])
+        if kind == "fill":
+            # a constant tensor of a broadcast-compatible shape, combined with cur
+            fshape = tuple(d if self.r.random() < 0.5 else 1 for d in shape)
+            value = self.r.choice(["1.5", "-0.5", "2.0", "0.25"])
+            f = self.fresh("v")
+            self.ops.append(Op("fill", f, [], [("value", value)], (fshape, dtype)))
+            self.types[f] = (fshape, dtype)
+            self.info[f] = {"pos": not value.startswith("-"), "mag": 2.0}
+            kind2 = self.r.choice(["add", "mul", "max", "sub"])
+            return self.emit(kind2, [cur, f], shape=shape, dtype=dtype, mag=info["mag"] * 2 + 2)
         if kind == "transpose" and len(shape) >= 2:
             perm = list(range(len(shape)))
             while perm == sorted(perm):

@@ -2,7 +2,8 @@
 # arguments, remove directives, shrink dims) while it keeps failing the same way (same class
 # and normalised reason).
 import interp
-from program import Op, Value
+from gen import VEC_OPS, op_class
+from program import Value
 
 
 def _uses(p, name):
@@ -18,7 +19,38 @@ def _valid(p):
     names = set(p.types)
     if any(r not in names for r in p.returns):
         return None
-    return p
+    return p if directives_ok(p) else None
+
+
+def sizes_ok(sizes, shape):
+    """The documented tile rules (docs/PASSES.md) the generator keeps: one size per dim, rows a
+    multiple of 32 elements or the whole last dim, consecutive rows."""
+    if len(sizes) != len(shape) or any(s < 1 or s > d for s, d in zip(sizes, shape)):
+        return False
+    if shape and sizes[-1] != shape[-1] and sizes[-1] % 32:
+        return False
+    lead = list(zip(sizes[:-1], shape[:-1]))
+    for i, (s, _) in enumerate(lead):
+        if s > 1 and any(s2 != d2 for s2, d2 in lead[i + 1:]):
+            return False
+    return True
+
+
+def directives_ok(p):
+    scope = None
+    for o in p.ops:
+        if o.kind == "vec_tile":
+            scope = o.sizes
+            continue
+        cls = op_class(o.kind)
+        if cls not in VEC_OPS:
+            continue
+        shape = p.types[o.operands[0]][0] if cls == "Reduce" else p.types[o.result][0]
+        own = o.attr("vec_tile")
+        sizes = [int(x) for x in own.strip("[]").split(",") if x.strip()] if own else scope
+        if sizes is not None and not sizes_ok(list(sizes), list(shape)):
+            return False
+    return True
 
 
 def _drop_dead(p):

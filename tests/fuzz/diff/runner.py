@@ -15,7 +15,8 @@ import interp
 import reference as R
 from program import print_program
 
-CLASSES = ["pass", "wrong", "crash", "hang", "rejected", "tester-error"]
+# misnamed: the outputs are right but not written as <returned value>.npy (issue 12 item 2)
+CLASSES = ["pass", "wrong", "crash", "hang", "rejected", "misnamed", "tester-error"]
 TIMEOUT_S = 60
 
 
@@ -44,8 +45,11 @@ def normalise_error(message):
             line = ln
             break
     line = line.split("error:", 1)[-1].strip()
+    line = re.sub(r"^[a-z_]+ (%[A-Za-z0-9_.]+|\(op #\d+\)): ", "", line)  # the op: grouped
+    line = re.sub(r"\b(f32|f16|bf16|i8|i32|i1)\b", "DT", line)
     line = re.sub(r"%[A-Za-z0-9_.]+", "%v", line)
     line = re.sub(r"#\d+", "#N", line)
+    line = re.sub(r"_\d+\b", "_N", line)  # block names main_aiv_3
     line = re.sub(r"\d+(x\d+)+", "AxB", line)
     line = re.sub(r"\b\d+(\.\d+)?\b", "N", line)
     line = re.sub(r"\[[N, ]*\]", "[..]", line)
@@ -128,13 +132,17 @@ def check_program(pto, p, seed, fault=None, timeout=TIMEOUT_S, keep_dir=None):
                            err.strip()[:2000], secs)
         with np.errstate(all="ignore"):
             env = interp.evaluate(p, inputs)
-        checked, problems = [], []
+        checked, problems, misnamed = [], [], []
+        written = sorted(f for f in os.listdir(outdir) if f.endswith(".npy")) \
+            if os.path.isdir(outdir) else []
+        unclaimed = [f for f in written if f[:-4] not in p.returns]
         for name in p.returns:
             path = os.path.join(outdir, name + ".npy")
             if not os.path.exists(path):
-                written = sorted(os.listdir(outdir)) if os.path.isdir(outdir) else []
-                problems.append(f"output {name}.npy missing (written: {', '.join(written)})")
-                continue
+                misnamed.append(f"output {name}.npy missing (written: {', '.join(written)})")
+                if len(unclaimed) != 1 or len(p.returns) != 1:
+                    continue
+                path = os.path.join(outdir, unclaimed[0])  # the one other file: check it
             actual, dtype = gen.load_npy(path)
             if dtype != env[name].dtype:
                 problems.append(f"{name}: dtype {dtype}, want {env[name].dtype}")
@@ -145,8 +153,11 @@ def check_program(pto, p, seed, fault=None, timeout=TIMEOUT_S, keep_dir=None):
                 problems.append(f"{name}: {msg}")
         share = min(checked) if checked else 1.0
         if problems:
-            reason = "output missing" if "missing" in problems[0] else "outside the bound"
-            return Outcome("wrong", reason, "\n".join(problems), secs, share)
+            return Outcome("wrong", "outside the bound", "\n".join(problems + misnamed), secs,
+                           share)
+        if misnamed:
+            return Outcome("misnamed", "an output is not written as <returned value>.npy",
+                           "\n".join(misnamed), secs, share)
         return Outcome("pass", "", "", secs, share)
     finally:
         if keep_dir is None:
