@@ -2,7 +2,7 @@
 # arguments, remove directives, shrink dims) while it keeps failing the same way (same class
 # and normalised reason).
 import interp
-from gen import VEC_OPS, op_class
+from gen import TILED_LAYOUT, VEC_OPS, op_class
 from program import Value
 
 
@@ -43,7 +43,7 @@ def directives_ok(p):
             scope = o.sizes
             continue
         cls = op_class(o.kind)
-        if cls not in VEC_OPS:
+        if cls not in VEC_OPS and o.kind not in TILED_LAYOUT:
             continue
         shape = p.types[o.operands[0]][0] if cls == "Reduce" else p.types[o.result][0]
         own = o.attr("vec_tile")

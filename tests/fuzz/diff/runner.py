@@ -46,7 +46,7 @@ def normalise_error(message):
             break
     line = line.split("error:", 1)[-1].strip()
     line = re.sub(r"^[a-z_]+ (%[A-Za-z0-9_.]+|\(op #\d+\)): ", "", line)  # the op: grouped
-    line = re.sub(r"\b(f32|f16|bf16|i8|i32|i1)\b", "DT", line)
+    line = re.sub(r"(\b|(?<=\dx))(f32|f16|bf16|i8|i32|i1)\b", "DT", line)
     line = re.sub(r"%[A-Za-z0-9_.]+", "%v", line)
     line = re.sub(r"#\d+", "#N", line)
     line = re.sub(r"_\d+\b", "_N", line)  # block names main_aiv_3
