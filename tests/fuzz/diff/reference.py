@@ -156,22 +156,26 @@ class Val:
         return self.v.shape
 
 
-def _finish(raw, prop, dtype, inexact=False, mode="rne"):
+def _finish(raw, prop, dtype, inexact=0, mode="rne"):
     """Rounds the f64 result `raw` to dtype (through f32, as the toolchain holds an f32) and
-    bounds the error: the propagated error `prop`, one ulp of dtype where the rounding may land
-    on the other neighbour (prop > 0 or an inexact f32 result), and one ulp of f32 for results
-    the toolchain's f32 computation may not round correctly (exp/log, sums, dot products)."""
+    bounds the error. The toolchain's f32 result lies in [raw - prop - w, raw + prop + w], with
+    `prop` the propagated input error and w = `inexact` ulps of f32 for results its f32
+    arithmetic does not round correctly (expf/logf are faithful; sums, dot products, rsqrt's
+    two roundings); every rounding mode is monotone, so its result lies between the roundings
+    of the two ends, and the bound is the larger distance of those from v: 0 when both round
+    to v, one ulp of dtype when the interval straddles a rounding boundary."""
     v = round_to(raw, dtype, mode)
     prop = np.asarray(prop, dtype=np.float64)
-    if dtype in FLOATS:
-        mag = np.abs(v) + prop
-        e = prop + np.where((prop > 0) | inexact, ulp(mag, dtype), 0.0)
-        if inexact:
-            e = e + ulp(mag, "f32")
-    elif dtype == "i1":
-        e = np.where(prop > 0, 1.0, 0.0)
-    else:
-        e = np.where((prop > 0) | inexact, np.ceil(prop) + 1.0, 0.0)
+    if dtype == "i1":
+        return Val(v, np.where(prop > 0, 1.0, 0.0), dtype)
+    with np.errstate(all="ignore"):
+        w = np.asarray(inexact, dtype=np.float64) * ulp(np.abs(raw), "f32")
+        lo = round_to(raw - prop - w, dtype, mode)
+        hi = round_to(raw + prop + w, dtype, mode)
+        e = np.maximum(np.abs(v - lo), np.abs(hi - v))
+        exact = (prop == 0) & (w == 0)
+        e = np.where(exact, 0.0, e)
+        e = np.where(np.isnan(e) & ~exact, np.inf, e)
     return Val(v, e, dtype)
 
 
@@ -249,17 +253,17 @@ def scalar_op(kind, x, s):
 
 def unary(kind, x):
     v, e = x.v, x.e
-    inexact = False
+    inexact = 0  # f32 ulps the toolchain's f32 result may be off
     with np.errstate(all="ignore"):
         if kind == "exp":
             raw = _exp(v)
             prop = np.where(e > 0, _exp(v) * np.expm1(e), 0.0)
-            inexact = True
+            inexact = 1
         elif kind == "log":
             raw = _log(v)
             prop = np.where(v > e, -np.log1p(-e / np.where(v > 0, v, 1.0)), np.inf)
             prop = np.where(e == 0, 0.0, prop)
-            inexact = True
+            inexact = 1
         elif kind == "sqrt":
             raw = _sqrt(v)
             prop = np.where(v >= e, _sqrt(v) - _sqrt(np.maximum(v - e, 0)), np.inf)
@@ -270,7 +274,9 @@ def unary(kind, x):
             prop = np.where(v > e, 1.0 / _sqrt(np.maximum(v - e, 1e-300)) - 1.0 / _sqrt(v),
                             np.inf)
             prop = np.where(e == 0, 0.0, prop)
-            # two f32 roundings: sqrt, then 1/x (the second in _finish)
+            # two f32 roundings: sqrt, then 1/x (the second in _finish); with inexact
+            # inputs the first one moves the result by up to two more ulps
+            inexact = np.where(e > 0, 2, 0)
         elif kind == "reciprocal":
             raw = 1.0 / v
             av = np.abs(v)
@@ -312,13 +318,13 @@ def reduce(kind, x, axis, keepdim, dtype=None):
             exact_ints = dtype not in FLOATS and np.all(mass < 2**24)
             gamma = 0.0 if exact_ints else (k - 1) * U32 / (1 - (k - 1) * U32) + k * 2.0**-52
             prop = np.sum(e, axis=axis, keepdims=True) + gamma * mass
-            inexact = k > 1 and not exact_ints
+            inexact = 1 if k > 1 and not exact_ints else 0
         elif kind in ("reduce_max", "reduce_min"):
             f = torch.amax if kind == "reduce_max" else torch.amin
             raw = f(_t(v), dim=axis, keepdim=True).numpy()
             raw = np.where(np.any(np.isnan(v), axis=axis, keepdims=True), np.nan, raw)
             prop = np.max(e, axis=axis, keepdims=True)
-            inexact = False
+            inexact = 0
         else:
             raise Unsupported(kind)
     if not keepdim:
@@ -347,7 +353,7 @@ def matmul(a, b, ta, tb, dtype):
         return Val(np.clip(raw, -(2**31), 2**31 - 1), np.where(prop > 0, np.ceil(prop) + 1, 0),
                    "i32")
     # i8: the exact i32 accumulator converted to the float result on the FIX pipe (RNE)
-    return _finish(raw, prop, dtype, inexact=a.dtype != "i8" and k > 1)
+    return _finish(raw, prop, dtype, inexact=1 if a.dtype != "i8" and k > 1 else 0)
 
 
 def where(c, a, b):
