@@ -132,12 +132,30 @@ class Gen:
             sizes[j] = min(self.r.choice(opts), max(room, 1))
         return sizes
 
+    def transpose_sizes(self, shape):
+        """vec_tile sizes for a transpose's result: the 32 B row rule holds on both sides (the
+        result's last two sizes are the source's rows and columns), leading sizes 1."""
+        def pick(d):
+            return self.r.choice([d, d] + [m for m in (32, 64, 128) if m < d])
+
+        sizes = [1] * len(shape)
+        sizes[-1], sizes[-2] = pick(shape[-1]), pick(shape[-2])
+        while numel(sizes) > 4096:
+            i = -1 if sizes[-1] >= sizes[-2] else -2
+            sizes[i] = max(32, sizes[i] // 2 // 32 * 32)
+        return sizes
+
     def cube_sizes(self):
         out = []
         for _ in range(3):
             l0 = self.r.choice([16, 32, 64])
             out.append([l0, l0 * self.r.choice([1, 2])])
         return out
+
+    def sizes_for(self, op, tiled, dtype):
+        if op.kind == "transpose" and len(tiled) >= 2:
+            return self.transpose_sizes(tiled)
+        return self.tile_sizes(tiled, dtype)
 
     def directive_for(self, op, shape):
         cls = op_class(op.kind)
@@ -160,10 +178,14 @@ class Gen:
             # suit one shape can break the 32 B row rule of another)
             if self.r.random() < 0.6 or (self.scope_shape is not None
                                          and self.scope_shape != tuple(tiled)):
-                sizes = self.tile_sizes(tiled, dtype)
+                sizes = self.sizes_for(op, tiled, dtype)
                 op.attrs.append(("vec_tile", "[" + ", ".join(str(s) for s in sizes) + "]"))
             return
-        if self.scope_shape != tuple(tiled) or self.r.random() < 0.3:
+        if op.kind == "transpose" and len(tiled) >= 2:
+            # its own sizes (both sides keep the 32 B rule); the scope is restated after it
+            self.ops.append(Op("vec_tile", sizes=self.transpose_sizes(tiled)))
+            self.scope_shape = None
+        elif self.scope_shape != tuple(tiled) or self.r.random() < 0.3:
             self.ops.append(Op("vec_tile", sizes=self.tile_sizes(tiled, dtype)))
             self.scope_shape = tuple(tiled)
 

@@ -50,6 +50,9 @@ def directives_ok(p):
         sizes = [int(x) for x in own.strip("[]").split(",") if x.strip()] if own else scope
         if sizes is not None and not sizes_ok(list(sizes), list(shape)):
             return False
+        if sizes is not None and o.kind == "transpose" and len(shape) >= 2 and (
+                sizes[-2] != shape[-2] and sizes[-2] % 32):
+            return False  # the source's rows: the 32 B rule on both sides
     return True
 
 
