@@ -49,9 +49,10 @@ class Gen:
     (`pos`) and a rough bound on |x| (`mag`), so log/sqrt/div get positive operands and exp
     does not overflow f16."""
 
-    def __init__(self, seed, max_elems=1 << 16):
+    def __init__(self, seed, max_elems=1 << 16, min_elems=0):
         self.r = random.Random(seed)
         self.max_elems = max_elems
+        self.min_elems = min_elems  # of the first argument (larger ones span several tiles)
         self.args, self.ops, self.types, self.info = [], [], {}, {}
         self.count = {}
         self.mode = self.r.choices(["none", "scoped", "per-op", "mixed"], [5, 2, 2, 1])[0]
@@ -498,7 +499,10 @@ class Gen:
     def program(self):
         r = self.rank()
         dtype = self.dtype()
-        cur = self.arg(self.shape(r), dtype)
+        shape = self.shape(r)
+        while numel(shape) < self.min_elems:
+            shape = self.shape(max(r, 2))
+        cur = self.arg(shape, dtype)
         n_ops = self.r.randint(1, 6)
         values = []
         while len([o for o in self.ops if o.result]) < n_ops:
@@ -511,8 +515,8 @@ class Gen:
         return Program(self.args, self.ops, returns, self.types)
 
 
-def generate(seed, max_elems=1 << 16):
-    return Gen(seed, max_elems).program()
+def generate(seed, max_elems=1 << 16, min_elems=0):
+    return Gen(seed, max_elems, min_elems).program()
 
 
 # --- inputs -------------------------------------------------------------------------------------
