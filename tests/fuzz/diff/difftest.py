@@ -175,6 +175,7 @@ def read_case(path):
 
 def write_report(path, text):
     if path:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with open(path, "w") as f:
             f.write(text)
         print(f"report: {path}", file=sys.stderr)
@@ -289,7 +290,7 @@ def main():
     r.add_argument("count", type=int)
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("--jobs", type=int, default=2)
-    r.add_argument("--report", default="fuzz-diff-report.md")
+    r.add_argument("--report", default=os.path.join(REPO, "build", "fuzz-diff-report.md"))
     r.add_argument("--json", default="")
     r.add_argument("--minimize", action="store_true", help="shrink one program per reason")
     r.add_argument("--save-cases", action="store_true", help="save the minimal ones in cases/")
