@@ -6,7 +6,7 @@ import random
 import numpy as np
 
 import reference as R
-from program import DTYPE_BYTES, FLOATS, Op, Program, Value
+from program import FLOATS, Op, Program, Value
 
 DIMS = [1, 2, 3, 4, 5, 7, 8, 16, 17, 32, 37, 64, 100, 128, 256, 333, 512, 1000, 1023, 1024]
 SCALARS = [0.5, 2.0, -1.5, 0.25, 3.0, -0.75, 1.5, 4.0]
@@ -570,7 +570,3 @@ def load_npy(path):
     names = {np.float32: "f32", np.float16: "f16", np.int8: "i8", np.int32: "i32",
              np.bool_: "i1"}
     return a.astype(np.float64), names.get(a.dtype.type, str(a.dtype))
-
-
-# the bytes one element of a dtype takes (for the printer's tile budget)
-BYTES = DTYPE_BYTES

@@ -3,7 +3,7 @@
 import numpy as np
 
 import reference as R
-from program import FLOATS, SCALAR_OPS
+from program import SCALAR_OPS
 
 COMPOSITES = {"sigmoid", "tanh", "gelu", "silu", "softmax", "rms_norm", "layer_norm"}
 UNARY = {"exp", "log", "sqrt", "rsqrt", "reciprocal", "abs", "neg", "relu"}
@@ -96,7 +96,3 @@ def infer_types(p):
         env = evaluate(p, inputs)
     p.types = {n: (tuple(v.shape), v.dtype) for n, v in env.items()}
     return p.types
-
-
-def is_float(dtype):
-    return dtype in FLOATS

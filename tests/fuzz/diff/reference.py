@@ -296,14 +296,10 @@ def unary(kind, x):
 
 def cast(x, dtype, mode="rne"):
     v = _to_f32(x.v)  # values are widened exactly to f32 (i32 beyond 2^24 rounds)
-    if x.dtype == "i1" or dtype == "i1":
-        if dtype == "i1":
-            with np.errstate(invalid="ignore"):
-                amb = (x.e > 0) & ~(np.abs(v) > x.e)
-            return Val(round_to(v, "i1"), np.where(amb, 1.0, 0.0), "i1")
-        return _finish(v, x.e, dtype, mode=mode)
-    if dtype in FLOATS:
-        return _finish(v, x.e, dtype, mode=mode)
+    if dtype == "i1":  # any non-zero value is 1: undecided where the interval holds 0
+        with np.errstate(invalid="ignore"):
+            amb = (x.e > 0) & ~(np.abs(v) > x.e)
+        return Val(round_to(v, "i1"), np.where(amb, 1.0, 0.0), "i1")
     return _finish(v, x.e, dtype, mode=mode)
 
 
