@@ -50,20 +50,40 @@ std::optional<std::vector<int64_t>> shiftedOffset(const Function& tile, const Op
     return offset;
 }
 
+// The second kind of candidate, counted after every row shift: a tload that covers all rows
+// (or reads a rank-1 tensor) but not all columns, moved one column right (left on the last).
+std::optional<std::vector<int64_t>> shiftedColumn(const Function& tile, const Op& op) {
+    const Shape& gm = tile.type(op.operands[0]).shape;
+    if (gm.rank() < 1 || shiftedOffset(tile, op)) return std::nullopt;
+    std::vector<int64_t> offset = op.attrs.getInts("offset").value_or(std::vector<int64_t>{});
+    if (offset.empty()) offset.assign(size_t(gm.rank()), 0);
+    int64_t& col = offset.back();
+    const int64_t cols = tile.type(op.result).shape.cols();
+    if (col + cols + 1 <= gm.back())
+        ++col;
+    else if (col >= 1)
+        --col;
+    else
+        return std::nullopt;
+    return offset;
+}
+
 PlantedFault shiftTileOffset(CompileState& s, const FaultSpec& spec) {
     size_t seen = 0;
-    for (Op& op : s.tile.ops()) {
-        if (op.kind != OpKind::TLoad) continue;
-        auto shifted = shiftedOffset(s.tile, op);
-        if (!shifted || seen++ != size_t(spec.index)) continue;
-        std::vector<int64_t> before =
-            op.attrs.getInts("offset").value_or(std::vector<int64_t>(shifted->size(), 0));
-        op.attrs.set("offset", *shifted);
-        return {spec, "expand-tiles", op.id, UINT32_MAX,
-                fmt::format("{}: offset [{}] → [{}]", opText(s.tile, op), fmt::join(before, ", "),
-                            fmt::join(*shifted, ", "))};
+    for (auto shift : {shiftedOffset, shiftedColumn}) {
+        for (Op& op : s.tile.ops()) {
+            if (op.kind != OpKind::TLoad) continue;
+            auto shifted = shift(s.tile, op);
+            if (!shifted || seen++ != size_t(spec.index)) continue;
+            std::vector<int64_t> before =
+                op.attrs.getInts("offset").value_or(std::vector<int64_t>(shifted->size(), 0));
+            op.attrs.set("offset", *shifted);
+            return {spec, "expand-tiles", op.id, UINT32_MAX,
+                    fmt::format("{}: offset [{}] → [{}]", opText(s.tile, op),
+                                fmt::join(before, ", "), fmt::join(*shifted, ", "))};
+        }
     }
-    noCandidate(spec, seen, "tloads that can move by a row");
+    noCandidate(spec, seen, "tloads that can move by a row or a column");
 }
 
 // --- truncate-cast ------------------------------------------------------------------------

@@ -8,7 +8,8 @@
 //                      MTE2 (a GM load) together with the set_flag it pairs with, so the
 //                      consumer reads its buffer before the load has landed.
 //   shift-tile-offset  after expand-tiles: move the N-th tload down by one row of its GM tensor
-//                      (up by one when it sits on the last row).
+//                      (up by one when it sits on the last row); after every such candidate,
+//                      the tloads that cover all rows but not all columns move by one column.
 //   truncate-cast      after expand-tiles: round = "trunc" on the N-th cast tile whose operand
 //                      is f32 and result f16 (instead of the default RNE).
 //   reuse-live-buffer  after allocate-buffers: give the N-th buffer that is defined while
