@@ -40,7 +40,7 @@ void showPlainMessage(QWidget* parent, QMessageBox::Icon icon, const QString& ti
     box.setObjectName(QStringLiteral("plainMessage"));
     box.setTextFormat(Qt::PlainText);
     if (!details.isEmpty())
-        box.setInformativeText(Qt::convertFromPlainText(details, Qt::WhiteSpacePre));
+        box.setInformativeText(Qt::convertFromPlainText(details, Qt::WhiteSpaceNormal));
     box.exec();
 }
 
