@@ -100,7 +100,8 @@ void registerRun(CLI::App& app, Action& action) {
                     "(multiplies an integer value, or named *scale*) [0.5, 1) / (127 K), K the "
                     "depth of the int8 matmul; a quantisation scale (divides what is cast to "
                     "i8) [1, 2) / 127; an operand of log/sqrt/rsqrt/reciprocal or a divisor "
-                    "[0.5, 1); anything else floats [-1, 1), i8 [-128, 127], i32 [-1000, 1000]")
+                    "[0.5, 1); anything else floats [-1, 1), i8 [-128, 127], i32 [-1000, 1000] "
+                    "(docs/VALIDATE.md, Seeded inputs)")
         ->excludes(inputs);
     cmd->add_option("--outputs", o.outputsDir, "directory to write the outputs as .npy");
     cmd->add_option("--arch", o.archFile, "arch config file (default: embedded 910B-like)");

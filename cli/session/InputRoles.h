@@ -1,6 +1,6 @@
 // The roles of a program's arguments (mask, dequantisation scale, …) inferred from how the
 // program uses them, and seeded random inputs drawn per role, so that `pto run --seed N`
-// feeds every program values it can compute with (docs/USER_GUIDE.md, "Seeded inputs").
+// feeds every program values it can compute with (docs/VALIDATE.md, "Seeded inputs").
 #pragma once
 
 #include "compiler/ir/Graph.h"
