@@ -24,6 +24,10 @@ const Ints kWideCubeTile = {128, 128, 64, 256, 256, 256};
 const Ints kWideCubeTileF32 = {128, 128, 32, 128, 256, 256};
 const Ints kNarrowCubeTile = {128, 128, 64, 256, 128, 128};
 
+// Host bytes a compile holds per tile op across all stages, trace file included (measured on
+// gemm_4096 and on element-wise programs with tiny tiles: 2.6-2.7 KiB; docs/PERFORMANCE.md).
+constexpr int64_t kHostBytesPerTileOp = 2560;
+
 double ceilDiv(double a, double b) {
     return std::ceil(a / std::max(b, 1.0));
 }

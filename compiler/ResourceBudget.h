@@ -38,11 +38,6 @@ public:
     using CompileError::CompileError;
 };
 
-// Host bytes the compiler holds per tile op and per PTO instruction across all stages
-// (measured on gemm_4096 and on element-wise programs with tiny tiles; docs/PERFORMANCE.md).
-inline constexpr int64_t kHostBytesPerTileOp = 2048;
-inline constexpr int64_t kHostBytesPerInstr = 256;
-
 // The number of tile ops expand-tiles would create for `tensor` (a Tensor-level function after
 // decompose-composites), op by op from the tile grids its directives and the defaults give.
 // An estimate (the data movement is counted per tile, recomputation of shared chains is not);
@@ -55,8 +50,8 @@ struct TileOpEstimate {
 };
 TileOpEstimate estimateTileOps(const Function& tensor, const TargetInfo& target);
 
-// Before expand-tiles: the estimate against maxTileOps and its host memory against
-// maxMemoryBytes. Throws BudgetError at the op contributing most.
+// Before expand-tiles: the estimate against maxTileOps and its host memory (2.5 KiB per tile
+// op, docs/PERFORMANCE.md) against maxMemoryBytes. Throws BudgetError at the op contributing most.
 void checkTileOpBudget(const Function& tensor, const TargetInfo& target,
                        const ResourceBudget& budget, const std::string& file);
 // After a Tile-level function exists (expanded or written by hand): its real op count.

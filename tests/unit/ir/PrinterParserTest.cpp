@@ -36,6 +36,37 @@ CompileError parseError(const std::string& text) {
     return CompileError("", {}, "");
 }
 
+// `%y = neg (neg (... (neg %x)))` with `levels` parenthesised ops, at Tensor or Tile level.
+std::string nestedOps(int levels, bool tile) {
+    std::string expr;
+    for (int i = 0; i < levels; ++i) expr += "neg (";
+    expr += tile ? "neg %t" : "neg %x";
+    expr.append(size_t(levels), ')');
+    if (!tile)
+        return "func @f(%x: tensor<16x16xf32>) -> tensor<16x16xf32> {\n  %y = " + expr +
+               "\n  return %y\n}\n";
+    return "func @f(%x: tensor<16x16xf32>) {\n"
+           "  %t = tload %x {offset = [0, 0]} : tile<16x16xf32, UB>\n"
+           "  %y = " +
+           expr + "\n  tstore %y, %x {offset = [0, 0]}\n  return\n}\n";
+}
+
+TEST(PrinterParser, NestingIsLimitedAtBothLevelsWithoutExhaustingTheStack) {
+    for (bool tile : {false, true}) {
+        SCOPED_TRACE(tile ? "Tile level" : "Tensor level");
+        const Module ok = parseModule(nestedOps(kMaxOpNesting, tile), "t.pto");
+        EXPECT_EQ(ok.functions.at(0).ops().size(), size_t(kMaxOpNesting + 1 + (tile ? 2 : 0)));
+        const CompileError e = parseError(nestedOps(kMaxOpNesting + 1, tile));
+        EXPECT_EQ(e.loc().line, tile ? 3u : 2u);
+        // The 257th '(' : after "  %y = " and 256 × "neg (", then "neg ".
+        EXPECT_EQ(e.loc().col, uint32_t(8 + 5 * kMaxOpNesting + 4));
+        EXPECT_NE(e.message().find("nested more than 256 levels"), std::string::npos) << e.what();
+        // Far deeper than any stack would take if each level recursed.
+        const CompileError deep = parseError(nestedOps(200000, tile));
+        EXPECT_NE(deep.message().find("nested more than 256 levels"), std::string::npos);
+    }
+}
+
 TEST(PrinterParser, SamplesRoundTrip) {
     int count = 0;
     for (const auto& entry : std::filesystem::directory_iterator(PTO_SOURCE_DIR "/samples")) {

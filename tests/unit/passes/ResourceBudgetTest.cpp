@@ -102,7 +102,7 @@ TEST(ResourceBudget, TinyVecTilesAreRefusedAndTheFlagValueIsHonoured) {
 
 TEST(ResourceBudget, HostMemoryOfTheCompileHasItsOwnLimit) {
     CompileOptions options;
-    options.budget.maxMemoryBytes = 64 << 10; // 64 KiB: 32 tile ops at 2 KiB
+    options.budget.maxMemoryBytes = 64 << 10; // 64 KiB: 25 tile ops at 2.5 KiB
     CompileState state = loadProgram(std::string(PTO_SOURCE_DIR) + "/samples/softmax.pto");
     const std::string msg = budgetMessage(state, options);
     EXPECT_NE(msg.find("of host memory"), std::string::npos) << msg;
