@@ -183,10 +183,16 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
     std::unordered_map<std::int64_t, int> indexOfOp;
     loadTensorOps(reader, m, indexOfOp);
     ProvenanceResolver provenance(reader);
-    for (std::int64_t stage : provenance.cyclicStages())
-        m.fileWarnings.push_back(fmt::format("stage {}'s parent_stage_id closes a loop of "
-                                             "stages; provenance through it is ignored",
-                                             stage));
+    if (const auto& looped = provenance.cyclicStages(); !looped.empty()) {
+        constexpr std::size_t kListed = 5;
+        std::vector<std::int64_t> listed(looped.begin(),
+                                         looped.begin() + std::min(looped.size(), kListed));
+        m.fileWarnings.push_back(fmt::format(
+            "the parent_stage_id of {} stage{} ({}{}) closes a loop of stages; provenance "
+            "through {} is ignored",
+            looped.size(), looped.size() == 1 ? "" : "s", fmt::join(listed, ", "),
+            looped.size() > kListed ? ", …" : "", looped.size() == 1 ? "it" : "them"));
+    }
     std::unordered_map<std::int64_t, int> opOfLine; // lines with exactly one Tensor op
     for (std::size_t i = 0; i < m.tensorOps.size(); ++i) {
         std::int64_t line = m.tensorOps[i].srcLine;

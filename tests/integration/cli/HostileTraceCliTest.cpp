@@ -1,0 +1,243 @@
+// The `pto` trace tools on hostile traces (../shared/repro/reliability) and interrupted
+// writes: a clean error with exit 2 within seconds, no crash or hang, no file left behind.
+#include "tests/support/Process.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace pto {
+namespace {
+
+namespace fs = std::filesystem;
+using test::runCommand;
+using Clock = std::chrono::steady_clock;
+
+std::string q(const fs::path& path) {
+    return test::shellQuote(path.string());
+}
+
+std::string pto(const std::string& args) {
+    return fmt::format("{} {}", PTO_CLI, args);
+}
+
+fs::path reproDir() {
+    return fs::path(PTO_SOURCE_DIR) / ".." / "shared" / "repro" / "reliability";
+}
+
+struct Timed {
+    test::ProcessResult result;
+    double seconds = 0;
+};
+
+/// Runs under `timeout 30`, so a regression shows as exit 124, not as a hung test.
+Timed timed(const std::string& command) {
+    auto start = Clock::now();
+    Timed t{runCommand("timeout 30 " + command), 0};
+    t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return t;
+}
+
+std::vector<std::string> tempFilesIn(const fs::path& dir) {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir))
+        if (entry.path().filename().string().find(".tmp-") != std::string::npos)
+            names.push_back(entry.path().filename().string());
+    return names;
+}
+
+class HostileTraceCli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!fs::is_directory(reproDir())) GTEST_SKIP() << "no " << reproDir();
+    }
+    /// A writable copy of a reproducer (the shared folder is read-only).
+    fs::path copyOf(const std::string& name) {
+        fs::path copy = m_dir / name;
+        fs::copy_file(reproDir() / name, copy);
+        fs::permissions(copy, fs::perms::owner_write, fs::perm_options::add);
+        return copy;
+    }
+    test::TempDir m_dir;
+};
+
+TEST_F(HostileTraceCli, StageParentLoopGivesAReportAndAWarningNotACrash) {
+    fs::path trace = copyOf("c2_segv_stage_parent_cycle.db");
+    auto report = timed(pto("report " + q(trace)));
+    EXPECT_TRUE(report.result.exitCode == 0 || report.result.exitCode == 1)
+        << report.result.exitCode << report.result.err;
+    EXPECT_NE(report.result.err.find("closes a loop of stages; provenance"), std::string::npos)
+        << report.result.err;
+    EXPECT_NE(report.result.out.find(" cycles = "), std::string::npos) << report.result.out;
+    auto html = timed(pto("export " + q(trace) + " --format html -o " + q(m_dir / "r.html")));
+    EXPECT_EQ(html.result.exitCode, 0) << html.result.err;
+    EXPECT_GT(fs::file_size(m_dir / "r.html"), 1000u);
+}
+
+TEST_F(HostileTraceCli, EndlessViewInPlaceOfSliceIsRefusedWithinASecond) {
+    fs::path trace = reproDir() / "c2_hang_slice_is_infinite_view.db";
+    const std::vector<std::string> commands = {
+        "info " + q(trace), "query " + q(trace) + " \"SELECT count(*) FROM slice\"",
+        "export " + q(trace) + " --format chrome -o " + q(m_dir / "x.json"),
+        "export " + q(trace) + " --format csv -o " + q(m_dir / "x.csv"), "report " + q(trace)};
+    for (const std::string& command : commands) {
+        auto t = timed(pto(command));
+        EXPECT_EQ(t.result.exitCode, 2) << command << "\n" << t.result.err;
+        EXPECT_NE(t.result.err.find("table 'slice' is a view, not a table"), std::string::npos)
+            << command << "\n"
+            << t.result.err;
+        EXPECT_LT(t.seconds, 5.0) << command; // about 0.05 s; generous for a loaded machine
+    }
+    EXPECT_TRUE(tempFilesIn(m_dir.path()).empty());
+    EXPECT_FALSE(fs::exists(m_dir / "x.json"));
+}
+
+TEST_F(HostileTraceCli, FifoAsTraceIsRefusedWithoutBlocking) {
+    fs::path fifo = m_dir / "fifo.db";
+    ASSERT_EQ(runCommand("mkfifo " + q(fifo)).exitCode, 0);
+    const std::vector<std::string> commands = {
+        "info " + q(fifo), "query " + q(fifo) + " \"SELECT 1\"", "export " + q(fifo),
+        "export " + q(fifo) + " --format html", "report " + q(fifo)};
+    for (const std::string& command : commands) {
+        auto t = timed(pto(command));
+        EXPECT_EQ(t.result.exitCode, 2) << command << "\n" << t.result.err;
+        EXPECT_NE(t.result.err.find("cannot open trace '" + fifo.string() +
+                                    "': not a regular file (a FIFO)"),
+                  std::string::npos)
+            << command << "\n"
+            << t.result.err;
+    }
+}
+
+constexpr const char* kEndlessCount =
+    "\"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c\"";
+
+TEST_F(HostileTraceCli, RunawayQueryStopsAtTheTimeout) {
+    fs::path trace = reproDir() / "c4_trace.db";
+    auto t = timed(pto("query --timeout 1 " + q(trace) + " " + kEndlessCount));
+    EXPECT_EQ(t.result.exitCode, 2) << t.result.err;
+    EXPECT_EQ(t.result.err.rfind("error: query interrupted after 1.", 0), 0u) << t.result.err;
+    EXPECT_NE(t.result.err.find("(time limit 1 s); raise the limit with --timeout SECONDS"),
+              std::string::npos)
+        << t.result.err;
+    EXPECT_GE(t.seconds, 1.0);
+    EXPECT_LT(t.seconds, 5.0);
+    for (const char* format : {"csv", "json"}) { // the streaming path
+        auto s = timed(pto(
+            fmt::format("query --timeout 0.5 --format {} {} {}", format, q(trace), kEndlessCount)));
+        EXPECT_EQ(s.result.exitCode, 2) << format << s.result.err;
+        EXPECT_LT(s.seconds, 5.0);
+    }
+}
+
+TEST_F(HostileTraceCli, RunawayQueryStopsAtTheDefaultTimeout) {
+    auto t = timed(pto("query " + q(reproDir() / "c4_trace.db") + " " + kEndlessCount));
+    EXPECT_EQ(t.result.exitCode, 2) << t.result.err;
+    EXPECT_NE(t.result.err.find("(time limit 5 s)"), std::string::npos) << t.result.err;
+    EXPECT_LT(t.seconds, 10.0);
+}
+
+TEST_F(HostileTraceCli, WalModeTraceIsReadWithoutCreatingFiles) {
+    fs::path trace = copyOf("c4_wal_mode_trace.db");
+    for (const char* args : {"query {} \"SELECT count(*) FROM slice\"", "info {}"}) {
+        auto r = runCommand(pto(fmt::format(fmt::runtime(args), q(trace))));
+        EXPECT_EQ(r.exitCode, 0) << args << r.err;
+    }
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(m_dir.path()))
+        names.push_back(entry.path().filename().string());
+    EXPECT_EQ(names, std::vector<std::string>{"c4_wal_mode_trace.db"});
+}
+
+TEST_F(HostileTraceCli, ExportCsvDefusesFormulaCells) {
+    fs::path trace = m_dir / "t.db";
+    auto run = runCommand(
+        pto("run " + q(reproDir() / "c5_csv_formula.ptoasm") + " --seed 1 -o " + q(trace)));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    fs::path csv = m_dir / "t.csv";
+    ASSERT_EQ(runCommand(pto("export " + q(trace) + " --format csv -o " + q(csv))).exitCode, 0);
+    // Python's csv module reads it as a spreadsheet would: no text cell may start a formula.
+    fs::path script = m_dir / "check.py";
+    std::ofstream(script) << R"(import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline='')))
+def number(c):
+    try:
+        float(c)
+        return True
+    except ValueError:
+        return False
+bad = [c for r in rows[1:] for c in r if c[:1] in ('=', '+', '-', '@', '\t', '\r') and not number(c)]
+defused = [r[10] for r in rows[1:] if r[10].startswith("'=")]
+print(len(rows), bad, defused[:2])
+sys.exit(1 if bad or not defused else 0)
+)";
+    auto check = runCommand("/usr/bin/python3 " + q(script) + " " + q(csv));
+    EXPECT_EQ(check.exitCode, 0) << check.out << check.err;
+}
+
+TEST_F(HostileTraceCli, TraceNoneRunRecordsTotalCycles) {
+    fs::path trace = m_dir / "none.db";
+    auto run = runCommand(pto(
+        fmt::format("run {}/samples/softmax.pto --trace none -o {}", PTO_SOURCE_DIR, q(trace))));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    std::smatch cycles;
+    ASSERT_TRUE(std::regex_search(run.out, cycles, std::regex("cycles +([0-9]+)"))) << run.out;
+    auto info = runCommand(pto("info " + q(trace)));
+    ASSERT_EQ(info.exitCode, 0) << info.err;
+    EXPECT_TRUE(std::regex_search(info.out, std::regex("sim_total_cycles +" + cycles[1].str())))
+        << info.out;
+    EXPECT_TRUE(std::regex_search(info.out, std::regex("trace_level +none"))) << info.out;
+}
+
+/// `pto run` of a long program in the background, signalled once its temp file exists.
+std::string killedRun(const fs::path& dir, const std::string& signal) {
+    // set -m: a background job of a shell without job control would ignore SIGINT.
+    return fmt::format(
+        "set -m; cd {} && {} run {}/samples/gemm_4096.pto --timing-only --trace full "
+        "-o t.db >/dev/null 2>&1 & pid=$!; "
+        "for i in $(seq 1500); do ls {}/t.db.tmp-* >/dev/null 2>&1 && break; "
+        "sleep 0.02; done; sleep 0.2; kill -{} $pid; wait $pid; echo rc=$?",
+        q(dir), PTO_CLI, PTO_SOURCE_DIR, q(dir), signal);
+}
+
+// SIGINT is covered by TraceDbAtomicity.SigtermAndSigintRemoveTheTempFile: a shell's
+// background job may start with SIGINT ignored, which pto rightly leaves alone.
+TEST_F(HostileTraceCli, SigtermOfARunLeavesNoTempFile) {
+    auto r = runCommand(killedRun(m_dir.path(), "TERM"));
+    EXPECT_EQ(r.out, "rc=143\n"); // ended by the signal itself
+    EXPECT_TRUE(tempFilesIn(m_dir.path()).empty());
+    EXPECT_FALSE(fs::exists(m_dir / "t.db"));
+}
+
+TEST_F(HostileTraceCli, TempFileOfAKilledRunIsRemovedByTheNextWrite) {
+    auto r = runCommand(killedRun(m_dir.path(), "KILL"));
+    EXPECT_NE(r.out.find("rc=137"), std::string::npos) << r.out;
+    ASSERT_EQ(tempFilesIn(m_dir.path()).size(), 1u) << "SIGKILL cannot be handled";
+    auto next = runCommand(pto(
+        fmt::format("compile {}/samples/softmax.pto -o {}", PTO_SOURCE_DIR, q(m_dir / "t.db"))));
+    ASSERT_EQ(next.exitCode, 0) << next.err;
+    EXPECT_TRUE(tempFilesIn(m_dir.path()).empty());
+}
+
+TEST_F(HostileTraceCli, ConcurrentExportsToOnePathBothComplete) {
+    fs::path trace = reproDir() / "c4_trace.db";
+    fs::path out = m_dir / "same.json";
+    std::string one = pto("export " + q(trace) + " -o " + q(out));
+    auto r = runCommand(fmt::format("{0} & a=$!; {0} & b=$!; wait $a; ra=$?; wait $b; "
+                                    "echo $ra $?",
+                                    one));
+    EXPECT_EQ(r.out, "0 0\n") << r.err;
+    auto valid =
+        runCommand("/usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' " + q(out));
+    EXPECT_EQ(valid.exitCode, 0) << valid.err;
+    EXPECT_TRUE(tempFilesIn(m_dir.path()).empty());
+}
+
+} // namespace
+} // namespace pto
