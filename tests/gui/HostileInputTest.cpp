@@ -371,14 +371,11 @@ TEST(HostileLayoutCache, TheReproducersForgedSidecarOpensInBoundedMemory) {
 TEST(HostileRepro, PtoStudioStaysUpOnEveryReliabilityTrace) {
     const fs::path repro = reliabilityDir();
     if (!fs::exists(repro)) GTEST_SKIP() << "no " << repro;
-    // Fixed outside the GUI (profiler: cycle-safe provenance walk); remove once merged.
-    const std::set<std::string> elsewhere = {"c2_segv_stage_parent_cycle.db"};
     test::TempDir dir;
     int checked = 0;
     for (const auto& entry : fs::recursive_directory_iterator(repro)) {
         if (entry.path().extension() != ".db" || !entry.is_regular_file()) continue;
         const std::string name = entry.path().filename().string();
-        if (elsewhere.contains(name)) continue;
         // A copy: the GUI writes its layout cache beside the trace, never into ../shared.
         const fs::path copy = dir / name;
         fs::copy_file(entry.path(), copy, fs::copy_options::overwrite_existing);
