@@ -5,6 +5,7 @@
 #include "gui/model/CancelToken.h"
 #include "gui/model/LinkResolver.h"
 #include "trace_db/Sqlite.h"
+#include "trace_db/TraceFile.h"
 #include "trace_db/TraceReader.h"
 
 #include <sqlite3.h>
@@ -19,7 +20,7 @@ namespace {
 
 using Pyramids = std::unordered_map<std::int64_t, LodPyramid>;
 
-constexpr int kOpenFlags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
+constexpr int kOpenFlags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
 
 struct StatementDeleter {
     void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
@@ -58,7 +59,7 @@ Pyramids emptyPyramids(tracedb::SqliteDb& db, std::int64_t fileBytes) {
 std::int64_t scanSlices(const std::filesystem::path& path, std::int64_t lo, std::int64_t hi,
                         const std::vector<std::int32_t>& opByInstr, Pyramids& pyramids,
                         CancelToken& cancel) {
-    tracedb::SqliteDb db(path, kOpenFlags, path.string());
+    tracedb::SqliteDb db(tracedb::readOnlyUri(path), kOpenFlags, path.string());
     const auto watch = cancel.watch(db.handle());
     // Plain reads through the page cache: a memory map would count the whole table in the
     // process's resident memory, for no measurable gain in this sequential scan.
@@ -125,7 +126,7 @@ std::shared_ptr<const TimelineLod> buildTimelineLod(const std::filesystem::path&
     if (cancel.cancelled()) return nullptr;
     const auto start = std::chrono::steady_clock::now();
     auto lod = std::make_shared<TimelineLod>();
-    tracedb::SqliteDb db(path, kOpenFlags, path.string());
+    tracedb::SqliteDb db(tracedb::readOnlyUri(path), kOpenFlags, path.string());
     const auto watch = cancel.watch(db.handle());
     lod->opByInstr = instrOps(path, cancel);
     lod->counters = readCounters(db);

@@ -2,6 +2,7 @@
 #include "gui/model/TimelineSliceCache.h"
 
 #include "trace_db/Sqlite.h"
+#include "trace_db/TraceFile.h"
 
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -15,7 +16,8 @@ namespace pto::gui {
 class TimelineSliceCache::Connection {
 public:
     explicit Connection(const std::filesystem::path& path)
-        : m_db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, path.string()) {
+        : m_db(tracedb::readOnlyUri(path),
+               SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, path.string()) {
         // A slice starting before t0 - max_dur cannot reach t0, so the index bounds the scan.
         m_stmt = prepare("SELECT s.id, s.ts, s.dur, s.name_id, s.depth, s.category, s.instr_id "
                          "FROM slice s WHERE s.track_id = ?1 AND s.ts < ?3 AND s.ts >= ?2 - "

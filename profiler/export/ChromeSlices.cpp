@@ -6,6 +6,7 @@
 #include "profiler/export/SliceFormat.h"
 #include "profiler/export/SqliteBtree.h"
 #include "trace_db/Sqlite.h"
+#include "trace_db/TraceFile.h"
 
 #include <sqlite3.h>
 
@@ -86,7 +87,9 @@ private:
 class SqlChunkReader {
 public:
     SqlChunkReader(const std::filesystem::path& path, const SliceTables& t)
-        : m_db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, path.string()), m_t(t) {
+        : m_db(tracedb::readOnlyUri(path),
+               SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, path.string()),
+          m_t(t) {
         const char* sql = "SELECT id, ts, dur, track_id, name_id, category, instr_id, task_id, "
                           "arg_set_id FROM slice WHERE id >= ?1 AND id < ?2";
         if (int rc = sqlite3_prepare_v2(m_db.handle(), sql, -1, &m_stmt, nullptr); rc != SQLITE_OK)

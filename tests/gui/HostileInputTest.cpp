@@ -58,17 +58,6 @@ fs::path damagedTrace(const test::TempDir& dir, const std::string& name, const s
     return copy;
 }
 
-/// True when this build's trace reader opens `trace` (a reader that refuses views in place
-/// of tables makes the cancel tests moot: nothing endless can start).
-bool readerOpens(const fs::path& trace) {
-    try {
-        tracedb::TraceReader::open(trace);
-        return true;
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
 double secondsOf(const std::function<void()>& action) {
     QElapsedTimer timer;
     timer.start();
@@ -131,51 +120,37 @@ TEST(HostileWorkers, CancelInterruptsAStatementRunningOnAnotherThread) {
     EXPECT_THROW((void)token->watch(reader), WorkerCancelled);
 }
 
-TEST(HostileGraph, AStageWhoseNodeTableIsGoneShowsTheErrorAndTheViewClosesCleanly) {
-    test::TempDir dir;
-    const auto trace = damagedTrace(dir, "no_node.db", "DROP TABLE node");
-    StudioContext context;
-    context.setDocument(TraceDocument::open(trace));
-    {
-        GraphView view(context);
-        view.resize(900, 600);
-        view.show();
-        ASSERT_TRUE(QTest::qWaitFor([&] { return view.isIdle(); }, 30000));
-        EXPECT_TRUE(view.statusText().contains(QStringLiteral("no such table: node")))
-            << view.statusText().toStdString();
-        // Another stage fails the same way; the destructor below used to rethrow and abort.
-        view.selectStage(view.currentStageId());
+// Opening refuses a trace whose tables are missing or replaced by views (trace_db checks the
+// layout at open), naming the table: the views never see such a file. Endless reads that do
+// reach a worker are cancelled mid-statement (HostileWorkers above, the SQL console tests).
+std::string openError(const fs::path& trace) {
+    try {
+        StudioContext context;
+        context.setDocument(TraceDocument::open(trace));
+    } catch (const std::exception& e) {
+        return e.what();
     }
-    SUCCEED(); // still alive
+    return {};
 }
 
-TEST(HostileGraph, AStageReadThatNeverEndsStopsWithCancel) {
+TEST(HostileGraph, ATraceWithoutItsNodeTableIsRefusedAtOpenNamingTheTable) {
+    test::TempDir dir;
+    const auto trace = damagedTrace(dir, "no_node.db", "DROP TABLE node");
+    EXPECT_NE(openError(trace).find("table 'node' is missing"), std::string::npos)
+        << openError(trace);
+}
+
+TEST(HostileGraph, AnEndlessViewInPlaceOfTheEdgeTableIsRefusedAtOpen) {
     test::TempDir dir;
     const auto trace = damagedTrace(
         dir, "endless_edge.db",
         fmt::format("DROP TABLE edge; CREATE VIEW edge AS {} SELECT x AS stage_id, x AS src, "
                     "x AS dst, '' AS label FROM c",
                     kEndless));
-    if (!readerOpens(trace)) GTEST_SKIP() << "the trace reader refuses the view at open";
-    StudioContext context;
-    context.setDocument(TraceDocument::open(trace));
-    auto view = std::make_unique<GraphView>(context);
-    view->resize(900, 600);
-    view->show();
-    QTest::qWait(300);
-    ASSERT_FALSE(view->isIdle()); // still reading the endless edge view
-    ASSERT_TRUE(view->cancelButton().isVisible());
-    QTest::mouseClick(&view->cancelButton(), Qt::LeftButton);
-    EXPECT_TRUE(view->isIdle());
-    EXPECT_TRUE(view->statusText().contains(QStringLiteral("cancelled")))
-        << view->statusText().toStdString();
-    // Picking the stage again and closing the view while it reads never waits long either.
-    view->selectStage(view->currentStageId());
-    QTest::qWait(100);
-    EXPECT_LT(secondsOf([&] { view.reset(); }), 2.0);
+    EXPECT_NE(openError(trace).find("'edge'"), std::string::npos) << openError(trace);
 }
 
-TEST(HostileTimeline, AnEndlessSliceViewIsCancelledAndGuiThreadReadsStopAtTheirBudget) {
+TEST(HostileTimeline, AnEndlessViewInPlaceOfTheSliceTableIsRefusedAtOpen) {
     test::TempDir dir;
     const auto trace = damagedTrace(
         dir, "endless_slice.db",
@@ -184,29 +159,7 @@ TEST(HostileTimeline, AnEndlessSliceViewIsCancelledAndGuiThreadReadsStopAtTheirB
                     "category, 0 AS depth, NULL AS instr_id, NULL AS task_id, NULL AS "
                     "arg_set_id FROM c",
                     kEndless));
-    if (!readerOpens(trace)) GTEST_SKIP() << "the trace reader refuses the view at open";
-    TimelineLoader loader;
-    QSignalSpy failed(&loader, &TimelineLoader::failed);
-    loader.start(trace);
-    QTest::qWait(300);
-    EXPECT_TRUE(loader.busy());
-    EXPECT_LT(secondsOf([&] { loader.cancel(); }), 2.0);
-    EXPECT_FALSE(loader.busy());
-
-    TimelineSliceCache cache; // the GUI thread's reader of slice windows
-    cache.open(trace);
-    cache.setReadBudget(std::chrono::milliseconds(200));
-    std::string error;
-    const double first = secondsOf([&] {
-        try {
-            cache.read(3, 0, 1000);
-        } catch (const std::exception& e) {
-            error = e.what();
-        }
-    });
-    EXPECT_LT(first, 2.0);
-    EXPECT_NE(error.find("took over 200 ms"), std::string::npos) << error;
-    EXPECT_LT(secondsOf([&] { EXPECT_ANY_THROW(cache.slices(3, 0, 1000)); }), 0.1);
+    EXPECT_NE(openError(trace).find("'slice'"), std::string::npos) << openError(trace);
 }
 
 // --- trace text is plain text -------------------------------------------------------------

@@ -26,7 +26,7 @@ TIME_LIMIT_S = 10.0  # per command; --time-limit changes it (sanitizer builds ru
 MEMORY_LIMIT = 1 << 30  # bytes, address space (RLIMIT_AS) and peak RSS
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 # Phrases that mean a crash or a leaked internal error rather than a message for the user.
-FORBIDDEN_STDERR = ["bad_alloc", "terminate called", "Sanitizer", "runtime error:",
+FORBIDDEN_STDERR = ["std::bad_alloc", "terminate called", "Sanitizer", "runtime error:",
                     "QUnhandledException", "Segmentation fault", "Aborted", "core dumped"]
 # Files that only a crashed or careless writer leaves beside its output.
 LEFTOVER = re.compile(r"(\.tmp-\d+|-journal|-wal|-shm)$")
