@@ -135,8 +135,11 @@ Shape PtoParser::parseDims() {
             if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() ||
                 d <= 0)
                 fail(loc, fmt::format("expected 'x' and a positive dimension, found '{}'", text));
+            // Checked before multiplying, so a huge dimension cannot overflow numel().
+            constexpr int64_t kMaxShapeElements = int64_t(1) << 48;
+            if (d > kMaxShapeElements / shape.numel())
+                fail(loc, "the shape has too many elements (at most 2^48)");
             if (!shape.push(d)) fail(loc, "too many dimensions (at most 6)");
-            if (shape.numel() > (int64_t(1) << 48)) fail(loc, "the shape has too many elements");
             loc.col += uint32_t(digits.size() + 1);
             text = next == std::string_view::npos ? std::string_view() : text.substr(next);
         }

@@ -12,6 +12,8 @@
 #                          logs/H.log libFuzzer's output;  summary.txt  one line per harness
 #   PTO_FUZZ_KEEP_GOING  1: fork mode that records every finding and keeps fuzzing until the
 #                        time is up (for long measuring runs); the run still fails if any.
+#   PTO_FUZZ_SEED        libFuzzer's -seed (CI sets 1, so its short run explores the same way
+#                        each time; unset: a random seed)
 #   PTO_JOBS             build parallelism (default nproc)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -78,6 +80,7 @@ for h in "${harnesses[@]}"; do
   flags=(-max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len="$(maxLenOf "$h")"
          -artifact_prefix="$crashes/" -print_final_stats=1)
   [ -f "tests/fuzz/dict/$h.dict" ] && flags+=(-dict="tests/fuzz/dict/$h.dict")
+  [ -n "${PTO_FUZZ_SEED:-}" ] && flags+=(-seed="$PTO_FUZZ_SEED")
   [ "${PTO_FUZZ_KEEP_GOING:-0}" = 1 ] &&
     flags+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   stamp=$(mktemp)
