@@ -4,6 +4,7 @@
 // primitives and narrows once at the end to the composite's result dtype, so the only extra
 // roundings compared with the direct f32 reference are those of the f32 primitives themselves.
 #include "compiler/passes/DecomposeComposites.h"
+#include "compiler/passes/Permutation.h"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -264,23 +265,6 @@ void expandDequantize(Expansion& e, const Op& op) {
     e.finish(e.binary(OpKind::Mul, q, scale));
 }
 
-// A permutation expand-tiles lowers in one step: it keeps the last dim (a GM copy), or swaps
-// the last two and nothing else (a tile transpose).
-bool lowersInOneStep(const std::vector<int64_t>& perm) {
-    const size_t n = perm.size();
-    if (n == 0 || perm[n - 1] == int64_t(n - 1)) return true;
-    if (n < 2 || perm[n - 1] != int64_t(n - 2) || perm[n - 2] != int64_t(n - 1)) return false;
-    for (size_t i = 0; i + 2 < n; ++i)
-        if (perm[i] != int64_t(i)) return false;
-    return true;
-}
-
-bool isIdentity(const std::vector<int64_t>& perm) {
-    for (size_t i = 0; i < perm.size(); ++i)
-        if (perm[i] != int64_t(i)) return false;
-    return true;
-}
-
 // Any other transpose (result dim i = operand dim perm[i]) moves some dim j to the end. It
 // becomes: a permutation keeping the last dim that brings j next to it, the swap of the last
 // two dims, and a permutation keeping the last dim into the final order (each step is left
@@ -295,7 +279,7 @@ void expandTranspose(Expansion& e, const Op& op) {
     first.push_back(j);
     first.push_back(n - 1);
     auto transpose = [&](ValueId x, const std::vector<int64_t>& p) {
-        if (isIdentity(p)) return x;
+        if (isIdentityPerm(p)) return x;
         Type t = e.type(x);
         for (int64_t i = 0; i < n; ++i) t.shape[int(i)] = e.type(x).shape[int(p[size_t(i)])];
         Attrs a;

@@ -8,6 +8,7 @@
 //   neg(neg x) on integers — neg(−128) saturates to 127 in i8.
 //   cast(cast x) unless the inner cast widens exactly (f16/bf16 → f32, i8 → anything wider).
 #include "compiler/passes/FoldConstants.h"
+#include "compiler/passes/Permutation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -43,24 +44,6 @@ bool widensExactly(DType from, DType to) {
     default:
         return false;
     }
-}
-
-bool isIdentityPerm(const std::vector<int64_t>& perm) {
-    for (size_t i = 0; i < perm.size(); ++i)
-        if (perm[i] != int64_t(i)) return false;
-    return true;
-}
-
-// A permutation expand-tiles lowers in one step: it keeps the last dim, or it swaps the last
-// two and nothing else (decompose-composites splits every other one; folding must not fuse
-// such a split back).
-bool lowersInOneStep(const std::vector<int64_t>& perm) {
-    const size_t n = perm.size();
-    if (n == 0 || perm[n - 1] == int64_t(n - 1)) return true;
-    if (n < 2 || perm[n - 1] != int64_t(n - 2) || perm[n - 2] != int64_t(n - 1)) return false;
-    for (size_t i = 0; i + 2 < n; ++i)
-        if (perm[i] != int64_t(i)) return false;
-    return true;
 }
 
 class Folder {

@@ -1,6 +1,7 @@
 // Shared helpers for the trace_db tests: a scratch directory and a small trace using every table.
 #include "TestTrace.h"
 
+#include "trace_db/TraceError.h"
 #include "trace_db/TraceReader.h"
 #include "trace_db/TraceWriter.h"
 
@@ -12,6 +13,19 @@
 #include <vector>
 
 namespace pto::tracedb::test {
+
+std::string errorOf(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const TraceError& error) {
+        return error.what();
+    }
+    return "";
+}
+
+std::string openError(const std::filesystem::path& path) {
+    return errorOf([&] { TraceReader::open(path); });
+}
 
 TempDir::TempDir() {
     std::string pattern = (std::filesystem::temp_directory_path() / "pto-trace-test-XXXXXX");

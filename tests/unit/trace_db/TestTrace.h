@@ -3,9 +3,16 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 namespace pto::tracedb::test {
+
+/// The TraceError message of `action`, or "" when it did not throw.
+std::string errorOf(const std::function<void()>& action);
+
+/// The TraceError message of opening `path` with the reader, or "" when it opened.
+std::string openError(const std::filesystem::path& path);
 
 /// A fresh directory under the system temp dir, removed with everything in it.
 class TempDir {

@@ -20,18 +20,8 @@ namespace {
 using test::TempDir;
 using Clock = std::chrono::steady_clock;
 
-std::string errorOf(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const TraceError& error) {
-        return error.what();
-    }
-    return "";
-}
-
-std::string openError(const std::filesystem::path& path) {
-    return errorOf([&] { TraceReader::open(path); });
-}
+using test::errorOf;
+using test::openError;
 
 /// Runs SQL on the file with a plain read-write connection, as a tampering user would.
 void tamper(const std::filesystem::path& path, const std::string& sql) {

@@ -15,19 +15,8 @@ namespace {
 
 using test::TempDir;
 
-/// The TraceError message of `action`, or "" when it did not throw.
-std::string errorOf(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const TraceError& error) {
-        return error.what();
-    }
-    return "";
-}
-
-std::string openError(const std::filesystem::path& path) {
-    return errorOf([&] { TraceReader::open(path); });
-}
+using test::errorOf;
+using test::openError;
 
 std::string appendError(const std::filesystem::path& path) {
     return errorOf([&] { TraceWriter::append(path); });
