@@ -2,6 +2,7 @@
 #include "compiler/ResourceBudget.h"
 
 #include "compiler/ir/Printer.h"
+#include "compiler/passes/DefaultVecTiles.h"
 
 #include <fmt/format.h>
 
@@ -18,8 +19,6 @@ using Ints = std::vector<int64_t>;
 
 // The tile shapes expand-tiles uses by default (compiler/passes/ExpandTiles.cpp,
 // docs/PTO_LANGUAGE.md §6); the estimate only needs their sizes.
-constexpr int64_t kDefaultTileBytes = 16 * 1024;
-constexpr int64_t kDefaultElemBytes = 4;
 const Ints kWideCubeTile = {128, 128, 64, 256, 256, 256};
 const Ints kWideCubeTileF32 = {128, 128, 32, 128, 256, 256};
 const Ints kNarrowCubeTile = {128, 128, 64, 256, 128, 128};
@@ -39,21 +38,6 @@ double gridSize(const Shape& shape, const Shape& tile) {
     return n;
 }
 
-Shape defaultVecTile(const Shape& space, const TargetInfo& target) {
-    const int n = space.rank();
-    if (n == 0 || space.numel() * kDefaultElemBytes <= target.ubBytes / 4) return space;
-    Shape tile = space;
-    for (int d = 0; d + 2 < n; ++d) tile[d] = 1;
-    const int64_t maxElems = kDefaultTileBytes / kDefaultElemBytes;
-    if (space[n - 1] > maxElems) {
-        tile[n - 1] = maxElems;
-        if (n >= 2) tile[n - 2] = 1;
-    } else if (n >= 2) {
-        tile[n - 2] = std::clamp<int64_t>(maxElems / space[n - 1], 1, space[n - 2]);
-    }
-    return tile;
-}
-
 // Sizes align with the trailing dims; missing leading sizes are 1 (as expand-tiles reads them).
 Shape explicitVecTile(const Ints& sizes, const Shape& space) {
     Shape tile = space;
@@ -61,19 +45,6 @@ Shape explicitVecTile(const Ints& sizes, const Shape& space) {
         const int i = int(sizes.size()) - space.rank() + d;
         tile[d] = std::clamp<int64_t>(i >= 0 ? sizes[size_t(i)] : 1, 1, space[d]);
     }
-    return tile;
-}
-
-Shape copyTile(const Shape& shape, DType dtype) {
-    const int n = shape.rank();
-    Shape tile = shape;
-    if (n == 0) return tile;
-    for (int d = 0; d + 2 < n; ++d) tile[d] = 1;
-    const int64_t elem = dtypeSize(dtype);
-    tile[n - 1] = std::min<int64_t>(shape[n - 1], std::max<int64_t>(1, kDefaultTileBytes / elem));
-    if (n >= 2)
-        tile[n - 2] =
-            std::clamp<int64_t>(kDefaultTileBytes / (tile[n - 1] * elem), 1, shape[n - 2]);
     return tile;
 }
 
@@ -112,13 +83,14 @@ private:
     OpCount vector(const Op& op, const Shape& space, double perTile) {
         std::optional<Ints> sizes = op.attrs.getInts("vec_tile");
         if (!sizes) sizes = m_vec;
-        const Shape tile = sizes ? explicitVecTile(*sizes, space) : defaultVecTile(space, m_target);
+        const Shape tile =
+            sizes ? explicitVecTile(*sizes, space) : defaultOpVecTile(space, m_target);
         return {gridSize(space, tile) * perTile, gridText(space, tile)};
     }
 
     // A load and a store per copy tile of `t`.
     static OpCount copy(const Type& t, bool rowsOnly = false) {
-        Shape tile = copyTile(t.shape, t.dtype);
+        Shape tile = defaultCopyTile(t.shape, t.dtype);
         if (rowsOnly && t.shape.rank() >= 2) tile[t.shape.rank() - 2] = 1;
         return {gridSize(t.shape, tile) * 2, gridText(t.shape, tile)};
     }

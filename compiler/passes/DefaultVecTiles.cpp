@@ -375,4 +375,32 @@ std::vector<std::optional<Shape>> planDefaultVecTiles(const Function& f, const T
     return out;
 }
 
+Shape defaultOpVecTile(const Shape& space, const TargetInfo& target) {
+    const int n = space.rank();
+    if (n == 0 || space.numel() * kDefaultElemBytes <= target.ubBytes / 4) return space;
+    Shape tile = space;
+    for (int d = 0; d + 2 < n; ++d) tile[d] = 1;
+    const int64_t maxElems = kDefaultTileBytes / kDefaultElemBytes;
+    if (space[n - 1] > maxElems) {
+        tile[n - 1] = maxElems;
+        if (n >= 2) tile[n - 2] = 1;
+    } else if (n >= 2) {
+        tile[n - 2] = std::clamp<int64_t>(maxElems / space[n - 1], 1, space[n - 2]);
+    }
+    return tile;
+}
+
+Shape defaultCopyTile(const Shape& shape, DType dtype) {
+    const int n = shape.rank();
+    Shape tile = shape;
+    if (n == 0) return tile;
+    for (int d = 0; d + 2 < n; ++d) tile[d] = 1;
+    const int64_t elem = dtypeSize(dtype);
+    tile[n - 1] = std::min<int64_t>(shape[n - 1], std::max<int64_t>(1, kDefaultTileBytes / elem));
+    if (n >= 2)
+        tile[n - 2] =
+            std::clamp<int64_t>(kDefaultTileBytes / (tile[n - 1] * elem), 1, shape[n - 2]);
+    return tile;
+}
+
 } // namespace pto

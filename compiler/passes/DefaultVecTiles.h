@@ -11,6 +11,19 @@
 
 namespace pto {
 
+/// Default tile size of a vec tile and of a GM copy tile; default vec tiles assume f32 elements
+/// so that every op of a chain shares one grid.
+inline constexpr int64_t kDefaultTileBytes = 16 * 1024;
+inline constexpr int64_t kDefaultElemBytes = 4;
+
+/// The default vec tile of one op over its iteration space `space`: the whole space when it
+/// fits a quarter of UB, else 16 KiB of f32 in rows of the last dim (leading dims 1).
+Shape defaultOpVecTile(const Shape& space, const TargetInfo& target);
+
+/// GM copy tiles: the whole last dim when it fits 16 KiB, rows along the second-last dim only,
+/// so every copy tile is consecutive rows of any tensor sharing the last two dims.
+Shape defaultCopyTile(const Shape& shape, DType dtype);
+
 // The default vec tile of every op of the Tensor function `tensor` (indexed by op id) that is
 // tiled on the vector core and has no tile of its own (no directive in scope, no per-op
 // vec_tile); nullopt for every other op. The tile is over the op's iteration space (the

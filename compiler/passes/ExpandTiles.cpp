@@ -33,12 +33,10 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-constexpr int64_t kDefaultTileBytes = 16 * 1024; // default vec tile and copy tile size
-constexpr int64_t kDefaultElemBytes = 4;         // defaults assume f32 so a chain shares a grid
-constexpr int64_t kRowAlignBytes = 32;           // contiguous axis of a tile (pto-isa)
-constexpr int64_t kCubeAlign = 16;               // cube fractal edge (16×16 fp16)
-constexpr int64_t kMaxCopyTiles = 1 << 20;       // guard against element-wise GM copies
-constexpr int kMaxRecompute = 8;                 // depth of per-chain recomputation
+constexpr int64_t kRowAlignBytes = 32;     // contiguous axis of a tile (pto-isa)
+constexpr int64_t kCubeAlign = 16;         // cube fractal edge (16×16 fp16)
+constexpr int64_t kMaxCopyTiles = 1 << 20; // guard against element-wise GM copies
+constexpr int kMaxRecompute = 8;           // depth of per-chain recomputation
 // Default cube tiles [mL0, mL1, kL0, kL1, nL0, nL1]. The wide one (128×256 output blocks, one
 // 128 KiB f32 accumulator, kL1 = 256) loads 96 B per cube cycle instead of the 128 B of a
 // 128×128 block; the narrow one keeps small matmuls spread over more cores (see
@@ -454,21 +452,6 @@ ValueId TensorHomes::tileOf(ValueId v, const Region& region, Provenance from) {
     return tile;
 }
 
-// Copy tiles: whole last dim when it fits 16 KiB, rows along the second-last dim only, so
-// every copy tile is consecutive rows of any tensor sharing the last two dims.
-Shape copyTileShape(const Shape& shape, DType dtype) {
-    const int n = shape.rank();
-    Shape tile = shape;
-    for (int d = 0; d + 2 < n; ++d) tile[d] = 1;
-    if (n == 0) return tile;
-    const int64_t elem = dtypeSize(dtype);
-    tile[n - 1] = std::min<int64_t>(shape[n - 1], std::max<int64_t>(1, kDefaultTileBytes / elem));
-    if (n >= 2)
-        tile[n - 2] =
-            std::clamp<int64_t>(kDefaultTileBytes / (tile[n - 1] * elem), 1, shape[n - 2]);
-    return tile;
-}
-
 void TensorHomes::copyInto(ValueId v, ValueId gm, const Shape& shift, Provenance from) {
     const Type& t = type(v);
     // Stored tiles of v can go straight out; otherwise read v from its home tile by tile.
@@ -484,7 +467,7 @@ void TensorHomes::copyInto(ValueId v, ValueId gm, const Shape& shift, Provenance
         return;
     }
     const Home home = materialise(v);
-    forEachTile(t.shape, copyTileShape(t.shape, t.dtype), [&](const Region& r) {
+    forEachTile(t.shape, defaultCopyTile(t.shape, t.dtype), [&](const Region& r) {
         ValueId tile = loadFresh(v, home, r, from);
         m_emit.store(tile, gm, shifted(r.offset), from);
     });
@@ -558,18 +541,7 @@ void TileShapes::enterDirective(const Op& op) {
 }
 
 Shape TileShapes::defaultVecTile(const Shape& space) const {
-    const int n = space.rank();
-    if (space.numel() * kDefaultElemBytes <= m_target.ubBytes / 4) return space;
-    Shape tile = space;
-    for (int d = 0; d + 2 < n; ++d) tile[d] = 1;
-    const int64_t maxElems = kDefaultTileBytes / kDefaultElemBytes;
-    if (space[n - 1] > maxElems) {
-        tile[n - 1] = maxElems;
-        if (n >= 2) tile[n - 2] = 1;
-    } else if (n >= 2) {
-        tile[n - 2] = std::clamp<int64_t>(maxElems / space[n - 1], 1, space[n - 2]);
-    }
-    return tile;
+    return defaultOpVecTile(space, m_target);
 }
 
 Shape TileShapes::explicitVecTile(const Op& op, const Ints& sizes, const Shape& space) const {
@@ -1112,7 +1084,7 @@ void expandPermutingCopy(Ctx& c, const Op& op, const Ints& perm) {
     const Provenance from = provenanceOf(op);
     const ValueId gm = c.values.destinationOf(op.result, from);
     const Home home = c.values.materialise(x);
-    Shape tile = copyTileShape(yt.shape, yt.dtype);
+    Shape tile = defaultCopyTile(yt.shape, yt.dtype);
     if (n >= 2 && perm[size_t(n - 2)] != n - 2) tile[n - 2] = 1;
     forEachTile(yt.shape, tile, [&](const Region& r) {
         Region rx = r;
@@ -1237,7 +1209,7 @@ void expandConcat(Ctx& c, const Op& op) {
         } else {
             const Home home = c.values.materialise(x);
             const Type& xt = c.src.type(x);
-            forEachTile(xt.shape, copyTileShape(xt.shape, xt.dtype), [&](const Region& r) {
+            forEachTile(xt.shape, defaultCopyTile(xt.shape, xt.dtype), [&](const Region& r) {
                 ValueId t = c.values.loadFresh(x, home, r, from);
                 Shape o = r.offset;
                 o[axis] += at;
