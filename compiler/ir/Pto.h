@@ -67,6 +67,24 @@ struct Instr {
 // simulator's static checks and its functional executor all ask this one question.
 bool rowStrideValid(const Instr& in, size_t index);
 
+// The other operand rules, asked by the same three and worded once. Each returns "" or the
+// problem as a phrase that follows the operand's name ("operand 1 " + problem).
+
+// The bytes [begin, end) an operand's region covers: from addr to one past its last element,
+// ((rows - 1) · stride + cols) · dtype size; nullopt when that overflows 64 bits.
+struct ByteRange {
+    int64_t begin = 0, end = 0;
+};
+std::optional<ByteRange> operandBytes(const Operand& o);
+
+// rows, cols >= 1 and a valid row stride (rowStrideValid).
+std::string operandShapeProblem(const Instr& in, size_t index);
+// The core type has the operand's memory space (coreHasSpace).
+std::string operandSpaceProblem(const Operand& o, CoreType core);
+// The region lies in [0, limit) of its space: a negative address, a 64-bit overflow or an end
+// past `limit` (an on-chip buffer's capacity, the GM image's size) is a problem.
+std::string operandBoundsProblem(const Operand& o, int64_t limit);
+
 enum class GmRole : uint8_t { Input, Output, Workspace };
 std::string_view gmRoleName(GmRole role);
 
