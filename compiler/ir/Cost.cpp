@@ -46,35 +46,6 @@ double countFlops(const Function& f) {
     return flops;
 }
 
-FlopRule opcodeFlopRule(Opcode op) {
-    switch (op) {
-    case Opcode::TMatmul:
-    case Opcode::TMatmulAcc:
-        return FlopRule::Matmul;
-    case Opcode::TRowSum:
-    case Opcode::TRowMax:
-    case Opcode::TRowMin:
-    case Opcode::TColSum:
-    case Opcode::TColMax:
-    case Opcode::TColMin:
-        return FlopRule::Reduce;
-    case Opcode::TLoad:
-    case Opcode::TStore:
-    case Opcode::TExtract:
-    case Opcode::TMov:
-    case Opcode::TCvt:
-    case Opcode::TExpandS:
-    case Opcode::TRowExpand:
-    case Opcode::TTrans:
-    case Opcode::SetFlag:
-    case Opcode::WaitFlag:
-    case Opcode::Barrier:
-        return FlopRule::None;
-    default:
-        return FlopRule::Elementwise;
-    }
-}
-
 int rateOperand(const Instr& in) {
     if (opcodeFlopRule(in.opcode) != FlopRule::Matmul) return in.operandCount > 1 ? 1 : -1;
     int a = -1;

@@ -10,13 +10,7 @@
 
 namespace pto {
 
-/// How an operation's FLOPs are counted.
-enum class FlopRule : uint8_t {
-    None,        ///< casts, moves, broadcasts, layout, sync: nothing
-    Matmul,      ///< 2·m·n·k
-    Reduce,      ///< one per source element
-    Elementwise, ///< one per result element
-};
+// FlopRule and each opcode's rule (opcodeFlopRule) are in compiler/ir/Pto.h, from Opcodes.def.
 
 /// The FLOPs of one operation under `rule`: resultElems = m·n for a matmul, sourceElems the
 /// elements of the reduced source, k the matmul's inner dimension.
@@ -24,11 +18,6 @@ double ruleFlops(FlopRule rule, int64_t resultElems, int64_t sourceElems, int64_
 
 /// FLOPs of a Tensor-level function (after decomposition).
 double countFlops(const Function& tensor);
-
-/// The rule of a PTO opcode: TMATMUL/TMATMUL_ACC matmul, row/column reductions reduce, the
-/// computing vector instructions elementwise; TCVT, TEXPANDS, TROWEXPAND, TTRANS, moves,
-/// transfers and sync none.
-FlopRule opcodeFlopRule(Opcode op);
 
 /// The operand whose dtype sets the unit's rate: a matmul's A (its L0A operand), else the
 /// first source; -1 when there is none (or a matmul without an L0A operand).

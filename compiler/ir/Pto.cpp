@@ -13,10 +13,11 @@ namespace {
 struct OpcodeInfo {
     std::string_view mnemonic;
     Pipe pipe;
+    FlopRule flops;
 };
 
 constexpr OpcodeInfo kOpcodes[] = {
-#define PTO_OPCODE(name, mnemonic, pipe) OpcodeInfo{mnemonic, Pipe::pipe},
+#define PTO_OPCODE(name, mnemonic, pipe, flops) OpcodeInfo{mnemonic, Pipe::pipe, FlopRule::flops},
 #include "compiler/ir/Opcodes.def"
 #undef PTO_OPCODE
 };
@@ -28,6 +29,9 @@ std::string_view opcodeName(Opcode op) {
 }
 Pipe opcodeDefaultPipe(Opcode op) {
     return kOpcodes[static_cast<int>(op)].pipe;
+}
+FlopRule opcodeFlopRule(Opcode op) {
+    return kOpcodes[static_cast<int>(op)].flops;
 }
 
 std::optional<Opcode> parseOpcode(std::string_view mnemonic) {

@@ -21,13 +21,22 @@
 namespace pto {
 
 enum class Opcode : uint8_t {
-#define PTO_OPCODE(name, mnemonic, pipe) name,
+#define PTO_OPCODE(name, mnemonic, pipe, flops) name,
 #include "compiler/ir/Opcodes.def"
 #undef PTO_OPCODE
 };
 
+// How the roofline counts an operation's FLOPs (compiler/ir/Cost.h; Opcodes.def's last column).
+enum class FlopRule : uint8_t {
+    None,        ///< casts, moves, broadcasts, layout, sync: nothing
+    Matmul,      ///< 2·m·n·k
+    Reduce,      ///< one per source element
+    Elementwise, ///< one per result element
+};
+
 std::string_view opcodeName(Opcode op);
 Pipe opcodeDefaultPipe(Opcode op);
+FlopRule opcodeFlopRule(Opcode op);
 std::optional<Opcode> parseOpcode(std::string_view mnemonic);
 
 // A 2-D strided region of one memory space. For GM, addr is the byte address in the

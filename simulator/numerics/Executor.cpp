@@ -13,7 +13,7 @@ namespace pto {
 namespace {
 
 constexpr int kOpcodeCount = 0
-#define PTO_OPCODE(name, mnemonic, pipe) +1
+#define PTO_OPCODE(name, mnemonic, pipe, flops) +1
 #include "compiler/ir/Opcodes.def"
 #undef PTO_OPCODE
     ;
