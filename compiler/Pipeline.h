@@ -30,6 +30,13 @@ CompileState loadModule(Module module, const std::string& entry = {});
 CompileState loadPtoListing(const std::string& text, const std::string& file);
 bool isPtoListingPath(const std::string& path);
 
+struct ProgramInput {
+    std::string name;
+    Type type;
+};
+// The inputs a program takes: the entry's arguments, or a PTO listing's GM inputs.
+std::vector<ProgramInput> programInputs(const CompileState& state);
+
 // Runs the whole lowering, Tensor level to PTO instructions, in order; passes that start below
 // the level the state is at are skipped. Returns false if the pass manager's stop-after point
 // ended it early.

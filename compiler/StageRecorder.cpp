@@ -2,6 +2,7 @@
 #include "compiler/StageRecorder.h"
 
 #include "compiler/PassRegistry.h"
+#include "compiler/ir/Cost.h"
 #include "compiler/ir/Placement.h"
 #include "compiler/ir/Printer.h"
 #include "compiler/ir/PtoPrinter.h"
@@ -335,6 +336,10 @@ void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
                 r.tileStageId = m_lastTileStage;
             }
             if (in.loc.known()) r.srcLine = in.loc.line;
+            r.flops = instrFlops(in);
+            r.gmBytes = instrGmBytes(in);
+            if (int a = rateOperand(in); a >= 0)
+                r.srcDtype = std::string(dtypeName(in.operands[a].dtype));
             instrs.push_back(std::move(r));
         }
     }

@@ -97,6 +97,18 @@ bool isPtoListingPath(const std::string& path) {
     return path.size() > 7 && path.compare(path.size() - 7, 7, ".ptoasm") == 0;
 }
 
+std::vector<ProgramInput> programInputs(const CompileState& state) {
+    std::vector<ProgramInput> inputs;
+    if (state.kind == StageKind::Pto && state.tensor.args.empty()) {
+        for (const GmTensor& g : state.pto.gm)
+            if (g.role == GmRole::Input) inputs.push_back({g.name, Type{g.dtype, g.shape}});
+        return inputs;
+    }
+    for (ValueId a : state.tensor.args)
+        inputs.push_back({state.tensor.value(a).name, state.tensor.type(a)});
+    return inputs;
+}
+
 CompileState loadProgram(const std::string& path, const std::string& entry) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw CompileError(path, {}, fmt::format("cannot open: {}", std::strerror(errno)));

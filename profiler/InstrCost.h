@@ -1,21 +1,18 @@
-// The work one PTO instruction does, read back from its printed form in the trace's `instr`
-// table: useful FLOPs and bytes moved to or from GM.
+// The work one PTO instruction does, as its `instr` row records it: FLOPs and GM bytes
+// counted by the compiler when it wrote the row (compiler/ir/Cost.h, the same rule as `pto
+// run`'s total), and the compute unit's rate for the row's operand dtype.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace pto::prof {
 
-/// What an instruction contributes to the roofline. FLOPs follow the session's count
-/// (cli/session/Session.cpp countFlops): matmul 2·m·n·k, one per result element of an
-/// elementwise op, one per input element of a row/column reduction, none for casts, moves,
-/// broadcasts and sync.
+/// What an instruction contributes to the roofline.
 struct InstrCost {
     double flops = 0;
     std::int64_t gmBytes = 0; ///< bytes of the GM operand of a TLOAD/TSTORE
-    bool isCube = false;      ///< TMATMUL / TMATMUL_ACC
-    bool isVector = false;    ///< runs on pipe V and computes
     /// The unit's rate for these operands relative to its f16 peak: the cube does twice the
     /// MACs per cycle on i8 and a quarter on f32 (REFERENCE.md §1); 1 for everything else.
     double rateScale = 1;
@@ -24,9 +21,10 @@ struct InstrCost {
     double nominalFlops() const { return rateScale > 0 ? flops / rateScale : flops; }
 };
 
-/// `operands` is the instr row's printed listing, e.g.
-/// "M    TMATMUL  L0C[0x0]:f32[128x128/128], L0A[0x0]:f16[128x64/64], L0B[0x0]:f16[64x128/128]".
-/// Unknown or malformed text costs nothing (never throws).
-InstrCost instrCost(std::string_view opcode, std::string_view operands);
+/// The cost of an `instr` row from its opcode and its columns flops, gm_bytes and src_dtype
+/// (the dtype of a matmul's A, else of the first source). Columns not recorded (schema-1 files)
+/// cost nothing.
+InstrCost instrCost(std::string_view opcode, std::optional<double> flops,
+                    std::optional<std::int64_t> gmBytes, std::string_view srcDtype);
 
 } // namespace pto::prof

@@ -207,20 +207,27 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
         std::int64_t gmBytes = 0, gmTransfers = 0;
     };
     std::unordered_map<std::int64_t, KernelCost> kernels;
+    // Schema-1 files have no cost columns: their instructions cost nothing.
+    const std::string costs =
+        reader.schemaVersion() >= 2 ? "flops, gm_bytes, src_dtype" : "NULL, NULL, NULL";
     forEachRow(reader,
-               "SELECT id, block_id, pipe, opcode, operands, tile_op_id, tile_stage_id, src_line "
-               "FROM instr",
+               "SELECT id, block_id, pipe, opcode, " + costs +
+                   ", tile_op_id, tile_stage_id, src_line FROM instr",
                [&](auto row) {
                    InstrInfo info;
                    info.kernel = cellInt(row[1]);
                    info.pipe = parsePipeId(cellText(row[2])).value_or(PipeId::S);
-                   InstrCost cost = instrCost(cellText(row[3]), cellText(row[4]));
+                   InstrCost cost =
+                       instrCost(cellText(row[3]),
+                                 cellNull(row[4]) ? std::nullopt : std::optional(cellReal(row[4])),
+                                 cellNull(row[5]) ? std::nullopt : std::optional(cellInt(row[5])),
+                                 cellText(row[6]));
                    info.flops = cost.flops;
                    info.nominalFlops = cost.nominalFlops();
                    info.gmBytes = cost.gmBytes;
-                   info.srcLine = cellInt(row[7]);
-                   if (!cellNull(row[5]) && !cellNull(row[6])) {
-                       std::int64_t root = provenance.rootOf(cellInt(row[6]), cellInt(row[5]));
+                   info.srcLine = cellInt(row[9]);
+                   if (!cellNull(row[7]) && !cellNull(row[8])) {
+                       std::int64_t root = provenance.rootOf(cellInt(row[8]), cellInt(row[7]));
                        if (auto it = indexOfOp.find(root); it != indexOfOp.end())
                            info.tensorOp = it->second;
                    }

@@ -50,8 +50,8 @@ std::vector<std::string> warningTexts(const SimResult& result) {
     std::vector<std::string> texts;
     for (const SimWarning& w : result.warnings)
         texts.push_back(fmt::format("{} {} (kernel {}, cycle {}): {}",
-                                    w.site.coreType == CoreType::AIC ? "AIC" : "AIV", w.site.core,
-                                    w.site.kernel, w.site.cycle, w.message));
+                                    coreDisplayName(w.site.coreType), w.site.core, w.site.kernel,
+                                    w.site.cycle, w.message));
     return texts;
 }
 

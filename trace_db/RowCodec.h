@@ -89,11 +89,11 @@ template <> struct RowCodec<InstrRow> {
     static constexpr std::string_view kTable = "instr";
     static constexpr std::string_view kColumns = "id, stage_id, block_id, idx, pipe, opcode, "
                                                  "operands, flags, tile_op_id, tile_stage_id, "
-                                                 "src_line";
+                                                 "src_line, flops, gm_bytes, src_dtype";
     static constexpr bool kHasAutoId = true;
     template <typename R> static auto fields(R& r) {
         return std::tie(r.id, r.stageId, r.blockId, r.idx, r.pipe, r.opcode, r.operands, r.flags,
-                        r.tileOpId, r.tileStageId, r.srcLine);
+                        r.tileOpId, r.tileStageId, r.srcLine, r.flops, r.gmBytes, r.srcDtype);
     }
 };
 

@@ -92,6 +92,10 @@ struct InstrRow {
     std::optional<std::int64_t> tileOpId{}; ///< node id in stage tileStageId it came from
     std::optional<std::int64_t> tileStageId{};
     std::optional<std::int64_t> srcLine{};
+    /// The work the roofline counts (compiler/ir/Cost.h); empty in files older than schema 2.
+    std::optional<double> flops{};
+    std::optional<std::int64_t> gmBytes{}; ///< bytes a TLOAD/TSTORE moves to or from GM
+    std::optional<std::string> srcDtype{}; ///< dtype of a matmul's A, else of operand 1
 };
 
 /// A timeline lane: chip → core → pipe, plus task and counter tracks.

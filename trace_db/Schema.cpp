@@ -37,6 +37,13 @@ void finalizeSchema(SqliteDb& db) {
     db.exec(schemaFinalizeSql());
 }
 
+void migrateSchema(SqliteDb& db, int fromVersion) {
+    if (fromVersion < 2)
+        db.exec("ALTER TABLE instr ADD COLUMN flops REAL; "
+                "ALTER TABLE instr ADD COLUMN gm_bytes INTEGER; "
+                "ALTER TABLE instr ADD COLUMN src_dtype TEXT");
+}
+
 void dropFinalizeIndexes(SqliteDb& db) {
     // Explicit indexes have SQL in sqlite_schema; automatic ones (PRIMARY KEY, UNIQUE) do not.
     std::vector<std::string> names;

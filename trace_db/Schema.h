@@ -16,6 +16,10 @@ std::string_view schemaFinalizeSql();
 
 void createSchema(SqliteDb& db);
 void finalizeSchema(SqliteDb& db);
+/// Brings a file of an older schema version (from `PRAGMA user_version`) up to this build's,
+/// for TraceWriter::append. Schema 1 → 2 adds instr.flops, gm_bytes and src_dtype as NULL
+/// (not recorded): the costs of instructions written before them stay unknown.
+void migrateSchema(SqliteDb& db, int fromVersion);
 /// Drops the indexes finalizeSchema builds, so appended rows insert at bulk speed.
 void dropFinalizeIndexes(SqliteDb& db);
 

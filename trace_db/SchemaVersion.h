@@ -7,8 +7,10 @@ namespace pto::tracedb {
 
 /// Stored as `PRAGMA user_version` and as meta 'schema_version'. Bump it for any change a
 /// reader of the previous version could misread (new tables and columns included), and add
-/// a migration so `TraceWriter::append` keeps working on older files.
-inline constexpr int kSchemaVersion = 1;
+/// a migration so `TraceWriter::append` keeps working on older files (migrateSchema) and the
+/// reader still reads them. History (docs/TRACE_SCHEMA.md): 1 the first; 2 instr.flops,
+/// gm_bytes, src_dtype.
+inline constexpr int kSchemaVersion = 2;
 
 /// Stored as `PRAGMA application_id` so tools like `file(1)` and our reader can tell a PTO
 /// Studio trace from any other SQLite file. The bytes spell "PTOS".

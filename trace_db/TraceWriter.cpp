@@ -113,9 +113,10 @@ void TraceWriter::Impl::startNew() {
 }
 
 void TraceWriter::Impl::startAppend() {
-    checkTraceFile(m_db);
+    const int version = checkTraceFile(m_db);
     m_db.exec(kBulkPragmas);
     m_db.exec("BEGIN");
+    migrateSchema(m_db, version);
     dropFinalizeIndexes(m_db);
     preloadStrings();
     m_trackSummary.load(m_db);

@@ -91,7 +91,10 @@ CREATE TABLE instr(
     flags         TEXT,
     tile_op_id    INTEGER,
     tile_stage_id INTEGER,
-    src_line      INTEGER
+    src_line      INTEGER,
+    flops         REAL,
+    gm_bytes      INTEGER,
+    src_dtype     TEXT
 );
 
 -- Timeline lanes: chip -> core -> pipe, plus task and counter tracks.

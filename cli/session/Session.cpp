@@ -3,6 +3,7 @@
 
 #include "cli/session/InputRoles.h"
 #include "compiler/StageRecorder.h"
+#include "compiler/ir/Cost.h"
 #include "simulator/numerics/SimFault.h"
 #include "trace_db/TraceWriter.h"
 #include "validate/TensorIo.h"
@@ -32,18 +33,6 @@ sim::ArchConfig loadArchConfig(const std::string& file, const std::vector<std::s
     sim::ArchConfig arch = file.empty() ? sim::ArchConfig() : sim::loadArch(file);
     for (const std::string& o : overrides) sim::applyOverride(arch, o);
     return arch;
-}
-
-std::vector<ProgramInput> programInputs(const CompileState& state) {
-    std::vector<ProgramInput> inputs;
-    if (state.kind == StageKind::Pto && state.tensor.args.empty()) {
-        for (const GmTensor& g : state.pto.gm)
-            if (g.role == GmRole::Input) inputs.push_back({g.name, Type{g.dtype, g.shape}});
-        return inputs;
-    }
-    for (ValueId a : state.tensor.args)
-        inputs.push_back({state.tensor.value(a).name, state.tensor.type(a)});
-    return inputs;
 }
 
 void checkInputBudget(const CompileState& state, const ResourceBudget& budget) {
@@ -137,24 +126,6 @@ void storeRunTensors(tracedb::TraceWriter& writer, const CompileState& state,
         if (i < f.results.size()) value = f.results[i];
         store(sim.outputs[i].first, tracedb::TensorRole::Output, sim.outputs[i].second, value);
     }
-}
-
-double countFlops(const Function& f) {
-    double flops = 0;
-    for (const Op& op : f.ops()) {
-        if (op.result == kNoId) continue;
-        const Type& out = f.type(op.result);
-        if (op.kind == OpKind::Matmul) {
-            const Type& a = f.type(op.operands[0]);
-            int64_t k = op.attrs.has("transpose_a") ? a.shape[a.shape.rank() - 2] : a.shape.back();
-            flops += 2.0 * double(out.shape.numel()) * double(k);
-        } else if (opInfo(op.kind).cls == OpClass::Reduce) {
-            flops += double(f.type(op.operands[0]).shape.numel());
-        } else if (isElementwise(op.kind) && op.kind != OpKind::Cast) {
-            flops += double(out.shape.numel());
-        }
-    }
-    return flops;
 }
 
 void recordCompileOptions(tracedb::TraceWriter& writer, const CompileOptions& options) {

@@ -44,12 +44,6 @@ struct RunResult {
 // The arch from a file (or the default) with what-if overrides applied.
 sim::ArchConfig loadArchConfig(const std::string& file, const std::vector<std::string>& overrides);
 
-struct ProgramInput {
-    std::string name;
-    Type type;
-};
-// The inputs a program takes: the entry's arguments, or a PTO listing's GM inputs.
-std::vector<ProgramInput> programInputs(const CompileState& state);
 // The program's inputs: read from .npy files (checked against the inputs' types) or random.
 // Their total size is checked against options.compile.budget (maxGmBytes), and every file's
 // header against its input's type, before any tensor is made or read (BudgetError,
@@ -79,8 +73,5 @@ void recordCompileOptions(tracedb::TraceWriter& writer, const CompileOptions& op
 void storeRunTensors(tracedb::TraceWriter& writer, const CompileState& state,
                      std::span<const TensorData> inputs, const sim::SimResult& sim,
                      int64_t maxBytes = int64_t(64) << 20);
-
-// FLOPs of a Tensor-level function (after decomposition).
-double countFlops(const Function& tensor);
 
 } // namespace pto

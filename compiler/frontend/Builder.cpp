@@ -221,85 +221,10 @@ ValueRef FunctionBuilder::matmul(ValueRef a, ValueRef b, MatmulOptions options, 
     return build(OpKind::Matmul, {a, b}, std::move(attrs), &t, loc);
 }
 
-ValueRef FunctionBuilder::add(ValueRef a, ValueRef b, Loc loc) {
-    return binary(OpKind::Add, a, b, loc);
-}
-ValueRef FunctionBuilder::sub(ValueRef a, ValueRef b, Loc loc) {
-    return binary(OpKind::Sub, a, b, loc);
-}
-ValueRef FunctionBuilder::mul(ValueRef a, ValueRef b, Loc loc) {
-    return binary(OpKind::Mul, a, b, loc);
-}
-ValueRef FunctionBuilder::div(ValueRef a, ValueRef b, Loc loc) {
-    return binary(OpKind::Div, a, b, loc);
-}
-ValueRef FunctionBuilder::max(ValueRef a, ValueRef b, Loc loc) {
-    return binary(OpKind::Max, a, b, loc);
-}
-ValueRef FunctionBuilder::min(ValueRef a, ValueRef b, Loc loc) {
-    return binary(OpKind::Min, a, b, loc);
-}
-
 ValueRef FunctionBuilder::scalar(OpKind kind, ValueRef a, double s, Loc loc) {
     Attrs attrs;
     attrs.set("scalar", s);
     return build(kind, {a}, std::move(attrs), nullptr, loc);
-}
-
-ValueRef FunctionBuilder::adds(ValueRef a, double s, Loc loc) {
-    return scalar(OpKind::AddS, a, s, loc);
-}
-ValueRef FunctionBuilder::subs(ValueRef a, double s, Loc loc) {
-    return scalar(OpKind::SubS, a, s, loc);
-}
-ValueRef FunctionBuilder::muls(ValueRef a, double s, Loc loc) {
-    return scalar(OpKind::MulS, a, s, loc);
-}
-ValueRef FunctionBuilder::divs(ValueRef a, double s, Loc loc) {
-    return scalar(OpKind::DivS, a, s, loc);
-}
-ValueRef FunctionBuilder::maxs(ValueRef a, double s, Loc loc) {
-    return scalar(OpKind::MaxS, a, s, loc);
-}
-ValueRef FunctionBuilder::mins(ValueRef a, double s, Loc loc) {
-    return scalar(OpKind::MinS, a, s, loc);
-}
-
-ValueRef FunctionBuilder::exp(ValueRef x, Loc loc) {
-    return unary(OpKind::Exp, x, loc);
-}
-ValueRef FunctionBuilder::log(ValueRef x, Loc loc) {
-    return unary(OpKind::Log, x, loc);
-}
-ValueRef FunctionBuilder::sqrt(ValueRef x, Loc loc) {
-    return unary(OpKind::Sqrt, x, loc);
-}
-ValueRef FunctionBuilder::rsqrt(ValueRef x, Loc loc) {
-    return unary(OpKind::Rsqrt, x, loc);
-}
-ValueRef FunctionBuilder::reciprocal(ValueRef x, Loc loc) {
-    return unary(OpKind::Reciprocal, x, loc);
-}
-ValueRef FunctionBuilder::abs(ValueRef x, Loc loc) {
-    return unary(OpKind::Abs, x, loc);
-}
-ValueRef FunctionBuilder::neg(ValueRef x, Loc loc) {
-    return unary(OpKind::Neg, x, loc);
-}
-ValueRef FunctionBuilder::relu(ValueRef x, Loc loc) {
-    return unary(OpKind::Relu, x, loc);
-}
-ValueRef FunctionBuilder::sigmoid(ValueRef x, Loc loc) {
-    return unary(OpKind::Sigmoid, x, loc);
-}
-ValueRef FunctionBuilder::tanh(ValueRef x, Loc loc) {
-    return unary(OpKind::Tanh, x, loc);
-}
-ValueRef FunctionBuilder::gelu(ValueRef x, Loc loc) {
-    return unary(OpKind::Gelu, x, loc);
-}
-ValueRef FunctionBuilder::silu(ValueRef x, Loc loc) {
-    return unary(OpKind::Silu, x, loc);
 }
 
 ValueRef FunctionBuilder::cast(ValueRef x, DType to, RoundMode round, Loc loc) {
@@ -343,16 +268,6 @@ ValueRef FunctionBuilder::reduce(OpKind kind, ValueRef x, int64_t axis, bool kee
     return build(kind, {x}, std::move(attrs), nullptr, loc);
 }
 
-ValueRef FunctionBuilder::reduceSum(ValueRef x, int64_t axis, bool keepdim, Loc loc) {
-    return reduce(OpKind::ReduceSum, x, axis, keepdim, loc);
-}
-ValueRef FunctionBuilder::reduceMax(ValueRef x, int64_t axis, bool keepdim, Loc loc) {
-    return reduce(OpKind::ReduceMax, x, axis, keepdim, loc);
-}
-ValueRef FunctionBuilder::reduceMin(ValueRef x, int64_t axis, bool keepdim, Loc loc) {
-    return reduce(OpKind::ReduceMin, x, axis, keepdim, loc);
-}
-
 ValueRef FunctionBuilder::cmp(ValueRef a, ValueRef b, CmpPred pred, Loc loc) {
     Attrs attrs;
     attrs.set("pred", std::string(cmpPredName(pred)));
@@ -368,10 +283,6 @@ ValueRef FunctionBuilder::cmp(ValueRef a, double s, CmpPred pred, Loc loc) {
 
 ValueRef FunctionBuilder::where(ValueRef cond, ValueRef a, ValueRef b, Loc loc) {
     return build(OpKind::Where, {cond, a, b}, {}, nullptr, loc);
-}
-
-ValueRef FunctionBuilder::quantize(ValueRef x, ValueRef scale, Loc loc) {
-    return build(OpKind::Quantize, {x, scale}, {}, nullptr, loc);
 }
 
 ValueRef FunctionBuilder::dequantize(ValueRef q, ValueRef scale, DType to, Loc loc) {
@@ -414,6 +325,31 @@ ValueRef FunctionBuilder::fill(const Type& type, double value, Loc loc) {
     attrs.set("value", value);
     return build(OpKind::Fill, {}, std::move(attrs), &type, loc);
 }
+
+// The methods of Ops.def's generated builder forms.
+#define PTO_BUILDER_Unary(kind, name)                                                              \
+    ValueRef FunctionBuilder::name(ValueRef x, Loc loc) {                                          \
+        return unary(OpKind::kind, x, loc);                                                        \
+    }
+#define PTO_BUILDER_Binary(kind, name)                                                             \
+    ValueRef FunctionBuilder::name(ValueRef a, ValueRef b, Loc loc) {                              \
+        return binary(OpKind::kind, a, b, loc);                                                    \
+    }
+#define PTO_BUILDER_Scalar(kind, name)                                                             \
+    ValueRef FunctionBuilder::name(ValueRef a, double s, Loc loc) {                                \
+        return scalar(OpKind::kind, a, s, loc);                                                    \
+    }
+#define PTO_BUILDER_Reduce(kind, name)                                                             \
+    ValueRef FunctionBuilder::name(ValueRef x, int64_t axis, bool keepdim, Loc loc) {              \
+        return reduce(OpKind::kind, x, axis, keepdim, loc);                                        \
+    }
+#define PTO_BUILDER_Custom(kind, name)
+#define PTO_BUILDER_None(kind, name)
+#define PTO_OP(kind, mnemonic, levels, minArity, maxArity, cls, rule, flags, attrs, unaryFn,       \
+               builder, form)                                                                      \
+    PTO_BUILDER_##form(kind, builder)
+#include "compiler/ir/Ops.def"
+#undef PTO_OP
 
 void FunctionBuilder::ret(ValueRef value, Loc loc) {
     ret(std::vector<ValueRef>{value}, loc);

@@ -86,43 +86,51 @@ public:
 
     ValueRef matmul(ValueRef a, ValueRef b, MatmulOptions options = {}, Loc loc = Loc::current());
 
-    // Elementwise binary (NumPy broadcasting); the double forms are the tensor-scalar ops.
-    ValueRef add(ValueRef a, ValueRef b, Loc loc = Loc::current());
-    ValueRef sub(ValueRef a, ValueRef b, Loc loc = Loc::current());
-    ValueRef mul(ValueRef a, ValueRef b, Loc loc = Loc::current());
-    ValueRef div(ValueRef a, ValueRef b, Loc loc = Loc::current());
-    ValueRef max(ValueRef a, ValueRef b, Loc loc = Loc::current());
-    ValueRef min(ValueRef a, ValueRef b, Loc loc = Loc::current());
-    ValueRef add(ValueRef a, double s, Loc loc = Loc::current()) { return adds(a, s, loc); }
-    ValueRef sub(ValueRef a, double s, Loc loc = Loc::current()) { return subs(a, s, loc); }
-    ValueRef mul(ValueRef a, double s, Loc loc = Loc::current()) { return muls(a, s, loc); }
-    ValueRef div(ValueRef a, double s, Loc loc = Loc::current()) { return divs(a, s, loc); }
-    ValueRef max(ValueRef a, double s, Loc loc = Loc::current()) { return maxs(a, s, loc); }
-    ValueRef min(ValueRef a, double s, Loc loc = Loc::current()) { return mins(a, s, loc); }
-    ValueRef adds(ValueRef a, double s, Loc loc = Loc::current());
-    ValueRef subs(ValueRef a, double s, Loc loc = Loc::current());
-    ValueRef muls(ValueRef a, double s, Loc loc = Loc::current());
-    ValueRef divs(ValueRef a, double s, Loc loc = Loc::current());
-    ValueRef maxs(ValueRef a, double s, Loc loc = Loc::current());
-    ValueRef mins(ValueRef a, double s, Loc loc = Loc::current());
+    // The ops of Ops.def's form column Unary (x), Binary (a, b), Scalar (a, double s) and
+    // Reduce (x, axis, keepdim; a negative axis counts from the end), generated: exp, gelu,
+    // add, quantize, adds, reduceSum, … (one method per row, named by its builder column).
+#define PTO_BUILDER_Unary(name) ValueRef name(ValueRef x, Loc loc = Loc::current());
+#define PTO_BUILDER_Binary(name) ValueRef name(ValueRef a, ValueRef b, Loc loc = Loc::current());
+#define PTO_BUILDER_Scalar(name) ValueRef name(ValueRef a, double s, Loc loc = Loc::current());
+#define PTO_BUILDER_Reduce(name)                                                                   \
+    ValueRef name(ValueRef x, int64_t axis, bool keepdim = false, Loc loc = Loc::current());
+#define PTO_BUILDER_Custom(name)
+#define PTO_BUILDER_None(name)
+#define PTO_OP(kind, mnemonic, levels, minArity, maxArity, cls, rule, flags, attrs, unaryFn,       \
+               builder, form)                                                                      \
+    PTO_BUILDER_##form(builder)
+#include "compiler/ir/Ops.def"
+#undef PTO_OP
+#undef PTO_BUILDER_Unary
+#undef PTO_BUILDER_Binary
+#undef PTO_BUILDER_Scalar
+#undef PTO_BUILDER_Reduce
+#undef PTO_BUILDER_Custom
+#undef PTO_BUILDER_None
 
-    // Elementwise unary.
-    ValueRef exp(ValueRef x, Loc loc = Loc::current());
-    ValueRef log(ValueRef x, Loc loc = Loc::current());
-    ValueRef sqrt(ValueRef x, Loc loc = Loc::current());
-    ValueRef rsqrt(ValueRef x, Loc loc = Loc::current());
-    ValueRef reciprocal(ValueRef x, Loc loc = Loc::current());
-    ValueRef abs(ValueRef x, Loc loc = Loc::current());
-    ValueRef neg(ValueRef x, Loc loc = Loc::current());
-    ValueRef relu(ValueRef x, Loc loc = Loc::current());
+    // The binary names with a double are the tensor-scalar ops.
+    ValueRef add(ValueRef a, double s, Loc loc = Loc::current()) {
+        return adds(a, s, loc);
+    }
+    ValueRef sub(ValueRef a, double s, Loc loc = Loc::current()) {
+        return subs(a, s, loc);
+    }
+    ValueRef mul(ValueRef a, double s, Loc loc = Loc::current()) {
+        return muls(a, s, loc);
+    }
+    ValueRef div(ValueRef a, double s, Loc loc = Loc::current()) {
+        return divs(a, s, loc);
+    }
+    ValueRef max(ValueRef a, double s, Loc loc = Loc::current()) {
+        return maxs(a, s, loc);
+    }
+    ValueRef min(ValueRef a, double s, Loc loc = Loc::current()) {
+        return mins(a, s, loc);
+    }
+
+    // The ops of form Custom, written by hand.
     ValueRef cast(ValueRef x, DType to, RoundMode round = RoundMode::NearestEven,
                   Loc loc = Loc::current());
-
-    // Composites (decomposed by the compiler).
-    ValueRef sigmoid(ValueRef x, Loc loc = Loc::current());
-    ValueRef tanh(ValueRef x, Loc loc = Loc::current());
-    ValueRef gelu(ValueRef x, Loc loc = Loc::current());
-    ValueRef silu(ValueRef x, Loc loc = Loc::current());
     ValueRef softmax(ValueRef x, std::optional<int64_t> axis = std::nullopt,
                      Loc loc = Loc::current());
     ValueRef rmsNorm(ValueRef x, std::optional<ValueRef> weight = std::nullopt,
@@ -131,18 +139,12 @@ public:
                        std::optional<ValueRef> beta = std::nullopt,
                        std::optional<double> eps = std::nullopt, Loc loc = Loc::current());
 
-    // Reductions over one axis (negative counts from the end).
-    ValueRef reduceSum(ValueRef x, int64_t axis, bool keepdim = false, Loc loc = Loc::current());
-    ValueRef reduceMax(ValueRef x, int64_t axis, bool keepdim = false, Loc loc = Loc::current());
-    ValueRef reduceMin(ValueRef x, int64_t axis, bool keepdim = false, Loc loc = Loc::current());
-
     // Compare (i1 result) and select.
     ValueRef cmp(ValueRef a, ValueRef b, CmpPred pred, Loc loc = Loc::current());
     ValueRef cmp(ValueRef a, double s, CmpPred pred, Loc loc = Loc::current());
     ValueRef where(ValueRef cond, ValueRef a, ValueRef b, Loc loc = Loc::current());
 
-    // Quantisation: q = sat_i8(rne(x / scale)); x = q * scale.
-    ValueRef quantize(ValueRef x, ValueRef scale, Loc loc = Loc::current());
+    // Dequantisation x = q * scale (quantize, q = sat_i8(rne(x / scale)), is generated).
     ValueRef dequantize(ValueRef q, ValueRef scale, DType to = DType::F16,
                         Loc loc = Loc::current());
 
@@ -168,7 +170,10 @@ private:
 
     ValueRef build(OpKind kind, const std::vector<ValueRef>& operands, Attrs attrs,
                    const Type* declared, Loc loc);
-    ValueRef unary(OpKind kind, ValueRef x, Loc loc) { return build(kind, {x}, {}, nullptr, loc); }
+    // The generated methods' bodies, by form.
+    ValueRef unary(OpKind kind, ValueRef x, Loc loc) {
+        return build(kind, {x}, {}, nullptr, loc);
+    }
     ValueRef binary(OpKind kind, ValueRef a, ValueRef b, Loc loc) {
         return build(kind, {a, b}, {}, nullptr, loc);
     }

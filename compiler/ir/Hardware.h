@@ -33,6 +33,13 @@ inline constexpr std::string_view coreTypeName(CoreType c) {
     return kNames[static_cast<int>(c)];
 }
 
+// The core type as messages, tracks and the timeline name it: "AIC" / "AIV" (the listing
+// syntax is coreTypeName's lower case).
+inline constexpr std::string_view coreDisplayName(CoreType c) {
+    constexpr std::string_view kNames[] = {"none", "AIC", "AIV"};
+    return kNames[static_cast<int>(c)];
+}
+
 inline constexpr std::optional<MemSpace> parseMemSpace(std::string_view s) {
     for (int i = 0; i < kMemSpaceCount; ++i)
         if (memSpaceName(MemSpace(i)) == s) return MemSpace(i);
@@ -64,6 +71,24 @@ inline constexpr bool coreHasPipe(CoreType c, Pipe p) {
         return c == CoreType::AIC;
     case Pipe::V:
         return c == CoreType::AIV;
+    }
+    return false;
+}
+
+// The memory spaces a core type has (GM: every core; UB: AIV; L1 and L0A/B/C: AIC).
+inline constexpr bool coreHasSpace(CoreType c, MemSpace s) {
+    switch (s) {
+    case MemSpace::GM:
+        return true;
+    case MemSpace::UB:
+        return c == CoreType::AIV;
+    case MemSpace::L1:
+    case MemSpace::L0A:
+    case MemSpace::L0B:
+    case MemSpace::L0C:
+        return c == CoreType::AIC;
+    case MemSpace::None:
+        break;
     }
     return false;
 }

@@ -12,8 +12,9 @@ constexpr uint8_t TL = kLevelTensor | kLevelTile;
 constexpr uint8_t D = kLevelTensor | kLevelTile | kLevelDirective;
 
 constexpr OpInfo kInfos[] = {
-#define PTO_OP(kind, mnemonic, levels, arity, cls)                                                 \
-    OpInfo{OpKind::kind, mnemonic, levels, arity, OpClass::cls},
+#define PTO_OP(kind, mnemonic, levels, minArity, maxArity, cls, rule, flags, attrs, unaryFn,       \
+               builder, form)                                                                      \
+    OpInfo{OpKind::kind, mnemonic, levels, minArity, maxArity, OpClass::cls, flags, attrs},
 #include "compiler/ir/Ops.def"
 #undef PTO_OP
 };

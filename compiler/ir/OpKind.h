@@ -1,5 +1,5 @@
 // Op kinds of the Tensor and Tile levels, generated from Ops.def: the enum, a static info
-// table (mnemonic, levels, arity, class) and lookups.
+// table (mnemonic, levels, operand counts, class, flags, attribute names) and lookups.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,9 @@
 namespace pto {
 
 enum class OpKind : uint16_t {
-#define PTO_OP(kind, mnemonic, levels, arity, cls) kind,
+#define PTO_OP(kind, mnemonic, levels, minArity, maxArity, cls, rule, flags, attrs, unaryFn,       \
+               builder, form)                                                                      \
+    kind,
 #include "compiler/ir/Ops.def"
 #undef PTO_OP
 };
@@ -30,12 +32,21 @@ enum class OpClass : uint8_t {
 // Which IR levels may contain an op kind.
 enum LevelMask : uint8_t { kLevelTensor = 1, kLevelTile = 2, kLevelDirective = 4 };
 
+// Facts of Ops.def's flags column.
+enum OpFlag : uint8_t {
+    kOpDeclared = 1, // the result type comes from the declaration (`: type`)
+    kOpIntegers = 2, // an elementwise op that also takes integer operands
+};
+
 struct OpInfo {
     OpKind kind;
     std::string_view mnemonic;
     uint8_t levels;
-    int arity; // -1 = variadic
+    int minArity;
+    int maxArity; // -1 = any number
     OpClass cls;
+    uint8_t flags;              // OpFlag bits
+    std::string_view attrNames; // space-separated, in printing order
 };
 
 const OpInfo& opInfo(OpKind kind);

@@ -3,6 +3,8 @@
 
 #include "compiler/ir/Block.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace pto {
@@ -11,10 +13,11 @@ namespace {
 struct OpcodeInfo {
     std::string_view mnemonic;
     Pipe pipe;
+    FlopRule flops;
 };
 
 constexpr OpcodeInfo kOpcodes[] = {
-#define PTO_OPCODE(name, mnemonic, pipe) OpcodeInfo{mnemonic, Pipe::pipe},
+#define PTO_OPCODE(name, mnemonic, pipe, flops) OpcodeInfo{mnemonic, Pipe::pipe, FlopRule::flops},
 #include "compiler/ir/Opcodes.def"
 #undef PTO_OPCODE
 };
@@ -26,6 +29,9 @@ std::string_view opcodeName(Opcode op) {
 }
 Pipe opcodeDefaultPipe(Opcode op) {
     return kOpcodes[static_cast<int>(op)].pipe;
+}
+FlopRule opcodeFlopRule(Opcode op) {
+    return kOpcodes[static_cast<int>(op)].flops;
 }
 
 std::optional<Opcode> parseOpcode(std::string_view mnemonic) {
@@ -39,6 +45,38 @@ bool rowStrideValid(const Instr& in, size_t index) {
     if (o.stride < 0) return false;
     if (o.rows <= 1 || o.stride >= o.cols) return true;
     return o.stride == 0 && index > 0 && opcodeDefaultPipe(in.opcode) == Pipe::V;
+}
+
+std::optional<ByteRange> operandBytes(const Operand& o) {
+    int64_t span = 0, bytes = 0, end = 0;
+    if (__builtin_mul_overflow(int64_t(o.rows) - 1, o.stride, &span) ||
+        __builtin_add_overflow(span, int64_t(o.cols), &span) ||
+        __builtin_mul_overflow(span, int64_t(dtypeSize(o.dtype)), &bytes) ||
+        __builtin_add_overflow(o.addr, bytes, &end))
+        return std::nullopt;
+    return ByteRange{o.addr, end};
+}
+
+std::string operandShapeProblem(const Instr& in, size_t index) {
+    const Operand& o = in.operands[index];
+    if (o.rows >= 1 && o.cols >= 1 && rowStrideValid(in, index)) return {};
+    return fmt::format("has shape {}x{} with row stride {} (need rows, cols >= 1 and a row stride "
+                       ">= cols, or 0 for a vector source's row broadcast)",
+                       o.rows, o.cols, o.stride);
+}
+
+std::string operandSpaceProblem(const Operand& o, CoreType core) {
+    if (coreHasSpace(core, o.space)) return {};
+    return fmt::format("is in {}, which an {} core does not have", memSpaceName(o.space),
+                       coreDisplayName(core));
+}
+
+std::string operandBoundsProblem(const Operand& o, int64_t limit) {
+    const std::optional<ByteRange> r = operandBytes(o);
+    if (!r) return fmt::format("covers more than 2^63 bytes of {}", memSpaceName(o.space));
+    if (r->begin >= 0 && r->end <= limit) return {};
+    return fmt::format("covers {} [0x{:x}, 0x{:x}), beyond its {} bytes", memSpaceName(o.space),
+                       r->begin, r->end, limit);
 }
 
 std::string_view gmRoleName(GmRole role) {

@@ -21,13 +21,22 @@
 namespace pto {
 
 enum class Opcode : uint8_t {
-#define PTO_OPCODE(name, mnemonic, pipe) name,
+#define PTO_OPCODE(name, mnemonic, pipe, flops) name,
 #include "compiler/ir/Opcodes.def"
 #undef PTO_OPCODE
 };
 
+// How the roofline counts an operation's FLOPs (compiler/ir/Cost.h; Opcodes.def's last column).
+enum class FlopRule : uint8_t {
+    None,        ///< casts, moves, broadcasts, layout, sync: nothing
+    Matmul,      ///< 2·m·n·k
+    Reduce,      ///< one per source element
+    Elementwise, ///< one per result element
+};
+
 std::string_view opcodeName(Opcode op);
 Pipe opcodeDefaultPipe(Opcode op);
+FlopRule opcodeFlopRule(Opcode op);
 std::optional<Opcode> parseOpcode(std::string_view mnemonic);
 
 // A 2-D strided region of one memory space. For GM, addr is the byte address in the
@@ -66,6 +75,24 @@ struct Instr {
 // stride 0, every row reading the same elements (a row broadcast). The verifier, the
 // simulator's static checks and its functional executor all ask this one question.
 bool rowStrideValid(const Instr& in, size_t index);
+
+// The other operand rules, asked by the same three and worded once. Each returns "" or the
+// problem as a phrase that follows the operand's name ("operand 1 " + problem).
+
+// The bytes [begin, end) an operand's region covers: from addr to one past its last element,
+// ((rows - 1) · stride + cols) · dtype size; nullopt when that overflows 64 bits.
+struct ByteRange {
+    int64_t begin = 0, end = 0;
+};
+std::optional<ByteRange> operandBytes(const Operand& o);
+
+// rows, cols >= 1 and a valid row stride (rowStrideValid).
+std::string operandShapeProblem(const Instr& in, size_t index);
+// The core type has the operand's memory space (coreHasSpace).
+std::string operandSpaceProblem(const Operand& o, CoreType core);
+// The region lies in [0, limit) of its space: a negative address, a 64-bit overflow or an end
+// past `limit` (an on-chip buffer's capacity, the GM image's size) is a problem.
+std::string operandBoundsProblem(const Operand& o, int64_t limit);
 
 enum class GmRole : uint8_t { Input, Output, Workspace };
 std::string_view gmRoleName(GmRole role);

@@ -35,6 +35,7 @@
 #include <limits>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 namespace pto {
 
@@ -85,73 +86,43 @@ struct SiluFn {
     float operator()(float x) const { return x * SigmoidFn{}(x); }
 };
 
-// Whether `kind` is an elementwise unary of the IR (primitive or composite, cast included).
-inline bool isUnaryKind(OpKind kind) {
-    switch (kind) {
-    case OpKind::Exp:
-    case OpKind::Log:
-    case OpKind::Sqrt:
-    case OpKind::Rsqrt:
-    case OpKind::Reciprocal:
-    case OpKind::Abs:
-    case OpKind::Neg:
-    case OpKind::Relu:
-    case OpKind::Cast:
-    case OpKind::Sigmoid:
-    case OpKind::Tanh:
-    case OpKind::Gelu:
-    case OpKind::Silu:
+// The unaryFn column of Ops.def: the functor of an elementwise unary, NoFn for other kinds.
+struct NoFn {};
+namespace detail {
+template <class Fn> inline constexpr bool kIsUnaryFn = !std::is_same_v<Fn, NoFn>;
+inline constexpr bool kIsUnary[] = {
+#define PTO_OP(kind, mnemonic, levels, minArity, maxArity, cls, rule, flags, attrs, unaryFn,       \
+               builder, form)                                                                      \
+    kIsUnaryFn<unaryFn>,
+#include "compiler/ir/Ops.def"
+#undef PTO_OP
+};
+template <class Fn, class Visitor> bool visitUnary(Visitor& visitor) {
+    if constexpr (kIsUnaryFn<Fn>) {
+        visitor(Fn{});
         return true;
-    default:
+    } else {
         return false;
     }
+}
+} // namespace detail
+
+// Whether `kind` is an elementwise unary of the IR (primitive or composite, cast included).
+inline bool isUnaryKind(OpKind kind) {
+    return detail::kIsUnary[static_cast<int>(kind)];
 }
 
 // Calls visitor(fn) with the functor of a unary kind; returns false (no call) for other kinds.
 template <class Visitor> bool dispatchUnary(OpKind kind, Visitor&& visitor) {
     switch (kind) {
-    case OpKind::Exp:
-        visitor(ExpFn{});
-        return true;
-    case OpKind::Log:
-        visitor(LogFn{});
-        return true;
-    case OpKind::Sqrt:
-        visitor(SqrtFn{});
-        return true;
-    case OpKind::Rsqrt:
-        visitor(RsqrtFn{});
-        return true;
-    case OpKind::Reciprocal:
-        visitor(ReciprocalFn{});
-        return true;
-    case OpKind::Abs:
-        visitor(AbsFn{});
-        return true;
-    case OpKind::Neg:
-        visitor(NegFn{});
-        return true;
-    case OpKind::Relu:
-        visitor(ReluFn{});
-        return true;
-    case OpKind::Cast:
-        visitor(IdentityFn{});
-        return true;
-    case OpKind::Sigmoid:
-        visitor(SigmoidFn{});
-        return true;
-    case OpKind::Tanh:
-        visitor(TanhFn{});
-        return true;
-    case OpKind::Gelu:
-        visitor(GeluFn{});
-        return true;
-    case OpKind::Silu:
-        visitor(SiluFn{});
-        return true;
-    default:
-        return false;
+#define PTO_OP(kind, mnemonic, levels, minArity, maxArity, cls, rule, flags, attrs, unaryFn,       \
+               builder, form)                                                                      \
+    case OpKind::kind:                                                                             \
+        return detail::visitUnary<unaryFn>(visitor);
+#include "compiler/ir/Ops.def"
+#undef PTO_OP
     }
+    return false;
 }
 
 // f(x) for a unary kind; NaN for a kind that is not unary.

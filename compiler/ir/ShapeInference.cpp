@@ -9,6 +9,7 @@
 #include <array>
 #include <climits>
 #include <optional>
+#include <vector>
 
 namespace pto {
 namespace {
@@ -82,14 +83,12 @@ private:
     Type matmulShape(const Type& a, const Type& b) const;
     Type matmul();
     Type matmulAcc();
-    Type layout();
     Type reshape();
     Type transpose();
     Type view();
     Type concat();
     Type broadcastTo();
     Type fill();
-    Type move();
     Type gmTensor();
     Type tload();
     Type tstore();
@@ -375,15 +374,10 @@ Type Inference::scalarOp() {
 }
 
 Type Inference::unary() {
-    switch (m_kind) {
-    case OpKind::Abs:
-    case OpKind::Neg:
-    case OpKind::Relu:
+    if (opInfo(m_kind).flags & kOpIntegers)
         requireNotBool(0);
-        break;
-    default:
+    else
         requireFloat(0);
-    }
     return finish(result(m_in[0].dtype, m_in[0].shape));
 }
 
@@ -545,23 +539,6 @@ Type Inference::matmulAcc() {
 
 // --- layout --------------------------------------------------------------------------------
 
-Type Inference::layout() {
-    switch (m_kind) {
-    case OpKind::Reshape:
-        return reshape();
-    case OpKind::Transpose:
-        return transpose();
-    case OpKind::View:
-        return view();
-    case OpKind::Concat:
-        return concat();
-    case OpKind::Broadcast:
-        return broadcastTo();
-    default:
-        return fill();
-    }
-}
-
 Type Inference::reshape() {
     const Type& d = requireDeclared();
     if (d.shape.numel() != m_in[0].shape.numel())
@@ -652,19 +629,6 @@ Type Inference::fill() {
 
 // --- Tile-level data movement --------------------------------------------------------------
 
-Type Inference::move() {
-    switch (m_kind) {
-    case OpKind::GmTensor:
-        return gmTensor();
-    case OpKind::TLoad:
-        return tload();
-    case OpKind::TStore:
-        return tstore();
-    default:
-        return tmove();
-    }
-}
-
 Type Inference::gmTensor() {
     const Type& d = requireDeclared();
     checkDeclaredSpace(d, true);
@@ -752,59 +716,18 @@ Type Inference::run() {
     return result;
 }
 
+// Each kind's rule is a column of Ops.def.
 Type Inference::dispatch() {
-    switch (opInfo(m_kind).cls) {
-    case OpClass::Matmul:
-        return m_kind == OpKind::Matmul ? matmul() : matmulAcc();
-    case OpClass::Binary:
-        return m_kind == OpKind::Cmp ? compare() : binary();
-    case OpClass::Scalar:
-        return scalarOp();
-    case OpClass::Unary:
-        return m_kind == OpKind::Cast ? cast() : unary();
-    case OpClass::Composite:
-        switch (m_kind) {
-        case OpKind::Softmax:
-            return softmax();
-        case OpKind::RmsNorm:
-        case OpKind::LayerNorm:
-            return norm();
-        case OpKind::Quantize:
-            return quantize();
-        case OpKind::Dequantize:
-            return dequantize();
-        default:
-            return unary();
-        }
-    case OpClass::Reduce:
-        return reduce();
-    case OpClass::Select:
-        return where();
-    case OpClass::Layout:
-        return layout();
-    case OpClass::Move:
-        return move();
-    case OpClass::Directive:
-        return directive();
-    }
-    fail("unknown op class");
+    using Rule = Type (Inference::*)();
+    static constexpr Rule kRules[] = {
+#define PTO_OP(kind, mnemonic, levels, minArity, maxArity, cls, rule, flags, attrs, unaryFn,       \
+               builder, form)                                                                      \
+    &Inference::rule,
+#include "compiler/ir/Ops.def"
+#undef PTO_OP
+    };
+    return (this->*kRules[static_cast<int>(m_kind)])();
 }
-
-// --- attribute tables ----------------------------------------------------------------------
-
-constexpr std::string_view kMatmulAttrs[] = {"transpose_a", "transpose_b", "cube_tile"};
-constexpr std::string_view kScalarAttrs[] = {"scalar"};
-constexpr std::string_view kCmpAttrs[] = {"pred"};
-constexpr std::string_view kCmpSAttrs[] = {"scalar", "pred"};
-constexpr std::string_view kCastAttrs[] = {"round"};
-constexpr std::string_view kReduceAttrs[] = {"axis", "keepdim"};
-constexpr std::string_view kAxisAttrs[] = {"axis"};
-constexpr std::string_view kNormAttrs[] = {"eps"};
-constexpr std::string_view kTransposeAttrs[] = {"perm"};
-constexpr std::string_view kViewAttrs[] = {"offsets", "sizes"};
-constexpr std::string_view kFillAttrs[] = {"value"};
-constexpr std::string_view kMoveAttrs[] = {"offset"};
-constexpr std::string_view kDirectiveAttrs[] = {"sizes"};
 
 } // namespace
 
@@ -841,18 +764,7 @@ std::optional<int64_t> checkedElementCount(const Shape& shape) {
 }
 
 bool needsDeclaredType(OpKind kind) {
-    switch (kind) {
-    case OpKind::Cast:
-    case OpKind::Reshape:
-    case OpKind::Broadcast:
-    case OpKind::Fill:
-    case OpKind::GmTensor:
-    case OpKind::TLoad:
-    case OpKind::TMove:
-        return true;
-    default:
-        return false;
-    }
+    return opInfo(kind).flags & kOpDeclared;
 }
 
 bool declaredTypeIsDefault(const Function& f, const Op& op) {
@@ -872,16 +784,8 @@ bool opHasResult(OpKind kind) {
 }
 
 std::pair<int, int> operandCountRange(OpKind kind) {
-    switch (kind) {
-    case OpKind::RmsNorm:
-        return {1, 2};
-    case OpKind::LayerNorm:
-        return {1, 3};
-    case OpKind::Concat:
-        return {1, INT_MAX};
-    default:
-        return {opInfo(kind).arity, opInfo(kind).arity};
-    }
+    const OpInfo& info = opInfo(kind);
+    return {info.minArity, info.maxArity < 0 ? INT_MAX : info.maxArity};
 }
 
 void normalizeAttrs(OpKind kind, std::span<const Type> operands, Attrs& attrs) {
@@ -904,41 +808,20 @@ void normalizeAttrs(OpKind kind, std::span<const Type> operands, Attrs& attrs) {
 }
 
 std::span<const std::string_view> knownAttrNames(OpKind kind) {
-    const std::span<const std::string_view> none;
-    switch (opInfo(kind).cls) {
-    case OpClass::Matmul:
-        return kMatmulAttrs;
-    case OpClass::Scalar:
-        return kind == OpKind::CmpS ? std::span<const std::string_view>(kCmpSAttrs) : kScalarAttrs;
-    case OpClass::Reduce:
-        return kReduceAttrs;
-    case OpClass::Move:
-        return kind == OpKind::GmTensor ? none : kMoveAttrs;
-    case OpClass::Directive:
-        return kDirectiveAttrs;
-    default:
-        break;
-    }
-    switch (kind) {
-    case OpKind::Cmp:
-        return kCmpAttrs;
-    case OpKind::Cast:
-        return kCastAttrs;
-    case OpKind::Softmax:
-    case OpKind::Concat:
-        return kAxisAttrs;
-    case OpKind::RmsNorm:
-    case OpKind::LayerNorm:
-        return kNormAttrs;
-    case OpKind::Transpose:
-        return kTransposeAttrs;
-    case OpKind::View:
-        return kViewAttrs;
-    case OpKind::Fill:
-        return kFillAttrs;
-    default:
-        return none;
-    }
+    // Ops.def's attrs column, split once.
+    static const std::vector<std::vector<std::string_view>> kNames = [] {
+        std::vector<std::vector<std::string_view>> names(opKindCount());
+        for (int k = 0; k < opKindCount(); ++k) {
+            std::string_view list = opInfo(OpKind(k)).attrNames;
+            while (!list.empty()) {
+                const size_t end = std::min(list.find(' '), list.size());
+                if (end > 0) names[k].push_back(list.substr(0, end));
+                list.remove_prefix(std::min(end + 1, list.size()));
+            }
+        }
+        return names;
+    }();
+    return kNames[static_cast<int>(kind)];
 }
 
 } // namespace pto

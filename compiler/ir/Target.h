@@ -21,6 +21,17 @@ struct TargetInfo {
     int64_t bufferAlign = 32;                // .ini ubblock_size
     int64_t gmAlign = 512;                   // Ascend C DMA best practice
 
+    // Bytes a rows×cols tile of elemBytes-sized elements occupies in `space`: L0 buffers hold
+    // whole 16×16 fractals, the others are bufferAlign-aligned. Memory assignment checks it
+    // against the capacity; buffer allocation reserves it.
+    int64_t tileFootprint(MemSpace space, int64_t rows, int64_t cols, int64_t elemBytes) const {
+        constexpr int64_t kFractal = 16;
+        auto roundUp = [](int64_t v, int64_t a) { return (v + a - 1) / a * a; };
+        if (space == MemSpace::L0A || space == MemSpace::L0B || space == MemSpace::L0C)
+            return roundUp(rows, kFractal) * roundUp(cols, kFractal) * elemBytes;
+        return roundUp(rows * cols * elemBytes, bufferAlign > 0 ? bufferAlign : 1);
+    }
+
     int64_t capacity(MemSpace s) const {
         switch (s) {
         case MemSpace::L1:

@@ -263,22 +263,6 @@ std::pair<int, int> opcodeOperands(Opcode op) {
     }
 }
 
-bool spaceOnCore(MemSpace s, CoreType core) {
-    switch (s) {
-    case MemSpace::GM:
-        return true;
-    case MemSpace::UB:
-        return core == CoreType::AIV;
-    case MemSpace::L1:
-    case MemSpace::L0A:
-    case MemSpace::L0B:
-    case MemSpace::L0C:
-        return core == CoreType::AIC;
-    default:
-        return false;
-    }
-}
-
 void PtoVerifier::checkGmRegion(const Kernel& k, size_t index, const Instr& in, size_t i,
                                 int64_t begin, int64_t end) const {
     auto it = std::upper_bound(m_gmByAddr.begin(), m_gmByAddr.end(), begin,
@@ -296,31 +280,14 @@ void PtoVerifier::checkGmRegion(const Kernel& k, size_t index, const Instr& in, 
 
 void PtoVerifier::checkOperand(const Kernel& k, size_t index, const Instr& in, size_t i) const {
     const Operand& o = in.operands[i];
-    if (!spaceOnCore(o.space, k.core))
-        failInstr(k, index, in,
-                  fmt::format("operand {} is in {}, which an {} core does not have", i,
-                              memSpaceName(o.space), coreTypeName(k.core)));
-    if (o.rows < 1 || o.cols < 1 || !rowStrideValid(in, i) || o.addr < 0)
-        failInstr(k, index, in,
-                  fmt::format("operand {} has rows {} cols {} stride {} addr {} (need rows, cols "
-                              ">= 1, stride >= cols (or 0 for a broadcast source), addr >= 0)",
-                              i, o.rows, o.cols, o.stride, o.addr));
-    int64_t span = 0, bytes = 0, end = 0;
-    bool overflow = __builtin_mul_overflow(int64_t(o.rows) - 1, o.stride, &span) ||
-                    __builtin_add_overflow(span, int64_t(o.cols), &span) ||
-                    __builtin_mul_overflow(span, int64_t(dtypeSize(o.dtype)), &bytes) ||
-                    __builtin_add_overflow(o.addr, bytes, &end);
-    if (overflow)
-        failInstr(k, index, in, fmt::format("operand {} region overflows 64-bit addresses", i));
+    // GM's limit is the tensor table (checkGmRegion); capacity(GM) is unbounded.
+    for (const std::string& problem : {operandSpaceProblem(o, k.core), operandShapeProblem(in, i),
+                                       operandBoundsProblem(o, m_target.capacity(o.space))})
+        if (!problem.empty()) failInstr(k, index, in, fmt::format("operand {} {}", i, problem));
     if (o.space == MemSpace::GM) {
-        checkGmRegion(k, index, in, i, o.addr, end);
-        return;
+        const ByteRange r = *operandBytes(o);
+        checkGmRegion(k, index, in, i, r.begin, r.end);
     }
-    int64_t capacity = m_target.capacity(o.space);
-    if (end > capacity)
-        failInstr(k, index, in,
-                  fmt::format("operand {} covers {} [0x{:x}, 0x{:x}), beyond its {} bytes", i,
-                              memSpaceName(o.space), o.addr, end, capacity));
 }
 
 void PtoVerifier::checkInstr(const Kernel& k, size_t index, const Instr& in) const {

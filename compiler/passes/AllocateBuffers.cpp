@@ -83,7 +83,7 @@ struct Liveness {
     std::vector<ValueId> values;     // tile values defined in the block
 };
 
-Liveness analyse(const Function& tile, const BlockFunction& block, int64_t align,
+Liveness analyse(const Function& tile, const BlockFunction& block, const TargetInfo& target,
                  std::vector<uint32_t>& intervalOf, std::vector<uint32_t>& lastAt) {
     Liveness live;
     for (uint32_t t = 0; t < block.items.size(); ++t) {
@@ -115,7 +115,9 @@ Liveness analyse(const Function& tile, const BlockFunction& block, int64_t align
         Interval iv;
         iv.head = r;
         iv.space = tile.type(r).space;
-        iv.size = (tile.type(r).bytes() + align - 1) / align * align;
+        const Type& type = tile.type(r);
+        iv.size = target.tileFootprint(type.space, type.shape.rows(), type.shape.cols(),
+                                       dtypeSize(type.dtype));
         iv.def = t;
         iv.lastUse = last;
         iv.pipe = pipe;
@@ -381,8 +383,7 @@ void allocateBlock(BlockProgram& program, BlockFunction& block, const TargetInfo
                    const std::string& file, std::vector<uint32_t>& intervalOf,
                    std::vector<uint32_t>& lastAt) {
     const Function& tile = program.tile;
-    Liveness live =
-        analyse(tile, block, std::max<int64_t>(1, target.bufferAlign), intervalOf, lastAt);
+    Liveness live = analyse(tile, block, target, intervalOf, lastAt);
     std::vector<Interval>& ivs = live.intervals;
     for (MemSpace space : kSpaces) {
         std::vector<uint32_t> ids;

@@ -11,8 +11,6 @@
 namespace pto {
 namespace {
 
-constexpr int64_t kCubeAlign = 16; // L0 tiles are stored as 16×16 fractals
-
 struct Use {
     OpId op = kNoId;
     uint32_t index = 0;
@@ -76,24 +74,6 @@ std::string_view writableSpaces(OpKind kind) {
     return kind == OpKind::TLoad ? "UB (vector core) or L1 (cube core)" : "L0A or L0B";
 }
 
-int64_t align(int64_t v, int64_t a) {
-    return (v + a - 1) / a * a;
-}
-
-// Bytes a tile occupies in its space: L0 buffers hold whole 16×16 fractals, the others are
-// 32 B aligned.
-int64_t footprint(const Type& t, int64_t bufferAlign) {
-    const int64_t rows = t.shape.rows(), cols = t.shape.cols(), elem = dtypeSize(t.dtype);
-    switch (t.space) {
-    case MemSpace::L0A:
-    case MemSpace::L0B:
-    case MemSpace::L0C:
-        return align(rows, kCubeAlign) * align(cols, kCubeAlign) * elem;
-    default:
-        return align(rows * cols * elem, bufferAlign);
-    }
-}
-
 std::string kib(int64_t bytes) {
     if (bytes % 1024 == 0) return fmt::format("{} KiB", bytes / 1024);
     return bytes < 1024 ? fmt::format("{} B", bytes)
@@ -125,7 +105,8 @@ public:
 
 private:
     void checkCapacity(const Op& op, const Type& t) const {
-        const int64_t bytes = footprint(t, m_target.bufferAlign);
+        const int64_t bytes =
+            m_target.tileFootprint(t.space, t.shape.rows(), t.shape.cols(), dtypeSize(t.dtype));
         const int64_t capacity = m_target.capacity(t.space);
         if (bytes <= capacity) return;
         fail(op, fmt::format("tile {}x{} of {} in {} needs {} but {} holds {}", t.shape.rows(),

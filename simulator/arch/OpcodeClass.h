@@ -34,7 +34,7 @@ constexpr OpcodeClass opcodeClass(Opcode op) {
 
 /// The number of opcodes of compiler/ir/Opcodes.def.
 inline constexpr int kOpcodeCount = 0
-#define PTO_OPCODE(name, mnemonic, pipe) +1
+#define PTO_OPCODE(name, mnemonic, pipe, flops) +1
 #include "compiler/ir/Opcodes.def"
 #undef PTO_OPCODE
     ;

@@ -74,8 +74,7 @@ std::string detailOf(const std::vector<BlockedPipe>& blocked, const std::vector<
 } // namespace
 
 std::string pipeLabel(CoreType coreType, int core, Pipe pipe) {
-    return fmt::format("{} {} pipe {}", coreType == CoreType::AIC ? "AIC" : "AIV", core,
-                       pipeName(pipe));
+    return fmt::format("{} {} pipe {}", coreDisplayName(coreType), core, pipeName(pipe));
 }
 
 DeadlockFault::DeadlockFault(std::vector<BlockedPipe> blocked, int64_t cycle,

@@ -15,10 +15,6 @@ namespace {
 // Source instructions (≈ 200 bytes each, cold) are fetched this many ahead of the check.
 constexpr size_t kPrefetchAhead = 6;
 
-std::string_view coreName(CoreType c) {
-    return c == CoreType::AIC ? "AIC" : "AIV";
-}
-
 FaultSite siteOf(const Kernel& kernel, uint32_t kernelIndex, size_t instrIndex) {
     const Instr& instr = kernel.instrs[instrIndex];
     FaultSite site;
@@ -32,23 +28,6 @@ FaultSite siteOf(const Kernel& kernel, uint32_t kernelIndex, size_t instrIndex) 
     return site;
 }
 
-bool coreHasSpace(CoreType core, MemSpace space) {
-    switch (space) {
-    case MemSpace::GM:
-        return true;
-    case MemSpace::UB:
-        return core == CoreType::AIV;
-    case MemSpace::L1:
-    case MemSpace::L0A:
-    case MemSpace::L0B:
-    case MemSpace::L0C:
-        return core == CoreType::AIC;
-    case MemSpace::None:
-        break;
-    }
-    return false;
-}
-
 // Checks of one instruction; each returns the problem or "".
 class InstrChecker {
 public:
@@ -60,7 +39,7 @@ public:
         if (m_instr.operandCount > m_instr.operands.size())
             return fmt::format("{} operands (at most 4)", m_instr.operandCount);
         if (!coreHasPipe(m_core, m_instr.pipe))
-            return fmt::format("an {} core has no pipe {}", coreName(m_core),
+            return fmt::format("an {} core has no pipe {}", coreDisplayName(m_core),
                                pipeName(m_instr.pipe));
         switch (opcodeClass(m_instr.opcode)) {
         case OpcodeClass::Sync:
@@ -93,7 +72,8 @@ private:
             return fmt::format("event id {} is out of range 0..{}", in.event, kEventIds - 1);
         for (Pipe p : {in.flagSrc, in.flagDst})
             if (!coreHasPipe(m_core, p) && (in.opcode != Opcode::Barrier || p == in.flagSrc))
-                return fmt::format("an {} core has no pipe {}", coreName(m_core), pipeName(p));
+                return fmt::format("an {} core has no pipe {}", coreDisplayName(m_core),
+                                   pipeName(p));
         if (in.opcode == Opcode::SetFlag && in.pipe != in.flagSrc)
             return fmt::format("SET_FLAG {}->{}#{} runs on its source pipe {}, not {}",
                                pipeName(in.flagSrc), pipeName(in.flagDst), in.event,
@@ -106,19 +86,12 @@ private:
     }
 
     std::string operandProblem(size_t i, const Operand& o) const {
-        if (o.rows < 1 || o.cols < 1 || !rowStrideValid(m_instr, i))
-            return fmt::format("operand {} has shape {}x{} with row stride {}", i, o.rows, o.cols,
-                               o.stride);
-        if (!coreHasSpace(m_core, o.space))
-            return fmt::format("operand {} is in {}, which an {} core does not have", i,
-                               memSpaceName(o.space), coreName(m_core));
-        const int64_t size = dtypeSize(o.dtype);
-        const int64_t end = o.addr + ((o.rows - 1) * o.stride + o.cols) * size;
         const int64_t limit = o.space == MemSpace::GM ? m_gmBytes : m_target.capacity(o.space);
-        if (o.addr >= 0 && end <= limit) return {};
-        return fmt::format("operand {} {} [{}, {}) exceeds {} size {}", i, memSpaceName(o.space),
-                           o.addr, end, o.space == MemSpace::GM ? "the GM image" : "the buffer",
-                           limit);
+        for (const std::string& problem :
+             {operandShapeProblem(m_instr, i), operandSpaceProblem(o, m_core),
+              operandBoundsProblem(o, limit)})
+            if (!problem.empty()) return fmt::format("operand {} {}", i, problem);
+        return {};
     }
 
     CoreType m_core;
@@ -316,7 +289,7 @@ void TimedProgram::buildTasks(const ArchConfig& arch) {
         const Param count = task.core == CoreType::AIC ? Param::AicCount : Param::AivCount;
         if (arch.count(count) < 1)
             taskFault(fmt::format("task {} needs an {} core; the chip has none", task.id,
-                                  coreName(task.core)));
+                                  coreDisplayName(task.core)));
         m_tasks[i] = TimedTask{task.id, task.block, task.core, 0, {}};
     }
     for (const TaskDep& dep : exec.deps) {

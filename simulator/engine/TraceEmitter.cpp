@@ -68,7 +68,7 @@ void TraceEmitter::createTracks(const TraceSetup& setup) {
     for (int slot = 0; slot < cores; ++slot) {
         const bool aic = slot < setup.aicCores;
         const int index = aic ? slot : slot - setup.aicCores;
-        const std::string type = aic ? "AIC" : "AIV";
+        const std::string type(coreDisplayName(aic ? CoreType::AIC : CoreType::AIV));
         TrackRow core;
         core.parentId = m_chipTrack;
         core.nameId = m_writer.intern(fmt::format("{} {}", type, index));
@@ -118,7 +118,7 @@ void TraceEmitter::createOccupancyTracks(const TraceSetup& setup) {
             t.nameId = m_writer.intern(fmt::format("{} KiB", memSpaceName(occupancySpace(space))));
             t.kind = TrackKind::Counter;
             t.coreId = aic ? slot : slot - setup.aicCores;
-            t.coreType = aic ? "AIC" : "AIV";
+            t.coreType = std::string(coreDisplayName(aic ? CoreType::AIC : CoreType::AIV));
             t.sortIndex = kPipeCount + space;
             m_occupancy[static_cast<size_t>(slot) * kOccupancySpaces + space].track =
                 m_writer.add(t);

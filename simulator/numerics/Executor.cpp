@@ -13,7 +13,7 @@ namespace pto {
 namespace {
 
 constexpr int kOpcodeCount = 0
-#define PTO_OPCODE(name, mnemonic, pipe) +1
+#define PTO_OPCODE(name, mnemonic, pipe, flops) +1
 #include "compiler/ir/Opcodes.def"
 #undef PTO_OPCODE
     ;
@@ -34,8 +34,8 @@ CoreMemory& FunctionalExecutor::coreMemory(int coreId, CoreType core) {
     auto& cores = core == CoreType::AIC ? m_aic : m_aiv;
     if (coreId < 0 || size_t(coreId) >= cores.size())
         throw std::out_of_range(fmt::format("target '{}' has {} {} cores; core {} does not exist",
-                                            m_target.name, cores.size(),
-                                            core == CoreType::AIC ? "AIC" : "AIV", coreId));
+                                            m_target.name, cores.size(), coreDisplayName(core),
+                                            coreId));
     std::unique_ptr<CoreMemory>& slot = cores[size_t(coreId)];
     if (!slot) slot = std::make_unique<CoreMemory>(core, m_target, m_options.checkUninitialized);
     return *slot;
@@ -62,8 +62,8 @@ void FunctionalExecutor::execute(int coreId, CoreType core, const Instr& instr) 
     const numerics::SiteInfo site{&m_program, &m_options.sourceFile, core, coreId};
     numerics::InstrContext ctx(instr, site, m_gm, memory, m_options.checkUninitialized);
     if (!coreHasPipe(core, instr.pipe))
-        ctx.bad(fmt::format("an {} core has no pipe {}", core == CoreType::AIC ? "AIC" : "AIV",
-                            pipeName(instr.pipe)));
+        ctx.bad(
+            fmt::format("an {} core has no pipe {}", coreDisplayName(core), pipeName(instr.pipe)));
     if (instr.operandCount > instr.operands.size())
         ctx.bad(fmt::format("operand count {} exceeds the {} operand slots", instr.operandCount,
                             instr.operands.size()));

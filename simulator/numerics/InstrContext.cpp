@@ -108,44 +108,34 @@ void InstrContext::expectPipe(Pipe pipe) const {
 
 TileView InstrContext::resolve(int i, bool isWrite) const {
     const Operand& o = operand(i);
-    if (o.rows <= 0 || o.cols <= 0) bad(fmt::format("{} has an empty shape", describe(i)));
-    // Row stride 0 (a vector source's row broadcast) may repeat a row at most as often as the
-    // destination has rows; otherwise rows must not overlap.
-    if (!rowStrideValid(m_instr, size_t(i)))
-        bad(fmt::format("{} has a row stride smaller than its cols (rows would overlap; only a "
-                        "vector source may use stride 0)",
-                        describe(i)));
+    // The operand rules of every checker (compiler/ir/Pto.h), then the executor's own: row
+    // stride 0 (a vector source's row broadcast) may repeat a row at most as often as the
+    // destination has rows.
+    if (std::string problem = operandShapeProblem(m_instr, size_t(i)); !problem.empty())
+        bad(fmt::format("{} {}", describe(i), problem));
     if (o.rows > 1 && o.stride == 0 && o.rows > operand(0).rows)
         bad(fmt::format("{} repeats one row (stride 0) more often than the destination's {} rows",
                         describe(i), operand(0).rows));
-    const int64_t es = dtypeSize(o.dtype);
-    int64_t extent = 0; // elements from the first to one past the last
-    int64_t bytes = 0;
-    if (__builtin_mul_overflow(int64_t(o.rows - 1), o.stride, &extent) ||
-        __builtin_add_overflow(extent, int64_t(o.cols), &extent) ||
-        __builtin_mul_overflow(extent, es, &bytes) || o.addr > INT64_MAX - bytes)
-        fail(FaultKind::OutOfBounds, fmt::format("{} spans more than 2^63 bytes", describe(i)));
-    const int64_t begin = o.addr;
-    const int64_t end = o.addr + bytes;
+    if (std::string problem = operandSpaceProblem(o, m_core.type()); !problem.empty())
+        bad(fmt::format("{} {}", describe(i), problem));
     const char* access = isWrite ? "write" : "read";
+    const std::optional<ByteRange> range = operandBytes(o);
+    if (!range)
+        fail(FaultKind::OutOfBounds, fmt::format("{} {}: {} {}", memSpaceName(o.space), access,
+                                                 describe(i), operandBoundsProblem(o, 0)));
     std::byte* base = nullptr;
     if (o.space == MemSpace::GM) {
-        if (std::string problem = m_gm.regionProblem(begin, end); !problem.empty())
+        if (std::string problem = m_gm.regionProblem(range->begin, range->end); !problem.empty())
             fail(FaultKind::OutOfBounds,
                  fmt::format("GM {} {} ({})", access, problem, describe(i)));
         base = m_gm.data();
     } else {
-        if (!m_core.has(o.space))
-            bad(fmt::format("{} is in {}, which an {} core does not have", describe(i),
-                            memSpaceName(o.space), m_core.type() == CoreType::AIC ? "AIC" : "AIV"));
-        const int64_t size = m_core.size(o.space);
-        if (begin < 0 || end > size)
+        if (std::string problem = operandBoundsProblem(o, m_core.size(o.space)); !problem.empty())
             fail(FaultKind::OutOfBounds,
-                 fmt::format("{} {} [{}, {}) exceeds {} size {} ({})", memSpaceName(o.space),
-                             access, begin, end, memSpaceName(o.space), size, describe(i)));
+                 fmt::format("{} {}: {} {}", memSpaceName(o.space), access, describe(i), problem));
         base = m_core.data(o.space);
     }
-    return TileView{base + begin, o.dtype, o.rows, o.cols, o.stride * es};
+    return TileView{base + range->begin, o.dtype, o.rows, o.cols, o.stride * dtypeSize(o.dtype)};
 }
 
 void InstrContext::checkInitialised(int i, const TileView& view) const {

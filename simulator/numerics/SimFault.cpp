@@ -12,7 +12,7 @@ namespace {
 std::string coreText(const FaultSite& site) {
     std::string text;
     if (site.coreType != CoreType::None) {
-        text = site.coreType == CoreType::AIC ? "AIC" : "AIV";
+        text = std::string(coreDisplayName(site.coreType));
         if (site.core >= 0) text += fmt::format(" {}", site.core);
     } else if (site.core >= 0) {
         text = fmt::format("core {}", site.core);

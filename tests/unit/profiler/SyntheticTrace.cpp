@@ -88,7 +88,10 @@ void writeSyntheticTrace(const std::filesystem::path& path, const SynthTrace& t)
                                              .operands = in.operands,
                                              .tileOpId = in.tensorOp,
                                              .tileStageId = root,
-                                             .srcLine = lineOf[in.tensorOp]});
+                                             .srcLine = lineOf[in.tensorOp],
+                                             .flops = in.flops,
+                                             .gmBytes = in.gmBytes,
+                                             .srcDtype = in.srcDtype});
             w.add(SliceRow{.ts = in.ts,
                            .dur = in.dur,
                            .trackId = pipes[key],
@@ -102,7 +105,8 @@ void writeSyntheticTrace(const std::filesystem::path& path, const SynthTrace& t)
 }
 
 // AIV 0: task 0 [100, 1100). AIV 1: task 1 [100, 600), task 2 [1200, 2200) which depends on
-// task 0. The run ends at 2200. Task 0 loads for 400 cycles and adds for 300.
+// task 0. The run ends at 2200. Task 0 loads for 400 cycles (16·64 f16 = 2048 GM bytes) and adds
+// for 300 (1024 FLOPs); each exp is 1024 FLOPs.
 SynthTrace twoCoreTrace() {
     SynthTrace t;
     t.totalCycles = 2200;
@@ -118,9 +122,9 @@ SynthTrace twoCoreTrace() {
          100,
          1100,
          {},
-         {{"MTE2", "TLOAD", load, 100, 400, 0}, {"V", "TADD", add, 600, 300, 0}}},
-        {1, "AIV", 1, 100, 600, {}, {{"V", "TEXP", exp, 150, 200, 1}}},
-        {2, "AIV", 1, 1200, 2200, {0}, {{"V", "TEXP", exp, 1300, 500, 1}}},
+         {{"MTE2", "TLOAD", load, 100, 400, 0, 0, 2048}, {"V", "TADD", add, 600, 300, 0, 1024}}},
+        {1, "AIV", 1, 100, 600, {}, {{"V", "TEXP", exp, 150, 200, 1, 1024, 0, "f32"}}},
+        {2, "AIV", 1, 1200, 2200, {0}, {{"V", "TEXP", exp, 1300, 500, 1, 1024, 0, "f32"}}},
     };
     return t;
 }

@@ -15,6 +15,9 @@ struct SynthInstr {
     std::string operands; // as printed, e.g. "GM[0x0]:f16[16x64/64]"
     std::int64_t ts = 0, dur = 0;
     std::int64_t tensorOp = 0; // node id in the root stage
+    double flops = 0;          // the instr row's recorded cost (compiler/ir/Cost.h's rule)
+    std::int64_t gmBytes = 0;
+    std::string srcDtype = "f16";
 };
 
 struct SynthTask {

@@ -38,13 +38,13 @@ TEST(SimFaults, OutOfBoundsOnChipNamesEverything) {
     EXPECT_EQ(fault.site().instrIndex, 12);
     EXPECT_STREQ(fault.what(),
                  "out-of-bounds TLOAD on AIV 3 pipe MTE2 (kernel 0 instr 12, from tile op #41, "
-                 "samples/softmax.pto:7:3): UB write [196608, 229376) exceeds UB size 188416 "
-                 "(operand 0 = UB f16 [128x128] @196608 stride 128)");
+                 "samples/softmax.pto:7:3): UB write: operand 0 = UB f16 [128x128] @196608 "
+                 "stride 128 covers UB [0x30000, 0x38000), beyond its 188416 bytes");
     fault.setCycle(5120); // the engine adds the cycle
     EXPECT_STREQ(fault.what(),
                  "out-of-bounds TLOAD on AIV 3 pipe MTE2 (kernel 0 instr 12, cycle 5120, from tile "
-                 "op #41, samples/softmax.pto:7:3): UB write [196608, 229376) exceeds UB size "
-                 "188416 (operand 0 = UB f16 [128x128] @196608 stride 128)");
+                 "op #41, samples/softmax.pto:7:3): UB write: operand 0 = UB f16 [128x128] "
+                 "@196608 stride 128 covers UB [0x30000, 0x38000), beyond its 188416 bytes");
 }
 
 TEST(SimFaults, OutOfBoundsCountsTheStrideExtent) {
@@ -57,8 +57,8 @@ TEST(SimFaults, OutOfBoundsCountsTheStrideExtent) {
     b.emit(Opcode::TExpandS, Pipe::V, {Operand{MemSpace::UB, DType::F32, 0, 8, 16, 7000}});
     const SimFault fault = faultOf(b, {});
     EXPECT_EQ(fault.kind(), FaultKind::OutOfBounds);
-    EXPECT_EQ(fault.detail(), "UB write [0, 196064) exceeds UB size 188416 (operand 0 = UB f32 "
-                              "[8x16] @0 stride 7000)");
+    EXPECT_EQ(fault.detail(), "UB write: operand 0 = UB f32 [8x16] @0 stride 7000 covers UB "
+                              "[0x0, 0x2fde0), beyond its 188416 bytes");
 }
 
 TEST(SimFaults, GmWriteCrossingIntoTheNextTensor) {
@@ -150,9 +150,9 @@ TEST(SimFaults, BadInstructions) {
     ubStride0.stride = 0;
     const std::vector<Case> cases = {
         {CoreType::AIV, make(Opcode::TAdd, Pipe::V, {ubStride0, ub, ub}),
-         "bad instruction TADD on AIV 0 pipe V: operand 0 = UB f16 [16x16] @0 stride 0 has a row "
-         "stride smaller than its cols (rows would overlap; only a vector source may use stride "
-         "0)"},
+         "bad instruction TADD on AIV 0 pipe V: operand 0 = UB f16 [16x16] @0 stride 0 has shape "
+         "16x16 with row stride 0 (need rows, cols >= 1 and a row stride >= cols, or 0 for a "
+         "vector source's row broadcast)"},
         {CoreType::AIV,
          make(Opcode::TColSum, Pipe::V,
               {Operand{MemSpace::UB, DType::F32, 0, 1, 16, 16}, ubStride0}),
@@ -161,9 +161,9 @@ TEST(SimFaults, BadInstructions) {
         {CoreType::AIC,
          make(Opcode::TMatmul, Pipe::M,
               {l0c, Operand{MemSpace::L0A, DType::F16, 0, 16, 16, 0}, l0b}),
-         "bad instruction TMATMUL on AIC 0 pipe M: operand 1 = L0A f16 [16x16] @0 stride 0 has a "
-         "row stride smaller than its cols (rows would overlap; only a vector source may use "
-         "stride 0)"},
+         "bad instruction TMATMUL on AIC 0 pipe M: operand 1 = L0A f16 [16x16] @0 stride 0 has "
+         "shape 16x16 with row stride 0 (need rows, cols >= 1 and a row stride >= cols, or 0 for "
+         "a vector source's row broadcast)"},
         {CoreType::AIC, make(Opcode::TMatmul, Pipe::M, {l0c, ub, l0b}),
          "bad instruction TMATMUL on AIC 0 pipe M: operand 1 = UB f16 [16x16] @0 stride 16 must "
          "be in L0A"},

@@ -1,6 +1,7 @@
 // TraceReader::query runs read-only SQL and refuses, before running anything, what could write.
 #include "TestTrace.h"
 
+#include "trace_db/SchemaVersion.h"
 #include "trace_db/TraceError.h"
 #include "trace_db/TraceReader.h"
 
@@ -66,7 +67,8 @@ TEST_F(TraceDbQuery, IntrospectionIsAllowed) {
     TraceReader reader = TraceReader::open(m_path);
     EXPECT_FALSE(reader.query("PRAGMA table_info(slice)").rows.empty());
     EXPECT_FALSE(reader.query("SELECT name FROM pragma_table_info('slice')").rows.empty());
-    EXPECT_EQ(reader.query("PRAGMA user_version").rows[0][0], SqlValue(std::int64_t{1}));
+    EXPECT_EQ(reader.query("PRAGMA user_version").rows[0][0],
+              SqlValue(std::int64_t{kSchemaVersion}));
     EXPECT_EQ(reader.query("SELECT * FROM slice_named WHERE name = 'TEXP'").rows.size(), 2U);
 }
 

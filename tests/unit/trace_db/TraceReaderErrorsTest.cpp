@@ -1,6 +1,7 @@
 // The reader (and append) refuse files that are not finished traces, saying which file and why.
 #include "TestTrace.h"
 
+#include "trace_db/SchemaVersion.h"
 #include "trace_db/TraceError.h"
 #include "trace_db/TraceReader.h"
 #include "trace_db/TraceWriter.h"
@@ -70,7 +71,8 @@ TEST_F(TraceDbReaderErrors, NewerSchemaVersion) {
     runSql(m_path, "PRAGMA user_version = 99");
     std::string expected = "trace '" + m_path.string() +
                            "' was written by a newer PTO Studio (schema 99); this build reads up "
-                           "to 1 — upgrade";
+                           "to " +
+                           std::to_string(kSchemaVersion) + " — upgrade";
     EXPECT_EQ(openError(m_path), expected);
     EXPECT_EQ(appendError(m_path), expected);
 }

@@ -1,0 +1,32 @@
+// The useful work of a program as the roofline counts it — one FLOP rule for the Tensor-level
+// total (`pto run`'s summary) and for each PTO instruction (recorded in the trace's `instr`
+// table, summed by the profiler).
+#pragma once
+
+#include "compiler/ir/Graph.h"
+#include "compiler/ir/Pto.h"
+
+#include <cstdint>
+
+namespace pto {
+
+// FlopRule and each opcode's rule (opcodeFlopRule) are in compiler/ir/Pto.h, from Opcodes.def.
+
+/// The FLOPs of one operation under `rule`: resultElems = m·n for a matmul, sourceElems the
+/// elements of the reduced source, k the matmul's inner dimension.
+double ruleFlops(FlopRule rule, int64_t resultElems, int64_t sourceElems, int64_t k);
+
+/// FLOPs of a Tensor-level function (after decomposition).
+double countFlops(const Function& tensor);
+
+/// The operand whose dtype sets the unit's rate: a matmul's A (its L0A operand), else the
+/// first source; -1 when there is none (or a matmul without an L0A operand).
+int rateOperand(const Instr& in);
+
+/// FLOPs of one PTO instruction, from its resolved operands (destination first).
+double instrFlops(const Instr& in);
+
+/// Bytes a TLOAD/TSTORE moves to or from GM (its GM operand's rows·cols·dtype size); 0 else.
+int64_t instrGmBytes(const Instr& in);
+
+} // namespace pto
