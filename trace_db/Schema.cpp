@@ -4,6 +4,8 @@
 #include "trace_db/SchemaSql.h"
 #include "trace_db/Sqlite.h"
 
+#include <fmt/format.h>
+
 #include <string>
 #include <vector>
 
@@ -11,11 +13,21 @@ namespace pto::tracedb {
 namespace {
 
 constexpr std::string_view kFinalizeMarker = "\n-- @finalize\n";
+constexpr AddedColumn kAddedColumns[] = {
+    {"instr", "flops", "REAL", 2},
+    {"instr", "gm_bytes", "INTEGER", 2},
+    {"instr", "src_dtype", "TEXT", 2},
+};
+
 constexpr std::size_t kFinalizeAt = generated::kSchemaSql.find(kFinalizeMarker);
 static_assert(kFinalizeAt != std::string_view::npos,
               "trace_db/schema.sql must contain a '-- @finalize' line");
 
 } // namespace
+
+std::span<const AddedColumn> addedColumns() {
+    return kAddedColumns;
+}
 
 std::string_view schemaSql() {
     return generated::kSchemaSql;
@@ -38,10 +50,10 @@ void finalizeSchema(SqliteDb& db) {
 }
 
 void migrateSchema(SqliteDb& db, int fromVersion) {
-    if (fromVersion < 2)
-        db.exec("ALTER TABLE instr ADD COLUMN flops REAL; "
-                "ALTER TABLE instr ADD COLUMN gm_bytes INTEGER; "
-                "ALTER TABLE instr ADD COLUMN src_dtype TEXT");
+    for (const AddedColumn& added : kAddedColumns)
+        if (fromVersion < added.since)
+            db.exec(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", added.table, added.column,
+                                added.sqlType));
 }
 
 void dropFinalizeIndexes(SqliteDb& db) {

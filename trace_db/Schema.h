@@ -1,6 +1,7 @@
 // The embedded schema.sql, split into the part run at creation and the part run at commit.
 #pragma once
 
+#include <span>
 #include <string_view>
 
 namespace pto::tracedb {
@@ -13,6 +14,17 @@ std::string_view schemaSql();
 std::string_view schemaCreateSql();
 /// Indexes and summaries (below the '-- @finalize' line): run by every commit.
 std::string_view schemaFinalizeSql();
+
+/// A column schema.sql has that files of versions before `since` lack.
+struct AddedColumn {
+    std::string_view table;
+    std::string_view column;
+    std::string_view sqlType;
+    int since;
+};
+/// Every column added after schema 1, oldest first: what migrateSchema adds and what the
+/// layout check lets an older file miss.
+std::span<const AddedColumn> addedColumns();
 
 void createSchema(SqliteDb& db);
 void finalizeSchema(SqliteDb& db);

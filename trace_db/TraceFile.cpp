@@ -133,7 +133,7 @@ int checkTraceFile(SqliteDb& db) {
     if (version < 1 || !hasMeta)
         throw TraceError(fmt::format("'{}' is not a PTO Studio trace (schema version {}{})", path,
                                      version, hasMeta ? "" : ", no meta table"));
-    checkTableLayout(db);
+    checkTableLayout(db, version);
     return version;
 }
 

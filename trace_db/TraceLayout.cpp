@@ -104,8 +104,16 @@ void checkIsPlainTable(SqliteDb& db, const std::string& table) {
         refuse(db, table, "is a virtual table, not a plain table");
 }
 
-/// Every column schema.sql gives `expected` exists, and none is hidden or generated.
-void checkColumns(SqliteDb& db, const TableLayout& expected) {
+/// A file of `version` was written before `column` of `table` existed.
+bool addedAfter(std::string_view table, std::string_view column, int version) {
+    return std::any_of(addedColumns().begin(), addedColumns().end(), [&](const AddedColumn& a) {
+        return a.since > version && sameName(a.table, table) && sameName(a.column, column);
+    });
+}
+
+/// Every column schema.sql gives `expected` (as of `version`) exists, and none is hidden or
+/// generated.
+void checkColumns(SqliteDb& db, const TableLayout& expected, int version) {
     Statement statement(db, "SELECT name, hidden FROM pragma_table_xinfo(?)");
     statement.bindAll(std::string_view(expected.name));
     std::vector<std::string> present;
@@ -120,17 +128,18 @@ void checkColumns(SqliteDb& db, const TableLayout& expected) {
         present.push_back(std::move(name));
     }
     for (const std::string& column : expected.columns)
-        if (std::none_of(present.begin(), present.end(),
+        if (!addedAfter(expected.name, column, version) &&
+            std::none_of(present.begin(), present.end(),
                          [&](const std::string& name) { return sameName(name, column); }))
             refuse(db, expected.name, fmt::format("has no column '{}'", column));
 }
 
 } // namespace
 
-void checkTableLayout(SqliteDb& db) {
+void checkTableLayout(SqliteDb& db, int version) {
     for (const TableLayout& table : expectedLayout().tables) {
         checkIsPlainTable(db, table.name);
-        checkColumns(db, table);
+        checkColumns(db, table, version);
     }
 }
 

@@ -32,7 +32,7 @@ fs::path addTrace() {
     const fs::path dir = fs::path(PTO_BINARY_DIR) / "gui-fixtures";
     fs::create_directories(dir);
     const fs::path trace = dir / "bottleneck_add.db";
-    if (fs::exists(trace)) return trace;
+    if (test::fixtureIsFresh(trace)) return trace;
     const fs::path source = dir / "bottleneck_add.pto";
     std::ofstream(source) << "func @add(%a: tensor<1024x4096xf16>, %b: tensor<1024x4096xf16>) "
                              "-> tensor<1024x4096xf16> {\n  vec_tile [16, 1024]\n"

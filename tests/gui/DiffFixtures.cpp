@@ -1,6 +1,7 @@
 // Makes and caches `pto diff --bisect` traces (with their printed report) for GUI tests.
 #include "tests/gui/DiffFixtures.h"
 
+#include "tests/gui/support/Fixtures.h"
 #include "tests/support/Process.h"
 
 #include <fmt/format.h>
@@ -21,7 +22,7 @@ BisectTrace bisectTrace(const std::string& sample, const std::string& fault) {
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     BisectTrace out{dir / (key + ".db"), {}};
     const fs::path reportFile = dir / (key + ".txt");
-    if (fs::exists(out.trace) && fs::exists(reportFile)) {
+    if (fixtureIsFresh(out.trace) && fs::exists(reportFile)) {
         std::ifstream in(reportFile);
         std::stringstream text;
         text << in.rdbuf();

@@ -20,7 +20,7 @@ std::filesystem::path makeTrace(const std::string& key, const std::string& comma
     const std::filesystem::path dir = std::filesystem::path(PTO_BINARY_DIR) / "gui-fixtures";
     std::filesystem::create_directories(dir);
     const std::filesystem::path trace = dir / (key + ".db");
-    if (std::filesystem::exists(trace)) return trace;
+    if (fixtureIsFresh(trace)) return trace;
     const std::filesystem::path temp = dir / fmt::format("{}.{}.tmp.db", key, ::getpid());
     const ProcessResult result = runCommand(fmt::format("{} -o {}", command, shellQuote(temp)));
     if (result.exitCode != 0) {
@@ -38,6 +38,12 @@ std::string sampleKey(const std::string& sample, const std::string& extraArgs) {
 }
 
 } // namespace
+
+bool fixtureIsFresh(const std::filesystem::path& fixture) {
+    std::error_code error;
+    const auto written = std::filesystem::last_write_time(fixture, error);
+    return !error && written >= std::filesystem::last_write_time(PTO_CLI);
+}
 
 std::filesystem::path sampleTrace(const std::string& sample, const std::string& extraArgs) {
     const std::string source = fmt::format("{}/samples/{}.pto", PTO_SOURCE_DIR, sample);

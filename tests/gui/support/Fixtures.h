@@ -8,6 +8,10 @@ class QWidget;
 
 namespace pto::test {
 
+/// `fixture` exists and is newer than the `pto` binary that would write it now; an older one
+/// may hold another schema or other numbers, so it is made again.
+bool fixtureIsFresh(const std::filesystem::path& fixture);
+
 /// A trace of `pto run samples/<sample>.pto <extraArgs>`, made on first use under
 /// <build>/gui-fixtures and reused afterwards (written to a temp name, then renamed, so
 /// concurrent tests never see half a file). Fails the calling test on error.
