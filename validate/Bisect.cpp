@@ -310,11 +310,6 @@ std::string coreText(const Divergence& d) {
 
 } // namespace
 
-std::string_view valueStatusName(ValueStatus s) {
-    constexpr std::string_view kNames[] = {"unchecked", "exact", "drift", "fail"};
-    return kNames[int(s)];
-}
-
 BisectReport bisectProgram(const BisectOptions& o) {
     const sim::ArchConfig arch = loadArchConfig(o.archFile, o.archOverrides);
     CompileState state = loadProgram(o.program, o.entry);

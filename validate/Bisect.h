@@ -57,7 +57,6 @@ struct BisectOptions {
 };
 
 enum class ValueStatus : uint8_t { Unchecked, Exact, Drift, Fail };
-std::string_view valueStatusName(ValueStatus s);
 
 // One diverging result: a Tensor-level value, a tile, or a region the simulator stored.
 struct Divergence {

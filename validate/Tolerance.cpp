@@ -69,18 +69,6 @@ bool holds(const Check& c) {
 
 } // namespace
 
-std::string_view toleranceClassName(ToleranceClass cls) {
-    switch (cls) {
-    case ToleranceClass::Elementwise:
-        return "elementwise";
-    case ToleranceClass::Accumulation:
-        return "accumulation";
-    case ToleranceClass::Composite:
-        return "composite";
-    }
-    return "?";
-}
-
 Tolerance dtypeTolerance(DType dtype) {
     const std::string src = fmt::format(kTorchSource, dtypeName(dtype));
     switch (dtype) {

@@ -30,7 +30,6 @@
 namespace pto {
 
 enum class ToleranceClass : uint8_t { Elementwise, Accumulation, Composite };
-std::string_view toleranceClassName(ToleranceClass cls);
 
 struct Tolerance {
     double rtol = 0.0;

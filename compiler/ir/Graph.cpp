@@ -39,14 +39,6 @@ void Function::linkToPreviousStage() {
     for (Op& o : m_ops) o.parent = o.id;
 }
 
-std::vector<uint32_t> Function::useCounts() const {
-    std::vector<uint32_t> uses(m_values.size(), 0);
-    for (const Op& o : m_ops)
-        for (ValueId v : o.operands) ++uses[v];
-    for (ValueId v : results) ++uses[v];
-    return uses;
-}
-
 void Function::renumber() {
     std::vector<ValueId> remap(m_values.size(), kNoId);
     std::vector<Value> kept;

@@ -100,8 +100,6 @@ public:
     const Op* producer(ValueId v) const {
         return m_values[v].def == kNoId ? nullptr : &m_ops[m_values[v].def];
     }
-    // Number of uses of every value (operands and function results).
-    std::vector<uint32_t> useCounts() const;
 
 private:
     std::vector<Value> m_values;

@@ -54,14 +54,6 @@ size_t editDistance(std::string_view a, std::string_view b) {
 
 } // namespace
 
-std::string_view tokKindName(TokKind kind) {
-    constexpr std::string_view kNames[] = {
-        "end of file", "identifier", "value name", "symbol", "integer", "float", "string", "'('",
-        "')'",         "'{'",        "'}'",        "'['",    "']'",     "'<'",   "'>'",    "','",
-        "':'",         "'='",        "'->'",       "'<-'",   "'#'",     "'!'",   "'/'",    "'-'"};
-    return kNames[static_cast<int>(kind)];
-}
-
 std::string describeToken(const Token& tok) {
     switch (tok.kind) {
     case TokKind::Eof:

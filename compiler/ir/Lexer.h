@@ -49,8 +49,6 @@ enum class TokKind : uint8_t {
     Minus,     // - not followed by a digit or '>'
 };
 
-std::string_view tokKindName(TokKind kind);
-
 struct Token {
     TokKind kind = TokKind::Eof;
     std::string_view text; // the spelling (for ValueName/AtName without the sigil)

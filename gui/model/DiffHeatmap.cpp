@@ -170,15 +170,6 @@ int HeatmapData::hottestTile() const {
     return best;
 }
 
-int HeatmapData::tileAt(std::int64_t row, std::int64_t col) const {
-    for (std::size_t i = 0; i < tiles.size(); ++i) {
-        const HeatTile& t = tiles[i];
-        if (row >= t.row && row < t.row + t.rows && col >= t.col && col < t.col + t.cols)
-            return static_cast<int>(i);
-    }
-    return -1;
-}
-
 std::vector<std::string> heatmapOutputs(const tracedb::TraceReader& reader) {
     std::vector<std::string> names;
     for (const tracedb::TensorRow& row : reader.tensors())

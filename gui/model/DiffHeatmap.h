@@ -39,8 +39,6 @@ struct HeatmapData {
     std::string note; ///< what is missing, for the view
     /// The tile with the largest known error, or -1.
     int hottestTile() const;
-    /// The tile containing element (row, col), or -1.
-    int tileAt(std::int64_t row, std::int64_t col) const;
 };
 
 /// Names of the outputs stored in the trace (tensor rows of role output), by id.

@@ -109,10 +109,6 @@ void DiffView::documentChanged() {
     rebuildHeatmap();
 }
 
-void DiffView::showOutput(const QString& name) {
-    if (m_outputs->currentText() != name) m_outputs->setCurrentText(name);
-}
-
 QString DiffView::loadGolden(const QString& npyPath) {
     try {
         m_golden = std::make_unique<TensorData>(readTensor(npyPath.toStdString()));

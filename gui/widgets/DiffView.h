@@ -28,8 +28,6 @@ public:
 
     /// Compares the current output with a golden .npy; returns "" or the reason it failed.
     QString loadGolden(const QString& npyPath);
-    /// Shows output `name` (an entry of the output picker).
-    void showOutput(const QString& name);
 
     const BisectResult& bisect() const { return m_bisect; }
     QString bannerText() const;

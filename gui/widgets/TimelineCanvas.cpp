@@ -82,11 +82,6 @@ void TimelineCanvas::setFlows(std::vector<TimelineFlow> flows) {
     update();
 }
 
-void TimelineCanvas::setArea(const TimelineArea& area) {
-    m_area = area;
-    update();
-}
-
 int TimelineCanvas::maxScrollY() const {
     return m_layout.maxScrollY();
 }

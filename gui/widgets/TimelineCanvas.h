@@ -59,7 +59,6 @@ public:
     std::int64_t highlightedOp() const { return m_frame.highlightedOp; }
     void setFlows(std::vector<TimelineFlow> flows);
     const std::vector<TimelineFlow>& flows() const { return m_flows; }
-    void setArea(const TimelineArea& area);
     const TimelineArea& area() const { return m_area; }
 
     int scrollY() const { return m_layout.scrollY; }
