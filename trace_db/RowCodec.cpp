@@ -1,6 +1,8 @@
 // Insert SQL built from each codec's column list, and the codec of the args table.
 #include "trace_db/RowCodec.h"
 
+#include "trace_db/Schema.h"
+
 #include <variant>
 
 namespace pto::tracedb {
@@ -12,6 +14,18 @@ std::string insertSql(std::string_view table, std::string_view columns, int rows
     std::string sql = "INSERT INTO " + std::string(table) + "(" + std::string(columns) + ") VALUES";
     for (int row = 0; row < rows; ++row) sql += (row == 0 ? "" : ", ") + group;
     return sql;
+}
+
+std::string columnsAsOf(std::string_view table, std::string_view columns, int version) {
+    std::string list;
+    while (!columns.empty()) {
+        const std::size_t comma = columns.find(", ");
+        const std::string_view column = columns.substr(0, comma);
+        list += list.empty() ? "" : ", ";
+        list += addedAfter(table, column, version) ? "NULL" : column;
+        columns.remove_prefix(comma == std::string_view::npos ? columns.size() : comma + 2);
+    }
+    return list;
 }
 
 void RowCodec<ArgRow>::bind(Statement& statement, const ArgRow& row, int first) {

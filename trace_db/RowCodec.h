@@ -215,6 +215,16 @@ template <typename Row> std::string insertSql(int rows = 1) {
     return insertSql(RowCodec<Row>::kTable, RowCodec<Row>::kColumns, rows);
 }
 
+/// "<columns>" with NULL in place of each column a file of schema `version` lacks.
+std::string columnsAsOf(std::string_view table, std::string_view columns, int version);
+
+/// "SELECT <columns> FROM <table>" for a file of schema `version`; the caller appends WHERE /
+/// ORDER BY.
+template <typename Row> std::string selectSql(int version) {
+    return "SELECT " + columnsAsOf(RowCodec<Row>::kTable, RowCodec<Row>::kColumns, version) +
+           " FROM " + std::string(RowCodec<Row>::kTable);
+}
+
 /// "SELECT <columns> FROM <table>"; the caller appends WHERE / ORDER BY.
 template <typename Row> std::string selectSql() {
     return "SELECT " + std::string(RowCodec<Row>::kColumns) + " FROM " +

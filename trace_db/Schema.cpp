@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -13,20 +15,32 @@ namespace pto::tracedb {
 namespace {
 
 constexpr std::string_view kFinalizeMarker = "\n-- @finalize\n";
+constexpr std::size_t kFinalizeAt = generated::kSchemaSql.find(kFinalizeMarker);
+static_assert(kFinalizeAt != std::string_view::npos,
+              "trace_db/schema.sql must contain a '-- @finalize' line");
+
+/// A column schema.sql has that files of versions before `since` lack.
+struct AddedColumn {
+    std::string_view table;
+    std::string_view column;
+    std::string_view sqlType;
+    int since;
+};
+
+/// Every column added after schema 1, oldest first.
 constexpr AddedColumn kAddedColumns[] = {
     {"instr", "flops", "REAL", 2},
     {"instr", "gm_bytes", "INTEGER", 2},
     {"instr", "src_dtype", "TEXT", 2},
 };
 
-constexpr std::size_t kFinalizeAt = generated::kSchemaSql.find(kFinalizeMarker);
-static_assert(kFinalizeAt != std::string_view::npos,
-              "trace_db/schema.sql must contain a '-- @finalize' line");
-
 } // namespace
 
-std::span<const AddedColumn> addedColumns() {
-    return kAddedColumns;
+bool addedAfter(std::string_view table, std::string_view column, int version) {
+    return std::any_of(
+        std::begin(kAddedColumns), std::end(kAddedColumns), [&](const AddedColumn& added) {
+            return added.since > version && added.table == table && added.column == column;
+        });
 }
 
 std::string_view schemaSql() {

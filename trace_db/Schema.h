@@ -1,7 +1,6 @@
 // The embedded schema.sql, split into the part run at creation and the part run at commit.
 #pragma once
 
-#include <span>
 #include <string_view>
 
 namespace pto::tracedb {
@@ -15,16 +14,10 @@ std::string_view schemaCreateSql();
 /// Indexes and summaries (below the '-- @finalize' line): run by every commit.
 std::string_view schemaFinalizeSql();
 
-/// A column schema.sql has that files of versions before `since` lack.
-struct AddedColumn {
-    std::string_view table;
-    std::string_view column;
-    std::string_view sqlType;
-    int since;
-};
-/// Every column added after schema 1, oldest first: what migrateSchema adds and what the
-/// layout check lets an older file miss.
-std::span<const AddedColumn> addedColumns();
+/// `column` of `table` was added to schema.sql after `version`, so a file of that version
+/// lacks it: the layout check lets it be missing and the reader reads it as NULL (not
+/// recorded). The same list drives migrateSchema.
+bool addedAfter(std::string_view table, std::string_view column, int version);
 
 void createSchema(SqliteDb& db);
 void finalizeSchema(SqliteDb& db);

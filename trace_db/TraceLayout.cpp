@@ -104,13 +104,6 @@ void checkIsPlainTable(SqliteDb& db, const std::string& table) {
         refuse(db, table, "is a virtual table, not a plain table");
 }
 
-/// A file of `version` was written before `column` of `table` existed.
-bool addedAfter(std::string_view table, std::string_view column, int version) {
-    return std::any_of(addedColumns().begin(), addedColumns().end(), [&](const AddedColumn& a) {
-        return a.since > version && sameName(a.table, table) && sameName(a.column, column);
-    });
-}
-
 /// Every column schema.sql gives `expected` (as of `version`) exists, and none is hidden or
 /// generated.
 void checkColumns(SqliteDb& db, const TableLayout& expected, int version) {

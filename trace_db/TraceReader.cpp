@@ -247,26 +247,14 @@ std::vector<BufferRow> TraceReader::buffers(std::int64_t stageId) const {
                                selectSql<BufferRow>() + " WHERE stage_id = ? ORDER BY id", stageId);
 }
 
-namespace {
-
-// Schema 1 files have no cost columns: they read as NULL (not recorded).
-std::string instrSelectSql(int schemaVersion) {
-    std::string sql = selectSql<InstrRow>();
-    if (schemaVersion >= 2) return sql;
-    constexpr std::string_view kCosts = "flops, gm_bytes, src_dtype";
-    return sql.replace(sql.find(kCosts), kCosts.size(), "NULL, NULL, NULL");
-}
-
-} // namespace
-
 std::vector<InstrRow> TraceReader::instrs() const {
-    return readRows<InstrRow>(m_impl->db(), instrSelectSql(schemaVersion()) +
+    return readRows<InstrRow>(m_impl->db(), selectSql<InstrRow>(schemaVersion()) +
                                                 " ORDER BY stage_id, block_id, idx, id");
 }
 
 std::vector<InstrRow> TraceReader::instrs(std::int64_t stageId, std::int64_t blockId) const {
     return readRows<InstrRow>(m_impl->db(),
-                              instrSelectSql(schemaVersion()) +
+                              selectSql<InstrRow>(schemaVersion()) +
                                   " WHERE stage_id = ? AND block_id = ? ORDER BY idx, id",
                               stageId, blockId);
 }
