@@ -85,8 +85,9 @@ ArchPeaks parseArchPeaks(const std::string& archJson) {
     p.vectorFlopsPerCycle = param(params, "vector.bytes_per_repeat", hz, 256) / 2;
     double hbm = param(params, "hbm.bandwidth", hz, 1.6e12 / hz);
     double l2 = param(params, "l2.bandwidth", hz, 5e12 / hz);
-    double hit = std::clamp(param(params, "l2.hit_ratio", hz, 0), 0.0, 1.0);
-    p.gmBytesPerCycle = hit >= 1 ? l2 : std::min(l2, hbm / (1 - hit));
+    // Until the run's measured L2 traffic says otherwise (applyMeasuredTraffic), every GM byte
+    // is assumed to come from HBM.
+    p.gmBytesPerCycle = std::min(l2, hbm);
     p.gmToUbRate = param(params, "dma.gm_to_ub.rate", hz, p.gmToUbRate);
     p.gmToL1Rate = param(params, "dma.gm_to_l1.rate", hz, p.gmToL1Rate);
     p.ubToGmRate = param(params, "dma.ub_to_gm.rate", hz, p.ubToGmRate);
@@ -96,7 +97,7 @@ ArchPeaks parseArchPeaks(const std::string& archJson) {
     p.l2BytesPerCycle = l2;
     p.l2LatencyCycles = param(params, "l2.latency", hz, 200);
     p.hbmLatencyCycles = param(params, "hbm.latency", hz, 500);
-    p.gmLatencyCycles = p.gmLatencyAt(hit);
+    p.gmLatencyCycles = p.gmLatencyAt(0);
     return p;
 }
 

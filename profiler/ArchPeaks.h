@@ -19,7 +19,8 @@ struct ArchPeaks {
     /// Vector: one repeat of vector.bytes_per_repeat of f16 lanes per cycle, 1 FLOP per lane,
     /// per AIV core (the best the cost model allows: slope 1 cycle per repeat).
     double vectorFlopsPerCycle = 128;
-    /// Shared GM bandwidth: min(l2.bandwidth, hbm.bandwidth / (1 - l2.hit_ratio)), bytes/cycle.
+    /// Shared GM bandwidth: min(l2.bandwidth, hbm.bandwidth), bytes/cycle, raised towards
+    /// l2.bandwidth by the run's measured L2 hits (applyMeasuredTraffic).
     double gmBytesPerCycle = 1.6e12 / 1.8e9;
     double gmToUbRate = 58.6; ///< per-core uncontended DMA rate GM->UB, bytes/cycle
     double gmToL1Rate = 78.4; ///< per-core uncontended DMA rate GM->L1, bytes/cycle

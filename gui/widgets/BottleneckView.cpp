@@ -11,6 +11,7 @@
 #include "gui/widgets/BottleneckViewParts.h"
 #include "gui/widgets/RooflineChart.h"
 #include "profiler/Profile.h"
+#include "profiler/rules/Rules.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -237,12 +238,19 @@ void BottleneckView::showProfile(std::shared_ptr<const prof::Profile> profile,
     if (m_findings->rowCount() > 0) {
         showSourceRow(m_findingsTable, 0);
         m_details->setPlainText(m_findings->details(0));
+    } else if (profile) {
+        m_details->setPlainText(
+            tr("No findings: %1.").arg(QString::fromStdString(prof::noFindingsNote())));
     }
     emit profileLoaded();
 }
 
 QString BottleneckView::headline() const {
     return m_header->text();
+}
+
+QString BottleneckView::detailsText() const {
+    return m_details->toPlainText();
 }
 
 void BottleneckView::followSelection(const EntityRef& ref, const QObject* origin) {

@@ -40,6 +40,8 @@ public:
     bool isLoading() const { return m_loading; }
     /// What the header says (run summary, or why there is nothing to show).
     QString headline() const;
+    /// The details pane: the selected finding, or why there is none.
+    QString detailsText() const;
 
     FindingsModel& findings() { return *m_findings; }
     UtilizationModel& utilization() { return *m_utilization; }

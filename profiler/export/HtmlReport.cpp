@@ -2,6 +2,7 @@
 #include "profiler/export/HtmlReport.h"
 
 #include "profiler/report/Report.h"
+#include "profiler/rules/Rules.h"
 
 #include <fmt/format.h>
 
@@ -60,7 +61,7 @@ std::string summaryTable(const Profile& p) {
 }
 
 std::string findingsHtml(const Profile& p) {
-    if (p.findings.empty()) return "<p>No findings.</p>\n";
+    if (p.findings.empty()) return fmt::format("<p>No findings: {}.</p>\n", esc(noFindingsNote()));
     std::string out;
     for (const Finding& f : p.findings) {
         std::string sev(severityName(f.severity));

@@ -1,5 +1,6 @@
 // Renders a profile as text, Markdown or JSON.
 #include "profiler/report/Report.h"
+#include "profiler/rules/Rules.h"
 
 #include <fmt/format.h>
 
@@ -158,7 +159,7 @@ std::string renderText(const Profile& p, const nlohmann::json& j) {
              100 * op["roof_fraction"].get<double>(), op["bound"].get<std::string>());
     line("");
     if (j["findings"].empty())
-        line("findings: none");
+        line("findings: none — {}", noFindingsNote());
     else
         line("findings:");
     for (const auto& f : j["findings"]) {
@@ -213,7 +214,7 @@ std::string renderMarkdown(const Profile& p, const nlohmann::json& j) {
                            op["cycles"].get<std::int64_t>(), 100 * op["share"].get<double>(),
                            100 * op["roof_fraction"].get<double>(), op["bound"].get<std::string>());
     out += "\n## Findings\n\n";
-    if (j["findings"].empty()) out += "None.\n";
+    if (j["findings"].empty()) out += fmt::format("None: {}.\n", noFindingsNote());
     for (const auto& f : j["findings"]) {
         out += fmt::format("### [{}] {}\n\n{}\n\n", f["severity"].get<std::string>(),
                            mdEscape(f["rule"].get<std::string>()),

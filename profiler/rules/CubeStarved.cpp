@@ -1,5 +1,5 @@
-// Rule: cube tasks are memory bound — MTE2 busy while the cube idles — so larger K tiles or
-// L1 reuse (more output tiles per L1 block) would feed the cube with fewer GM bytes per FLOP.
+// Rule: cube tasks are fed too slowly — MTE2 (GM→L1) busier than the cube — so larger K tiles
+// or L1 reuse (more output tiles per L1 block) would feed the cube with fewer GM bytes per FLOP.
 #include "profiler/rules/RuleSupport.h"
 #include "profiler/rules/Rules.h"
 
@@ -18,7 +18,8 @@ void ruleCubeStarved(const Profile& p, std::vector<Finding>& out) {
         const TaskRun& t = m.tasks[i];
         const PipeRatios& r = p.pipeUtil.tasks[i];
         double mte2 = r.ratio[std::size_t(PipeId::MTE2)], mac = r.ratio[std::size_t(PipeId::M)];
-        if (t.coreType != "AIC" || mte2 < 0.6 || mac >= 0.5) continue;
+        // MTE2 is the pipe that limits the cube: busy most of the task and busier than the MACs.
+        if (t.coreType != "AIC" || mte2 < 0.6 || mac >= mte2) continue;
         double dur = double(t.duration());
         double cube =
             double(std::max(t.busy[std::size_t(PipeId::M)], t.busy[std::size_t(PipeId::MTE1)]));
@@ -36,10 +37,11 @@ void ruleCubeStarved(const Profile& p, std::vector<Finding>& out) {
     const RooflinePoint& point = p.roofline.tasks[worst];
     Finding f;
     f.rule = "cube_starved";
-    f.title = "cube waits for data: memory bound with MTE2 busy and the cube idle";
+    f.title = "cube waits for data: MTE2 (GM→L1) is busier than the cube";
     f.advice = "raise FLOPs per loaded byte: a larger K tile (cube_tile kL1) and L1 reuse "
-               "(mL1 > mL0 or nL1 > nL0, so one L1 block feeds several accumulators); or raise "
-               "l2.hit_ratio in a what-if to see how much L2 reuse would give";
+               "(mL1 > mL0 or nL1 > nL0, so one L1 block feeds several accumulators); "
+               "`pto whatif run.db --set dma.gm_to_l1.rate=2x` shows what a faster GM→L1 path "
+               "would give";
     f.evidence.push_back(fmt::format("task {} on {}: aic_mte2_ratio {}, aic_mac_ratio {}, "
                                      "memory_bound {:.2f} (> 1: memory bound)",
                                      t.name, m.coreOf(t)->name,

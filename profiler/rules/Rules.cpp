@@ -1,7 +1,10 @@
 // The rule table and the severity scale shared by all rules.
 #include "profiler/rules/Rules.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <string_view>
 
 namespace pto::prof {
 
@@ -22,17 +25,39 @@ Severity severityForGain(double fraction) {
     return Severity::Info;
 }
 
+namespace {
+
+using RuleFn = void (*)(const Profile&, std::vector<Finding>&);
+struct Rule {
+    std::string_view name; // the `rule` of the findings it gives
+    RuleFn run;
+};
+constexpr Rule kRules[] = {{"double_buffering", ruleDoubleBuffering},
+                           {"cube_starved", ruleCubeStarved},
+                           {"too_few_tasks", ruleTooFewTasks},
+                           {"scheduler_gaps", ruleSchedulerGaps},
+                           {"slow_core", ruleSlowCore},
+                           {"bandwidth_saturated", ruleBandwidthSaturated},
+                           {"latency_bound", ruleSyncWaits}};
+
+} // namespace
+
 std::vector<Finding> runRules(const Profile& p) {
-    using Rule = void (*)(const Profile&, std::vector<Finding>&);
-    constexpr Rule kRules[] = {ruleDoubleBuffering, ruleCubeStarved, ruleTooFewTasks,
-                               ruleSchedulerGaps,   ruleSlowCore,    ruleBandwidthSaturated,
-                               ruleSyncWaits};
     std::vector<Finding> out;
-    for (Rule rule : kRules) rule(p, out);
+    for (const Rule& rule : kRules) rule.run(p, out);
     std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
         return a.gainCycles > b.gainCycles;
     });
     return out;
+}
+
+std::string noFindingsNote() {
+    std::string names;
+    for (const Rule& rule : kRules)
+        names += fmt::format("{}{}", names.empty() ? "" : ", ", rule.name);
+    return fmt::format("no rule met its threshold; checked {} rules ({}) — thresholds in "
+                       "docs/PROFILER.md, \"Findings\"",
+                       std::size(kRules), names);
 }
 
 } // namespace pto::prof

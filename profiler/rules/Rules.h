@@ -3,6 +3,7 @@
 
 #include "profiler/rules/Finding.h"
 
+#include <string>
 #include <vector>
 
 namespace pto::prof {
@@ -19,5 +20,9 @@ void ruleSyncWaits(const Profile& p, std::vector<Finding>& out);
 
 /// Runs every rule; findings by expected gain, descending.
 std::vector<Finding> runRules(const Profile& p);
+
+/// What a report says when no rule fired: which rules were checked and where their thresholds
+/// are documented, so "none" is never an unexplained blank.
+std::string noFindingsNote();
 
 } // namespace pto::prof

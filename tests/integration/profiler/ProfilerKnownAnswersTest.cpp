@@ -1,6 +1,8 @@
 // The profiler on small programs with known answers: bound classes, the double-buffering
 // finding and its estimated gain against the simulated one, attribution and storage.
 #include "profiler/Profile.h"
+#include "profiler/report/Report.h"
+#include "simulator/arch/ArchConfig.h"
 #include "tests/integration/profiler/ProfilerTraces.h"
 #include "tests/support/Process.h"
 #include "trace_db/TraceReader.h"
@@ -8,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <regex>
 
 namespace pto {
 namespace {
@@ -65,6 +68,40 @@ TEST_F(ProfilerKnownAnswers, LargeMatmulWithGoodTilesIsComputeBound) {
             EXPECT_GT(p.pipeUtil.cores[c].ratio[std::size_t(prof::PipeId::M)], 0.8);
         }
     }
+}
+
+// On the default chip each AIC's GM->L1 DMA, not the cube, limits a well-tiled matmul
+// (docs/PROFILER.md): the report must say so, and the what-if its advice names must exist.
+TEST_F(ProfilerKnownAnswers, AMatmulFedTooSlowlyNamesMte2AndAWhatIfThatExists) {
+    auto p = profile("mm_default", {.program = test::wideMatmulProgram(),
+                                    .level = sim::TraceLevel::Instructions,
+                                    .timingOnly = true});
+    const prof::Finding* f = findRule(p, "cube_starved");
+    ASSERT_NE(f, nullptr) << prof::renderReport(p, {});
+    const std::regex setFlag(R"(--set ([a-z0-9_.]+=[0-9.x]+))");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(f->advice, m, setFlag)) << f->advice;
+    sim::ArchConfig arch; // the embedded default
+    EXPECT_NO_THROW(sim::applyOverride(arch, m[1].str())) << m[1].str();
+    EXPECT_LE(f->gainLow, f->gainCycles);
+    EXPECT_LE(f->gainCycles, f->gainHigh);
+}
+
+// A run no rule fires on (every AIC busy, compute bound) says which rules were checked.
+TEST_F(ProfilerKnownAnswers, NoFindingsIsExplainedNotBlank) {
+    auto p = profile("mm_wide", {.program = test::wideMatmulProgram(),
+                                 .overrides = test::fastMemoryArch(),
+                                 .level = sim::TraceLevel::Tasks,
+                                 .timingOnly = true});
+    ASSERT_TRUE(p.findings.empty()) << prof::renderReport(p, {});
+    const std::string text = prof::renderReport(p, {});
+    EXPECT_NE(text.find("findings: none — no rule met its threshold; checked 7 rules"),
+              std::string::npos)
+        << text;
+    for (const char* rule : {"double_buffering", "cube_starved", "bandwidth_saturated"})
+        EXPECT_NE(text.find(rule), std::string::npos) << rule;
+    const std::string md = prof::renderReport(p, {.format = prof::ReportFormat::Markdown});
+    EXPECT_NE(md.find("None: no rule met its threshold"), std::string::npos) << md;
 }
 
 TEST_F(ProfilerKnownAnswers, MatmulWithTinyTilesIsLatencyBound) {

@@ -45,7 +45,16 @@ std::vector<std::string> fastMemoryArch() {
     // The default 910B-like model feeds one AIC at most 78.4 B/cycle (GM→L1) with a 500-cycle
     // latency per TLOAD on an in-order MTE2, which no tiling the L1 allocator accepts can hide
     // (intensity ≤ 64 FLOP/B needs 128 B/cycle); a chip with a faster memory system can.
-    return {"dma.gm_to_l1.rate=4x", "hbm.bandwidth=4x", "hbm.latency=50 cycles"};
+    return {"dma.gm_to_l1.rate=4x", "hbm.bandwidth=4x", "l2.bandwidth=4x", "hbm.latency=50 cycles"};
+}
+
+std::string wideMatmulProgram() {
+    return R"(func @mm(%a: tensor<768x4096xf16>, %b: tensor<4096x1024xf16>) -> tensor<768x1024xf32> {
+  cube_tile [128, 128], [128, 256], [128, 128]
+  %c = matmul %a, %b
+  return %c
+}
+)";
 }
 
 std::string tinyTileMatmulProgram() {

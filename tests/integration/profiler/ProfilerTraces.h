@@ -27,7 +27,9 @@ RunResult makeTrace(const std::filesystem::path& dir, const std::string& name,
 std::string elementwiseAddProgram();       // 1024x4096 f16 add: memory bound
 std::string largeMatmulProgram();          // 256x4096x256 f16, 128x128x128 tiles
 std::vector<std::string> fastMemoryArch(); // overrides making GM cheap enough to feed the cube
-std::string tinyTileMatmulProgram();       // 256^3 with 32x32x32 tiles: latency bound
-std::string streamingProgram();            // exp*x over 64x8192, 8 tiles per task, 4 tasks
+std::string
+wideMatmulProgram(); // 768x4096x1024: 24 tasks, one per AIC; no finding with fastMemoryArch
+std::string tinyTileMatmulProgram(); // 256^3 with 32x32x32 tiles: latency bound
+std::string streamingProgram();      // exp*x over 64x8192, 8 tiles per task, 4 tasks
 
 } // namespace pto::test
