@@ -148,11 +148,12 @@ void StageRecorder::onStage(const StageEvent& event) {
     if (printed <= m_limits.irTextNodes)
         row.irText = printStage(s);
     else
-        m_writer.add(tracedb::StatRow{"ir_text_omitted", event.ordinal, tracedb::StatSeverity::Info,
-                                      nodes,
-                                      fmt::format("stage {} has {} nodes; print it with pto "
-                                                  "compile --print-after {}",
-                                                  row.name, nodes, event.pass)});
+        m_writer.add(
+            tracedb::StatRow{"ir_text_omitted", event.ordinal, tracedb::StatSeverity::Info, printed,
+                             fmt::format("stage {} would print {} ops, above the "
+                                         "{}-op text limit; print it with pto "
+                                         "compile --print-after {}",
+                                         row.name, printed, m_limits.irTextNodes, event.pass)});
     int64_t stage = m_writer.add(row);
 
     if (isFunction) {

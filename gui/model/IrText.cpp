@@ -3,6 +3,7 @@
 #include "gui/model/IrText.h"
 
 #include "gui/model/LinkResolver.h"
+#include "gui/model/PtoListing.h"
 #include "gui/model/StageCompareModel.h"
 #include "profiler/SqlRows.h"
 
@@ -79,34 +80,64 @@ std::optional<std::int64_t> numberAfter(std::string_view line, std::string_view 
     return value;
 }
 
+/// Why stage `ord` has no ir_text: the recorder's `ir_text_omitted` stats row, else a generic
+/// reason.
+std::string omittedReason(const tracedb::TraceReader& reader, std::int64_t ord,
+                          const std::string& name) {
+    std::string reason;
+    prof::forEachRow(reader,
+                     fmt::format("SELECT description FROM stats WHERE name = 'ir_text_omitted' "
+                                 "AND idx = {} LIMIT 1",
+                                 ord),
+                     [&](auto row) { reason = cellText(row[0]); });
+    if (!reason.empty()) return reason;
+    return fmt::format("stage {} was recorded without its text (big stages are; print it with "
+                       "pto compile --print-after)",
+                       name);
+}
+
 } // namespace
 
 IrText IrText::load(const tracedb::TraceReader& reader, std::int64_t stageId) {
     IrText ir;
     ir.m_stageId = stageId;
-    std::string level;
+    std::string level, name;
+    std::int64_t ord = -1;
     bool found = false;
-    prof::forEachRow(
-        reader,
-        fmt::format("SELECT level, parent_stage_id, ir_text FROM stage WHERE id = {}", stageId),
-        [&](auto row) {
-            found = true;
-            level = cellText(row[0]);
-            ir.m_parentStageId = cellNull(row[1]) ? -1 : cellInt(row[1]);
-            ir.m_text = cellText(row[2]);
-        });
+    prof::forEachRow(reader,
+                     fmt::format("SELECT level, parent_stage_id, ir_text, ord, name FROM stage "
+                                 "WHERE id = {}",
+                                 stageId),
+                     [&](auto row) {
+                         found = true;
+                         level = cellText(row[0]);
+                         ir.m_parentStageId = cellNull(row[1]) ? -1 : cellInt(row[1]);
+                         ir.m_text = cellText(row[2]);
+                         ord = cellInt(row[3]);
+                         name = cellText(row[4]);
+                     });
     if (!found) {
         ir.m_note = fmt::format("stage {} is not in the trace", stageId);
         return ir;
     }
+    bool rebuilt = false;
     if (ir.m_text.empty()) {
-        ir.m_note = fmt::format("stage {} has no ir_text (stages above 20000 nodes are recorded "
-                                "without it; print it with pto compile --print-after)",
-                                stageId);
-        return ir;
+        const std::string reason = omittedReason(reader, ord, name);
+        RebuiltListing listing;
+        if (level == "pto") listing = rebuildPtoListing(reader, stageId);
+        if (listing.instructions == 0) {
+            ir.m_note = reason;
+            return ir;
+        }
+        ir.m_text = std::move(listing.text);
+        ir.m_note = fmt::format("listing rebuilt from the {} recorded instructions, without gm "
+                                "declarations ({})",
+                                listing.instructions, reason);
+        rebuilt = true;
     }
     ir.m_refs.assign(splitLines(ir.m_text).size(), EntityRef{});
     ir.mapLines(reader, level);
+    if (rebuilt) return ir; // the parent stage has no text either: nothing to diff against
     std::string parentText;
     if (ir.m_parentStageId >= 0)
         prof::forEachRow(reader,

@@ -39,6 +39,10 @@ QPlainTextEdit* IrTextView::irEditor() const {
     return m_editor;
 }
 
+QPlainTextEdit* IrTextView::sourceEditor() const {
+    return m_source;
+}
+
 void IrTextView::documentChanged() {
     m_mapper.reset();
     m_links.reset();

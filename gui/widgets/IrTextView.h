@@ -36,6 +36,7 @@ public:
     /// 1-based source line highlighted for the current selection (0: none).
     std::int64_t highlightedSourceLine() const { return m_sourceLine; }
     QPlainTextEdit* irEditor() const;
+    QPlainTextEdit* sourceEditor() const;
     QTabWidget* tabs() const { return m_tabs; }
 
 protected:

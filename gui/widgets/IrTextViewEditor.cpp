@@ -1,4 +1,4 @@
-// Read-only text editor with a change-marker gutter, used by the IR text view.
+// Read-only text editor with a line-number and change-marker gutter, used by the IR text view.
 #include "gui/widgets/IrTextViewEditor.h"
 
 #include <QPainter>
@@ -7,6 +7,11 @@
 #include <algorithm>
 
 namespace pto::gui {
+namespace {
+
+constexpr int kBarWidth = 6; ///< the change bar at the gutter's right edge, with its margin
+
+} // namespace
 
 class IrGutter : public QWidget {
 public:
@@ -28,13 +33,25 @@ IrTextEditor::IrTextEditor(QWidget* parent) : QPlainTextEdit(parent) {
     mono.setStyleHint(QFont::Monospace);
     setFont(mono);
     m_gutter = new IrGutter(this);
-    setViewportMargins(gutterWidth(), 0, 0, 0);
+    updateGutterWidth();
+    connect(this, &QPlainTextEdit::blockCountChanged, this, [this] { updateGutterWidth(); });
     connect(this, &QPlainTextEdit::updateRequest, this, [this](const QRect& rect, int dy) {
         if (dy)
             m_gutter->scroll(0, dy);
         else
             m_gutter->update(0, rect.y(), m_gutter->width(), rect.height());
     });
+}
+
+int IrTextEditor::gutterWidth() const {
+    const int digits = static_cast<int>(QString::number(std::max(1, blockCount())).size());
+    return 8 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * digits + kBarWidth;
+}
+
+void IrTextEditor::updateGutterWidth() {
+    setViewportMargins(gutterWidth(), 0, 0, 0);
+    const QRect r = contentsRect();
+    m_gutter->setGeometry(r.left(), r.top(), gutterWidth(), r.height());
 }
 
 void IrTextEditor::setChangedLines(std::vector<int> lines) {
@@ -81,12 +98,18 @@ void IrTextEditor::resizeEvent(QResizeEvent* event) {
 void IrTextEditor::paintGutter(QPaintEvent*) {
     QPainter painter(m_gutter);
     painter.fillRect(m_gutter->rect(), palette().window());
+    painter.setFont(font());
+    painter.setPen(palette().color(QPalette::PlaceholderText));
+    const int width = gutterWidth();
     QTextBlock block = firstVisibleBlock();
     double top = blockBoundingGeometry(block).translated(contentOffset()).top();
     while (block.isValid() && top <= m_gutter->height()) {
         const double height = blockBoundingRect(block).height();
+        painter.drawText(QRectF(0, top, width - kBarWidth - 4, height), Qt::AlignRight,
+                         QString::number(block.blockNumber() + 1));
         if (std::binary_search(m_changed.begin(), m_changed.end(), block.blockNumber()))
-            painter.fillRect(QRectF(2, top, gutterWidth() - 4, height), QColor(46, 160, 67));
+            painter.fillRect(QRectF(width - kBarWidth + 1, top, kBarWidth - 2, height),
+                             QColor(46, 160, 67));
         top += height;
         block = block.next();
     }

@@ -7,8 +7,8 @@
 
 namespace pto::gui {
 
-/// Lines are 0-based block numbers. Changed lines get a green bar in the gutter; highlighted
-/// lines (the selection) a background colour.
+/// Lines are 0-based block numbers. The gutter shows 1-based line numbers and a green bar on
+/// changed lines; highlighted lines (the selection) get a background colour.
 class IrTextEditor : public QPlainTextEdit {
 public:
     explicit IrTextEditor(QWidget* parent = nullptr);
@@ -20,7 +20,8 @@ public:
     void setHighlightedLines(const std::vector<int>& lines);
     /// The widget point (viewport coordinates) in the middle of 0-based `line`.
     QPoint pointOfLine(int line) const;
-    int gutterWidth() const { return 10; }
+    /// Line numbers wide enough for the last line, plus the change bar.
+    int gutterWidth() const;
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -28,6 +29,7 @@ protected:
 private:
     friend class IrGutter;
     void paintGutter(class QPaintEvent* event);
+    void updateGutterWidth();
 
     QWidget* m_gutter = nullptr;
     std::vector<int> m_changed; ///< ascending

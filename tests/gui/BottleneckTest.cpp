@@ -27,39 +27,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// `program` run by `pto run --timing-only <extraArgs>` into a fixture named `name`.
-fs::path programTrace(const std::string& name, const std::string& program,
-                      const std::string& extraArgs = "") {
-    const fs::path dir = fs::path(PTO_BINARY_DIR) / "gui-fixtures";
-    fs::create_directories(dir);
-    const fs::path trace = dir / (name + ".db");
-    if (test::fixtureIsFresh(trace)) return trace;
-    const fs::path source = dir / (name + ".pto");
-    std::ofstream(source) << program;
-    const fs::path temp = dir / fmt::format("{}.{}.db", name, ::getpid());
-    const auto run = test::runCommand(fmt::format("{} run {} --timing-only {} -o {}", PTO_CLI,
-                                                  test::shellQuote(source.string()), extraArgs,
-                                                  test::shellQuote(temp.string())));
-    EXPECT_EQ(run.exitCode, 0) << run.err;
-    fs::rename(temp, trace);
-    return trace;
-}
-
 /// 1024×4096 f16 add, 48 tasks: 1 FLOP per element over 3 × 2 bytes per element of GM.
 fs::path addTrace() {
-    return programTrace("bottleneck_add",
-                        "func @add(%a: tensor<1024x4096xf16>, %b: tensor<1024x4096xf16>) "
-                        "-> tensor<1024x4096xf16> {\n  vec_tile [16, 1024]\n"
-                        "  %c = add %a, %b\n  return %c\n}\n");
+    return test::programTrace("bottleneck_add",
+                              "func @add(%a: tensor<1024x4096xf16>, %b: tensor<1024x4096xf16>) "
+                              "-> tensor<1024x4096xf16> {\n  vec_tile [16, 1024]\n"
+                              "  %c = add %a, %b\n  return %c\n}\n",
+                              "--timing-only");
 }
 
 /// A compute-bound matmul on every AIC of a chip with fast memory: no rule fires.
 fs::path noFindingsTrace() {
-    return programTrace(
+    return test::programTrace(
         "bottleneck_no_findings",
         "func @mm(%a: tensor<768x4096xf16>, %b: tensor<4096x1024xf16>) -> tensor<768x1024xf32> {\n"
         "  cube_tile [128, 128], [128, 256], [128, 128]\n  %c = matmul %a, %b\n  return %c\n}\n",
-        "--set dma.gm_to_l1.rate=4x --set hbm.bandwidth=4x --set l2.bandwidth=4x "
+        "--timing-only --set dma.gm_to_l1.rate=4x --set hbm.bandwidth=4x --set l2.bandwidth=4x "
         "--set 'hbm.latency=50 cycles'");
 }
 

@@ -2,6 +2,7 @@
 // mapping checked against the node table, and the view linked to the selection both ways.
 #include "gui/model/IrText.h"
 #include "gui/model/LinkResolver.h"
+#include "gui/model/PtoListing.h"
 #include "gui/widgets/IrTextView.h"
 #include "gui/widgets/IrTextViewEditor.h"
 #include "tests/gui/DiffFixtures.h"
@@ -173,6 +174,106 @@ TEST(GuiIrText, LinesMapToTheNodesAndInstructionsTheyPrint) {
         }
         EXPECT_GT(linked, 0u) << stage.name;
     }
+}
+
+/// `line` without the column of its `!loc line:col` (the instr table keeps the line only).
+std::string withoutColumn(std::string_view line) {
+    std::string out(line);
+    const std::size_t loc = out.find(" !loc ");
+    if (loc == std::string::npos) return out;
+    const std::size_t colon = out.find(':', loc);
+    return colon == std::string::npos ? out : out.substr(0, colon);
+}
+
+TEST(GuiIrText, RebuiltListingMatchesThePrintedOneLineForLine) {
+    const auto reader = tracedb::TraceReader::open(test::sampleTrace("matmul"));
+    std::int64_t pto = -1;
+    for (const auto& s : reader.stages())
+        if (s.level == tracedb::StageLevel::Pto) pto = s.id;
+    ASSERT_GE(pto, 0);
+    std::vector<std::string> printed; // kernels and instructions of the printer's listing
+    bool inKernel = false;
+    for (std::string_view line : splitLines(stageText(reader, pto))) {
+        if (line.starts_with("kernel @")) inKernel = true;
+        if (inKernel) printed.push_back(withoutColumn(line));
+        if (line == "}") inKernel = false;
+    }
+    const RebuiltListing rebuilt = rebuildPtoListing(reader, pto);
+    std::vector<std::string> lines;
+    for (std::string_view line : splitLines(rebuilt.text)) lines.emplace_back(line);
+    EXPECT_EQ(lines, printed);
+    EXPECT_EQ(rebuilt.instructions, std::int64_t(reader.instrs().size()));
+}
+
+/// 2048×1024 add in 16×16 tiles: 32 769 tile ops, above the recorder's 20 000-op text limit.
+std::filesystem::path bigRunTrace() {
+    return test::programTrace("ir_text_big",
+                              "func @add(%a: tensor<2048x1024xf16>, %b: tensor<2048x1024xf16>) "
+                              "-> tensor<2048x1024xf16> {\n  vec_tile [16, 16]\n"
+                              "  %c = add %a, %b\n  return %c\n}\n",
+                              "--timing-only --trace tasks");
+}
+
+TEST(GuiIrText, ABigRunShowsItsPtoListingAndSaysWhyTileStagesHaveNoText) {
+    StudioContext context;
+    context.setDocument(TraceDocument::open(bigRunTrace()));
+    IrTextView view(context);
+    view.resize(900, 700);
+    view.show();
+    const auto& reader = context.document()->reader();
+    std::int64_t tile = -1, pto = -1;
+    for (const auto& s : reader.stages()) {
+        if (s.pass == "expand-tiles") tile = s.id;
+        if (s.level == tracedb::StageLevel::Pto) pto = s.id;
+    }
+    ASSERT_GE(tile, 0);
+    ASSERT_GE(pto, 0);
+    view.setStage(tile);
+    EXPECT_TRUE(view.irText().text().empty());
+    EXPECT_NE(view.irText().note().find("tile.expand-tiles would print 32769 ops"),
+              std::string::npos)
+        << view.irText().note();
+
+    view.setStage(pto);
+    const auto instrs =
+        reader.query(fmt::format("SELECT count(*) FROM instr WHERE stage_id = {}", pto));
+    const auto count = std::get<std::int64_t>(instrs.rows.at(0).at(0));
+    EXPECT_GT(count, 20000);
+    EXPECT_NE(view.irText().note().find(fmt::format("rebuilt from the {} recorded", count)),
+              std::string::npos)
+        << view.irText().note();
+    EXPECT_TRUE(view.irText().mapped()) << view.irText().note();
+    EXPECT_EQ(view.irText().lineCount(), std::size_t(count + 2 * 48)); // 48 kernels: `{`, `}`
+    // Clicking the first instruction line selects instruction 1.
+    auto* editor = static_cast<IrTextEditor*>(view.irEditor());
+    QTest::mouseClick(editor->viewport(), Qt::LeftButton, {}, editor->pointOfLine(1));
+    EXPECT_EQ(context.selection().current(), EntityRef::instr(1));
+}
+
+TEST(GuiIrText, BothTabsNumberTheirLines) {
+    const auto trace = test::sampleTrace("matmul");
+    StudioContext context;
+    context.setDocument(TraceDocument::open(trace));
+    IrTextView view(context);
+    view.resize(900, 700);
+    view.show();
+    for (QPlainTextEdit* plain : {view.irEditor(), view.sourceEditor()}) {
+        auto* editor = static_cast<IrTextEditor*>(plain);
+        ASSERT_GT(editor->blockCount(), 1);
+        // Room for the last line's number, plus the change bar.
+        const int digits = int(std::to_string(editor->blockCount()).size());
+        EXPECT_GE(editor->gutterWidth(), digits * editor->fontMetrics().horizontalAdvance('9') + 6);
+        const QImage image = editor->grab().toImage();
+        const int width = editor->gutterWidth() - 8;
+        const int y = editor->pointOfLine(0).y();
+        const QColor background = image.pixelColor(1, y);
+        int ink = 0; // pixels of the number "1" on the first line
+        for (int x = 0; x < width; ++x)
+            for (int dy = -3; dy <= 3; ++dy)
+                if (image.pixelColor(x, y + dy) != background) ++ink;
+        EXPECT_GT(ink, 0) << "no line number drawn on line 1";
+    }
+    test::saveScreenshot(view, "ir_text_line_numbers");
 }
 
 TEST(GuiIrText, ViewMarksChangesAndFollowsTheSelectionBothWays) {

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -48,6 +49,18 @@ bool fixtureIsFresh(const std::filesystem::path& fixture) {
 std::filesystem::path sampleTrace(const std::string& sample, const std::string& extraArgs) {
     const std::string source = fmt::format("{}/samples/{}.pto", PTO_SOURCE_DIR, sample);
     return makeTrace("run_" + sampleKey(sample, extraArgs),
+                     fmt::format("{} run {} {}", PTO_CLI, shellQuote(source), extraArgs));
+}
+
+std::filesystem::path programTrace(const std::string& name, const std::string& program,
+                                   const std::string& extraArgs) {
+    const std::filesystem::path dir = std::filesystem::path(PTO_BINARY_DIR) / "gui-fixtures";
+    std::filesystem::create_directories(dir);
+    const std::filesystem::path source = dir / (name + ".pto");
+    const std::filesystem::path temp = dir / fmt::format("{}.{}.tmp.pto", name, ::getpid());
+    std::ofstream(temp) << program;
+    std::filesystem::rename(temp, source); // whole, for a concurrent test reading it
+    return makeTrace("program_" + name,
                      fmt::format("{} run {} {}", PTO_CLI, shellQuote(source), extraArgs));
 }
 

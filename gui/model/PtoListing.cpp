@@ -1,0 +1,52 @@
+// Rebuilds an emit-pto stage's listing from the trace's instr and kernel-node rows.
+#include "gui/model/PtoListing.h"
+
+#include "profiler/SqlRows.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace pto::gui {
+
+using prof::cellInt;
+using prof::cellNull;
+using prof::cellText;
+
+RebuiltListing rebuildPtoListing(const tracedb::TraceReader& reader, std::int64_t stageId) {
+    std::map<std::int64_t, std::string> kernels; // block id → `kernel @name core {`
+    prof::forEachRow(reader,
+                     fmt::format("SELECT id, name, core FROM node WHERE stage_id = {} AND kind = "
+                                 "'kernel'",
+                                 stageId),
+                     [&](auto row) {
+                         kernels[cellInt(row[0])] =
+                             fmt::format("kernel @{} {} {{\n", cellText(row[1]), cellText(row[2]));
+                     });
+    RebuiltListing out;
+    std::int64_t block = -1;
+    prof::forEachRow(
+        reader,
+        fmt::format("SELECT block_id, pipe, opcode, operands, tile_op_id, src_line FROM instr "
+                    "WHERE stage_id = {} ORDER BY id",
+                    stageId),
+        [&](auto row) {
+            if (const std::int64_t b = cellInt(row[0]); b != block) {
+                if (block >= 0) out.text += "}\n";
+                block = b;
+                const auto it = kernels.find(b);
+                out.text +=
+                    it != kernels.end() ? it->second : fmt::format("kernel @block{} {{\n", b);
+            }
+            out.text += fmt::format("  {:<4} {:<13} {}", cellText(row[1]), cellText(row[2]),
+                                    cellText(row[3]));
+            if (!cellNull(row[4])) out.text += fmt::format(" !op {}", cellInt(row[4]));
+            if (!cellNull(row[5])) out.text += fmt::format(" !loc {}", cellInt(row[5]));
+            out.text += '\n';
+            ++out.instructions;
+        });
+    if (block >= 0) out.text += "}\n";
+    return out;
+}
+
+} // namespace pto::gui
