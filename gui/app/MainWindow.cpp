@@ -3,7 +3,9 @@
 
 #include "gui/app/ShortcutsDialog.h"
 #include "gui/app/Views.h"
+#include "gui/widgets/GraphViewCanvas.h"
 #include "gui/widgets/StudioView.h"
+#include "gui/widgets/TimelineCanvas.h"
 #include "gui/widgets/ViewExport.h"
 
 #include <QAction>
@@ -18,6 +20,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTextDocument>
@@ -44,7 +47,7 @@ void showPlainMessage(QWidget* parent, QMessageBox::Icon icon, const QString& ti
     box.exec();
 }
 
-constexpr int kLayoutVersion = 1;
+constexpr int kDockStateVersion = 1;
 
 QString localFileOf(const QMimeData* mime) {
     if (!mime || !mime->hasUrls()) return {};
@@ -71,7 +74,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     createMenus();
     connect(&m_context, &StudioContext::documentChanged, this, &MainWindow::updateStatus);
     updateStatus();
-    resize(1400, 900);
+    // 1400×900 where it fits; on a smaller screen nine tenths of what it has.
+    const QSize available = screen() ? screen()->availableGeometry().size() : QSize(1400, 900);
+    resize(QSize(1400, 900).boundedTo(available * 0.9));
 }
 
 void MainWindow::createViews() {
@@ -175,7 +180,7 @@ QDockWidget* MainWindow::dockOf(const StudioView* view) const {
 void MainWindow::saveLayout() const {
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());
-    settings.setValue(kStateKey, saveState(kLayoutVersion));
+    settings.setValue(kStateKey, saveState(kDockStateVersion));
 }
 
 bool MainWindow::restoreLayout() {
@@ -183,7 +188,7 @@ bool MainWindow::restoreLayout() {
     const QByteArray geometry = settings.value(kGeometryKey).toByteArray();
     const QByteArray state = settings.value(kStateKey).toByteArray();
     if (!geometry.isEmpty()) restoreGeometry(geometry);
-    const bool restored = !state.isEmpty() && restoreState(state, kLayoutVersion);
+    const bool restored = !state.isEmpty() && restoreState(state, kDockStateVersion);
     if (restored) m_frontDocks.clear(); // the saved layout says which tabs are in front
     return restored;
 }
@@ -231,6 +236,10 @@ std::vector<std::pair<QString, QString>> MainWindow::shortcuts() const {
         if (name.isEmpty()) name = action->toolTip();
         list.emplace_back(name, keys.join(QStringLiteral(", ")));
     }
+    for (const auto& [what, key] : TimelineCanvas::keyHelp())
+        list.emplace_back(tr("Timeline: %1").arg(what), key);
+    for (const auto& [what, key] : GraphViewCanvas::keyHelp())
+        list.emplace_back(tr("Graph: %1").arg(what), key);
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
     return list;

@@ -114,6 +114,9 @@ QWidget* GraphView::buildToolbar() {
     m_search = new QLineEdit(bar);
     m_search->setPlaceholderText(tr("Search ops (Enter)"));
     m_search->setClearButtonEnabled(true);
+    // Never squeezed below its placeholder by the stage picker beside it.
+    m_search->setMinimumWidth(
+        m_search->fontMetrics().horizontalAdvance(m_search->placeholderText()) + 40);
     connect(m_search, &QLineEdit::returnPressed, this, &GraphView::runSearch);
     m_overlayCombo = new QComboBox(bar);
     for (auto kind : {OverlayKind::None, OverlayKind::Cycles, OverlayKind::Bound,
@@ -180,6 +183,8 @@ void GraphView::documentChanged() {
     m_worker->cancel();
     m_links.reset();
     m_stageId = -1;
+    m_search->clear();
+    m_searchHits.clear();
     m_model->clear();
     m_canvas->setScene(nullptr, {}, false);
     m_worker->setTrace(document() ? document()->path() : std::filesystem::path());

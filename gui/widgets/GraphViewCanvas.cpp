@@ -223,6 +223,13 @@ void GraphViewCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
     if (slot >= 0) emit slotActivated(slot);
 }
 
+std::vector<std::pair<QString, QString>> GraphViewCanvas::keyHelp() {
+    return {{tr("zoom in"), tr("+")},
+            {tr("zoom out"), tr("-")},
+            {tr("fit the whole graph"), QStringLiteral("F")},
+            {tr("open the highlighted node"), tr("Return")}};
+}
+
 void GraphViewCanvas::keyPressEvent(QKeyEvent* event) {
     const QPointF mid(width() / 2.0, height() / 2.0);
     switch (event->key()) {

@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace pto::gui {
@@ -34,6 +35,8 @@ class GraphViewCanvas : public QWidget {
 public:
     explicit GraphViewCanvas(QWidget* parent = nullptr);
     ~GraphViewCanvas() override;
+    /// The keys the canvas handles, as (what it does, key) for the shortcuts dialog.
+    static std::vector<std::pair<QString, QString>> keyHelp();
 
     /// Shows a new layout; keeps the camera when `keepView`, otherwise fits the whole graph.
     void setScene(std::shared_ptr<const LayoutResult> layout, GraphSceneText text, bool keepView);

@@ -42,6 +42,17 @@ TimelineCanvas::TimelineCanvas(TimelineTrackModel& tracks, TimelineSliceCache& s
     });
 }
 
+void TimelineCanvas::setEmptyText(QString text) {
+    m_emptyText = std::move(text);
+    update();
+}
+
+std::vector<std::pair<QString, QString>> TimelineCanvas::keyHelp() {
+    return {{tr("zoom in"), QStringLiteral("W")},  {tr("zoom out"), QStringLiteral("S")},
+            {tr("pan left"), QStringLiteral("A")}, {tr("pan right"), QStringLiteral("D")},
+            {tr("scroll tracks"), tr("Up, Down")}, {tr("clear the area selection"), tr("Esc")}};
+}
+
 void TimelineCanvas::reset(std::unordered_map<std::int64_t, QString> names, double clockHz) {
     m_names = std::move(names);
     m_clockHz = clockHz;
@@ -204,9 +215,7 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
     p.drawText(QRect(6, 0, kHeaderWidth - 8, kRulerHeight), Qt::AlignVCenter,
                m_clockHz > 0 ? tr("cycles\nµs") : tr("cycles"));
     if (m_tracks.rows().empty() && m_tracks.pinnedRows().empty())
-        p.drawText(trackArea, Qt::AlignCenter,
-                   tr("No timeline: this trace has no simulation run.\n"
-                      "Run it with `pto run` to see slices here."));
+        p.drawText(trackArea, Qt::AlignCenter, m_emptyText);
     m_frameMillis = double(m_frameTimer.nsecsElapsed()) / 1e6;
     ++m_frames;
     if (m_incomplete) QTimer::singleShot(0, this, [this] { update(); });

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace pto::gui {
@@ -46,6 +47,11 @@ public:
 
     /// After a new document: names of slices, clock, and the time bounds from the tracks.
     void reset(std::unordered_map<std::int64_t, QString> names, double clockHz);
+    /// What the canvas says when it has no track to draw (no trace, or a compile-only one).
+    void setEmptyText(QString text);
+    const QString& emptyText() const { return m_emptyText; }
+    /// The keys the canvas handles, as (what it does, key) for the shortcuts dialog.
+    static std::vector<std::pair<QString, QString>> keyHelp();
     void setLod(std::shared_ptr<const TimelineLod> lod);
     const TimelineLod* lod() const { return m_lod.get(); }
 
@@ -117,6 +123,7 @@ private:
     TimelineViewport m_viewport;
     std::shared_ptr<const TimelineLod> m_lod;
     std::unordered_map<std::int64_t, QString> m_names;
+    QString m_emptyText;
     double m_clockHz = 0;
     TimelineFrame m_frame;
     std::vector<TimelineFlow> m_flows;

@@ -184,6 +184,8 @@ void TimelineView::documentChanged() {
     m_links.reset();
     m_details->clear();
     m_aggregate->clear();
+    m_searchBox->clear(); // a query of the previous trace would name slices this one lacks
+    m_matchLabel->clear();
     m_names.clear();
     const TraceDocument* doc = document();
     try {
@@ -208,6 +210,10 @@ void TimelineView::documentChanged() {
             break;
         }
     }
+    m_canvas->setEmptyText(
+        doc ? tr("No timeline: this trace has no simulation run.\n"
+                 "Run it with `pto run` to see slices here.")
+            : tr("No trace open: File → Open (Ctrl+O) or drop a trace file here."));
     if (!doc) {
         m_status->setText(tr("No trace open"));
     } else if (m_tracks->tracks().empty()) {

@@ -3,11 +3,16 @@
 #include "gui/app/MainWindow.h"
 #include "gui/app/ShortcutsDialog.h"
 #include "gui/app/Views.h"
+#include "gui/model/TimelineDetailsModel.h"
+#include "gui/model/TimelineSearchModel.h"
 #include "gui/model/UtilizationModel.h"
 #include "gui/widgets/BottleneckView.h"
+#include "gui/widgets/GraphView.h"
 #include "gui/widgets/SqlConsole.h"
 #include "gui/widgets/StudioView.h"
 #include "gui/widgets/Theme.h"
+#include "gui/widgets/TimelineCanvas.h"
+#include "gui/widgets/TimelineView.h"
 #include "tests/gui/support/Fixtures.h"
 #include "tests/support/Process.h"
 
@@ -17,9 +22,11 @@
 #include <QDropEvent>
 #include <QFile>
 #include <QImage>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -183,6 +190,28 @@ TEST_F(Shell, TheRecentFileIsReopenedWhenAsked) {
     ASSERT_NE(on.context().document(), nullptr);
 }
 
+TEST_F(Shell, OpeningAnotherTraceForgetsTheSearchAndTheSelectedSlice) {
+    MainWindow window;
+    window.resize(1200, 800);
+    window.show();
+    ASSERT_TRUE(window.openFile(qpath(test::sampleTrace("softmax")), true).isEmpty());
+    auto* timeline = window.findChild<TimelineView*>();
+    auto* graph = window.findChild<GraphView*>();
+    ASSERT_NE(timeline, nullptr);
+    ASSERT_NE(graph, nullptr);
+    ASSERT_GT(timeline->searchFor(QStringLiteral("exp")), 0);
+    timeline->nextMatch(); // selects the match: the details panel shows it
+    EXPECT_GT(timeline->details().rowCount(), 0);
+    graph->searchField().setText(QStringLiteral("exp"));
+
+    ASSERT_TRUE(window.openFile(qpath(test::sampleTrace("matmul")), true).isEmpty());
+    EXPECT_TRUE(timeline->searchBox()->text().isEmpty())
+        << timeline->searchBox()->text().toStdString();
+    EXPECT_TRUE(timeline->search().matches().empty());
+    EXPECT_EQ(timeline->details().rowCount(), 0);
+    EXPECT_TRUE(graph->searchField().text().isEmpty());
+}
+
 TEST_F(Shell, HelpListsEveryShortcutIncludingCtrlO) {
     MainWindow window;
     window.show();
@@ -206,6 +235,36 @@ TEST_F(Shell, HelpListsEveryShortcutIncludingCtrlO) {
         << rows.join(' ').toStdString();
     EXPECT_TRUE(rows.contains(QStringLiteral("Export view as PNG/SVG...=Ctrl+E")))
         << rows.join(' ').toStdString();
+    // The keys the timeline and graph canvases handle themselves are listed too.
+    for (const char* row :
+         {"Timeline: zoom in=W", "Timeline: zoom out=S", "Timeline: pan left=A",
+          "Timeline: pan right=D", "Timeline: clear the area selection=Esc", "Graph: zoom in=+",
+          "Graph: zoom out=-", "Graph: fit the whole graph=F"})
+        EXPECT_TRUE(rows.contains(QString::fromUtf8(row))) << row;
+}
+
+TEST_F(Shell, FitsTheScreenAndSaysWhatToDoWithNoTraceOpen) {
+    MainWindow window;
+    window.show();
+    // Never larger than the screen, except where the views' minimum sizes need more (the
+    // offscreen screen is 800 px wide; the default dock layout needs ~1360).
+    const QSize available = window.screen()->availableGeometry().size();
+    const QSize least = window.minimumSizeHint();
+    EXPECT_LE(window.width(), std::max(available.width(), least.width()));
+    EXPECT_LE(window.height(), std::max(available.height(), least.height()));
+    auto* timeline = window.findChild<TimelineView*>();
+    ASSERT_NE(timeline, nullptr);
+    EXPECT_TRUE(timeline->canvas().emptyText().contains(QStringLiteral("No trace open")))
+        << timeline->canvas().emptyText().toStdString();
+    ASSERT_TRUE(window.openFile(qpath(test::compiledTrace("matmul")), true).isEmpty());
+    EXPECT_TRUE(timeline->canvas().emptyText().contains(QStringLiteral("no simulation run")));
+    // The graph's search box keeps room for its placeholder at the default size.
+    auto* graph = window.findChild<GraphView*>();
+    ASSERT_NE(graph, nullptr);
+    const QLineEdit& search = graph->searchField();
+    EXPECT_GE(search.minimumWidth(),
+              search.fontMetrics().horizontalAdvance(search.placeholderText()));
+    test::saveScreenshot(window, "shell_no_trace_fits_screen");
 }
 
 TEST_F(Shell, ExportsTheActiveViewAsPngAndSvg) {
