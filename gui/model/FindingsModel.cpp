@@ -30,6 +30,15 @@ const prof::Finding& FindingsModel::finding(int row) const {
     return m_profile->findings.at(static_cast<std::size_t>(row));
 }
 
+EntityRef FindingsModel::entityOf(int row) const {
+    const prof::Finding& f = finding(row);
+    if (!f.entityId) return {};
+    if (f.entity == "core") return EntityRef::track(*f.entityId);
+    if (f.entity == "task") return EntityRef::node(m_profile->model.execStageId, *f.entityId);
+    if (f.entity == "tensor_op") return EntityRef::node(m_profile->model.rootStageId, *f.entityId);
+    return {};
+}
+
 QString FindingsModel::details(int row) const {
     if (row < 0 || row >= rowCount()) return {};
     const prof::Finding& f = finding(row);

@@ -1,6 +1,8 @@
 // The profiler's findings as a table: severity, title, estimated gain and what it is about.
 #pragma once
 
+#include "gui/model/SelectionModel.h"
+
 #include <QAbstractTableModel>
 
 #include <memory>
@@ -28,6 +30,9 @@ public:
     const prof::Finding& finding(int row) const;
     /// Title, evidence lines, advice and the gain range as plain text.
     QString details(int row) const;
+    /// What the finding names, as the shared selection knows it: a core's track, an Exec-stage
+    /// task node or a root-stage Tensor op node (None when it names nothing).
+    EntityRef entityOf(int row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -153,14 +153,14 @@ void BottleneckView::connectClicks() {
     connect(m_findingsTable, &QTableView::clicked, this, [this](const QModelIndex& index) {
         const int row = sourceRow(m_findingsTable, index);
         m_details->setPlainText(m_findings->details(row));
-        const prof::Finding& f = m_findings->finding(row);
-        if (!f.entityId) return;
-        if (f.entity == "core") selection().select(EntityRef::track(*f.entityId), this);
-        if (f.entity == "tensor_op")
-            selection().select(EntityRef::node(m_opCost->rootStage(), *f.entityId), this);
-        if (f.entity == "task" && m_roofline->mode() == RooflineModel::Mode::Tasks)
+        // The timeline follows the selection to the core's track or the task's slice.
+        const EntityRef ref = m_findings->entityOf(row);
+        if (ref.isNone()) return;
+        selection().select(ref, this);
+        if (ref.kind == EntityRef::Kind::Node && m_roofline->mode() == RooflineModel::Mode::Tasks &&
+            ref.stageId == m_roofline->entityStage())
             for (int r = 0; r < m_roofline->rowCount(); ++r)
-                if (m_roofline->entityId(r) == *f.entityId) selectTaskOrOp(r);
+                if (m_roofline->entityId(r) == ref.id) m_chart->setHighlightedRow(r);
     });
     connect(m_utilizationTable, &QTableView::clicked, this, [this](const QModelIndex& index) {
         const std::int64_t track = m_utilization->trackId(sourceRow(m_utilizationTable, index));

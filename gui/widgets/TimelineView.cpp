@@ -302,6 +302,28 @@ void TimelineView::selectSlice(std::int64_t sliceId, bool reveal) {
     selection().select(EntityRef::slice(sliceId), this);
 }
 
+std::int64_t TimelineView::taskSliceOf(const EntityRef& ref) const {
+    std::int64_t slice = -1;
+    document()->reader().query(
+        fmt::format("SELECT s.id FROM node n JOIN slice s ON s.task_id = n.id AND s.category = "
+                    "'task' WHERE n.stage_id = {} AND n.id = {} AND n.kind = 'task' AND "
+                    "n.stage_id = (SELECT max(id) FROM stage WHERE level = 'exec') ORDER BY s.ts "
+                    "LIMIT 1",
+                    ref.stageId, ref.id),
+        [&](auto, auto row) {
+            slice = std::get<std::int64_t>(row[0]);
+            return false;
+        });
+    return slice;
+}
+
+void TimelineView::revealTrack(int track) {
+    for (int up = track >= 0 ? m_tracks->track(track).parent : -1; up >= 0;
+         up = m_tracks->track(up).parent)
+        m_tracks->setExpanded(up, true);
+    m_canvas->scrollToTrack(track);
+}
+
 void TimelineView::showSlice(std::int64_t sliceId, bool reveal) {
     const TraceDocument* doc = document();
     if (!doc || !m_links) return;
@@ -318,11 +340,7 @@ void TimelineView::showSlice(std::int64_t sliceId, bool reveal) {
                 if (double(v(0)) < vp.begin() || double(v(0) + v(1)) > vp.end() ||
                     double(v(1)) < vp.cyclesPerPixel())
                     vp.reveal(v(0), v(0) + v(1));
-                int track = m_tracks->indexOfTrackId(v(2));
-                for (int up = track >= 0 ? m_tracks->track(track).parent : -1; up >= 0;
-                     up = m_tracks->track(up).parent)
-                    m_tracks->setExpanded(up, true);
-                m_canvas->scrollToTrack(track);
+                revealTrack(m_tracks->indexOfTrackId(v(2)));
                 return false;
             });
     }
@@ -362,6 +380,10 @@ void TimelineView::follow(const EntityRef& ref) {
         showSlice(ref.id, true);
         return;
     case EntityRef::Kind::Node:
+        if (const std::int64_t task = taskSliceOf(ref); task >= 0) {
+            showSlice(task, true); // an Exec-stage task: its slice, on its core's track
+            return;
+        }
         m_canvas->setSelectedSlice(-1);
         m_canvas->setHighlightedOp(m_links->tensorOpOfNode(ref.stageId, ref.id));
         return;
@@ -369,7 +391,7 @@ void TimelineView::follow(const EntityRef& ref) {
         m_canvas->setHighlightedOp(m_links->tensorOpOfInstr(ref.id));
         return;
     case EntityRef::Kind::Track:
-        m_canvas->scrollToTrack(m_tracks->indexOfTrackId(ref.id));
+        revealTrack(m_tracks->indexOfTrackId(ref.id));
         return;
     case EntityRef::Kind::None:
         m_canvas->setSelectedSlice(-1);

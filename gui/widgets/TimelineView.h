@@ -71,6 +71,10 @@ private:
     void followSelection(const EntityRef& ref, const QObject* origin);
     void follow(const EntityRef& ref);
     void showSlice(std::int64_t sliceId, bool reveal);
+    /// The task slice of an Exec-stage task node (the last Exec stage's), or -1.
+    std::int64_t taskSliceOf(const EntityRef& ref) const;
+    /// Expands the track's parents and scrolls it into view.
+    void revealTrack(int track);
     void showArea(const TimelineArea& area);
     void addQueryTrack(std::shared_ptr<const QueryTrack> track);
     void updateFlows();

@@ -3,9 +3,13 @@
 #include "gui/model/FindingsModel.h"
 #include "gui/model/OpCostModel.h"
 #include "gui/model/RooflineModel.h"
+#include "gui/model/TimelineDetailsModel.h"
+#include "gui/model/TimelineTrackModel.h"
 #include "gui/model/UtilizationModel.h"
 #include "gui/widgets/BottleneckView.h"
 #include "gui/widgets/RooflineChart.h"
+#include "gui/widgets/TimelineCanvas.h"
+#include "gui/widgets/TimelineView.h"
 #include "profiler/Profile.h"
 #include "tests/gui/support/Fixtures.h"
 #include "tests/support/Process.h"
@@ -44,6 +48,15 @@ fs::path noFindingsTrace() {
         "  cube_tile [128, 128], [128, 256], [128, 128]\n  %c = matmul %a, %b\n  return %c\n}\n",
         "--timing-only --set dma.gm_to_l1.rate=4x --set hbm.bandwidth=4x --set l2.bandwidth=4x "
         "--set 'hbm.latency=50 cycles'");
+}
+
+/// The same matmul on the default chip: each AIC's GM->L1 DMA limits it (cube_starved, a task).
+fs::path cubeStarvedTrace() {
+    return test::programTrace(
+        "bottleneck_cube_starved",
+        "func @mm(%a: tensor<768x4096xf16>, %b: tensor<4096x1024xf16>) -> tensor<768x1024xf32> {\n"
+        "  cube_tile [128, 128], [128, 256], [128, 128]\n  %c = matmul %a, %b\n  return %c\n}\n",
+        "--timing-only");
 }
 
 std::int64_t sqlInt(const fs::path& trace, const std::string& sql) {
@@ -211,6 +224,37 @@ TEST_F(BottleneckTest, NoFindingsSaysWhichRulesWereChecked) {
     EXPECT_EQ(m_view->findings().rowCount(), 0);
     EXPECT_TRUE(m_view->detailsText().contains(QStringLiteral("checked 7 rules")))
         << m_view->detailsText().toStdString();
+}
+
+TEST_F(BottleneckTest, ClickingATaskFindingSelectsItsSliceOnItsCoreInTheTimeline) {
+    TimelineView timeline(m_context);
+    timeline.resize(1200, 500);
+    timeline.show();
+    const fs::path trace = cubeStarvedTrace();
+    open(trace);
+    int row = -1;
+    for (int r = 0; r < m_view->findings().rowCount(); ++r)
+        if (m_view->findings().finding(r).rule == "cube_starved") row = r;
+    ASSERT_GE(row, 0) << "no cube_starved finding";
+    const std::int64_t task = *m_view->findings().finding(row).entityId;
+    clickRow(m_view->findingsTable(), row);
+
+    const std::int64_t slice = sqlInt(
+        trace, fmt::format("SELECT id FROM slice WHERE task_id = {} AND category = 'task'", task));
+    EXPECT_EQ(timeline.canvas().selectedSlice(), slice);
+    EXPECT_GT(timeline.details().rowCount(), 0);
+    // The task's core track is on screen.
+    const std::int64_t trackId =
+        sqlInt(trace, fmt::format("SELECT track_id FROM slice WHERE id = {}", slice));
+    const int track = timeline.tracks().indexOfTrackId(trackId);
+    bool visible = false;
+    for (const TimelineRow& r : timeline.tracks().rows())
+        if (r.track == track)
+            visible = r.y >= timeline.canvas().scrollY() &&
+                      r.y + r.height <= timeline.canvas().scrollY() + timeline.canvas().height() -
+                                            TimelineCanvas::kRulerHeight;
+    EXPECT_TRUE(visible) << "track " << trackId << " is off screen";
+    test::saveScreenshot(timeline, "bottleneck_finding_reveals_core");
 }
 
 TEST_F(BottleneckTest, ACompileOnlyTraceSaysWhyItIsEmpty) {
