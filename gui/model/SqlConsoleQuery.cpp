@@ -99,6 +99,26 @@ bool hasTimeColumns(const QStringList& columns) {
            columnIndex(columns, QStringLiteral("dur")) >= 0;
 }
 
+/// Puts each item (sorted by ts) in the first lane free at its start, up to kMaxLanes; the
+/// rest share the last lane.
+void stackItems(std::vector<QueryTrack::Item>& items) {
+    constexpr std::size_t kMaxLanes = 256;
+    std::vector<std::int64_t> laneEnds;
+    for (QueryTrack::Item& item : items) {
+        const std::int64_t end = item.ts + std::max<std::int64_t>(item.dur, 1);
+        auto lane = std::find_if(laneEnds.begin(), laneEnds.end(),
+                                 [&](std::int64_t busyUntil) { return busyUntil <= item.ts; });
+        if (lane == laneEnds.end()) {
+            if (laneEnds.size() < kMaxLanes)
+                lane = laneEnds.insert(laneEnds.end(), end);
+            else
+                lane = laneEnds.end() - 1;
+        }
+        *lane = std::max(*lane, end);
+        item.depth = static_cast<int>(lane - laneEnds.begin());
+    }
+}
+
 std::optional<QueryTrack> queryTrackOf(const SqlConsoleResult& result) {
     if (!result.ok() || !hasTimeColumns(result.columns)) return std::nullopt;
     const int ts = columnIndex(result.columns, QStringLiteral("ts"));
@@ -130,6 +150,7 @@ std::optional<QueryTrack> queryTrackOf(const SqlConsoleResult& result) {
     if (oneTrack && !manyTracks) out.trackId = *oneTrack;
     std::stable_sort(out.items.begin(), out.items.end(),
                      [](const auto& a, const auto& b) { return a.ts < b.ts; });
+    stackItems(out.items);
     return out;
 }
 

@@ -149,6 +149,7 @@ int TimelineTrackModel::addQueryTrack(std::shared_ptr<const QueryTrack> query) {
         for (const auto& item : query->items) {
             track.minTs = std::min(track.minTs, item.ts);
             track.maxEnd = std::max(track.maxEnd, item.ts + item.dur);
+            track.maxDepth = std::max(track.maxDepth, item.depth);
         }
     }
     track.query = std::move(query);
@@ -160,6 +161,35 @@ int TimelineTrackModel::addQueryTrack(std::shared_ptr<const QueryTrack> query) {
     relayout();
     emit rowsChanged();
     return index;
+}
+
+void TimelineTrackModel::renameQueryTrack(int track, const QString& name) {
+    TimelineTrack& t = m_tracks[std::size_t(track)];
+    if (t.kind != TimelineTrackKind::Query || name.trimmed().isEmpty()) return;
+    t.name = name.trimmed();
+    const QModelIndex index = indexOf(track);
+    emit dataChanged(index, index);
+    emit rowsChanged();
+}
+
+void TimelineTrackModel::removeQueryTrack(int track) {
+    TimelineTrack& t = m_tracks[std::size_t(track)];
+    if (t.kind != TimelineTrackKind::Query || t.parent < 0) return;
+    auto& siblings = m_tracks[std::size_t(t.parent)].children;
+    const int row = t.row;
+    beginRemoveRows(indexOf(t.parent), row, row);
+    siblings.erase(siblings.begin() + row);
+    for (std::size_t i = std::size_t(row); i < siblings.size(); ++i)
+        m_tracks[std::size_t(siblings[i])].row = static_cast<int>(i);
+    // The entry stays (track indexes are positions) but belongs to nothing and draws nothing.
+    t.parent = -1;
+    t.query.reset();
+    t.sliceCount = 0;
+    t.pinned = false;
+    endRemoveRows();
+    updateBounds();
+    relayout();
+    emit rowsChanged();
 }
 
 int TimelineTrackModel::indexOfTrackId(std::int64_t id) const {

@@ -64,6 +64,9 @@ public:
     void load(const tracedb::TraceReader* reader);
     /// Appends a query track under the "Queries" group; returns its track index.
     int addQueryTrack(std::shared_ptr<const QueryTrack> track);
+    /// Renames / removes a query track (other kinds are left alone).
+    void renameQueryTrack(int track, const QString& name);
+    void removeQueryTrack(int track);
 
     const std::vector<TimelineTrack>& tracks() const { return m_tracks; }
     const TimelineTrack& track(int index) const { return m_tracks[std::size_t(index)]; }

@@ -6,6 +6,7 @@
 #include "gui/model/TimelineSliceCache.h"
 #include "gui/model/TimelineTrackModel.h"
 
+#include <QContextMenuEvent>
 #include <QElapsedTimer>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -407,6 +408,15 @@ void TimelineCanvas::mouseReleaseEvent(QMouseEvent* event) {
         emit sliceClicked(slice->id, track);
     else
         emit emptyClicked();
+}
+
+void TimelineCanvas::contextMenuEvent(QContextMenuEvent* event) {
+    const int track = event->pos().x() < kHeaderWidth ? trackAt(event->pos().y()) : -1;
+    if (track < 0) {
+        QWidget::contextMenuEvent(event);
+        return;
+    }
+    emit trackMenuRequested(track, event->globalPos());
 }
 
 void TimelineCanvas::keyPressEvent(QKeyEvent* event) {

@@ -94,8 +94,11 @@ signals:
     void emptyClicked();
     void areaSelected(const pto::gui::TimelineArea& area);
     void viewChanged();
+    /// Right click on a track's header: the view shows the track's menu there.
+    void trackMenuRequested(int track, QPoint globalPos);
 
 protected:
+    void contextMenuEvent(QContextMenuEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;

@@ -248,8 +248,8 @@ void TimelinePainter::drawQuery(const QRect& lane, const QueryTrack& query) {
     std::unordered_map<std::int64_t, QString> names;
     for (std::size_t i = 0; i < query.items.size(); ++i) {
         const auto& item = query.items[i];
-        slices.push_back({-1 - std::int64_t(i), item.ts, item.dur, -1, std::int32_t(i), 0,
-                          TimelineSlice::Category::Task});
+        slices.push_back({-1 - std::int64_t(i), item.ts, item.dur, -1, std::int32_t(i),
+                          std::int16_t(item.depth), TimelineSlice::Category::Task});
         names.emplace(std::int64_t(i), item.name);
     }
     TimelineFrame frame = m_frame;

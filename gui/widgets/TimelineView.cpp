@@ -18,8 +18,10 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSplitter>
@@ -142,6 +144,8 @@ void TimelineView::buildLayout() {
         if (m_allFlows->isChecked()) updateFlows();
     });
     connect(m_tracks.get(), &TimelineTrackModel::rowsChanged, this, [this] { updateScrollBar(); });
+    connect(m_canvas, &TimelineCanvas::trackMenuRequested, this,
+            [this](int track, QPoint at) { trackMenu(track)->popup(at); });
     connect(m_canvas, &TimelineCanvas::sliceClicked, this,
             [this](std::int64_t slice, std::int64_t) { selectSlice(slice, false); });
     connect(m_canvas, &TimelineCanvas::emptyClicked, this, [this] {
@@ -408,6 +412,30 @@ void TimelineView::showArea(const TimelineArea& area) {
         doc->path(), area,
         std::make_shared<const std::unordered_map<std::int64_t, QString>>(m_names));
     if (!area.isEmpty()) m_side->setCurrentWidget(m_aggregateTable);
+}
+
+QMenu* TimelineView::trackMenu(int track) {
+    auto* menu = new QMenu(this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    const TimelineTrack& t = m_tracks->track(track);
+    menu->addAction(t.pinned ? tr("Unpin") : tr("Pin to the top"), this,
+                    [this, track, pinned = t.pinned] { m_tracks->setPinned(track, !pinned); });
+    if (!t.children.empty())
+        menu->addAction(
+            t.expanded ? tr("Collapse") : tr("Expand"), this,
+            [this, track, expanded = t.expanded] { m_tracks->setExpanded(track, !expanded); });
+    if (t.kind == TimelineTrackKind::Query) {
+        menu->addSeparator();
+        menu->addAction(tr("Rename…"), this, [this, track] {
+            bool ok = false;
+            const QString name =
+                QInputDialog::getText(this, tr("Rename track"), tr("Track name:"),
+                                      QLineEdit::Normal, m_tracks->track(track).name, &ok);
+            if (ok) m_tracks->renameQueryTrack(track, name);
+        });
+        menu->addAction(tr("Remove"), this, [this, track] { m_tracks->removeQueryTrack(track); });
+    }
+    return menu;
 }
 
 void TimelineView::addQueryTrack(std::shared_ptr<const QueryTrack> track) {

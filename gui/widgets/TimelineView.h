@@ -13,6 +13,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QScrollBar;
 class QTabWidget;
 class QTableView;
@@ -60,6 +61,9 @@ public:
     int previousMatch();
     /// Selects a slice as a click would: details, flows, shared selection.
     void selectSlice(std::int64_t sliceId, bool reveal);
+    /// The right-click menu of a track's header: pin, expand/collapse, and for a query track
+    /// rename and remove. The caller shows it (it deletes itself when closed).
+    QMenu* trackMenu(int track);
 
 protected:
     void documentChanged() override;

@@ -25,6 +25,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <thread>
 
 namespace pto::gui {
@@ -154,6 +156,32 @@ TEST_F(SqlConsoleTest, TsAndDurRowsBecomeAQueryTrack) {
                                [](const auto& a, const auto& b) { return a.ts < b.ts; }));
     EXPECT_EQ(track->trackId, -1); // task slices lie on several core tracks
     EXPECT_TRUE(track->title.startsWith(QStringLiteral("SELECT ts, dur")));
+    // Overlapping rows stack in lanes: no two rows of a lane overlap, and there are as many
+    // lanes as rows ever run at once (a sweep over the rows as Python read them).
+    int lanes = 0;
+    for (std::size_t i = 0; i < track->items.size(); ++i) {
+        const auto& a = track->items[i];
+        lanes = std::max(lanes, a.depth + 1);
+        for (std::size_t j = i + 1; j < track->items.size(); ++j) {
+            const auto& b = track->items[j];
+            if (a.depth != b.depth) continue;
+            EXPECT_TRUE(a.ts + std::max<std::int64_t>(a.dur, 1) <= b.ts ||
+                        b.ts + std::max<std::int64_t>(b.dur, 1) <= a.ts)
+                << "rows " << i << " and " << j << " overlap in lane " << a.depth;
+        }
+    }
+    std::vector<std::pair<std::int64_t, int>> events; // (time, +1 start / -1 end), ends first
+    for (const QString& row : expected) {
+        const QStringList cells = row.split(QLatin1Char('|'));
+        const std::int64_t ts = cells[0].toLongLong(), dur = std::max(1LL, cells[1].toLongLong());
+        events.emplace_back(ts, 1);
+        events.emplace_back(ts + dur, -1);
+    }
+    std::sort(events.begin(), events.end());
+    int running = 0, most = 0;
+    for (const auto& [time, step] : events) most = std::max(most, running += step);
+    EXPECT_EQ(lanes, most);
+    EXPECT_GT(lanes, 1);
 }
 
 TEST_F(SqlConsoleTest, UpAndDownWalkTheHistoryWhichOutlivesTheConsole) {

@@ -11,11 +11,13 @@
 #include "gui/widgets/TimelineCanvas.h"
 #include "tests/gui/support/Fixtures.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QTest>
 #include <QThread>
@@ -319,6 +321,41 @@ TEST(TimelineView, FollowsNodeSelectionsRevealsAndQueryTracks) {
                                  "o.ts + o.dur < 2101) OR (i.ts >= 900 AND i.ts < 2101)"));
     f.canvas().resize(f.canvas().width(), 700);
     test::saveScreenshot(*f.view, "timeline_matmul_flows");
+}
+
+TEST(TimelineView, AQueryTrackCanBeRenamedAndRemovedFromItsMenu) {
+    Fixture f(test::sampleTrace("matmul"));
+    auto query = std::make_shared<QueryTrack>();
+    query->title = QStringLiteral("SELECT … FROM slice");
+    query->items = {{1200, 300, QStringLiteral("q1"), 0}, {1300, 100, QStringLiteral("q2"), 1}};
+    f.context.showQueryTrack(query);
+    const int track = int(f.view->tracks().tracks().size()) - 1;
+    EXPECT_EQ(f.view->tracks().track(track).maxDepth, 1); // two lanes
+    auto hasRow = [&] {
+        for (const TimelineRow& row : f.view->tracks().rows())
+            if (row.track == track) return true;
+        return false;
+    };
+    ASSERT_TRUE(hasRow());
+    QMenu* menu = f.view->trackMenu(track);
+    QStringList actions;
+    QAction* remove = nullptr;
+    for (QAction* action : menu->actions()) {
+        actions << action->text();
+        if (action->text() == QStringLiteral("Remove")) remove = action;
+    }
+    EXPECT_TRUE(actions.contains(QStringLiteral("Rename…"))) << actions.join(',').toStdString();
+    EXPECT_TRUE(actions.contains(QStringLiteral("Pin to the top")));
+    f.view->tracks().renameQueryTrack(track, QStringLiteral("slow tasks"));
+    EXPECT_EQ(f.view->tracks().track(track).name, QStringLiteral("slow tasks"));
+    ASSERT_NE(remove, nullptr);
+    remove->trigger();
+    EXPECT_FALSE(hasRow());
+    delete menu;
+    // A core track's menu has no rename or remove.
+    QMenu* core = f.view->trackMenu(f.view->tracks().rows().front().track);
+    for (QAction* action : core->actions()) EXPECT_NE(action->text(), QStringLiteral("Remove"));
+    delete core;
 }
 
 TEST(TimelineView, CompileOnlyAndOneCoreTracesOpenAndSayWhatIsThere) {
