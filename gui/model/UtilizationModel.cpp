@@ -3,6 +3,8 @@
 
 #include "profiler/Profile.h"
 
+#include <cmath>
+
 namespace pto::gui {
 namespace {
 
@@ -85,6 +87,17 @@ QVariant UtilizationModel::data(const QModelIndex& index, int role) const {
     if (role == kRatioRole) return pipeColumn ? ratioOf(row, column) : QVariant();
     if (role == Qt::TextAlignmentRole)
         return column >= Active ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    if (role == Qt::ToolTipRole && pipeColumn) {
+        const QVariant ratio = ratioOf(row, column);
+        if (!ratio.isValid()) return {};
+        const auto pipe = prof::pipeIdName(static_cast<prof::PipeId>(column - FirstPipe));
+        return tr("%1, %2: busy %3 % of the %4 cycles the core spent in tasks (%5 cycles)")
+            .arg(QString::fromStdString(core.name),
+                 QString::fromUtf8(pipe.data(), qsizetype(pipe.size())))
+            .arg(ratio.toDouble() * 100, 0, 'f', 1)
+            .arg(ratios.activeCycles)
+            .arg(qint64(std::llround(ratio.toDouble() * double(ratios.activeCycles))));
+    }
     const bool sort = role == kSortRole;
     if (role != Qt::DisplayRole && !sort) return {};
     if (column == Core) return QString::fromStdString(core.name);

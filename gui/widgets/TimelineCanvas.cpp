@@ -12,6 +12,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QTimer>
+#include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -408,6 +409,27 @@ void TimelineCanvas::mouseReleaseEvent(QMouseEvent* event) {
         emit sliceClicked(slice->id, track);
     else
         emit emptyClicked();
+}
+
+QString TimelineCanvas::toolTipAt(QPoint point) {
+    const auto slice = sliceAt(point);
+    if (!slice) return {};
+    const auto name = m_names.find(slice->nameId);
+    QString text = name != m_names.end() ? name->second : tr("slice %1").arg(slice->id);
+    text += tr("\nstart %1 cycles, duration %2 cycles").arg(slice->ts).arg(slice->dur);
+    if (m_clockHz > 0) text += tr(" (%1 µs)").arg(double(slice->dur) * 1e6 / m_clockHz, 0, 'f', 3);
+    return text + tr("\nclick for its instruction, op and source line");
+}
+
+bool TimelineCanvas::event(QEvent* event) {
+    if (event->type() != QEvent::ToolTip) return QWidget::event(event);
+    auto* help = static_cast<QHelpEvent*>(event);
+    const QString text = toolTipAt(help->pos());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(help->globalPos(), text, this);
+    return true;
 }
 
 void TimelineCanvas::contextMenuEvent(QContextMenuEvent* event) {

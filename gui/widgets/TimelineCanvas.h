@@ -83,6 +83,9 @@ public:
     /// The slice drawn at a widget point (read through the index), if any.
     std::optional<TimelineSlice> sliceAt(QPoint point, std::int64_t* trackId = nullptr);
 
+    /// The tooltip of the slice at a widget point: name, start and duration ("" for none).
+    QString toolTipAt(QPoint point);
+
     const TimelinePaintStats& lastStats() const { return m_stats; }
     double lastFrameMillis() const { return m_frameMillis; }
     std::int64_t framesPainted() const { return m_frames; }
@@ -98,6 +101,7 @@ signals:
     void trackMenuRequested(int track, QPoint globalPos);
 
 protected:
+    bool event(QEvent* event) override; // tooltips
     void contextMenuEvent(QContextMenuEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;

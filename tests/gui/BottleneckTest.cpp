@@ -121,6 +121,19 @@ TEST(BottleneckModels, PassTheModelTesterWhileLoadingAndChanging) {
          std::initializer_list<QAbstractItemModel*>{&findings, &utilization, &ops, &roofline})
         for (int r = 0; r < model->rowCount(); ++r)
             for (int c = 0; c < model->columnCount(); ++c) model->index(r, c).data(Qt::UserRole);
+    // Every pipe cell with a ratio explains it: core, pipe, share and the busy cycles.
+    int tips = 0;
+    for (int r = 0; r < utilization.rowCount(); ++r)
+        for (int c = UtilizationModel::FirstPipe; c < utilization.columnCount(); ++c) {
+            const QModelIndex cell = utilization.index(r, c);
+            if (!cell.data(UtilizationModel::kRatioRole).isValid()) continue;
+            const QString tip = cell.data(Qt::ToolTipRole).toString();
+            const QString core = utilization.index(r, UtilizationModel::Core).data().toString();
+            EXPECT_TRUE(tip.startsWith(core)) << tip.toStdString();
+            EXPECT_TRUE(tip.contains(QStringLiteral("cycles the core spent in tasks")));
+            ++tips;
+        }
+    EXPECT_GT(tips, 0);
     findings.setProfile(nullptr);
     utilization.setProfile(nullptr);
     ops.setProfile(nullptr);

@@ -21,6 +21,7 @@
 #include <QMouseEvent>
 #include <QTest>
 #include <QThread>
+#include <QToolTip>
 #include <QWheelEvent>
 
 #include <gtest/gtest.h>
@@ -259,6 +260,13 @@ TEST(TimelineView, ClickingASliceSelectsItAndShowsDetailsAndItsOp) {
     canvas.scrollToTrack(f.view->tracks().indexOfTrackId(v(1)));
     const auto point = canvas.pointOf(v(1), v(2), v(3), int(v(4)));
     ASSERT_TRUE(point);
+    // Hovering names the slice with its start and duration (a real tooltip event).
+    QHelpEvent help(QEvent::ToolTip, *point, canvas.mapToGlobal(*point));
+    QApplication::sendEvent(&canvas, &help);
+    const QString tip = canvas.toolTipAt(*point);
+    EXPECT_TRUE(tip.startsWith(QStringLiteral("TEXP"))) << tip.toStdString();
+    EXPECT_TRUE(tip.contains(QStringLiteral("duration %1 cycles").arg(v(3)))) << tip.toStdString();
+    EXPECT_EQ(QToolTip::text(), tip);
     QTest::mouseClick(&canvas, Qt::LeftButton, {}, *point);
     EXPECT_EQ(f.context.selection().current(), EntityRef::slice(v(0)));
     EXPECT_EQ(canvas.selectedSlice(), v(0));
