@@ -32,6 +32,7 @@ GraphView::GraphView(StudioContext& context, QWidget* parent)
     m_worker = new LayoutWorker(this);
     buildUi();
     connect(&m_loader, &QFutureWatcherBase::finished, this, &GraphView::onStageLoaded);
+    connect(&m_overlayLoader, &QFutureWatcherBase::finished, this, &GraphView::onOverlayComputed);
     connect(m_model.get(), &GraphModel::visibleChanged, this, [this](int item) {
         if (item > 0) m_focusItem = item;
         requestLayout();
@@ -179,6 +180,9 @@ QWidget* GraphView::buildToolbar() {
 void GraphView::documentChanged() {
     ++m_loadGeneration;
     m_loadTokens.cancel();
+    ++m_overlayGeneration;
+    m_overlayTokens.cancel();
+    m_overlayPending = false;
     m_loading = false;
     m_worker->cancel();
     m_links.reset();

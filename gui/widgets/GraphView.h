@@ -60,7 +60,10 @@ public:
     std::int64_t currentStageId() const { return m_stageId; }
     /// No stage load and no layout in flight.
     bool isIdle() const;
+    /// Computes the overlay on a worker thread (the bound class runs the profiler, seconds on
+    /// a big run); overlayReady() when it is shown.
     void setOverlay(OverlayKind kind);
+    bool overlayPending() const { return m_overlayPending; }
     const GraphOverlay& overlay() const { return *m_overlay; }
     void setLeftToRight(bool leftToRight);
     /// Writes the visible graph as .dot (with labels), .svg or .png; "" or the reason.
@@ -70,6 +73,7 @@ public:
 
 signals:
     void stageLoaded();
+    void overlayReady();
     /// A layout was applied to the canvas (the graph on screen is current).
     void graphShown();
 
@@ -85,6 +89,8 @@ private:
     void requestLayout();
     void onLayoutFinished(quint64 job, std::shared_ptr<const LayoutResult> result);
     void applyOverlay();
+    void onOverlayComputed();
+    void showOverlay(GraphOverlay overlay);
     void focusPending();
     void onSlotClicked(int slot);
     void onSlotActivated(int slot);
@@ -113,6 +119,10 @@ private:
     QPushButton* m_cancel = nullptr;
     QFutureWatcher<WorkerResult<GraphStage>> m_loader;
     WorkerTokens m_loadTokens; ///< after m_loader: destroyed first, waits for the loaders
+    QFutureWatcher<WorkerResult<GraphOverlay>> m_overlayLoader;
+    WorkerTokens m_overlayTokens; ///< after m_overlayLoader, like m_loadTokens
+    int m_overlayGeneration = 0;
+    bool m_overlayPending = false;
     std::int64_t m_stageId = -1;
     int m_loadGeneration = 0;
     bool m_loading = false;

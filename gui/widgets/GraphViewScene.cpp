@@ -19,6 +19,7 @@
 #include <QSaveFile>
 #include <QToolButton>
 #include <QTreeView>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <fmt/format.h>
 
@@ -152,12 +153,44 @@ void GraphView::focusPending() {
 
 void GraphView::setOverlay(OverlayKind kind) {
     m_overlayCombo->setCurrentIndex(m_overlayCombo->findData(int(kind)));
-    if (!document() || !m_model->hasStage() || kind == OverlayKind::None)
-        *m_overlay = {};
-    else
-        *m_overlay = computeOverlay(document()->reader(), m_model->stage(), kind);
+    const int generation = ++m_overlayGeneration; // a pending overlay is dropped
+    if (!document() || !m_model->hasStage() || kind == OverlayKind::None) {
+        m_overlayPending = false;
+        showOverlay({});
+        return;
+    }
+    m_overlayPending = true;
+    m_status->setText(tr("Computing the %1 overlay…").arg(overlayName(kind)));
+    m_overlayLoader.setProperty("generation", generation);
+    m_overlayLoader.setFuture(
+        QtConcurrent::run([path = document()->path(), stage = m_model->stage(), kind,
+                           token = m_overlayTokens.next()] {
+            return runGuarded<GraphOverlay>(*token, [&] {
+                const auto reader = tracedb::TraceReader::open(path);
+                return computeOverlay(reader, stage, kind);
+            });
+        }));
+}
+
+void GraphView::onOverlayComputed() {
+    if (m_overlayLoader.property("generation").toInt() != m_overlayGeneration) return;
+    m_overlayPending = false;
+    const WorkerResult<GraphOverlay> result = m_overlayLoader.result(); // never throws
+    if (result.value) {
+        showOverlay(*result.value);
+        return;
+    }
+    GraphOverlay failed;
+    failed.note =
+        tr("Cannot compute the overlay: %1").arg(result.cancelled ? tr("cancelled") : result.error);
+    showOverlay(std::move(failed));
+}
+
+void GraphView::showOverlay(GraphOverlay overlay) {
+    *m_overlay = std::move(overlay);
     applyOverlay();
     if (!m_overlay->note.isEmpty()) m_status->setText(m_overlay->note);
+    emit overlayReady();
 }
 
 void GraphView::applyOverlay() {

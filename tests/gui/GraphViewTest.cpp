@@ -25,6 +25,14 @@
 namespace pto::gui {
 namespace {
 
+/// Sets an overlay as the combo box does and waits for the worker that computes it.
+void showOverlay(GraphView& view, OverlayKind kind) {
+    QSignalSpy ready(&view, &GraphView::overlayReady);
+    view.setOverlay(kind);
+    ASSERT_TRUE(!ready.isEmpty() || ready.wait(60000));
+    ASSERT_FALSE(view.overlayPending());
+}
+
 using Kind = HierarchyItem::Kind;
 
 struct Fixture {
@@ -123,7 +131,7 @@ TEST(GraphView, ClickingANodeSelectsItAndOtherViewsSelectionsAreFollowed) {
 TEST(GraphView, OverlayBySimulatedCyclesColoursNodesWithTheirInstructionCycles) {
     Fixture f(test::sampleTrace("matmul"));
     ASSERT_TRUE(f.settle());
-    f.view->setOverlay(OverlayKind::Cycles);
+    showOverlay(*f.view, OverlayKind::Cycles);
     const GraphOverlay& overlay = f.view->overlay();
     ASSERT_TRUE(overlay.hasValues()) << overlay.note.toStdString();
     double total = 0;
@@ -154,7 +162,7 @@ TEST(GraphView, OverlayBySimulatedCyclesColoursNodesWithTheirInstructionCycles) 
     // A compile-only trace has no cycles and says why.
     Fixture compiled(test::compiledTrace("matmul"));
     ASSERT_TRUE(compiled.settle());
-    compiled.view->setOverlay(OverlayKind::Cycles);
+    showOverlay(*compiled.view, OverlayKind::Cycles);
     EXPECT_FALSE(compiled.view->overlay().hasValues());
     EXPECT_FALSE(compiled.view->overlay().note.isEmpty());
 }
@@ -162,7 +170,12 @@ TEST(GraphView, OverlayBySimulatedCyclesColoursNodesWithTheirInstructionCycles) 
 TEST(GraphView, BoundAndBufferOverlaysCarryTheRunsClassesAndBufferSizes) {
     Fixture f(test::sampleTrace("matmul"));
     ASSERT_TRUE(f.settle());
-    f.view->setOverlay(OverlayKind::Bound);
+    {
+        QSignalSpy ready(f.view.get(), &GraphView::overlayReady);
+        f.view->setOverlay(OverlayKind::Bound);
+        EXPECT_TRUE(f.view->overlayPending()); // the profiler runs on a worker, not in this call
+        ASSERT_TRUE(!ready.isEmpty() || ready.wait(60000));
+    }
     const GraphOverlay& bound = f.view->overlay();
     ASSERT_TRUE(bound.hasValues()) << bound.note.toStdString();
     ASSERT_TRUE(bound.categorical());
@@ -171,7 +184,7 @@ TEST(GraphView, BoundAndBufferOverlaysCarryTheRunsClassesAndBufferSizes) {
             EXPECT_LT(std::size_t(v), bound.categories.size());
         }
     }
-    f.view->setOverlay(OverlayKind::Buffer);
+    showOverlay(*f.view, OverlayKind::Buffer);
     const GraphOverlay& buffer = f.view->overlay();
     ASSERT_TRUE(buffer.hasValues()) << buffer.note.toStdString();
     // A tile "%N" holds the buffer of value N: its bytes as the buffer table says.
@@ -187,10 +200,10 @@ TEST(GraphView, BoundAndBufferOverlaysCarryTheRunsClassesAndBufferSizes) {
         ++checked;
     }
     EXPECT_GT(checked, 0);
-    f.view->setOverlay(OverlayKind::Error); // no diff results in this run: a note, no colours
+    showOverlay(*f.view, OverlayKind::Error); // no diff results in this run: a note, no colours
     EXPECT_FALSE(f.view->overlay().hasValues());
     EXPECT_FALSE(f.view->overlay().note.isEmpty());
-    f.view->setOverlay(OverlayKind::None);
+    showOverlay(*f.view, OverlayKind::None);
     EXPECT_TRUE(f.view->canvas().fills().empty());
 }
 
