@@ -36,6 +36,26 @@ QString shortTitle(const QString& sql) {
     return title;
 }
 
+/// Puts each item (sorted by ts) in the first lane free at its start, up to kMaxLanes; the
+/// rest share the last lane.
+void stackItems(std::vector<QueryTrack::Item>& items) {
+    constexpr std::size_t kMaxLanes = 256;
+    std::vector<std::int64_t> laneEnds;
+    for (QueryTrack::Item& item : items) {
+        const std::int64_t end = item.ts + std::max<std::int64_t>(item.dur, 1);
+        auto lane = std::find_if(laneEnds.begin(), laneEnds.end(),
+                                 [&](std::int64_t busyUntil) { return busyUntil <= item.ts; });
+        if (lane == laneEnds.end()) {
+            if (laneEnds.size() < kMaxLanes)
+                lane = laneEnds.insert(laneEnds.end(), end);
+            else
+                lane = laneEnds.end() - 1;
+        }
+        *lane = std::max(*lane, end);
+        item.depth = static_cast<int>(lane - laneEnds.begin());
+    }
+}
+
 } // namespace
 
 SqlConsoleResult runConsoleQuery(const tracedb::TraceReader& reader, const QString& sql,
@@ -99,24 +119,19 @@ bool hasTimeColumns(const QStringList& columns) {
            columnIndex(columns, QStringLiteral("dur")) >= 0;
 }
 
-/// Puts each item (sorted by ts) in the first lane free at its start, up to kMaxLanes; the
-/// rest share the last lane.
-void stackItems(std::vector<QueryTrack::Item>& items) {
-    constexpr std::size_t kMaxLanes = 256;
-    std::vector<std::int64_t> laneEnds;
-    for (QueryTrack::Item& item : items) {
-        const std::int64_t end = item.ts + std::max<std::int64_t>(item.dur, 1);
-        auto lane = std::find_if(laneEnds.begin(), laneEnds.end(),
-                                 [&](std::int64_t busyUntil) { return busyUntil <= item.ts; });
-        if (lane == laneEnds.end()) {
-            if (laneEnds.size() < kMaxLanes)
-                lane = laneEnds.insert(laneEnds.end(), end);
-            else
-                lane = laneEnds.end() - 1;
-        }
-        *lane = std::max(*lane, end);
-        item.depth = static_cast<int>(lane - laneEnds.begin());
-    }
+EntityRef rowEntity(const SqlConsoleResult& result, std::size_t row) {
+    if (row >= result.rows.size()) return {};
+    const auto& cells = result.rows[row];
+    auto idIn = [&](const char* column) -> std::optional<std::int64_t> {
+        const int c = columnIndex(result.columns, QString::fromLatin1(column));
+        return c >= 0 ? integerOf(cells[static_cast<std::size_t>(c)]) : std::nullopt;
+    };
+    if (const auto slice = idIn("slice_id")) return EntityRef::slice(*slice);
+    if (hasTimeColumns(result.columns) &&
+        columnIndex(result.columns, QStringLiteral("track_id")) >= 0)
+        if (const auto slice = idIn("id")) return EntityRef::slice(*slice);
+    if (const auto instr = idIn("instr_id")) return EntityRef::instr(*instr);
+    return {};
 }
 
 std::optional<QueryTrack> queryTrackOf(const SqlConsoleResult& result) {

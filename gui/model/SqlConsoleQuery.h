@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gui/model/QueryTrack.h"
+#include "gui/model/SelectionModel.h"
 #include "trace_db/QueryResult.h"
 
 #include <QString>
@@ -49,5 +50,9 @@ bool hasTimeColumns(const QStringList& columns);
 /// The rows as a track: ts, dur (cycles), name (or the first text column), track_id when all
 /// rows share one. nullopt without ts/dur columns. Rows whose ts is not a number are skipped.
 std::optional<QueryTrack> queryTrackOf(const SqlConsoleResult& result);
+/// What a result row names, for clicking through to the other views: a `slice_id` column, or
+/// `id` next to ts/dur/track_id (rows of slice or slice_named), is a slice; else an `instr_id`
+/// column an instruction; else None.
+EntityRef rowEntity(const SqlConsoleResult& result, std::size_t row);
 
 } // namespace pto::gui

@@ -87,6 +87,12 @@ void SqlConsole::buildLayout() {
     connect(m_runButton, &QPushButton::clicked, this, &SqlConsole::runEditor);
     connect(m_cancelButton, &QPushButton::clicked, this, &SqlConsole::cancel);
     connect(m_trackButton, &QPushButton::clicked, this, &SqlConsole::showAsTrack);
+    // A row naming a slice or an instruction selects it in every view (the timeline reveals it).
+    connect(m_table, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        if (!m_model->result()) return;
+        const EntityRef ref = rowEntity(*m_model->result(), std::size_t(index.row()));
+        if (!ref.isNone()) selection().select(ref, this);
+    });
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_runButton);

@@ -184,6 +184,25 @@ TEST_F(SqlConsoleTest, TsAndDurRowsBecomeAQueryTrack) {
     EXPECT_GT(lanes, 1);
 }
 
+TEST_F(SqlConsoleTest, ClickingARowOfSlicesSelectsThatSlice) {
+    const std::string sql = "SELECT id, ts, dur, track_id, name FROM slice_named WHERE category = "
+                            "'task' ORDER BY dur DESC, id LIMIT 5";
+    run(QString::fromStdString(sql));
+    const QStringList expected = pythonRows(m_trace, sql);
+    ASSERT_GE(expected.size(), 2);
+    QTableView* table = m_console->table();
+    const QModelIndex second = table->model()->index(1, 4);
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(second).center());
+    const std::int64_t id = expected[1].split(QLatin1Char('|'))[0].toLongLong();
+    EXPECT_EQ(m_context.selection().current(), EntityRef::slice(id));
+    // A row naming nothing (an aggregate) selects nothing.
+    m_context.selection().clear();
+    run(QStringLiteral("SELECT count(*) AS n FROM slice"));
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                      table->visualRect(table->model()->index(0, 0)).center());
+    EXPECT_TRUE(m_context.selection().current().isNone());
+}
+
 TEST_F(SqlConsoleTest, UpAndDownWalkTheHistoryWhichOutlivesTheConsole) {
     run(QStringLiteral("SELECT 1"));
     run(QStringLiteral("SELECT 2"));
