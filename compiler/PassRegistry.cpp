@@ -17,6 +17,8 @@
 #include "compiler/passes/PartitionBlocks.h"
 #include "compiler/passes/UnrollLoops.h"
 
+#include <fmt/format.h>
+
 namespace pto {
 namespace {
 
@@ -28,7 +30,15 @@ void runVerify(CompileState& s, const CompileOptions&) {
 void runInlineCalls(CompileState& s, const CompileOptions&) {
     inlineCalls(s.tensor, s.functions, s.file);
 }
-void runUnrollLoops(CompileState& s, const CompileOptions&) {
+void runUnrollLoops(CompileState& s, const CompileOptions& o) {
+    UnrolledCount n = countUnrolledOps(s.tensor); // before anything is copied
+    if (n.largestLoop && n.ops > o.budget.maxTileOps)
+        throw BudgetError(s.file, n.largestLoop->loc,
+                          fmt::format("unrolling the loops would create about {} Tensor ops, more "
+                                      "than the budget of {} (each becomes at least one tile op); "
+                                      "use fewer iterations or raise the limit with "
+                                      "--max-tile-ops",
+                                      n.ops, o.budget.maxTileOps));
     unrollLoops(s.tensor);
 }
 void runDecompose(CompileState& s, const CompileOptions&) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <queue>
@@ -266,6 +267,10 @@ void FunctionVerifier::checkLoop(const Op& op) const {
     const int64_t lower = op.attrs.getInt("lower"), upper = op.attrs.getInt("upper");
     const int64_t step = op.attrs.getInt("step");
     if (step <= 0) fail(op, fmt::format("step {} must be positive", step));
+    if (lower < INT32_MIN || upper > INT32_MAX)
+        fail(op, fmt::format("the bounds {} to {} do not fit in 32 bits (the induction variable is "
+                             "an i32)",
+                             lower, upper));
     if (upper < lower)
         fail(op, fmt::format("the trip count is negative: {} to {} (the upper bound must be at "
                              "least the lower bound)",
@@ -615,7 +620,9 @@ private:
         state[i] = 1;
         for (auto [callee, op] : m_calls[i]) {
             if (state[callee] == 1) {
-                path.push_back("@" + m_m.functions[callee].name);
+                const std::string back = "@" + m_m.functions[callee].name;
+                path.erase(path.begin(), std::find(path.begin(), path.end(), back));
+                path.push_back(back);
                 fail(*op, fmt::format("recursion: {} (calls are inlined, so a function may not "
                                       "reach itself)",
                                       fmt::join(path, " calls ")));

@@ -111,7 +111,46 @@ private:
     Function m_out;
 };
 
+int64_t saturatingMul(int64_t a, int64_t b) {
+    int64_t r = 0;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+int64_t saturatingAdd(int64_t a, int64_t b) {
+    int64_t r = 0;
+    return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+int64_t opsOf(const Function& f) {
+    int64_t n = 0;
+    for (const Op& op : f.ops()) {
+        int64_t k = 1;
+        if (op.kind == OpKind::For && op.body.size() == 1)
+            k = saturatingMul(loopTripCount(op), opsOf(op.body.front()));
+        n = saturatingAdd(n, k);
+    }
+    return n;
+}
+
 } // namespace
+
+UnrolledCount countUnrolledOps(const Function& f) {
+    UnrolledCount c;
+    int64_t largest = -1;
+    for (const Op& op : f.ops()) {
+        if (op.kind != OpKind::For || op.body.size() != 1) {
+            c.ops = saturatingAdd(c.ops, 1);
+            continue;
+        }
+        int64_t k = saturatingMul(loopTripCount(op), opsOf(op.body.front()));
+        c.ops = saturatingAdd(c.ops, k);
+        if (k > largest) {
+            largest = k;
+            c.largestLoop = &op;
+        }
+    }
+    return c;
+}
 
 void unrollLoops(Function& f) {
     bool any = false;

@@ -16,4 +16,12 @@ namespace pto {
 // first). Directives keep no such attributes.
 void unrollLoops(Function& f);
 
+// The ops `f` has once its loops are unrolled (saturating at INT64_MAX), and the top-level loop
+// contributing most (nullptr when there is none): checked against the budget before unrolling.
+struct UnrolledCount {
+    int64_t ops = 0;
+    const Op* largestLoop = nullptr;
+};
+UnrolledCount countUnrolledOps(const Function& f);
+
 } // namespace pto

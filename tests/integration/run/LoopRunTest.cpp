@@ -24,19 +24,19 @@ std::string readBytes(const std::filesystem::path& p) {
     return s.str();
 }
 
-// The simulated cycle count `pto run` prints ("… 12345 cycles …").
+// The simulated cycle count `pto run` prints ("  cycles       30279").
 std::string cyclesOf(const std::string& out) {
     std::smatch m;
-    if (!std::regex_search(out, m, std::regex(R"(([0-9][0-9,]*) cycles)"))) return "(none)";
+    if (!std::regex_search(out, m, std::regex(R"(cycles\s+([0-9]+))"))) return "(none)";
     return m[1];
 }
 
-struct Run {
+struct RunOutput {
     std::string stdoutText;
     std::string output;
 };
 
-Run runProgram(const std::string& name, const test::TempDir& dir) {
+RunOutput runProgram(const std::string& name, const test::TempDir& dir) {
     const auto outs = dir / name;
     const auto db = dir / (name + ".db");
     auto r = test::runCommand(fmt::format(
@@ -48,8 +48,8 @@ Run runProgram(const std::string& name, const test::TempDir& dir) {
 
 TEST(LoopRun, SameOutputsAndCyclesAsTheHandUnrolledTwin) {
     test::TempDir dir("pto-loop-run");
-    Run loop = runProgram("loop_attention", dir);
-    Run flat = runProgram("loop_attention_unrolled", dir);
+    RunOutput loop = runProgram("loop_attention", dir);
+    RunOutput flat = runProgram("loop_attention_unrolled", dir);
     ASSERT_FALSE(loop.output.empty());
     EXPECT_TRUE(loop.output == flat.output) << "the outputs differ";
     EXPECT_EQ(cyclesOf(loop.stdoutText), cyclesOf(flat.stdoutText)) << loop.stdoutText << "\n---\n"
@@ -78,6 +78,27 @@ print('ITER3', n)
     EXPECT_NE(r.out.find("LOOP\n"), std::string::npos) << r.out;
     // Line 15 is `%p = exp (sub %s, %mj)`: the exp of iteration 3 (the sub is on the same line).
     EXPECT_NE(r.out.find("ITER3 2"), std::string::npos) << r.out;
+}
+
+TEST(LoopRun, AHugeTripCountIsABudgetErrorBeforeUnrolling) {
+    test::TempDir dir("pto-loop-budget");
+    const auto prog = dir / "huge.pto";
+    std::ofstream(prog) << R"(func @f(%x: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %r = for "many" %i = 0 to 2000000000 step 1 iter_args(%a = %x) {
+    %b = adds %a, 1.0
+    yield %b
+  }
+  return %r
+}
+)";
+    auto r = test::runCommand(fmt::format("{} run {} --trace none -o {}", PTO_CLI,
+                                          test::shellQuote(prog.string()),
+                                          test::shellQuote((dir / "huge.db").string())));
+    EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("huge.pto:2:8: error: unrolling the loops would create about 2000000000 "
+                         "Tensor ops, more than the budget of 1000000"),
+              std::string::npos)
+        << r.err;
 }
 
 } // namespace
