@@ -38,6 +38,7 @@ struct CompileState {
     std::string source; // its text
     StageKind kind = StageKind::Tensor;
     Function tensor; // Tensor level (also kept after lowering: provenance and bisection need it)
+    std::vector<Function> functions; // every function of the module (what `call` names)
     Function tile;
     BlockProgram block;
     ExecGraph exec;

@@ -10,10 +10,14 @@
 #include "compiler/passes/EmitPto.h"
 #include "compiler/passes/ExpandTiles.h"
 #include "compiler/passes/FoldConstants.h"
+#include "compiler/passes/InlineCalls.h"
 #include "compiler/passes/InsertCopies.h"
 #include "compiler/passes/InsertSync.h"
 #include "compiler/passes/OrderInstructions.h"
 #include "compiler/passes/PartitionBlocks.h"
+#include "compiler/passes/UnrollLoops.h"
+
+#include <fmt/format.h>
 
 namespace pto {
 namespace {
@@ -22,6 +26,20 @@ using S = StageKind;
 
 void runVerify(CompileState& s, const CompileOptions&) {
     verifyFunction(s.tensor, s.file);
+}
+void runInlineCalls(CompileState& s, const CompileOptions&) {
+    inlineCalls(s.tensor, s.functions, s.file);
+}
+void runUnrollLoops(CompileState& s, const CompileOptions& o) {
+    UnrolledCount n = countUnrolledOps(s.tensor); // before anything is copied
+    if (n.largestLoop && n.ops > o.budget.maxTileOps)
+        throw BudgetError(s.file, n.largestLoop->loc,
+                          fmt::format("unrolling the loops would create about {} Tensor ops, more "
+                                      "than the budget of {} (each becomes at least one tile op); "
+                                      "use fewer iterations or raise the limit with "
+                                      "--max-tile-ops",
+                                      n.ops, o.budget.maxTileOps));
+    unrollLoops(s.tensor);
 }
 void runDecompose(CompileState& s, const CompileOptions&) {
     decomposeComposites(s.tensor);
@@ -81,6 +99,10 @@ void runEmit(CompileState& s, const CompileOptions& o) {
 constexpr PassInfo kPasses[] = {
     {"verify", "check SSA, types and directives of the program as written", S::Tensor, S::Tensor,
      runVerify},
+    {"inline-calls", "replace every call @f(...) by a copy of @f's body", S::Tensor, S::Tensor,
+     runInlineCalls},
+    {"unroll-loops", "copy each loop body once per iteration (view offsets become constants)",
+     S::Tensor, S::Tensor, runUnrollLoops},
     {"decompose-composites", "rewrite softmax, norms, gelu, silu… into primitive ops", S::Tensor,
      S::Tensor, runDecompose},
     {"fold-constants", "remove exact identities (x*1, x+0, same-type casts, double negation)",

@@ -18,6 +18,8 @@ namespace pto {
 bool lowerToPto(PassManager& pm) {
     // Tensor level: the program as written, checked and simplified.
     return pm.run("verify") &&               //
+           pm.run("inline-calls") &&         //
+           pm.run("unroll-loops") &&         //
            pm.run("decompose-composites") && //
            pm.run("fold-constants") &&       //
            pm.run("dead-code") &&            //
@@ -76,6 +78,7 @@ CompileState loadModule(Module module, const std::string& entry) {
     state.file = module.file;
     state.source = module.source;
     state.tensor = *fn;
+    state.functions = module.functions;
     if (fn->level == Level::Tile) { // hand-written Tile IR: lowering starts at the Tile passes
         state.tile = *fn;
         state.kind = StageKind::Tile;

@@ -4,6 +4,7 @@
 #include "compiler/interp/Kernels.h"
 #include "compiler/ir/Semantics.h"
 
+#include <cstring>
 #include <numeric>
 
 namespace pto {
@@ -393,6 +394,54 @@ TensorData evaluateComputeOp(const Function& fn, const Op& op,
     return dispatch(e);
 }
 
+namespace {
+
+TensorData inductionValue(int64_t i) {
+    TensorData t(DType::I32, Shape{});
+    const int32_t v = int32_t(i);
+    std::memcpy(t.data(), &v, sizeof v);
+    return t;
+}
+
+int64_t readInduction(const TensorData& t) {
+    int32_t v = 0;
+    if (t.bytes.size() >= sizeof v) std::memcpy(&v, t.data(), sizeof v);
+    return v;
+}
+
+// A view with affine offsets, evaluated as the plain view of this iteration.
+TensorData evaluateAffineView(const Function& fn, const Op& op,
+                              std::span<const TensorData* const> operands) {
+    std::vector<int64_t> ivs;
+    for (size_t k = 1; k < operands.size(); ++k) ivs.push_back(readInduction(*operands[k]));
+    Op plain = op;
+    plain.operands.resize(1);
+    plain.attrs.set("offsets", affineViewOffsets(op, ivs));
+    plain.attrs.erase("iv_strides");
+    return evaluateComputeOp(fn, plain, operands.first(1));
+}
+
+// A `for` op: the body runs once per iteration on [i, carried values, captures] and yields the
+// next carried values; the last ones are the loop's results.
+std::vector<TensorData> evaluateLoop(const Op& op, std::span<const TensorData* const> operands) {
+    if (op.body.size() != 1) throw CompileError("", op.loc, "for: needs exactly one body");
+    const Function& body = op.body.front();
+    const size_t n = loopIterArgCount(op);
+    std::vector<TensorData> inputs(1 + operands.size());
+    for (size_t i = 0; i < operands.size(); ++i) inputs[1 + i] = *operands[i];
+    const int64_t lower = op.attrs.getInt("lower"), step = op.attrs.getInt("step", 1);
+    for (int64_t t = 0, trips = loopTripCount(op); t < trips; ++t) {
+        inputs[0] = inductionValue(lower + t * step);
+        EvalResult r = evaluateTensor(body, inputs);
+        for (size_t k = 0; k < n; ++k) inputs[1 + k] = std::move(r.outputs[k]);
+    }
+    std::vector<TensorData> results;
+    for (size_t k = 0; k < n; ++k) results.push_back(std::move(inputs[1 + k]));
+    return results;
+}
+
+} // namespace
+
 EvalResult evaluateTensor(const Function& fn, std::span<const TensorData> inputs, bool keepValues) {
     if (fn.level != Level::Tensor)
         throw CompileError("", fn.loc,
@@ -421,7 +470,22 @@ EvalResult evaluateTensor(const Function& fn, std::span<const TensorData> inputs
                                        " before it is defined");
             operands.push_back(&values[v]);
         }
-        TensorData result = evaluateComputeOp(fn, op, operands);
+        if (op.kind == OpKind::Call)
+            throw CompileError("", op.loc,
+                               "call @" + op.attrs.getString("callee") +
+                                   ": calls are evaluated after inline-calls (the interpreter "
+                                   "runs one function)");
+        if (op.kind == OpKind::For) {
+            std::vector<TensorData> results = evaluateLoop(op, operands);
+            for (size_t k = 0; k < results.size(); ++k) {
+                defined[op.results[k]] = true;
+                values[op.results[k]] = std::move(results[k]);
+            }
+            continue;
+        }
+        TensorData result = op.kind == OpKind::View && op.operands.size() > 1
+                                ? evaluateAffineView(fn, op, operands)
+                                : evaluateComputeOp(fn, op, operands);
         defined[op.result] = true;
         if (keepValues || last[op.result] != kNoId) values[op.result] = std::move(result);
         if (keepValues) continue;

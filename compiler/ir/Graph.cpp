@@ -58,9 +58,30 @@ void Function::renumber() {
         for (ValueId& v : o.operands) v = keep(v);
         o.result = keep(o.result);
         if (o.result != kNoId) kept[o.result].def = o.id;
+        for (ValueId& r : o.results) {
+            r = keep(r);
+            kept[r].def = o.id;
+        }
     }
     for (ValueId& r : results) r = keep(r);
     m_values = std::move(kept);
+}
+
+int64_t loopTripCount(const Op& op) {
+    const int64_t lower = op.attrs.getInt("lower"), upper = op.attrs.getInt("upper");
+    const int64_t step = op.attrs.getInt("step", 1);
+    if (upper <= lower || step <= 0) return 0;
+    return (upper - lower + step - 1) / step;
+}
+
+std::vector<int64_t> affineViewOffsets(const Op& op, std::span<const int64_t> ivValues) {
+    std::vector<int64_t> offsets = op.attrs.getInts("offsets").value_or(std::vector<int64_t>{});
+    std::vector<int64_t> strides = op.attrs.getInts("iv_strides").value_or(std::vector<int64_t>{});
+    const size_t rank = offsets.size();
+    for (size_t k = 0; k < ivValues.size(); ++k)
+        for (size_t d = 0; d < rank && k * rank + d < strides.size(); ++d)
+            offsets[d] += strides[k * rank + d] * ivValues[k];
+    return offsets;
 }
 
 Function* Module::entry() {

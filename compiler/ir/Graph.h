@@ -22,6 +22,7 @@
 #include "compiler/ir/Shape.h"
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,8 @@ struct Value {
     Shape offset;           // Tile level: the tile's corner inside `origin`
 };
 
+class Function;
+
 struct Op {
     OpId id = kNoId;
     OpKind kind = OpKind::Add;
@@ -60,6 +63,11 @@ struct Op {
     Attrs attrs;
     SourceLoc loc;       // where in the .pto source the op (or its ancestor) was written
     OpId parent = kNoId; // provenance: the op of the previous stage this came from
+    // `for` and `call` (OpClass::Control) define any number of values: they are listed here and
+    // `result` stays kNoId. Every other op leaves this empty.
+    std::vector<ValueId> results;
+    // `for`: its body, exactly one function (see "Loops" below); empty for every other op.
+    std::vector<Function> body;
 };
 
 class Function {
@@ -105,6 +113,27 @@ private:
     std::vector<Value> m_values;
     std::vector<Op> m_ops;
 };
+
+// Loops. A `for` op owns its body as a nested Function, isolated from above:
+//   body.args    = [induction variable (tensor<i32>, rank 0), iter_args..., captures...]
+//   body.results = the values of `yield` (one per iter_arg, same types)
+//   op.operands  = [initial values of the iter_args..., captured outer values...]
+//   op.results   = the final iter_args (one per iter_arg, same types)
+//   op.attrs     = {lower, upper, step [, name]}
+// A capture is an outer value the body uses; it appears in the body as an argument of the same
+// name and type. The induction variable may only appear as an operand of `view`, whose offsets
+// are then affine in it (ShapeInference.h, "affine view offsets").
+// `call` has operands = the callee's arguments, results = its results, attrs = {callee}.
+inline size_t loopIterArgCount(const Op& op) {
+    return op.results.size();
+}
+// A loop's iterations: lower, lower + step, … below upper (0 when upper <= lower).
+int64_t loopTripCount(const Op& op);
+
+// The offsets of a `view` whose offsets are affine in induction variables (operands 1..,
+// coefficients in the attribute iv_strides, one row of rank entries per variable) when the
+// variables hold `ivValues`: offsets[d] + sum_k iv_strides[k][d] * ivValues[k].
+std::vector<int64_t> affineViewOffsets(const Op& op, std::span<const int64_t> ivValues);
 
 // A parsed .pto file: its path, its text, and its functions (the entry is the last one
 // unless a function is named @main).

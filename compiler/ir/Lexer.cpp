@@ -184,6 +184,10 @@ Token Lexer::lexName(TokKind kind, size_t start, SourceLoc loc) {
     if (m_pos == nameStart)
         fail(loc, fmt::format("expected a name after '{}', found {}", sigil,
                               m_pos < m_text.size() ? describeChar(peek()) : "end of file"));
+    if (kind == TokKind::ValueName && peek() == '#' && isDigit(peek(1))) { // %r#0
+        advance();
+        while (isDigit(peek())) advance();
+    }
     Token t = makeToken(kind, start, loc);
     t.text = m_text.substr(nameStart, m_pos - nameStart);
     return t;
@@ -245,6 +249,10 @@ Token Lexer::lexPunct(size_t start, SourceLoc loc) {
         return one(TokKind::Equal);
     case '#':
         return one(TokKind::Hash);
+    case '+':
+        return one(TokKind::Plus);
+    case '*':
+        return one(TokKind::Star);
     case '!':
         return one(TokKind::Bang);
     case '/':

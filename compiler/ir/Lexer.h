@@ -9,7 +9,8 @@
 // Numbers: decimal integers, hexadecimal integers (0x1f), and floats (1.5, 2e-3, 1.5e+10). A '-'
 // directly followed by a digit is part of the number; '->' is an arrow; any other '-' is Minus.
 // Shape literals such as 64x1024xf16 lex as the integer 64 followed by the identifier
-// x1024xf16 (the parsers split it; see Parser.cpp).
+// x1024xf16 (the parsers split it; see Parser.cpp). A value name directly followed by '#' and
+// digits is one name: %r#0 is result 0 of `%r:2 = for ...`.
 
 #include "compiler/ir/Diagnostics.h"
 
@@ -47,6 +48,8 @@ enum class TokKind : uint8_t {
     Bang,      // !
     Slash,     // /
     Minus,     // - not followed by a digit or '>'
+    Plus,      // + (affine view offsets)
+    Star,      // * (affine view offsets)
 };
 
 struct Token {

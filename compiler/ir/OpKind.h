@@ -26,7 +26,8 @@ enum class OpClass : uint8_t {
     Select,
     Layout,
     Move,
-    Directive
+    Directive,
+    Control // for, call: ops with any number of results (and a body)
 };
 
 // Which IR levels may contain an op kind.
@@ -58,6 +59,9 @@ int opKindCount();
 
 inline bool isDirective(OpKind k) {
     return opInfo(k).cls == OpClass::Directive;
+}
+inline bool isControl(OpKind k) {
+    return opInfo(k).cls == OpClass::Control;
 }
 inline bool isElementwise(OpKind k) {
     OpClass c = opInfo(k).cls;

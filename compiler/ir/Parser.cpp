@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -50,14 +52,34 @@ std::string plural(int n, std::string_view word) {
     return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
-// What the parser knows about the function being parsed.
+// What the parser knows about the function (or loop body) being parsed.
 struct FunctionState {
     Function f;
     NameIndex byName;
     std::vector<SourceLoc> defLoc; // per value: where its name was defined
-    std::vector<Type> resultTypes; // from the signature
+    std::vector<Type> resultTypes; // from the signature (loop body: the iter_args' types)
     SourceLoc bodyStart;
     bool returned = false;
+    // Loop bodies: the enclosing scope, and the outer value behind each capture argument.
+    FunctionState* outer = nullptr;
+    std::vector<ValueId> captureSources;
+    std::vector<std::string> iterNames; // the iter_args, for yield messages
+    // Induction variables of loops closed in this scope: name -> the loop's position.
+    std::unordered_map<std::string_view, SourceLoc> closedIvs;
+};
+
+// A called function's signature, known before any body is parsed (calls may come first).
+struct Signature {
+    std::vector<Type> args;
+    std::vector<Type> results;
+    SourceLoc loc;
+};
+
+// The names on the left of '=' of a statement: `%y`, `%a, %b` or `%r:2` (%r#0, %r#1).
+struct ResultNames {
+    std::vector<Token> names;
+    std::vector<std::string_view> spelled; // the names the values get
+    bool grouped = false;                  // written %r:N
 };
 
 // The suffix of an op line: loc(7:5) #12<-#3 origin(5, [16, 0]).
@@ -105,12 +127,29 @@ private:
     }
 
     // Functions.
+    void prescanSignatures();
     Function parseFunction();
     Level prescanLevel() const;
     void parseSignature(FunctionState& s);
     void parseBody(FunctionState& s);
     void parseReturn(FunctionState& s);
     void defineName(FunctionState& s, const Token& name, ValueId v);
+    void defineNameAs(FunctionState& s, std::string_view name, SourceLoc at, ValueId v);
+    ValueId lookup(FunctionState& s, std::string_view name);
+    const SourceLoc* visibleDefinition(const FunctionState& s, std::string_view name) const;
+    const SourceLoc* closedIv(const FunctionState& s, std::string_view name) const;
+
+    // Loops and calls.
+    ResultNames parseResultNames();
+    void parseStatementWithResults(FunctionState& s);
+    void parseFor(FunctionState& s, const ResultNames& results);
+    void parseCall(FunctionState& s, const ResultNames& results);
+    void defineResults(FunctionState& s, OpId id, const ResultNames& results,
+                       const std::vector<Type>& types, std::string_view what);
+    int64_t parseLoopBound(std::string_view what);
+    void parseAffineOffsets(FunctionState& s, Op& op);
+    void parseAffineExpr(FunctionState& s, std::vector<ValueId>& ivs,
+                         std::vector<std::map<size_t, int64_t>>& coeffs, int64_t& constant);
 
     // Ops.
     ValueId parseOpExpr(FunctionState& s, const Token* result, bool topLevel);
@@ -121,7 +160,8 @@ private:
     bool atScalarLiteral() const;
     double parseScalarLiteral();
     void parseDirectiveSizes(Op& op);
-    void parseAttrDict(OpKind kind, Level level, Attrs& attrs);
+    void parseAttrDict(OpKind kind, Level level, Attrs& attrs, FunctionState* s = nullptr,
+                       Op* op = nullptr);
     AttrValue parseAttrValue();
     std::vector<int64_t> parseIntList();
     OpSuffix parseSuffix();
@@ -137,6 +177,8 @@ private:
     Token m_tok;
     std::vector<std::string_view> m_mnemonics = allMnemonics();
     int m_nesting = 0; // parenthesised ops open around the current token
+    std::unordered_map<std::string, Signature> m_signatures; // every function of the module
+    std::deque<std::string> m_ownedNames; // names not in the text (%r#0), kept for NameIndex
 };
 
 // --- module and functions ------------------------------------------------------------------
@@ -147,6 +189,7 @@ Module Parser::parseModule() {
     if (m_tok.is(TokKind::Eof))
         fail(m_tok.loc, "empty input: expected a function ('func @name(...) -> type { ... }')");
     std::unordered_map<std::string, SourceLoc> seen;
+    prescanSignatures();
     while (!m_tok.is(TokKind::Eof)) {
         if (!m_tok.isIdent("func")) failExpected("'func' to start a function");
         SourceLoc at = m_tok.loc;
@@ -158,6 +201,36 @@ Module Parser::parseModule() {
         m.functions.push_back(std::move(f));
     }
     return m;
+}
+
+// Reads the signature of every function before any body, so that a call may name a function
+// defined later. Errors end the scan quietly; the real parse reports them in place.
+void Parser::prescanSignatures() {
+    Parser scan(*this);
+    try {
+        while (scan.m_tok.isIdent("func")) {
+            SourceLoc at = scan.take().loc;
+            std::string name(scan.expect(TokKind::AtName, "a function name").text);
+            FunctionState tmp;
+            tmp.f.level = scan.prescanLevel();
+            scan.parseSignature(tmp);
+            Signature sig;
+            for (ValueId a : tmp.f.args) sig.args.push_back(tmp.f.type(a));
+            sig.results = tmp.resultTypes;
+            sig.loc = at;
+            m_signatures.emplace(name, std::move(sig));
+            int depth = 0;
+            while (!scan.m_tok.is(TokKind::Eof)) {
+                if (scan.m_tok.is(TokKind::LBrace)) ++depth;
+                if (scan.m_tok.is(TokKind::RBrace) && --depth == 0) {
+                    scan.advance();
+                    break;
+                }
+                scan.advance();
+            }
+        }
+    } catch (const CompileError&) {
+    }
 }
 
 // Decides the level before parsing the function: Tile iff a tile<> type or a Move op appears
@@ -233,33 +306,78 @@ void Parser::parseSignature(FunctionState& s) {
 }
 
 void Parser::parseBody(FunctionState& s) {
+    const bool loop = s.outer != nullptr;
+    const std::string_view terminator = loop ? "yield" : "return";
+    const std::string where =
+        loop ? fmt::format("the body of loop '{}'", s.f.name) : fmt::format("@{}", s.f.name);
     while (true) {
         if (m_tok.is(TokKind::Eof))
-            fail(m_tok.loc, fmt::format("unterminated body of @{}: expected '}}' before the end "
+            fail(m_tok.loc, fmt::format("unterminated body of {}: expected '}}' before the end "
                                         "of the file (the body opens at {}:{})",
-                                        s.f.name, s.bodyStart.line, s.bodyStart.col));
+                                        where, s.bodyStart.line, s.bodyStart.col));
         if (m_tok.is(TokKind::RBrace)) {
-            if (!s.returned)
-                fail(m_tok.loc, fmt::format("missing 'return' at the end of @{}", s.f.name));
+            if (!s.returned && !(loop && s.resultTypes.empty()))
+                fail(m_tok.loc, fmt::format("missing '{}' at the end of {}", terminator, where));
             advance();
             return;
         }
         if (s.returned)
-            fail(m_tok.loc, fmt::format("'return' must be the last statement of @{}, found {} "
+            fail(m_tok.loc, fmt::format("'{}' must be the last statement of {}, found {} "
                                         "after it",
-                                        s.f.name, describeToken(m_tok)));
-        if (m_tok.isIdent("return")) {
+                                        terminator, where, describeToken(m_tok)));
+        if (m_tok.isIdent(terminator)) {
             parseReturn(s);
+        } else if (m_tok.isIdent(loop ? "return" : "yield")) {
+            fail(m_tok.loc, loop ? fmt::format("'return' inside a loop body: end the body of loop "
+                                               "'{}' with 'yield'",
+                                               s.f.name)
+                                 : std::string("'yield' outside a loop body"));
         } else if (m_tok.is(TokKind::ValueName)) {
-            Token result = take();
-            expect(TokKind::Equal, fmt::format("'=' after %{}", result.text));
-            parseOpExpr(s, &result, true);
+            parseStatementWithResults(s);
+        } else if (m_tok.isIdent("for") && peekNext().is(TokKind::ValueName)) {
+            parseFor(s, ResultNames{});
+        } else if (m_tok.isIdent("for") && peekNext().is(TokKind::String)) {
+            parseFor(s, ResultNames{});
         } else if (m_tok.is(TokKind::Ident)) {
             parseOpExpr(s, nullptr, true);
         } else {
-            failExpected("an op, '%name = <op>', 'return' or '}'");
+            failExpected(fmt::format("an op, '%name = <op>', '{}' or '}}'", terminator));
         }
     }
+}
+
+ResultNames Parser::parseResultNames() {
+    ResultNames r;
+    r.names.push_back(take());
+    if (accept(TokKind::Colon)) { // %r:N
+        Token n =
+            expect(TokKind::Int, fmt::format("the number of results after %{}:", r.names[0].text));
+        if (n.intValue < 1 || n.intValue > 1024)
+            fail(n.loc, fmt::format("%{}:{}: the number of results must be 1 to 1024",
+                                    r.names[0].text, n.intValue));
+        r.grouped = true;
+        for (int64_t i = 0; i < n.intValue; ++i) {
+            m_ownedNames.push_back(fmt::format("{}#{}", r.names[0].text, i));
+            r.spelled.push_back(m_ownedNames.back());
+        }
+        return r;
+    }
+    while (accept(TokKind::Comma))
+        r.names.push_back(expect(TokKind::ValueName, "a result name such as %b after ','"));
+    for (const Token& t : r.names) r.spelled.push_back(t.text);
+    return r;
+}
+
+void Parser::parseStatementWithResults(FunctionState& s) {
+    ResultNames results = parseResultNames();
+    expect(TokKind::Equal, fmt::format("'=' after %{}", results.names.back().text));
+    if (m_tok.isIdent("for")) return parseFor(s, results);
+    if (m_tok.isIdent("call")) return parseCall(s, results);
+    if (results.names.size() > 1 || results.grouped)
+        fail(results.names[0].loc, fmt::format("only 'for' and 'call' define several results; "
+                                               "'{}' defines one",
+                                               m_tok.text));
+    parseOpExpr(s, &results.names[0], true);
 }
 
 void Parser::parseReturn(FunctionState& s) {
@@ -272,30 +390,68 @@ void Parser::parseReturn(FunctionState& s) {
             values.push_back(parseOperand(s));
         } while (accept(TokKind::Comma));
     }
+    const bool loop = s.outer != nullptr;
     if (values.size() != s.resultTypes.size())
-        fail(ret.loc, fmt::format("@{} returns {} but its signature declares {}", s.f.name,
-                                  plural(int(values.size()), "value"),
-                                  plural(int(s.resultTypes.size()), "result")));
+        fail(ret.loc, loop ? fmt::format("yield gives {} but loop '{}' has {}",
+                                         plural(int(values.size()), "value"), s.f.name,
+                                         plural(int(s.resultTypes.size()), "iter_arg"))
+                           : fmt::format("@{} returns {} but its signature declares {}", s.f.name,
+                                         plural(int(values.size()), "value"),
+                                         plural(int(s.resultTypes.size()), "result")));
     for (size_t i = 0; i < values.size(); ++i) {
         const Type& t = s.f.type(values[i]);
-        if (t != s.resultTypes[i])
-            fail(locs[i], fmt::format("return value {} has type {}, but @{} declares {}", i,
-                                      formatType(t, s.f.level), s.f.name,
+        if (t == s.resultTypes[i]) continue;
+        if (loop)
+            fail(locs[i], fmt::format("yield value {} has type {}, but iter_arg %{} has type {}", i,
+                                      formatType(t, s.f.level), s.iterNames[i],
                                       formatType(s.resultTypes[i], s.f.level)));
+        fail(locs[i], fmt::format("return value {} has type {}, but @{} declares {}", i,
+                                  formatType(t, s.f.level), s.f.name,
+                                  formatType(s.resultTypes[i], s.f.level)));
     }
     s.f.results = std::move(values);
     s.returned = true;
 }
 
 void Parser::defineName(FunctionState& s, const Token& name, ValueId v) {
+    defineNameAs(s, name.text, name.loc, v);
+}
+
+void Parser::defineNameAs(FunctionState& s, std::string_view name, SourceLoc at, ValueId v) {
+    if (const SourceLoc* first = visibleDefinition(s, name))
+        fail(at, fmt::format("redefinition of %{} (first defined at {}:{})", name, first->line,
+                             first->col));
     if (s.defLoc.size() <= v) s.defLoc.resize(v + 1);
-    s.defLoc[v] = name.loc;
-    auto [old, fresh] = s.byName.insert(name.text, v);
-    if (!fresh) {
-        SourceLoc first = s.defLoc[old];
-        fail(name.loc, fmt::format("redefinition of %{} (first defined at {}:{})", name.text,
-                                   first.line, first.col));
-    }
+    s.defLoc[v] = at;
+    s.byName.insert(name, v);
+}
+
+// Where `name` is defined in this scope or an enclosing one, or nullptr.
+const SourceLoc* Parser::visibleDefinition(const FunctionState& s, std::string_view name) const {
+    for (const FunctionState* scope = &s; scope; scope = scope->outer)
+        if (ValueId v = scope->byName.find(name); v != NameIndex::kNone) return &scope->defLoc[v];
+    return nullptr;
+}
+
+const SourceLoc* Parser::closedIv(const FunctionState& s, std::string_view name) const {
+    for (const FunctionState* scope = &s; scope; scope = scope->outer)
+        if (auto it = scope->closedIvs.find(name); it != scope->closedIvs.end()) return &it->second;
+    return nullptr;
+}
+
+// The value `name` in scope: a loop body reaches outer values through capture arguments,
+// created on first use (and through every loop in between).
+ValueId Parser::lookup(FunctionState& s, std::string_view name) {
+    ValueId v = s.byName.find(name);
+    if (v != NameIndex::kNone || !s.outer) return v;
+    ValueId outer = lookup(*s.outer, name);
+    if (outer == NameIndex::kNone) return outer;
+    ValueId arg = s.f.addArg(s.outer->f.type(outer), std::string(name));
+    s.captureSources.push_back(outer);
+    if (s.defLoc.size() <= arg) s.defLoc.resize(arg + 1);
+    s.defLoc[arg] = s.outer->defLoc[outer];
+    s.byName.insert(name, arg);
+    return arg;
 }
 
 // --- ops -----------------------------------------------------------------------------------
@@ -327,6 +483,10 @@ ValueId Parser::parseOpExpr(FunctionState& s, const Token* result, bool topLevel
             fail(result->loc, fmt::format("redefinition of %{} (first defined at {}:{})",
                                           result->text, s.defLoc[old].line, s.defLoc[old].col));
     OpKind kind = parseMnemonic(s);
+    if (isControl(kind))
+        fail(m_tok.loc, fmt::format("'{}' is a statement, not an operand: write '%name = {} ...' "
+                                    "on its own line",
+                                    m_tok.text, m_tok.text));
     Token mnemonic = take();
     Op op;
     op.loc = mnemonic.loc;
@@ -335,7 +495,7 @@ ValueId Parser::parseOpExpr(FunctionState& s, const Token* result, bool topLevel
     else
         parseOperands(s, kind, op);
     op.kind = kind;
-    if (m_tok.is(TokKind::LBrace)) parseAttrDict(kind, s.f.level, op.attrs);
+    if (m_tok.is(TokKind::LBrace)) parseAttrDict(kind, s.f.level, op.attrs, &s, &op);
     std::optional<Type> declared;
     if (accept(TokKind::Colon)) declared = parseType(s.f.level);
     OpSuffix suffix = topLevel ? parseSuffix() : OpSuffix{};
@@ -376,8 +536,8 @@ void Parser::parseOperands(FunctionState& s, OpKind& kind, Op& op) {
             fail(m_tok.loc, fmt::format("too many operands: '{}' takes 2", opName(written)));
         return;
     }
-    if (lo == hi) {
-        parseFixedOperands(s, kind, op, lo);
+    if (lo == hi || kind == OpKind::View) { // a view's induction variables come from offsets
+        parseFixedOperands(s, kind, op, kind == OpKind::View ? 1 : lo);
         return;
     }
     SourceLoc extra;
@@ -416,7 +576,13 @@ void Parser::parseFixedOperands(FunctionState& s, OpKind kind, Op& op, int count
 
 ValueId Parser::parseOperand(FunctionState& s) {
     if (m_tok.is(TokKind::ValueName)) {
-        ValueId v = s.byName.find(m_tok.text);
+        ValueId v = lookup(s, m_tok.text);
+        if (v == NameIndex::kNone && closedIv(s, m_tok.text)) {
+            const SourceLoc* at = closedIv(s, m_tok.text);
+            fail(m_tok.loc, fmt::format("use of the induction variable %{} outside its loop (the "
+                                        "loop at {}:{})",
+                                        m_tok.text, at->line, at->col));
+        }
         if (v == NameIndex::kNone)
             fail(m_tok.loc, fmt::format("use of undefined value %{}", m_tok.text));
         advance();
@@ -481,15 +647,24 @@ std::vector<int64_t> Parser::parseIntList() {
     }
 }
 
-void Parser::parseAttrDict(OpKind kind, Level level, Attrs& attrs) {
+void Parser::parseAttrDict(OpKind kind, Level level, Attrs& attrs, FunctionState* s, Op* op) {
     expect(TokKind::LBrace, "'{'");
     if (accept(TokKind::RBrace)) return;
     std::span<const std::string_view> known = knownAttrNames(kind);
     while (true) {
         if (!m_tok.is(TokKind::Ident)) failExpected("an attribute name");
         Token name = take();
+        // loop/iter: where unroll-loops took an op from (any op; they parse back).
         bool isKnown = std::find(known.begin(), known.end(), name.text) != known.end() ||
-                       (name.text == "vec_tile" && !isDirective(kind));
+                       (name.text == "vec_tile" && !isDirective(kind)) ||
+                       ((name.text == "loop" || name.text == "iter") && !isDirective(kind));
+        if (kind == OpKind::View && name.text == "offsets" && s && op && !attrs.has("offsets") &&
+            accept(TokKind::Equal)) {
+            parseAffineOffsets(*s, *op);
+            if (accept(TokKind::Comma)) continue;
+            expect(TokKind::RBrace, "',' or '}' in the attribute list");
+            return;
+        }
         if (level == Level::Tensor && !isKnown) {
             std::vector<std::string_view> candidates(known.begin(), known.end());
             if (!isDirective(kind)) candidates.push_back("vec_tile");
@@ -596,6 +771,225 @@ ValueId Parser::buildOp(FunctionState& s, Op op, const Token& mnemonic, const To
     return v;
 }
 
+// --- loops and calls -----------------------------------------------------------------------
+
+int64_t Parser::parseLoopBound(std::string_view what) {
+    Token t = expect(TokKind::Int, fmt::format("an integer {}", what));
+    return t.intValue;
+}
+
+// for ["name"] %i = LO to HI [step S] [iter_args(%a = %a0, ...)] [suffix] { ... [yield ...] }
+void Parser::parseFor(FunctionState& s, const ResultNames& results) {
+    Token forTok = take();
+    Op op;
+    op.kind = OpKind::For;
+    op.loc = forTok.loc;
+    std::string name;
+    if (m_tok.is(TokKind::String)) name = take().str;
+    Token iv = expect(TokKind::ValueName, "the induction variable such as %i after 'for'");
+    expect(TokKind::Equal, fmt::format("'=' and the lower bound after %{}", iv.text));
+    int64_t lower = parseLoopBound("lower bound");
+    if (!m_tok.isIdent("to")) failExpected("'to' and the upper bound");
+    advance();
+    int64_t upper = parseLoopBound("upper bound");
+    int64_t step = 1;
+    if (m_tok.isIdent("step")) {
+        advance();
+        step = parseLoopBound("step");
+    }
+    op.attrs.set("lower", lower);
+    op.attrs.set("upper", upper);
+    op.attrs.set("step", step);
+    if (!name.empty()) op.attrs.set("name", name);
+
+    FunctionState b;
+    b.outer = &s;
+    b.f.name = name.empty() ? std::string("for") : name;
+    b.f.level = s.f.level;
+    b.f.loc = forTok.loc;
+    defineName(b, iv, b.f.addArg(Type{DType::I32, Shape{}, MemSpace::None}, std::string(iv.text)));
+    if (m_tok.isIdent("iter_args")) {
+        advance();
+        expect(TokKind::LParen, "'(' after iter_args");
+        std::vector<std::pair<Token, ValueId>> iters;
+        do {
+            Token iterName = expect(TokKind::ValueName, "an iter_arg such as %m");
+            expect(TokKind::Equal, fmt::format("'=' and the initial value of %{}", iterName.text));
+            iters.emplace_back(iterName, parseOperand(s));
+        } while (accept(TokKind::Comma));
+        expect(TokKind::RParen, "',' or ')' after the iter_args");
+        for (auto& [iterName, init] : iters) {
+            op.operands.push_back(init);
+            const Type& t = s.f.type(init);
+            defineName(b, iterName, b.f.addArg(t, std::string(iterName.text)));
+            b.resultTypes.push_back(t);
+            b.iterNames.emplace_back(iterName.text);
+        }
+    }
+    if (m_tok.isIdent("loc") || m_tok.is(TokKind::Hash)) {
+        OpSuffix suffix = parseSuffix();
+        if (suffix.loc) op.loc = *suffix.loc;
+        op.parent = suffix.parent;
+    }
+    b.bodyStart = expect(TokKind::LBrace, "'{' to open the loop body").loc;
+    parseBody(b);
+    op.operands.insert(op.operands.end(), b.captureSources.begin(), b.captureSources.end());
+    size_t iterCount = b.resultTypes.size();
+    std::vector<Type> types = b.resultTypes;
+    b.f.args.shrink_to_fit();
+    op.body.push_back(std::move(b.f));
+    s.closedIvs[iv.text] = forTok.loc;
+    if (results.names.empty() && iterCount > 0)
+        fail(forTok.loc, fmt::format("the loop has {}: name its results ('%r = for ...' or "
+                                     "'%r:{} = for ...')",
+                                     plural(int(iterCount), "iter_arg"), iterCount));
+    OpId id = s.f.addOp(std::move(op));
+    defineResults(s, id, results, types, "the loop's iter_args");
+}
+
+// call @f(%a, %b): the results take the callee's signature.
+void Parser::parseCall(FunctionState& s, const ResultNames& results) {
+    Token callTok = take();
+    Token callee = expect(TokKind::AtName, "the called function such as @block after 'call'");
+    auto it = m_signatures.find(std::string(callee.text));
+    if (it == m_signatures.end()) {
+        std::vector<std::string_view> names;
+        for (const auto& [n, sig] : m_signatures) names.push_back(n);
+        std::sort(names.begin(), names.end());
+        std::string_view hint = closestMatch(callee.text, names);
+        fail(callee.loc, hint.empty()
+                             ? fmt::format("call of unknown function @{}", callee.text)
+                             : fmt::format("call of unknown function @{} (did you mean @{}?)",
+                                           callee.text, hint));
+    }
+    const Signature& sig = it->second;
+    Op op;
+    op.kind = OpKind::Call;
+    op.loc = callTok.loc;
+    op.attrs.set("callee", std::string(callee.text));
+    expect(TokKind::LParen, fmt::format("'(' and the arguments of @{}", callee.text));
+    std::vector<SourceLoc> locs;
+    if (!accept(TokKind::RParen)) {
+        do {
+            locs.push_back(m_tok.loc);
+            op.operands.push_back(parseOperand(s));
+        } while (accept(TokKind::Comma));
+        expect(TokKind::RParen, "',' or ')' after the arguments");
+    }
+    if (op.operands.size() != sig.args.size())
+        fail(callTok.loc,
+             fmt::format("call @{}: passes {}, but @{} (at {}:{}) takes {}", callee.text,
+                         plural(int(op.operands.size()), "argument"), callee.text, sig.loc.line,
+                         sig.loc.col, plural(int(sig.args.size()), "argument")));
+    for (size_t i = 0; i < op.operands.size(); ++i)
+        if (s.f.type(op.operands[i]) != sig.args[i])
+            fail(locs[i],
+                 fmt::format("call @{}: argument {} has type {}, but @{} takes {}", callee.text, i,
+                             formatType(s.f.type(op.operands[i]), s.f.level), callee.text,
+                             formatType(sig.args[i], s.f.level)));
+    OpSuffix suffix = parseSuffix();
+    if (suffix.loc) op.loc = *suffix.loc;
+    op.parent = suffix.parent;
+    OpId id = s.f.addOp(std::move(op));
+    defineResults(s, id, results, sig.results, fmt::format("@{}'s results", callee.text));
+}
+
+void Parser::defineResults(FunctionState& s, OpId id, const ResultNames& results,
+                           const std::vector<Type>& types, std::string_view what) {
+    if (results.spelled.size() != types.size()) {
+        SourceLoc at = results.names.empty() ? s.f.op(id).loc : results.names[0].loc;
+        std::string written = results.names.empty() ? std::string("no results")
+                                                    : plural(int(results.spelled.size()), "result");
+        fail(at, fmt::format("{} names {}, but {} are {} value{}", opName(s.f.op(id).kind), written,
+                             what, types.size(), types.size() == 1 ? "" : "s"));
+    }
+    for (size_t i = 0; i < types.size(); ++i) {
+        Value v;
+        v.type = types[i];
+        v.name = std::string(results.spelled[i]);
+        v.def = id;
+        ValueId vid = s.f.addValue(std::move(v));
+        s.f.op(id).results.push_back(vid);
+        SourceLoc at = results.names[results.grouped ? 0 : i].loc;
+        defineNameAs(s, results.spelled[i], at, vid);
+    }
+}
+
+// offsets = [%i * 256 + 64, 0]: per dim a sum of integer terms and induction variables times
+// integers. The variables become operands 1.. of the view, their coefficients the attribute
+// iv_strides (one row of rank entries per variable), the constants the attribute offsets.
+void Parser::parseAffineOffsets(FunctionState& s, Op& op) {
+    expect(TokKind::LBracket, "'[' and the offsets");
+    std::vector<ValueId> ivs;
+    std::vector<std::map<size_t, int64_t>> coeffs; // per dim: iv index -> coefficient
+    std::vector<int64_t> constants;
+    if (!accept(TokKind::RBracket)) {
+        while (true) {
+            coeffs.emplace_back();
+            int64_t c = 0;
+            parseAffineExpr(s, ivs, coeffs, c);
+            constants.push_back(c);
+            if (accept(TokKind::Comma)) continue;
+            expect(TokKind::RBracket, "',' or ']' in the offsets");
+            break;
+        }
+    }
+    op.attrs.set("offsets", constants);
+    if (ivs.empty()) return;
+    std::vector<int64_t> strides(ivs.size() * constants.size(), 0);
+    for (size_t d = 0; d < coeffs.size(); ++d)
+        for (auto [k, c] : coeffs[d]) strides[k * constants.size() + d] = c;
+    op.operands.insert(op.operands.end(), ivs.begin(), ivs.end());
+    op.attrs.set("iv_strides", strides);
+}
+
+void Parser::parseAffineExpr(FunctionState& s, std::vector<ValueId>& ivs,
+                             std::vector<std::map<size_t, int64_t>>& coeffs, int64_t& constant) {
+    auto checked = [&](SourceLoc at, int64_t a, int64_t b, bool mul) {
+        int64_t r = 0;
+        bool overflow = mul ? __builtin_mul_overflow(a, b, &r) : __builtin_add_overflow(a, b, &r);
+        if (overflow) fail(at, "the offset expression overflows 64 bits");
+        return r;
+    };
+    int64_t sign = accept(TokKind::Minus) ? -1 : 1;
+    while (true) {
+        SourceLoc at = m_tok.loc;
+        int64_t factor = sign;
+        ValueId iv = NameIndex::kNone;
+        if (m_tok.is(TokKind::Int)) {
+            factor = checked(at, factor, take().intValue, true);
+            if (accept(TokKind::Star)) {
+                if (!m_tok.is(TokKind::ValueName)) failExpected("an induction variable after '*'");
+                iv = parseOperand(s);
+            }
+        } else if (m_tok.is(TokKind::ValueName)) {
+            iv = parseOperand(s);
+            if (accept(TokKind::Star))
+                factor = checked(at, factor, expect(TokKind::Int, "an integer after '*'").intValue,
+                                 true);
+        } else {
+            failExpected("an offset: an integer or an induction variable such as %i * 256");
+        }
+        if (iv == NameIndex::kNone) {
+            constant = checked(at, constant, factor, false);
+        } else {
+            size_t k = size_t(std::find(ivs.begin(), ivs.end(), iv) - ivs.begin());
+            if (k == ivs.size()) ivs.push_back(iv);
+            int64_t& c = coeffs.back()[k];
+            c = checked(at, c, factor, false);
+        }
+        if (accept(TokKind::Plus)) {
+            sign = 1;
+        } else if (accept(TokKind::Minus)) {
+            sign = -1;
+        } else if (m_tok.is(TokKind::Int) && m_tok.text.starts_with("-")) {
+            sign = 1; // "%i - 64" written without a space: the '-' belongs to the integer
+        } else {
+            return;
+        }
+    }
+}
+
 // --- types ---------------------------------------------------------------------------------
 
 Type Parser::parseType(Level level) {
@@ -679,8 +1073,7 @@ void Parser::pushDim(Type& type, std::string_view digits, SourceLoc loc) {
 Module parseModule(std::string_view text, std::string file, bool verify) {
     Module m = Parser(text, std::move(file)).parseModule();
     m.source = std::string(text);
-    if (verify)
-        for (const Function& f : m.functions) verifyFunction(f, m.file);
+    if (verify) verifyModule(m);
     return m;
 }
 

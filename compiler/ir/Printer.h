@@ -50,11 +50,19 @@ std::string formatAttrs(const Attrs& attrs, std::span<const std::string_view> sk
 class NameTable {
 public:
     explicit NameTable(const Function& f);
+    // A loop body: `fixed` names its capture arguments (as the outer values print), and every
+    // name of `outer` (and its enclosing tables) is taken.
+    NameTable(const Function& f, const std::vector<std::pair<ValueId, std::string>>& fixed,
+              const NameTable* outer);
     std::string_view operator[](ValueId v) const { return m_names[v]; }
 
 private:
     std::vector<std::string> m_names;
+    std::vector<std::string> m_reserved; // names of the enclosing scopes
 };
+
+// The printed names inside the body of the loop `op` of `f` (whose names are `names`).
+NameTable loopBodyNames(const Function& f, const Op& op, const NameTable& names);
 
 // One op line without indentation or newline: "%m = reduce_max %xf {axis = 1, keepdim}".
 std::string printOp(const Function& f, const Op& op, const NameTable& names,

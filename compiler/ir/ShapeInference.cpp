@@ -94,6 +94,7 @@ private:
     Type tstore();
     Type tmove();
     Type directive();
+    Type control();
 
     Level m_level;
     OpKind m_kind;
@@ -575,9 +576,13 @@ Type Inference::view() {
     if (offsets.size() != size_t(in.rank()) || sizes.size() != size_t(in.rank()))
         fail(fmt::format("offsets {} and sizes {} need {} entries each (the rank of {})",
                          listStr(offsets), listStr(sizes), in.rank(), shapeStr(in)));
+    // Offsets affine in induction variables (operands 1..) are checked per iteration by the
+    // verifier, which knows the loop bounds; here only the sizes.
+    const bool affine = m_in.size() > 1;
     Shape out;
     for (int d = 0; d < in.rank(); ++d) {
-        if (sizes[d] <= 0 || offsets[d] < 0 || offsets[d] > in[d] - sizes[d])
+        if (sizes[d] <= 0 || sizes[d] > in[d] ||
+            (!affine && (offsets[d] < 0 || offsets[d] > in[d] - sizes[d])))
             fail(fmt::format("slice offsets {} sizes {} is out of range of {} (dim {}: {} + {} "
                              "vs {})",
                              listStr(offsets), listStr(sizes), shapeStr(in), d, offsets[d],
@@ -680,6 +685,10 @@ Type Inference::tmove() {
     return d;
 }
 
+Type Inference::control() {
+    fail("defines its results through its body or callee, not by shape inference");
+}
+
 Type Inference::directive() {
     if (m_declared) fail("is a directive: it has no result and takes no type");
     std::vector<int64_t> sizes = requireList("sizes", "the tile sizes");
@@ -780,7 +789,7 @@ bool declaredTypeIsDefault(const Function& f, const Op& op) {
 }
 
 bool opHasResult(OpKind kind) {
-    return kind != OpKind::TStore && !isDirective(kind);
+    return kind != OpKind::TStore && !isDirective(kind) && !isControl(kind);
 }
 
 std::pair<int, int> operandCountRange(OpKind kind) {

@@ -7,17 +7,30 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <queue>
+#include <unordered_map>
 
 namespace pto {
 namespace {
 
 // --- Tensor / Tile level -------------------------------------------------------------------
 
+// The values an induction variable takes: first, last (equal to first for one iteration);
+// none when the loop runs zero times.
+struct IvRange {
+    int64_t first = 0;
+    int64_t last = 0;
+    bool empty = false;
+};
+using IvRanges = std::unordered_map<ValueId, IvRange>;
+
 class FunctionVerifier {
 public:
-    FunctionVerifier(const Function& f, const std::string& file) : m_f(f), m_file(file) {}
+    FunctionVerifier(const Function& f, const std::string& file, IvRanges ivs = {})
+        : m_f(f), m_file(file), m_ivs(std::move(ivs)) {}
     void run();
 
 private:
@@ -33,9 +46,15 @@ private:
     void checkType(const Op& op) const;
     void checkVecTileScope(const Op& op);
     void checkResults() const;
+    void checkInductionUses(const Op& op) const;
+    void checkAffineView(const Op& op) const;
+    void checkLoop(const Op& op) const;
+    void checkLoopTypes(const Op& op, const Function& body) const;
+    void checkMultiResults(const Op& op);
 
     const Function& m_f;
     const std::string& m_file;
+    IvRanges m_ivs; // the induction variables visible here (this loop's and captured ones)
     std::vector<bool> m_defined;
     const Op* m_vecTile = nullptr; // the vec_tile directive in scope
 };
@@ -44,6 +63,9 @@ std::string FunctionVerifier::entity(const Op& op) const {
     std::string e(opName(op.kind));
     if (op.result != kNoId && op.result < m_f.valueCount())
         e += fmt::format(" %{}", NameTable(m_f)[op.result]);
+    if (op.kind == OpKind::For && op.attrs.has("name"))
+        e += fmt::format(" \"{}\"", op.attrs.getString("name"));
+    if (op.kind == OpKind::Call) e += fmt::format(" @{}", op.attrs.getString("callee"));
     return e + fmt::format(" (op #{})", op.id);
 }
 
@@ -115,7 +137,159 @@ void FunctionVerifier::checkResult(const Op& op) {
     m_defined[op.result] = true;
 }
 
+void FunctionVerifier::checkMultiResults(const Op& op) {
+    if (!isControl(op.kind)) {
+        if (!op.results.empty()) fail(op, "lists several results, but only for and call may");
+        if (!op.body.empty()) fail(op, "has a body, but only for may");
+        return;
+    }
+    for (ValueId r : op.results) {
+        if (r >= m_f.valueCount())
+            fail(op,
+                 fmt::format("result value id {} does not exist ({} values)", r, m_f.valueCount()));
+        if (m_defined[r]) fail(op, "redefines a value defined earlier (SSA: one definition)");
+        if (m_f.value(r).def != op.id)
+            fail(op, fmt::format("its result's def is op #{}, not this op", m_f.value(r).def));
+        m_defined[r] = true;
+    }
+}
+
+// The induction variable is an index, not data: it may appear only in view offsets (and be
+// handed to an inner loop, which captures it).
+void FunctionVerifier::checkInductionUses(const Op& op) const {
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+        auto it = m_ivs.find(op.operands[i]);
+        if (it == m_ivs.end()) continue;
+        bool allowed = (op.kind == OpKind::View && i >= 1) ||
+                       (op.kind == OpKind::For && i >= loopIterArgCount(op));
+        if (!allowed)
+            fail(op,
+                 fmt::format("uses the induction variable %{} as operand {}; it may only appear "
+                             "in view offsets (such as {{offsets = [%{} * 256, 0]}})",
+                             m_f.value(op.operands[i]).name, i, m_f.value(op.operands[i]).name));
+    }
+    if (op.kind == OpKind::View)
+        for (size_t i = 1; i < op.operands.size(); ++i)
+            if (!m_ivs.count(op.operands[i]))
+                fail(op, fmt::format("offset operand %{} is not the induction variable of an "
+                                     "enclosing loop",
+                                     NameTable(m_f)[op.operands[i]]));
+}
+
+// Every iteration's view lies inside its tensor: an affine offset takes its extremes at the
+// first or the last value of each induction variable.
+void FunctionVerifier::checkAffineView(const Op& op) const {
+    std::vector<int64_t> offsets = op.attrs.getInts("offsets").value_or(std::vector<int64_t>{});
+    std::vector<int64_t> sizes = op.attrs.getInts("sizes").value_or(std::vector<int64_t>{});
+    std::vector<int64_t> strides = op.attrs.getInts("iv_strides").value_or(std::vector<int64_t>{});
+    const Shape& in = m_f.type(op.operands[0]).shape;
+    const size_t rank = size_t(in.rank());
+    const size_t ivCount = op.operands.size() - 1;
+    if (strides.size() != ivCount * rank || offsets.size() != rank || sizes.size() != rank)
+        fail(op, fmt::format("iv_strides has {} entries, but {} induction variable(s) over rank {} "
+                             "need {}",
+                             strides.size(), ivCount, rank, ivCount * rank));
+    for (size_t k = 0; k < ivCount; ++k)
+        if (m_ivs.at(op.operands[1 + k]).empty) return; // never runs
+    NameTable names(m_f);
+    for (size_t d = 0; d < rank; ++d) {
+        int64_t lo = offsets[d], hi = offsets[d];
+        std::string loAt, hiAt;
+        for (size_t k = 0; k < ivCount; ++k) {
+            const IvRange& r = m_ivs.at(op.operands[1 + k]);
+            int64_t c = strides[k * rank + d];
+            if (c == 0) continue;
+            int64_t a = c * r.first, b = c * r.last;
+            std::string_view iv = names[op.operands[1 + k]];
+            lo += std::min(a, b);
+            hi += std::max(a, b);
+            loAt +=
+                fmt::format("{}%{} = {}", loAt.empty() ? "" : ", ", iv, a <= b ? r.first : r.last);
+            hiAt +=
+                fmt::format("{}%{} = {}", hiAt.empty() ? "" : ", ", iv, a <= b ? r.last : r.first);
+        }
+        if (lo < 0)
+            fail(op, fmt::format("the offset of dim {} is {} at {}: a view starts inside its "
+                                 "tensor {}",
+                                 d, lo, loAt, in.str()));
+        if (hi + sizes[d] > in[d])
+            fail(op, fmt::format("the view leaves the tensor {} at {} (dim {}: offset {} + size {} "
+                                 "> {})",
+                                 in.str(), hiAt, d, hi, sizes[d], in[d]));
+    }
+}
+
+void FunctionVerifier::checkLoopTypes(const Op& op, const Function& body) const {
+    const size_t n = loopIterArgCount(op);
+    if (op.operands.size() < n)
+        fail(op, fmt::format("has {} results but only {} operands (one initial value per "
+                             "iter_arg)",
+                             n, op.operands.size()));
+    if (body.args.size() != 1 + op.operands.size())
+        fail(op, fmt::format("its body has {} arguments, expected {} (the induction variable, {} "
+                             "iter_args, {} captures)",
+                             body.args.size(), 1 + op.operands.size(), n, op.operands.size() - n));
+    if (body.type(body.args[0]) != Type{DType::I32, Shape{}, MemSpace::None})
+        fail(op, "its induction variable must be a rank-0 i32 value");
+    if (body.results.size() != n)
+        fail(op, fmt::format("yield gives {} value(s), but the loop has {} iter_arg(s)",
+                             body.results.size(), n));
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+        const Type& outer = m_f.type(op.operands[i]);
+        const Type& inner = body.type(body.args[1 + i]);
+        if (outer != inner)
+            fail(op, fmt::format("operand {} has type {}, but the body's argument %{} has {}", i,
+                                 formatType(outer, m_f.level), body.value(body.args[1 + i]).name,
+                                 formatType(inner, m_f.level)));
+    }
+    for (size_t k = 0; k < n; ++k) {
+        const Type& iter = body.type(body.args[1 + k]);
+        const Type& yielded = body.type(body.results[k]);
+        const Type& result = m_f.type(op.results[k]);
+        if (yielded != iter)
+            fail(op, fmt::format("yield value {} has type {}, but iter_arg %{} has type {}", k,
+                                 formatType(yielded, m_f.level), body.value(body.args[1 + k]).name,
+                                 formatType(iter, m_f.level)));
+        if (result != iter)
+            fail(op, fmt::format("result {} has type {}, but iter_arg %{} has type {}", k,
+                                 formatType(result, m_f.level), body.value(body.args[1 + k]).name,
+                                 formatType(iter, m_f.level)));
+    }
+}
+
+void FunctionVerifier::checkLoop(const Op& op) const {
+    if (op.body.size() != 1) fail(op, "needs exactly one body");
+    for (std::string_view a : {"lower", "upper", "step"}) {
+        const AttrValue* v = op.attrs.find(a);
+        if (!v || !std::holds_alternative<int64_t>(*v))
+            fail(op, fmt::format("needs an integer attribute '{}'", a));
+    }
+    const int64_t lower = op.attrs.getInt("lower"), upper = op.attrs.getInt("upper");
+    const int64_t step = op.attrs.getInt("step");
+    if (step <= 0) fail(op, fmt::format("step {} must be positive", step));
+    if (lower < INT32_MIN || upper > INT32_MAX)
+        fail(op, fmt::format("the bounds {} to {} do not fit in 32 bits (the induction variable is "
+                             "an i32)",
+                             lower, upper));
+    if (upper < lower)
+        fail(op, fmt::format("the trip count is negative: {} to {} (the upper bound must be at "
+                             "least the lower bound)",
+                             lower, upper));
+    const Function& body = op.body.front();
+    checkLoopTypes(op, body);
+    const int64_t trips = (upper - lower + step - 1) / step;
+    IvRanges inner;
+    inner[body.args[0]] = IvRange{lower, lower + (trips - 1) * step, trips == 0};
+    for (size_t i = loopIterArgCount(op); i < op.operands.size(); ++i)
+        if (auto it = m_ivs.find(op.operands[i]); it != m_ivs.end())
+            inner[body.args[1 + i]] = it->second;
+    FunctionVerifier(body, m_file, std::move(inner)).run();
+}
+
 void FunctionVerifier::checkType(const Op& op) const {
+    if (op.kind == OpKind::For) return checkLoop(op);
+    if (op.kind == OpKind::Call) return; // against the callee: verifyModule
+    if (op.kind == OpKind::View && op.operands.size() > 1) checkAffineView(op);
     const Type* declared = op.result != kNoId ? &m_f.type(op.result) : nullptr;
     try {
         inferResultType(m_f, op.kind, op.operands, op.attrs, declared);
@@ -171,7 +345,9 @@ void FunctionVerifier::run() {
         const Op& op = ops[i];
         checkStructure(op, i);
         checkOperands(op);
+        checkInductionUses(op);
         checkResult(op);
+        checkMultiResults(op);
         checkType(op);
         checkVecTileScope(op);
     }
@@ -388,8 +564,85 @@ void verifyFunction(const Function& f, const std::string& file) {
     FunctionVerifier(f, file).run();
 }
 
+namespace {
+
+// Every `call` names a function of the module with matching arguments; no function reaches
+// itself through calls (inline-calls could not finish).
+class CallVerifier {
+public:
+    explicit CallVerifier(const Module& m) : m_m(m) {
+        for (size_t i = 0; i < m.functions.size(); ++i) m_index[m.functions[i].name] = i;
+    }
+    void run() {
+        for (const Function& f : m_m.functions) walk(f, f);
+        std::vector<int> state(m_m.functions.size(), 0);
+        std::vector<std::string> path;
+        for (size_t i = 0; i < m_m.functions.size(); ++i) findCycle(i, state, path);
+    }
+
+private:
+    [[noreturn]] void fail(const Op& op, const std::string& message) const {
+        throw CompileError(m_m.file, op.loc,
+                           fmt::format("call @{}: {}", op.attrs.getString("callee"), message));
+    }
+    void walk(const Function& top, const Function& f) {
+        for (const Op& op : f.ops()) {
+            for (const Function& body : op.body) walk(top, body);
+            if (op.kind == OpKind::Call) checkCall(top, f, op);
+        }
+    }
+    void checkCall(const Function& top, const Function& f, const Op& op) {
+        std::string callee = op.attrs.getString("callee");
+        auto it = m_index.find(callee);
+        if (it == m_index.end()) fail(op, "unknown function");
+        const Function& g = m_m.functions[it->second];
+        m_calls[m_index.at(top.name)].push_back({it->second, &op});
+        if (op.operands.size() != g.args.size())
+            fail(op, fmt::format("passes {} argument(s), but @{} takes {}", op.operands.size(),
+                                 callee, g.args.size()));
+        for (size_t i = 0; i < g.args.size(); ++i)
+            if (f.type(op.operands[i]) != g.type(g.args[i]))
+                fail(op, fmt::format("argument {} has type {}, but @{} takes {}", i,
+                                     formatType(f.type(op.operands[i]), f.level), callee,
+                                     formatType(g.type(g.args[i]), g.level)));
+        if (op.results.size() != g.results.size())
+            fail(op, fmt::format("has {} result(s), but @{} returns {}", op.results.size(), callee,
+                                 g.results.size()));
+        for (size_t i = 0; i < g.results.size(); ++i)
+            if (f.type(op.results[i]) != g.type(g.results[i]))
+                fail(op, fmt::format("result {} has type {}, but @{} returns {}", i,
+                                     formatType(f.type(op.results[i]), f.level), callee,
+                                     formatType(g.type(g.results[i]), g.level)));
+    }
+    void findCycle(size_t i, std::vector<int>& state, std::vector<std::string>& path) {
+        if (state[i] == 2) return;
+        path.push_back("@" + m_m.functions[i].name);
+        state[i] = 1;
+        for (auto [callee, op] : m_calls[i]) {
+            if (state[callee] == 1) {
+                const std::string back = "@" + m_m.functions[callee].name;
+                path.erase(path.begin(), std::find(path.begin(), path.end(), back));
+                path.push_back(back);
+                fail(*op, fmt::format("recursion: {} (calls are inlined, so a function may not "
+                                      "reach itself)",
+                                      fmt::join(path, " calls ")));
+            }
+            findCycle(callee, state, path);
+        }
+        state[i] = 2;
+        path.pop_back();
+    }
+
+    const Module& m_m;
+    std::unordered_map<std::string, size_t> m_index;
+    std::map<size_t, std::vector<std::pair<size_t, const Op*>>> m_calls;
+};
+
+} // namespace
+
 void verifyModule(const Module& m) {
     for (const Function& f : m.functions) verifyFunction(f, m.file);
+    CallVerifier(m).run();
 }
 
 void verifyPtoProgram(const PtoProgram& program, const std::string& file,

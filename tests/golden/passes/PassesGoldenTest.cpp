@@ -10,17 +10,25 @@
 #include "compiler/passes/EliminateDeadCode.h"
 #include "compiler/passes/ExpandTiles.h"
 #include "compiler/passes/FoldConstants.h"
+#include "compiler/passes/InlineCalls.h"
 #include "compiler/passes/InsertCopies.h"
+#include "compiler/passes/UnrollLoops.h"
 
 #include <sstream>
 #include <stdexcept>
 
 namespace {
 
-void runPass(const std::string& name, pto::Function& f, const std::string& file) {
+void runPass(const std::string& name, pto::Function& f, const pto::Module& m) {
     const pto::TargetInfo target;
+    const std::string& file = m.file;
     f.linkToPreviousStage();
-    if (name == "decompose-composites") {
+    if (name == "inline-calls") {
+        const std::vector<pto::Function> functions = m.functions; // f changes in place
+        pto::inlineCalls(f, functions, file);
+    } else if (name == "unroll-loops") {
+        pto::unrollLoops(f);
+    } else if (name == "decompose-composites") {
         pto::decomposeComposites(f);
     } else if (name == "fold-constants") {
         pto::foldConstants(f);
@@ -45,7 +53,7 @@ std::string runPipeline(const std::string& spec, pto::Module& m) {
         for (std::string name; std::getline(passes, name, ',');) {
             name.erase(0, name.find_first_not_of(' '));
             name.erase(name.find_last_not_of(' ') + 1);
-            runPass(name, f, m.file);
+            runPass(name, f, m);
         }
         out += pto::printFunction(f) + "\n";
     }

@@ -202,8 +202,9 @@ const std::vector<SampleCase> kCases = {
     npyDiff("silu_mlp"), // 4096×11008
     sample("layer_norm"),
     int8Gemm(),
-    sample("attention"),       // reference.py: composite tolerance class
-    sample("flash_attention"), // reference.py: composite tolerance class
+    sample("attention"),            // reference.py: composite tolerance class
+    sample("flash_attention"),      // reference.py: composite tolerance class
+    sample("flash_attention_loop"), // the same online softmax written with a loop
     sample("rope"),
     sample("moe_gating"),
     sample("quant_prolog"), // two outputs: int8 rows (exact) and f32 scales

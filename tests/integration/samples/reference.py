@@ -188,6 +188,7 @@ SAMPLES = {
     "int8_gemm_m128": int8_gemm_of(128),
     "attention": attention,
     "flash_attention": flash_attention,
+    "flash_attention_loop": flash_attention,  # the same math written with a loop
     "rope": rope,
     "moe_gating": moe_gating,
     "quant_prolog": quant_prolog,

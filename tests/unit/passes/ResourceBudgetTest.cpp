@@ -19,7 +19,8 @@ const std::string kRepro = std::string(PTO_SOURCE_DIR) + "/../shared/repro/relia
 // Runs the Tensor-level passes, then expand-tiles; returns the pass manager for more.
 void runToTensor(PassManager& pm) {
     pm.start();
-    for (const char* pass : {"verify", "decompose-composites", "fold-constants", "dead-code"})
+    for (const char* pass : {"verify", "inline-calls", "unroll-loops", "decompose-composites",
+                             "fold-constants", "dead-code"})
         ASSERT_TRUE(pm.run(pass)) << pass;
 }
 

@@ -1,0 +1,141 @@
+// The Tensor interpreter on loops: a loop program equals its hand-unrolled twin bit for bit,
+// unroll-loops preserves every bit, and the online softmax written as a loop matches NumPy.
+#include "compiler/interp/TensorInterpreter.h"
+#include "compiler/ir/Parser.h"
+#include "compiler/passes/UnrollLoops.h"
+#include "tests/support/Process.h"
+#include "tests/unit/interp/ReferenceHarness.h"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+namespace pto {
+namespace {
+
+// Online softmax statistics and a weighted sum over 4 column blocks of x.
+constexpr const char* kLoop = R"(
+func @f(%x: tensor<16x1024xf32>, %w: tensor<16x256xf32>) -> (tensor<16x1xf32>, tensor<16x1xf32>, tensor<16x256xf32>) {
+  %m0 = fill {value = -inf} : tensor<16x1xf32>
+  %l0 = fill {value = 0.0} : tensor<16x1xf32>
+  %o0 = fill {value = 0.0} : tensor<16x256xf32>
+  %r:3 = for "blocks" %i = 0 to 4 step 1 iter_args(%m = %m0, %l = %l0, %o = %o0) {
+    %b = view %x {offsets = [0, %i * 256], sizes = [16, 256]}
+    %bm = reduce_max %b {axis = 1, keepdim}
+    %mn = max %m, %bm
+    %p = exp (sub %b, %mn)
+    %a = exp (sub %m, %mn)
+    %ln = add (mul %l, %a), (reduce_sum %p {axis = 1, keepdim})
+    %on = add (mul %o, %a), (mul %p, %w)
+    yield %mn, %ln, %on
+  }
+  return %r#0, %r#1, %r#2
+}
+)";
+
+// The same program with the four iterations written out by hand.
+std::string unrolledText() {
+    std::string body = R"(
+func @f(%x: tensor<16x1024xf32>, %w: tensor<16x256xf32>) -> (tensor<16x1xf32>, tensor<16x1xf32>, tensor<16x256xf32>) {
+  %m0 = fill {value = -inf} : tensor<16x1xf32>
+  %l0 = fill {value = 0.0} : tensor<16x1xf32>
+  %o0 = fill {value = 0.0} : tensor<16x256xf32>
+)";
+    for (int i = 0; i < 4; ++i)
+        body += fmt::format(R"(
+  %b{1} = view %x {{offsets = [0, {2}], sizes = [16, 256]}}
+  %bm{1} = reduce_max %b{1} {{axis = 1, keepdim}}
+  %m{1} = max %m{0}, %bm{1}
+  %p{1} = exp (sub %b{1}, %m{1})
+  %a{1} = exp (sub %m{0}, %m{1})
+  %l{1} = add (mul %l{0}, %a{1}), (reduce_sum %p{1} {{axis = 1, keepdim}})
+  %o{1} = add (mul %o{0}, %a{1}), (mul %p{1}, %w)
+)",
+                            i, i + 1, i * 256);
+    return body + "  return %m4, %l4, %o4\n}\n";
+}
+
+std::vector<TensorData> inputs() {
+    return {randomTensor(DType::F32, Shape{16, 1024}, 11, RandomRange{-4.0, 4.0}),
+            randomTensor(DType::F32, Shape{16, 256}, 12)};
+}
+
+TEST(LoopInterpreter, EqualsTheHandUnrolledProgramBitForBit) {
+    Function loop = parseFunctionText(kLoop, "loop.pto");
+    Function flat = parseFunctionText(unrolledText(), "flat.pto");
+    std::vector<TensorData> in = inputs();
+    EvalResult a = evaluateTensor(loop, in), b = evaluateTensor(flat, in);
+    ASSERT_EQ(a.outputs.size(), 3u);
+    for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(a.outputs[i] == b.outputs[i]) << "output " << i;
+}
+
+TEST(LoopInterpreter, UnrollLoopsKeepsEveryBit) {
+    Function loop = parseFunctionText(kLoop, "loop.pto");
+    Function unrolled = loop;
+    unrollLoops(unrolled);
+    for (const Op& op : unrolled.ops()) EXPECT_NE(op.kind, OpKind::For);
+    std::vector<TensorData> in = inputs();
+    EvalResult a = evaluateTensor(loop, in), b = evaluateTensor(unrolled, in);
+    for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(a.outputs[i] == b.outputs[i]) << "output " << i;
+}
+
+void writeRaw(const std::filesystem::path& p, const TensorData& t) {
+    std::ofstream(p, std::ios::binary)
+        .write(reinterpret_cast<const char*>(t.data()), std::streamsize(t.bytes.size()));
+}
+
+TensorData readRaw(const std::filesystem::path& p, Shape shape) {
+    TensorData t(DType::F32, shape);
+    std::ifstream(p, std::ios::binary)
+        .read(reinterpret_cast<char*>(t.data()), std::streamsize(t.bytes.size()));
+    return t;
+}
+
+TEST(LoopInterpreter, OnlineSoftmaxLoopMatchesNumPy) {
+    if (!test::pythonHas("numpy")) GTEST_SKIP() << "/usr/bin/python3 with numpy is needed";
+    test::TempDir dir("pto-loop");
+    std::vector<TensorData> in = inputs();
+    writeRaw(dir / "x.bin", in[0]);
+    writeRaw(dir / "w.bin", in[1]);
+    // An independent formulation: the plain (not online) softmax statistics and weighted sum.
+    const std::string script = fmt::format(R"(
+import numpy as np
+x = np.fromfile('{0}/x.bin', '<f4').reshape(16, 1024).astype(np.float64)
+w = np.fromfile('{0}/w.bin', '<f4').reshape(16, 256).astype(np.float64)
+m = x.max(axis=1, keepdims=True)
+e = np.exp(x - m)
+l = e.sum(axis=1, keepdims=True)
+o = sum(e[:, 256 * j:256 * (j + 1)] * w for j in range(4))
+for name, a in (('m', m), ('l', l), ('o', o)):
+    a.astype('<f4').tofile('{0}/' + name + '.bin')
+)",
+                                           dir.path().string());
+    std::ofstream(dir / "ref.py") << script;
+    auto r = test::runCommand("/usr/bin/python3 " + test::shellQuote((dir / "ref.py").string()));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EvalResult got = evaluateTensor(parseFunctionText(kLoop, "loop.pto"), in);
+    const test::Tolerance tol{1e-4, 1e-5};
+    EXPECT_EQ(test::compareTensors(got.outputs[0], readRaw(dir / "m.bin", Shape{16, 1}), tol), "");
+    EXPECT_EQ(test::compareTensors(got.outputs[1], readRaw(dir / "l.bin", Shape{16, 1}), tol), "");
+    EXPECT_EQ(test::compareTensors(got.outputs[2], readRaw(dir / "o.bin", Shape{16, 256}), tol),
+              "");
+}
+
+TEST(LoopInterpreter, ZeroTripLoopYieldsItsInitialValues) {
+    Function f = parseFunctionText(R"(
+func @z(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %r = for %i = 3 to 3 step 1 iter_args(%a = %x) {
+    %b = neg %a
+    yield %b
+  }
+  return %r
+}
+)");
+    std::vector<TensorData> in = {randomTensor(DType::F32, Shape{8}, 5)};
+    EXPECT_TRUE(evaluateTensor(f, in).outputs[0] == in[0]);
+}
+
+} // namespace
+} // namespace pto
