@@ -2,7 +2,7 @@
 // stage (validate/); exit 0 pass, 1 mismatch, 2 usage or input error.
 #include "cli/Command.h"
 
-#include "validate/Bisect.h"
+#include "driver/Bisect.h"
 #include "validate/Compare.h"
 #include "validate/GoldenDiff.h"
 #include "validate/TensorFile.h"

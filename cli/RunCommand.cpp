@@ -2,7 +2,7 @@
 #include "cli/Command.h"
 
 #include "cli/Progress.h"
-#include "cli/session/Session.h"
+#include "driver/Session.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
