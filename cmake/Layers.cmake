@@ -6,7 +6,8 @@
 # The layers, lowest first (folders of one layer separated by '|'). This is the one place the
 # order is written.
 set(PTO_LAYERS
-  "trace_db"                                         # the trace file: depends on nothing of ours
+  "base"                                             # atomic files: depends on nothing of ours
+  "trace_db"                                         # the trace file
   "compiler/ir"                                      # the IR, its text, verifier, scalar numerics
   "compiler/frontend|compiler/interp|compiler/passes"
   "compiler"                                         # pto_pipeline: passes in order, stage recording

@@ -23,11 +23,14 @@ expect_violations(0
   "pto@cli>pto_bisect@driver"
   "pto_gui_model@gui/model>pto_validate@validate"
   "unit_ir@tests/unit/ir>pto_ir@compiler/ir"
-  "pto_ir@compiler/ir>fmt@")
+  "pto_ir@compiler/ir>fmt@"
+  "pto_trace_db@trace_db>pto_atomic_file@base"
+  "pto_npy@validate>pto_atomic_file@base")
 # A link to a layer above fails, and says which layers.
 expect_violations(1 "pto_trace_db@trace_db>pto_ir@compiler/ir")
+expect_violations(1 "pto_atomic_file@base>pto_trace_db@trace_db")
 pto_layer_violations(found "pto_sim_arch@simulator/arch>pto_session@driver")
-if(NOT found MATCHES "pto_sim_arch \\(simulator/arch, layer 4 'simulator/arch\\|simulator/numerics'\\) links pto_session \\(driver, layer 7 'driver'\\), a layer above it")
+if(NOT found MATCHES "pto_sim_arch \\(simulator/arch, layer 5 'simulator/arch\\|simulator/numerics'\\) links pto_session \\(driver, layer 8 'driver'\\), a layer above it")
   message(FATAL_ERROR "unexpected message: ${found}")
 endif()
 # Nothing below the driver may link it (bisection and what-if were once in validate and
@@ -111,9 +114,9 @@ set(libs "compiler/ir=pto_ir" "trace_db=pto_trace_db" "profiler=pto_profiler"
          "driver=pto_session" "gui/model=pto_gui_model" "cli=pto")
 # trace_db links compiler/ir; the profiler links the driver; the GUI links the driver.
 expect_configure_fails("${libs}" "pto_trace_db>pto_ir"
-  "pto_trace_db \\(trace_db, layer 0 'trace_db'\\) links pto_ir \\(compiler/ir, layer 1")
+  "pto_trace_db \\(trace_db, layer 1 'trace_db'\\) links pto_ir \\(compiler/ir, layer 2")
 expect_configure_fails("${libs}" "pto_profiler>pto_session"
-  "pto_profiler \\(profiler, layer 6 'validate\\|profiler'\\) links pto_session \\(driver, layer 7 'driver'\\)")
+  "pto_profiler \\(profiler, layer 7 'validate\\|profiler'\\) links pto_session \\(driver, layer 8 'driver'\\)")
 expect_configure_fails("${libs}" "pto_gui_model>pto_session"
   "pto_gui_model \\(gui/model\\) reaches pto_session: pto_gui_model -> pto_session")
 # With the right links it configures.
