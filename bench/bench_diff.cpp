@@ -1,12 +1,12 @@
 // `pto diff` against NumPy on two 50 M-element f32 .npy files (200 MB each): our load (mmap,
-// validate/TensorFile.h) + the full metric pass (validate/Metrics.h) versus NumPy's np.load ×2 +
-// np.allclose + max |a − b|, timed inside the Python process (interpreter start-up excluded).
+// validate/TensorFile.h) + the full metric pass (validate/ErrorMetrics.h) versus NumPy's np.load ×2
+// + np.allclose + max |a − b|, timed inside the Python process (interpreter start-up excluded).
 // Counters: wall seconds pto_s and numpy_s, CPU seconds (all threads, user + system) pto_cpu_s and
 // numpy_cpu_s, and the speedups numpy/pto of each. Both read the files from the page cache. On a
 // shared machine the CPU figures are the stable ones; the wall figures are what a user waits on an
 // idle machine.
-#include "validate/Compare.h"
 #include "validate/GoldenDiff.h"
+#include "validate/TensorCompare.h"
 #include "validate/TensorFile.h"
 #include "validate/TensorIo.h"
 

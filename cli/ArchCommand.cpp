@@ -1,7 +1,7 @@
 // `pto arch`: print the effective hardware description (default, a file, and overrides).
 #include "cli/Command.h"
 
-#include "cli/session/Session.h"
+#include "driver/Session.h"
 
 #include <fmt/format.h>
 

@@ -23,9 +23,11 @@ void registerRun(CLI::App& app, Action& action);
 void registerArch(CLI::App& app, Action& action);
 void registerDiff(CLI::App& app, Action& action);
 
-// --fault KIND[:N] (compiler/FaultInjection.h) for compile, run and diff --bisect; a bad value
-// is a CLI::ValidationError (exit 2).
-FaultSpec parseFaultOption(const std::string& text);
+// --fault KIND[:N] (compiler/FaultInjection.h) for compile, run and diff --bisect, parsed into
+// `fault`; a bad value is a CLI::ValidationError (exit 2). cli/FaultOption.cpp.
+void addFaultOption(CLI::App* cmd, FaultSpec& fault, const std::string& help);
+inline constexpr const char* kFaultHelp =
+    "debug: plant a defect (drop-sync, shift-tile-offset, truncate-cast, reuse-live-buffer)[:N]";
 // --max-tile-ops, --max-instrs, --max-gm and --max-memory (compiler/ResourceBudget.h) for
 // every command that compiles or simulates; a bad value is a CLI::ValidationError (exit 2).
 void addBudgetOptions(CLI::App* cmd, ResourceBudget& budget);

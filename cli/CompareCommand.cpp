@@ -1,7 +1,7 @@
 // `pto compare`: per-op and per-core deltas between two traced runs.
 #include "cli/Command.h"
 
-#include "profiler/Compare.h"
+#include "profiler/RunCompare.h"
 
 #include <iostream>
 

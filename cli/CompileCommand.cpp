@@ -90,10 +90,7 @@ void registerCompile(CLI::App& app, Action& action) {
     cmd->add_flag("--print-after-all", args->printAfterAll, "print the IR after every pass");
     cmd->add_flag("--no-double-buffer", args->noDoubleBuffer,
                   "allocate one buffer per role instead of two");
-    cmd->add_option_function<std::string>(
-        "--fault", [args](const std::string& f) { args->fault = parseFaultOption(f); },
-        "debug: plant a defect (drop-sync, shift-tile-offset, truncate-cast, "
-        "reuse-live-buffer)[:N]");
+    addFaultOption(cmd, args->fault, kFaultHelp);
     cmd->add_option("--tiles-per-task", args->tilesPerTask,
                     "tile chains per task (default: spread over all cores)")
         ->check(CLI::NonNegativeNumber);

@@ -2,9 +2,9 @@
 // stage (validate/); exit 0 pass, 1 mismatch, 2 usage or input error.
 #include "cli/Command.h"
 
-#include "validate/Bisect.h"
-#include "validate/Compare.h"
+#include "driver/Bisect.h"
 #include "validate/GoldenDiff.h"
+#include "validate/TensorCompare.h"
 #include "validate/TensorFile.h"
 
 #include <fmt/format.h>
@@ -122,14 +122,6 @@ int runDiff(const DiffArgs& a) {
 
 } // namespace
 
-FaultSpec parseFaultOption(const std::string& text) {
-    try {
-        return parseFaultSpec(text);
-    } catch (const std::invalid_argument& e) {
-        throw CLI::ValidationError("--fault", e.what());
-    }
-}
-
 void registerDiff(CLI::App& app, Action& action) {
     auto args = std::make_shared<DiffArgs>();
     CLI::App* cmd = app.add_subcommand(
@@ -146,10 +138,9 @@ void registerDiff(CLI::App& app, Action& action) {
                     "seed of random inputs for --bisect (default 1; drawn per argument role as pto "
                     "run --seed does)")
         ->excludes(inputs);
-    cmd->add_option_function<std::string>(
-        "--fault", [args](const std::string& f) { args->fault = parseFaultOption(f); },
-        "plant a defect for --bisect: drop-sync, shift-tile-offset, truncate-cast or "
-        "reuse-live-buffer, optionally :N (the N-th candidate)");
+    addFaultOption(cmd, args->fault,
+                   "plant a defect for --bisect: drop-sync, shift-tile-offset, truncate-cast or "
+                   "reuse-live-buffer, optionally :N (the N-th candidate)");
     cmd->add_option("-o,--output", args->output, "trace file for --bisect (stages, run, diffs)");
     cmd->add_option("--rtol", args->rtol, "relative tolerance (replaces the policy's)");
     cmd->add_option("--atol", args->atol, "absolute tolerance (replaces the policy's)");

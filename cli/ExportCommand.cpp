@@ -2,12 +2,12 @@
 // self-contained HTML report.
 #include "cli/Command.h"
 
+#include "base/AtomicFile.h"
 #include "cli/Progress.h"
 #include "profiler/export/ChromeExport.h"
 #include "profiler/export/CsvExport.h"
 #include "profiler/export/HtmlReport.h"
 #include "profiler/graph/StageGraph.h"
-#include "trace_db/AtomicFile.h"
 
 #include <fmt/format.h>
 
@@ -27,7 +27,7 @@ struct ExportArgs {
     std::string stage;
 };
 
-// The output file, written beside its target by trace_db's AtomicFile (a unique temp name,
+// The output file, written beside its target by base's AtomicFile (a unique temp name,
 // removed on failure, SIGINT or SIGTERM) and renamed into place when complete. A target that
 // exists and is not a regular file (/dev/null, a FIFO, a terminal) is written directly:
 // renaming over it would replace the device with a file.
@@ -46,7 +46,7 @@ public:
             if (!m_file) throw std::runtime_error(fmt::format("cannot write '{}'", path));
             return;
         }
-        m_atomic.emplace(tracedb::AtomicFile::createEmpty(path, "export file"));
+        m_atomic.emplace(AtomicFile::createEmpty(path, "export file"));
         m_file = std::fopen(m_atomic->tempPath().c_str(), "wb");
         if (!m_file) throw std::runtime_error(fmt::format("cannot write '{}'", path));
     }
@@ -70,7 +70,7 @@ public:
 private:
     std::string m_path;
     std::FILE* m_file = nullptr;
-    std::optional<tracedb::AtomicFile> m_atomic; ///< empty for stdout and non-regular targets
+    std::optional<AtomicFile> m_atomic; ///< empty for stdout and non-regular targets
 };
 
 void writeAll(std::FILE* file, const std::string& text) {

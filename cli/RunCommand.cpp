@@ -2,7 +2,7 @@
 #include "cli/Command.h"
 
 #include "cli/Progress.h"
-#include "cli/session/Session.h"
+#include "driver/Session.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -112,10 +112,7 @@ void registerRun(CLI::App& app, Action& action) {
                   "fault on reading on-chip memory no instruction wrote");
     cmd->add_flag("--no-double-buffer", args->noDoubleBuffer,
                   "allocate one buffer per role instead of two");
-    cmd->add_option_function<std::string>(
-        "--fault", [&o](const std::string& f) { o.compile.fault = parseFaultOption(f); },
-        "debug: plant a defect (drop-sync, shift-tile-offset, truncate-cast, "
-        "reuse-live-buffer)[:N]");
+    addFaultOption(cmd, o.compile.fault, kFaultHelp);
     cmd->add_option("--tiles-per-task", o.compile.tilesPerTask, "tile chains per task")
         ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--json", args->json, "machine-readable summary");

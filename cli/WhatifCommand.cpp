@@ -3,7 +3,7 @@
 #include "cli/Command.h"
 
 #include "cli/Progress.h"
-#include "profiler/whatif/WhatIf.h"
+#include "driver/WhatIf.h"
 
 #include <fmt/format.h>
 

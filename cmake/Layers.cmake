@@ -6,24 +6,29 @@
 # The layers, lowest first (folders of one layer separated by '|'). This is the one place the
 # order is written.
 set(PTO_LAYERS
-  "trace_db"                                         # the trace file: depends on nothing of ours
+  "base"                                             # atomic files: depends on nothing of ours
+  "trace_db"                                         # the trace file
   "compiler/ir"                                      # the IR, its text, verifier, scalar numerics
   "compiler/frontend|compiler/interp|compiler/passes"
   "compiler"                                         # pto_pipeline: passes in order, stage recording
   "simulator/arch|simulator/numerics"
   "simulator"                                        # pto_simulator (simulator/engine)
   "validate|profiler"                                # readers of tensors and trace files
-  "cli/session"                                      # compile + simulate + record
+  "driver"                                           # session (compile + simulate + record), bisection, what-if
   "cli|gui|samples"                                  # the tools
 )
 
-# Links that go up on purpose, "from>to" by target name. Each says why.
-set(PTO_LAYER_EXCEPTIONS
-  # Bisection and what-if re-run a program through the session: to be moved to driver/ (issue 14),
-  # a layer above compiler, simulator, validate and profiler and below cli and gui.
-  "pto_bisect>pto_session"
-  "pto_whatif>pto_session"
-)
+# Links that go up on purpose, "from>to" by target name. Each says why. (None today.)
+set(PTO_LAYER_EXCEPTIONS "")
+
+# What a folder's targets may never reach, directly or through other targets: "folder:target".
+# The GUI reads trace files and tensors; it links validate, the profiler and through them the
+# IR library's value types (TensorData, DType, Shape, op kinds), but it never compiles, runs or
+# re-runs a program (docs/ARCHITECTURE.md, "Decisions", pto-studio's shape).
+set(PTO_NEVER_REACHES
+  "gui:pto_frontend" "gui:pto_interp" "gui:pto_passes" "gui:pto_pipeline"
+  "gui:pto_sim_arch" "gui:pto_sim_numerics" "gui:pto_simulator"
+  "gui:pto_session" "gui:pto_bisect" "gui:pto_whatif")
 
 # The layer (index into PTO_LAYERS) of a folder relative to the repository root, or -1.
 function(pto_layer_of folder out)
@@ -72,6 +77,51 @@ function(pto_layer_violations out)
   set(${out} "${messages}" PARENT_SCOPE)
 endfunction()
 
+# The violations of PTO_NEVER_REACHES among `edges` (as for pto_layer_violations): one message
+# per target of a listed folder that reaches a forbidden target through any chain of links.
+function(pto_reach_violations out)
+  set(nodes "")
+  foreach(edge IN LISTS ARGN)
+    if(NOT edge MATCHES "^([^@]+)@([^>]*)>([^@]+)@(.*)$")
+      message(FATAL_ERROR "pto_reach_violations: malformed edge '${edge}'")
+    endif()
+    list(APPEND nodes ${CMAKE_MATCH_1})
+    set(folder_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
+    list(APPEND links_${CMAKE_MATCH_1} ${CMAKE_MATCH_3})
+  endforeach()
+  list(REMOVE_DUPLICATES nodes)
+  set(messages "")
+  foreach(rule IN LISTS PTO_NEVER_REACHES)
+    string(REPLACE ":" ";" parts "${rule}")
+    list(GET parts 0 ruleFolder)
+    list(GET parts 1 forbidden)
+    foreach(n IN LISTS nodes)
+      if(NOT (folder_${n} STREQUAL ruleFolder OR folder_${n} MATCHES "^${ruleFolder}/"))
+        continue()
+      endif()
+      # Breadth-first over the links, remembering the chain that reached each target.
+      set(seen ${n})
+      set(queue ${n})
+      set(chain_${n} ${n})
+      while(queue)
+        list(POP_FRONT queue t)
+        foreach(l IN LISTS links_${t})
+          if(l IN_LIST seen)
+            continue()
+          endif()
+          list(APPEND seen ${l})
+          list(APPEND queue ${l})
+          set(chain_${l} "${chain_${t}} -> ${l}")
+          if(l STREQUAL forbidden)
+            list(APPEND messages "${n} (${folder_${n}}) reaches ${forbidden}: ${chain_${l}}")
+          endif()
+        endforeach()
+      endwhile()
+    endforeach()
+  endforeach()
+  set(${out} "${messages}" PARENT_SCOPE)
+endfunction()
+
 # Every target defined under `dir` and its subdirectories.
 function(pto_targets_under dir out)
   get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
@@ -108,6 +158,8 @@ function(pto_check_layers)
     endforeach()
   endforeach()
   pto_layer_violations(violations ${edges})
+  pto_reach_violations(reaches ${edges})
+  list(APPEND violations ${reaches})
   if(violations)
     list(JOIN violations "\n  " text)
     message(FATAL_ERROR "layering (cmake/Layers.cmake):\n  ${text}")

@@ -96,7 +96,9 @@ void runEmit(CompileState& s, const CompileOptions& o) {
     checkInstrBudget(s.pto, o.budget, s.file);
 }
 
+// The pipeline: every pass in the order lowerToPto runs them (the one place it is written).
 constexpr PassInfo kPasses[] = {
+    // Tensor level: the program as written, checked and simplified.
     {"verify", "check SSA, types and directives of the program as written", S::Tensor, S::Tensor,
      runVerify},
     {"inline-calls", "replace every call @f(...) by a copy of @f's body", S::Tensor, S::Tensor,
@@ -108,6 +110,7 @@ constexpr PassInfo kPasses[] = {
     {"fold-constants", "remove exact identities (x*1, x+0, same-type casts, double negation)",
      S::Tensor, S::Tensor, runFold},
     {"dead-code", "drop ops whose results are never used", S::Tensor, S::Tensor, runDeadCode},
+    // Tensor → Tile: unroll over tile shapes, place tiles, move data.
     {"expand-tiles", "unroll every tensor op over its tile grid (vec_tile / cube_tile)", S::Tensor,
      S::Tile, runExpandTiles},
     {"assign-memory", "place every tile in GM, L1, L0A, L0B, L0C or UB", S::Tile, S::Tile,
@@ -116,6 +119,7 @@ constexpr PassInfo kPasses[] = {
      runInsertCopies},
     {"tile-dead-code", "drop tile ops whose results are never used", S::Tile, S::Tile,
      runTileDeadCode},
+    // Tile → Block: per-core functions with buffers and sync.
     {"partition-blocks", "group tile ops into per-core block functions (cube / vector)", S::Tile,
      S::Block, runPartition},
     {"order-instructions", "order each block's ops so pipes can overlap", S::Block, S::Block,
@@ -124,6 +128,7 @@ constexpr PassInfo kPasses[] = {
      S::Block, runAllocate},
     {"insert-sync", "add set/wait flags between pipes for every cross-pipe dependency", S::Block,
      S::Block, runSync},
+    // Block → Exec → PTO.
     {"build-exec-graph", "one task per block function, dependencies through GM", S::Block, S::Exec,
      runExec},
     {"emit-pto", "emit PTO virtual instructions with resolved operands", S::Exec, S::Pto, runEmit},

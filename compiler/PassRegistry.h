@@ -1,5 +1,5 @@
-// The one table of passes: name, summary, the level it reads and the level it produces, and
-// the function that runs it on a CompileState.
+// The one table of passes, in pipeline order (lowerToPto runs them as listed): name, summary,
+// the level it reads and the level it produces, and the function that runs it on a state.
 #pragma once
 
 #include "compiler/CompileState.h"

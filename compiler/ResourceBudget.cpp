@@ -17,12 +17,6 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-// The tile shapes expand-tiles uses by default (compiler/passes/ExpandTiles.cpp,
-// docs/PTO_LANGUAGE.md §6); the estimate only needs their sizes.
-const Ints kWideCubeTile = {128, 128, 64, 256, 256, 256};
-const Ints kWideCubeTileF32 = {128, 128, 32, 128, 256, 256};
-const Ints kNarrowCubeTile = {128, 128, 64, 256, 128, 128};
-
 // Host bytes a compile holds per tile op across all stages, trace file included (measured on
 // gemm_4096 and on element-wise programs with tiny tiles: 2.6-2.7 KiB; docs/PERFORMANCE.md).
 constexpr int64_t kHostBytesPerTileOp = 2560;
@@ -155,12 +149,10 @@ private:
         for (int d = 0; d + 2 < rank; ++d) batch *= double(a.shape[d]);
         std::optional<Ints> sizes = op.attrs.getInts("cube_tile");
         if (!sizes) sizes = m_cube;
-        if (!sizes || sizes->size() != 6) {
-            const double wideBlocks = ceilDiv(m, 128) * ceilDiv(n, 256);
-            const bool wide = wideBlocks >= 2.0 * std::max(m_target.aicCores, 1);
-            const bool f32 = std::max(dtypeSize(a.dtype), dtypeSize(b.dtype)) >= 4;
-            sizes = !wide ? kNarrowCubeTile : f32 ? kWideCubeTileF32 : kWideCubeTile;
-        }
+        if (!sizes || sizes->size() != 6)
+            sizes =
+                defaultCubeTile(a.shape[rank - (ta ? 1 : 2)],
+                                b.shape[b.shape.rank() - (tb ? 2 : 1)], a.dtype, b.dtype, m_target);
         const Ints& s = *sizes;
         auto l1 = [](double l, double dim) { return std::clamp(l, 1.0, dim); };
         const double m1 = l1(double(s[1]), m), k1 = l1(double(s[3]), k), n1 = l1(double(s[5]), n);

@@ -1,5 +1,8 @@
-// The whole lowering, written out in one place: Tensor → Tile → Block → Exec → PTO.
+// The whole lowering, Tensor → Tile → Block → Exec → PTO, in the order of the pass registry
+// (compiler/PassRegistry.cpp, the one place the order is written), and loading programs.
 #include "compiler/Pipeline.h"
+
+#include "compiler/PassRegistry.h"
 
 #include "compiler/StageRecorder.h"
 #include "compiler/ir/Parser.h"
@@ -16,26 +19,9 @@
 namespace pto {
 
 bool lowerToPto(PassManager& pm) {
-    // Tensor level: the program as written, checked and simplified.
-    return pm.run("verify") &&               //
-           pm.run("inline-calls") &&         //
-           pm.run("unroll-loops") &&         //
-           pm.run("decompose-composites") && //
-           pm.run("fold-constants") &&       //
-           pm.run("dead-code") &&            //
-           // Tensor → Tile: unroll over tile shapes, place tiles, move data.
-           pm.run("expand-tiles") &&   //
-           pm.run("assign-memory") &&  //
-           pm.run("insert-copies") &&  //
-           pm.run("tile-dead-code") && //
-           // Tile → Block: per-core functions with buffers and sync.
-           pm.run("partition-blocks") &&   //
-           pm.run("order-instructions") && //
-           pm.run("allocate-buffers") &&   //
-           pm.run("insert-sync") &&        //
-           // Block → Exec → PTO.
-           pm.run("build-exec-graph") && //
-           pm.run("emit-pto");
+    for (const PassInfo& pass : passRegistry())
+        if (!pm.run(pass.name)) return false;
+    return true;
 }
 
 std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions& options,

@@ -1,7 +1,7 @@
 // Runs every analysis and rule; turns the results into metric rows and stores them.
 #include "profiler/Profile.h"
 
-#include "profiler/Metrics.h"
+#include "profiler/MetricRows.h"
 #include "profiler/rules/Rules.h"
 #include "trace_db/TraceWriter.h"
 

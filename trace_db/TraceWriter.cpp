@@ -1,7 +1,7 @@
 // Writes a trace file: bulk row inserts into a temp file that commit() renames over the target.
 #include "trace_db/TraceWriter.h"
 
-#include "trace_db/AtomicFile.h"
+#include "base/AtomicFile.h"
 #include "trace_db/RowCodec.h"
 #include "trace_db/Schema.h"
 #include "trace_db/SchemaVersion.h"
@@ -27,6 +27,16 @@ namespace pto::tracedb {
 namespace {
 
 namespace fs = std::filesystem;
+
+/// What `action` returns; its failure to write the file (base's FileWriteError) as a TraceError
+/// with the same message, so every error of the trace writer is a TraceError.
+template <class F> auto asTraceError(F&& action) {
+    try {
+        return action();
+    } catch (const FileWriteError& e) {
+        throw TraceError(e.what());
+    }
+}
 
 /// One thread at a time uses the connection, so SQLite's per-connection mutex is not needed.
 constexpr int kOpenFlags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
@@ -145,7 +155,7 @@ void TraceWriter::Impl::commit() {
     m_db.exec("COMMIT");
     m_db.exec(fmt::format("PRAGMA analysis_limit = {}; ANALYZE", kAnalysisLimit));
     close();
-    m_file.commit();
+    asTraceError([&] { m_file.commit(); });
 }
 
 template <typename Row> std::int64_t TraceWriter::Impl::insert(const Row& row) {
@@ -239,14 +249,16 @@ TraceWriter& TraceWriter::operator=(TraceWriter&& other) noexcept = default;
 TraceWriter::~TraceWriter() = default;
 
 TraceWriter TraceWriter::create(const fs::path& path) {
-    auto impl = std::make_unique<Impl>(AtomicFile::createEmpty(path));
+    auto impl = std::make_unique<Impl>(
+        asTraceError([&] { return AtomicFile::createEmpty(path, "trace file"); }));
     impl->startNew();
     return TraceWriter(std::move(impl));
 }
 
 TraceWriter TraceWriter::append(const fs::path& path) {
     requireExistingFile(path);
-    auto impl = std::make_unique<Impl>(AtomicFile::copyOf(path));
+    auto impl = std::make_unique<Impl>(
+        asTraceError([&] { return AtomicFile::copyOf(path, "trace file"); }));
     impl->startAppend();
     return TraceWriter(std::move(impl));
 }

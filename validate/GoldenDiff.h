@@ -3,7 +3,7 @@
 #pragma once
 
 #include "trace_db/Rows.h"
-#include "validate/Compare.h"
+#include "validate/TensorCompare.h"
 
 #include <filesystem>
 #include <optional>

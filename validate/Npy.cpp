@@ -1,11 +1,12 @@
 // .npy reader and atomic writer (NumPy format 1.0-3.0) with the bf16 dtype sidecar; see Npy.h.
 #include "validate/Npy.h"
 
+#include "base/AtomicFile.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -13,13 +14,11 @@
 #include <fstream>
 #include <limits>
 #include <optional>
-#include <random>
 #include <system_error>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#define PTO_NPY_HAVE_FSYNC 1
 
 namespace pto {
 
@@ -412,36 +411,20 @@ std::string readSidecar(const fs::path& npyPath, const std::string& canonicalDes
 
 // --- Atomic writing ---------------------------------------------------------------------------
 
-/// A temporary file beside `dest` that replaces `dest` on commit() and is removed otherwise.
-class AtomicFile {
+/// `dest` written through base's AtomicFile (a unique temporary file beside it, renamed over it
+/// on commit(), removed otherwise); errors are NpyError naming `reportPath`.
+class NpyFileWriter {
 public:
-    AtomicFile(fs::path dest, const fs::path& reportPath)
-        : m_dest(std::move(dest)), m_report(reportPath) {
-        static std::atomic<unsigned> counter{0};
-        std::random_device entropy;
-        int openError = 0;
-        for (int attempt = 0; attempt < 100 && m_file == nullptr; ++attempt) {
-            m_temp = m_dest;
-            m_temp += fmt::format(".tmp-{:08x}{:04x}", entropy(), counter++ & 0xFFFFu);
-            m_file = std::fopen(m_temp.c_str(), "wbx"); // "x": fail if it exists
-            openError = errno;
-            if (m_file == nullptr && openError != EEXIST) break;
-        }
-        if (m_file == nullptr) {
-            const fs::path dir =
-                m_dest.parent_path().empty() ? fs::path(".") : m_dest.parent_path();
-            fail(fmt::format("cannot create a file in '{}': {}", dir.string(),
-                             errnoText(openError)));
-        }
+    NpyFileWriter(const fs::path& dest, const fs::path& reportPath)
+        : m_report(reportPath), m_atomic(createBeside(dest, reportPath)) {
+        m_file = std::fopen(m_atomic.tempPath().c_str(), "wb");
+        if (m_file == nullptr)
+            fail(fmt::format("cannot open the temporary file: {}", errnoText(errno)));
     }
-    AtomicFile(const AtomicFile&) = delete;
-    AtomicFile& operator=(const AtomicFile&) = delete;
-    ~AtomicFile() {
-        if (m_file != nullptr) std::fclose(m_file);
-        if (!m_committed) {
-            std::error_code ec;
-            fs::remove(m_temp, ec);
-        }
+    NpyFileWriter(const NpyFileWriter&) = delete;
+    NpyFileWriter& operator=(const NpyFileWriter&) = delete;
+    ~NpyFileWriter() {
+        if (m_file != nullptr) std::fclose(m_file); // m_atomic removes the temporary file
     }
 
     void write(const void* bytes, size_t size) {
@@ -451,29 +434,31 @@ public:
     }
 
     void commit() {
-        if (std::fflush(m_file) != 0) fail(fmt::format("write failed: {}", errnoText(errno)));
-#ifdef PTO_NPY_HAVE_FSYNC
-        if (::fsync(::fileno(m_file)) != 0) fail(fmt::format("fsync failed: {}", errnoText(errno)));
-#endif
         const int closed = std::fclose(m_file);
         m_file = nullptr;
         if (closed != 0) fail(fmt::format("write failed: {}", errnoText(errno)));
-        std::error_code ec;
-        fs::rename(m_temp, m_dest, ec);
-        if (ec) fail(fmt::format("cannot rename the temporary file into place: {}", ec.message()));
-        m_committed = true;
+        try {
+            m_atomic.commit();
+        } catch (const FileWriteError& e) {
+            fail(e.reason());
+        }
     }
 
 private:
+    static AtomicFile createBeside(const fs::path& dest, const fs::path& reportPath) {
+        try {
+            return AtomicFile::createEmpty(dest, "array file");
+        } catch (const FileWriteError& e) {
+            throw NpyError(reportPath, "cannot write: " + e.reason());
+        }
+    }
     [[noreturn]] void fail(const std::string& why) const {
         throw NpyError(m_report, "cannot write: " + why);
     }
 
-    fs::path m_dest;
     fs::path m_report;
-    fs::path m_temp;
+    AtomicFile m_atomic;
     std::FILE* m_file = nullptr;
-    bool m_committed = false;
 };
 
 /// The header exactly as numpy.lib.format writes it (1.24: sorted keys, growth padding,
@@ -752,14 +737,14 @@ void writeNpy(const fs::path& path, const NpyArray& array) {
     // The .npy goes to a temporary file first; the sidecar is settled before it is renamed into
     // place, so a crash can at worst leave the old array beside the new sidecar, never a
     // half-written array.
-    AtomicFile file(path, path);
+    NpyFileWriter file(path, path);
     const std::string header = buildHeader(descr, array.shape);
     file.write(header.data(), header.size());
     file.write(array.data.data(), array.data.size());
 
     const fs::path sidecar = npyDTypeSidecarPath(path);
     if (!array.trueDType.empty()) {
-        AtomicFile side(sidecar, path);
+        NpyFileWriter side(sidecar, path);
         const std::string text = array.trueDType + "\n";
         side.write(text.data(), text.size());
         side.commit();

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "compiler/ir/TensorData.h"
-#include "validate/Metrics.h"
+#include "validate/ErrorMetrics.h"
 
 #include <cstddef>
 #include <filesystem>

@@ -21,7 +21,7 @@
 
 #include "compiler/ir/DType.h"
 #include "compiler/ir/Graph.h"
-#include "validate/Metrics.h"
+#include "validate/ErrorMetrics.h"
 
 #include <optional>
 #include <string>

@@ -9,6 +9,15 @@
 
 namespace pto {
 
+// Layout rules of on-chip tiles that are facts of the architecture, not parameters of a target.
+inline constexpr int64_t kCubeFractal = 16;   // L0 tiles hold whole 16×16 fractals (fp16)
+inline constexpr int64_t kRowAlignBytes = 32; // a tile's rows, unless whole, are 32 B multiples
+
+// v rounded up to a multiple of a (a > 0).
+constexpr int64_t alignUp(int64_t v, int64_t a) {
+    return (v + a - 1) / a * a;
+}
+
 struct TargetInfo {
     std::string name = "910B-like";
     int aicCores = 24;                       // CANN Ascend910B2 .ini ai_core_cnt
@@ -25,11 +34,9 @@ struct TargetInfo {
     // whole 16×16 fractals, the others are bufferAlign-aligned. Memory assignment checks it
     // against the capacity; buffer allocation reserves it.
     int64_t tileFootprint(MemSpace space, int64_t rows, int64_t cols, int64_t elemBytes) const {
-        constexpr int64_t kFractal = 16;
-        auto roundUp = [](int64_t v, int64_t a) { return (v + a - 1) / a * a; };
         if (space == MemSpace::L0A || space == MemSpace::L0B || space == MemSpace::L0C)
-            return roundUp(rows, kFractal) * roundUp(cols, kFractal) * elemBytes;
-        return roundUp(rows * cols * elemBytes, bufferAlign > 0 ? bufferAlign : 1);
+            return alignUp(rows, kCubeFractal) * alignUp(cols, kCubeFractal) * elemBytes;
+        return alignUp(rows * cols * elemBytes, bufferAlign > 0 ? bufferAlign : 1);
     }
 
     int64_t capacity(MemSpace s) const {

@@ -17,6 +17,7 @@
 #include "compiler/passes/DefaultVecTiles.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <unordered_map>
 
@@ -25,7 +26,6 @@ namespace {
 
 constexpr int64_t kTileElems = 4096; // a default tile: 16 KiB of 4-byte elements
 constexpr int64_t kElemBytes = 4;    // defaults assume f32, so a chain with casts keeps a grid
-constexpr int64_t kRowAlignBytes = 32;
 
 enum class Grid : uint8_t { None, Elementwise, RowReduce, ColReduce, OuterReduce, Transpose };
 
@@ -388,6 +388,17 @@ Shape defaultOpVecTile(const Shape& space, const TargetInfo& target) {
         tile[n - 2] = std::clamp<int64_t>(maxElems / space[n - 1], 1, space[n - 2]);
     }
     return tile;
+}
+
+const std::vector<int64_t>& defaultCubeTile(int64_t m, int64_t n, DType a, DType b,
+                                            const TargetInfo& target) {
+    static const std::vector<int64_t> kWide = {128, 128, 64, 256, 256, 256};
+    static const std::vector<int64_t> kWideF32 = {128, 128, 32, 128, 256, 256};
+    static const std::vector<int64_t> kNarrow = {128, 128, 64, 256, 128, 128};
+    // In double: a hostile shape's block count must not overflow (exact below 2^53 blocks).
+    const double wideBlocks = std::ceil(double(m) / 128) * std::ceil(double(n) / 256);
+    if (wideBlocks < 2.0 * double(std::max(target.aicCores, 1))) return kNarrow;
+    return std::max(dtypeSize(a), dtypeSize(b)) >= 4 ? kWideF32 : kWide;
 }
 
 Shape defaultCopyTile(const Shape& shape, DType dtype) {

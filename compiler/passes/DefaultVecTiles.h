@@ -20,6 +20,14 @@ inline constexpr int64_t kDefaultElemBytes = 4;
 /// fits a quarter of UB, else 16 KiB of f32 in rows of the last dim (leading dims 1).
 Shape defaultOpVecTile(const Shape& space, const TargetInfo& target);
 
+/// The default cube tile [mL0, mL1, kL0, kL1, nL0, nL1] of an m×n matmul of `a` × `b` operands:
+/// the wide one (128×256 output blocks, one 128 KiB f32 accumulator, kL1 = 256) loads 96 B per
+/// cube cycle instead of the 128 B of a 128×128 block, so it is taken when its blocks still give
+/// every AIC at least two (the last wave's imbalance stays small); else the narrow 128×128 one.
+/// 4-byte operands halve k so L1 and L0B still double-buffer.
+const std::vector<int64_t>& defaultCubeTile(int64_t m, int64_t n, DType a, DType b,
+                                            const TargetInfo& target);
+
 /// GM copy tiles: the whole last dim when it fits 16 KiB, rows along the second-last dim only,
 /// so every copy tile is consecutive rows of any tensor sharing the last two dims.
 Shape defaultCopyTile(const Shape& shape, DType dtype);

@@ -3,6 +3,7 @@
 
 #include "compiler/ir/Placement.h"
 #include "compiler/ir/Printer.h"
+#include "compiler/ir/Target.h"
 
 #include <optional>
 
@@ -68,7 +69,7 @@ void layOutGm(const Function& tile, PtoProgram& out, std::vector<uint32_t>& gmIn
         t.addr = next;
         t.role = roleOf(tile, v, i < tile.args.size());
         t.tensorValue = tensorValue[v];
-        next = (t.addr + t.bytes() + kGmAlign - 1) / kGmAlign * kGmAlign;
+        next = alignUp(t.addr + t.bytes(), kGmAlign);
         gmIndex[v] = uint32_t(i);
         out.gm.push_back(std::move(t));
     }

@@ -3,6 +3,7 @@
 #include "compiler/passes/InsertCopies.h"
 
 #include "compiler/ir/Printer.h"
+#include "compiler/passes/expand/Rewrite.h"
 
 #include <fmt/format.h>
 
@@ -44,22 +45,10 @@ MemSpace target(SpaceSet s) {
     return MemSpace::None;
 }
 
-struct Provenance {
-    OpId parent = kNoId;
-    SourceLoc loc;
-};
-
-Shape zeros(int rank) {
-    Shape s;
-    for (int i = 0; i < rank; ++i) s.push(0);
-    return s;
-}
-
-Attrs offsetAttr(const Shape& offset) {
-    Attrs a;
-    a.set("offset", std::vector<int64_t>(offset.begin(), offset.end()));
-    return a;
-}
+using expand::makeOp;
+using expand::offsetAttr;
+using expand::Provenance;
+using expand::zeros;
 
 class CopyInserter {
 public:
@@ -149,12 +138,12 @@ private:
         const Provenance from = producer ? of(*producer) : of(reader);
         Type ws = m_f.type(v);
         ws.space = MemSpace::GM;
-        Op decl = make(OpKind::GmTensor, {}, {}, from);
+        Op decl = makeOp(OpKind::GmTensor, {}, {}, from);
         decl.attrs.set("role", std::string("workspace"));
         decl.result = newValue(ws, kNoId, Shape{});
         m_out.push_back(std::move(decl));
         const ValueId gm = m_out.back().result;
-        m_out.push_back(make(OpKind::TStore, {v, gm}, offsetAttr(zeros(2)), from));
+        m_out.push_back(makeOp(OpKind::TStore, {v, gm}, offsetAttr(zeros(2)), from));
         return tile(OpKind::TLoad, {gm}, offsetAttr(zeros(2)), v, want, of(reader));
     }
 
@@ -168,7 +157,7 @@ private:
         const Value& like = m_f.value(v);
         const ValueId origin = like.origin;
         const Shape offset = like.offset;
-        Op op = make(kind, std::move(operands), std::move(attrs), from);
+        Op op = makeOp(kind, std::move(operands), std::move(attrs), from);
         op.result = newValue(t, origin, offset);
         m_out.push_back(std::move(op));
         return m_out.back().result;
@@ -180,16 +169,6 @@ private:
         v.origin = origin;
         v.offset = offset;
         return m_f.addValue(std::move(v));
-    }
-
-    static Op make(OpKind kind, std::vector<ValueId> operands, Attrs attrs, Provenance from) {
-        Op op;
-        op.kind = kind;
-        op.operands = std::move(operands);
-        op.attrs = std::move(attrs);
-        op.parent = from.parent;
-        op.loc = from.loc;
-        return op;
     }
 
     static Provenance of(const Op& op) { return {op.parent, op.loc}; }

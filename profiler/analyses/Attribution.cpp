@@ -1,7 +1,7 @@
 // Per-Tensor-op and per-source-line cycle attribution.
 #include "profiler/analyses/Attribution.h"
 
-#include "profiler/Metrics.h"
+#include "profiler/MetricRows.h"
 
 #include <algorithm>
 #include <numeric>

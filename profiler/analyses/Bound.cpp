@@ -1,7 +1,7 @@
 // Compute / memory / latency classification per task and per Tensor op.
 #include "profiler/analyses/Bound.h"
 
-#include "profiler/Metrics.h"
+#include "profiler/MetricRows.h"
 
 #include <algorithm>
 #include <set>

@@ -1,7 +1,7 @@
 // Per-core bubble analysis.
 #include "profiler/analyses/Bubbles.h"
 
-#include "profiler/Metrics.h"
+#include "profiler/MetricRows.h"
 
 #include <algorithm>
 #include <unordered_map>

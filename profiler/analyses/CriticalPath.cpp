@@ -1,7 +1,7 @@
 // Critical path walk backwards from the last task to finish, and per-task slack.
 #include "profiler/analyses/CriticalPath.h"
 
-#include "profiler/Metrics.h"
+#include "profiler/MetricRows.h"
 
 #include <algorithm>
 #include <numeric>

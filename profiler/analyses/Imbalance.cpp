@@ -1,7 +1,7 @@
 // Load balance across cores and the run's tail.
 #include "profiler/analyses/Imbalance.h"
 
-#include "profiler/Metrics.h"
+#include "profiler/MetricRows.h"
 #include "profiler/Timeline.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // Pipe busy ratios (msprof vocabulary) per core and per task.
 #include "profiler/analyses/PipeUtil.h"
 
-#include "profiler/Metrics.h"
+#include "profiler/MetricRows.h"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 // Roofline points per task and per Tensor op.
 #include "profiler/analyses/Roofline.h"
 
-#include "profiler/Metrics.h"
+#include "profiler/MetricRows.h"
 #include "profiler/Timeline.h"
 
 #include <algorithm>

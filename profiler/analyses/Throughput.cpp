@@ -1,7 +1,7 @@
 // Achieved vs peak compute and bandwidth for the run.
 #include "profiler/analyses/Throughput.h"
 
-#include "profiler/Metrics.h"
+#include "profiler/MetricRows.h"
 #include "profiler/analyses/Roofline.h"
 
 #include <set>

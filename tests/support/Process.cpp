@@ -1,10 +1,11 @@
-// Command runner and temp directories for integration tests.
+// Command runner, Python availability and temp directories shared by the tests.
 #include "tests/support/Process.h"
 
 #include <fmt/format.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <sys/wait.h>
@@ -54,6 +55,16 @@ bool pythonHas(const std::string& modules) {
                            .c_str()) == 0;
 }
 
+bool haveNumpy() {
+    static const bool have = pythonHas("numpy");
+    return have;
+}
+
+bool haveTorch() {
+    static const bool have = haveNumpy() && pythonHas("torch");
+    return have;
+}
+
 TempDir::TempDir(const std::string& prefix) {
     std::random_device rd;
     for (int attempt = 0; attempt < 100; ++attempt) {
@@ -67,8 +78,15 @@ TempDir::TempDir(const std::string& prefix) {
 }
 
 TempDir::~TempDir() {
-    std::error_code ec;
+    std::error_code ec; // a test may have made the directory read-only
+    std::filesystem::permissions(m_path, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::add, ec);
     std::filesystem::remove_all(m_path, ec);
+}
+
+std::size_t TempDir::entryCount() const {
+    return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(m_path),
+                                                  std::filesystem::directory_iterator()));
 }
 
 } // namespace pto::test

@@ -14,9 +14,7 @@ namespace {
 using test::runCommand;
 using test::shellQuote;
 
-std::string pto(const std::string& args) {
-    return fmt::format("{} {}", PTO_CLI, args);
-}
+using test::pto;
 
 std::string sample(const std::string& name) {
     return fmt::format("{}/samples/{}.pto", PTO_SOURCE_DIR, name);

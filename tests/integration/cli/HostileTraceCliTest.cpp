@@ -23,9 +23,7 @@ std::string q(const fs::path& path) {
     return test::shellQuote(path.string());
 }
 
-std::string pto(const std::string& args) {
-    return fmt::format("{} {}", PTO_CLI, args);
-}
+using test::pto;
 
 fs::path reproDir() {
     return fs::path(PTO_SOURCE_DIR) / ".." / "shared" / "repro" / "reliability";

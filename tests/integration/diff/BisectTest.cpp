@@ -1,6 +1,6 @@
 // Bisection of whole compiles: clean programs pass every stage; each planted fault is found at
 // the right pass, op and tile (and for the simulator, block, task and core).
-#include "validate/Bisect.h"
+#include "driver/Bisect.h"
 
 #include "compiler/Pipeline.h"
 #include "tests/support/Process.h"

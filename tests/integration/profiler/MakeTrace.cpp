@@ -1,6 +1,6 @@
 // Test helper tool: compiles and simulates a .pto program into a trace file (as `pto run`),
 // so the profiler tests and benchmarks can make traces with chosen options.
-#include "cli/session/Session.h"
+#include "driver/Session.h"
 
 #include <fmt/format.h>
 

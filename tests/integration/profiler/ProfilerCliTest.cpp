@@ -20,9 +20,7 @@ namespace {
 using test::runCommand;
 using test::shellQuote;
 
-std::string pto(const std::string& args) {
-    return fmt::format("{} {}", PTO_CLI, args);
-}
+using test::pto;
 
 std::string readFile(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);

@@ -2,7 +2,7 @@
 // a trace file by the same session `pto run` uses.
 #pragma once
 
-#include "cli/session/Session.h"
+#include "driver/Session.h"
 
 #include <filesystem>
 #include <string>

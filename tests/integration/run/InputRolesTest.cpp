@@ -1,6 +1,6 @@
 // Seeded inputs per argument role: roles from the uses of each argument (mask before a
 // softmax, dequantisation and quantisation scales, positive operands), and the values drawn.
-#include "cli/session/InputRoles.h"
+#include "driver/InputRoles.h"
 #include "compiler/ir/Parser.h"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 // Simulated runs end to end: every sample's outputs against NumPy and bit for bit against the
 // Tile interpreter; hand-written PTO listings that deadlock or go out of bounds get the right
 // message, no hang; `pto run` exit codes.
-#include "cli/session/Session.h"
 #include "compiler/interp/TileInterpreter.h"
+#include "driver/Session.h"
 #include "tests/support/Process.h"
 #include "validate/TensorIo.h"
 

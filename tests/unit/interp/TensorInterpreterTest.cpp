@@ -1,6 +1,7 @@
 // Tensor interpreter vs NumPy/PyTorch (reference.py) for every Tensor-level op, plus the
 // interpreter's error reporting and value bookkeeping.
 #include "compiler/interp/TensorInterpreter.h"
+#include "tests/support/TestTensors.h"
 #include "tests/unit/interp/ReferenceHarness.h"
 
 #include <gtest/gtest.h>
@@ -37,20 +38,7 @@ TensorData values(DType dtype, Shape shape, std::initializer_list<float> xs) {
     return t;
 }
 
-// i8 values at the extremes for a long-k matmul: line 0 (a row of A, a column of B when
-// `byColumn`) all 127, line 1 all -128, the rest a fixed mix of 127, -127 and -128. Sums reach
-// ±2^26, beyond the 2^24 up to which f32 holds every integer.
-TensorData extremeInt8(int64_t rows, int64_t cols, bool byColumn, uint64_t seed) {
-    TensorData t(DType::I8, {rows, cols});
-    const float mix[3] = {127.0f, -127.0f, -128.0f};
-    for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < cols; ++c) {
-            const int64_t line = byColumn ? c : r;
-            const uint64_t h = (uint64_t(r * cols + c) + seed) * 0x9E3779B97F4A7C15ull;
-            t.set(r * cols + c, line == 0 ? 127.0f : line == 1 ? -128.0f : mix[(h >> 40) % 3]);
-        }
-    return t;
-}
+using test::extremeInt8;
 
 Attrs attrs(std::initializer_list<std::pair<const char*, AttrValue>> items) {
     Attrs a;

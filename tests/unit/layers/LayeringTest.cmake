@@ -1,6 +1,6 @@
-# Runs with `cmake -P`: the layer rule of cmake/Layers.cmake on fake graphs, then on a tiny
-# project whose trace_db library links the IR library (a layer above it), which must fail to
-# configure with a message naming both.
+# Runs with `cmake -P`: the layer rule and the GUI's never-reaches rule of cmake/Layers.cmake on
+# fake graphs, then on tiny projects whose trace_db library links the IR library (a layer above
+# it) or whose profiler links the driver, which must fail to configure with a message naming both.
 cmake_minimum_required(VERSION 3.25) # the project's policies (IN_LIST) in script mode
 include(${PTO_SOURCE_DIR}/cmake/Layers.cmake)
 
@@ -16,46 +16,113 @@ endfunction()
 expect_violations(0
   "pto_pipeline@compiler>pto_passes@compiler/passes"
   "pto_simulator@simulator/engine>pto_trace_db@trace_db"
-  "pto_whatif@profiler/whatif>pto_tensor_io@validate"
+  "pto_whatif@driver>pto_tensor_io@validate"
+  "pto_whatif@driver>pto_profiler@profiler"
+  "pto_bisect@driver>pto_session@driver"
+  "pto_session@driver>pto_simulator@simulator/engine"
+  "pto@cli>pto_bisect@driver"
+  "pto_gui_model@gui/model>pto_validate@validate"
   "unit_ir@tests/unit/ir>pto_ir@compiler/ir"
-  "pto_ir@compiler/ir>fmt@")
+  "pto_ir@compiler/ir>fmt@"
+  "pto_trace_db@trace_db>pto_atomic_file@base"
+  "pto_npy@validate>pto_atomic_file@base")
 # A link to a layer above fails, and says which layers.
 expect_violations(1 "pto_trace_db@trace_db>pto_ir@compiler/ir")
-pto_layer_violations(found "pto_sim_arch@simulator/arch>pto_session@cli/session")
-if(NOT found MATCHES "pto_sim_arch \\(simulator/arch, layer 4 'simulator/arch\\|simulator/numerics'\\) links pto_session \\(cli/session, layer 7 'cli/session'\\), a layer above it")
+expect_violations(1 "pto_atomic_file@base>pto_trace_db@trace_db")
+pto_layer_violations(found "pto_sim_arch@simulator/arch>pto_session@driver")
+if(NOT found MATCHES "pto_sim_arch \\(simulator/arch, layer 5 'simulator/arch\\|simulator/numerics'\\) links pto_session \\(driver, layer 8 'driver'\\), a layer above it")
   message(FATAL_ERROR "unexpected message: ${found}")
 endif()
-# The listed exceptions pass; the same link from another target does not.
-expect_violations(0 "pto_bisect@validate>pto_session@cli/session")
-expect_violations(1 "pto_validate@validate>pto_session@cli/session")
+# Nothing below the driver may link it (bisection and what-if were once in validate and
+# profiler); the driver links nothing of the tools.
+expect_violations(1 "pto_validate@validate>pto_session@driver")
+expect_violations(1 "pto_profiler@profiler>pto_whatif@driver")
+expect_violations(1 "pto_golden_diff@validate>pto_bisect@driver")
+expect_violations(1 "pto_session@driver>pto_gui_model@gui/model")
 
-# A real configure: trace_db links compiler/ir.
-set(project ${WORK_DIR}/wrong-link)
-file(REMOVE_RECURSE ${project})
-file(MAKE_DIRECTORY ${project}/trace_db ${project}/compiler/ir)
-file(WRITE ${project}/trace_db/t.c "int t(void) { return 0; }\n")
-file(WRITE ${project}/compiler/ir/i.c "int i(void) { return 0; }\n")
-file(WRITE ${project}/compiler/ir/CMakeLists.txt "add_library(pto_ir STATIC i.c)\n")
-file(WRITE ${project}/trace_db/CMakeLists.txt
-  "add_library(pto_trace_db STATIC t.c)\ntarget_link_libraries(pto_trace_db PRIVATE pto_ir)\n")
-file(WRITE ${project}/CMakeLists.txt
-  "cmake_minimum_required(VERSION 3.25)\nproject(wrong_link LANGUAGES C)\n"
-  "include(${PTO_SOURCE_DIR}/cmake/Layers.cmake)\n"
-  "add_subdirectory(compiler/ir)\nadd_subdirectory(trace_db)\npto_check_layers()\n")
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${project} -B ${project}/build
-                RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(result EQUAL 0)
-  message(FATAL_ERROR "the wrong link configured without error:\n${out}${err}")
+# The GUI reaches the IR library through validate, but never the compiler's passes, the
+# simulator or the driver — neither directly nor through a chain of links.
+function(expect_reaches expected)
+  pto_reach_violations(found ${ARGN})
+  list(LENGTH found count)
+  if(NOT count EQUAL expected)
+    message(FATAL_ERROR "expected ${expected} reach violation(s) for '${ARGN}', found ${count}: ${found}")
+  endif()
+endfunction()
+expect_reaches(0
+  "pto_gui_widgets@gui/widgets>pto_gui_model@gui/model"
+  "pto_gui_model@gui/model>pto_validate@validate"
+  "pto_validate@validate>pto_tensor_io@validate"
+  "pto_tensor_io@validate>pto_ir@compiler/ir"
+  "pto@cli>pto_whatif@driver")
+expect_reaches(1 "pto_gui_model@gui/model>pto_whatif@driver")
+pto_reach_violations(found
+  "pto_gui_widgets@gui/widgets>pto_gui_model@gui/model"
+  "pto_gui_model@gui/model>pto_validate@validate"
+  "pto_validate@validate>pto_pipeline@compiler"
+  "pto_pipeline@compiler>pto_passes@compiler/passes")
+list(LENGTH found count)
+if(NOT count EQUAL 4) # each GUI target reaches both the pipeline and the passes
+  message(FATAL_ERROR "expected 4 reach violations, found ${count}: ${found}")
 endif()
-if(NOT err MATCHES "pto_trace_db \\(trace_db, layer 0 'trace_db'\\) links pto_ir \\(compiler/ir, layer 1")
-  message(FATAL_ERROR "the configure failed without naming the wrong link:\n${err}")
+if(NOT found MATCHES "pto_gui_widgets \\(gui/widgets\\) reaches pto_passes: pto_gui_widgets -> pto_gui_model -> pto_validate -> pto_pipeline -> pto_passes")
+  message(FATAL_ERROR "unexpected message: ${found}")
 endif()
-# Without the wrong link it configures.
-file(WRITE ${project}/trace_db/CMakeLists.txt "add_library(pto_trace_db STATIC t.c)\n")
-file(REMOVE_RECURSE ${project}/build)
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${project} -B ${project}/build
-                RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
+
+# Real configures of a tiny project: one C library per folder of `libs` ("folder=name"), with the
+# links "from>to"; returns the configure's exit code and its stderr.
+function(configure_tiny out_result out_err libs links)
+  set(project ${WORK_DIR}/tiny)
+  file(REMOVE_RECURSE ${project})
+  set(top "cmake_minimum_required(VERSION 3.25)\nproject(tiny LANGUAGES C)\n"
+          "include(${PTO_SOURCE_DIR}/cmake/Layers.cmake)\n")
+  foreach(lib IN LISTS libs)
+    string(REPLACE "=" ";" parts "${lib}")
+    list(GET parts 0 folder)
+    list(GET parts 1 name)
+    file(MAKE_DIRECTORY ${project}/${folder})
+    file(WRITE ${project}/${folder}/${name}.c "int ${name}(void) { return 0; }\n")
+    set(text "add_library(${name} STATIC ${name}.c)\n")
+    foreach(link IN LISTS links)
+      if(link MATCHES "^${name}>(.*)$")
+        string(APPEND text "target_link_libraries(${name} PRIVATE ${CMAKE_MATCH_1})\n")
+      endif()
+    endforeach()
+    file(WRITE ${project}/${folder}/CMakeLists.txt "${text}")
+    list(APPEND top "add_subdirectory(${folder})\n")
+  endforeach()
+  list(APPEND top "pto_check_layers()\n")
+  list(JOIN top "" top)
+  file(WRITE ${project}/CMakeLists.txt "${top}")
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${project} -B ${project}/build
+                  RESULT_VARIABLE result OUTPUT_VARIABLE ignored ERROR_VARIABLE err)
+  set(${out_result} ${result} PARENT_SCOPE)
+  set(${out_err} "${err}" PARENT_SCOPE)
+endfunction()
+
+function(expect_configure_fails libs links pattern)
+  configure_tiny(result err "${libs}" "${links}")
+  if(result EQUAL 0)
+    message(FATAL_ERROR "the wrong link ${links} configured without error")
+  endif()
+  if(NOT err MATCHES "${pattern}")
+    message(FATAL_ERROR "the configure failed without naming the wrong link ${links}:\n${err}")
+  endif()
+endfunction()
+
+set(libs "compiler/ir=pto_ir" "trace_db=pto_trace_db" "profiler=pto_profiler"
+         "driver=pto_session" "gui/model=pto_gui_model" "cli=pto")
+# trace_db links compiler/ir; the profiler links the driver; the GUI links the driver.
+expect_configure_fails("${libs}" "pto_trace_db>pto_ir"
+  "pto_trace_db \\(trace_db, layer 1 'trace_db'\\) links pto_ir \\(compiler/ir, layer 2")
+expect_configure_fails("${libs}" "pto_profiler>pto_session"
+  "pto_profiler \\(profiler, layer 7 'validate\\|profiler'\\) links pto_session \\(driver, layer 8 'driver'\\)")
+expect_configure_fails("${libs}" "pto_gui_model>pto_session"
+  "pto_gui_model \\(gui/model\\) reaches pto_session: pto_gui_model -> pto_session")
+# With the right links it configures.
+configure_tiny(result err "${libs}"
+  "pto_ir>pto_trace_db;pto_session>pto_profiler;pto>pto_session;pto_gui_model>pto_profiler")
 if(NOT result EQUAL 0)
-  message(FATAL_ERROR "the right links did not configure:\n${out}${err}")
+  message(FATAL_ERROR "the right links did not configure:\n${err}")
 endif()
 message(STATUS "layering check: ok")

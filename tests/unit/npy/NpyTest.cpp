@@ -1,6 +1,8 @@
 // Unit tests of validate/Npy.h: files from NumPy, files for NumPy, bf16 sidecar, every error.
 #include "validate/Npy.h"
 
+#include "tests/support/Process.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,28 +28,13 @@ namespace fs = std::filesystem;
 
 constexpr const char* kPython = "/usr/bin/python3";
 
-bool pythonHas(const char* module) {
-    if (!fs::exists(kPython)) return false;
-    const std::string cmd = std::string(kPython) + " -c 'import " + module + "' >/dev/null 2>&1";
-    return std::system(cmd.c_str()) == 0;
-}
-
-bool haveNumpy() {
-    static const bool have = pythonHas("numpy");
-    return have;
-}
-
-bool haveTorch() {
-    static const bool have = haveNumpy() && pythonHas("torch");
-    return have;
-}
+using test::haveNumpy;
+using test::haveTorch;
+using test::TempDir;
 
 #define REQUIRE_NUMPY()                                                                            \
-    do {                                                                                           \
-        if (!haveNumpy())                                                                          \
-            GTEST_SKIP() << "needs /usr/bin/python3 with numpy (apt install python3-numpy) "       \
-                            "to write and check .npy files independently";                         \
-    } while (false)
+    PTO_SKIP_UNLESS(haveNumpy(), "needs /usr/bin/python3 with numpy (apt install python3-numpy) "  \
+                                 "to write and check .npy files independently")
 
 /// Runs tests/unit/npy/npy_reference.py with `args`; returns its exit status.
 int runReference(const std::string& args) {
@@ -56,28 +43,6 @@ int runReference(const std::string& args) {
     const int rc = std::system(cmd.c_str());
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
-
-/// A fresh directory under the system temp dir, removed with its contents at scope exit.
-class TempDir {
-public:
-    TempDir() {
-        static std::atomic<int> counter{0};
-        m_path = fs::temp_directory_path() /
-                 ("pto-npy-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-        fs::create_directories(m_path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return m_path; }
-    fs::path operator/(const std::string& name) const { return m_path / name; }
-
-private:
-    fs::path m_path;
-};
 
 std::string quoted(const fs::path& p) {
     return "'" + p.string() + "'";

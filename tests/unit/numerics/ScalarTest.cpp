@@ -1,6 +1,8 @@
 // Unit tests of compiler/ir/Scalar.h against NumPy and PyTorch (run as independent references).
 #include "compiler/ir/Scalar.h"
 
+#include "tests/support/Process.h"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -30,56 +32,17 @@ constexpr std::array<RoundMode, 5> kModes = {RoundMode::NearestEven, RoundMode::
                                              RoundMode::Floor, RoundMode::Ceil,
                                              RoundMode::NearestAway};
 
-bool pythonHas(const char* module) {
-    if (!fs::exists(kPython)) return false;
-    const std::string cmd = std::string(kPython) + " -c 'import " + module + "' >/dev/null 2>&1";
-    return std::system(cmd.c_str()) == 0;
-}
-
-bool haveNumpy() {
-    static const bool have = pythonHas("numpy");
-    return have;
-}
-
-bool haveTorch() {
-    static const bool have = haveNumpy() && pythonHas("torch");
-    return have;
-}
+using test::haveNumpy;
+using test::haveTorch;
+using test::TempDir;
 
 #define REQUIRE_NUMPY()                                                                            \
-    do {                                                                                           \
-        if (!haveNumpy())                                                                          \
-            GTEST_SKIP() << "needs /usr/bin/python3 with numpy (apt install python3-numpy) "       \
-                            "as the independent reference";                                        \
-    } while (false)
+    PTO_SKIP_UNLESS(haveNumpy(), "needs /usr/bin/python3 with numpy (apt install python3-numpy) "  \
+                                 "as the independent reference")
 
 #define REQUIRE_TORCH()                                                                            \
-    do {                                                                                           \
-        if (!haveTorch())                                                                          \
-            GTEST_SKIP() << "needs /usr/bin/python3 with numpy and torch (apt install "            \
-                            "python3-torch) as the independent bf16 reference";                    \
-    } while (false)
-
-/// A fresh directory under the system temp dir, removed with its contents at scope exit.
-class TempDir {
-public:
-    TempDir() {
-        static std::atomic<int> counter{0};
-        m_path = fs::temp_directory_path() /
-                 ("pto-numerics-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-        fs::create_directories(m_path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    fs::path operator/(const std::string& name) const { return m_path / name; }
-
-private:
-    fs::path m_path;
-};
+    PTO_SKIP_UNLESS(haveTorch(), "needs /usr/bin/python3 with numpy and torch (apt install "       \
+                                 "python3-torch) as the independent bf16 reference")
 
 template <typename T> void writeRaw(const fs::path& path, const std::vector<T>& values) {
     std::ofstream out(path, std::ios::binary);

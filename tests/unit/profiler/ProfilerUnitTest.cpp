@@ -1,9 +1,9 @@
 // Profiler building blocks with exact answers: instruction costs, arch peaks, the concurrency
 // step function, and every analysis on a hand-made two-core trace; Chrome export structure.
 #include "profiler/ArchPeaks.h"
-#include "profiler/Compare.h"
 #include "profiler/InstrCost.h"
 #include "profiler/Profile.h"
+#include "profiler/RunCompare.h"
 #include "profiler/Timeline.h"
 #include "profiler/export/ChromeExport.h"
 #include "profiler/export/HtmlReport.h"

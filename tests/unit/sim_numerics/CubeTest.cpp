@@ -4,6 +4,7 @@
 // the transpose flags; i8 inputs exactly in int32 against NumPy's int64 matmul (k up to 4096).
 #include <gtest/gtest.h>
 
+#include "tests/support/TestTensors.h"
 #include "tests/unit/sim_numerics/SimTestSupport.h"
 
 namespace pto::simtest {
@@ -32,20 +33,7 @@ Operand kSlice(const ProgramBuilder& b, size_t g, bool isA, bool transposed, int
     return kIsCols ? b.gmBox(g, 0, k0, other, kLen) : b.gmBox(g, k0, 0, kLen, other);
 }
 
-// i8 values at the extremes for a long-k matmul: line 0 (a row of A, a column of B when
-// `byColumn`) all 127, line 1 all -128, the rest a fixed mix of 127, -127 and -128. Sums reach
-// ±2^26, beyond the 2^24 up to which f32 holds every integer.
-TensorData extremeInt8(int32_t rows, int32_t cols, bool byColumn, uint64_t seed) {
-    TensorData t(DType::I8, Shape{rows, cols});
-    const float mix[3] = {127.0f, -127.0f, -128.0f};
-    for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < cols; ++c) {
-            const int64_t line = byColumn ? c : r;
-            const uint64_t h = (uint64_t(r * cols + c) + seed) * 0x9E3779B97F4A7C15ull;
-            t.set(r * cols + c, line == 0 ? 127.0f : line == 1 ? -128.0f : mix[(h >> 40) % 3]);
-        }
-    return t;
-}
+using test::extremeInt8;
 
 TensorData runMatmul(const MatmulCase& c, const TensorData& a, const TensorData& bData) {
     ProgramBuilder b(CoreType::AIC);

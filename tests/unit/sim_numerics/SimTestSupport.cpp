@@ -3,6 +3,8 @@
 
 #include "tests/unit/sim_numerics/SimTestSupport.h"
 
+#include "tests/support/Process.h"
+
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -20,32 +22,7 @@ namespace {
 
 constexpr const char* kPython = "/usr/bin/python3";
 
-bool pythonHas(const char* module) {
-    if (!fs::exists(kPython)) return false;
-    const std::string cmd = std::string(kPython) + " -c 'import " + module + "' >/dev/null 2>&1";
-    return std::system(cmd.c_str()) == 0;
-}
-
-/// A fresh directory under the system temp dir, removed with its contents at scope exit.
-class TempDir {
-public:
-    TempDir() {
-        static std::atomic<int> counter{0};
-        m_path = fs::temp_directory_path() /
-                 ("pto-simnum-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-        fs::create_directories(m_path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    std::string operator/(const std::string& name) const { return (m_path / name).string(); }
-
-private:
-    fs::path m_path;
-};
+using test::TempDir;
 
 void writeFile(const std::string& path, const TensorData& t) {
     std::ofstream out(path, std::ios::binary);
@@ -93,16 +70,6 @@ int64_t orderedBits(const TensorData& t, int64_t i) {
 }
 
 } // namespace
-
-bool haveNumpy() {
-    static const bool have = pythonHas("numpy");
-    return have;
-}
-
-bool haveTorch() {
-    static const bool have = haveNumpy() && pythonHas("torch");
-    return have;
-}
 
 // --- ProgramBuilder -----------------------------------------------------------------------------
 

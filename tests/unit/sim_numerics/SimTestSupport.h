@@ -6,6 +6,7 @@
 #include "compiler/ir/Target.h"
 #include "compiler/ir/TensorData.h"
 #include "simulator/numerics/Executor.h"
+#include "tests/support/Process.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,21 +18,13 @@
 
 namespace pto::simtest {
 
-/// Whether /usr/bin/python3 with numpy (and, for bf16 outputs, torch) is available.
-bool haveNumpy();
-bool haveTorch();
-
 #define REQUIRE_NUMPY()                                                                            \
-    do {                                                                                           \
-        if (!::pto::simtest::haveNumpy())                                                          \
-            GTEST_SKIP() << "needs /usr/bin/python3 with numpy as the independent reference";      \
-    } while (false)
+    PTO_SKIP_UNLESS(::pto::test::haveNumpy(),                                                      \
+                    "needs /usr/bin/python3 with numpy as the independent reference")
 
 #define REQUIRE_TORCH()                                                                            \
-    do {                                                                                           \
-        if (!::pto::simtest::haveTorch())                                                          \
-            GTEST_SKIP() << "needs /usr/bin/python3 with numpy and torch (bf16 reference)";        \
-    } while (false)
+    PTO_SKIP_UNLESS(::pto::test::haveTorch(),                                                      \
+                    "needs /usr/bin/python3 with numpy and torch (bf16 reference)")
 
 /// A one-kernel PtoProgram under construction: GM tensors at 512-byte aligned addresses, on-chip
 /// tiles bump-allocated at 32-byte alignment, instructions appended in program order.

@@ -27,24 +27,6 @@ std::string openError(const std::filesystem::path& path) {
     return errorOf([&] { TraceReader::open(path); });
 }
 
-TempDir::TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "pto-trace-test-XXXXXX");
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    m_path = pattern;
-}
-
-TempDir::~TempDir() {
-    std::error_code ignored;
-    std::filesystem::permissions(m_path, std::filesystem::perms::owner_all,
-                                 std::filesystem::perm_options::add, ignored);
-    std::filesystem::remove_all(m_path, ignored);
-}
-
-std::size_t TempDir::entryCount() const {
-    return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(m_path),
-                                                  std::filesystem::directory_iterator()));
-}
-
 std::int64_t staleTrackSummaryRows(const std::filesystem::path& trace) {
     constexpr const char* kFromSlices =
         "SELECT track_id, count(*), min(ts), max(ts + dur), max(dur), max(depth) FROM slice "

@@ -1,6 +1,8 @@
 // Shared helpers for the trace_db tests: a scratch directory and a small trace using every table.
 #pragma once
 
+#include "tests/support/Process.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -14,22 +16,8 @@ std::string errorOf(const std::function<void()>& action);
 /// The TraceError message of opening `path` with the reader, or "" when it opened.
 std::string openError(const std::filesystem::path& path);
 
-/// A fresh directory under the system temp dir, removed with everything in it.
-class TempDir {
-public:
-    TempDir();
-    ~TempDir();
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const std::filesystem::path& path() const { return m_path; }
-    std::filesystem::path file(const std::string& name) const { return m_path / name; }
-    /// Names of all entries, to check that no temp file was left behind.
-    std::size_t entryCount() const;
-
-private:
-    std::filesystem::path m_path;
-};
+/// A fresh directory under the system temp dir, removed with everything in it (tests/support).
+using TempDir = ::pto::test::TempDir;
 
 /// Ids of a few rows of the sample trace that tests look up.
 struct SampleIds {

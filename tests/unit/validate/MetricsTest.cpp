@@ -1,7 +1,7 @@
-// Unit tests of validate/Metrics.h: every metric against an independent NumPy computation
+// Unit tests of validate/ErrorMetrics.h: every metric against an independent NumPy computation
 // (metrics_reference.py) on random and edge-case tensors.
-#include "validate/Metrics.h"
-#include "validate/Compare.h"
+#include "validate/ErrorMetrics.h"
+#include "validate/TensorCompare.h"
 #include "validate/TensorIo.h"
 
 #include "tests/support/Process.h"

@@ -1,7 +1,7 @@
 // Unit tests of validate/Tolerance.h: per-dtype defaults, the K and composite rules, overrides,
 // and verdicts that name metric, value, threshold and source.
 #include "validate/Tolerance.h"
-#include "validate/Compare.h"
+#include "validate/TensorCompare.h"
 
 #include <gtest/gtest.h>
 

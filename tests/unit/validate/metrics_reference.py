@@ -1,4 +1,4 @@
-# Independent NumPy reference of validate/Metrics.h: prints the metrics of actual vs golden as JSON.
+# Independent NumPy reference of validate/ErrorMetrics.h: prints the metrics of actual vs golden as JSON.
 # usage: metrics_reference.py ACTUAL.npy GOLDEN.npy RTOL ATOL
 import json
 import os

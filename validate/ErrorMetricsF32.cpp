@@ -2,7 +2,7 @@
 // extensions), compiled three times by target_clones — x86-64-v4 (AVX-512: twice the vector
 // registers), AVX2 and the x86-64 baseline (two SSE2 halves) — and picked at load time by the
 // CPU. Running maxima and counts stay per lane until the end.
-#include "validate/MetricsF32.h"
+#include "validate/ErrorMetricsF32.h"
 
 #include <cfloat>
 #include <cstring>

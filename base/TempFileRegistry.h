@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-namespace pto::tracedb {
+namespace pto {
 
 /// Records `temp` (made absolute) for removal on SIGINT/SIGTERM/SIGHUP and, on first use,
 /// installs the handler for each of these signals whose action is still the default (a
@@ -17,4 +17,4 @@ int armTempFile(const std::filesystem::path& temp);
 /// Forgets the file of `slot` (no-op for -1). Call after the file was renamed or removed.
 void disarmTempFile(int slot);
 
-} // namespace pto::tracedb
+} // namespace pto

@@ -1,5 +1,5 @@
 // Per-op and per-core deltas between two profiled runs.
-#include "profiler/Compare.h"
+#include "profiler/RunCompare.h"
 
 #include <fmt/format.h>
 

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "compiler/ResourceBudget.h"
-#include "profiler/Compare.h"
 #include "profiler/Profile.h"
+#include "profiler/RunCompare.h"
 
 #include <filesystem>
 #include <functional>

@@ -1,6 +1,6 @@
 // Bisection's comparisons: Tensor stages against the reference, Tile stages and the
 // simulator's stored regions against the last Tensor stage (the rules are in Bisect.h).
-#include "validate/StageCompare.h"
+#include "driver/StageCompare.h"
 
 #include "compiler/ir/Printer.h"
 

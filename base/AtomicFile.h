@@ -1,14 +1,30 @@
-// A file written under a temporary name beside its target and renamed over it only on commit.
+// A file written under a temporary name beside its target and renamed over it only on commit:
+// the one atomic-file writer of the project (trace files, .npy files, exports).
 #pragma once
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
-namespace pto::tracedb {
+namespace pto {
+
+/// A failure to write an AtomicFile: "cannot write <what> '<target>': <reason>".
+class FileWriteError : public std::runtime_error {
+public:
+    FileWriteError(std::string_view what, const std::filesystem::path& target, std::string reason);
+
+    const std::filesystem::path& target() const { return m_target; }
+    /// Why, without the target: "No such file or directory".
+    const std::string& reason() const { return m_reason; }
+
+private:
+    std::filesystem::path m_target;
+    std::string m_reason;
+};
 
 /// Until commit() the target path is untouched: either the old file or nothing stays there.
-/// Errors name the target: "cannot write <what> '<path>': <reason>".
+/// Errors are FileWriteError and name the target: "cannot write <what> '<path>': <reason>".
 ///
 /// The temporary file is "<target>.tmp-<pid>-<n>", created with O_EXCL (a name left by an
 /// earlier process with the same pid is skipped, never reused). It is removed when the
@@ -19,11 +35,9 @@ namespace pto::tracedb {
 class AtomicFile {
 public:
     /// An empty temporary file.
-    static AtomicFile createEmpty(const std::filesystem::path& target,
-                                  std::string_view what = "trace file");
+    static AtomicFile createEmpty(const std::filesystem::path& target, std::string_view what);
     /// A temporary copy of the existing target.
-    static AtomicFile copyOf(const std::filesystem::path& target,
-                             std::string_view what = "trace file");
+    static AtomicFile copyOf(const std::filesystem::path& target, std::string_view what);
 
     ~AtomicFile();
     AtomicFile(AtomicFile&& other) noexcept;
@@ -53,4 +67,4 @@ private:
 /// exists. Returns how many it removed.
 int removeStaleTempFiles(const std::filesystem::path& target);
 
-} // namespace pto::tracedb
+} // namespace pto

@@ -1,6 +1,6 @@
 // The streaming metric pass: chunks of both tensors widened to f64, one accumulator per thread.
-#include "validate/Metrics.h"
-#include "validate/MetricsF32.h"
+#include "validate/ErrorMetrics.h"
+#include "validate/ErrorMetricsF32.h"
 
 #include <fmt/format.h>
 

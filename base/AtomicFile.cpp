@@ -1,8 +1,7 @@
 // A file written under a temporary name beside its target and renamed over it only on commit.
-#include "trace_db/AtomicFile.h"
+#include "base/AtomicFile.h"
 
-#include "trace_db/TempFileRegistry.h"
-#include "trace_db/TraceError.h"
+#include "base/TempFileRegistry.h"
 
 #include <fmt/format.h>
 
@@ -17,7 +16,7 @@
 #include <unistd.h>
 #include <utility>
 
-namespace pto::tracedb {
+namespace pto {
 namespace {
 
 namespace fs = std::filesystem;
@@ -28,7 +27,7 @@ constexpr int kNameAttempts = 1000;
 
 [[noreturn]] void failWrite(std::string_view what, const fs::path& target,
                             std::string_view reason) {
-    throw TraceError(fmt::format("cannot write {} '{}': {}", what, target.string(), reason));
+    throw FileWriteError(what, target, std::string(reason));
 }
 
 /// fsync, so that after the rename a crash cannot leave a file whose pages never reached disk.
@@ -81,6 +80,10 @@ fs::path createUniqueTemp(const fs::path& target, std::string_view what) {
 }
 
 } // namespace
+
+FileWriteError::FileWriteError(std::string_view what, const fs::path& target, std::string reason)
+    : std::runtime_error(fmt::format("cannot write {} '{}': {}", what, target.string(), reason)),
+      m_target(target), m_reason(std::move(reason)) {}
 
 int removeStaleTempFiles(const fs::path& target) {
     const std::string prefix = target.filename().string() + ".tmp-";
@@ -142,4 +145,4 @@ void AtomicFile::commit() {
     }
 }
 
-} // namespace pto::tracedb
+} // namespace pto

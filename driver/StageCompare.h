@@ -4,8 +4,8 @@
 
 #include "compiler/CompileState.h"
 #include "compiler/interp/TensorInterpreter.h"
+#include "driver/Bisect.h"
 #include "simulator/engine/SimResult.h"
-#include "validate/Bisect.h"
 
 #include <span>
 #include <vector>

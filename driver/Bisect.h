@@ -30,7 +30,7 @@
 #include "compiler/ResourceBudget.h"
 #include "compiler/ir/Diagnostics.h"
 #include "compiler/ir/Hardware.h"
-#include "validate/Compare.h"
+#include "validate/TensorCompare.h"
 
 #include <nlohmann/json_fwd.hpp>
 

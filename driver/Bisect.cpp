@@ -1,15 +1,15 @@
 // Bisection driver: compile with per-pass snapshots, evaluate every stage and the simulator,
 // compare (StageCompare.h), write the trace and the report.
-#include "validate/Bisect.h"
+#include "driver/Bisect.h"
 
-#include "cli/session/Session.h"
 #include "compiler/StageRecorder.h"
 #include "compiler/interp/TileInterpreter.h"
+#include "driver/Session.h"
+#include "driver/StageCompare.h"
 #include "simulator/Simulator.h"
 #include "trace_db/TraceReader.h"
 #include "trace_db/TraceWriter.h"
 #include "validate/GoldenDiff.h"
-#include "validate/StageCompare.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

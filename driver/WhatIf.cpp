@@ -1,7 +1,7 @@
 // Re-simulation of a traced run with a changed arch, through the same session as `pto run`.
-#include "profiler/whatif/WhatIf.h"
+#include "driver/WhatIf.h"
 
-#include "cli/session/Session.h"
+#include "driver/Session.h"
 #include "validate/TensorIo.h"
 
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 // The temp files a process is writing, removed by a signal handler when SIGINT, SIGTERM or
 // SIGHUP ends the process (AtomicFile's cleanup where no destructor runs).
-#include "trace_db/TempFileRegistry.h"
+#include "base/TempFileRegistry.h"
 
 #include <array>
 #include <atomic>
@@ -11,7 +11,7 @@
 #include <system_error>
 #include <unistd.h>
 
-namespace pto::tracedb {
+namespace pto {
 namespace {
 
 /// Only lock-free atomics and unlink() are touched from the handler (async-signal-safe).
@@ -73,4 +73,4 @@ void disarmTempFile(int slot) {
     g_slots[static_cast<std::size_t>(slot)].state.store(Slot::Free, std::memory_order_release);
 }
 
-} // namespace pto::tracedb
+} // namespace pto

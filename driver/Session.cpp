@@ -1,9 +1,9 @@
 // The run of a program: arch, compile, simulate, trace, outputs.
-#include "cli/session/Session.h"
+#include "driver/Session.h"
 
-#include "cli/session/InputRoles.h"
 #include "compiler/StageRecorder.h"
 #include "compiler/ir/Cost.h"
+#include "driver/InputRoles.h"
 #include "simulator/numerics/SimFault.h"
 #include "trace_db/TraceWriter.h"
 #include "validate/TensorIo.h"

@@ -1,5 +1,5 @@
 // One tensor against its golden: metrics, tolerance, verdict, and how they print.
-#include "validate/Compare.h"
+#include "validate/TensorCompare.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

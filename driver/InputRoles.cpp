@@ -1,5 +1,5 @@
 // Roles of a program's arguments from their uses, and seeded inputs drawn per role.
-#include "cli/session/InputRoles.h"
+#include "driver/InputRoles.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,0 +1,22 @@
+// One expander per Tensor op class: each emits the Tile ops of one Tensor op (docs/PASSES.md,
+// expand-tiles). Dispatch is expandOp in ExpandTiles.cpp.
+#pragma once
+
+#include "compiler/passes/expand/Compute.h"
+
+namespace pto::expand {
+
+// Elementwise, scalar, unary, cast, cmp, where, broadcast and fill (Elementwise.cpp).
+void expandElementwise(Ctx& c, const Op& op);
+// reduce_sum / reduce_max / reduce_min over any axis (Reduce.cpp).
+void expandReduce(Ctx& c, const Op& op);
+// transpose: a tile transpose of the last two dims, or a permuting GM copy (Transpose.cpp).
+void expandTranspose(Ctx& c, const Op& op);
+// view, reshape and concat: offset arithmetic or GM copies (Layout.cpp).
+void expandView(Ctx& c, const Op& op);
+void expandReshape(Ctx& c, const Op& op);
+void expandConcat(Ctx& c, const Op& op);
+// matmul on the cube core (Matmul.cpp).
+void expandMatmul(Ctx& c, const Op& op);
+
+} // namespace pto::expand
