@@ -7,6 +7,7 @@
 # order is written.
 set(PTO_LAYERS
   "trace_db"                                         # the trace file: depends on nothing of ours
+  "importer"                                         # Ascend profiler output → measured trace
   "compiler/ir"                                      # the IR, its text, verifier, scalar numerics
   "compiler/frontend|compiler/interp|compiler/passes"
   "compiler"                                         # pto_pipeline: passes in order, stage recording

@@ -1,6 +1,8 @@
 // The rule table and the severity scale shared by all rules.
 #include "profiler/rules/Rules.h"
 
+#include "profiler/Profile.h"
+
 #include <algorithm>
 
 namespace pto::prof {
@@ -28,7 +30,10 @@ std::vector<Finding> runRules(const Profile& p) {
                                ruleSchedulerGaps,   ruleSlowCore,    ruleBandwidthSaturated,
                                ruleSyncWaits};
     std::vector<Finding> out;
-    for (Rule rule : kRules) rule(p, out);
+    if (p.model.measured)
+        ruleMeasuredKernels(p, out);
+    else
+        for (Rule rule : kRules) rule(p, out);
     std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
         return a.gainCycles > b.gainCycles;
     });
