@@ -56,16 +56,28 @@ private:
         return it == m_strings.end() ? std::string() : it->second;
     }
 
+    // `alias.name`, or NULL when this export's table lacks the column (it varies by version).
+    std::string column(const std::string& table, const std::string& alias,
+                       const std::string& name) {
+        return m_db.hasColumn(table, name) ? alias + "." + name : "NULL";
+    }
+
     void readKernels() {
         if (!m_db.hasTable("COMPUTE_TASK_INFO"))
             throw ImportError(fmt::format(
                 "{}: no table COMPUTE_TASK_INFO; expected one beside TASK", m_db.name()));
         m_db.forEach(
-            "SELECT t.startNs, t.endNs, t.streamId, t.taskId, t.connectionId, c.name, c.opType, "
-            "c.taskType, c.blockDim, c.mixBlockDim, c.inputShapes, c.inputDataTypes, "
-            "c.outputShapes, c.outputDataTypes, c.waitNs, t.globalTaskId "
-            "FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId "
-            "ORDER BY t.startNs",
+            "SELECT t.startNs, t.endNs, " + column("TASK", "t", "streamId") + ", " +
+                column("TASK", "t", "taskId") + ", " + column("TASK", "t", "connectionId") +
+                ", c.name, c.opType, c.taskType, " + column("COMPUTE_TASK_INFO", "c", "blockDim") +
+                ", " + column("COMPUTE_TASK_INFO", "c", "mixBlockDim") + ", " +
+                column("COMPUTE_TASK_INFO", "c", "inputShapes") + ", " +
+                column("COMPUTE_TASK_INFO", "c", "inputDataTypes") + ", " +
+                column("COMPUTE_TASK_INFO", "c", "outputShapes") + ", " +
+                column("COMPUTE_TASK_INFO", "c", "outputDataTypes") + ", " +
+                column("COMPUTE_TASK_INFO", "c", "waitNs") +
+                ", t.globalTaskId FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = "
+                "c.globalTaskId ORDER BY t.startNs",
             [&](const DbRow& r) {
                 ++m_model.rowsRead;
                 std::int64_t start = r.integer(0), end = r.integer(1);

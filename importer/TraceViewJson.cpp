@@ -57,9 +57,13 @@ Json parseFile(const std::filesystem::path& path) {
                                           path.string()));
         return doc;
     } catch (const Json::parse_error& e) {
+        std::string what = e.what();
+        what = what.substr(0, what.find("; last read"));
+        if (auto bracket = what.find("] "); bracket != std::string::npos)
+            what = what.substr(bracket + 2);
         throw ImportError(fmt::format("{}: byte {}: not valid JSON ({}); expected a JSON array "
                                       "of trace events",
-                                      path.string(), e.byte, e.what()));
+                                      path.string(), e.byte, what));
     }
 }
 
