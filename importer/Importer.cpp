@@ -84,6 +84,7 @@ void mergeKernels(ImportModel& timeline, ImportModel& details) {
     std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> at;
     for (std::size_t i = 0; i < timeline.kernels.size(); ++i)
         at[{timeline.kernels[i].stream.value_or(-1), timeline.kernels[i].startNs}] = i;
+    const std::size_t timelineKernels = timeline.kernels.size();
     std::size_t matched = 0;
     for (Kernel& k : details.kernels) {
         auto it = at.find({k.stream.value_or(-1), k.startNs});
@@ -94,7 +95,7 @@ void mergeKernels(ImportModel& timeline, ImportModel& details) {
             timeline.kernels.push_back(std::move(k));
         }
     }
-    std::size_t unmatched = timeline.kernels.size() - details.kernels.size();
+    const std::size_t unmatched = timelineKernels - std::min(matched, timelineKernels);
     if (unmatched > 0)
         timeline.count("import_kernel_without_details", tracedb::StatSeverity::Info,
                        "a trace_view.json kernel with no kernel_details.csv row at its stream and "
@@ -108,7 +109,6 @@ void mergeKernels(ImportModel& timeline, ImportModel& details) {
         timeline.spans.push_back(std::move(s));
     }
     timeline.rowsRead += details.rowsRead;
-    (void)matched;
 }
 
 } // namespace

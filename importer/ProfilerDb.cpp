@@ -50,6 +50,19 @@ private:
         Kernel kernel;
     };
 
+    // A span's [start, end) from two columns, or nullopt (counted) when they are not times.
+    std::optional<std::pair<std::int64_t, std::int64_t>> interval(const DbRow& r, int from,
+                                                                  const std::string& table) {
+        std::int64_t start = r.integer(from), end = r.integer(from + 1);
+        if (r.isNull(from) || !validNanos(start) || !validNanos(end) || end < start) {
+            m_model.count(
+                "import_row_skipped", StatSeverity::DataLoss,
+                fmt::format("{}: a {} row without a valid start and end", shortName(), table));
+            return std::nullopt;
+        }
+        return std::pair(start, end - start);
+    }
+
     std::string str(const DbRow& r, int column) const {
         if (r.isNull(column)) return {};
         auto it = m_strings.find(r.integer(column));
@@ -81,7 +94,8 @@ private:
             [&](const DbRow& r) {
                 ++m_model.rowsRead;
                 std::int64_t start = r.integer(0), end = r.integer(1);
-                if (r.isNull(0) || r.isNull(1) || end < start) {
+                if (r.isNull(0) || r.isNull(1) || end < start || !validNanos(start) ||
+                    !validNanos(end)) {
                     m_model.count(
                         "import_row_skipped", StatSeverity::DataLoss,
                         fmt::format("{}: a TASK row without valid startNs/endNs", shortName()));
@@ -133,37 +147,39 @@ private:
         m_db.forEach("SELECT opName, startNs, endNs, opType FROM COMMUNICATION_OP",
                      [&](const DbRow& r) {
                          ++m_model.rowsRead;
-                         m_model.spans.push_back(
-                             Span{.lane = lane,
-                                  .name = str(r, 0),
-                                  .startNs = r.integer(1),
-                                  .durNs = std::max<std::int64_t>(0, r.integer(2) - r.integer(1)),
-                                  .args = {{"op_type", str(r, 3)}}});
+                         auto time = interval(r, 1, "COMMUNICATION_OP");
+                         if (!time) return;
+                         m_model.spans.push_back(Span{.lane = lane,
+                                                      .name = str(r, 0),
+                                                      .startNs = time->first,
+                                                      .durNs = time->second,
+                                                      .args = {{"op_type", str(r, 3)}}});
                      });
     }
 
     void readApi(const std::string& table, const std::string& group) {
         if (!m_db.hasTable(table)) return;
-        m_db.forEach("SELECT startNs, endNs, globalTid, name, connectionId FROM " + table,
-                     [&](const DbRow& r) {
-                         ++m_model.rowsRead;
-                         std::int64_t tid = r.integer(2) & 0xffffffff;
-                         Lane lane{.group = group,
-                                   .name = fmt::format("Thread {}", tid),
-                                   .threadId = tid,
-                                   .streamId = std::nullopt,
-                                   .bindKey = fmt::format("{}:{}", group, tid)};
-                         std::size_t index = m_model.laneOf(lane);
-                         m_model.spans.push_back(
-                             Span{.lane = index,
-                                  .name = str(r, 3),
-                                  .startNs = r.integer(0),
-                                  .durNs = std::max<std::int64_t>(0, r.integer(1) - r.integer(0)),
-                                  .args = {}});
-                         if (!r.isNull(4))
-                             m_launches.push_back(
-                                 {group, r.integer(4), FlowEnd{lane.bindKey, r.integer(0)}});
-                     });
+        m_db.forEach(
+            "SELECT startNs, endNs, globalTid, name, connectionId FROM " + table,
+            [&](const DbRow& r) {
+                ++m_model.rowsRead;
+                auto time = interval(r, 0, table);
+                if (!time) return;
+                std::int64_t tid = r.integer(2) & 0xffffffff;
+                Lane lane{.group = group,
+                          .name = fmt::format("Thread {}", tid),
+                          .threadId = tid,
+                          .streamId = std::nullopt,
+                          .bindKey = fmt::format("{}:{}", group, tid)};
+                std::size_t index = m_model.laneOf(lane);
+                m_model.spans.push_back(Span{.lane = index,
+                                             .name = str(r, 3),
+                                             .startNs = time->first,
+                                             .durNs = time->second,
+                                             .args = {}});
+                if (!r.isNull(4))
+                    m_launches.push_back({group, r.integer(4), FlowEnd{lane.bindKey, time->first}});
+            });
     }
 
     // PyTorch ops name a CONNECTION_IDS set; CANN calls the TASK connection id directly.
@@ -197,12 +213,13 @@ private:
         if (!m_db.hasTable("STEP_TIME")) return;
         std::size_t lane = m_model.laneOf(Lane{.group = "Steps", .name = "Steps"});
         m_db.forEach("SELECT id, startNs, endNs FROM STEP_TIME", [&](const DbRow& r) {
-            m_model.spans.push_back(
-                Span{.lane = lane,
-                     .name = fmt::format("Step {}", r.integer(0)),
-                     .startNs = r.integer(1),
-                     .durNs = std::max<std::int64_t>(0, r.integer(2) - r.integer(1)),
-                     .args = {}});
+            auto time = interval(r, 1, "STEP_TIME");
+            if (!time) return;
+            m_model.spans.push_back(Span{.lane = lane,
+                                         .name = fmt::format("Step {}", r.integer(0)),
+                                         .startNs = time->first,
+                                         .durNs = time->second,
+                                         .args = {}});
         });
     }
 

@@ -4,7 +4,6 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <limits>
 
 namespace pto::importer {
 
@@ -48,8 +47,7 @@ std::optional<std::int64_t> plainMicros(std::string_view text) {
     for (char c : frac)
         if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
     auto micros = parseInt(whole);
-    if (!micros || *micros > std::numeric_limits<std::int64_t>::max() / 1000 - 1)
-        return std::nullopt;
+    if (!micros || *micros > kMaxNanos / 1000 - 1) return std::nullopt;
     std::int64_t ns = *micros * 1000;
     std::int64_t scale = 100;
     for (std::size_t i = 0; i < frac.size() && i < 3; ++i, scale /= 10)
@@ -64,7 +62,7 @@ std::optional<std::int64_t> microsToNanos(std::string_view text) {
     text = trim(text);
     if (auto exact = plainMicros(text)) return exact;
     auto value = parseReal(text);
-    if (!value || std::fabs(*value) > 9e12) return std::nullopt;
+    if (!value || std::fabs(*value) > double(kMaxNanos / 1000 - 1)) return std::nullopt;
     return std::llround(*value * 1000.0);
 }
 

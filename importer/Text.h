@@ -14,6 +14,12 @@ std::string_view trim(std::string_view text);
 /// for N/A, empty or anything that is not a finite number.
 std::optional<std::int64_t> microsToNanos(std::string_view text);
 std::optional<double> parseReal(std::string_view text);
+/// Times are kept within ±kMaxNanos (year 2065) so that differences and ends of any two of them
+/// fit in 64 bits; a profiler .db's raw integers are checked with validNanos.
+inline constexpr std::int64_t kMaxNanos = 3'000'000'000'000'000'000;
+inline bool validNanos(std::int64_t ns) {
+    return ns >= -kMaxNanos && ns <= kMaxNanos;
+}
 std::optional<std::int64_t> parseInt(std::string_view text);
 /// "aic_mac_time(us)" → "aic_mac_time_us", "Input Shapes" → "input_shapes".
 std::string argKey(std::string_view header);
