@@ -18,6 +18,9 @@ set(PTO_LAYERS
   "cli|gui|samples"                                  # the tools
 )
 
+# (tests/unit/layers/LayeringTest.cmake checks the layer numbers in its messages: update them
+# when a layer is added.)
+
 # Links that go up on purpose, "from>to" by target name. Each says why.
 set(PTO_LAYER_EXCEPTIONS
   # Bisection and what-if re-run a program through the session: to be moved to driver/ (issue 14),

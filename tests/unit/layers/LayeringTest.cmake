@@ -21,8 +21,11 @@ expect_violations(0
   "pto_ir@compiler/ir>fmt@")
 # A link to a layer above fails, and says which layers.
 expect_violations(1 "pto_trace_db@trace_db>pto_ir@compiler/ir")
+# The importer sits just above trace_db: it may link trace_db, nothing above it.
+expect_violations(0 "pto_importer@importer>pto_trace_db@trace_db")
+expect_violations(1 "pto_importer@importer>pto_profiler@profiler")
 pto_layer_violations(found "pto_sim_arch@simulator/arch>pto_session@cli/session")
-if(NOT found MATCHES "pto_sim_arch \\(simulator/arch, layer 4 'simulator/arch\\|simulator/numerics'\\) links pto_session \\(cli/session, layer 7 'cli/session'\\), a layer above it")
+if(NOT found MATCHES "pto_sim_arch \\(simulator/arch, layer 5 'simulator/arch\\|simulator/numerics'\\) links pto_session \\(cli/session, layer 8 'cli/session'\\), a layer above it")
   message(FATAL_ERROR "unexpected message: ${found}")
 endif()
 # The listed exceptions pass; the same link from another target does not.
@@ -47,7 +50,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} -S ${project} -B ${project}/build
 if(result EQUAL 0)
   message(FATAL_ERROR "the wrong link configured without error:\n${out}${err}")
 endif()
-if(NOT err MATCHES "pto_trace_db \\(trace_db, layer 0 'trace_db'\\) links pto_ir \\(compiler/ir, layer 1")
+if(NOT err MATCHES "pto_trace_db \\(trace_db, layer 0 'trace_db'\\) links pto_ir \\(compiler/ir, layer 2")
   message(FATAL_ERROR "the configure failed without naming the wrong link:\n${err}")
 endif()
 # Without the wrong link it configures.
