@@ -42,5 +42,6 @@ void registerQuery(CLI::App& app, Action& action);
 void registerExport(CLI::App& app, Action& action);
 void registerWhatif(CLI::App& app, Action& action);
 void registerCompare(CLI::App& app, Action& action);
+void registerImport(CLI::App& app, Action& action);
 
 } // namespace pto::cli

@@ -84,9 +84,9 @@ std::string htmlReport(const tracedb::TraceReader& reader, const ExportArgs& arg
     for (const std::string& warning : profile.model.fileWarnings)
         fmt::print(stderr, "warning: trace '{}': {}\n", args.file, warning);
     prof::HtmlOptions options;
-    auto stage = prof::findStage(reader, args.stage);
-    options.graphTitle = "Graph of stage " + stage.name;
     try {
+        auto stage = prof::findStage(reader, args.stage);
+        options.graphTitle = "Graph of stage " + stage.name;
         options.graphSvg = prof::stageSvg(reader, stage);
     } catch (const std::invalid_argument& e) {
         options.graphSvg = "<p>" + prof::htmlEscape(e.what()) + "</p>";

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
     registerExport(app, action);
     registerWhatif(app, action);
     registerCompare(app, action);
+    registerImport(app, action);
 
     try {
         app.parse(argc, argv);

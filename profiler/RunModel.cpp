@@ -2,6 +2,7 @@
 #include "profiler/RunModel.h"
 
 #include "profiler/InstrCost.h"
+#include "profiler/MeasuredRun.h"
 #include "profiler/Provenance.h"
 #include "profiler/SqlRows.h"
 #include "trace_db/TraceError.h"
@@ -340,6 +341,7 @@ RunModel loadRunModel(const tracedb::TraceReader& reader) {
             "'{}' holds no simulated run (no core tracks): run it with `pto run` first", m.path));
     loadExecGraph(reader, m);
     loadTaskSlices(reader, index, m);
+    if ((m.measured = isMeasuredTrace(reader))) loadMeasuredKernels(reader, m);
     loadPipeBusy(reader, index, m);
     loadWaits(reader, m);
     auto instrs = loadInstrs(reader, m);

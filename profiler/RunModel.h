@@ -82,6 +82,7 @@ struct RunModel {
     std::string program;           ///< entry function name
     bool doubleBuffer = true;      ///< from meta `target`
     bool hasInstrSlices = false;   ///< trace level instructions or full
+    bool measured = false;         ///< imported from a real profiler (profiler/MeasuredRun.h)
     std::int64_t totalCycles = 0;  ///< sim_total_cycles, else the last slice end
     std::int64_t execStageId = -1; ///< last Exec stage
     std::int64_t rootStageId = -1; ///< parsed program

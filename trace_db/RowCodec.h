@@ -101,11 +101,11 @@ template <> struct RowCodec<TrackRow> {
     static constexpr TableId kTableId = TableId::Track;
     static constexpr std::string_view kTable = "track";
     static constexpr std::string_view kColumns =
-        "id, parent_id, name_id, kind, core_id, core_type, pipe, sort_index";
+        "id, parent_id, name_id, kind, core_id, core_type, pipe, sort_index, stream_id, thread_id";
     static constexpr bool kHasAutoId = true;
     template <typename R> static auto fields(R& r) {
         return std::tie(r.id, r.parentId, r.nameId, r.kind, r.coreId, r.coreType, r.pipe,
-                        r.sortIndex);
+                        r.sortIndex, r.streamId, r.threadId);
     }
 };
 

@@ -108,6 +108,10 @@ struct TrackRow {
     std::string coreType{}; ///< AIC or AIV
     std::string pipe{};
     std::int64_t sortIndex = 0; ///< display order among siblings
+    /// Measured traces (`pto import`, schema 3): the device stream of a kernel track and the
+    /// host thread of a host track; NULL on simulated tracks and in older files.
+    std::optional<std::int64_t> streamId{};
+    std::optional<std::int64_t> threadId{};
 };
 
 /// A time interval on a track: one instruction, task, stall or wait.

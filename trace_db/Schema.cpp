@@ -29,9 +29,9 @@ struct AddedColumn {
 
 /// Every column added after schema 1, oldest first.
 constexpr AddedColumn kAddedColumns[] = {
-    {"instr", "flops", "REAL", 2},
-    {"instr", "gm_bytes", "INTEGER", 2},
-    {"instr", "src_dtype", "TEXT", 2},
+    {"instr", "flops", "REAL", 2},        {"instr", "gm_bytes", "INTEGER", 2},
+    {"instr", "src_dtype", "TEXT", 2},    {"track", "stream_id", "INTEGER", 3},
+    {"track", "thread_id", "INTEGER", 3},
 };
 
 } // namespace

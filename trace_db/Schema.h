@@ -23,7 +23,8 @@ void createSchema(SqliteDb& db);
 void finalizeSchema(SqliteDb& db);
 /// Brings a file of an older schema version (from `PRAGMA user_version`) up to this build's,
 /// for TraceWriter::append. Schema 1 → 2 adds instr.flops, gm_bytes and src_dtype as NULL
-/// (not recorded): the costs of instructions written before them stay unknown.
+/// (not recorded): the costs of instructions written before them stay unknown; 2 → 3 adds
+/// track.stream_id and thread_id as NULL (a simulated track has neither).
 void migrateSchema(SqliteDb& db, int fromVersion);
 /// Drops the indexes finalizeSchema builds, so appended rows insert at bulk speed.
 void dropFinalizeIndexes(SqliteDb& db);

@@ -260,7 +260,7 @@ std::vector<InstrRow> TraceReader::instrs(std::int64_t stageId, std::int64_t blo
 }
 
 std::vector<TrackRow> TraceReader::tracks() const {
-    return readRows<TrackRow>(m_impl->db(), selectSql<TrackRow>() + " ORDER BY id");
+    return readRows<TrackRow>(m_impl->db(), selectSql<TrackRow>(schemaVersion()) + " ORDER BY id");
 }
 
 std::vector<SliceRow> TraceReader::slices(std::int64_t trackId, std::int64_t t0,

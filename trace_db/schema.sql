@@ -108,7 +108,9 @@ CREATE TABLE track(
     core_id    INTEGER,
     core_type  TEXT,
     pipe       TEXT,
-    sort_index INTEGER NOT NULL DEFAULT 0
+    sort_index INTEGER NOT NULL DEFAULT 0,
+    stream_id  INTEGER,
+    thread_id  INTEGER
 );
 
 -- Time intervals on tracks.

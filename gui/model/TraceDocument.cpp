@@ -34,6 +34,10 @@ TraceSummary readSummary(const tracedb::TraceReader& reader) {
     summary.stageCount = countOf(reader, "SELECT count(*) FROM stage");
     summary.trackCount = countOf(reader, "SELECT count(*) FROM track");
     summary.coreCount = countOf(reader, "SELECT count(*) FROM track WHERE kind = 'core'");
+    summary.measured = reader.meta("trace_source").value_or("") == "measured";
+    if (summary.measured && summary.totalCycles == 0) // time in ns, up to the last slice end
+        summary.totalCycles =
+            countOf(reader, "SELECT coalesce(max(max_end), 0) FROM track_summary");
     return summary;
 }
 

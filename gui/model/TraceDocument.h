@@ -20,8 +20,15 @@ struct TraceSummary {
     std::int64_t stageCount = 0;
     std::int64_t trackCount = 0;
     std::int64_t coreCount = 0;
+    bool measured = false; ///< imported from a real profiler (meta trace_source): no IR
     bool hasRun() const { return trackCount > 0; }
 };
+
+/// What the graph and IR views say about a measured trace.
+inline constexpr const char* kMeasuredNoIr =
+    "This is a measured trace (imported with pto import from a real profiler): it has no IR, "
+    "so there are no compiler stages to show. Its kernels are in the timeline, the bottleneck "
+    "view and the SQL console.";
 
 /// Owns the reader of one trace file. The reader belongs to the GUI thread; a worker thread
 /// opens its own with openReader() (SQLite connections are used by one thread at a time).

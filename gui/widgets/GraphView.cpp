@@ -215,6 +215,8 @@ void GraphView::fillStages() {
     const std::int64_t first = preferred >= 0 ? preferred : fallback;
     if (first >= 0)
         selectStage(first);
+    else if (document()->summary().measured)
+        m_canvas->setMessage(tr(kMeasuredNoIr));
     else
         m_canvas->setMessage(tr("This trace holds no IR stages."));
 }

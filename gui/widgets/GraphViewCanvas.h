@@ -43,6 +43,7 @@ public:
     void setFills(std::vector<QColor> fills);
     void setLegend(GraphLegend legend);
     void setMessage(const QString& message); ///< shown when there is no layout
+    const QString& message() const { return m_message; }
     void setHighlight(int slot);
     void setMarked(std::vector<int> hits); ///< search hits
     int highlight() const { return m_highlight; }

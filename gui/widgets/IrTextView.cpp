@@ -66,6 +66,10 @@ void IrTextView::documentChanged() {
                 break;
             }
     setStage(stage);
+    if (document() && document()->summary().measured) {
+        m_editor->setPlainText(tr(kMeasuredNoIr));
+        m_status->setText(tr(kMeasuredNoIr));
+    }
 }
 
 void IrTextView::setStage(std::int64_t stageId) {

@@ -90,10 +90,20 @@ BoundVerdict classify(const RooflinePoint& point, const std::array<double, kPipe
     return v;
 }
 
+BoundVerdict classifyMeasured(const std::array<double, kPipeCount>& ratios) {
+    BoundVerdict v = classify(RooflinePoint{}, ratios);
+    if (v.cls == BoundClass::Latency && v.cause == LatencyCause::Memory) {
+        v.cls = BoundClass::Memory;
+        v.cause = LatencyCause::None;
+    }
+    return v;
+}
+
 Bound analyzeBound(const RunModel& model, const PipeUtil& util, const Roofline& roofline) {
     Bound b;
     for (std::size_t i = 0; i < model.tasks.size(); ++i)
-        b.tasks.push_back(classify(roofline.tasks[i], util.tasks[i].ratio));
+        b.tasks.push_back(model.measured ? classifyMeasured(util.tasks[i].ratio)
+                                         : classify(roofline.tasks[i], util.tasks[i].ratio));
     for (std::size_t i = 0; i < model.tensorOps.size(); ++i)
         b.tensorOps.push_back(
             classify(roofline.tensorOps[i], opRatios(model.tensorOps[i], roofline.tensorOps[i])));

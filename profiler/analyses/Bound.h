@@ -39,6 +39,11 @@ inline constexpr double kRoofThreshold = 0.8;
 inline constexpr double kPipeThreshold = 0.8;
 
 BoundVerdict classify(const RooflinePoint& point, const std::array<double, kPipeCount>& ratios);
+/// A measured kernel (no FLOP or byte counts, so no roof): the same pipe threshold decides —
+/// M or V ≥ kPipeThreshold compute, an MTE or FIX pipe ≥ kPipeThreshold memory (the evidence
+/// the roof gives a simulated run), S ≥ kPipeThreshold latency (compute), else latency
+/// (pipeline).
+BoundVerdict classifyMeasured(const std::array<double, kPipeCount>& ratios);
 Bound analyzeBound(const RunModel& model, const PipeUtil& util, const Roofline& roofline);
 void appendMetrics(const Bound& result, const RunModel& model,
                    std::vector<tracedb::MetricRow>& rows);

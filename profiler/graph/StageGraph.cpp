@@ -63,6 +63,11 @@ std::string dotEscape(const std::string& text) {
 
 tracedb::StageRow findStage(const tracedb::TraceReader& reader, const std::string& spec) {
     auto stages = reader.stages();
+    if (stages.empty() && reader.meta("trace_source").value_or("") == "measured")
+        throw std::invalid_argument(fmt::format(
+            "'{}' is a measured trace (pto import): it has no IR, so no stage graph; its "
+            "timeline exports (chrome, csv) and the html report work",
+            reader.path().string()));
     if (stages.empty())
         throw std::invalid_argument(fmt::format("'{}' holds no IR stages", reader.path().string()));
     if (spec.empty()) return stages.front();

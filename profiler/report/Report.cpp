@@ -2,6 +2,8 @@
 #include "profiler/report/Report.h"
 #include "profiler/rules/Rules.h"
 
+#include "profiler/report/KernelTable.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -149,6 +151,7 @@ std::string renderText(const Profile& p, const nlohmann::json& j) {
         pipes += fmt::format(" {}={:.0f}%", k, 100 * v.get<double>());
     line("  pipes      {}", pipes);
     line("");
+    if (j.contains("top_kernels")) out += renderTopKernelsText(j["top_kernels"]);
     line("top ops by cycles:");
     line("  {:>5}  {:<22} {:>12} {:>6}  {:>6}  {}", "line", "op", "cycles", "share", "roof",
          "bound");
@@ -205,6 +208,7 @@ std::string renderMarkdown(const Profile& p, const nlohmann::json& j) {
                        100 * s["roof_fraction"].get<double>());
     for (auto& [k, v] : j["pipes"].items())
         out += fmt::format("| {} | {:.1f}% |\n", mdEscape(k), 100 * v.get<double>());
+    if (j.contains("top_kernels")) out += renderTopKernelsMarkdown(j["top_kernels"]);
     out += "\n## Top ops by cycles\n\n| line | op | cycles | share | roof | bound "
            "|\n|---:|---|---:|---:|---:|---|\n";
     for (const auto& op : j["top_ops"])
@@ -230,10 +234,12 @@ std::string renderMarkdown(const Profile& p, const nlohmann::json& j) {
 } // namespace
 
 nlohmann::json reportJson(const Profile& p, int topOps) {
-    return {{"summary", summaryJson(p)},
-            {"pipes", pipesJson(p)},
-            {"top_ops", opsJson(p, topOps)},
-            {"findings", findingsJson(p)}};
+    nlohmann::json j = {{"summary", summaryJson(p)},
+                        {"pipes", pipesJson(p)},
+                        {"top_ops", opsJson(p, topOps)},
+                        {"findings", findingsJson(p)}};
+    if (p.model.measured) j["top_kernels"] = topKernelsJson(p, topOps);
+    return j;
 }
 
 std::string renderReport(const Profile& p, const ReportOptions& options) {

@@ -1,6 +1,8 @@
 // The rule table and the severity scale shared by all rules.
 #include "profiler/rules/Rules.h"
 
+#include "profiler/Profile.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -44,7 +46,10 @@ constexpr Rule kRules[] = {{"double_buffering", ruleDoubleBuffering},
 
 std::vector<Finding> runRules(const Profile& p) {
     std::vector<Finding> out;
-    for (const Rule& rule : kRules) rule.run(p, out);
+    if (p.model.measured)
+        ruleMeasuredKernels(p, out);
+    else
+        for (const Rule& rule : kRules) rule.run(p, out);
     std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
         return a.gainCycles > b.gainCycles;
     });

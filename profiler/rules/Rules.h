@@ -17,6 +17,8 @@ void ruleSchedulerGaps(const Profile& p, std::vector<Finding>& out);
 void ruleSlowCore(const Profile& p, std::vector<Finding>& out);
 void ruleBandwidthSaturated(const Profile& p, std::vector<Finding>& out);
 void ruleSyncWaits(const Profile& p, std::vector<Finding>& out);
+/// Measured traces only (the rules above read what only a simulated run records).
+void ruleMeasuredKernels(const Profile& p, std::vector<Finding>& out);
 
 /// Runs every rule; findings by expected gain, descending.
 std::vector<Finding> runRules(const Profile& p);

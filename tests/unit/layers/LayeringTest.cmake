@@ -29,8 +29,11 @@ expect_violations(0
 # A link to a layer above fails, and says which layers.
 expect_violations(1 "pto_trace_db@trace_db>pto_ir@compiler/ir")
 expect_violations(1 "pto_atomic_file@base>pto_trace_db@trace_db")
+# The importer sits just above trace_db: it may link trace_db, nothing above it.
+expect_violations(0 "pto_importer@importer>pto_trace_db@trace_db")
+expect_violations(1 "pto_importer@importer>pto_profiler@profiler")
 pto_layer_violations(found "pto_sim_arch@simulator/arch>pto_session@driver")
-if(NOT found MATCHES "pto_sim_arch \\(simulator/arch, layer 5 'simulator/arch\\|simulator/numerics'\\) links pto_session \\(driver, layer 8 'driver'\\), a layer above it")
+if(NOT found MATCHES "pto_sim_arch \\(simulator/arch, layer 6 'simulator/arch\\|simulator/numerics'\\) links pto_session \\(driver, layer 9 'driver'\\), a layer above it")
   message(FATAL_ERROR "unexpected message: ${found}")
 endif()
 # Nothing below the driver may link it (bisection and what-if were once in validate and
@@ -114,9 +117,9 @@ set(libs "compiler/ir=pto_ir" "trace_db=pto_trace_db" "profiler=pto_profiler"
          "driver=pto_session" "gui/model=pto_gui_model" "cli=pto")
 # trace_db links compiler/ir; the profiler links the driver; the GUI links the driver.
 expect_configure_fails("${libs}" "pto_trace_db>pto_ir"
-  "pto_trace_db \\(trace_db, layer 1 'trace_db'\\) links pto_ir \\(compiler/ir, layer 2")
+  "pto_trace_db \\(trace_db, layer 1 'trace_db'\\) links pto_ir \\(compiler/ir, layer 3")
 expect_configure_fails("${libs}" "pto_profiler>pto_session"
-  "pto_profiler \\(profiler, layer 7 'validate\\|profiler'\\) links pto_session \\(driver, layer 8 'driver'\\)")
+  "pto_profiler \\(profiler, layer 8 'validate\\|profiler'\\) links pto_session \\(driver, layer 9 'driver'\\)")
 expect_configure_fails("${libs}" "pto_gui_model>pto_session"
   "pto_gui_model \\(gui/model\\) reaches pto_session: pto_gui_model -> pto_session")
 # With the right links it configures.

@@ -1,6 +1,6 @@
 // Older trace files still open (docs/TRACE_SCHEMA.md, "Versions and compatibility"): a
-// schema-1 file — one without the instr cost columns — reads its costs as not recorded, and
-// appending to it migrates it to the current version.
+// schema-1 file — one without the instr cost columns — reads its costs as not recorded, a
+// schema-2 file its tracks without stream or thread, and appending migrates either.
 #include "TestTrace.h"
 
 #include "trace_db/SchemaVersion.h"
@@ -20,9 +20,17 @@ void runSql(const std::filesystem::path& path, const char* sql) {
     sqlite3_close(db);
 }
 
-// The sample trace as schema 1 wrote it: no instr.flops, gm_bytes, src_dtype.
-void makeSchema1(const std::filesystem::path& path) {
+// The sample trace as schema 2 wrote it: no track.stream_id, thread_id.
+void makeSchema2(const std::filesystem::path& path) {
     test::writeSampleTrace(path);
+    runSql(path, "ALTER TABLE track DROP COLUMN stream_id; ALTER TABLE track DROP COLUMN "
+                 "thread_id; PRAGMA user_version = 2; "
+                 "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+}
+
+// The sample trace as schema 1 wrote it: no instr.flops, gm_bytes, src_dtype either.
+void makeSchema1(const std::filesystem::path& path) {
+    makeSchema2(path);
     runSql(path, "ALTER TABLE instr DROP COLUMN flops; ALTER TABLE instr DROP COLUMN gm_bytes; "
                  "ALTER TABLE instr DROP COLUMN src_dtype; PRAGMA user_version = 1; "
                  "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
@@ -71,6 +79,37 @@ TEST_F(TraceDbMigration, AppendingToASchema1FileMigratesIt) {
         EXPECT_EQ(row.srcDtype, "f16");
     }
     EXPECT_EQ(recorded, 1U);
+}
+
+TEST_F(TraceDbMigration, ASchema2FileOpensWithItsTracksFromNoStreamOrThread) {
+    makeSchema2(m_path);
+    TraceReader reader = TraceReader::open(m_path);
+    EXPECT_EQ(reader.schemaVersion(), 2);
+    auto tracks = reader.tracks();
+    ASSERT_FALSE(tracks.empty());
+    for (const TrackRow& row : tracks) {
+        EXPECT_FALSE(row.streamId.has_value());
+        EXPECT_FALSE(row.threadId.has_value());
+    }
+    EXPECT_FALSE(reader.instrs().empty());
+}
+
+TEST_F(TraceDbMigration, AppendingToASchema2FileMigratesItsTracks) {
+    makeSchema2(m_path);
+    const std::size_t before = TraceReader::open(m_path).tracks().size();
+    TraceWriter writer = TraceWriter::append(m_path);
+    writer.add(TrackRow{.nameId = writer.intern("Stream 7 AIV"),
+                        .kind = TrackKind::Core,
+                        .coreType = "AIV",
+                        .streamId = 7});
+    writer.commit();
+
+    TraceReader reader = TraceReader::open(m_path);
+    EXPECT_EQ(reader.schemaVersion(), kSchemaVersion);
+    auto tracks = reader.tracks();
+    ASSERT_EQ(tracks.size(), before + 1);
+    EXPECT_EQ(tracks.back().streamId, 7);
+    EXPECT_FALSE(tracks.front().streamId.has_value());
 }
 
 } // namespace

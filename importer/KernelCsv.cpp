@@ -1,0 +1,139 @@
+// Reader of kernel_details.csv and op_summary_*.csv.
+#include "importer/KernelCsv.h"
+
+#include "importer/Csv.h"
+#include "importer/ImportError.h"
+#include "importer/Text.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+namespace pto::importer {
+namespace {
+
+// Columns read as args besides the aic_* / aiv_* pipe columns.
+constexpr std::array<std::string_view, 17> kArgColumns{"Step Id",
+                                                       "Model ID",
+                                                       "OP State",
+                                                       "Wait Time(us)",
+                                                       "Task Wait Time(us)",
+                                                       "Block Dim",
+                                                       "Mix Block Dim",
+                                                       "HF32 Eligible",
+                                                       "Input Shapes",
+                                                       "Input Data Types",
+                                                       "Input Formats",
+                                                       "Output Shapes",
+                                                       "Output Data Types",
+                                                       "Output Formats",
+                                                       "Context ID",
+                                                       "cube_utilization(%)",
+                                                       "Task ID"};
+
+// The columns of one file kind, found by name (the two kinds spell some differently).
+struct Columns {
+    int name = -1, type = -1, core = -1, start = -1, dur = -1, stream = -1, task = -1;
+    std::vector<std::pair<int, std::string>> args; // column → arg key
+};
+
+int either(const CsvTable& table, std::string_view a, std::string_view b) {
+    int index = table.column(a);
+    return index >= 0 ? index : table.require(b);
+}
+
+bool isArgColumn(const std::string& header) {
+    if (header.starts_with("aic_") || header.starts_with("aiv_") || header == "aicore_time(us)")
+        return true;
+    for (std::string_view known : kArgColumns)
+        if (header == known) return true;
+    return false;
+}
+
+Columns findColumns(const CsvTable& table, ImportModel& model) {
+    Columns c;
+    c.name = either(table, "Name", "Op Name");
+    c.type = either(table, "Type", "OP Type");
+    c.core = either(table, "Accelerator Core", "Task Type");
+    c.start = table.require("Start Time(us)");
+    c.dur = either(table, "Duration(us)", "Task Duration(us)");
+    c.stream = table.column("Stream ID");
+    c.task = table.column("Task ID");
+    const std::string file = std::filesystem::path(table.name()).filename().string();
+    for (std::size_t i = 0; i < table.header().size(); ++i) {
+        int index = int(i);
+        if (index == c.name || index == c.type || index == c.core || index == c.start ||
+            index == c.dur || index == c.stream)
+            continue;
+        const std::string& header = table.header()[i];
+        if (isArgColumn(header))
+            c.args.emplace_back(index, argKey(header));
+        else
+            model.count("import_unknown_column", tracedb::StatSeverity::Info,
+                        fmt::format("{}: column '{}' is not read", file, header));
+    }
+    return c;
+}
+
+tracedb::ArgValue argValue(const std::string& text) {
+    if (auto real = parseReal(text)) return *real;
+    return std::string(trim(text));
+}
+
+} // namespace
+
+std::string coreTypeOf(std::string_view ascend) {
+    if (ascend == "AI_CORE") return "AIC";
+    if (ascend == "AI_VECTOR_CORE") return "AIV";
+    return std::string(ascend);
+}
+
+bool isCommunication(std::string_view ascend) {
+    return ascend == "HCCL" || ascend == "COMMUNICATION";
+}
+
+void readKernelCsv(const std::filesystem::path& path, ImportModel& model) {
+    CsvTable table(path);
+    Columns c = findColumns(table, model);
+    const std::string file = path.filename().string();
+    std::vector<std::string> f;
+    while (table.next(f)) {
+        ++model.rowsRead;
+        auto start = microsToNanos(f[std::size_t(c.start)]);
+        auto dur = microsToNanos(f[std::size_t(c.dur)]);
+        if (!start || !dur || *dur < 0) {
+            model.count("import_row_skipped", tracedb::StatSeverity::DataLoss,
+                        fmt::format("{}: a row without a valid start time or duration", file));
+            continue;
+        }
+        const std::string core(trim(f[std::size_t(c.core)]));
+        Args args;
+        for (const auto& [index, key] : c.args)
+            if (trim(f[std::size_t(index)]) != "N/A" && !trim(f[std::size_t(index)]).empty())
+                args.emplace_back(key, argValue(f[std::size_t(index)]));
+        args.emplace_back("op_type", std::string(trim(f[std::size_t(c.type)])));
+        args.emplace_back("accelerator_core", core);
+        if (isCommunication(core)) {
+            std::size_t lane = model.laneOf(Lane{.group = "Communication", .name = "HCCL ops"});
+            model.spans.push_back(Span{.lane = lane,
+                                       .name = f[std::size_t(c.name)],
+                                       .startNs = *start,
+                                       .durNs = *dur,
+                                       .args = std::move(args)});
+            continue;
+        }
+        Kernel k;
+        k.name = trim(f[std::size_t(c.name)]);
+        k.opType = trim(f[std::size_t(c.type)]);
+        k.coreType = coreTypeOf(core);
+        if (c.stream >= 0) k.stream = parseInt(f[std::size_t(c.stream)]);
+        if (c.task >= 0) k.taskId = parseInt(f[std::size_t(c.task)]);
+        k.startNs = *start;
+        k.durNs = *dur;
+        k.args = std::move(args);
+        model.kernels.push_back(std::move(k));
+    }
+    table.countRagged(model);
+}
+
+} // namespace pto::importer

@@ -1,0 +1,280 @@
+// Reader of ascend_pytorch_profiler_N.db, msprof_N.db and analysis.db.
+#include "importer/ProfilerDb.h"
+
+#include "importer/ImportError.h"
+#include "importer/KernelCsv.h"
+#include "importer/SourceDb.h"
+#include "importer/Text.h"
+
+#include <fmt/format.h>
+
+#include <set>
+#include <unordered_map>
+
+namespace pto::importer {
+namespace {
+
+using tracedb::StatSeverity;
+
+class DbReader {
+public:
+    DbReader(SourceDb& db, ImportModel& model) : m_db(db), m_model(model) {}
+
+    void read() {
+        bool timeline = m_db.hasTable("TASK");
+        bool steps = m_db.hasTable("StepTraceTime");
+        if (!timeline && !steps)
+            throw ImportError(fmt::format("{}: no table TASK (kernels) or StepTraceTime (steps); "
+                                          "expected a torch_npu or msprof profiler database",
+                                          m_db.name()));
+        if (m_db.hasTable("STRING_IDS"))
+            m_db.forEach("SELECT id, value FROM STRING_IDS",
+                         [&](const DbRow& r) { m_strings[r.integer(0)] = r.text(1); });
+        if (timeline) {
+            readKernels();
+            readPmu();
+            readCommunication();
+            readApi("PYTORCH_API", "PyTorch");
+            readApi("CANN_API", "CANN");
+            readFlows();
+            readSteps();
+            for (Pending& p : m_kernels) m_model.kernels.push_back(std::move(p.kernel));
+        }
+        if (steps) readStepFigures();
+        countUnreadTables();
+    }
+
+private:
+    struct Pending {
+        std::int64_t connection = -1;
+        Kernel kernel;
+    };
+
+    // A span's [start, end) from two columns, or nullopt (counted) when they are not times.
+    std::optional<std::pair<std::int64_t, std::int64_t>> interval(const DbRow& r, int from,
+                                                                  const std::string& table) {
+        std::int64_t start = r.integer(from), end = r.integer(from + 1);
+        if (r.isNull(from) || !validNanos(start) || !validNanos(end) || end < start) {
+            m_model.count(
+                "import_row_skipped", StatSeverity::DataLoss,
+                fmt::format("{}: a {} row without a valid start and end", shortName(), table));
+            return std::nullopt;
+        }
+        return std::pair(start, end - start);
+    }
+
+    std::string str(const DbRow& r, int column) const {
+        if (r.isNull(column)) return {};
+        auto it = m_strings.find(r.integer(column));
+        return it == m_strings.end() ? std::string() : it->second;
+    }
+
+    // `alias.name`, or NULL when this export's table lacks the column (it varies by version).
+    std::string column(const std::string& table, const std::string& alias,
+                       const std::string& name) {
+        return m_db.hasColumn(table, name) ? alias + "." + name : "NULL";
+    }
+
+    void readKernels() {
+        if (!m_db.hasTable("COMPUTE_TASK_INFO"))
+            throw ImportError(fmt::format(
+                "{}: no table COMPUTE_TASK_INFO; expected one beside TASK", m_db.name()));
+        m_db.forEach(
+            "SELECT t.startNs, t.endNs, " + column("TASK", "t", "streamId") + ", " +
+                column("TASK", "t", "taskId") + ", " + column("TASK", "t", "connectionId") +
+                ", c.name, c.opType, c.taskType, " + column("COMPUTE_TASK_INFO", "c", "blockDim") +
+                ", " + column("COMPUTE_TASK_INFO", "c", "mixBlockDim") + ", " +
+                column("COMPUTE_TASK_INFO", "c", "inputShapes") + ", " +
+                column("COMPUTE_TASK_INFO", "c", "inputDataTypes") + ", " +
+                column("COMPUTE_TASK_INFO", "c", "outputShapes") + ", " +
+                column("COMPUTE_TASK_INFO", "c", "outputDataTypes") + ", " +
+                column("COMPUTE_TASK_INFO", "c", "waitNs") +
+                ", t.globalTaskId FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = "
+                "c.globalTaskId ORDER BY t.startNs",
+            [&](const DbRow& r) {
+                ++m_model.rowsRead;
+                std::int64_t start = r.integer(0), end = r.integer(1);
+                if (r.isNull(0) || r.isNull(1) || end < start || !validNanos(start) ||
+                    !validNanos(end)) {
+                    m_model.count(
+                        "import_row_skipped", StatSeverity::DataLoss,
+                        fmt::format("{}: a TASK row without valid startNs/endNs", shortName()));
+                    return;
+                }
+                Kernel k;
+                k.name = str(r, 5);
+                k.opType = str(r, 6);
+                std::string core = str(r, 7);
+                k.coreType = coreTypeOf(core);
+                k.stream = r.integer(2);
+                k.taskId = r.integer(3);
+                k.startNs = start;
+                k.durNs = end - start;
+                k.args = {{"op_type", k.opType},
+                          {"accelerator_core", core},
+                          {"block_dim", r.integer(8)},
+                          {"mix_block_dim", r.integer(9)},
+                          {"input_shapes", str(r, 10)},
+                          {"input_data_types", str(r, 11)},
+                          {"output_shapes", str(r, 12)},
+                          {"output_data_types", str(r, 13)},
+                          {"wait_time_us", r.real(14) / 1000.0},
+                          {"task_id", r.integer(3)}};
+                m_indexOfTask[r.integer(15)] = m_kernels.size();
+                m_kernels.push_back(Pending{.connection = r.integer(4), .kernel = std::move(k)});
+            });
+    }
+
+    // Times in the PMU table are nanoseconds; the args carry microseconds like the CSV's.
+    void readPmu() {
+        if (!m_db.hasTable("TASK_PMU_INFO")) return;
+        m_db.forEach("SELECT globalTaskId, name, value FROM TASK_PMU_INFO", [&](const DbRow& r) {
+            auto it = m_indexOfTask.find(r.integer(0));
+            std::string key = str(r, 1);
+            if (it == m_indexOfTask.end() || key.empty()) return;
+            double value = r.real(2);
+            if (key.ends_with("_time")) {
+                key += "_us";
+                value /= 1000.0;
+            }
+            m_kernels[it->second].kernel.args.emplace_back(key, value);
+        });
+    }
+
+    void readCommunication() {
+        if (!m_db.hasTable("COMMUNICATION_OP")) return;
+        std::size_t lane = m_model.laneOf(Lane{.group = "Communication", .name = "HCCL ops"});
+        m_db.forEach("SELECT opName, startNs, endNs, opType FROM COMMUNICATION_OP",
+                     [&](const DbRow& r) {
+                         ++m_model.rowsRead;
+                         auto time = interval(r, 1, "COMMUNICATION_OP");
+                         if (!time) return;
+                         m_model.spans.push_back(Span{.lane = lane,
+                                                      .name = str(r, 0),
+                                                      .startNs = time->first,
+                                                      .durNs = time->second,
+                                                      .args = {{"op_type", str(r, 3)}}});
+                     });
+    }
+
+    void readApi(const std::string& table, const std::string& group) {
+        if (!m_db.hasTable(table)) return;
+        m_db.forEach(
+            "SELECT startNs, endNs, globalTid, name, connectionId FROM " + table,
+            [&](const DbRow& r) {
+                ++m_model.rowsRead;
+                auto time = interval(r, 0, table);
+                if (!time) return;
+                std::int64_t tid = r.integer(2) & 0xffffffff;
+                Lane lane{.group = group,
+                          .name = fmt::format("Thread {}", tid),
+                          .threadId = tid,
+                          .streamId = std::nullopt,
+                          .bindKey = fmt::format("{}:{}", group, tid)};
+                std::size_t index = m_model.laneOf(lane);
+                m_model.spans.push_back(Span{.lane = index,
+                                             .name = str(r, 3),
+                                             .startNs = time->first,
+                                             .durNs = time->second,
+                                             .args = {}});
+                if (!r.isNull(4))
+                    m_launches.push_back({group, r.integer(4), FlowEnd{lane.bindKey, time->first}});
+            });
+    }
+
+    // PyTorch ops name a CONNECTION_IDS set; CANN calls the TASK connection id directly.
+    void readFlows() {
+        std::unordered_map<std::int64_t, std::vector<std::int64_t>> idsOf;
+        if (m_db.hasTable("CONNECTION_IDS"))
+            m_db.forEach("SELECT id, connectionId FROM CONNECTION_IDS",
+                         [&](const DbRow& r) { idsOf[r.integer(0)].push_back(r.integer(1)); });
+        std::unordered_map<std::int64_t, std::vector<std::size_t>> kernelsOf;
+        for (std::size_t i = 0; i < m_kernels.size(); ++i)
+            kernelsOf[m_kernels[i].connection].push_back(i);
+        for (const Launch& launch : m_launches) {
+            std::vector<std::int64_t> connections{launch.connection};
+            if (launch.group == "PyTorch") {
+                auto it = idsOf.find(launch.connection);
+                connections = it == idsOf.end() ? std::vector<std::int64_t>{} : it->second;
+            }
+            for (std::int64_t c : connections)
+                if (auto it = kernelsOf.find(c); it != kernelsOf.end())
+                    for (std::size_t k : it->second) {
+                        const Kernel& kernel = m_kernels[k].kernel;
+                        m_model.flows.push_back(
+                            Flow{.out = launch.from,
+                                 .in = FlowEnd{fmt::format("stream:{}", kernel.stream.value_or(-1)),
+                                               kernel.startNs}});
+                    }
+        }
+    }
+
+    void readSteps() {
+        if (!m_db.hasTable("STEP_TIME")) return;
+        std::size_t lane = m_model.laneOf(Lane{.group = "Steps", .name = "Steps"});
+        m_db.forEach("SELECT id, startNs, endNs FROM STEP_TIME", [&](const DbRow& r) {
+            auto time = interval(r, 1, "STEP_TIME");
+            if (!time) return;
+            m_model.spans.push_back(Span{.lane = lane,
+                                         .name = fmt::format("Step {}", r.integer(0)),
+                                         .startNs = time->first,
+                                         .durNs = time->second,
+                                         .args = {}});
+        });
+    }
+
+    void readStepFigures() {
+        std::vector<std::string> columns;
+        m_db.forEach("SELECT name FROM pragma_table_info('StepTraceTime')",
+                     [&](const DbRow& r) { columns.push_back(r.text(0)); });
+        m_db.forEach("SELECT * FROM StepTraceTime", [&](const DbRow& r) {
+            ++m_model.rowsRead;
+            StepFigures step;
+            for (std::size_t i = 0; i < columns.size(); ++i) {
+                if (columns[i] == "step")
+                    step.step = r.integer(int(i));
+                else if (!r.isNull(int(i)))
+                    step.values.emplace_back(columns[i], r.real(int(i)));
+            }
+            m_model.stepFigures.push_back(std::move(step));
+        });
+    }
+
+    void countUnreadTables() {
+        static const std::set<std::string> kRead{
+            "TASK",     "COMPUTE_TASK_INFO", "TASK_PMU_INFO", "COMMUNICATION_OP", "PYTORCH_API",
+            "CANN_API", "CONNECTION_IDS",    "STEP_TIME",     "STRING_IDS",       "StepTraceTime"};
+        m_db.forEach("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name",
+                     [&](const DbRow& r) {
+                         std::string table = r.text(0);
+                         if (!kRead.count(table) && !table.starts_with("sqlite_"))
+                             m_model.count(
+                                 "import_unknown_table", StatSeverity::Info,
+                                 fmt::format("{}: table '{}' is not read", shortName(), table));
+                     });
+    }
+
+    std::string shortName() const { return std::filesystem::path(m_db.name()).filename().string(); }
+
+    struct Launch {
+        std::string group;
+        std::int64_t connection = 0;
+        FlowEnd from;
+    };
+
+    SourceDb& m_db;
+    ImportModel& m_model;
+    std::unordered_map<std::int64_t, std::string> m_strings;
+    std::vector<Pending> m_kernels;
+    std::unordered_map<std::int64_t, std::size_t> m_indexOfTask;
+    std::vector<Launch> m_launches;
+};
+
+} // namespace
+
+void readProfilerDb(const std::filesystem::path& path, ImportModel& model) {
+    SourceDb db(path);
+    DbReader(db, model).read();
+}
+
+} // namespace pto::importer

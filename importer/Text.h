@@ -1,0 +1,27 @@
+// Number and time parsing shared by the readers: Ascend writes microseconds as decimal text
+// ("1736408883704643.212", sometimes with a trailing tab) and "N/A" for absent values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace pto::importer {
+
+std::string_view trim(std::string_view text);
+/// Microseconds as written ("123.456", "1.5e3", "12") to whole nanoseconds, rounded; nullopt
+/// for N/A, empty or anything that is not a finite number.
+std::optional<std::int64_t> microsToNanos(std::string_view text);
+std::optional<double> parseReal(std::string_view text);
+/// Times are kept within ±kMaxNanos (year 2065) so that differences and ends of any two of them
+/// fit in 64 bits; a profiler .db's raw integers are checked with validNanos.
+inline constexpr std::int64_t kMaxNanos = 3'000'000'000'000'000'000;
+inline bool validNanos(std::int64_t ns) {
+    return ns >= -kMaxNanos && ns <= kMaxNanos;
+}
+std::optional<std::int64_t> parseInt(std::string_view text);
+/// "aic_mac_time(us)" → "aic_mac_time_us", "Input Shapes" → "input_shapes".
+std::string argKey(std::string_view header);
+
+} // namespace pto::importer

@@ -1,0 +1,17 @@
+// The top device kernels of a measured trace by time, with their bound class and busiest pipe
+// (a section of `pto report` for traces from `pto import`).
+#pragma once
+
+#include "profiler/Profile.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace pto::prof {
+
+nlohmann::json topKernelsJson(const Profile& profile, int top);
+std::string renderTopKernelsText(const nlohmann::json& kernels);
+std::string renderTopKernelsMarkdown(const nlohmann::json& kernels);
+
+} // namespace pto::prof

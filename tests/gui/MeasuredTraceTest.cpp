@@ -1,0 +1,142 @@
+// A measured trace (`pto import` of real Ascend profiler output) in pto-studio offscreen: the
+// timeline shows its stream tracks, the bottleneck view profiles its kernels, the SQL console
+// queries it, and the graph and IR views say plainly that it has no IR.
+#include "gui/model/FindingsModel.h"
+#include "gui/model/SqlConsoleModel.h"
+#include "gui/model/TimelineLoader.h"
+#include "gui/model/TimelineTrackModel.h"
+#include "gui/widgets/BottleneckView.h"
+#include "gui/widgets/GraphView.h"
+#include "gui/widgets/GraphViewCanvas.h"
+#include "gui/widgets/IrTextView.h"
+#include "gui/widgets/SqlConsole.h"
+#include "gui/widgets/TimelineView.h"
+#include "tests/gui/support/Fixtures.h"
+#include "tests/support/Process.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QThread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include <unistd.h>
+
+namespace pto::gui {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kRun =
+    fs::path(PTO_SOURCE_DIR) / "../shared/data/ascend-profiler/text/level1/rank0_ascend_pt";
+
+fs::path measuredTrace() {
+    const fs::path dir = fs::path(PTO_BINARY_DIR) / "gui-fixtures";
+    fs::create_directories(dir);
+    const fs::path trace = dir / "measured_level1_rank0.db";
+    if (test::fixtureIsFresh(trace)) return trace;
+    const fs::path temp = dir / fmt::format("measured_level1_rank0.{}.db", ::getpid());
+    const auto r =
+        test::runCommand(fmt::format("{} import {} -o {}", PTO_CLI, test::shellQuote(kRun.string()),
+                                     test::shellQuote(temp.string())));
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    fs::rename(temp, trace);
+    return trace;
+}
+
+void waitUntil(const std::function<bool()>& done, int ms = 30000) {
+    QElapsedTimer timer;
+    timer.start();
+    while (!done() && timer.elapsed() < ms) {
+        QApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(5);
+    }
+    QApplication::processEvents();
+}
+
+class MeasuredTrace : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!fs::is_directory(kRun)) GTEST_SKIP() << "no test data at " << kRun;
+        m_context.setDocument(TraceDocument::open(measuredTrace()));
+    }
+    StudioContext m_context;
+};
+
+TEST_F(MeasuredTrace, TheTimelineShowsItsStreamTracks) {
+    TimelineView view(m_context);
+    view.resize(1400, 760);
+    view.show();
+    waitUntil([&] { return !view.loader().busy(); });
+    QStringList names;
+    std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+        for (int r = 0; r < view.tracks().rowCount(parent); ++r) {
+            QModelIndex index = view.tracks().index(r, 0, parent);
+            names << index.data().toString();
+            walk(index);
+        }
+    };
+    walk({});
+    EXPECT_TRUE(names.contains(QStringLiteral("Stream 2 AIV"))) << names.join(", ").toStdString();
+    EXPECT_TRUE(names.contains(QStringLiteral("Steps"))) << names.join(", ").toStdString();
+    EXPECT_GT(m_context.document()->summary().totalCycles, 0);
+    const fs::path shot = test::saveScreenshot(view, "measured_timeline");
+    EXPECT_GT(test::drawnPixels(shot), 5000U);
+}
+
+TEST_F(MeasuredTrace, TheBottleneckViewProfilesItsKernels) {
+    BottleneckView view(m_context);
+    view.resize(1400, 860);
+    QSignalSpy loaded(&view, &BottleneckView::profileLoaded);
+    view.show();
+    m_context.setDocument(TraceDocument::open(measuredTrace()));
+    ASSERT_TRUE(!loaded.isEmpty() || loaded.wait(60000));
+    waitUntil([&] { return !view.isLoading(); });
+    ASSERT_GT(view.findings().rowCount(), 0);
+    QStringList rules;
+    for (int r = 0; r < view.findings().rowCount(); ++r)
+        for (int c = 0; c < view.findings().columnCount(); ++c)
+            rules << view.findings().index(r, c).data().toString();
+    EXPECT_TRUE(rules.join(" ").contains(QStringLiteral("MTE2")))
+        << rules.join(" | ").toStdString();
+    test::saveScreenshot(view, "measured_bottlenecks");
+}
+
+TEST_F(MeasuredTrace, TheSqlConsoleQueriesItsKernels) {
+    SqlConsole console(m_context);
+    console.resize(1000, 600);
+    console.show();
+    QSignalSpy finished(&console, &SqlConsole::queryFinished);
+    console.run(QStringLiteral("SELECT count(*) FROM slice WHERE task_id IS NOT NULL"));
+    ASSERT_TRUE(finished.wait(30000));
+    ASSERT_EQ(console.model().rowCount(), 1);
+    EXPECT_EQ(console.model().index(0, 0).data().toString(), QStringLiteral("187"));
+}
+
+TEST_F(MeasuredTrace, TheGraphAndIrViewsSayItHasNoIr) {
+    GraphView graph(m_context);
+    graph.resize(900, 600);
+    graph.show();
+    IrTextView ir(m_context);
+    ir.resize(900, 600);
+    ir.show();
+    m_context.setDocument(TraceDocument::open(measuredTrace()));
+    QApplication::processEvents();
+    auto* canvas = graph.findChild<GraphViewCanvas*>();
+    ASSERT_NE(canvas, nullptr);
+    EXPECT_TRUE(canvas->message().contains(QStringLiteral("measured trace")))
+        << canvas->message().toStdString();
+    EXPECT_TRUE(canvas->message().contains(QStringLiteral("no IR")));
+    EXPECT_TRUE(ir.irEditor()->toPlainText().contains(QStringLiteral("measured trace")))
+        << ir.irEditor()->toPlainText().toStdString();
+    EXPECT_TRUE(ir.irEditor()->toPlainText().contains(QStringLiteral("no IR")));
+    test::saveScreenshot(graph, "measured_graph");
+}
+
+} // namespace
+} // namespace pto::gui

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Independent reference figures for the pto import tests, from the profiler's own files.
+
+  reference.py kernels kernel_details.csv   -> {"count", "total_ns", "top_name", "top_ns", "names"}
+  reference.py bounds kernel_details.csv    -> [{"name", "dur_ns", "bound"}]
+  reference.py db ascend_pytorch_profiler.db -> {"count", "total_ns", "top_name", "top_ns", "names"}
+
+Device kernels are the compute tasks: kernel_details.csv rows whose Accelerator Core is not
+HCCL (those are communication ops), or the .db's COMPUTE_TASK_INFO rows. Durations are whole
+nanoseconds (microseconds x 1000, rounded), as the trace stores them.
+"""
+import csv
+import json
+import sqlite3
+import sys
+from decimal import Decimal, ROUND_HALF_UP
+
+THRESHOLD = 0.8  # kPipeThreshold, docs/PROFILER.md
+
+
+def ns(text):
+    return int((Decimal(text.strip()) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def compute_rows(path):
+    with open(path, newline="") as f:
+        return [r for r in csv.DictReader(f) if r["Accelerator Core"] != "HCCL"]
+
+
+def summary(pairs):
+    top = max(pairs, key=lambda p: p[1])
+    return {"count": len(pairs), "total_ns": sum(p[1] for p in pairs), "top_name": top[0],
+            "top_ns": top[1], "names": sorted(p[0] for p in pairs)}
+
+
+def ratio(row, key):
+    try:
+        return float(row.get(key, "0"))
+    except ValueError:
+        return 0.0
+
+
+def bound(row):
+    pipes = {  # the order of ties: the profiler's pipe order S, MTE1, MTE2, MTE3, M, FIX, V
+        "S": max(ratio(row, "aic_scalar_ratio"), ratio(row, "aiv_scalar_ratio")),
+        "MTE1": ratio(row, "aic_mte1_ratio"),
+        "MTE2": max(ratio(row, "aic_mte2_ratio"), ratio(row, "aiv_mte2_ratio")),
+        "MTE3": ratio(row, "aiv_mte3_ratio"),
+        "M": ratio(row, "aic_mac_ratio"),
+        "FIX": ratio(row, "aic_fixpipe_ratio"),
+        "V": ratio(row, "aiv_vec_ratio"),
+    }
+    if any(abs(v - THRESHOLD) < 0.002 for v in pipes.values()):
+        return None  # too close to the threshold to call
+    busiest = max(pipes, key=lambda k: pipes[k])  # first of equals, like std::max_element
+    if pipes[busiest] < THRESHOLD:
+        return "latency (pipeline)"
+    if busiest in ("M", "V"):
+        return "compute"
+    if busiest == "S":
+        return "latency (compute)"
+    return "memory"
+
+
+def main():
+    what, path = sys.argv[1], sys.argv[2]
+    if what == "kernels":
+        out = summary([(r["Name"], ns(r["Duration(us)"])) for r in compute_rows(path)])
+    elif what == "bounds":
+        out = [{"name": r["Name"], "dur_ns": ns(r["Duration(us)"]), "bound": bound(r)}
+               for r in compute_rows(path)]
+    else:
+        db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+        strings = dict(db.execute("SELECT id, value FROM STRING_IDS"))
+        rows = db.execute("SELECT c.name, t.endNs - t.startNs FROM COMPUTE_TASK_INFO c "
+                          "JOIN TASK t ON t.globalTaskId = c.globalTaskId").fetchall()
+        out = summary([(strings[n], d) for n, d in rows])
+    json.dump(out, sys.stdout)
+
+
+main()
