@@ -4,6 +4,7 @@
 #include "compiler/ir/Lexer.h"
 #include "compiler/ir/Printer.h"
 #include "compiler/ir/ShapeInference.h"
+#include "compiler/ir/TokenCursor.h"
 #include "compiler/ir/Verifier.h"
 
 #include <fmt/format.h>
@@ -89,43 +90,13 @@ struct OpSuffix {
     std::optional<std::pair<ValueId, Shape>> origin;
 };
 
-class Parser {
+class Parser : private TokenCursor {
 public:
-    Parser(std::string_view text, std::string file) : m_lex(text, std::move(file)) {
-        m_tok = m_lex.next();
-    }
+    Parser(std::string_view text, std::string file) : TokenCursor(text, std::move(file)) {}
 
     Module parseModule();
 
 private:
-    // Tokens.
-    const std::string& file() const { return m_lex.file(); }
-    void advance() { m_tok = m_lex.next(); }
-    Token take() {
-        Token t = std::move(m_tok);
-        advance();
-        return t;
-    }
-    bool accept(TokKind kind) {
-        if (!m_tok.is(kind)) return false;
-        advance();
-        return true;
-    }
-    [[noreturn]] void fail(SourceLoc loc, std::string message) const {
-        throw CompileError(file(), loc, std::move(message));
-    }
-    [[noreturn]] void failExpected(std::string_view what) const {
-        fail(m_tok.loc, fmt::format("expected {}, found {}", what, describeToken(m_tok)));
-    }
-    Token expect(TokKind kind, std::string_view what) {
-        if (!m_tok.is(kind)) failExpected(what);
-        return take();
-    }
-    Token peekNext() const {
-        Lexer copy = m_lex;
-        return copy.next();
-    }
-
     // Functions.
     void prescanSignatures();
     Function parseFunction();
@@ -173,8 +144,6 @@ private:
     void parseShapeBody(Type& type);
     void pushDim(Type& type, std::string_view digits, SourceLoc loc);
 
-    Lexer m_lex;
-    Token m_tok;
     std::vector<std::string_view> m_mnemonics = allMnemonics();
     int m_nesting = 0; // parenthesised ops open around the current token
     std::unordered_map<std::string, Signature> m_signatures; // every function of the module

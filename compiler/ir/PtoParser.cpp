@@ -2,6 +2,7 @@
 #include "compiler/ir/PtoParser.h"
 
 #include "compiler/ir/Lexer.h"
+#include "compiler/ir/TokenCursor.h"
 #include "compiler/ir/Verifier.h"
 
 #include <fmt/format.h>
@@ -25,35 +26,12 @@ std::vector<std::string_view> allOpcodeNames() {
     return names;
 }
 
-class PtoParser {
+class PtoParser : private TokenCursor {
 public:
-    PtoParser(std::string_view text, std::string file) : m_lex(text, std::move(file)) {
-        m_tok = m_lex.next();
-    }
+    PtoParser(std::string_view text, std::string file) : TokenCursor(text, std::move(file)) {}
     PtoProgram parse();
 
 private:
-    void advance() { m_tok = m_lex.next(); }
-    Token take() {
-        Token t = std::move(m_tok);
-        advance();
-        return t;
-    }
-    bool accept(TokKind kind) {
-        if (!m_tok.is(kind)) return false;
-        advance();
-        return true;
-    }
-    [[noreturn]] void fail(SourceLoc loc, std::string message) const {
-        throw CompileError(m_lex.file(), loc, std::move(message));
-    }
-    [[noreturn]] void failExpected(std::string_view what) const {
-        fail(m_tok.loc, fmt::format("expected {}, found {}", what, describeToken(m_tok)));
-    }
-    Token expect(TokKind kind, std::string_view what) {
-        if (!m_tok.is(kind)) failExpected(what);
-        return take();
-    }
     int64_t expectInt(std::string_view what, int64_t lo, int64_t hi);
 
     std::string parseSymbol(TokKind sigil, std::string_view what);
@@ -75,8 +53,6 @@ private:
     uint32_t lookup(const std::unordered_map<std::string, uint32_t>& table, const Token& name,
                     std::string_view what) const;
 
-    Lexer m_lex;
-    Token m_tok;
     PtoProgram m_p;
     std::unordered_map<std::string, uint32_t> m_kernelByName;
     std::unordered_map<std::string, uint32_t> m_tensorByName;
