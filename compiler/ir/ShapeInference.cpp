@@ -727,15 +727,17 @@ Type Inference::run() {
 
 // Each kind's rule is a column of Ops.def.
 Type Inference::dispatch() {
+    // A std::array, not a built-in array: GCC 12's -fsanitize=bounds miscomputes the index of a
+    // built-in array of member-function pointers and reports a false out-of-bounds.
     using Rule = Type (Inference::*)();
-    static constexpr Rule kRules[] = {
+    static constexpr std::array kRules = {
 #define PTO_OP(kind, mnemonic, levels, minArity, maxArity, cls, rule, flags, attrs, unaryFn,       \
                builder, form)                                                                      \
-    &Inference::rule,
+    Rule{&Inference::rule},
 #include "compiler/ir/Ops.def"
 #undef PTO_OP
     };
-    return (this->*kRules[static_cast<int>(m_kind)])();
+    return (this->*kRules.at(static_cast<size_t>(m_kind)))();
 }
 
 } // namespace
