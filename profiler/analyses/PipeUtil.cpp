@@ -6,12 +6,13 @@
 #include <algorithm>
 
 namespace pto::prof {
-namespace {
 
-bool hasPipe(std::string_view coreType, PipeId pipe) {
+bool coreHasPipe(std::string_view coreType, PipeId pipe) {
     if (coreType == "AIC") return pipe != PipeId::V;
     return pipe == PipeId::S || pipe == PipeId::MTE2 || pipe == PipeId::V || pipe == PipeId::MTE3;
 }
+
+namespace {
 
 PipeRatios ratiosOf(std::string coreType, const PipeCycles& busy, std::int64_t active) {
     PipeRatios r;
@@ -35,7 +36,7 @@ PipeId PipeRatios::busiest() const {
 }
 
 std::string msprofRatioName(std::string_view coreType, PipeId pipe) {
-    if (!hasPipe(coreType, pipe)) return {};
+    if (!coreHasPipe(coreType, pipe)) return {};
     std::string prefix = coreType == "AIC" ? "aic_" : "aiv_";
     switch (pipe) {
     case PipeId::M:

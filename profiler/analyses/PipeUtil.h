@@ -24,6 +24,9 @@ struct PipeUtil {
 
 /// Ratio = instruction cycles of the pipe ÷ the cycles the core spent in tasks (msprof's
 /// definition; waits are not busy).
+/// Whether a core of type `coreType` (AIC or AIV) has `pipe`.
+bool coreHasPipe(std::string_view coreType, PipeId pipe);
+
 PipeUtil analyzePipeUtil(const RunModel& model);
 
 /// "aic_mac_ratio", "aiv_vec_ratio", "aic_fixpipe_ratio", …; empty for a pipe the type lacks.

@@ -37,9 +37,9 @@ test::ProcessResult import(const fs::path& input, const fs::path& output) {
                                         test::shellQuote(output.string())));
 }
 
-json reference(const std::string& what, const fs::path& file) {
-    auto r = test::runCommand(fmt::format("/usr/bin/python3 {} {} {}", IMPORT_REFERENCE, what,
-                                          test::shellQuote(file.string())));
+json reference(const std::string& what, const fs::path& file, const std::string& extra = "") {
+    auto r = test::runCommand(fmt::format("/usr/bin/python3 {} {} {} {}", IMPORT_REFERENCE, what,
+                                          test::shellQuote(file.string()), extra));
     EXPECT_EQ(r.exitCode, 0) << r.err;
     return json::parse(r.out);
 }
@@ -232,6 +232,58 @@ TEST_F(Import, EveryExportFormatAndQueryWorkOnAMeasuredTrace) {
     EXPECT_NE(flows.out.find("\n"), std::string::npos);
     EXPECT_GT(std::atoi(flows.out.substr(flows.out.find('\n') + 1).c_str()), 150)
         << "launch flows into kernels: " << flows.out;
+}
+
+// `pto compare SIM REAL --match`: a simulated f32 matmul of the measured job's shapes next to the
+// job's MatMulV2 kernels; the measured side must equal Python's csv module on kernel_details.csv.
+TEST_F(Import, CompareMatchPutsASimulatedRunNextToTheMeasuredKernels) {
+    fs::path real = m_dir / "real.db", sim = m_dir / "sim.db", program = m_dir / "mm.pto";
+    ASSERT_EQ(import(textRun(1, 0), real).exitCode, 0);
+    std::ofstream(program) << "func @mm(%x: tensor<32x4096xf32>, %w: tensor<4096x4096xf32>) -> "
+                              "tensor<32x4096xf32> {\n  %y = matmul %x, %w\n  %z = relu %y\n"
+                              "  return %z\n}\n";
+    auto run = test::runCommand(fmt::format("{} run {} --timing-only -o {}", PTO_CLI,
+                                            test::shellQuote(program.string()),
+                                            test::shellQuote(sim.string())));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    auto compare = [&](const std::string& options) {
+        return test::runCommand(fmt::format("{} compare {} {} --json {}", PTO_CLI,
+                                            test::shellQuote(sim.string()),
+                                            test::shellQuote(real.string()), options));
+    };
+
+    // The whole run against the MatMulV2 kernels with a 32x4096 output.
+    auto byKernel = compare("--match MatMulV2 --shape 32,4096");
+    ASSERT_EQ(byKernel.exitCode, 0) << byKernel.err;
+    json got = json::parse(byKernel.out)["pairs"][0];
+    json ref = reference("match", textRun(1, 0) / "ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+                         "MatMulV2 32,4096");
+    EXPECT_EQ(got["real_count"], ref["count"]);
+    EXPECT_NEAR(got["real_us"].get<double>(), ref["median_us"].get<double>(), 1e-3);
+    for (const auto& [pipe, fraction] : ref["pipes"].items())
+        EXPECT_NEAR(got["real_pipes"][pipe].get<double>(), fraction.get<double>(), 1e-4) << pipe;
+    auto reader = tracedb::TraceReader::open(sim);
+    const double simUs =
+        std::stod(*reader.meta("sim_total_cycles")) / std::stod(*reader.meta("clock_hz")) * 1e6;
+    EXPECT_NEAR(got["sim_us"].get<double>(), simUs, 1e-6);
+    EXPECT_NEAR(got["sim_over_real"].get<double>(), simUs / ref["median_us"].get<double>(), 1e-4);
+
+    // Without --match, one measured trace pairs each Tensor op with kernels of its op type.
+    auto byType = compare("");
+    ASSERT_EQ(byType.exitCode, 0) << byType.err;
+    json pairs = json::parse(byType.out)["pairs"];
+    ASSERT_EQ(pairs.size(), 2U);
+    EXPECT_EQ(pairs[0]["sim_op"], "matmul %y");
+    EXPECT_TRUE(pairs[0]["real_type"].get<std::string>().starts_with("MatMul")) << pairs[0];
+    EXPECT_EQ(pairs[1]["sim_op"], "relu %z");
+    EXPECT_EQ(pairs[1]["real_type"], "Relu");
+
+    // Two simulated runs cannot be matched against measurement.
+    auto both = test::runCommand(fmt::format("{} compare {} {} --match type", PTO_CLI,
+                                             test::shellQuote(sim.string()),
+                                             test::shellQuote(sim.string())));
+    EXPECT_EQ(both.exitCode, 2);
+    EXPECT_NE(both.err.find("both simulated"), std::string::npos) << both.err;
 }
 
 // Damaged copies of each input kind, written to a temp dir under the original's name.

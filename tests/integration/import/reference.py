@@ -4,6 +4,8 @@
   reference.py kernels kernel_details.csv   -> {"count", "total_ns", "top_name", "top_ns", "names"}
   reference.py bounds kernel_details.csv    -> [{"name", "dur_ns", "bound"}]
   reference.py db ascend_pytorch_profiler.db -> {"count", "total_ns", "top_name", "top_ns", "names"}
+  reference.py match kernel_details.csv TYPE SHAPE -> {"count", "median_us", "pipes"}: the kernels
+      of that Type whose first output shape is SHAPE; pipes = duration-weighted busy fractions
 
 Device kernels are the compute tasks: kernel_details.csv rows whose Accelerator Core is not
 HCCL (those are communication ops), or the .db's COMPUTE_TASK_INFO rows. Durations are whole
@@ -40,8 +42,9 @@ def ratio(row, key):
         return 0.0
 
 
-def bound(row):
-    pipes = {  # the order of ties: the profiler's pipe order S, MTE1, MTE2, MTE3, M, FIX, V
+def pipe_ratios(row):
+    """Busy fraction per pipe, S, MTE1, MTE2, MTE3, M, FIX, V (the profiler's order)."""
+    return {
         "S": max(ratio(row, "aic_scalar_ratio"), ratio(row, "aiv_scalar_ratio")),
         "MTE1": ratio(row, "aic_mte1_ratio"),
         "MTE2": max(ratio(row, "aic_mte2_ratio"), ratio(row, "aiv_mte2_ratio")),
@@ -50,6 +53,10 @@ def bound(row):
         "FIX": ratio(row, "aic_fixpipe_ratio"),
         "V": ratio(row, "aiv_vec_ratio"),
     }
+
+
+def bound(row):
+    pipes = pipe_ratios(row)  # in the profiler's pipe order, which decides ties
     if any(abs(v - THRESHOLD) < 0.002 for v in pipes.values()):
         return None  # too close to the threshold to call
     busiest = max(pipes, key=lambda k: pipes[k])  # first of equals, like std::max_element
@@ -62,9 +69,26 @@ def bound(row):
     return "memory"
 
 
+def match(path, op_type, shape):
+    rows = [r for r in compute_rows(path)
+            if r["Type"] == op_type and r["Output Shapes"].strip('"').split(";")[0] == shape]
+    durations = sorted(float(r["Duration(us)"]) for r in rows)
+    n = len(durations)
+    median = durations[n // 2] if n % 2 else (durations[n // 2 - 1] + durations[n // 2]) / 2
+    total = sum(float(r["Duration(us)"]) for r in rows)
+    pipes = {}
+    for key in ("S", "MTE1", "MTE2", "MTE3", "M", "FIX", "V"):
+        busy = sum(pipe_ratios(r)[key] * float(r["Duration(us)"]) for r in rows)
+        if busy > 0:
+            pipes[key] = busy / total
+    return {"count": n, "median_us": median, "pipes": pipes}
+
+
 def main():
     what, path = sys.argv[1], sys.argv[2]
-    if what == "kernels":
+    if what == "match":
+        out = match(path, sys.argv[3], sys.argv[4])
+    elif what == "kernels":
         out = summary([(r["Name"], ns(r["Duration(us)"])) for r in compute_rows(path)])
     elif what == "bounds":
         out = [{"name": r["Name"], "dur_ns": ns(r["Duration(us)"]), "bound": bound(r)}

@@ -1,0 +1,262 @@
+// Pairs simulated Tensor ops with measured device kernels and compares time and pipe ratios.
+#include "profiler/SimVsReal.h"
+
+#include "profiler/SqlRows.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+namespace pto::prof {
+namespace {
+
+// A device kernel of the measured trace, with what pairing needs.
+struct MeasuredKernel {
+    std::int64_t task = 0;
+    std::string name, type, outputShape;
+    double us = 0;
+};
+
+std::string lower(std::string_view s) {
+    std::string out;
+    for (char c : s)
+        if (c != '_' && c != ' ') out += char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+// The first output's shape without quotes: "\"32,4096\"" → "32,4096"; "32,4096;32" → "32,4096".
+std::string firstShape(std::string_view text) {
+    std::string s;
+    for (char c : text)
+        if (c != '"' && c != ' ') s += c;
+    return s.substr(0, s.find(';'));
+}
+
+std::vector<MeasuredKernel> loadMeasured(const std::string& path, double clockHz) {
+    auto reader = tracedb::TraceReader::open(path);
+    std::map<std::int64_t, MeasuredKernel> byTask;
+    forEachRow(reader,
+               "SELECT s.task_id, st.str, s.dur, a.key, a.string_value FROM slice s "
+               "JOIN string st ON st.id = s.name_id "
+               "LEFT JOIN args a ON a.arg_set_id = s.arg_set_id "
+               "AND a.key IN ('op_type', 'output_shapes') "
+               "WHERE s.category = 'task' AND s.task_id IS NOT NULL",
+               [&](auto row) {
+                   MeasuredKernel& k = byTask[cellInt(row[0])];
+                   k.task = cellInt(row[0]);
+                   k.name = cellText(row[1]);
+                   k.us = double(cellInt(row[2])) / clockHz * 1e6;
+                   const std::string key = cellText(row[3]);
+                   if (key == "op_type") k.type = cellText(row[4]);
+                   if (key == "output_shapes") k.outputShape = firstShape(cellText(row[4]));
+               });
+    std::vector<MeasuredKernel> kernels;
+    for (auto& [task, k] : byTask) kernels.push_back(std::move(k));
+    return kernels;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Duration-weighted busy fraction per pipe of the measured kernels (busy = ratio × duration).
+PipeFractions measuredPipes(const RunModel& real, const std::vector<const MeasuredKernel*>& ks) {
+    PipeCycles busy{};
+    std::int64_t time = 0;
+    for (const MeasuredKernel* k : ks) {
+        const TaskRun* t = real.task(k->task);
+        if (!t) continue;
+        for (std::size_t p = 0; p < kPipeCount; ++p) busy[p] += t->busy[p];
+        time += t->duration();
+    }
+    PipeFractions out{};
+    for (std::size_t p = 0; p < kPipeCount; ++p)
+        if (busy[p] > 0 && time > 0) out[p] = double(busy[p]) / double(time);
+    return out;
+}
+
+// Busy fraction per pipe of simulated tasks over `span` cycles, averaged over the cores (of a
+// type that has the pipe) that ran them.
+PipeFractions simulatedPipes(const RunModel& sim, const std::vector<std::int64_t>& taskIds,
+                             const PipeCycles& busy, std::int64_t span) {
+    std::set<int> aic, aiv;
+    for (std::int64_t id : taskIds)
+        if (const TaskRun* t = sim.task(id); t && t->ran())
+            (t->coreType == "AIC" ? aic : aiv).insert(t->core);
+    PipeFractions out{};
+    for (std::size_t p = 0; p < kPipeCount; ++p) {
+        std::size_t cores = 0;
+        if (coreHasPipe("AIC", PipeId(p))) cores += aic.size();
+        if (coreHasPipe("AIV", PipeId(p))) cores += aiv.size();
+        if (cores > 0 && span > 0 && busy[p] > 0)
+            out[p] = double(busy[p]) / (double(span) * double(cores));
+    }
+    return out;
+}
+
+void describeMeasured(KernelPair& pair, const RunModel& real,
+                      const std::vector<const MeasuredKernel*>& ks) {
+    pair.realCount = int(ks.size());
+    if (ks.empty()) return;
+    std::map<std::string, int> names;
+    std::set<std::string> shapes;
+    std::vector<double> us;
+    for (const MeasuredKernel* k : ks) {
+        ++names[k->name];
+        shapes.insert(k->outputShape);
+        us.push_back(k->us);
+    }
+    pair.realName = std::max_element(names.begin(), names.end(), [](auto& a, auto& b) {
+                        return a.second < b.second;
+                    })->first;
+    pair.realType = ks.front()->type;
+    if (shapes.size() == 1) pair.outputShape = *shapes.begin();
+    pair.realUs = median(std::move(us));
+    pair.realPipes = measuredPipes(real, ks);
+}
+
+std::vector<const MeasuredKernel*> select(const std::vector<MeasuredKernel>& kernels,
+                                          const MatchSpec& spec, const std::string& typeKey) {
+    std::vector<const MeasuredKernel*> out;
+    const std::string wanted = lower(spec.kernel);
+    for (const MeasuredKernel& k : kernels) {
+        const bool hit = spec.kernel.empty() ? opTypeKey(k.type) == typeKey
+                                             : lower(k.name) == wanted || lower(k.type) == wanted;
+        if (hit && (spec.outputShape.empty() || k.outputShape == spec.outputShape))
+            out.push_back(&k);
+    }
+    return out;
+}
+
+double toUs(std::int64_t cycles, const RunModel& m) {
+    return double(cycles) / m.peaks.clockHz * 1e6;
+}
+
+KernelPair wholeRun(const Profile& sim) {
+    KernelPair pair;
+    pair.simOp = "run @" + sim.model.program;
+    pair.simUs = toUs(sim.model.totalCycles, sim.model);
+    PipeCycles busy{};
+    std::vector<std::int64_t> ids;
+    for (const TaskRun& t : sim.model.tasks) {
+        for (std::size_t p = 0; p < kPipeCount; ++p) busy[p] += t.busy[p];
+        ids.push_back(t.id);
+    }
+    pair.simPipes = simulatedPipes(sim.model, ids, busy, sim.model.totalCycles);
+    return pair;
+}
+
+KernelPair opPair(const Profile& sim, const TensorOpCost& op) {
+    KernelPair pair;
+    pair.simOp = op.kind + (op.name.empty() ? "" : " " + op.name);
+    pair.line = op.srcLine;
+    const std::int64_t span = op.last > op.first ? op.last - op.first : 0;
+    pair.simUs = toUs(span, sim.model);
+    pair.simPipes = simulatedPipes(sim.model, op.tasks, op.busy, span);
+    return pair;
+}
+
+std::string fraction(const std::optional<double>& v) {
+    return v ? fmt::format("{:.2f}", *v) : "-";
+}
+
+} // namespace
+
+std::string opTypeKey(std::string_view type) {
+    std::string key = lower(type);
+    // A trailing version ("matmulv2", "layernormv3"), then the aliases of torch_npu's names.
+    std::size_t end = key.size();
+    while (end > 0 && std::isdigit(static_cast<unsigned char>(key[end - 1]))) --end;
+    if (end < key.size() && end > 1 && key[end - 1] == 'v') key.resize(end - 1);
+    static const std::map<std::string, std::string> kAliases{
+        {"realdiv", "div"}, {"batchmatmul", "matmul"}, {"matmulacc", "matmul"},
+        {"maximum", "max"}, {"minimum", "min"},        {"swish", "silu"}};
+    auto it = kAliases.find(key);
+    return it == kAliases.end() ? key : it->second;
+}
+
+SimRealComparison compareSimToReal(const Profile& sim, const Profile& real,
+                                   const std::string& realPath, const MatchSpec& spec) {
+    const std::vector<MeasuredKernel> kernels = loadMeasured(realPath, real.model.peaks.clockHz);
+    SimRealComparison c;
+    c.measuredKernels = int(kernels.size());
+    if (!spec.kernel.empty()) {
+        c.mode = "kernel " + spec.kernel;
+        KernelPair pair = wholeRun(sim);
+        describeMeasured(pair, real.model, select(kernels, spec, ""));
+        c.pairs.push_back(std::move(pair));
+        return c;
+    }
+    c.mode = "type";
+    for (const TensorOpCost& op : sim.model.tensorOps) {
+        if (op.cycles() == 0 && op.flops == 0) continue;
+        KernelPair pair = opPair(sim, op);
+        describeMeasured(pair, real.model, select(kernels, spec, opTypeKey(op.kind)));
+        c.pairs.push_back(std::move(pair));
+    }
+    return c;
+}
+
+nlohmann::json simRealJson(const SimRealComparison& c, const std::string& simPath,
+                           const std::string& realPath) {
+    auto pipes = [](const PipeFractions& f) {
+        nlohmann::json j = nlohmann::json::object();
+        for (std::size_t p = 0; p < kPipeCount; ++p)
+            if (f[p]) j[std::string(pipeIdName(PipeId(p)))] = *f[p];
+        return j;
+    };
+    nlohmann::json j = {{"simulated", simPath},
+                        {"measured", realPath},
+                        {"match", c.mode},
+                        {"measured_kernels", c.measuredKernels},
+                        {"pairs", nlohmann::json::array()}};
+    for (const KernelPair& p : c.pairs)
+        j["pairs"].push_back({{"sim_op", p.simOp},
+                              {"line", p.line},
+                              {"real_name", p.realName},
+                              {"real_type", p.realType},
+                              {"output_shape", p.outputShape},
+                              {"real_count", p.realCount},
+                              {"real_us", p.realUs},
+                              {"sim_us", p.simUs},
+                              {"sim_over_real", p.ratio()},
+                              {"real_pipes", pipes(p.realPipes)},
+                              {"sim_pipes", pipes(p.simPipes)}});
+    return j;
+}
+
+std::string simRealText(const SimRealComparison& c, const std::string& simPath,
+                        const std::string& realPath) {
+    std::string out = fmt::format("simulated = {}\nmeasured  = {} ({} device kernels)\n", simPath,
+                                  realPath, c.measuredKernels);
+    out += fmt::format("matched by {}; real = median of the paired kernels; pipes: busy fraction "
+                       "per core, measured / simulated\n\n",
+                       c.mode);
+    for (const KernelPair& p : c.pairs) {
+        out += fmt::format("{}{}\n", p.simOp, p.line ? fmt::format(" (line {})", p.line) : "");
+        if (p.realCount == 0) {
+            out += fmt::format("  simulated {:.2f} us; no measured kernel matches\n\n", p.simUs);
+            continue;
+        }
+        out += fmt::format("  measured  {} ({}, {} kernel{}{})\n", p.realName, p.realType,
+                           p.realCount, p.realCount == 1 ? "" : "s",
+                           p.outputShape.empty() ? "" : ", output " + p.outputShape);
+        out += fmt::format("  time      measured {:.2f} us, simulated {:.2f} us, sim/real {:.3f}\n",
+                           p.realUs, p.simUs, p.ratio());
+        std::string row;
+        for (std::size_t i = 0; i < kPipeCount; ++i)
+            if (p.realPipes[i] || p.simPipes[i])
+                row += fmt::format("  {} {}/{}", pipeIdName(PipeId(i)), fraction(p.realPipes[i]),
+                                   fraction(p.simPipes[i]));
+        out += fmt::format("  pipes   {}\n\n", row);
+    }
+    return out;
+}
+
+} // namespace pto::prof
