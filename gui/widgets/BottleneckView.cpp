@@ -240,7 +240,7 @@ void BottleneckView::showProfile(std::shared_ptr<const prof::Profile> profile,
         m_details->setPlainText(m_findings->details(0));
     } else if (profile) {
         m_details->setPlainText(
-            tr("No findings: %1.").arg(QString::fromStdString(prof::noFindingsNote())));
+            tr("No findings: %1.").arg(QString::fromStdString(prof::noFindingsNote(*profile))));
     }
     emit profileLoaded();
 }

@@ -61,7 +61,7 @@ std::string summaryTable(const Profile& p) {
 }
 
 std::string findingsHtml(const Profile& p) {
-    if (p.findings.empty()) return fmt::format("<p>No findings: {}.</p>\n", esc(noFindingsNote()));
+    if (p.findings.empty()) return fmt::format("<p>No findings: {}.</p>\n", esc(noFindingsNote(p)));
     std::string out;
     for (const Finding& f : p.findings) {
         std::string sev(severityName(f.severity));

@@ -45,6 +45,7 @@ nlohmann::json summaryJson(const Profile& p) {
                         {"tail_cycles", p.imbalance.tailCycles},
                         {"trace_level", m.traceLevel},
                         {"double_buffer", m.doubleBuffer}};
+    if (m.measured) j["measured"] = true; // absent for simulated runs
     return j;
 }
 
@@ -119,8 +120,8 @@ std::string gainText(const Profile& p, const nlohmann::json& f) {
         us(p, f["gain_low_cycles"].get<double>()), us(p, f["gain_high_cycles"].get<double>()));
 }
 
-std::string renderText(const Profile& p, const nlohmann::json& j) {
-    const auto& s = j["summary"];
+// The summary of a simulated run: time, cores, throughput against the roof, bound, critical path.
+std::string simulatedSummaryText(const nlohmann::json& s) {
     std::string out;
     auto line = [&]<typename... Args>(fmt::format_string<Args...> f, Args&&... args) {
         out += fmt::format(f, std::forward<Args>(args)...);
@@ -146,23 +147,51 @@ std::string renderText(const Profile& p, const nlohmann::json& j) {
     line("  crit. path  {} tasks, {} cycles in gaps; tail {} cycles",
          s["critical_path_tasks"].get<std::size_t>(),
          s["critical_path_gap_cycles"].get<std::int64_t>(), s["tail_cycles"].get<std::int64_t>());
+    return out;
+}
+
+// The summary of a measured trace: the profiler files hold times and pipe ratios, no FLOP or
+// byte counts and no task dependencies, so throughput, roof and critical path are not shown.
+std::string measuredSummaryText(const nlohmann::json& s) {
+    return fmt::format("{} (@{}), measured on a device (pto import)\n"
+                       "  time        {:.3f} us from the first kernel start to the last end\n"
+                       "  kernels     {} device kernels\n"
+                       "  throughput  not in the profiler files (no FLOP or byte counts); the "
+                       "bound class of each kernel comes from its pipe ratios (below)\n",
+                       s["trace"].get<std::string>(), s["program"].get<std::string>(),
+                       s["time_us"].get<double>(), s["tasks"].get<std::size_t>());
+}
+
+std::string topOpsText(const nlohmann::json& j) {
+    std::string out = "top ops by cycles:\n";
+    out += fmt::format("  {:>5}  {:<22} {:>12} {:>6}  {:>6}  {}\n", "line", "op", "cycles", "share",
+                       "roof", "bound");
+    for (const auto& op : j["top_ops"])
+        out += fmt::format("  {:>5}  {:<22} {:>12} {:>5.1f}%  {:>5.0f}%  {}\n",
+                           op["line"].get<std::int64_t>(),
+                           op["op"].get<std::string>() + " " + op["name"].get<std::string>(),
+                           op["cycles"].get<std::int64_t>(), 100 * op["share"].get<double>(),
+                           100 * op["roof_fraction"].get<double>(), op["bound"].get<std::string>());
+    return out + "\n";
+}
+
+std::string renderText(const Profile& p, const nlohmann::json& j) {
+    const auto& s = j["summary"];
+    const bool measured = s.value("measured", false);
+    std::string out = measured ? measuredSummaryText(s) : simulatedSummaryText(s);
+    auto line = [&]<typename... Args>(fmt::format_string<Args...> f, Args&&... args) {
+        out += fmt::format(f, std::forward<Args>(args)...);
+        out += '\n';
+    };
     std::string pipes;
     for (auto& [k, v] : j["pipes"].items())
         pipes += fmt::format(" {}={:.0f}%", k, 100 * v.get<double>());
     line("  pipes      {}", pipes);
     line("");
     if (j.contains("top_kernels")) out += renderTopKernelsText(j["top_kernels"]);
-    line("top ops by cycles:");
-    line("  {:>5}  {:<22} {:>12} {:>6}  {:>6}  {}", "line", "op", "cycles", "share", "roof",
-         "bound");
-    for (const auto& op : j["top_ops"])
-        line("  {:>5}  {:<22} {:>12} {:>5.1f}%  {:>5.0f}%  {}", op["line"].get<std::int64_t>(),
-             op["op"].get<std::string>() + " " + op["name"].get<std::string>(),
-             op["cycles"].get<std::int64_t>(), 100 * op["share"].get<double>(),
-             100 * op["roof_fraction"].get<double>(), op["bound"].get<std::string>());
-    line("");
+    if (!measured) out += topOpsText(j); // a measured trace has no IR, so no Tensor ops
     if (j["findings"].empty())
-        line("findings: none — {}", noFindingsNote());
+        line("findings: none — {}", noFindingsNote(p));
     else
         line("findings:");
     for (const auto& f : j["findings"]) {
@@ -186,6 +215,33 @@ std::string mdEscape(std::string s) {
     return out;
 }
 
+std::string topOpsMarkdown(const nlohmann::json& j) {
+    std::string out;
+    out += "\n## Top ops by cycles\n\n| line | op | cycles | share | roof | bound "
+           "|\n|---:|---|---:|---:|---:|---|\n";
+    for (const auto& op : j["top_ops"])
+        out += fmt::format("| {} | {} {} | {} | {:.1f}% | {:.0f}% | {} |\n",
+                           op["line"].get<std::int64_t>(), mdEscape(op["op"].get<std::string>()),
+                           mdEscape(op["name"].get<std::string>()),
+                           op["cycles"].get<std::int64_t>(), 100 * op["share"].get<double>(),
+                           100 * op["roof_fraction"].get<double>(), op["bound"].get<std::string>());
+    return out;
+}
+
+// The throughput and bound rows of a simulated run's Markdown summary.
+std::string simulatedRowsMarkdown(const nlohmann::json& s) {
+    std::string out;
+    out += fmt::format("| cube | {:.3f} of {:.1f} TFLOP/s |\n", s["cube_tflops"].get<double>(),
+                       s["cube_peak_tflops"].get<double>());
+    out += fmt::format("| vector | {:.3f} of {:.1f} TFLOP/s |\n", s["vector_tflops"].get<double>(),
+                       s["vector_peak_tflops"].get<double>());
+    out += fmt::format("| GM | {:.1f} of {:.1f} GB/s |\n", s["gm_gbps"].get<double>(),
+                       s["gm_peak_gbps"].get<double>());
+    out += fmt::format("| bound | {} ({:.0f}% of roof) |\n", s["bound"].get<std::string>(),
+                       100 * s["roof_fraction"].get<double>());
+    return out;
+}
+
 std::string renderMarkdown(const Profile& p, const nlohmann::json& j) {
     const auto& s = j["summary"];
     std::string out =
@@ -198,27 +254,17 @@ std::string renderMarkdown(const Profile& p, const nlohmann::json& j) {
     out += fmt::format("| tasks | {} on {}/{} AIC, {}/{} AIV |\n", s["tasks"].get<std::size_t>(),
                        s["aic_used"].get<int>(), s["aic_cores"].get<int>(),
                        s["aiv_used"].get<int>(), s["aiv_cores"].get<int>());
-    out += fmt::format("| cube | {:.3f} of {:.1f} TFLOP/s |\n", s["cube_tflops"].get<double>(),
-                       s["cube_peak_tflops"].get<double>());
-    out += fmt::format("| vector | {:.3f} of {:.1f} TFLOP/s |\n", s["vector_tflops"].get<double>(),
-                       s["vector_peak_tflops"].get<double>());
-    out += fmt::format("| GM | {:.1f} of {:.1f} GB/s |\n", s["gm_gbps"].get<double>(),
-                       s["gm_peak_gbps"].get<double>());
-    out += fmt::format("| bound | {} ({:.0f}% of roof) |\n", s["bound"].get<std::string>(),
-                       100 * s["roof_fraction"].get<double>());
+    if (s.value("measured", false))
+        out += "| source | measured on a device (pto import): no FLOP or byte counts, bound "
+               "class per kernel from its pipe ratios |\n";
+    else
+        out += simulatedRowsMarkdown(s);
     for (auto& [k, v] : j["pipes"].items())
         out += fmt::format("| {} | {:.1f}% |\n", mdEscape(k), 100 * v.get<double>());
     if (j.contains("top_kernels")) out += renderTopKernelsMarkdown(j["top_kernels"]);
-    out += "\n## Top ops by cycles\n\n| line | op | cycles | share | roof | bound "
-           "|\n|---:|---|---:|---:|---:|---|\n";
-    for (const auto& op : j["top_ops"])
-        out += fmt::format("| {} | {} {} | {} | {:.1f}% | {:.0f}% | {} |\n",
-                           op["line"].get<std::int64_t>(), mdEscape(op["op"].get<std::string>()),
-                           mdEscape(op["name"].get<std::string>()),
-                           op["cycles"].get<std::int64_t>(), 100 * op["share"].get<double>(),
-                           100 * op["roof_fraction"].get<double>(), op["bound"].get<std::string>());
+    if (!s.value("measured", false)) out += topOpsMarkdown(j);
     out += "\n## Findings\n\n";
-    if (j["findings"].empty()) out += fmt::format("None: {}.\n", noFindingsNote());
+    if (j["findings"].empty()) out += fmt::format("None: {}.\n", noFindingsNote(p));
     for (const auto& f : j["findings"]) {
         out += fmt::format("### [{}] {}\n\n{}\n\n", f["severity"].get<std::string>(),
                            mdEscape(f["rule"].get<std::string>()),

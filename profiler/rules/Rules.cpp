@@ -56,7 +56,11 @@ std::vector<Finding> runRules(const Profile& p) {
     return out;
 }
 
-std::string noFindingsNote() {
+std::string noFindingsNote(const Profile& p) {
+    if (p.model.measured)
+        return "no rule met its threshold; checked the 3 rules of measured traces "
+               "(measured_mte2_bound, measured_scalar_bound, measured_low_cube_utilization) — "
+               "thresholds in docs/PROFILER.md, \"Measured traces\"";
     std::string names;
     for (const Rule& rule : kRules)
         names += fmt::format("{}{}", names.empty() ? "" : ", ", rule.name);

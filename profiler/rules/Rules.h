@@ -25,6 +25,6 @@ std::vector<Finding> runRules(const Profile& p);
 
 /// What a report says when no rule fired: which rules were checked and where their thresholds
 /// are documented, so "none" is never an unexplained blank.
-std::string noFindingsNote();
+std::string noFindingsNote(const Profile& profile);
 
 } // namespace pto::prof

@@ -203,6 +203,14 @@ TEST_F(Import, ReportNamesTheBoundClassesTheCsvRatiosGive) {
     bool mte2Finding = false;
     for (const json& f : report["findings"]) mte2Finding |= f["rule"] == "measured_mte2_bound";
     EXPECT_TRUE(mte2Finding);
+
+    // The text form claims no throughput the profiler files cannot give, and no Tensor ops.
+    auto text = test::runCommand(fmt::format("{} report {} --no-store", PTO_CLI,
+                                             test::shellQuote((m_dir / "r.db").string())));
+    EXPECT_NE(text.out.find("measured on a device"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("TFLOP/s"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("top ops by cycles"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("crit. path"), std::string::npos) << text.out;
 }
 
 TEST_F(Import, EveryExportFormatAndQueryWorkOnAMeasuredTrace) {
