@@ -43,5 +43,6 @@ void registerExport(CLI::App& app, Action& action);
 void registerWhatif(CLI::App& app, Action& action);
 void registerCompare(CLI::App& app, Action& action);
 void registerImport(CLI::App& app, Action& action);
+void registerCalibrate(CLI::App& app, Action& action);
 
 } // namespace pto::cli

@@ -37,7 +37,7 @@ int runSimVsReal(const CompareArgs& args, const prof::Profile& a, const prof::Pr
     prof::MatchSpec spec;
     if (args.match != "type") spec.kernel = args.match;
     spec.outputShape = args.shape;
-    const prof::SimRealComparison c = prof::compareSimToReal(sim, real, realPath, spec);
+    const prof::SimRealComparison c = prof::compareSimToReal(sim, simPath, real, realPath, spec);
     if (args.json)
         std::cout << prof::simRealJson(c, simPath, realPath).dump(2) << "\n";
     else

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
     registerWhatif(app, action);
     registerCompare(app, action);
     registerImport(app, action);
+    registerCalibrate(app, action);
 
     try {
         app.parse(argc, argv);

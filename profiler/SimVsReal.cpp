@@ -16,8 +16,14 @@ namespace {
 // A device kernel of the measured trace, with what pairing needs.
 struct MeasuredKernel {
     std::int64_t task = 0;
-    std::string name, type, outputShape;
+    std::string name, type, outputShape, inputShapes;
     double us = 0;
+};
+
+// A simulated op's result shape and operand shapes in the profiler files' spelling:
+// "32,4096" and "32,4096;4096,4096".
+struct OpShapes {
+    std::string output, inputs;
 };
 
 std::string lower(std::string_view s) {
@@ -27,12 +33,35 @@ std::string lower(std::string_view s) {
     return out;
 }
 
-// The first output's shape without quotes: "\"32,4096\"" → "32,4096"; "32,4096;32" → "32,4096".
-std::string firstShape(std::string_view text) {
+// A shapes list without quotes and spaces: "\"32,4096;4096\"" → "32,4096;4096".
+std::string shapeList(std::string_view text) {
     std::string s;
     for (char c : text)
-        if (c != '"' && c != ' ') s += c;
+        if (c != '"' && c != ' ' && c != '[' && c != ']') s += c;
+    return s;
+}
+
+std::string firstShape(std::string_view text) {
+    std::string s = shapeList(text);
     return s.substr(0, s.find(';'));
+}
+
+// The shapes of every op of the simulated program's root stage, by node id.
+std::map<std::int64_t, OpShapes> loadOpShapes(const std::string& path, std::int64_t rootStage) {
+    auto reader = tracedb::TraceReader::open(path);
+    std::map<std::int64_t, OpShapes> shapes;
+    const std::string stage = std::to_string(rootStage);
+    forEachRow(reader, "SELECT id, shape FROM node WHERE stage_id = " + stage,
+               [&](auto row) { shapes[cellInt(row[0])].output = shapeList(cellText(row[1])); });
+    forEachRow(reader,
+               "SELECT e.dst, n.shape FROM edge e JOIN node n ON n.stage_id = e.stage_id AND "
+               "n.id = e.src WHERE e.stage_id = " +
+                   stage + " ORDER BY e.rowid",
+               [&](auto row) {
+                   std::string& inputs = shapes[cellInt(row[0])].inputs;
+                   inputs += (inputs.empty() ? "" : ";") + shapeList(cellText(row[1]));
+               });
+    return shapes;
 }
 
 std::vector<MeasuredKernel> loadMeasured(const std::string& path, double clockHz) {
@@ -42,7 +71,7 @@ std::vector<MeasuredKernel> loadMeasured(const std::string& path, double clockHz
                "SELECT s.task_id, st.str, s.dur, a.key, a.string_value FROM slice s "
                "JOIN string st ON st.id = s.name_id "
                "LEFT JOIN args a ON a.arg_set_id = s.arg_set_id "
-               "AND a.key IN ('op_type', 'output_shapes') "
+               "AND a.key IN ('op_type', 'output_shapes', 'input_shapes') "
                "WHERE s.category = 'task' AND s.task_id IS NOT NULL",
                [&](auto row) {
                    MeasuredKernel& k = byTask[cellInt(row[0])];
@@ -52,6 +81,7 @@ std::vector<MeasuredKernel> loadMeasured(const std::string& path, double clockHz
                    const std::string key = cellText(row[3]);
                    if (key == "op_type") k.type = cellText(row[4]);
                    if (key == "output_shapes") k.outputShape = firstShape(cellText(row[4]));
+                   if (key == "input_shapes") k.inputShapes = shapeList(cellText(row[4]));
                });
     std::vector<MeasuredKernel> kernels;
     for (auto& [task, k] : byTask) kernels.push_back(std::move(k));
@@ -121,17 +151,33 @@ void describeMeasured(KernelPair& pair, const RunModel& real,
     pair.realPipes = measuredPipes(real, ks);
 }
 
-std::vector<const MeasuredKernel*> select(const std::vector<MeasuredKernel>& kernels,
-                                          const MatchSpec& spec, const std::string& typeKey) {
-    std::vector<const MeasuredKernel*> out;
+using Kernels = std::vector<const MeasuredKernel*>;
+
+Kernels selectByName(const std::vector<MeasuredKernel>& kernels, const MatchSpec& spec) {
+    Kernels out;
     const std::string wanted = lower(spec.kernel);
-    for (const MeasuredKernel& k : kernels) {
-        const bool hit = spec.kernel.empty() ? opTypeKey(k.type) == typeKey
-                                             : lower(k.name) == wanted || lower(k.type) == wanted;
-        if (hit && (spec.outputShape.empty() || k.outputShape == spec.outputShape))
+    for (const MeasuredKernel& k : kernels)
+        if ((lower(k.name) == wanted || lower(k.type) == wanted) &&
+            (spec.outputShape.empty() || k.outputShape == spec.outputShape))
             out.push_back(&k);
-    }
     return out;
+}
+
+// The kernels of the op's type, narrowed to the best shape agreement that has any.
+Kernels selectByType(const std::vector<MeasuredKernel>& kernels, const MatchSpec& spec,
+                     const TensorOpCost& op, const OpShapes& shapes, std::string& matchedOn) {
+    Kernels ofType, sameInputs, sameOutput;
+    for (const MeasuredKernel& k : kernels) {
+        if (opTypeKey(k.type) != opTypeKey(op.kind)) continue;
+        if (!spec.outputShape.empty() && k.outputShape != spec.outputShape) continue;
+        ofType.push_back(&k);
+        if (!shapes.inputs.empty() && k.inputShapes == shapes.inputs) sameInputs.push_back(&k);
+        if (!shapes.output.empty() && k.outputShape == shapes.output) sameOutput.push_back(&k);
+    }
+    if (!sameInputs.empty()) return matchedOn = "type, input shapes", sameInputs;
+    if (!sameOutput.empty()) return matchedOn = "type, output shape", sameOutput;
+    matchedOn = "type";
+    return ofType;
 }
 
 double toUs(std::int64_t cycles, const RunModel& m) {
@@ -181,23 +227,29 @@ std::string opTypeKey(std::string_view type) {
     return it == kAliases.end() ? key : it->second;
 }
 
-SimRealComparison compareSimToReal(const Profile& sim, const Profile& real,
-                                   const std::string& realPath, const MatchSpec& spec) {
+SimRealComparison compareSimToReal(const Profile& sim, const std::string& simPath,
+                                   const Profile& real, const std::string& realPath,
+                                   const MatchSpec& spec) {
     const std::vector<MeasuredKernel> kernels = loadMeasured(realPath, real.model.peaks.clockHz);
     SimRealComparison c;
     c.measuredKernels = int(kernels.size());
     if (!spec.kernel.empty()) {
         c.mode = "kernel " + spec.kernel;
         KernelPair pair = wholeRun(sim);
-        describeMeasured(pair, real.model, select(kernels, spec, ""));
+        pair.matchedOn = "name";
+        describeMeasured(pair, real.model, selectByName(kernels, spec));
         c.pairs.push_back(std::move(pair));
         return c;
     }
     c.mode = "type";
+    const std::map<std::int64_t, OpShapes> shapes = loadOpShapes(simPath, sim.model.rootStageId);
     for (const TensorOpCost& op : sim.model.tensorOps) {
         if (op.cycles() == 0 && op.flops == 0) continue;
         KernelPair pair = opPair(sim, op);
-        describeMeasured(pair, real.model, select(kernels, spec, opTypeKey(op.kind)));
+        auto it = shapes.find(op.id);
+        const Kernels ks = selectByType(
+            kernels, spec, op, it == shapes.end() ? OpShapes{} : it->second, pair.matchedOn);
+        describeMeasured(pair, real.model, ks);
         c.pairs.push_back(std::move(pair));
     }
     return c;
@@ -222,6 +274,7 @@ nlohmann::json simRealJson(const SimRealComparison& c, const std::string& simPat
                               {"real_name", p.realName},
                               {"real_type", p.realType},
                               {"output_shape", p.outputShape},
+                              {"matched_on", p.matchedOn},
                               {"real_count", p.realCount},
                               {"real_us", p.realUs},
                               {"sim_us", p.simUs},
@@ -244,9 +297,9 @@ std::string simRealText(const SimRealComparison& c, const std::string& simPath,
             out += fmt::format("  simulated {:.2f} us; no measured kernel matches\n\n", p.simUs);
             continue;
         }
-        out += fmt::format("  measured  {} ({}, {} kernel{}{})\n", p.realName, p.realType,
-                           p.realCount, p.realCount == 1 ? "" : "s",
-                           p.outputShape.empty() ? "" : ", output " + p.outputShape);
+        out += fmt::format("  measured  {} ({}, {} kernel{}{}; matched on {})\n", p.realName,
+                           p.realType, p.realCount, p.realCount == 1 ? "" : "s",
+                           p.outputShape.empty() ? "" : ", output " + p.outputShape, p.matchedOn);
         out += fmt::format("  time      measured {:.2f} us, simulated {:.2f} us, sim/real {:.3f}\n",
                            p.realUs, p.simUs, p.ratio());
         std::string row;

@@ -33,6 +33,7 @@ struct KernelPair {
     std::string realName;    ///< the most frequent name among the measured kernels
     std::string realType;    ///< their op type
     std::string outputShape; ///< their first output's shape when all agree, else ""
+    std::string matchedOn;   ///< "type, input shapes", "type, output shape", "type" or "name"
     int realCount = 0;       ///< measured kernels paired (0: none found)
     double realUs = 0;       ///< median duration of the measured kernels
     double simUs = 0;        ///< simulated span of the op (or the run)
@@ -46,10 +47,14 @@ struct SimRealComparison {
     std::vector<KernelPair> pairs;
 };
 
-/// `sim` must be a simulated run and `real` a measured one (reads the measured kernels' op
-/// types and shapes from `realPath`). Throws tracedb::TraceError for unreadable files.
-SimRealComparison compareSimToReal(const Profile& sim, const Profile& real,
-                                   const std::string& realPath, const MatchSpec& spec);
+/// `sim` must be a simulated run and `real` a measured one; the op shapes and the measured
+/// kernels' op types and shapes are read from the files. In type mode an op is paired with the
+/// kernels of its type whose input shapes equal its operands' (as the measured input shapes
+/// list them), else whose first output shape equals its result's, else all of its type.
+/// Throws tracedb::TraceError for unreadable files.
+SimRealComparison compareSimToReal(const Profile& sim, const std::string& simPath,
+                                   const Profile& real, const std::string& realPath,
+                                   const MatchSpec& spec);
 
 /// The op-type key both sides are matched on: lower case, no '_', no trailing version
 /// ("MatMulV2" → "matmul", "reduce_sum" → "reducesum"), plus a few aliases (RealDiv → div).

@@ -294,6 +294,67 @@ TEST_F(Import, CompareMatchPutsASimulatedRunNextToTheMeasuredKernels) {
     EXPECT_NE(both.err.find("both simulated"), std::string::npos) << both.err;
 }
 
+// The cube (M pipe) time of a pair: measured and simulated busy fraction × time, per core (µs).
+std::pair<double, double> cubeTimes(const json& pair) {
+    return {pair["real_pipes"]["M"].get<double>() * pair["real_us"].get<double>(),
+            pair["sim_pipes"]["M"].get<double>() * pair["sim_us"].get<double>()};
+}
+
+// `pto calibrate`: the cube scale equals the fit computed here from the compare pair, the arch
+// file it writes loads, and a re-run with it has a cube time closer to the measured one.
+TEST_F(Import, CalibrateMovesTheSimulatedPipeTimeTowardsTheMeasuredOne) {
+    fs::path real = m_dir / "real.db", sim = m_dir / "sim.db", program = m_dir / "mm.pto";
+    fs::path arch = m_dir / "cal.arch", resim = m_dir / "resim.db";
+    ASSERT_EQ(import(textRun(1, 0), real).exitCode, 0);
+    std::ofstream(program) << "func @mm(%x: tensor<32x4096xf32>, %w: tensor<4096x4096xf32>) -> "
+                              "tensor<32x4096xf32> {\n  %y = matmul %x, %w\n  return %y\n}\n";
+    auto q = [](const fs::path& p) { return test::shellQuote(p.string()); };
+    ASSERT_EQ(
+        test::runCommand(fmt::format("{} run {} --timing-only -o {}", PTO_CLI, q(program), q(sim)))
+            .exitCode,
+        0);
+    auto compare =
+        test::runCommand(fmt::format("{} compare {} {} --json", PTO_CLI, q(sim), q(real)));
+    ASSERT_EQ(compare.exitCode, 0) << compare.err;
+    const json pair = json::parse(compare.out)["pairs"][0];
+    ASSERT_EQ(pair["matched_on"], "type, input shapes") << pair;
+    const auto [measured, simulated] = cubeTimes(pair);
+    const double scale = measured / simulated; // one pair: the fit is exact
+
+    auto cal = test::runCommand(
+        fmt::format("{} calibrate {} {} -o {}", PTO_CLI, q(real), q(sim), q(arch)));
+    ASSERT_EQ(cal.exitCode, 0) << cal.err;
+    EXPECT_NE(cal.out.find("cost.tmatmul.slope"), std::string::npos) << cal.out;
+    auto shown = test::runCommand(fmt::format("{} arch --arch {}", PTO_CLI, q(arch)));
+    ASSERT_EQ(shown.exitCode, 0) << shown.err;
+    const auto at = shown.out.find("cost.tmatmul.slope = ");
+    ASSERT_NE(at, std::string::npos);
+    const double slope = std::stod(shown.out.substr(at + 21));
+    EXPECT_NEAR(slope, 1.0 * scale, 1e-3 * slope) << "default 1 cycle per fractal × the scale";
+
+    ASSERT_EQ(test::runCommand(fmt::format("{} run {} --timing-only --arch {} -o {}", PTO_CLI,
+                                           q(program), q(arch), q(resim)))
+                  .exitCode,
+              0);
+    auto after =
+        test::runCommand(fmt::format("{} compare {} {} --json", PTO_CLI, q(resim), q(real)));
+    ASSERT_EQ(after.exitCode, 0) << after.err;
+    const double simulatedAfter = cubeTimes(json::parse(after.out)["pairs"][0]).second;
+    EXPECT_LT(std::abs(simulatedAfter - measured), std::abs(simulated - measured))
+        << "cube per core: measured " << measured << " us, simulated " << simulated << " -> "
+        << simulatedAfter << " us";
+
+    // Two simulated runs, or no pair at all, are clear errors.
+    auto noReal = test::runCommand(
+        fmt::format("{} calibrate {} {} -o {}", PTO_CLI, q(sim), q(sim), q(m_dir / "x.arch")));
+    EXPECT_EQ(noReal.exitCode, 2);
+    EXPECT_NE(noReal.err.find("needs a measured trace"), std::string::npos) << noReal.err;
+    auto none = test::runCommand(fmt::format("{} calibrate {} {} --match NoSuchKernel -o {}",
+                                             PTO_CLI, q(real), q(sim), q(m_dir / "x.arch")));
+    EXPECT_EQ(none.exitCode, 2);
+    EXPECT_FALSE(fs::exists(m_dir / "x.arch"));
+}
+
 // Damaged copies of each input kind, written to a temp dir under the original's name.
 std::string readAll(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);

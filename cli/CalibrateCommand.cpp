@@ -1,0 +1,163 @@
+// `pto calibrate`: fits the simulator's pipe speeds to measured kernels and writes the proposed
+// arch config to a new file (the defaults are never changed).
+#include "cli/Command.h"
+
+#include "base/AtomicFile.h"
+#include "driver/Session.h"
+#include "profiler/Calibrate.h"
+#include "profiler/Profile.h"
+#include "simulator/arch/ArchConfig.h"
+#include "simulator/arch/ParamTable.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+namespace pto::cli {
+namespace {
+
+struct CalibrateArgs {
+    std::string real;
+    std::vector<std::string> sims;
+    std::string match = "type", shape, arch, output;
+};
+
+// Scales outside this range are not applied: they say the pairing is wrong, not the model.
+constexpr double kMinScale = 0.02, kMaxScale = 50;
+
+// The arch parameters that set each pipe's speed, and whether they are rates (divided by the
+// scale) or cycle counts (multiplied by it).
+struct PipeParams {
+    std::vector<std::string> keys;
+    bool rates = true;
+};
+
+PipeParams paramsOf(prof::PipeId pipe) {
+    using prof::PipeId;
+    switch (pipe) {
+    case PipeId::M:
+        return {{"cost.tmatmul.slope", "cost.tmatmul_acc.slope"}, false};
+    case PipeId::MTE2:
+        return {{"dma.gm_to_l1.rate", "dma.gm_to_ub.rate"}, true};
+    case PipeId::MTE1:
+        return {{"dma.l1_to_l0a.rate", "dma.l1_to_l0b.rate"}, true};
+    case PipeId::FIX:
+        return {{"dma.l0c_to_gm.rate", "dma.l0c_to_l1.rate"}, true};
+    case PipeId::MTE3:
+        return {{"dma.ub_to_gm.rate", "dma.l1_to_gm.rate"}, true};
+    case PipeId::V: { // every vector instruction's per-repeat slope
+        PipeParams p{{}, false};
+        for (const sim::ParamSpec& spec : sim::ParamTable::get().specs())
+            if (spec.key.starts_with("cost.t") && spec.key.ends_with(".slope") &&
+                !spec.key.starts_with("cost.tmatmul"))
+                p.keys.push_back(spec.key);
+        return p;
+    }
+    default:
+        return {{}, true}; // S: the simulator has no scalar-pipe time to scale
+    }
+}
+
+// Every simulated op paired with the measured kernels, over all simulated traces.
+std::vector<prof::KernelPair> pairAll(const CalibrateArgs& args) {
+    const prof::Profile real = prof::analyzeTrace(args.real);
+    if (!real.model.measured)
+        throw std::runtime_error(fmt::format(
+            "'{}' is a simulated run; calibrate needs a measured trace first (pto import)",
+            args.real));
+    prof::MatchSpec spec;
+    if (args.match != "type") spec.kernel = args.match;
+    spec.outputShape = args.shape;
+    std::vector<prof::KernelPair> pairs;
+    for (const std::string& path : args.sims) {
+        const prof::Profile sim = prof::analyzeTrace(path);
+        if (sim.model.measured)
+            throw std::runtime_error(fmt::format(
+                "'{}' is a measured trace; give simulated runs after the measured one", path));
+        for (prof::KernelPair& p : prof::compareSimToReal(sim, path, real, args.real, spec).pairs)
+            if (p.realCount > 0) pairs.push_back(std::move(p));
+    }
+    return pairs;
+}
+
+std::string describeFit(const prof::PipeFit& f, const PipeParams& params, bool applied) {
+    std::string out = fmt::format(
+        "  {:<5} {:>3} pair{}  measured = {:.3f} x simulated; relative error {:.1f}% -> {:.1f}%",
+        prof::pipeIdName(f.pipe), f.pairs, f.pairs == 1 ? " " : "s", f.scale,
+        100 * f.residualBefore, 100 * f.residualAfter);
+    if (params.keys.empty()) return out + " (no parameter to change)\n";
+    if (!applied) return out + " (not applied: implausible scale)\n";
+    const std::string keys =
+        params.keys.size() > 2
+            ? fmt::format("cost.t*.slope of {} vector instructions", params.keys.size())
+            : params.keys[0] + ", " + params.keys[1];
+    return out + fmt::format("\n        {} x {:.4g}\n", keys, params.rates ? 1 / f.scale : f.scale);
+}
+
+void writeText(const std::string& path, const std::string& text) {
+    AtomicFile file = AtomicFile::createEmpty(path, "arch file");
+    std::FILE* out = std::fopen(file.tempPath().c_str(), "wb");
+    if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", path));
+    const bool ok = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+    if (std::fclose(out) != 0 || !ok)
+        throw std::runtime_error(fmt::format("cannot write '{}'", path));
+    file.commit();
+}
+
+int runCalibrate(const CalibrateArgs& args) {
+    const std::vector<prof::KernelPair> pairs = pairAll(args);
+    if (pairs.empty()) {
+        fmt::print(stderr,
+                   "error: no simulated op matched a measured kernel of '{}' (--match {}{}); see "
+                   "pto compare SIM {} --match ...\n",
+                   args.real, args.match, args.shape.empty() ? "" : " --shape " + args.shape,
+                   args.real);
+        return kExitUsage;
+    }
+    const prof::Calibration c = prof::calibrate(pairs);
+    std::vector<std::string> overrides;
+    std::string text =
+        fmt::format("{} simulated/measured pairs (--match {})\n", c.pairs, args.match);
+    for (const prof::PipeFit& f : c.pipes) {
+        const PipeParams params = paramsOf(f.pipe);
+        const bool applied = f.scale >= kMinScale && f.scale <= kMaxScale;
+        if (applied)
+            for (const std::string& key : params.keys)
+                overrides.push_back(
+                    fmt::format("{}={:.6g}x", key, params.rates ? 1 / f.scale : f.scale));
+        text += describeFit(f, params, applied);
+    }
+    if (c.time)
+        text += fmt::format("  kernel time: measured = {:.2f} us + {:.3f} x simulated (a fixed "
+                            "cost per kernel; reported, not applied)\n",
+                            c.time->overheadUs, c.time->slope);
+    else
+        text += "  kernel time: one simulated size only, so no fixed per-kernel cost is fitted\n";
+    sim::ArchConfig arch = loadArchConfig(args.arch, overrides);
+    if (arch.name().find("calibrated") == std::string::npos)
+        arch.setName(arch.name() + "-calibrated");
+    writeText(args.output, sim::dumpArch(arch));
+    text += fmt::format("wrote {} ({} parameters changed); use it with pto run --arch {}\n",
+                        args.output, overrides.size(), args.output);
+    fmt::print("{}", text);
+    return kExitOk;
+}
+
+} // namespace
+
+void registerCalibrate(CLI::App& app, Action& action) {
+    auto args = std::make_shared<CalibrateArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "calibrate", "Fit the simulator's pipe speeds to measured kernels; write an arch file");
+    cmd->add_option("real", args->real, "measured trace (pto import)")->required();
+    cmd->add_option("sims", args->sims, "simulated runs of the same kernels (pto run)")->required();
+    cmd->add_option("--match", args->match,
+                    "pairing as in pto compare: 'type' (default) or a measured kernel name/type");
+    cmd->add_option("--shape", args->shape, "only measured kernels with this first output shape");
+    cmd->add_option("--arch", args->arch,
+                    "the arch config the simulated runs used (default: embedded 910B-like)");
+    cmd->add_option("-o,--output", args->output, "the calibrated arch file to write")->required();
+    cmd->callback([args, &action] { action = [args] { return runCalibrate(*args); }; });
+}
+
+} // namespace pto::cli
