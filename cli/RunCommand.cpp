@@ -64,9 +64,9 @@ int runRun(RunArgs& args) {
 
     setActivity(fmt::format("running {}", args.options.program));
     ProgressBar progress("pto run");
-    progress.phase(args.options.sim.timingOnly ? "compiling + simulating (timing only)"
-                                               : "compiling + simulating",
-                   0.0);
+    args.options.onPhase = [&progress](const std::string& phase, int index, int count) {
+        progress.phase(fmt::format("{} ({}/{})", phase, index + 1, count), double(index) / count);
+    };
     RunResult r = runProgram(args.options);
     progress.done();
     if (args.json)

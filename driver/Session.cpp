@@ -152,6 +152,9 @@ void recordMemoryMeta(tracedb::TraceWriter& writer, const sim::MemoryStats& memo
 } // namespace
 
 RunResult runProgram(const RunOptions& options) {
+    auto phase = [&](const char* name, int index) {
+        if (options.onPhase) options.onPhase(name, index, 3);
+    };
     RunResult r;
     r.arch = loadArchConfig(options.archFile, options.archOverrides);
     r.state = loadProgram(options.program, options.entry);
@@ -163,6 +166,7 @@ RunResult runProgram(const RunOptions& options) {
     compile.target = sim::toTargetInfo(r.arch);
     std::optional<tracedb::TraceWriter> writer;
     if (!options.tracePath.empty()) writer.emplace(tracedb::TraceWriter::create(options.tracePath));
+    phase("compiling", 0);
     compileProgram(r.state, compile, writer ? &*writer : nullptr);
     if (writer) {
         recordArchMeta(*writer, r.arch, "pto run");
@@ -171,6 +175,7 @@ RunResult runProgram(const RunOptions& options) {
 
     checkRunBudget(r.state, compile.budget, numerics); // before the simulator allocates
 
+    phase(numerics ? "simulating" : "simulating (timing only)", 1);
     sim::SimOptions simOptions = options.sim;
     simOptions.sourceFile = options.program;
     try {
@@ -182,6 +187,7 @@ RunResult runProgram(const RunOptions& options) {
     }
     r.flops = countFlops(r.state.tensor);
     r.gmBytes = gmTraffic(r.sim);
+    phase(writer ? "writing the trace" : "writing outputs", 2);
     if (writer) {
         recordMemoryMeta(*writer, r.sim.memory);
         storeRunTensors(*writer, r.state, r.inputs, r.sim, options.maxStoredTensorBytes);

@@ -149,5 +149,25 @@ TEST_F(CliTest, BadFlagsAreUsageErrors) {
     EXPECT_EQ(runCommand(pto("--help")).exitCode, 0);
 }
 
+// On a terminal `pto run` names each phase as it starts and the bar moves with it (util-linux
+// `script` gives the command a pseudo-terminal); off a terminal nothing is drawn.
+TEST_F(CliTest, RunProgressNamesEachPhaseOnATerminal) {
+    const std::string run =
+        pto(fmt::format("run {} -o {}", shellQuote(sample("matmul")), shellQuote(out().string())));
+    auto onTerminal = runCommand(fmt::format("script -qec {} /dev/null", shellQuote(run)));
+    ASSERT_EQ(onTerminal.exitCode, 0) << onTerminal.out << onTerminal.err;
+    std::size_t at = 0;
+    for (const char* phase : {"compiling (1/3)", "simulating (2/3)", "writing the trace (3/3)"}) {
+        const std::size_t next = onTerminal.out.find(phase, at);
+        ASSERT_NE(next, std::string::npos) << phase << " after offset " << at << ":\n"
+                                           << onTerminal.out;
+        at = next;
+    }
+    EXPECT_NE(onTerminal.out.find(" 67%"), std::string::npos) << onTerminal.out;
+    auto piped = runCommand(run);
+    ASSERT_EQ(piped.exitCode, 0) << piped.err;
+    EXPECT_EQ(piped.err.find("compiling"), std::string::npos) << piped.err;
+}
+
 } // namespace
 } // namespace pto
