@@ -42,11 +42,12 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
 }
 
 CompileState loadProgramText(const std::string& text, const std::string& file,
-                             const std::string& entry) {
-    return loadModule(parseModule(text, file), entry);
+                             const std::string& entry, std::span<const ScalarBind> binds) {
+    return loadModule(parseModule(text, file), entry, binds);
 }
 
-CompileState loadModule(Module module, const std::string& entry) {
+CompileState loadModule(Module module, const std::string& entry,
+                        std::span<const ScalarBind> binds) {
     const std::string& file = module.file;
     const Function* fn = nullptr;
     if (entry.empty()) {
@@ -64,9 +65,10 @@ CompileState loadModule(Module module, const std::string& entry) {
     state.file = module.file;
     state.source = module.source;
     state.tensor = *fn;
+    bindScalars(state.tensor, binds, file);
     state.functions = module.functions;
     if (fn->level == Level::Tile) { // hand-written Tile IR: lowering starts at the Tile passes
-        state.tile = *fn;
+        state.tile = state.tensor;
         state.kind = StageKind::Tile;
     }
     return state;
@@ -98,13 +100,20 @@ std::vector<ProgramInput> programInputs(const CompileState& state) {
     return inputs;
 }
 
-CompileState loadProgram(const std::string& path, const std::string& entry) {
+CompileState loadProgram(const std::string& path, const std::string& entry,
+                         std::span<const ScalarBind> binds) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw CompileError(path, {}, fmt::format("cannot open: {}", std::strerror(errno)));
     std::ostringstream text;
     text << in.rdbuf();
-    if (isPtoListingPath(path)) return loadPtoListing(text.str(), path);
-    return loadProgramText(text.str(), path, entry);
+    if (isPtoListingPath(path)) {
+        if (!binds.empty())
+            throw CompileError(path, {},
+                               "--bind gives numbers to a .pto program's index "
+                               "arguments; a PTO listing has none");
+        return loadPtoListing(text.str(), path);
+    }
+    return loadProgramText(text.str(), path, entry, binds);
 }
 
 } // namespace pto

@@ -154,7 +154,7 @@ void recordMemoryMeta(tracedb::TraceWriter& writer, const sim::MemoryStats& memo
 RunResult runProgram(const RunOptions& options) {
     RunResult r;
     r.arch = loadArchConfig(options.archFile, options.archOverrides);
-    r.state = loadProgram(options.program, options.entry);
+    r.state = loadProgram(options.program, options.entry, options.binds);
     const bool numerics = !options.sim.timingOnly;
     if (r.state.kind == StageKind::Pto) checkRunBudget(r.state, options.compile.budget, numerics);
     r.inputs = prepareInputs(r.state, options);

@@ -18,6 +18,7 @@ namespace pto {
 struct RunOptions {
     std::string program;                    // .pto path
     std::string entry;                      // function; default @main or the last
+    std::vector<ScalarBind> binds;          // --bind: the entry's index arguments
     std::vector<std::string> inputFiles;    // .npy per argument, in order; empty = random
     uint64_t seed = 1;                      // for random inputs (argument i uses seed + i)
     std::string archFile;                   // empty = the embedded 910B-like default

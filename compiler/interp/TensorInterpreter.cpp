@@ -2,10 +2,12 @@
 #include "compiler/interp/TensorInterpreter.h"
 
 #include "compiler/interp/Kernels.h"
+#include "compiler/ir/LoopTail.h"
 #include "compiler/ir/Semantics.h"
 
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 namespace pto {
 namespace {
@@ -430,9 +432,17 @@ std::vector<TensorData> evaluateLoop(const Op& op, std::span<const TensorData* c
     std::vector<TensorData> inputs(1 + operands.size());
     for (size_t i = 0; i < operands.size(); ++i) inputs[1 + i] = *operands[i];
     const int64_t lower = op.attrs.getInt("lower"), step = op.attrs.getInt("step", 1);
+    // A captured induction variable is a rank-0 i32 input; the tail iteration needs its number.
+    std::vector<std::optional<int64_t>> argIvs(inputs.size());
+    for (size_t i = 1; i < inputs.size(); ++i)
+        if (inputs[i].dtype == DType::I32 && inputs[i].shape.rank() == 0)
+            argIvs[i] = readInduction(inputs[i]);
     for (int64_t t = 0, trips = loopTripCount(op); t < trips; ++t) {
         inputs[0] = inductionValue(lower + t * step);
-        EvalResult r = evaluateTensor(body, inputs);
+        argIvs[0] = lower + t * step;
+        std::optional<Function> tail =
+            tailIteration(body, argIvs, "", "iteration " + std::to_string(t));
+        EvalResult r = evaluateTensor(tail ? *tail : body, inputs);
         for (size_t k = 0; k < n; ++k) inputs[1 + k] = std::move(r.outputs[k]);
     }
     std::vector<TensorData> results;
@@ -446,6 +456,11 @@ EvalResult evaluateTensor(const Function& fn, std::span<const TensorData> inputs
     if (fn.level != Level::Tensor)
         throw CompileError("", fn.loc,
                            "@" + fn.name + " is a tile-level function; use evaluateTile");
+    if (size_t n = indexArgCount(fn); n > 0)
+        throw CompileError("", fn.loc,
+                           "@" + fn.name + " has " + std::to_string(n) +
+                               " index argument(s) bound when the program runs: bind them "
+                               "first (bindScalars, --bind NAME=N)");
     checkInputs(fn, inputs);
     std::vector<TensorData> values(fn.valueCount());
     std::vector<bool> defined(fn.valueCount(), false);

@@ -39,6 +39,9 @@ struct Type {
     DType dtype = DType::F32;
     Shape shape;
     MemSpace space = MemSpace::None; // None at Tensor level
+    // A function argument of type `index`: a scalar integer bound when the program runs
+    // (`--bind`), usable only as a loop's upper bound (dtype i32, rank 0). BindScalars.h.
+    bool index = false;
 
     bool isTile() const { return space != MemSpace::None && space != MemSpace::GM; }
     int64_t bytes() const { return shape.numel() * dtypeSize(dtype); }
@@ -119,7 +122,8 @@ private:
 //   body.results = the values of `yield` (one per iter_arg, same types)
 //   op.operands  = [initial values of the iter_args..., captured outer values...]
 //   op.results   = the final iter_args (one per iter_arg, same types)
-//   op.attrs     = {lower, upper, step [, name]}
+//   op.attrs     = {lower, upper, step [, name]}; before binding, a trip count given by an
+//                  index argument of the function is upper_arg = "t" (no upper)
 // A capture is an outer value the body uses; it appears in the body as an argument of the same
 // name and type. The induction variable may only appear as an operand of `view`, whose offsets
 // are then affine in it (ShapeInference.h, "affine view offsets").

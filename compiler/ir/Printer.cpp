@@ -160,6 +160,7 @@ void appendFunction(std::string& out, const Function& f, PrintOptions options) {
 } // namespace
 
 std::string formatType(const Type& type, Level level) {
+    if (type.index) return "index";
     std::string body;
     for (int64_t d : type.shape.dims()) body += fmt::format("{}x", d);
     body += dtypeName(type.dtype);
@@ -351,8 +352,11 @@ std::string printControl(const Function& f, const Op& op, const NameTable& names
         for (size_t k = 0; k < loopIterArgCount(op) && 1 + k < body->args.size(); ++k)
             iterNames.push_back("%" + std::string(inner[body->args[1 + k]]));
     }
-    out += fmt::format(" {} = {} to {} step {}", iv, op.attrs.getInt("lower"),
-                       op.attrs.getInt("upper"), op.attrs.getInt("step", 1));
+    std::string upper = op.attrs.has("upper_arg")
+                            ? "%" + sanitizeName(op.attrs.getString("upper_arg"))
+                            : std::to_string(op.attrs.getInt("upper"));
+    out += fmt::format(" {} = {} to {} step {}", iv, op.attrs.getInt("lower"), upper,
+                       op.attrs.getInt("step", 1));
     if (loopIterArgCount(op) == 0) return out;
     std::vector<std::string> iters;
     for (size_t k = 0; k < loopIterArgCount(op) && k < op.operands.size(); ++k)

@@ -212,7 +212,11 @@ void FunctionVerifier::checkAffineView(const Op& op) const {
             fail(op, fmt::format("the offset of dim {} is {} at {}: a view starts inside its "
                                  "tensor {}",
                                  d, lo, loAt, in.str()));
-        if (hi + sizes[d] > in[d])
+        if (op.attrs.has("clip") && hi >= in[d])
+            fail(op, fmt::format("the clipped view starts past the end of the tensor {} at {} "
+                                 "(dim {}: offset {} >= {})",
+                                 in.str(), hiAt, d, hi, in[d]));
+        if (!op.attrs.has("clip") && hi + sizes[d] > in[d])
             fail(op, fmt::format("the view leaves the tensor {} at {} (dim {}: offset {} + size {} "
                                  "> {})",
                                  in.str(), hiAt, d, hi, sizes[d], in[d]));
@@ -259,12 +263,15 @@ void FunctionVerifier::checkLoopTypes(const Op& op, const Function& body) const 
 
 void FunctionVerifier::checkLoop(const Op& op) const {
     if (op.body.size() != 1) fail(op, "needs exactly one body");
+    // A trip count bound when the program runs (upper_arg) is checked once bound.
+    const bool bound = !op.attrs.has("upper_arg");
     for (std::string_view a : {"lower", "upper", "step"}) {
         const AttrValue* v = op.attrs.find(a);
-        if (!v || !std::holds_alternative<int64_t>(*v))
+        if ((!v && (bound || a != "upper")) || (v && !std::holds_alternative<int64_t>(*v)))
             fail(op, fmt::format("needs an integer attribute '{}'", a));
     }
-    const int64_t lower = op.attrs.getInt("lower"), upper = op.attrs.getInt("upper");
+    const int64_t lower = op.attrs.getInt("lower");
+    const int64_t upper = bound ? op.attrs.getInt("upper") : lower;
     const int64_t step = op.attrs.getInt("step");
     if (step <= 0) fail(op, fmt::format("step {} must be positive", step));
     if (lower < INT32_MIN || upper > INT32_MAX)
@@ -279,7 +286,7 @@ void FunctionVerifier::checkLoop(const Op& op) const {
     checkLoopTypes(op, body);
     const int64_t trips = (upper - lower + step - 1) / step;
     IvRanges inner;
-    inner[body.args[0]] = IvRange{lower, lower + (trips - 1) * step, trips == 0};
+    inner[body.args[0]] = IvRange{lower, lower + (trips - 1) * step, trips == 0 || !bound};
     for (size_t i = loopIterArgCount(op); i < op.operands.size(); ++i)
         if (auto it = m_ivs.find(op.operands[i]); it != m_ivs.end())
             inner[body.args[1 + i]] = it->second;
@@ -290,6 +297,9 @@ void FunctionVerifier::checkType(const Op& op) const {
     if (op.kind == OpKind::For) return checkLoop(op);
     if (op.kind == OpKind::Call) return; // against the callee: verifyModule
     if (op.kind == OpKind::View && op.operands.size() > 1) checkAffineView(op);
+    if (op.kind == OpKind::View && op.operands.size() == 1 && op.attrs.has("clip"))
+        fail(op, "'clip' cuts a view at the tensor's end in a loop's last iterations: it needs "
+                 "offsets that use an induction variable (such as [0, %i * 256])");
     const Type* declared = op.result != kNoId ? &m_f.type(op.result) : nullptr;
     try {
         inferResultType(m_f, op.kind, op.operands, op.attrs, declared);

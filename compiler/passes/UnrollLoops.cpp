@@ -1,6 +1,8 @@
 // unroll-loops: copies loop bodies once per iteration (see UnrollLoops.h).
 #include "compiler/passes/UnrollLoops.h"
 
+#include "compiler/ir/LoopTail.h"
+
 #include <fmt/format.h>
 
 #include <optional>
@@ -32,7 +34,7 @@ std::string loopName(const Op& op) {
 
 class Unroller {
 public:
-    explicit Unroller(const Function& src) {
+    Unroller(const Function& src, const std::string& file) : m_file(file) {
         m_out.name = src.name;
         m_out.level = src.level;
         m_out.loc = src.loc;
@@ -61,6 +63,7 @@ private:
             for (size_t k = 1; k < op.operands.size(); ++k) ivs.push_back(*sc.iv[op.operands[k]]);
             copy.attrs.set("offsets", affineViewOffsets(op, ivs));
             copy.attrs.erase("iv_strides");
+            copy.attrs.erase("clip"); // the tail iteration's sizes are cut already
             copy.operands.resize(1);
         }
         if (origin && !isDirective(op.kind)) {
@@ -94,7 +97,13 @@ private:
         for (size_t k = 0; k < n; ++k) carried.push_back(sc.map[op.operands[k]]);
         const int64_t lower = op.attrs.getInt("lower"), step = op.attrs.getInt("step", 1);
         for (int64_t t = 0, trips = loopTripCount(op); t < trips; ++t) {
-            Scope inner(body);
+            std::vector<std::optional<int64_t>> argIvs(body.args.size());
+            argIvs[0] = lower + t * step;
+            for (size_t c = n; c < op.operands.size(); ++c) argIvs[1 + c] = sc.iv[op.operands[c]];
+            std::optional<Function> tail =
+                tailIteration(body, argIvs, m_file, fmt::format("iteration {}", t));
+            const Function& run = tail ? *tail : body;
+            Scope inner(run);
             inner.iv[body.args[0]] = lower + t * step;
             for (size_t k = 0; k < n; ++k) inner.map[body.args[1 + k]] = carried[k];
             for (size_t c = n; c < op.operands.size(); ++c) {
@@ -102,13 +111,14 @@ private:
                 inner.iv[body.args[1 + c]] = sc.iv[op.operands[c]];
             }
             o.iters.back() = t;
-            for (const Op& bop : body.ops()) emit(inner, bop, &o);
-            for (size_t k = 0; k < n; ++k) carried[k] = inner.map[body.results[k]];
+            for (const Op& bop : run.ops()) emit(inner, bop, &o);
+            for (size_t k = 0; k < n; ++k) carried[k] = inner.map[run.results[k]];
         }
         for (size_t k = 0; k < n; ++k) sc.map[op.results[k]] = carried[k];
     }
 
     Function m_out;
+    const std::string& m_file;
 };
 
 int64_t saturatingMul(int64_t a, int64_t b) {
@@ -152,11 +162,11 @@ UnrolledCount countUnrolledOps(const Function& f) {
     return c;
 }
 
-void unrollLoops(Function& f) {
+void unrollLoops(Function& f, const std::string& file) {
     bool any = false;
     for (const Op& op : f.ops()) any = any || op.kind == OpKind::For;
     if (!any) return;
-    f = Unroller(f).run(f);
+    f = Unroller(f, file).run(f);
 }
 
 } // namespace pto
