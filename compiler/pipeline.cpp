@@ -7,6 +7,7 @@
 #include "compiler/StageRecorder.h"
 #include "compiler/ir/Parser.h"
 #include "compiler/ir/PtoParser.h"
+#include "compiler/passes/UnrollLoops.h"
 
 #include <fmt/format.h>
 
@@ -69,6 +70,9 @@ CompileState loadModule(Module module, const std::string& entry,
     state.functions = module.functions;
     if (fn->level == Level::Tile) { // hand-written Tile IR: lowering starts at the Tile passes
         state.tile = state.tensor;
+        // Its loops are unrolled as it is loaded (the Tile passes see straight-line IR, like
+        // a Tensor program's after unroll-loops); state.tensor keeps them as written.
+        unrollLoops(state.tile, file);
         state.kind = StageKind::Tile;
     }
     return state;

@@ -22,6 +22,7 @@
 #include "compiler/ir/Shape.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -136,8 +137,18 @@ int64_t loopTripCount(const Op& op);
 
 // The offsets of a `view` whose offsets are affine in induction variables (operands 1..,
 // coefficients in the attribute iv_strides, one row of rank entries per variable) when the
-// variables hold `ivValues`: offsets[d] + sum_k iv_strides[k][d] * ivValues[k].
+// variables hold `ivValues`: offsets[d] + sum_k iv_strides[k][d] * ivValues[k]. The same for
+// a Tile-level `tload` (variables from operand 1) or `tstore` (from operand 2), whose
+// attribute is `offset`.
 std::vector<int64_t> affineViewOffsets(const Op& op, std::span<const int64_t> ivValues);
+
+// Ops whose offsets may be affine in induction variables: view, tload, tstore. The index of
+// their first induction-variable operand (what they take without one), or nullopt for others.
+std::optional<size_t> affineOperandBase(OpKind kind);
+// The attribute holding those offsets: "offsets" (view) or "offset" (tload, tstore).
+std::string_view affineOffsetAttr(OpKind kind);
+// Whether `op` has induction-variable operands.
+bool hasAffineOffsets(const Op& op);
 
 // A parsed .pto file: its path, its text, and its functions (the entry is the last one
 // unless a function is named @main).

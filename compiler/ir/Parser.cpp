@@ -507,8 +507,9 @@ void Parser::parseOperands(FunctionState& s, OpKind& kind, Op& op) {
             fail(m_tok.loc, fmt::format("too many operands: '{}' takes 2", opName(written)));
         return;
     }
-    if (lo == hi || kind == OpKind::View) { // a view's induction variables come from offsets
-        parseFixedOperands(s, kind, op, kind == OpKind::View ? 1 : lo);
+    // The induction variables of view/tload/tstore come from their offsets, not the operands.
+    if (std::optional<size_t> base = affineOperandBase(kind); lo == hi || base) {
+        parseFixedOperands(s, kind, op, base ? int(*base) : lo);
         return;
     }
     SourceLoc extra;
@@ -634,8 +635,8 @@ void Parser::parseAttrDict(OpKind kind, Level level, Attrs& attrs, FunctionState
         bool isKnown = std::find(known.begin(), known.end(), name.text) != known.end() ||
                        (name.text == "vec_tile" && !isDirective(kind)) ||
                        ((name.text == "loop" || name.text == "iter") && !isDirective(kind));
-        if (kind == OpKind::View && name.text == "offsets" && s && op && !attrs.has("offsets") &&
-            accept(TokKind::Equal)) {
+        if (affineOperandBase(kind) && name.text == affineOffsetAttr(kind) && s && op &&
+            !attrs.has(name.text) && accept(TokKind::Equal)) {
             parseAffineOffsets(*s, *op);
             if (accept(TokKind::Comma)) continue;
             expect(TokKind::RBrace, "',' or '}' in the attribute list");
@@ -947,7 +948,7 @@ void Parser::parseAffineOffsets(FunctionState& s, Op& op) {
             break;
         }
     }
-    op.attrs.set("offsets", constants);
+    op.attrs.set(affineOffsetAttr(op.kind), constants);
     if (ivs.empty()) return;
     std::vector<int64_t> strides(ivs.size() * constants.size(), 0);
     for (size_t d = 0; d < coeffs.size(); ++d)

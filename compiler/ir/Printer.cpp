@@ -289,11 +289,12 @@ std::string resultsPrefix(const Function& f, const Op& op, const NameTable& name
 }
 
 // One induction-variable offset: "%i * 256 + 64", "%i", "64".
-std::string affineOffset(const Function& f, const Op& op, const NameTable& names, size_t dim,
-                         int64_t constant, const std::vector<int64_t>& strides, size_t rank) {
+std::string affineOffset(const Function& f, const Op& op, const NameTable& names, size_t base,
+                         size_t dim, int64_t constant, const std::vector<int64_t>& strides,
+                         size_t rank) {
     std::string out;
-    for (size_t k = 1; k < op.operands.size(); ++k) {
-        size_t at = (k - 1) * rank + dim;
+    for (size_t k = base; k < op.operands.size(); ++k) {
+        size_t at = (k - base) * rank + dim;
         int64_t c = at < strides.size() ? strides[at] : 0;
         if (c == 0) continue;
         if (!out.empty()) out += " + ";
@@ -306,16 +307,21 @@ std::string affineOffset(const Function& f, const Op& op, const NameTable& names
     return out;
 }
 
-// A view whose offsets use induction variables: "view %k {offsets = [%j * 256, 0], …}".
+// A view whose offsets use induction variables: "view %k {offsets = [%j * 256, 0], …}"; the
+// same for tload/tstore and their `offset`.
 std::string printAffineView(const Function& f, const Op& op, const NameTable& names) {
-    std::string out = " " + valueRef(names, f, op.operands[0]);
-    std::vector<int64_t> offsets = op.attrs.getInts("offsets").value_or(std::vector<int64_t>{});
+    const size_t base = affineOperandBase(op.kind).value_or(1);
+    const std::string_view key = affineOffsetAttr(op.kind);
+    std::string out;
+    for (size_t i = 0; i < base && i < op.operands.size(); ++i)
+        out += (i ? ", " : " ") + valueRef(names, f, op.operands[i]);
+    std::vector<int64_t> offsets = op.attrs.getInts(key).value_or(std::vector<int64_t>{});
     std::vector<int64_t> strides = op.attrs.getInts("iv_strides").value_or(std::vector<int64_t>{});
     std::string attrs;
     for (const Attr& a : op.attrs.items()) {
         if (a.name == "iv_strides") continue;
         attrs += attrs.empty() ? " {" : ", ";
-        if (a.name != "offsets") {
+        if (a.name != key) {
             Attrs one;
             one.set(a.name, a.value);
             std::string text = formatAttrs(one);
@@ -324,8 +330,9 @@ std::string printAffineView(const Function& f, const Op& op, const NameTable& na
         }
         std::vector<std::string> parts;
         for (size_t d = 0; d < offsets.size(); ++d)
-            parts.push_back(affineOffset(f, op, names, d, offsets[d], strides, offsets.size()));
-        attrs += fmt::format("offsets = [{}]", fmt::join(parts, ", "));
+            parts.push_back(
+                affineOffset(f, op, names, base, d, offsets[d], strides, offsets.size()));
+        attrs += fmt::format("{} = [{}]", key, fmt::join(parts, ", "));
     }
     if (!attrs.empty()) attrs += "}";
     return out + attrs;
@@ -382,7 +389,7 @@ std::string printOp(const Function& f, const Op& op, const NameTable& names, Pri
         appendDirectiveSizes(out, op);
         constexpr std::string_view kSkip[] = {"sizes"};
         out += formatAttrs(op.attrs, kSkip);
-    } else if (op.kind == OpKind::View && op.operands.size() > 1) {
+    } else if (hasAffineOffsets(op)) {
         out += printAffineView(f, op, names);
     } else {
         for (size_t i = 0; i < op.operands.size(); ++i)

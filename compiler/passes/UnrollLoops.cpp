@@ -42,13 +42,22 @@ public:
 
     Function run(const Function& src) {
         Scope top(src);
-        for (ValueId a : src.args) top.map[a] = m_out.addArg(src.type(a), src.value(a).name);
+        for (ValueId a : src.args) {
+            top.map[a] = m_out.addArg(src.type(a), src.value(a).name);
+            keepRegion(src.value(a), m_out.value(top.map[a]));
+        }
         for (const Op& op : src.ops()) emit(top, op, nullptr);
         for (ValueId r : src.results) m_out.results.push_back(top.map[r]);
         return std::move(m_out);
     }
 
 private:
+    // Tile level: the region of a Tensor-level value a tile covers stays with its copy.
+    static void keepRegion(const Value& from, Value& to) {
+        to.origin = from.origin;
+        to.offset = from.offset;
+    }
+
     void emit(Scope& sc, const Op& op, const Origin* origin) {
         if (op.kind == OpKind::For) return emitLoop(sc, op, origin);
         Op copy;
@@ -58,13 +67,15 @@ private:
         copy.parent = origin ? origin->parent : op.parent;
         copy.operands.reserve(op.operands.size());
         for (ValueId v : op.operands) copy.operands.push_back(sc.map[v]);
-        if (op.kind == OpKind::View && op.operands.size() > 1) {
+        if (hasAffineOffsets(op)) { // view, tload, tstore
+            const size_t base = *affineOperandBase(op.kind);
             std::vector<int64_t> ivs;
-            for (size_t k = 1; k < op.operands.size(); ++k) ivs.push_back(*sc.iv[op.operands[k]]);
-            copy.attrs.set("offsets", affineViewOffsets(op, ivs));
+            for (size_t k = base; k < op.operands.size(); ++k)
+                ivs.push_back(*sc.iv[op.operands[k]]);
+            copy.attrs.set(affineOffsetAttr(op.kind), affineViewOffsets(op, ivs));
             copy.attrs.erase("iv_strides");
             copy.attrs.erase("clip"); // the tail iteration's sizes are cut already
-            copy.operands.resize(1);
+            copy.operands.resize(base);
         }
         if (origin && !isDirective(op.kind)) {
             copy.attrs.set("loop", origin->loop);
@@ -73,7 +84,10 @@ private:
         const bool hasResult = op.result != kNoId;
         OpId id = m_out.addOp(std::move(copy), hasResult ? &sc.f.type(op.result) : nullptr,
                               hasResult ? sc.f.value(op.result).name : std::string());
-        if (hasResult) sc.map[op.result] = m_out.op(id).result;
+        if (hasResult) {
+            sc.map[op.result] = m_out.op(id).result;
+            keepRegion(sc.f.value(op.result), m_out.value(m_out.op(id).result));
+        }
         for (ValueId r : op.results) { // a call left in a body (inline-calls runs first)
             Value v;
             v.type = sc.f.type(r);

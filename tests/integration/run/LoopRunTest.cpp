@@ -101,6 +101,21 @@ TEST(LoopRun, AHugeTripCountIsABudgetErrorBeforeUnrolling) {
         << r.err;
 }
 
+TEST(LoopRun, ATileLevelLoopRunsLikeItsHandUnrolledTwin) {
+    test::TempDir dir("pto-tile-loop");
+    auto run = [&](const std::string& name) {
+        return test::runCommand(fmt::format("{} run {} -o {}", PTO_CLI,
+                                            test::shellQuote(program(name)),
+                                            test::shellQuote((dir / (name + ".db")).string())));
+    };
+    auto loop = run("tile_loop");
+    auto flat = run("tile_loop_unrolled");
+    ASSERT_EQ(loop.exitCode, 0) << loop.out << loop.err;
+    ASSERT_EQ(flat.exitCode, 0) << flat.out << flat.err;
+    EXPECT_EQ(cyclesOf(loop.out), cyclesOf(flat.out)) << loop.out << "\n---\n" << flat.out;
+    EXPECT_NE(cyclesOf(loop.out), "(none)");
+}
+
 // --- trip counts bound when the program runs (--bind) ----------------------------------------
 
 test::ProcessResult runBound(const std::string& name, const std::string& extra,
