@@ -138,6 +138,14 @@ void recordCompileOptions(tracedb::TraceWriter& writer, const CompileOptions& op
                                options.tilesPerTask, options.doubleBuffer, fault));
 }
 
+void recordBinds(tracedb::TraceWriter& writer, std::span<const ScalarBind> binds) {
+    if (binds.empty()) return;
+    std::string text;
+    for (const ScalarBind& b : binds)
+        text += fmt::format("{}{}={}", text.empty() ? "" : " ", b.name, b.value);
+    writer.setMeta("binds", text);
+}
+
 namespace {
 
 // What the shared memory system carried, for the profiler's GM roof (docs/TRACE_SCHEMA.md).
@@ -167,6 +175,7 @@ RunResult runProgram(const RunOptions& options) {
     if (writer) {
         recordArchMeta(*writer, r.arch, "pto run");
         recordCompileOptions(*writer, compile);
+        recordBinds(*writer, options.binds);
     }
 
     checkRunBudget(r.state, compile.budget, numerics); // before the simulator allocates

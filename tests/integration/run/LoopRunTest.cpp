@@ -188,6 +188,15 @@ TEST(LoopBind, BadBindsAreErrors) {
     EXPECT_NE(word.err.find("'x' is not an integer"), std::string::npos) << word.err;
 }
 
+TEST(LoopBind, WhatIfReRunsWithTheRecordedBinds) {
+    test::TempDir dir("pto-loop-bind-whatif");
+    auto run = runBound("loop_bound", "--bind t=3", dir, "run");
+    ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+    auto w = test::runCommand(fmt::format("{} whatif {} --set hbm.bandwidth=2x", PTO_CLI,
+                                          test::shellQuote((dir / "run.db").string())));
+    EXPECT_EQ(w.exitCode, 0) << w.out << w.err;
+}
+
 TEST(LoopBind, CompileBindsToo) {
     test::TempDir dir("pto-loop-bind-compile");
     auto r = test::runCommand(fmt::format("{} compile {} --bind t=2 --print-after verify", PTO_CLI,
