@@ -4,6 +4,7 @@
 
 #include "compiler/FaultInjection.h"
 #include "compiler/ResourceBudget.h"
+#include "compiler/ir/BindScalars.h"
 
 #include <CLI/CLI.hpp>
 
@@ -28,6 +29,9 @@ void registerDiff(CLI::App& app, Action& action);
 void addFaultOption(CLI::App* cmd, FaultSpec& fault, const std::string& help);
 inline constexpr const char* kFaultHelp =
     "debug: plant a defect (drop-sync, shift-tile-offset, truncate-cast, reuse-live-buffer)[:N]";
+// --bind NAME=N (compiler/ir/BindScalars.h), repeatable, for compile, run and diff: the entry's
+// index arguments; a bad value is a CLI::ValidationError (exit 2). cli/BindOption.cpp.
+void addBindOption(CLI::App* cmd, std::vector<ScalarBind>& binds);
 // --max-tile-ops, --max-instrs, --max-gm and --max-memory (compiler/ResourceBudget.h) for
 // every command that compiles or simulates; a bad value is a CLI::ValidationError (exit 2).
 void addBudgetOptions(CLI::App* cmd, ResourceBudget& budget);

@@ -24,6 +24,7 @@ struct CompileArgs {
     int tilesPerTask = 0;
     FaultSpec fault; // debug: --fault
     ResourceBudget budget;
+    std::vector<ScalarBind> binds;
 };
 
 void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
@@ -55,7 +56,7 @@ void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
 
 int runCompile(const CompileArgs& args) {
     setActivity(fmt::format("compiling {}", args.input));
-    CompileState state = loadProgram(args.input, args.entry);
+    CompileState state = loadProgram(args.input, args.entry, args.binds);
     CompileOptions options;
     options.budget = args.budget;
     options.doubleBuffer = !args.noDoubleBuffer;
@@ -91,6 +92,7 @@ void registerCompile(CLI::App& app, Action& action) {
     cmd->add_flag("--no-double-buffer", args->noDoubleBuffer,
                   "allocate one buffer per role instead of two");
     addFaultOption(cmd, args->fault, kFaultHelp);
+    addBindOption(cmd, args->binds);
     cmd->add_option("--tiles-per-task", args->tilesPerTask,
                     "tile chains per task (default: spread over all cores)")
         ->check(CLI::NonNegativeNumber);

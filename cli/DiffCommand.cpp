@@ -26,6 +26,7 @@ struct DiffArgs {
     std::vector<std::string> inputs;
     std::optional<uint64_t> seed;
     FaultSpec fault;
+    std::vector<ScalarBind> binds;
     std::string output;
     std::optional<double> rtol;
     std::optional<double> atol;
@@ -88,6 +89,7 @@ int diffBisect(const DiffArgs& a) {
     o.inputFiles = a.inputs;
     if (a.seed) o.seed = *a.seed;
     o.fault = a.fault;
+    o.binds = a.binds;
     o.tracePath = a.output;
     o.policy = policyOf(a);
     o.budget = a.budget;
@@ -138,6 +140,7 @@ void registerDiff(CLI::App& app, Action& action) {
                     "seed of random inputs for --bisect (default 1; drawn per argument role as pto "
                     "run --seed does)")
         ->excludes(inputs);
+    addBindOption(cmd, args->binds);
     addFaultOption(cmd, args->fault,
                    "plant a defect for --bisect: drop-sync, shift-tile-offset, truncate-cast or "
                    "reuse-live-buffer, optionally :N (the N-th candidate)");

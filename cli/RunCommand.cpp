@@ -113,6 +113,7 @@ void registerRun(CLI::App& app, Action& action) {
     cmd->add_flag("--no-double-buffer", args->noDoubleBuffer,
                   "allocate one buffer per role instead of two");
     addFaultOption(cmd, o.compile.fault, kFaultHelp);
+    addBindOption(cmd, o.binds);
     cmd->add_option("--tiles-per-task", o.compile.tilesPerTask, "tile chains per task")
         ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--json", args->json, "machine-readable summary");

@@ -39,7 +39,7 @@ void runUnrollLoops(CompileState& s, const CompileOptions& o) {
                                       "use fewer iterations or raise the limit with "
                                       "--max-tile-ops",
                                       n.ops, o.budget.maxTileOps));
-    unrollLoops(s.tensor);
+    unrollLoops(s.tensor, s.file);
 }
 void runDecompose(CompileState& s, const CompileOptions&) {
     decomposeComposites(s.tensor);

@@ -3,6 +3,7 @@
 
 #include "compiler/CompileState.h"
 #include "compiler/PassManager.h"
+#include "compiler/ir/BindScalars.h"
 
 #include <span>
 #include <string>
@@ -18,13 +19,18 @@ class TraceWriter;
 // `.pto` file at Tensor level starts the lowering at the top; one written at Tile level starts
 // at the Tile passes; a `.ptoasm` PTO listing is complete already (state.kind == Pto).
 // Throws CompileError (with file:line:col) for unreadable files and malformed programs.
-CompileState loadProgram(const std::string& path, const std::string& entry = {});
+// `binds` give the entry's index arguments their numbers (`--bind t=37`): the entry is
+// specialised as it is loaded, so every stage sees the numbers (compiler/ir/BindScalars.h);
+// an index argument left unbound is an error.
+CompileState loadProgram(const std::string& path, const std::string& entry = {},
+                         std::span<const ScalarBind> binds = {});
 // The same from text already in memory.
 CompileState loadProgramText(const std::string& text, const std::string& file,
-                             const std::string& entry = {});
+                             const std::string& entry = {}, std::span<const ScalarBind> binds = {});
 
 // Selects the entry function of a module already built (e.g. by the C++ builder API).
-CompileState loadModule(Module module, const std::string& entry = {});
+CompileState loadModule(Module module, const std::string& entry = {},
+                        std::span<const ScalarBind> binds = {});
 
 // Parses a PTO listing (hand-written kernels and tasks) into a state at the PTO level.
 CompileState loadPtoListing(const std::string& text, const std::string& file);

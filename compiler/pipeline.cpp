@@ -7,6 +7,7 @@
 #include "compiler/StageRecorder.h"
 #include "compiler/ir/Parser.h"
 #include "compiler/ir/PtoParser.h"
+#include "compiler/passes/UnrollLoops.h"
 
 #include <fmt/format.h>
 
@@ -42,11 +43,12 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
 }
 
 CompileState loadProgramText(const std::string& text, const std::string& file,
-                             const std::string& entry) {
-    return loadModule(parseModule(text, file), entry);
+                             const std::string& entry, std::span<const ScalarBind> binds) {
+    return loadModule(parseModule(text, file), entry, binds);
 }
 
-CompileState loadModule(Module module, const std::string& entry) {
+CompileState loadModule(Module module, const std::string& entry,
+                        std::span<const ScalarBind> binds) {
     const std::string& file = module.file;
     const Function* fn = nullptr;
     if (entry.empty()) {
@@ -64,9 +66,13 @@ CompileState loadModule(Module module, const std::string& entry) {
     state.file = module.file;
     state.source = module.source;
     state.tensor = *fn;
+    bindScalars(state.tensor, binds, file);
     state.functions = module.functions;
     if (fn->level == Level::Tile) { // hand-written Tile IR: lowering starts at the Tile passes
-        state.tile = *fn;
+        state.tile = state.tensor;
+        // Its loops are unrolled as it is loaded (the Tile passes see straight-line IR, like
+        // a Tensor program's after unroll-loops); state.tensor keeps them as written.
+        unrollLoops(state.tile, file);
         state.kind = StageKind::Tile;
     }
     return state;
@@ -98,13 +104,20 @@ std::vector<ProgramInput> programInputs(const CompileState& state) {
     return inputs;
 }
 
-CompileState loadProgram(const std::string& path, const std::string& entry) {
+CompileState loadProgram(const std::string& path, const std::string& entry,
+                         std::span<const ScalarBind> binds) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw CompileError(path, {}, fmt::format("cannot open: {}", std::strerror(errno)));
     std::ostringstream text;
     text << in.rdbuf();
-    if (isPtoListingPath(path)) return loadPtoListing(text.str(), path);
-    return loadProgramText(text.str(), path, entry);
+    if (isPtoListingPath(path)) {
+        if (!binds.empty())
+            throw CompileError(path, {},
+                               "--bind gives numbers to a .pto program's index "
+                               "arguments; a PTO listing has none");
+        return loadPtoListing(text.str(), path);
+    }
+    return loadProgramText(text.str(), path, entry, binds);
 }
 
 } // namespace pto

@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <regex>
 #include <unordered_map>
 
@@ -26,17 +27,24 @@ struct Snapshot {
     std::string pass;
     StageKind kind = StageKind::Tensor;
     std::optional<Function> fn; // Tensor and Tile stages
+    // The module's functions, for the calls of a Tensor stage before inline-calls.
+    std::shared_ptr<const std::vector<Function>> functions;
 };
 
 class SnapshotRecorder : public StageObserver {
 public:
     void onStage(const StageEvent& e) override {
-        Snapshot s{e.ordinal, std::string(e.pass), e.kind, std::nullopt};
+        Snapshot s{e.ordinal, std::string(e.pass), e.kind, std::nullopt, nullptr};
         if (e.kind == StageKind::Tensor) s.fn = e.state.tensor;
+        if (!m_functions) m_functions = std::make_shared<std::vector<Function>>(e.state.functions);
+        s.functions = m_functions;
         if (e.kind == StageKind::Tile) s.fn = e.state.tile;
         snapshots.push_back(std::move(s));
     }
     std::vector<Snapshot> snapshots;
+
+private:
+    std::shared_ptr<const std::vector<Function>> m_functions;
 };
 
 std::string levelOf(StageKind k) {
@@ -47,8 +55,11 @@ std::string levelOf(StageKind k) {
 std::optional<EvalResult> evaluate(const Snapshot& s, std::span<const TensorData> inputs,
                                    StageResult& out) {
     try {
-        EvalResult r = s.kind == StageKind::Tensor ? evaluateTensor(*s.fn, inputs, true)
-                                                   : evaluateTile(*s.fn, inputs, true);
+        EvalResult r = s.kind == StageKind::Tensor
+                           ? evaluateTensor(*s.fn, inputs, true,
+                                            s.functions ? std::span<const Function>(*s.functions)
+                                                        : std::span<const Function>())
+                           : evaluateTile(*s.fn, inputs, true);
         out.evaluated = true;
         return r;
     } catch (const CompileError& e) {
@@ -312,7 +323,7 @@ std::string coreText(const Divergence& d) {
 
 BisectReport bisectProgram(const BisectOptions& o) {
     const sim::ArchConfig arch = loadArchConfig(o.archFile, o.archOverrides);
-    CompileState state = loadProgram(o.program, o.entry);
+    CompileState state = loadProgram(o.program, o.entry, o.binds);
     RunOptions ro;
     ro.inputFiles = o.inputFiles;
     ro.seed = o.seed;

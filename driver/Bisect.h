@@ -28,6 +28,7 @@
 
 #include "compiler/FaultInjection.h"
 #include "compiler/ResourceBudget.h"
+#include "compiler/ir/BindScalars.h"
 #include "compiler/ir/Diagnostics.h"
 #include "compiler/ir/Hardware.h"
 #include "validate/TensorCompare.h"
@@ -44,6 +45,7 @@ namespace pto {
 struct BisectOptions {
     std::string program; // .pto path
     std::string entry;
+    std::vector<ScalarBind> binds;       // the entry's index arguments (--bind)
     std::vector<std::string> inputFiles; // one .npy per argument; empty = random
     uint64_t seed = 1;
     FaultSpec fault;

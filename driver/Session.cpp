@@ -138,6 +138,14 @@ void recordCompileOptions(tracedb::TraceWriter& writer, const CompileOptions& op
                                options.tilesPerTask, options.doubleBuffer, fault));
 }
 
+void recordBinds(tracedb::TraceWriter& writer, std::span<const ScalarBind> binds) {
+    if (binds.empty()) return;
+    std::string text;
+    for (const ScalarBind& b : binds)
+        text += fmt::format("{}{}={}", text.empty() ? "" : " ", b.name, b.value);
+    writer.setMeta("binds", text);
+}
+
 namespace {
 
 // What the shared memory system carried, for the profiler's GM roof (docs/TRACE_SCHEMA.md).
@@ -157,7 +165,7 @@ RunResult runProgram(const RunOptions& options) {
     };
     RunResult r;
     r.arch = loadArchConfig(options.archFile, options.archOverrides);
-    r.state = loadProgram(options.program, options.entry);
+    r.state = loadProgram(options.program, options.entry, options.binds);
     const bool numerics = !options.sim.timingOnly;
     if (r.state.kind == StageKind::Pto) checkRunBudget(r.state, options.compile.budget, numerics);
     r.inputs = prepareInputs(r.state, options);
@@ -171,6 +179,7 @@ RunResult runProgram(const RunOptions& options) {
     if (writer) {
         recordArchMeta(*writer, r.arch, "pto run");
         recordCompileOptions(*writer, compile);
+        recordBinds(*writer, options.binds);
     }
 
     checkRunBudget(r.state, compile.budget, numerics); // before the simulator allocates

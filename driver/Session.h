@@ -18,6 +18,7 @@ namespace pto {
 struct RunOptions {
     std::string program;                    // .pto path
     std::string entry;                      // function; default @main or the last
+    std::vector<ScalarBind> binds;          // --bind: the entry's index arguments
     std::vector<std::string> inputFiles;    // .npy per argument, in order; empty = random
     uint64_t seed = 1;                      // for random inputs (argument i uses seed + i)
     std::string archFile;                   // empty = the embedded 910B-like default
@@ -70,6 +71,9 @@ void recordArchMeta(tracedb::TraceWriter& writer, const sim::ArchConfig& arch,
 // {"tiles_per_task": N, "double_buffer": bool, "fault": "KIND:N" or null}, so a what-if can
 // compile it the same way.
 void recordCompileOptions(tracedb::TraceWriter& writer, const CompileOptions& options);
+// Meta `binds` ("t=37 n=4", the run's --bind values) when there are any, so what-if re-runs the
+// program with the same numbers.
+void recordBinds(tracedb::TraceWriter& writer, std::span<const ScalarBind> binds);
 
 // Stores a run's inputs and outputs in the trace's tensor table (role input/output, value id
 // = the Tensor-level argument/result); the data of tensors over `maxBytes` is left out.

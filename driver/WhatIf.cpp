@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <unistd.h>
 
@@ -126,6 +127,8 @@ RunOptions rerunOptions(const tracedb::TraceReader& reader, const fs::path& dir,
     o.program = (dir / (name.empty() ? "program.pto" : name)).string();
     std::ofstream(o.program) << *text;
     o.entry = reader.meta("entry").value_or("");
+    std::istringstream binds(reader.meta("binds").value_or(""));
+    for (std::string bind; binds >> bind;) o.binds.push_back(parseScalarBind(bind));
     o.archOverrides = recordedArch(reader.meta("arch_config").value_or(""), notes);
     o.archOverrides.insert(o.archOverrides.end(), options.overrides.begin(),
                            options.overrides.end());

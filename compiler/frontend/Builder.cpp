@@ -1,6 +1,7 @@
 // The C++ builder API: ops appended with shape inference, errors at the caller's line.
 #include "compiler/frontend/Builder.h"
 
+#include "compiler/ir/Printer.h"
 #include "compiler/ir/ShapeInference.h"
 #include "compiler/ir/Verifier.h"
 
@@ -350,6 +351,53 @@ ValueRef FunctionBuilder::fill(const Type& type, double value, Loc loc) {
     PTO_BUILDER_##form(kind, builder)
 #include "compiler/ir/Ops.def"
 #undef PTO_OP
+
+std::vector<ValueRef> FunctionBuilder::call(const std::string& callee,
+                                            const std::vector<ValueRef>& args, Loc loc) {
+    ModuleBuilder::State& s = m_builder->state(m_index, loc);
+    if (s.returned) ModuleBuilder::fail(loc, fmt::format("@{}: 'call' after ret()", s.f.name));
+    const ModuleBuilder::State* g = nullptr;
+    for (const auto& other : m_builder->m_functions)
+        if (other->f.name == callee) g = other.get();
+    if (!g) ModuleBuilder::fail(loc, fmt::format("call of unknown function @{}", callee));
+    if (g == &s)
+        ModuleBuilder::fail(loc, fmt::format("call @{}: a function may not call itself", callee));
+    if (!g->returned)
+        ModuleBuilder::fail(loc, fmt::format("call @{}: @{} has not called ret() yet (build the "
+                                             "callee first)",
+                                             callee, callee));
+    if (args.size() != g->f.args.size())
+        ModuleBuilder::fail(loc, fmt::format("call @{}: passes {} arguments, but @{} takes {}",
+                                             callee, args.size(), callee, g->f.args.size()));
+    Op op;
+    op.kind = OpKind::Call;
+    op.loc = toSourceLoc(loc);
+    op.attrs.set("callee", callee);
+    for (size_t i = 0; i < args.size(); ++i) {
+        const ValueRef& v = args[i];
+        if (v.m_builder != m_builder || v.m_function != m_index || v.m_id == kNoId)
+            ModuleBuilder::fail(loc, fmt::format("call @{}: argument {} is not a value of @{}",
+                                                 callee, i, s.f.name));
+        if (s.f.type(v.m_id) != g->f.type(g->f.args[i]))
+            ModuleBuilder::fail(loc, fmt::format("call @{}: argument {} has type {}, but @{} takes "
+                                                 "{}",
+                                                 callee, i, formatType(s.f.type(v.m_id), s.f.level),
+                                                 callee,
+                                                 formatType(g->f.type(g->f.args[i]), s.f.level)));
+        op.operands.push_back(v.m_id);
+    }
+    const OpId id = s.f.addOp(std::move(op));
+    std::vector<ValueRef> results;
+    for (ValueId r : g->f.results) {
+        Value v;
+        v.type = g->f.type(r);
+        v.def = id;
+        const ValueId nv = s.f.addValue(std::move(v));
+        s.f.op(id).results.push_back(nv);
+        results.push_back(ValueRef(m_builder, m_index, nv));
+    }
+    return results;
+}
 
 void FunctionBuilder::ret(ValueRef value, Loc loc) {
     ret(std::vector<ValueRef>{value}, loc);

@@ -157,6 +157,13 @@ public:
     ValueRef broadcast(ValueRef x, const Shape& shape, Loc loc = Loc::current());
     ValueRef fill(const Type& type, double value, Loc loc = Loc::current());
 
+    // `call @callee(args)`: the callee is a function of this module that has already called
+    // ret() (its signature is then known); argument count and types must match, and the results
+    // take its result types. inline-calls replaces the call by the callee's ops. Loops (`for`)
+    // have no builder form yet: a C++ program unrolls them in its own for statement.
+    std::vector<ValueRef> call(const std::string& callee, const std::vector<ValueRef>& args,
+                               Loc loc = Loc::current());
+
     // The function's results; ends the function.
     void ret(ValueRef value, Loc loc = Loc::current());
     void ret(const std::vector<ValueRef>& values, Loc loc = Loc::current());

@@ -2,10 +2,12 @@
 #include "compiler/interp/TensorInterpreter.h"
 
 #include "compiler/interp/Kernels.h"
+#include "compiler/ir/LoopTail.h"
 #include "compiler/ir/Semantics.h"
 
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 namespace pto {
 namespace {
@@ -423,16 +425,25 @@ TensorData evaluateAffineView(const Function& fn, const Op& op,
 
 // A `for` op: the body runs once per iteration on [i, carried values, captures] and yields the
 // next carried values; the last ones are the loop's results.
-std::vector<TensorData> evaluateLoop(const Op& op, std::span<const TensorData* const> operands) {
+std::vector<TensorData> evaluateLoop(const Op& op, std::span<const TensorData* const> operands,
+                                     std::span<const Function> functions) {
     if (op.body.size() != 1) throw CompileError("", op.loc, "for: needs exactly one body");
     const Function& body = op.body.front();
     const size_t n = loopIterArgCount(op);
     std::vector<TensorData> inputs(1 + operands.size());
     for (size_t i = 0; i < operands.size(); ++i) inputs[1 + i] = *operands[i];
     const int64_t lower = op.attrs.getInt("lower"), step = op.attrs.getInt("step", 1);
+    // A captured induction variable is a rank-0 i32 input; the tail iteration needs its number.
+    std::vector<std::optional<int64_t>> argIvs(inputs.size());
+    for (size_t i = 1; i < inputs.size(); ++i)
+        if (inputs[i].dtype == DType::I32 && inputs[i].shape.rank() == 0)
+            argIvs[i] = readInduction(inputs[i]);
     for (int64_t t = 0, trips = loopTripCount(op); t < trips; ++t) {
         inputs[0] = inductionValue(lower + t * step);
-        EvalResult r = evaluateTensor(body, inputs);
+        argIvs[0] = lower + t * step;
+        std::optional<Function> tail =
+            tailIteration(body, argIvs, "", "iteration " + std::to_string(t));
+        EvalResult r = evaluateTensor(tail ? *tail : body, inputs, false, functions);
         for (size_t k = 0; k < n; ++k) inputs[1 + k] = std::move(r.outputs[k]);
     }
     std::vector<TensorData> results;
@@ -440,12 +451,56 @@ std::vector<TensorData> evaluateLoop(const Op& op, std::span<const TensorData* c
     return results;
 }
 
+// How deep calls may nest (the parser's verifier already rejects recursion).
+constexpr int kMaxCallDepth = 64;
+thread_local int g_callDepth = 0;
+
+// A `call` op: the callee (found by name among `functions`) evaluated on the operands.
+std::vector<TensorData> evaluateCall(const Op& op, std::span<const TensorData* const> operands,
+                                     std::span<const Function> functions) {
+    const std::string callee = op.attrs.getString("callee");
+    const Function* g = nullptr;
+    for (const Function& f : functions)
+        if (f.name == callee) g = &f;
+    if (!g)
+        throw CompileError("", op.loc,
+                           functions.empty()
+                               ? "call @" + callee +
+                                     ": the interpreter was given no functions to call (pass the "
+                                     "module's functions, or interpret after inline-calls)"
+                               : "call of unknown function @" + callee);
+    if (g_callDepth >= kMaxCallDepth)
+        throw CompileError("", op.loc,
+                           "call @" + callee + ": calls nest deeper than " +
+                               std::to_string(kMaxCallDepth) + " (recursion?)");
+    std::vector<TensorData> args;
+    args.reserve(operands.size());
+    for (const TensorData* t : operands) args.push_back(*t);
+    ++g_callDepth;
+    struct Leave {
+        ~Leave() { --g_callDepth; }
+    } leave;
+    EvalResult r = evaluateTensor(*g, args, false, functions);
+    if (r.outputs.size() != op.results.size())
+        throw CompileError("", op.loc,
+                           "call @" + callee + ": @" + callee + " returns " +
+                               std::to_string(r.outputs.size()) + " values, the call names " +
+                               std::to_string(op.results.size()));
+    return std::move(r.outputs);
+}
+
 } // namespace
 
-EvalResult evaluateTensor(const Function& fn, std::span<const TensorData> inputs, bool keepValues) {
+EvalResult evaluateTensor(const Function& fn, std::span<const TensorData> inputs, bool keepValues,
+                          std::span<const Function> functions) {
     if (fn.level != Level::Tensor)
         throw CompileError("", fn.loc,
                            "@" + fn.name + " is a tile-level function; use evaluateTile");
+    if (size_t n = indexArgCount(fn); n > 0)
+        throw CompileError("", fn.loc,
+                           "@" + fn.name + " has " + std::to_string(n) +
+                               " index argument(s) bound when the program runs: bind them "
+                               "first (bindScalars, --bind NAME=N)");
     checkInputs(fn, inputs);
     std::vector<TensorData> values(fn.valueCount());
     std::vector<bool> defined(fn.valueCount(), false);
@@ -470,13 +525,10 @@ EvalResult evaluateTensor(const Function& fn, std::span<const TensorData> inputs
                                        " before it is defined");
             operands.push_back(&values[v]);
         }
-        if (op.kind == OpKind::Call)
-            throw CompileError("", op.loc,
-                               "call @" + op.attrs.getString("callee") +
-                                   ": calls are evaluated after inline-calls (the interpreter "
-                                   "runs one function)");
-        if (op.kind == OpKind::For) {
-            std::vector<TensorData> results = evaluateLoop(op, operands);
+        if (op.kind == OpKind::For || op.kind == OpKind::Call) {
+            std::vector<TensorData> results = op.kind == OpKind::For
+                                                  ? evaluateLoop(op, operands, functions)
+                                                  : evaluateCall(op, operands, functions);
             for (size_t k = 0; k < results.size(); ++k) {
                 defined[op.results[k]] = true;
                 values[op.results[k]] = std::move(results[k]);

@@ -28,8 +28,12 @@ struct EvalResult {
     std::vector<TensorData> values;  // indexed by ValueId, filled when keepValues
 };
 
+// `functions` are the module's functions that `call` ops may name (CompileState::functions):
+// a call evaluates its callee on the call's operands, so a program can be interpreted as
+// parsed, before inline-calls, with the same results bit for bit. Without them a call is an
+// error naming the callee.
 EvalResult evaluateTensor(const Function& fn, std::span<const TensorData> inputs,
-                          bool keepValues = false);
+                          bool keepValues = false, std::span<const Function> functions = {});
 
 // --- Building blocks shared with the Tile interpreter -----------------------------------------
 

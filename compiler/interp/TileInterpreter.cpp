@@ -3,6 +3,8 @@
 
 #include "compiler/interp/Kernels.h"
 
+#include <cstring>
+
 namespace pto {
 namespace {
 
@@ -64,7 +66,10 @@ public:
     }
 
     EvalResult run(std::span<const TensorData> inputs) {
-        for (size_t i = 0; i < inputs.size(); ++i) define(m_fn.args[i], inputs[i], true);
+        // Arguments are GM tensors, except in a loop body: its induction variable and the tiles
+        // it carries or captures.
+        for (size_t i = 0; i < inputs.size(); ++i)
+            define(m_fn.args[i], inputs[i], m_fn.type(m_fn.args[i]).space == MemSpace::GM);
         for (const Op& op : m_fn.ops()) {
             step(op);
             if (!m_keep) release(op);
@@ -119,10 +124,15 @@ private:
         return m_fn.type(op.result);
     }
 
+    // The op's offset; with induction-variable operands, this iteration's (affine) offset.
     std::vector<int64_t> offsetAttr(const Op& op) const {
         std::optional<std::vector<int64_t>> offset = op.attrs.getInts("offset");
         if (!offset) fail(op, "needs an attribute 'offset'");
-        return *offset;
+        if (!hasAffineOffsets(op)) return *offset;
+        std::vector<int64_t> ivs;
+        for (size_t i = *affineOperandBase(op.kind); i < op.operands.size(); ++i)
+            ivs.push_back(ivValue(op, i));
+        return affineViewOffsets(op, ivs);
     }
 
     Region region(const Op& op, const Shape& tile, ValueId container,
@@ -152,14 +162,49 @@ private:
         case OpKind::VecTile:
         case OpKind::CubeTile:
             return;
+        case OpKind::For:
+            return loop(op);
         default:
             return compute(op);
         }
     }
 
+    // A `for`: the body runs once per iteration on [i, carried tiles, captures]. GM tensors
+    // it captures are shared: what its tstores write is read back after every iteration.
+    void loop(const Op& op) {
+        if (op.body.size() != 1) fail(op, "needs exactly one body");
+        const Function& body = op.body.front();
+        const size_t n = loopIterArgCount(op);
+        std::vector<TensorData> inputs(1 + op.operands.size());
+        for (size_t i = 0; i < op.operands.size(); ++i) inputs[1 + i] = operand(op, i);
+        const int64_t lower = op.attrs.getInt("lower"), step = op.attrs.getInt("step", 1);
+        for (int64_t t = 0, trips = loopTripCount(op); t < trips; ++t) {
+            inputs[0] = TensorData(DType::I32, Shape{});
+            const int32_t iv = int32_t(lower + t * step);
+            std::memcpy(inputs[0].data(), &iv, sizeof iv);
+            EvalResult r = evaluateTile(body, inputs, true);
+            for (size_t k = 0; k < n; ++k) inputs[1 + k] = std::move(r.outputs[k]);
+            for (size_t c = n; c < op.operands.size(); ++c)
+                if (m_isGm[op.operands[c]]) inputs[1 + c] = std::move(r.values[body.args[1 + c]]);
+        }
+        for (size_t k = 0; k < n; ++k) define(op.results[k], std::move(inputs[1 + k]), false);
+        for (size_t c = n; c < op.operands.size(); ++c)
+            if (m_isGm[op.operands[c]]) m_values[op.operands[c]] = std::move(inputs[1 + c]);
+    }
+
+    // The number an induction-variable operand holds.
+    int64_t ivValue(const Op& op, size_t i) const {
+        const TensorData& t = operand(op, i);
+        int32_t v = 0;
+        if (t.dtype != DType::I32 || t.bytes.size() < sizeof v)
+            fail(op, "offset operand " + std::to_string(i) + " is not an induction variable");
+        std::memcpy(&v, t.data(), sizeof v);
+        return v;
+    }
+
     // tload %g and tmove %s: the region of operand 0 at `offset`, as the result type.
     void extract(const Op& op, bool fromGm) {
-        expectOperands(op, 1);
+        expectOperands(op, fromGm ? op.operands.size() : 1);
         operand(op, 0);
         const ValueId src = op.operands[0];
         if (fromGm && !m_isGm[src])
@@ -179,7 +224,7 @@ private:
     void move(const Op& op) { extract(op, false); }
 
     void store(const Op& op) {
-        expectOperands(op, 2);
+        if (op.operands.size() < 2) expectOperands(op, 2);
         const TensorData& tile = operand(op, 0);
         operand(op, 1);
         const ValueId gm = op.operands[1];

@@ -74,8 +74,30 @@ int64_t loopTripCount(const Op& op) {
     return (upper - lower + step - 1) / step;
 }
 
+std::optional<size_t> affineOperandBase(OpKind kind) {
+    switch (kind) {
+    case OpKind::View:
+    case OpKind::TLoad:
+        return 1;
+    case OpKind::TStore:
+        return 2;
+    default:
+        return std::nullopt;
+    }
+}
+
+std::string_view affineOffsetAttr(OpKind kind) {
+    return kind == OpKind::View ? "offsets" : "offset";
+}
+
+bool hasAffineOffsets(const Op& op) {
+    std::optional<size_t> base = affineOperandBase(op.kind);
+    return base && op.operands.size() > *base;
+}
+
 std::vector<int64_t> affineViewOffsets(const Op& op, std::span<const int64_t> ivValues) {
-    std::vector<int64_t> offsets = op.attrs.getInts("offsets").value_or(std::vector<int64_t>{});
+    std::vector<int64_t> offsets =
+        op.attrs.getInts(affineOffsetAttr(op.kind)).value_or(std::vector<int64_t>{});
     std::vector<int64_t> strides = op.attrs.getInts("iv_strides").value_or(std::vector<int64_t>{});
     const size_t rank = offsets.size();
     for (size_t k = 0; k < ivValues.size(); ++k)

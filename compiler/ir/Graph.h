@@ -22,6 +22,7 @@
 #include "compiler/ir/Shape.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ struct Type {
     DType dtype = DType::F32;
     Shape shape;
     MemSpace space = MemSpace::None; // None at Tensor level
+    // A function argument of type `index`: a scalar integer bound when the program runs
+    // (`--bind`), usable only as a loop's upper bound (dtype i32, rank 0). BindScalars.h.
+    bool index = false;
 
     bool isTile() const { return space != MemSpace::None && space != MemSpace::GM; }
     int64_t bytes() const { return shape.numel() * dtypeSize(dtype); }
@@ -119,7 +123,8 @@ private:
 //   body.results = the values of `yield` (one per iter_arg, same types)
 //   op.operands  = [initial values of the iter_args..., captured outer values...]
 //   op.results   = the final iter_args (one per iter_arg, same types)
-//   op.attrs     = {lower, upper, step [, name]}
+//   op.attrs     = {lower, upper, step [, name]}; before binding, a trip count given by an
+//                  index argument of the function is upper_arg = "t" (no upper)
 // A capture is an outer value the body uses; it appears in the body as an argument of the same
 // name and type. The induction variable may only appear as an operand of `view`, whose offsets
 // are then affine in it (ShapeInference.h, "affine view offsets").
@@ -132,8 +137,18 @@ int64_t loopTripCount(const Op& op);
 
 // The offsets of a `view` whose offsets are affine in induction variables (operands 1..,
 // coefficients in the attribute iv_strides, one row of rank entries per variable) when the
-// variables hold `ivValues`: offsets[d] + sum_k iv_strides[k][d] * ivValues[k].
+// variables hold `ivValues`: offsets[d] + sum_k iv_strides[k][d] * ivValues[k]. The same for
+// a Tile-level `tload` (variables from operand 1) or `tstore` (from operand 2), whose
+// attribute is `offset`.
 std::vector<int64_t> affineViewOffsets(const Op& op, std::span<const int64_t> ivValues);
+
+// Ops whose offsets may be affine in induction variables: view, tload, tstore. The index of
+// their first induction-variable operand (what they take without one), or nullopt for others.
+std::optional<size_t> affineOperandBase(OpKind kind);
+// The attribute holding those offsets: "offsets" (view) or "offset" (tload, tstore).
+std::string_view affineOffsetAttr(OpKind kind);
+// Whether `op` has induction-variable operands.
+bool hasAffineOffsets(const Op& op);
 
 // A parsed .pto file: its path, its text, and its functions (the entry is the last one
 // unless a function is named @main).

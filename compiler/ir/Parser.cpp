@@ -118,6 +118,8 @@ private:
     void defineResults(FunctionState& s, OpId id, const ResultNames& results,
                        const std::vector<Type>& types, std::string_view what);
     int64_t parseLoopBound(std::string_view what);
+    std::string parseIndexBound(const FunctionState& s);
+    Type parseIndexType();
     void parseAffineOffsets(FunctionState& s, Op& op);
     void parseAffineExpr(FunctionState& s, std::vector<ValueId>& ivs,
                          std::vector<std::map<size_t, int64_t>>& coeffs, int64_t& constant);
@@ -251,7 +253,7 @@ void Parser::parseSignature(FunctionState& s) {
         while (true) {
             Token name = expect(TokKind::ValueName, "an argument such as %x");
             expect(TokKind::Colon, fmt::format("':' and a type after argument %{}", name.text));
-            Type t = parseType(s.f.level);
+            Type t = m_tok.isIdent("index") ? parseIndexType() : parseType(s.f.level);
             ValueId v = s.f.addArg(t, std::string(name.text));
             defineName(s, name, v);
             if (accept(TokKind::Comma)) continue;
@@ -505,8 +507,9 @@ void Parser::parseOperands(FunctionState& s, OpKind& kind, Op& op) {
             fail(m_tok.loc, fmt::format("too many operands: '{}' takes 2", opName(written)));
         return;
     }
-    if (lo == hi || kind == OpKind::View) { // a view's induction variables come from offsets
-        parseFixedOperands(s, kind, op, kind == OpKind::View ? 1 : lo);
+    // The induction variables of view/tload/tstore come from their offsets, not the operands.
+    if (std::optional<size_t> base = affineOperandBase(kind); lo == hi || base) {
+        parseFixedOperands(s, kind, op, base ? int(*base) : lo);
         return;
     }
     SourceLoc extra;
@@ -554,6 +557,11 @@ ValueId Parser::parseOperand(FunctionState& s) {
         }
         if (v == NameIndex::kNone)
             fail(m_tok.loc, fmt::format("use of undefined value %{}", m_tok.text));
+        if (s.f.type(v).index)
+            fail(m_tok.loc, fmt::format("%{} is an index argument (a number bound when the "
+                                        "program runs); it may only be a loop's upper bound, as "
+                                        "in 'for %i = 0 to %{}'",
+                                        m_tok.text, m_tok.text));
         advance();
         return v;
     }
@@ -627,8 +635,8 @@ void Parser::parseAttrDict(OpKind kind, Level level, Attrs& attrs, FunctionState
         bool isKnown = std::find(known.begin(), known.end(), name.text) != known.end() ||
                        (name.text == "vec_tile" && !isDirective(kind)) ||
                        ((name.text == "loop" || name.text == "iter") && !isDirective(kind));
-        if (kind == OpKind::View && name.text == "offsets" && s && op && !attrs.has("offsets") &&
-            accept(TokKind::Equal)) {
+        if (affineOperandBase(kind) && name.text == affineOffsetAttr(kind) && s && op &&
+            !attrs.has(name.text) && accept(TokKind::Equal)) {
             parseAffineOffsets(*s, *op);
             if (accept(TokKind::Comma)) continue;
             expect(TokKind::RBrace, "',' or '}' in the attribute list");
@@ -747,6 +755,32 @@ int64_t Parser::parseLoopBound(std::string_view what) {
     return t.intValue;
 }
 
+// `to %t`: the name of an index argument of the function (the loop's body reaches it through
+// every enclosing scope, without a capture: it is no value of the body).
+std::string Parser::parseIndexBound(const FunctionState& s) {
+    Token t = take();
+    const FunctionState* top = &s;
+    while (top->outer) top = top->outer;
+    ValueId v = top->byName.find(t.text);
+    if (v == NameIndex::kNone || !top->f.type(v).index) {
+        if (!visibleDefinition(s, t.text))
+            fail(t.loc, fmt::format("use of undefined value %{} as the upper bound", t.text));
+        fail(t.loc, fmt::format("the upper bound %{} is not an index argument: a trip count "
+                                "bound when the program runs is an argument of the function "
+                                "declared '%{}: index'",
+                                t.text, t.text));
+    }
+    return std::string(t.text);
+}
+
+// `index`: the type of a scalar argument bound when the program runs.
+Type Parser::parseIndexType() {
+    advance();
+    Type t{DType::I32, Shape{}, MemSpace::None};
+    t.index = true;
+    return t;
+}
+
 // for ["name"] %i = LO to HI [step S] [iter_args(%a = %a0, ...)] [suffix] { ... [yield ...] }
 void Parser::parseFor(FunctionState& s, const ResultNames& results) {
     Token forTok = take();
@@ -760,14 +794,19 @@ void Parser::parseFor(FunctionState& s, const ResultNames& results) {
     int64_t lower = parseLoopBound("lower bound");
     if (!m_tok.isIdent("to")) failExpected("'to' and the upper bound");
     advance();
-    int64_t upper = parseLoopBound("upper bound");
+    std::optional<int64_t> upper;
+    if (m_tok.is(TokKind::ValueName)) {
+        op.attrs.set("upper_arg", parseIndexBound(s));
+    } else {
+        upper = parseLoopBound("upper bound");
+    }
     int64_t step = 1;
     if (m_tok.isIdent("step")) {
         advance();
         step = parseLoopBound("step");
     }
     op.attrs.set("lower", lower);
-    op.attrs.set("upper", upper);
+    if (upper) op.attrs.set("upper", *upper);
     op.attrs.set("step", step);
     if (!name.empty()) op.attrs.set("name", name);
 
@@ -832,6 +871,12 @@ void Parser::parseCall(FunctionState& s, const ResultNames& results) {
                                            callee.text, hint));
     }
     const Signature& sig = it->second;
+    for (size_t i = 0; i < sig.args.size(); ++i)
+        if (sig.args[i].index)
+            fail(callee.loc, fmt::format("call @{}: @{} takes index argument {}, bound when the "
+                                         "program runs; only the entry function may take index "
+                                         "arguments",
+                                         callee.text, callee.text, i));
     Op op;
     op.kind = OpKind::Call;
     op.loc = callTok.loc;
@@ -903,7 +948,7 @@ void Parser::parseAffineOffsets(FunctionState& s, Op& op) {
             break;
         }
     }
-    op.attrs.set("offsets", constants);
+    op.attrs.set(affineOffsetAttr(op.kind), constants);
     if (ivs.empty()) return;
     std::vector<int64_t> strides(ivs.size() * constants.size(), 0);
     for (size_t d = 0; d < coeffs.size(); ++d)

@@ -160,6 +160,7 @@ void appendFunction(std::string& out, const Function& f, PrintOptions options) {
 } // namespace
 
 std::string formatType(const Type& type, Level level) {
+    if (type.index) return "index";
     std::string body;
     for (int64_t d : type.shape.dims()) body += fmt::format("{}x", d);
     body += dtypeName(type.dtype);
@@ -288,11 +289,12 @@ std::string resultsPrefix(const Function& f, const Op& op, const NameTable& name
 }
 
 // One induction-variable offset: "%i * 256 + 64", "%i", "64".
-std::string affineOffset(const Function& f, const Op& op, const NameTable& names, size_t dim,
-                         int64_t constant, const std::vector<int64_t>& strides, size_t rank) {
+std::string affineOffset(const Function& f, const Op& op, const NameTable& names, size_t base,
+                         size_t dim, int64_t constant, const std::vector<int64_t>& strides,
+                         size_t rank) {
     std::string out;
-    for (size_t k = 1; k < op.operands.size(); ++k) {
-        size_t at = (k - 1) * rank + dim;
+    for (size_t k = base; k < op.operands.size(); ++k) {
+        size_t at = (k - base) * rank + dim;
         int64_t c = at < strides.size() ? strides[at] : 0;
         if (c == 0) continue;
         if (!out.empty()) out += " + ";
@@ -305,16 +307,21 @@ std::string affineOffset(const Function& f, const Op& op, const NameTable& names
     return out;
 }
 
-// A view whose offsets use induction variables: "view %k {offsets = [%j * 256, 0], …}".
+// A view whose offsets use induction variables: "view %k {offsets = [%j * 256, 0], …}"; the
+// same for tload/tstore and their `offset`.
 std::string printAffineView(const Function& f, const Op& op, const NameTable& names) {
-    std::string out = " " + valueRef(names, f, op.operands[0]);
-    std::vector<int64_t> offsets = op.attrs.getInts("offsets").value_or(std::vector<int64_t>{});
+    const size_t base = affineOperandBase(op.kind).value_or(1);
+    const std::string_view key = affineOffsetAttr(op.kind);
+    std::string out;
+    for (size_t i = 0; i < base && i < op.operands.size(); ++i)
+        out += (i ? ", " : " ") + valueRef(names, f, op.operands[i]);
+    std::vector<int64_t> offsets = op.attrs.getInts(key).value_or(std::vector<int64_t>{});
     std::vector<int64_t> strides = op.attrs.getInts("iv_strides").value_or(std::vector<int64_t>{});
     std::string attrs;
     for (const Attr& a : op.attrs.items()) {
         if (a.name == "iv_strides") continue;
         attrs += attrs.empty() ? " {" : ", ";
-        if (a.name != "offsets") {
+        if (a.name != key) {
             Attrs one;
             one.set(a.name, a.value);
             std::string text = formatAttrs(one);
@@ -323,8 +330,9 @@ std::string printAffineView(const Function& f, const Op& op, const NameTable& na
         }
         std::vector<std::string> parts;
         for (size_t d = 0; d < offsets.size(); ++d)
-            parts.push_back(affineOffset(f, op, names, d, offsets[d], strides, offsets.size()));
-        attrs += fmt::format("offsets = [{}]", fmt::join(parts, ", "));
+            parts.push_back(
+                affineOffset(f, op, names, base, d, offsets[d], strides, offsets.size()));
+        attrs += fmt::format("{} = [{}]", key, fmt::join(parts, ", "));
     }
     if (!attrs.empty()) attrs += "}";
     return out + attrs;
@@ -351,8 +359,11 @@ std::string printControl(const Function& f, const Op& op, const NameTable& names
         for (size_t k = 0; k < loopIterArgCount(op) && 1 + k < body->args.size(); ++k)
             iterNames.push_back("%" + std::string(inner[body->args[1 + k]]));
     }
-    out += fmt::format(" {} = {} to {} step {}", iv, op.attrs.getInt("lower"),
-                       op.attrs.getInt("upper"), op.attrs.getInt("step", 1));
+    std::string upper = op.attrs.has("upper_arg")
+                            ? "%" + sanitizeName(op.attrs.getString("upper_arg"))
+                            : std::to_string(op.attrs.getInt("upper"));
+    out += fmt::format(" {} = {} to {} step {}", iv, op.attrs.getInt("lower"), upper,
+                       op.attrs.getInt("step", 1));
     if (loopIterArgCount(op) == 0) return out;
     std::vector<std::string> iters;
     for (size_t k = 0; k < loopIterArgCount(op) && k < op.operands.size(); ++k)
@@ -378,7 +389,7 @@ std::string printOp(const Function& f, const Op& op, const NameTable& names, Pri
         appendDirectiveSizes(out, op);
         constexpr std::string_view kSkip[] = {"sizes"};
         out += formatAttrs(op.attrs, kSkip);
-    } else if (op.kind == OpKind::View && op.operands.size() > 1) {
+    } else if (hasAffineOffsets(op)) {
         out += printAffineView(f, op, names);
     } else {
         for (size_t i = 0; i < op.operands.size(); ++i)

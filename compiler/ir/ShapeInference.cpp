@@ -86,6 +86,8 @@ private:
     Type reshape();
     Type transpose();
     Type view();
+    Shape clippedView(const std::vector<int64_t>& offsets, const std::vector<int64_t>& sizes,
+                      bool affine) const;
     Type concat();
     Type broadcastTo();
     Type fill();
@@ -577,8 +579,11 @@ Type Inference::view() {
         fail(fmt::format("offsets {} and sizes {} need {} entries each (the rank of {})",
                          listStr(offsets), listStr(sizes), in.rank(), shapeStr(in)));
     // Offsets affine in induction variables (operands 1..) are checked per iteration by the
-    // verifier, which knows the loop bounds; here only the sizes.
+    // verifier, which knows the loop bounds; here only the sizes. With `clip` the sizes are the
+    // most the view covers: it is cut at the tensor's end (a loop's partial tail tile), so only
+    // its corner must lie inside; a loop body types it with the full sizes.
     const bool affine = m_in.size() > 1;
+    if (unitAttr("clip")) return finish(result(m_in[0].dtype, clippedView(offsets, sizes, affine)));
     Shape out;
     for (int d = 0; d < in.rank(); ++d) {
         if (sizes[d] <= 0 || sizes[d] > in[d] ||
@@ -590,6 +595,21 @@ Type Inference::view() {
         out.push(sizes[d]);
     }
     return finish(result(m_in[0].dtype, out));
+}
+
+Shape Inference::clippedView(const std::vector<int64_t>& offsets, const std::vector<int64_t>& sizes,
+                             bool affine) const {
+    const Shape& in = m_in[0].shape;
+    Shape out;
+    for (int d = 0; d < in.rank(); ++d) {
+        if (sizes[d] <= 0 || (!affine && (offsets[d] < 0 || offsets[d] >= in[d])))
+            fail(fmt::format("clipped slice offsets {} sizes {} does not start inside {} (dim {}: "
+                             "offset {}, size {} of {})",
+                             listStr(offsets), listStr(sizes), shapeStr(in), d, offsets[d],
+                             sizes[d], in[d]));
+        out.push(affine ? sizes[d] : std::min(sizes[d], in[d] - offsets[d]));
+    }
+    return out;
 }
 
 Type Inference::concat() {
@@ -648,7 +668,8 @@ Type Inference::tload() {
     if (d.dtype != m_in[0].dtype)
         fail(fmt::format("tload keeps the dtype: source {} vs tile {}", dtypeName(m_in[0].dtype),
                          dtypeName(d.dtype)));
-    checkRegion(d.shape, m_in[0].shape);
+    // Offsets affine in induction variables (operands 1..): the verifier checks every iteration.
+    if (m_in.size() == 1) checkRegion(d.shape, m_in[0].shape);
     return d;
 }
 
@@ -668,7 +689,7 @@ Type Inference::tstore() {
         fail(fmt::format("tstore keeps the dtype: tile {} vs destination {} (only an f32/i32 "
                          "accumulator in L0C converts to a float destination)",
                          dtypeName(m_in[0].dtype), dtypeName(m_in[1].dtype)));
-    checkRegion(m_in[0].shape, m_in[1].shape);
+    if (m_in.size() == 2) checkRegion(m_in[0].shape, m_in[1].shape); // else per iteration
     return Type{};
 }
 
@@ -681,7 +702,8 @@ Type Inference::tmove() {
     if (d.dtype != m_in[0].dtype)
         fail(fmt::format("tmove keeps the dtype: source {} vs result {}", dtypeName(m_in[0].dtype),
                          dtypeName(d.dtype)));
-    checkRegion(d.shape, m_in[0].shape);
+    // Offsets affine in induction variables (operands 1..): the verifier checks every iteration.
+    if (m_in.size() == 1) checkRegion(d.shape, m_in[0].shape);
     return d;
 }
 

@@ -49,6 +49,8 @@ private:
     void checkInductionUses(const Op& op) const;
     void checkAffineView(const Op& op) const;
     void checkLoop(const Op& op) const;
+    void checkTileRegionAt(const Op& op, const std::vector<int64_t>& offsets,
+                           const std::string& at) const;
     void checkLoopTypes(const Op& op, const Function& body) const;
     void checkMultiResults(const Op& op);
 
@@ -160,16 +162,17 @@ void FunctionVerifier::checkInductionUses(const Op& op) const {
     for (size_t i = 0; i < op.operands.size(); ++i) {
         auto it = m_ivs.find(op.operands[i]);
         if (it == m_ivs.end()) continue;
-        bool allowed = (op.kind == OpKind::View && i >= 1) ||
-                       (op.kind == OpKind::For && i >= loopIterArgCount(op));
+        std::optional<size_t> base = affineOperandBase(op.kind);
+        bool allowed =
+            (base && i >= *base) || (op.kind == OpKind::For && i >= loopIterArgCount(op));
         if (!allowed)
             fail(op,
                  fmt::format("uses the induction variable %{} as operand {}; it may only appear "
                              "in view offsets (such as {{offsets = [%{} * 256, 0]}})",
                              m_f.value(op.operands[i]).name, i, m_f.value(op.operands[i]).name));
     }
-    if (op.kind == OpKind::View)
-        for (size_t i = 1; i < op.operands.size(); ++i)
+    if (std::optional<size_t> base = affineOperandBase(op.kind))
+        for (size_t i = *base; i < op.operands.size(); ++i)
             if (!m_ivs.count(op.operands[i]))
                 fail(op, fmt::format("offset operand %{} is not the induction variable of an "
                                      "enclosing loop",
@@ -179,28 +182,34 @@ void FunctionVerifier::checkInductionUses(const Op& op) const {
 // Every iteration's view lies inside its tensor: an affine offset takes its extremes at the
 // first or the last value of each induction variable.
 void FunctionVerifier::checkAffineView(const Op& op) const {
-    std::vector<int64_t> offsets = op.attrs.getInts("offsets").value_or(std::vector<int64_t>{});
-    std::vector<int64_t> sizes = op.attrs.getInts("sizes").value_or(std::vector<int64_t>{});
+    const size_t base = affineOperandBase(op.kind).value_or(1);
+    const bool view = op.kind == OpKind::View;
+    std::vector<int64_t> offsets =
+        op.attrs.getInts(affineOffsetAttr(op.kind)).value_or(std::vector<int64_t>{});
+    std::vector<int64_t> sizes =
+        view ? op.attrs.getInts("sizes").value_or(std::vector<int64_t>{}) : offsets;
     std::vector<int64_t> strides = op.attrs.getInts("iv_strides").value_or(std::vector<int64_t>{});
-    const Shape& in = m_f.type(op.operands[0]).shape;
+    const Shape& in = m_f.type(op.operands[base - 1]).shape;
     const size_t rank = size_t(in.rank());
-    const size_t ivCount = op.operands.size() - 1;
+    const size_t ivCount = op.operands.size() - base;
     if (strides.size() != ivCount * rank || offsets.size() != rank || sizes.size() != rank)
         fail(op, fmt::format("iv_strides has {} entries, but {} induction variable(s) over rank {} "
                              "need {}",
                              strides.size(), ivCount, rank, ivCount * rank));
     for (size_t k = 0; k < ivCount; ++k)
-        if (m_ivs.at(op.operands[1 + k]).empty) return; // never runs
+        if (m_ivs.at(op.operands[base + k]).empty) return; // never runs
     NameTable names(m_f);
+    std::vector<int64_t> los, his;
+    std::string firstAt, lastAt;
     for (size_t d = 0; d < rank; ++d) {
         int64_t lo = offsets[d], hi = offsets[d];
         std::string loAt, hiAt;
         for (size_t k = 0; k < ivCount; ++k) {
-            const IvRange& r = m_ivs.at(op.operands[1 + k]);
+            const IvRange& r = m_ivs.at(op.operands[base + k]);
             int64_t c = strides[k * rank + d];
             if (c == 0) continue;
             int64_t a = c * r.first, b = c * r.last;
-            std::string_view iv = names[op.operands[1 + k]];
+            std::string_view iv = names[op.operands[base + k]];
             lo += std::min(a, b);
             hi += std::max(a, b);
             loAt +=
@@ -208,14 +217,43 @@ void FunctionVerifier::checkAffineView(const Op& op) const {
             hiAt +=
                 fmt::format("{}%{} = {}", hiAt.empty() ? "" : ", ", iv, a <= b ? r.last : r.first);
         }
+        los.push_back(lo);
+        his.push_back(hi);
+        if (firstAt.empty()) firstAt = loAt;
+        if (lastAt.empty()) lastAt = hiAt;
+        if (!view) continue;
         if (lo < 0)
             fail(op, fmt::format("the offset of dim {} is {} at {}: a view starts inside its "
                                  "tensor {}",
                                  d, lo, loAt, in.str()));
-        if (hi + sizes[d] > in[d])
+        if (op.attrs.has("clip") && hi >= in[d])
+            fail(op, fmt::format("the clipped view starts past the end of the tensor {} at {} "
+                                 "(dim {}: offset {} >= {})",
+                                 in.str(), hiAt, d, hi, in[d]));
+        if (!op.attrs.has("clip") && hi + sizes[d] > in[d])
             fail(op, fmt::format("the view leaves the tensor {} at {} (dim {}: offset {} + size {} "
                                  "> {})",
                                  in.str(), hiAt, d, hi, sizes[d], in[d]));
+    }
+    if (!view) {
+        checkTileRegionAt(op, los, firstAt);
+        checkTileRegionAt(op, his, lastAt);
+    }
+}
+
+// A tload/tstore with affine offsets: its tile lies inside the tensor at these offsets (the
+// first or the last value of its induction variables).
+void FunctionVerifier::checkTileRegionAt(const Op& op, const std::vector<int64_t>& offsets,
+                                         const std::string& at) const {
+    Op plain = op;
+    plain.operands.resize(affineOperandBase(op.kind).value_or(1));
+    plain.attrs.erase("iv_strides");
+    plain.attrs.set("offset", offsets);
+    const Type* declared = op.result != kNoId ? &m_f.type(op.result) : nullptr;
+    try {
+        inferResultType(m_f, plain.kind, plain.operands, plain.attrs, declared);
+    } catch (const ShapeError& e) {
+        fail(op, fmt::format("at {}: {}", at, e.detail()));
     }
 }
 
@@ -259,12 +297,15 @@ void FunctionVerifier::checkLoopTypes(const Op& op, const Function& body) const 
 
 void FunctionVerifier::checkLoop(const Op& op) const {
     if (op.body.size() != 1) fail(op, "needs exactly one body");
+    // A trip count bound when the program runs (upper_arg) is checked once bound.
+    const bool bound = !op.attrs.has("upper_arg");
     for (std::string_view a : {"lower", "upper", "step"}) {
         const AttrValue* v = op.attrs.find(a);
-        if (!v || !std::holds_alternative<int64_t>(*v))
+        if ((!v && (bound || a != "upper")) || (v && !std::holds_alternative<int64_t>(*v)))
             fail(op, fmt::format("needs an integer attribute '{}'", a));
     }
-    const int64_t lower = op.attrs.getInt("lower"), upper = op.attrs.getInt("upper");
+    const int64_t lower = op.attrs.getInt("lower");
+    const int64_t upper = bound ? op.attrs.getInt("upper") : lower;
     const int64_t step = op.attrs.getInt("step");
     if (step <= 0) fail(op, fmt::format("step {} must be positive", step));
     if (lower < INT32_MIN || upper > INT32_MAX)
@@ -279,7 +320,7 @@ void FunctionVerifier::checkLoop(const Op& op) const {
     checkLoopTypes(op, body);
     const int64_t trips = (upper - lower + step - 1) / step;
     IvRanges inner;
-    inner[body.args[0]] = IvRange{lower, lower + (trips - 1) * step, trips == 0};
+    inner[body.args[0]] = IvRange{lower, lower + (trips - 1) * step, trips == 0 || !bound};
     for (size_t i = loopIterArgCount(op); i < op.operands.size(); ++i)
         if (auto it = m_ivs.find(op.operands[i]); it != m_ivs.end())
             inner[body.args[1 + i]] = it->second;
@@ -289,7 +330,10 @@ void FunctionVerifier::checkLoop(const Op& op) const {
 void FunctionVerifier::checkType(const Op& op) const {
     if (op.kind == OpKind::For) return checkLoop(op);
     if (op.kind == OpKind::Call) return; // against the callee: verifyModule
-    if (op.kind == OpKind::View && op.operands.size() > 1) checkAffineView(op);
+    if (hasAffineOffsets(op)) checkAffineView(op);
+    if (op.kind == OpKind::View && op.operands.size() == 1 && op.attrs.has("clip"))
+        fail(op, "'clip' cuts a view at the tensor's end in a loop's last iterations: it needs "
+                 "offsets that use an induction variable (such as [0, %i * 256])");
     const Type* declared = op.result != kNoId ? &m_f.type(op.result) : nullptr;
     try {
         inferResultType(m_f, op.kind, op.operands, op.attrs, declared);

@@ -1,6 +1,8 @@
 // unroll-loops: copies loop bodies once per iteration (see UnrollLoops.h).
 #include "compiler/passes/UnrollLoops.h"
 
+#include "compiler/ir/LoopTail.h"
+
 #include <fmt/format.h>
 
 #include <optional>
@@ -32,7 +34,7 @@ std::string loopName(const Op& op) {
 
 class Unroller {
 public:
-    explicit Unroller(const Function& src) {
+    Unroller(const Function& src, const std::string& file) : m_file(file) {
         m_out.name = src.name;
         m_out.level = src.level;
         m_out.loc = src.loc;
@@ -40,13 +42,22 @@ public:
 
     Function run(const Function& src) {
         Scope top(src);
-        for (ValueId a : src.args) top.map[a] = m_out.addArg(src.type(a), src.value(a).name);
+        for (ValueId a : src.args) {
+            top.map[a] = m_out.addArg(src.type(a), src.value(a).name);
+            keepRegion(src.value(a), m_out.value(top.map[a]));
+        }
         for (const Op& op : src.ops()) emit(top, op, nullptr);
         for (ValueId r : src.results) m_out.results.push_back(top.map[r]);
         return std::move(m_out);
     }
 
 private:
+    // Tile level: the region of a Tensor-level value a tile covers stays with its copy.
+    static void keepRegion(const Value& from, Value& to) {
+        to.origin = from.origin;
+        to.offset = from.offset;
+    }
+
     void emit(Scope& sc, const Op& op, const Origin* origin) {
         if (op.kind == OpKind::For) return emitLoop(sc, op, origin);
         Op copy;
@@ -56,12 +67,15 @@ private:
         copy.parent = origin ? origin->parent : op.parent;
         copy.operands.reserve(op.operands.size());
         for (ValueId v : op.operands) copy.operands.push_back(sc.map[v]);
-        if (op.kind == OpKind::View && op.operands.size() > 1) {
+        if (hasAffineOffsets(op)) { // view, tload, tstore
+            const size_t base = *affineOperandBase(op.kind);
             std::vector<int64_t> ivs;
-            for (size_t k = 1; k < op.operands.size(); ++k) ivs.push_back(*sc.iv[op.operands[k]]);
-            copy.attrs.set("offsets", affineViewOffsets(op, ivs));
+            for (size_t k = base; k < op.operands.size(); ++k)
+                ivs.push_back(*sc.iv[op.operands[k]]);
+            copy.attrs.set(affineOffsetAttr(op.kind), affineViewOffsets(op, ivs));
             copy.attrs.erase("iv_strides");
-            copy.operands.resize(1);
+            copy.attrs.erase("clip"); // the tail iteration's sizes are cut already
+            copy.operands.resize(base);
         }
         if (origin && !isDirective(op.kind)) {
             copy.attrs.set("loop", origin->loop);
@@ -70,7 +84,10 @@ private:
         const bool hasResult = op.result != kNoId;
         OpId id = m_out.addOp(std::move(copy), hasResult ? &sc.f.type(op.result) : nullptr,
                               hasResult ? sc.f.value(op.result).name : std::string());
-        if (hasResult) sc.map[op.result] = m_out.op(id).result;
+        if (hasResult) {
+            sc.map[op.result] = m_out.op(id).result;
+            keepRegion(sc.f.value(op.result), m_out.value(m_out.op(id).result));
+        }
         for (ValueId r : op.results) { // a call left in a body (inline-calls runs first)
             Value v;
             v.type = sc.f.type(r);
@@ -94,7 +111,13 @@ private:
         for (size_t k = 0; k < n; ++k) carried.push_back(sc.map[op.operands[k]]);
         const int64_t lower = op.attrs.getInt("lower"), step = op.attrs.getInt("step", 1);
         for (int64_t t = 0, trips = loopTripCount(op); t < trips; ++t) {
-            Scope inner(body);
+            std::vector<std::optional<int64_t>> argIvs(body.args.size());
+            argIvs[0] = lower + t * step;
+            for (size_t c = n; c < op.operands.size(); ++c) argIvs[1 + c] = sc.iv[op.operands[c]];
+            std::optional<Function> tail =
+                tailIteration(body, argIvs, m_file, fmt::format("iteration {}", t));
+            const Function& run = tail ? *tail : body;
+            Scope inner(run);
             inner.iv[body.args[0]] = lower + t * step;
             for (size_t k = 0; k < n; ++k) inner.map[body.args[1 + k]] = carried[k];
             for (size_t c = n; c < op.operands.size(); ++c) {
@@ -102,13 +125,14 @@ private:
                 inner.iv[body.args[1 + c]] = sc.iv[op.operands[c]];
             }
             o.iters.back() = t;
-            for (const Op& bop : body.ops()) emit(inner, bop, &o);
-            for (size_t k = 0; k < n; ++k) carried[k] = inner.map[body.results[k]];
+            for (const Op& bop : run.ops()) emit(inner, bop, &o);
+            for (size_t k = 0; k < n; ++k) carried[k] = inner.map[run.results[k]];
         }
         for (size_t k = 0; k < n; ++k) sc.map[op.results[k]] = carried[k];
     }
 
     Function m_out;
+    const std::string& m_file;
 };
 
 int64_t saturatingMul(int64_t a, int64_t b) {
@@ -152,11 +176,11 @@ UnrolledCount countUnrolledOps(const Function& f) {
     return c;
 }
 
-void unrollLoops(Function& f) {
+void unrollLoops(Function& f, const std::string& file) {
     bool any = false;
     for (const Op& op : f.ops()) any = any || op.kind == OpKind::For;
     if (!any) return;
-    f = Unroller(f).run(f);
+    f = Unroller(f, file).run(f);
 }
 
 } // namespace pto

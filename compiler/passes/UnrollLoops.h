@@ -4,6 +4,8 @@
 
 #include "compiler/ir/Graph.h"
 
+#include <string>
+
 namespace pto {
 
 // Tensor → Tensor: each iteration's ops are the body's ops with the induction variable
@@ -13,8 +15,10 @@ namespace pto {
 // copied op keeps the body op's `loc` (its source line) and gets parent = the top-level op it
 // came from (the loop) and the attributes loop = "name" (nested: "outer/inner"; an unnamed
 // loop is called by its position, "for@7:3") and iter = [iteration, …] (0-based, outermost
-// first). Directives keep no such attributes.
-void unrollLoops(Function& f);
+// first). Directives keep no such attributes. An iteration whose `clip` views are cut at the
+// tensor's end (the tail) copies the body retyped for the shorter views (LoopTail.h); errors
+// name `file`.
+void unrollLoops(Function& f, const std::string& file = {});
 
 // The ops `f` has once its loops are unrolled (saturating at INT64_MAX), and the top-level loop
 // contributing most (nullptr when there is none): checked against the budget before unrolling.

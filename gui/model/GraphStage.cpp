@@ -2,6 +2,7 @@
 #include "gui/model/GraphStage.h"
 
 #include "gui/model/CancelToken.h"
+#include "gui/model/LoopLabel.h"
 #include "profiler/Provenance.h"
 #include "profiler/SqlRows.h"
 
@@ -72,7 +73,8 @@ void readNodes(const tracedb::TraceReader& reader, GraphStage& g) {
     Interner intern(g.strings);
     prof::forEachRow(reader,
                      fmt::format("SELECT id, kind, name, dtype, shape, space, core, pipe, "
-                                 "group_id, parent_id, src_line FROM node WHERE stage_id = {} "
+                                 "group_id, parent_id, src_line, attrs FROM node WHERE "
+                                 "stage_id = {} "
                                  "ORDER BY id",
                                  g.stage.id),
                      [&](auto row) {
@@ -88,6 +90,9 @@ void readNodes(const tracedb::TraceReader& reader, GraphStage& g) {
                          n.groupId = intOr(row[8]);
                          n.parentId = intOr(row[9]);
                          n.srcLine = intOr(row[10]);
+                         if (!cellNull(row[11]))
+                             if (std::string loop = loopLabel(cellText(row[11])); !loop.empty())
+                                 n.loop = intern(tracedb::SqlValue(std::move(loop)));
                          g.indexOfId.emplace(n.id, int(g.nodes.size()));
                          g.nodes.push_back(std::move(n));
                      });
@@ -167,6 +172,7 @@ std::string nodeLabel(const GraphStage& stage, const GraphNode& n) {
     for (std::uint16_t part : {n.core, n.pipe})
         if (part) where += (where.empty() ? "" : " ") + stage.text(part);
     if (!where.empty()) label += "\n" + where;
+    if (n.loop) label += "\n" + stage.text(n.loop);
     return label;
 }
 

@@ -23,6 +23,7 @@ struct GraphNode {
     std::int64_t rootOp = -1;   ///< Tile stages: the Tensor op (parsed program) it derives from
     std::int64_t srcLine = -1;
     std::uint16_t kind = 0, dtype = 0, shape = 0, space = 0, core = 0, pipe = 0; ///< strings
+    std::uint16_t loop = 0; ///< string: "kv, iter 7" for an op unrolled from a loop (LoopLabel.h)
     std::string name;
 };
 

@@ -4,6 +4,7 @@
 #include "gui/model/PlainText.h"
 
 #include "gui/model/LinkResolver.h"
+#include "gui/model/LoopLabel.h"
 #include "trace_db/TraceReader.h"
 
 #include <fmt/format.h>
@@ -110,13 +111,15 @@ public:
 
     // instr → tile op → … → tensor op, one row per step, then the source line.
     void provenance(std::int64_t instr, const QStringList& sourceLines) {
+        std::string loop;
+        std::int64_t loopLine = -1;
         each(fmt::format("WITH RECURSIVE chain(step, kind, stage_id, id) AS ("
                          " SELECT 0, 'instr', i.stage_id, i.id FROM instr i WHERE i.id = {}"
                          " UNION ALL SELECT c.step + 1, 'node', p.parent_stage_id, p.parent_id"
                          " FROM chain c JOIN provenance p ON p.kind = c.kind AND"
                          " p.stage_id = c.stage_id AND p.id = c.id WHERE c.step < 64)"
                          " SELECT c.step, st.level, st.name, c.kind, c.id, n.kind, n.name,"
-                         " coalesce(n.src_line, i.src_line) FROM chain c JOIN stage st ON"
+                         " coalesce(n.src_line, i.src_line), n.attrs FROM chain c JOIN stage st ON"
                          " st.id = c.stage_id LEFT JOIN node n ON c.kind = 'node' AND"
                          " n.stage_id = c.stage_id AND n.id = c.id LEFT JOIN instr i ON"
                          " c.kind = 'instr' AND i.id = c.id ORDER BY c.step",
@@ -127,7 +130,17 @@ public:
                      QStringLiteral("%1 %2 (node %3 of %4)")
                          .arg(text(r[5]), text(r[6]), text(r[4]), text(r[2])));
                  if (!isNull(r[7])) m_line = std::get<std::int64_t>(r[7]);
+                 if (loop.empty() && !isNull(r[8])) {
+                     loop = loopLabel(text(r[8]).toStdString());
+                     if (!loop.empty() && !isNull(r[7])) loopLine = std::get<std::int64_t>(r[7]);
+                 }
              });
+        // An op unrolled from a loop keeps the line of the body op it copies, while its parent
+        // (the root of the chain) is the loop itself: the body's line is the one to show.
+        if (loopLine > 0) m_line = loopLine;
+        // The loop and iteration the instruction's op was unrolled from (the nearest op that
+        // says so: tile ops carry the attrs of the Tensor op they were expanded from).
+        if (!loop.empty()) add(QObject::tr("Loop"), QString::fromStdString(loop));
         if (m_line > 0) {
             QString lineText =
                 m_line <= sourceLines.size() ? sourceLines[int(m_line - 1)].trimmed() : QString();

@@ -27,7 +27,7 @@ void runPass(const std::string& name, pto::Function& f, const pto::Module& m) {
         const std::vector<pto::Function> functions = m.functions; // f changes in place
         pto::inlineCalls(f, functions, file);
     } else if (name == "unroll-loops") {
-        pto::unrollLoops(f);
+        pto::unrollLoops(f, file);
     } else if (name == "decompose-composites") {
         pto::decomposeComposites(f);
     } else if (name == "fold-constants") {

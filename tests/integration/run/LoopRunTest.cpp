@@ -101,5 +101,110 @@ TEST(LoopRun, AHugeTripCountIsABudgetErrorBeforeUnrolling) {
         << r.err;
 }
 
+TEST(LoopRun, ATileLevelLoopRunsLikeItsHandUnrolledTwin) {
+    test::TempDir dir("pto-tile-loop");
+    auto run = [&](const std::string& name) {
+        return test::runCommand(fmt::format("{} run {} -o {}", PTO_CLI,
+                                            test::shellQuote(program(name)),
+                                            test::shellQuote((dir / (name + ".db")).string())));
+    };
+    auto loop = run("tile_loop");
+    auto flat = run("tile_loop_unrolled");
+    ASSERT_EQ(loop.exitCode, 0) << loop.out << loop.err;
+    ASSERT_EQ(flat.exitCode, 0) << flat.out << flat.err;
+    EXPECT_EQ(cyclesOf(loop.out), cyclesOf(flat.out)) << loop.out << "\n---\n" << flat.out;
+    EXPECT_NE(cyclesOf(loop.out), "(none)");
+}
+
+// --- trip counts bound when the program runs (--bind) ----------------------------------------
+
+test::ProcessResult runBound(const std::string& name, const std::string& extra,
+                             const test::TempDir& dir, const std::string& tag) {
+    return test::runCommand(fmt::format("{} run {} --seed 5 --outputs {} -o {} {}", PTO_CLI,
+                                        test::shellQuote(program(name)),
+                                        test::shellQuote((dir / tag).string()),
+                                        test::shellQuote((dir / (tag + ".db")).string()), extra));
+}
+
+TEST(LoopBind, SeveralBoundTripCountsAgainstNumpy) {
+    if (!test::haveNumpy()) GTEST_SKIP() << "/usr/bin/python3 with numpy is needed";
+    test::TempDir dir("pto-loop-bind-ref");
+    auto r = test::runCommand(fmt::format(
+        "/usr/bin/python3 {}/tests/integration/run/bound_loop_reference.py {} {} {} 0 1 3 4",
+        PTO_SOURCE_DIR, PTO_CLI, test::shellQuote(program("loop_bound")),
+        test::shellQuote(dir.path().string())));
+    EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+    for (const char* t : {"t=0 ok", "t=1 ok", "t=3 ok", "t=4 ok"})
+        EXPECT_NE(r.out.find(t), std::string::npos) << r.out << r.err;
+}
+
+TEST(LoopBind, TheTailIterationEqualsTheHandUnrolledTwin) {
+    test::TempDir dir("pto-loop-bind-twin");
+    auto loop = runBound("loop_bound", "--bind t=4", dir, "loop");
+    auto flat = runBound("loop_bound_unrolled", "", dir, "flat");
+    ASSERT_EQ(loop.exitCode, 0) << loop.out << loop.err;
+    ASSERT_EQ(flat.exitCode, 0) << flat.out << flat.err;
+    EXPECT_EQ(readBytes(dir / "loop" / "mn.npy"), readBytes(dir / "flat" / "m4.npy"));
+    EXPECT_EQ(readBytes(dir / "loop" / "ln.npy"), readBytes(dir / "flat" / "l4.npy"));
+    EXPECT_FALSE(readBytes(dir / "loop" / "ln.npy").empty());
+    EXPECT_EQ(cyclesOf(loop.out), cyclesOf(flat.out)) << loop.out << "\n---\n" << flat.out;
+}
+
+TEST(LoopBind, AnUnboundIndexArgumentIsAnErrorNamingIt) {
+    test::TempDir dir("pto-loop-bind-errors");
+    auto r = runBound("loop_bound", "", dir, "unbound");
+    EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("loop_bound.pto:4:1: error: @main: index argument %t is not bound (the "
+                         "trip count of loop \"blocks\" at 7:10): run with --bind t=N"),
+              std::string::npos)
+        << r.err;
+    auto c = test::runCommand(
+        fmt::format("{} compile {}", PTO_CLI, test::shellQuote(program("loop_bound"))));
+    EXPECT_EQ(c.exitCode, 2) << c.out << c.err;
+    EXPECT_NE(c.err.find("index argument %t is not bound"), std::string::npos) << c.err;
+}
+
+TEST(LoopBind, BadBindsAreErrors) {
+    test::TempDir dir("pto-loop-bind-bad");
+    auto unknown = runBound("loop_bound", "--bind s=3", dir, "s");
+    EXPECT_EQ(unknown.exitCode, 2);
+    EXPECT_NE(unknown.err.find("--bind s=3: @main has no index argument %s (its index "
+                               "arguments: %t)"),
+              std::string::npos)
+        << unknown.err;
+    auto past = runBound("loop_bound", "--bind t=5", dir, "past");
+    EXPECT_EQ(past.exitCode, 2);
+    EXPECT_NE(past.err.find("loop_bound.pto:8:10: error: view %b (op #0): the clipped view starts "
+                            "past the end of the tensor 16x1000 at %i = 4 (dim 1: offset 1024 >= "
+                            "1000)"),
+              std::string::npos)
+        << past.err;
+    auto negative = runBound("loop_bound", "--bind t=-1", dir, "neg");
+    EXPECT_EQ(negative.exitCode, 2);
+    EXPECT_NE(negative.err.find("the trip count is negative: 0 to -1"), std::string::npos)
+        << negative.err;
+    auto word = runBound("loop_bound", "--bind t=x", dir, "word");
+    EXPECT_EQ(word.exitCode, 2);
+    EXPECT_NE(word.err.find("'x' is not an integer"), std::string::npos) << word.err;
+}
+
+TEST(LoopBind, WhatIfReRunsWithTheRecordedBinds) {
+    test::TempDir dir("pto-loop-bind-whatif");
+    auto run = runBound("loop_bound", "--bind t=3", dir, "run");
+    ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+    auto w = test::runCommand(fmt::format("{} whatif {} --set hbm.bandwidth=2x", PTO_CLI,
+                                          test::shellQuote((dir / "run.db").string())));
+    EXPECT_EQ(w.exitCode, 0) << w.out << w.err;
+}
+
+TEST(LoopBind, CompileBindsToo) {
+    test::TempDir dir("pto-loop-bind-compile");
+    auto r = test::runCommand(fmt::format("{} compile {} --bind t=2 --print-after verify", PTO_CLI,
+                                          test::shellQuote(program("loop_bound"))));
+    ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+    // The program is specialised as it is loaded: the first stage shows the bound number.
+    EXPECT_NE(r.out.find("for \"blocks\" %i = 0 to 2 step 1"), std::string::npos) << r.out;
+}
+
 } // namespace
 } // namespace pto

@@ -1,7 +1,10 @@
 // The Tensor interpreter on loops: a loop program equals its hand-unrolled twin bit for bit,
 // unroll-loops preserves every bit, and the online softmax written as a loop matches NumPy.
 #include "compiler/interp/TensorInterpreter.h"
+#include "compiler/interp/TileInterpreter.h"
+#include "compiler/ir/BindScalars.h"
 #include "compiler/ir/Parser.h"
+#include "compiler/passes/InlineCalls.h"
 #include "compiler/passes/UnrollLoops.h"
 #include "tests/support/Process.h"
 #include "tests/unit/interp/ReferenceHarness.h"
@@ -10,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <fstream>
 
 namespace pto {
@@ -135,6 +139,141 @@ func @z(%x: tensor<8xf32>) -> tensor<8xf32> {
 )");
     std::vector<TensorData> in = {randomTensor(DType::F32, Shape{8}, 5)};
     EXPECT_TRUE(evaluateTensor(f, in).outputs[0] == in[0]);
+}
+
+// --- calls: interpreted as parsed, and after inline-calls ----------------------------------
+
+// One attention-like block written once as @block and called from a loop and at top level.
+constexpr const char* kCalls = R"(
+func @block(%m: tensor<16x1xf32>, %l: tensor<16x1xf32>, %b: tensor<16x256xf32>) -> (tensor<16x1xf32>, tensor<16x1xf32>) {
+  %mn = max %m, (reduce_max %b {axis = 1, keepdim})
+  %a = exp (sub %m, %mn)
+  %ln = add (mul %l, %a), (reduce_sum (exp (sub %b, %mn)) {axis = 1, keepdim})
+  return %mn, %ln
+}
+
+func @main(%x: tensor<16x1024xf32>) -> (tensor<16x1xf32>, tensor<16x1xf32>) {
+  %m0 = fill {value = -inf} : tensor<16x1xf32>
+  %l0 = fill {value = 0.0} : tensor<16x1xf32>
+  %b0 = view %x {offsets = [0, 0], sizes = [16, 256]}
+  %m1, %l1 = call @block(%m0, %l0, %b0)
+  %r:2 = for "rest" %i = 1 to 4 step 1 iter_args(%m = %m1, %l = %l1) {
+    %b = view %x {offsets = [0, %i * 256], sizes = [16, 256]}
+    %mn, %ln = call @block(%m, %l, %b)
+    yield %mn, %ln
+  }
+  return %r#0, %r#1
+}
+)";
+
+TEST(CallInterpreter, BeforeAndAfterInlineCallsBitEqual) {
+    Module m = parseModule(kCalls, "calls.pto");
+    const Function& entry = *m.entry();
+    std::vector<TensorData> in = {
+        randomTensor(DType::F32, Shape{16, 1024}, 21, RandomRange{-4.0, 4.0})};
+    EvalResult before = evaluateTensor(entry, in, false, m.functions);
+    Function inlined = entry;
+    inlineCalls(inlined, m.functions, m.file);
+    for (const Op& op : inlined.ops()) EXPECT_NE(op.kind, OpKind::Call);
+    EvalResult after = evaluateTensor(inlined, in);
+    Function flat = inlined;
+    unrollLoops(flat);
+    EvalResult unrolled = evaluateTensor(flat, in);
+    ASSERT_EQ(before.outputs.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+        EXPECT_TRUE(before.outputs[i] == after.outputs[i]) << "output " << i;
+        EXPECT_TRUE(before.outputs[i] == unrolled.outputs[i]) << "output " << i;
+    }
+    // Without the module's functions a call is an error naming the callee.
+    try {
+        evaluateTensor(entry, in);
+        FAIL() << "expected an error";
+    } catch (const CompileError& e) {
+        EXPECT_NE(std::string(e.what()).find("call @block: the interpreter was given no functions"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+// --- bound trip counts and the clipped tail -------------------------------------------------
+
+constexpr const char* kBound = R"(
+func @main(%x: tensor<16x1000xf32>, %t: index) -> (tensor<16x1xf32>, tensor<16x1xf32>) {
+  %m0 = fill {value = -inf} : tensor<16x1xf32>
+  %l0 = fill {value = 0.0} : tensor<16x1xf32>
+  %r:2 = for "blocks" %i = 0 to %t step 1 iter_args(%m = %m0, %l = %l0) {
+    %b = view %x {offsets = [0, %i * 256], sizes = [16, 256], clip}
+    %mn = max %m, (reduce_max %b {axis = 1, keepdim})
+    %a = exp (sub %m, %mn)
+    %ln = add (mul %l, %a), (reduce_sum (exp (sub %b, %mn)) {axis = 1, keepdim})
+    yield %mn, %ln
+  }
+  return %r#0, %r#1
+}
+)";
+
+TEST(LoopInterpreter, TheClippedTailInterpretsLikeItsUnrolledForm) {
+    std::vector<TensorData> in = {
+        randomTensor(DType::F32, Shape{16, 1000}, 31, RandomRange{-4.0, 4.0})};
+    for (int64_t t : {1, 3, 4}) {
+        Function f = parseFunctionText(kBound, "bound.pto");
+        const ScalarBind bind{"t", t};
+        bindScalars(f, std::span(&bind, 1), "bound.pto");
+        EXPECT_EQ(f.args.size(), 1u);
+        Function flat = f;
+        unrollLoops(flat);
+        EvalResult a = evaluateTensor(f, in), b = evaluateTensor(flat, in);
+        for (size_t i = 0; i < 2; ++i)
+            EXPECT_TRUE(a.outputs[i] == b.outputs[i]) << "t = " << t << ", output " << i;
+    }
+    // An unbound function is refused with what to do.
+    Function unbound = parseFunctionText(kBound, "bound.pto");
+    EXPECT_THROW(evaluateTensor(unbound, in), CompileError);
+}
+
+// --- Tile-level loops ------------------------------------------------------------------------
+
+constexpr const char* kTileLoop = R"(
+func @scale_and_sum(%x: tensor<16x1024xf32>, %y: tensor<16x1024xf32>, %z: tensor<16x1xf32>) {
+  vec_tile [16, 256]
+  %s0 = fill {value = 0.0} : tile<16x1xf32, UB>
+  %s = for "cols" %i = 0 to 4 iter_args(%acc = %s0) {
+    %t = tload %x {offset = [0, %i * 256]} : tile<16x256xf32, UB>
+    %u = muls %t, 2.0
+    tstore %u, %y {offset = [0, %i * 256]}
+    %acc1 = add %acc, (reduce_sum %t {axis = 1, keepdim})
+    yield %acc1
+  }
+  tstore %s, %z {offset = [0, 0]}
+  return
+}
+)";
+
+TEST(TileLoopInterpreter, RunsTheLoopLikeItsUnrolledFormAndTheReference) {
+    Function loop = parseFunctionText(kTileLoop, "tile_loop.pto");
+    ASSERT_EQ(loop.level, Level::Tile);
+    Function flat = loop;
+    unrollLoops(flat);
+    for (const Op& op : flat.ops()) EXPECT_NE(op.kind, OpKind::For);
+    std::vector<TensorData> in = {
+        randomTensor(DType::F32, Shape{16, 1024}, 41, RandomRange{-2.0, 2.0}),
+        TensorData(DType::F32, Shape{16, 1024}), TensorData(DType::F32, Shape{16, 1})};
+    EvalResult a = evaluateTile(loop, in, true), b = evaluateTile(flat, in, true);
+    // The outputs are the GM arguments' final contents.
+    for (size_t i = 1; i < 3; ++i)
+        EXPECT_TRUE(a.values[loop.args[i]] == b.values[flat.args[i]]) << "argument " << i;
+    // Independent reference: y = 2x exactly; z = the row sums of x (in double).
+    const float* x = reinterpret_cast<const float*>(in[0].data());
+    const float* y = reinterpret_cast<const float*>(a.values[loop.args[1]].data());
+    const float* z = reinterpret_cast<const float*>(a.values[loop.args[2]].data());
+    for (int r = 0; r < 16; ++r) {
+        double sum = 0;
+        for (int c = 0; c < 1024; ++c) {
+            ASSERT_EQ(y[r * 1024 + c], 2.0f * x[r * 1024 + c]) << r << "," << c;
+            sum += x[r * 1024 + c];
+        }
+        EXPECT_NEAR(z[r], sum, 1e-4 * (1 + std::abs(sum))) << "row " << r;
+    }
 }
 
 } // namespace

@@ -41,6 +41,42 @@ TEST(Builder, SoftmaxMatchesTheSample) {
     EXPECT_EQ(printModule(built), canonical(PTO_SOURCE_DIR "/samples/softmax.pto"));
 }
 
+TEST(Builder, CallsPrintLikeTheText) {
+    ModuleBuilder mb("calls.cpp");
+    auto g = mb.function("block");
+    auto m = g.arg("m", tensorType({16, 1}, DType::F32));
+    auto b = g.arg("b", tensorType({16, 256}, DType::F32));
+    g.ret(g.max(m, g.reduceMax(b, 1, true)).named("mn"));
+    auto f = mb.function("main");
+    auto x = f.arg("x", tensorType({16, 512}, DType::F32));
+    auto m0 = f.fill(tensorType({16, 1}, DType::F32), 0.0).named("m0");
+    auto m1 = f.call("block", {m0, f.view(x, {0, 0}, {16, 256}).named("b0")}).at(0).named("m1");
+    auto m2 = f.call("block", {m1, f.view(x, {0, 256}, {16, 256}).named("b1")}).at(0).named("m2");
+    f.ret(m2);
+    const std::string text =
+        R"(func @block(%m: tensor<16x1xf32>, %b: tensor<16x256xf32>) -> tensor<16x1xf32> {
+  %0 = reduce_max %b {axis = 1, keepdim}
+  %mn = max %m, %0
+  return %mn
+}
+
+func @main(%x: tensor<16x512xf32>) -> tensor<16x1xf32> {
+  %m0 = fill {value = 0.0} : tensor<16x1xf32>
+  %b0 = view %x {offsets = [0, 0], sizes = [16, 256]}
+  %m1 = call @block(%m0, %b0)
+  %b1 = view %x {offsets = [0, 256], sizes = [16, 256]}
+  %m2 = call @block(%m1, %b1)
+  return %m2
+}
+)";
+    EXPECT_EQ(printModule(mb.finish()), printModule(parseModule(text, "calls.pto")));
+    ModuleBuilder bad("bad.cpp");
+    auto h = bad.function("h");
+    auto y = h.arg("y", tensorType({4}, DType::F32));
+    EXPECT_THROW(h.call("nowhere", {y}), CompileError);
+    EXPECT_THROW(h.call("h", {y}), CompileError);
+}
+
 TEST(Builder, MlpExample) {
     ModuleBuilder mb("my_mlp.cpp");
     auto f = mb.function("mlp");

@@ -1,0 +1,98 @@
+// Loop names downstream (issue 15): a slice executed for iteration 7 of a loop shows the loop
+// and "iter 7" in the timeline's details and links to its source line; the graph view's node
+// labels of the Tile stage name the loop and iteration. The trace is made by the real `pto run`
+// with the trip count bound on the command line.
+#include "gui/model/GraphStage.h"
+#include "gui/model/LinkResolver.h"
+#include "gui/model/TimelineDetailsModel.h"
+#include "gui/model/TimelineLoader.h"
+#include "gui/model/TimelineTrackModel.h"
+#include "gui/widgets/TimelineCanvas.h"
+#include "gui/widgets/TimelineView.h"
+#include "tests/gui/support/Fixtures.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QTest>
+#include <QThread>
+
+#include <gtest/gtest.h>
+
+namespace pto::gui {
+namespace {
+
+// Eight blocks of 128 columns (the trip count bound at run time, --bind t=8); line 9 is the
+// exp of the block.
+constexpr const char* kProgram = R"(// online row sums over %t blocks
+func @main(%x: tensor<16x1024xf32>, %t: index) -> tensor<16x1xf32> {
+  %l0 = fill {value = 0.0} : tensor<16x1xf32>
+  %r = for "kv" %i = 0 to %t step 1 iter_args(%l = %l0) {
+    %b = view %x {offsets = [0, %i * 128], sizes = [16, 128], clip}
+    %m = reduce_max %b {axis = 1, keepdim}
+    %d = sub %b, %m
+    %ln = add %l, (reduce_sum (exp %d) {axis = 1, keepdim})
+    yield %ln
+  }
+  return %r
+}
+)";
+
+TEST(LoopTimeline, ASliceOfIteration7ShowsItsLoopAndLinksToItsSourceLine) {
+    const auto trace = test::programTrace("loop_iter7", kProgram, "--trace full --bind t=8");
+    StudioContext context;
+    context.setDocument(TraceDocument::open(trace));
+    TimelineView view(context);
+    view.resize(1400, 760);
+    view.show();
+    QElapsedTimer timer;
+    timer.start();
+    while (view.loader().busy() && timer.elapsed() < 20000) {
+        QApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(5);
+    }
+    QApplication::processEvents();
+    const tracedb::TraceReader& reader = context.document()->reader();
+    // A slice whose instruction was emitted for a tile op of iteration 7 of loop "kv".
+    const auto rows = reader
+                          .query("SELECT s.id, s.track_id, s.ts, s.dur, s.depth, s.instr_id, "
+                                 "n.src_line FROM slice s JOIN instr i ON i.id = s.instr_id "
+                                 "JOIN node n ON n.stage_id = i.tile_stage_id AND n.id = "
+                                 "i.tile_op_id WHERE s.category = 'instr' AND n.attrs LIKE "
+                                 "'%\"loop\":\"kv\"%' AND n.attrs LIKE '%\"iter\":[7]%' AND "
+                                 "n.kind = 'exp' ORDER BY s.ts LIMIT 1")
+                          .rows;
+    ASSERT_EQ(rows.size(), 1u) << "no slice of iteration 7 in the trace";
+    auto v = [&](int i) { return std::get<std::int64_t>(rows[0][std::size_t(i)]); };
+    EXPECT_EQ(v(6), 8); // the exp of the body, where it was written
+    TimelineCanvas& canvas = view.canvas();
+    canvas.viewport().reveal(v(2), v(2) + v(3));
+    canvas.scrollToTrack(view.tracks().indexOfTrackId(v(1)));
+    const auto point = canvas.pointOf(v(1), v(2), v(3), int(v(4)));
+    ASSERT_TRUE(point);
+    QTest::mouseClick(&canvas, Qt::LeftButton, {}, *point);
+    EXPECT_EQ(context.selection().current(), EntityRef::slice(v(0)));
+    const QString loop = view.details().value(QStringLiteral("Loop"));
+    EXPECT_EQ(loop, QStringLiteral("kv, iter 7")) << loop.toStdString();
+    const QString line = view.details().value(QStringLiteral("Source line"));
+    EXPECT_TRUE(line.startsWith(QStringLiteral("8: %ln = add %l, (reduce_sum (exp %d)")))
+        << line.toStdString();
+    // The slice leads to the Tensor op the user wrote (the one in the loop body, line 8).
+    LinkResolver links(reader);
+    EXPECT_GE(links.tensorOpOfInstr(v(5)), 0);
+    test::saveScreenshot(view, "timeline_loop_iter7");
+
+    // The graph view's labels of the Tile stage name the loop and the iteration.
+    const auto stage = reader
+                           .query("SELECT i.tile_stage_id, i.tile_op_id FROM instr i WHERE "
+                                  "i.id = " +
+                                  std::to_string(v(5)))
+                           .rows.at(0);
+    GraphStage g = loadGraphStage(reader, std::get<std::int64_t>(stage[0]));
+    const int index = g.indexOf(std::get<std::int64_t>(stage[1]));
+    ASSERT_GE(index, 0);
+    const std::string label = nodeLabel(g, g.nodes[std::size_t(index)]);
+    EXPECT_NE(label.find("kv, iter 7"), std::string::npos) << label;
+}
+
+} // namespace
+} // namespace pto::gui
