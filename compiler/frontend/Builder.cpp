@@ -326,6 +326,12 @@ ValueRef FunctionBuilder::fill(const Type& type, double value, Loc loc) {
     return build(OpKind::Fill, {}, std::move(attrs), &type, loc);
 }
 
+ValueRef FunctionBuilder::gather(ValueRef src, ValueRef index, int64_t axis, Loc loc) {
+    Attrs attrs;
+    attrs.set("axis", axis);
+    return build(OpKind::Gather, {src, index}, std::move(attrs), nullptr, loc);
+}
+
 // The methods of Ops.def's generated builder forms.
 #define PTO_BUILDER_Unary(kind, name)                                                              \
     ValueRef FunctionBuilder::name(ValueRef x, Loc loc) {                                          \

@@ -157,6 +157,9 @@ public:
     ValueRef broadcast(ValueRef x, const Shape& shape, Loc loc = Loc::current());
     ValueRef fill(const Type& type, double value, Loc loc = Loc::current());
 
+    // Indexing: the slices of `src` along `axis` selected by the i32 tensor `index`.
+    ValueRef gather(ValueRef src, ValueRef index, int64_t axis = 0, Loc loc = Loc::current());
+
     // The function's results; ends the function.
     void ret(ValueRef value, Loc loc = Loc::current());
     void ret(const std::vector<ValueRef>& values, Loc loc = Loc::current());

@@ -291,6 +291,39 @@ TensorData evalFill(const OpEval& e) {
     return e.finish(a);
 }
 
+// gather (numpy.take along `axis`): bytes copied slice by slice; an index outside
+// [0, src.shape[axis]) is an error naming the index and where it sits.
+TensorData evalGather(const OpEval& e) {
+    e.expectOperands(2, 2);
+    const Shape& src = e.shape(0);
+    const int axis = e.axis(0, src.rank());
+    const TensorData& index = e.in(1);
+    if (index.dtype != DType::I32) e.fail("the index " + e.describe(1) + " must be i32");
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= src[d];
+    for (int d = axis + 1; d < src.rank(); ++d) inner *= src[d];
+    const int64_t n = src[axis], m = index.numel();
+    Shape out;
+    for (int d = 0; d < axis; ++d) out.push(src[d]);
+    for (int64_t d : index.shape.dims()) out.push(d);
+    for (int d = axis + 1; d < src.rank(); ++d) out.push(src[d]);
+    e.expectResultShape(out);
+    TensorData result(e.in(0).dtype, out);
+    const size_t run = size_t(inner * e.in(0).elementSize());
+    for (int64_t j = 0; j < m; ++j) {
+        int32_t k = 0;
+        std::memcpy(&k, index.data() + j * 4, 4);
+        if (k < 0 || k >= n)
+            e.fail("index " + std::to_string(k) + " at element " + std::to_string(j) + " of " +
+                   e.describe(1) + " is outside [0, " + std::to_string(n) + ") (axis " +
+                   std::to_string(axis) + " of " + e.describe(0) + ")");
+        for (int64_t o = 0; o < outer; ++o)
+            std::memcpy(result.data() + size_t(o * m + j) * run,
+                        e.in(0).data() + size_t(o * n + k) * run, run);
+    }
+    return e.finishLayout(std::move(result));
+}
+
 TensorData dispatch(const OpEval& e) {
     const OpKind kind = e.op().kind;
     if (isUnaryKind(kind)) return evalUnary(e);
@@ -339,6 +372,8 @@ TensorData dispatch(const OpEval& e) {
         return evalBroadcast(e);
     case OpKind::Fill:
         return evalFill(e);
+    case OpKind::Gather:
+        return evalGather(e);
     default:
         e.fail("is a data-movement op or directive, not a compute op");
     }

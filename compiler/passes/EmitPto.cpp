@@ -185,6 +185,9 @@ private:
         case OpKind::TLoad:
             add(Opcode::TLoad, op, {dst(), gmOperand(op)});
             return;
+        case OpKind::Gather: // dst, the GM column strip (every row), the index tile
+            add(Opcode::MGather, op, {dst(), gmOperand(op), in(1)});
+            return;
         case OpKind::TStore: {
             Operand src = in(0);
             add(Opcode::TStore, op, {gmOperand(op), src}).pipe =

@@ -47,6 +47,8 @@ bool opcodeMovesAlong(Opcode op, DmaPath path) {
     switch (op) {
     case Opcode::TLoad:
         return path == DmaPath::GmToUb || path == DmaPath::GmToL1;
+    case Opcode::MGather:
+        return path == DmaPath::GmToUb;
     case Opcode::TStore:
         return path == DmaPath::UbToGm || path == DmaPath::L1ToGm || path == DmaPath::L0cToGm;
     case Opcode::TExtract:
@@ -138,6 +140,19 @@ double CostModel::efficiency(const Operand& gm) const {
     const int64_t pitch = gm.stride * dtypeSize(gm.dtype);
     const bool aligned = gm.addr % m_gmAlign == 0 && (gm.rows <= 1 || pitch % m_gmAlign == 0);
     return size * (aligned ? 1.0 : m_misaligned);
+}
+
+GmTransferCost CostModel::gatherTransfer(const Operand& dst, const Operand& gm) const {
+    Operand row = gm;
+    row.rows = 1;
+    const int64_t pitch = gm.stride * dtypeSize(gm.dtype);
+    GmTransferCost t;
+    t.bytes = static_cast<double>(dst.bytes());
+    t.efficiency =
+        efficiency(row) * (pitch % m_gmAlign == 0 || gm.addr % m_gmAlign != 0 ? 1.0 : m_misaligned);
+    t.cap = pathRate(DmaPath::GmToUb) * t.efficiency;
+    t.latency = m_hbmLatency;
+    return t;
 }
 
 GmTransferCost CostModel::gmTransfer(DmaPath path, const Operand& gm) const {

@@ -76,6 +76,10 @@ public:
     int64_t syncCycles(Opcode op) const;
     int64_t onchipCycles(DmaPath path, int64_t bytes) const;
     GmTransferCost gmTransfer(DmaPath path, const Operand& gm) const;
+    /// An MGATHER into `dst` from the GM strip `gm`: dst's bytes, moved as one small transfer
+    /// per row (the efficiency of a single row of the strip, aligned only when the strip's
+    /// start and row pitch are), at the GM -> UB rate (docs/SIMULATOR.md, "Gather DMA").
+    GmTransferCost gatherTransfer(const Operand& dst, const Operand& gm) const;
 
     double pathRate(DmaPath path) const { return m_pathRate[static_cast<int>(path)]; }
     /// Transfer efficiency of a GM operand (size and alignment).

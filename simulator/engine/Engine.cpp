@@ -289,6 +289,15 @@ void Engine::applyOccupancy(int slot, std::span<const OccupancyDelta> deltas) {
 // Splits a GM transfer's bytes into L2 hits and HBM traffic: reads of resident lines hit, the
 // rest miss and become resident; writes go through to HBM and leave their lines resident.
 void Engine::lookupL2(PipeState& ps, const GmTransfer& transfer) {
+    if (transfer.gather) { // its rows are data-dependent: every byte misses (an assumption)
+        ps.l2Bytes = 0;
+        ps.hbmBytes = transfer.cost.bytes;
+        ps.throttled = {};
+        const auto bytes = static_cast<int64_t>(transfer.cost.bytes);
+        m_result.memory.l2MissBytes += bytes;
+        m_result.memory.hbmReadBytes += bytes;
+        return;
+    }
     const L2Cache::Split split = m_l2.access(transfer.gm);
     const double looked = static_cast<double>(split.hit + split.miss);
     const double hitShare =
