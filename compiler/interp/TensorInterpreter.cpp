@@ -324,6 +324,51 @@ TensorData evalGather(const OpEval& e) {
     return e.finishLayout(std::move(result));
 }
 
+// topk along `axis`: per line along the axis, topkRow's positions; the result is those
+// positions (i32, `indices`) or the elements there, copied bit for bit.
+TensorData evalTopK(const OpEval& e) {
+    e.expectOperands(1, 1);
+    const TensorData& x = e.in(0);
+    const Shape& shape = x.shape;
+    const int axis = e.axis(-1, shape.rank());
+    const int64_t n = shape[axis], k = e.op().attrs.getInt("k", 0);
+    if (k < 1 || k > n)
+        e.fail("k = " + std::to_string(k) + " is out of range 1.." + std::to_string(n) + " for " +
+               e.describe(0));
+    const bool indices = e.op().attrs.getBool("indices");
+    const bool largest = e.op().attrs.getBool("largest", true);
+    Shape out = shape;
+    out[axis] = k;
+    e.expectResultShape(out);
+    TensorData result(indices ? DType::I32 : x.dtype, out);
+    if (result.dtype != e.resultType().dtype)
+        e.fail("result dtype " + std::string(dtypeName(e.resultType().dtype)) + " should be " +
+               std::string(dtypeName(result.dtype)));
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= shape[d];
+    for (int d = axis + 1; d < shape.rank(); ++d) inner *= shape[d];
+    const size_t elem = size_t(x.elementSize());
+    std::vector<double> keys(static_cast<size_t>(n));
+    std::vector<int32_t> best(static_cast<size_t>(k));
+    for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+            for (int64_t j = 0; j < n; ++j)
+                keys[size_t(j)] =
+                    elementKey(x.data() + size_t((o * n + j) * inner + i) * elem, x.dtype);
+            topkRow(keys.data(), n, k, largest, best.data());
+            for (int64_t j = 0; j < k; ++j) {
+                const size_t at = size_t((o * k + j) * inner + i);
+                if (indices)
+                    std::memcpy(result.data() + at * 4, &best[size_t(j)], 4);
+                else
+                    std::memcpy(result.data() + at * elem,
+                                x.data() + size_t((o * n + best[size_t(j)]) * inner + i) * elem,
+                                elem);
+            }
+        }
+    return result;
+}
+
 TensorData dispatch(const OpEval& e) {
     const OpKind kind = e.op().kind;
     if (isUnaryKind(kind)) return evalUnary(e);
@@ -374,6 +419,8 @@ TensorData dispatch(const OpEval& e) {
         return evalFill(e);
     case OpKind::Gather:
         return evalGather(e);
+    case OpKind::TopK:
+        return evalTopK(e);
     default:
         e.fail("is a data-movement op or directive, not a compute op");
     }

@@ -95,6 +95,7 @@ private:
     Type tmove();
     Type gather();
     Type gatherTile();
+    Type topk();
     Type directive();
     Type control();
 
@@ -741,6 +742,24 @@ Type Inference::gatherTile() {
     return d;
 }
 
+// topk %x {k, axis = -1, largest = true, indices}: axis's extent becomes k; the values keep the
+// dtype, `indices` gives i32 positions.
+Type Inference::topk() {
+    requireNotBool(0);
+    const Shape& in = m_in[0].shape;
+    const int axis = normalizeAxis(intAttr("axis").value_or(-1), in.rank(), "axis");
+    const int64_t k = requireInt("k", "how many to keep");
+    if (k < 1 || k > in[axis])
+        fail(
+            fmt::format("k = {} is out of range 1..{} (the extent of axis {})", k, in[axis], axis));
+    if (const AttrValue* v = m_attrs.find("largest"); v && !std::holds_alternative<bool>(*v))
+        fail(fmt::format("attribute 'largest' must be true or false, found {}",
+                         formatAttrValue(*v)));
+    Shape out = in;
+    out[axis] = k;
+    return finish(result(unitAttr("indices") ? DType::I32 : m_in[0].dtype, out));
+}
+
 Type Inference::control() {
     fail("defines its results through its body or callee, not by shape inference");
 }
@@ -856,7 +875,7 @@ std::pair<int, int> operandCountRange(OpKind kind) {
 void normalizeAttrs(OpKind kind, std::span<const Type> operands, Attrs& attrs) {
     OpClass cls = opInfo(kind).cls;
     bool hasAxis = cls == OpClass::Reduce || kind == OpKind::Softmax || kind == OpKind::Concat ||
-                   kind == OpKind::Gather;
+                   kind == OpKind::Gather || kind == OpKind::TopK;
     if (hasAxis && !operands.empty()) {
         const AttrValue* v = attrs.find("axis");
         const int64_t* axis = v ? std::get_if<int64_t>(v) : nullptr;
@@ -867,7 +886,7 @@ void normalizeAttrs(OpKind kind, std::span<const Type> operands, Attrs& attrs) {
         const AttrValue* v = attrs.find(name);
         if (const int64_t* i = v ? std::get_if<int64_t>(v) : nullptr) attrs.set(name, double(*i));
     }
-    for (std::string_view name : {"keepdim", "transpose_a", "transpose_b"}) {
+    for (std::string_view name : {"keepdim", "transpose_a", "transpose_b", "indices"}) {
         const AttrValue* v = attrs.find(name);
         if (const bool* b = v ? std::get_if<bool>(v) : nullptr; b && !*b) attrs.erase(name);
     }

@@ -22,6 +22,12 @@ constexpr Param kPathParam[kDmaPathCount] = {
 
 } // namespace
 
+double topkPasses(int64_t n) {
+    double passes = 1;                                  // TSORT32: sorted runs of 32
+    for (int64_t run = 32; run < n; run *= 4) ++passes; // TMRGSORT merges 4 runs per pass
+    return passes;
+}
+
 std::string_view dmaPathName(DmaPath path) {
     constexpr std::string_view kNames[kDmaPathCount] = {"GM->UB",  "GM->L1",  "UB->GM",
                                                         "L1->GM",  "L0C->GM", "L0C->L1",
@@ -119,7 +125,9 @@ int64_t CostModel::cubeCycles(const Instr& instr) const {
 int64_t CostModel::vectorCycles(const Instr& instr) const {
     int64_t bytes = 0;
     for (const Operand& o : instr.ops()) bytes = std::max(bytes, o.bytes());
-    const double repeats = ceilDiv(static_cast<double>(bytes), m_bytesPerRepeat);
+    double repeats = ceilDiv(static_cast<double>(bytes), m_bytesPerRepeat);
+    if (instr.opcode == Opcode::TTopK && instr.operandCount > 1) // sort passes over each row
+        repeats *= topkPasses(instr.operands[1].cols);
     const double issues = std::max(1.0, ceilDiv(repeats, m_maxRepeats));
     const OpCost& c = m_cost[static_cast<int>(instr.opcode)];
     return ceilCycles(c.startup * issues + c.slope * repeats);

@@ -67,6 +67,10 @@ struct GmTransferCost {
     int64_t latency = 0;   ///< cycles before data streams when it misses L2 (hbm.latency)
 };
 
+/// The sort passes of a TTOPK over rows of n elements: one TSORT32 pass (sorted runs of 32)
+/// and one 4-way TMRGSORT pass per factor 4 above 32 (an assumption, docs/SIMULATOR.md).
+double topkPasses(int64_t n);
+
 class CostModel {
 public:
     explicit CostModel(const ArchConfig& arch);

@@ -383,9 +383,16 @@ void Engine::completeInstr(int slot, Pipe pipe) {
     m_result.cores[slot].busy[static_cast<int>(pipe)] += Cycles(m_now - ps.startedAt);
     if (m_trace) {
         int64_t slice = 0;
-        if (m_trace->wantsInstructions())
+        if (m_trace->wantsInstructions() && ti.kind == InstrKind::GmDma &&
+            m_program.gmTransfers()[ti.aux].gather) {
+            const GmTransferCost& cost = m_program.gmTransfers()[ti.aux].cost;
+            slice = m_trace->gatherInstr(slot, pipe, core.kernel->firstInstrId + index,
+                                         taskId(core), ps.startedAt, m_now, instr.operands[0].rows,
+                                         static_cast<int64_t>(cost.bytes), cost.efficiency);
+        } else if (m_trace->wantsInstructions()) {
             slice = m_trace->instr(slot, pipe, instr.opcode, core.kernel->firstInstrId + index,
                                    taskId(core), ps.startedAt, m_now);
+        }
         if (m_trace->wantsFull()) {
             if (ti.kind == InstrKind::SetFlag) m_trace->flagSet(slot, ti.flag, slice);
             if (ti.kind == InstrKind::WaitFlag) m_trace->flagConsumed(slot, ti.flag, slice);

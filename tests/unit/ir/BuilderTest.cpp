@@ -118,7 +118,9 @@ Module buildAllOps() {
     auto z = f.fill(tensorType({4, 256}, DType::F32), 0.0).named("z");
     auto zz = f.add(bc, z).named("zz").vecTile({4, 256});
     auto gat = f.gather(sel, idx, 0).named("gat");
-    f.ret({cc, tr, h, r, rs, rm, rn, dq, mt, zz, gat});
+    auto tk = f.topk(sel, 4).named("tk");
+    auto tki = f.topk(sel, 2, {.axis = 0, .largest = false, .indices = true}).named("tki");
+    f.ret({cc, tr, h, r, rs, rm, rn, dq, mt, zz, gat, tk, tki});
     return mb.finish();
 }
 
