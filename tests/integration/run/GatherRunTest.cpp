@@ -87,5 +87,31 @@ TEST(GatherRun, CliKeepsTheTraceUpToTheFault) {
     EXPECT_NE(q.out.find("1,1"), std::string::npos) << q.out;
 }
 
+// A kernel that only gathers small rows: its MGATHER slices carry rows, bytes and DMA
+// efficiency, and `pto report` says it is bound by gather DMA (finding gather_dma).
+TEST(GatherRun, ReportNamesAGatherDmaBoundKernel) {
+    test::TempDir dir;
+    const auto db = dir / "g.db";
+    const std::string prog =
+        fmt::format("{}/tests/integration/run/programs/gather_dma_bound.pto", PTO_SOURCE_DIR);
+    auto r = test::runCommand(
+        fmt::format("{} run {} --seed 2 -o {}", PTO_CLI, prog, test::shellQuote(db.string())));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto q = test::runCommand(fmt::format(
+        "{} query {} \"select sum(r.int_value), sum(b.int_value), min(e.real_value) from slice s "
+        "join args r on r.arg_set_id = s.arg_set_id and r.key = 'rows' join args b on "
+        "b.arg_set_id = s.arg_set_id and b.key = 'bytes' join args e on e.arg_set_id = "
+        "s.arg_set_id and e.key = 'dma_efficiency'\" --format csv",
+        PTO_CLI, test::shellQuote(db.string())));
+    ASSERT_EQ(q.exitCode, 0) << q.err;
+    // 64 × 256 rows of 64 f16; one 128-byte row streams at (0.5 + 0.5 · 128 / 16384) × 0.7 of
+    // the rate (small, and its 128-byte pitch is not 512-byte aligned).
+    EXPECT_NE(q.out.find("16384,2097152,0.3527"), std::string::npos) << q.out;
+    auto rep = test::runCommand(
+        fmt::format("{} report {} --exit-zero --no-store", PTO_CLI, test::shellQuote(db.string())));
+    ASSERT_EQ(rep.exitCode, 0) << rep.err;
+    EXPECT_NE(rep.out.find("gather_dma: bound by gather DMA"), std::string::npos) << rep.out;
+}
+
 } // namespace
 } // namespace pto
