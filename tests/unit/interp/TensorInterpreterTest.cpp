@@ -481,6 +481,37 @@ TEST(TensorInterpreterReference, Gather) {
     checkAgainstReference(cases);
 }
 
+// topk against torch.topk (values) and a stable sort (positions, lower index first on ties):
+// every axis, k = 1 and k = n, largest and smallest, frequent ties, odd sizes.
+TEST(TensorInterpreterReference, TopK) {
+    auto kAttrs = [](int64_t k, int64_t axis, bool largest, bool indices) {
+        Attrs a = attrs({{"k", k}, {"axis", axis}});
+        if (!largest) a.set("largest", false);
+        if (indices) a.set("indices", true);
+        return a;
+    };
+    const TensorData ties = integerValued(DType::F32, {5, 33}, 1400, -3, 3);
+    const TensorData ties16 = integerValued(DType::F16, {3, 4, 9}, 1401, -2, 2);
+    const TensorData normal = rnd(DType::BF16, {7, 6}, 1402);
+    const TensorData ints = rnd(DType::I32, {2, 17}, 1403);
+    std::vector<OpCase> cases;
+    cases.push_back(opCase("topk_ties_values", OpKind::TopK, {ties}, DType::F32, {5, 4},
+                           kAttrs(4, -1, true, false)));
+    cases.push_back(opCase("topk_ties_indices", OpKind::TopK, {ties}, DType::I32, {5, 4},
+                           kAttrs(4, -1, true, true)));
+    cases.push_back(opCase("topk_k1_smallest", OpKind::TopK, {ties}, DType::I32, {5, 1},
+                           kAttrs(1, 1, false, true)));
+    cases.push_back(
+        opCase("topk_k_n", OpKind::TopK, {ties}, DType::I32, {5, 33}, kAttrs(33, 1, true, true)));
+    cases.push_back(opCase("topk_mid_axis_f16", OpKind::TopK, {ties16}, DType::I32, {3, 3, 9},
+                           kAttrs(3, 1, true, true)));
+    cases.push_back(opCase("topk_first_axis_bf16", OpKind::TopK, {normal}, DType::BF16, {2, 6},
+                           kAttrs(2, 0, false, false)));
+    cases.push_back(
+        opCase("topk_i32", OpKind::TopK, {ints}, DType::I32, {2, 5}, kAttrs(5, -1, true, false)));
+    checkAgainstReference(cases);
+}
+
 TEST(TensorInterpreterReference, NanInfPropagation) {
     std::vector<OpCase> cases;
     const TensorData a = values(DType::F32, {6}, {kNaN, 1.0f, kInf, -kInf, kNaN, 0.0f});
