@@ -51,6 +51,7 @@ public:
 
     InputRoleInfo roleOf(ValueId arg) const {
         InputRoleInfo info;
+        if (m_f.type(arg).dtype == DType::I32) return indexRole(arg);
         if (!isFloatType(m_f.type(arg).dtype)) return info;
         for (ValueId v : forwardThroughCopies(arg))
             for (const Use& u : m_uses[v]) info = stronger(info, roleOfUse(u));
@@ -59,6 +60,23 @@ public:
     }
 
 private:
+    // An i32 argument a gather indexes with (seen through value-preserving ops): Index with
+    // the extent of the gathered axis (the smallest, when it indexes several); else Data.
+    InputRoleInfo indexRole(ValueId arg) const {
+        InputRoleInfo info;
+        for (ValueId v : forwardThroughCopies(arg))
+            for (const Use& u : m_uses[v]) {
+                if (u.op->kind != OpKind::Gather || u.index != 1) continue;
+                const Shape& src = m_f.type(u.op->operands[0]).shape;
+                int64_t axis = u.op->attrs.getInt("axis", 0);
+                if (axis < 0) axis += src.rank();
+                if (axis < 0 || axis >= src.rank()) continue;
+                const int64_t n = src[int(axis)];
+                if (info.role != InputRole::Index || n < info.depth) info = {InputRole::Index, n};
+            }
+        return info;
+    }
+
     // Mask before DequantScale before QuantScale before Positive before Data.
     static InputRoleInfo stronger(InputRoleInfo a, InputRoleInfo b) {
         if (a.role == InputRole::Data) return b;
@@ -203,6 +221,8 @@ std::string_view inputRoleName(InputRole role) {
         return "quant scale";
     case InputRole::Positive:
         return "positive";
+    case InputRole::Index:
+        return "index";
     default:
         return "data";
     }
@@ -230,6 +250,9 @@ TensorData seededInput(DType dtype, const Shape& shape, const InputRoleInfo& rol
         return randomTensor(dtype, shape, seed, RandomRange{1.0 / 127.0, 2.0 / 127.0});
     case InputRole::Positive:
         return randomTensor(dtype, shape, seed, RandomRange{0.5, 1.0});
+    case InputRole::Index:
+        return randomTensor(dtype, shape, seed,
+                            RandomRange{0.0, double(std::max<int64_t>(role.depth, 1)) - 1.0});
     default:
         return randomTensor(dtype, shape, seed);
     }

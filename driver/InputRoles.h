@@ -19,12 +19,14 @@ enum class InputRole : uint8_t {
     DequantScale, // multiplies an integer value (an i8/i32 tensor or an int8 matmul of depth K)
     QuantScale,   // divides a value that is then cast to i8
     Positive,     // operand of log, sqrt, rsqrt, reciprocal or a divisor
+    Index,        // the index of a gather: integers in [0, n), n the gathered axis's extent
 };
 std::string_view inputRoleName(InputRole role);
 
 struct InputRoleInfo {
     InputRole role = InputRole::Data;
-    int64_t depth = 1; // DequantScale: the K of the int8 matmul it rescales (1 otherwise)
+    int64_t depth = 1; // DequantScale: the K of the int8 matmul it rescales; Index: the extent
+                       // of the axis it indexes (1 otherwise)
 };
 
 // One role per argument of the (decomposed) Tensor function, in argument order.
@@ -35,6 +37,7 @@ std::vector<InputRoleInfo> inferInputRoles(const Function& tensor);
 //   DequantScale  uniform in [0.5, 1) / (127 · K): an int8 product of depth K stays within ±129
 //   QuantScale    uniform in [1, 2) / 127: x in [-1, 1) divided by it stays within i8
 //   Positive      uniform in [0.5, 1)
+//   Index         integers uniform in [0, depth - 1]
 //   Data          the dtype's default range (compiler/ir/TensorData.h)
 TensorData seededInput(DType dtype, const Shape& shape, const InputRoleInfo& role, uint64_t seed);
 

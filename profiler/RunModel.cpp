@@ -298,6 +298,25 @@ void attribute(const tracedb::TraceReader& reader, RunModel& m,
     }
 }
 
+void loadGathers(const tracedb::TraceReader& reader, RunModel& m) {
+    forEachRow(reader,
+               "SELECT count(*), sum(s.dur), sum(r.int_value), sum(b.int_value), "
+               "sum(e.real_value * b.int_value) FROM slice s "
+               "JOIN args r ON r.arg_set_id = s.arg_set_id AND r.key = 'rows' "
+               "JOIN args b ON b.arg_set_id = s.arg_set_id AND b.key = 'bytes' "
+               "JOIN args e ON e.arg_set_id = s.arg_set_id AND e.key = 'dma_efficiency' "
+               "WHERE s.category = 'instr'",
+               [&](auto row) {
+                   RunModel::Gathers& g = m.gathers;
+                   g.count = cellInt(row[0]);
+                   if (g.count == 0) return;
+                   g.cycles = cellInt(row[1]);
+                   g.rows = cellInt(row[2]);
+                   g.bytes = cellInt(row[3]);
+                   g.efficiency = g.bytes > 0 ? cellReal(row[4]) / double(g.bytes) : 1.0;
+               });
+}
+
 void loadDoubleBuffering(const tracedb::TraceReader& reader, RunModel& m) {
     forEachRow(reader,
                "SELECT DISTINCT block_id FROM buffer WHERE slot = 1 AND stage_id = "
@@ -347,6 +366,7 @@ RunModel loadRunModel(const tracedb::TraceReader& reader) {
     auto instrs = loadInstrs(reader, m);
     attribute(reader, m, instrs);
     loadDoubleBuffering(reader, m);
+    loadGathers(reader, m);
     if (m.totalCycles <= 0)
         for (const TaskRun& t : m.tasks) m.totalCycles = std::max(m.totalCycles, t.end);
     return m;

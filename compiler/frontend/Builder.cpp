@@ -327,6 +327,21 @@ ValueRef FunctionBuilder::fill(const Type& type, double value, Loc loc) {
     return build(OpKind::Fill, {}, std::move(attrs), &type, loc);
 }
 
+ValueRef FunctionBuilder::gather(ValueRef src, ValueRef index, int64_t axis, Loc loc) {
+    Attrs attrs;
+    attrs.set("axis", axis);
+    return build(OpKind::Gather, {src, index}, std::move(attrs), nullptr, loc);
+}
+
+ValueRef FunctionBuilder::topk(ValueRef x, int64_t k, TopKOptions options, Loc loc) {
+    Attrs attrs;
+    attrs.set("k", k);
+    if (options.axis != -1) attrs.set("axis", options.axis);
+    if (!options.largest) attrs.set("largest", false);
+    if (options.indices) attrs.set("indices", true);
+    return build(OpKind::TopK, {x}, std::move(attrs), nullptr, loc);
+}
+
 // The methods of Ops.def's generated builder forms.
 #define PTO_BUILDER_Unary(kind, name)                                                              \
     ValueRef FunctionBuilder::name(ValueRef x, Loc loc) {                                          \

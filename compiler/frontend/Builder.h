@@ -163,6 +163,18 @@ public:
     // have no builder form yet: a C++ program unrolls them in its own for statement.
     std::vector<ValueRef> call(const std::string& callee, const std::vector<ValueRef>& args,
                                Loc loc = Loc::current());
+    // Indexing: the slices of `src` along `axis` selected by the i32 tensor `index`.
+    ValueRef gather(ValueRef src, ValueRef index, int64_t axis = 0, Loc loc = Loc::current());
+    // The k largest (smallest) values along `axis`, or with `indices` their i32 positions.
+    struct TopKOptions {
+        int64_t axis = -1;
+        bool largest = true;
+        bool indices = false;
+    };
+    ValueRef topk(ValueRef x, int64_t k, TopKOptions options, Loc loc = Loc::current());
+    ValueRef topk(ValueRef x, int64_t k, Loc loc = Loc::current()) {
+        return topk(x, k, TopKOptions{}, loc);
+    }
 
     // The function's results; ends the function.
     void ret(ValueRef value, Loc loc = Loc::current());

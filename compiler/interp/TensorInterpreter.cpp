@@ -293,6 +293,84 @@ TensorData evalFill(const OpEval& e) {
     return e.finish(a);
 }
 
+// gather (numpy.take along `axis`): bytes copied slice by slice; an index outside
+// [0, src.shape[axis]) is an error naming the index and where it sits.
+TensorData evalGather(const OpEval& e) {
+    e.expectOperands(2, 2);
+    const Shape& src = e.shape(0);
+    const int axis = e.axis(0, src.rank());
+    const TensorData& index = e.in(1);
+    if (index.dtype != DType::I32) e.fail("the index " + e.describe(1) + " must be i32");
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= src[d];
+    for (int d = axis + 1; d < src.rank(); ++d) inner *= src[d];
+    const int64_t n = src[axis], m = index.numel();
+    Shape out;
+    for (int d = 0; d < axis; ++d) out.push(src[d]);
+    for (int64_t d : index.shape.dims()) out.push(d);
+    for (int d = axis + 1; d < src.rank(); ++d) out.push(src[d]);
+    e.expectResultShape(out);
+    TensorData result(e.in(0).dtype, out);
+    const size_t run = size_t(inner * e.in(0).elementSize());
+    for (int64_t j = 0; j < m; ++j) {
+        int32_t k = 0;
+        std::memcpy(&k, index.data() + j * 4, 4);
+        if (k < 0 || k >= n)
+            e.fail("index " + std::to_string(k) + " at element " + std::to_string(j) + " of " +
+                   e.describe(1) + " is outside [0, " + std::to_string(n) + ") (axis " +
+                   std::to_string(axis) + " of " + e.describe(0) + ")");
+        for (int64_t o = 0; o < outer; ++o)
+            std::memcpy(result.data() + size_t(o * m + j) * run,
+                        e.in(0).data() + size_t(o * n + k) * run, run);
+    }
+    return e.finishLayout(std::move(result));
+}
+
+// topk along `axis`: per line along the axis, topkRow's positions; the result is those
+// positions (i32, `indices`) or the elements there, copied bit for bit.
+TensorData evalTopK(const OpEval& e) {
+    e.expectOperands(1, 1);
+    const TensorData& x = e.in(0);
+    const Shape& shape = x.shape;
+    const int axis = e.axis(-1, shape.rank());
+    const int64_t n = shape[axis], k = e.op().attrs.getInt("k", 0);
+    if (k < 1 || k > n)
+        e.fail("k = " + std::to_string(k) + " is out of range 1.." + std::to_string(n) + " for " +
+               e.describe(0));
+    const bool indices = e.op().attrs.getBool("indices");
+    const bool largest = e.op().attrs.getBool("largest", true);
+    Shape out = shape;
+    out[axis] = k;
+    e.expectResultShape(out);
+    TensorData result(indices ? DType::I32 : x.dtype, out);
+    if (result.dtype != e.resultType().dtype)
+        e.fail("result dtype " + std::string(dtypeName(e.resultType().dtype)) + " should be " +
+               std::string(dtypeName(result.dtype)));
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= shape[d];
+    for (int d = axis + 1; d < shape.rank(); ++d) inner *= shape[d];
+    const size_t elem = size_t(x.elementSize());
+    std::vector<double> keys(static_cast<size_t>(n));
+    std::vector<int32_t> best(static_cast<size_t>(k));
+    for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+            for (int64_t j = 0; j < n; ++j)
+                keys[size_t(j)] =
+                    elementKey(x.data() + size_t((o * n + j) * inner + i) * elem, x.dtype);
+            topkRow(keys.data(), n, k, largest, best.data());
+            for (int64_t j = 0; j < k; ++j) {
+                const size_t at = size_t((o * k + j) * inner + i);
+                if (indices)
+                    std::memcpy(result.data() + at * 4, &best[size_t(j)], 4);
+                else
+                    std::memcpy(result.data() + at * elem,
+                                x.data() + size_t((o * n + best[size_t(j)]) * inner + i) * elem,
+                                elem);
+            }
+        }
+    return result;
+}
+
 TensorData dispatch(const OpEval& e) {
     const OpKind kind = e.op().kind;
     if (isUnaryKind(kind)) return evalUnary(e);
@@ -341,6 +419,10 @@ TensorData dispatch(const OpEval& e) {
         return evalBroadcast(e);
     case OpKind::Fill:
         return evalFill(e);
+    case OpKind::Gather:
+        return evalGather(e);
+    case OpKind::TopK:
+        return evalTopK(e);
     default:
         e.fail("is a data-movement op or directive, not a compute op");
     }

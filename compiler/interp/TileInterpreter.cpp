@@ -159,6 +159,8 @@ private:
             return store(op);
         case OpKind::MatmulAcc:
             return matmulAcc(op);
+        case OpKind::Gather:
+            return gather(op);
         case OpKind::VecTile:
         case OpKind::CubeTile:
             return;
@@ -234,6 +236,41 @@ private:
         const std::vector<int64_t> offset = offsetAttr(op);
         const Region r = region(op, tile.shape, gm, offset);
         copyBox(tile, r.tileView, r.zeros, m_values[gm], r.containerView, r.corner, r.tileView);
+    }
+
+    // gather %g, %idx {offset = [0, c]}: row idx[i] of %g's rows × cols view, columns
+    // [c, c + cols), into row i of the tile; an index outside the rows is an error.
+    void gather(const Op& op) {
+        expectOperands(op, 2);
+        const TensorData& src = operand(op, 0);
+        const TensorData& index = operand(op, 1);
+        if (!m_isGm[op.operands[0]])
+            fail(op, "gathers from " + describe(op.operands[0]) +
+                         ", which is not a GM tensor (an argument or a gm_tensor)");
+        const Type& t = resultType(op);
+        const std::vector<int64_t> offset =
+            op.attrs.getInts("offset").value_or(std::vector<int64_t>(size_t(src.shape.rank()), 0));
+        const int64_t rows = src.shape.rows(), cols = src.shape.cols();
+        const int64_t col = offset.empty() ? 0 : offset.back();
+        if (index.dtype != DType::I32 || index.numel() != t.shape.rows() || col < 0 ||
+            col + t.shape.cols() > cols || t.dtype != src.dtype)
+            fail(op, "tile " + typeString(t.dtype, t.shape) + " at column " + std::to_string(col) +
+                         " cannot gather from " + describe(op.operands[0]) + " by " +
+                         describe(op.operands[1]));
+        TensorData tile(t.dtype, t.shape);
+        const size_t elem = size_t(src.elementSize());
+        const size_t run = size_t(t.shape.cols()) * elem;
+        for (int64_t i = 0; i < index.numel(); ++i) {
+            int32_t k = 0;
+            std::memcpy(&k, index.data() + i * 4, 4);
+            if (k < 0 || k >= rows)
+                fail(op, "index " + std::to_string(k) + " at element " + std::to_string(i) +
+                             " of " + describe(op.operands[1]) + " is outside the " +
+                             std::to_string(rows) + " rows of " + describe(op.operands[0]));
+            std::memcpy(tile.data() + size_t(i) * run,
+                        src.data() + (size_t(k) * size_t(cols) + size_t(col)) * elem, run);
+        }
+        define(op.result, std::move(tile), false);
     }
 
     void matmulAcc(const Op& op) {

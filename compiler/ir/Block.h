@@ -76,8 +76,14 @@ struct GmRegion {
     }
 };
 
+// The Tile ops that move data between GM and a tile: tload, tstore and gather.
+inline bool readsOrWritesGm(OpKind kind) {
+    return kind == OpKind::TLoad || kind == OpKind::TStore || kind == OpKind::Gather;
+}
+
 // The region of a tload/tstore from its `offset` attr (absent = the origin) and its tile's
-// shape. Throws CompileError (naming the op) when the tile does not lie inside the tensor.
+// shape; a gather's region is its column strip over every row of the tensor. Throws CompileError
+// (naming the op) when the tile does not lie inside the tensor.
 inline GmRegion gmRegionOf(const Function& tile, const Op& op) {
     const bool store = op.kind == OpKind::TStore;
     GmRegion r;
@@ -89,6 +95,7 @@ inline GmRegion gmRegionOf(const Function& tile, const Op& op) {
     if (offset.empty()) offset.assign(size_t(gm.rank()), 0);
     r.rows = tileShape.rows();
     r.cols = tileShape.cols();
+    if (op.kind == OpKind::Gather) r.rows = gm.rows(); // any row: the index decides
     bool ok = int(offset.size()) == gm.rank();
     for (int d = 0; ok && d + 1 < gm.rank(); ++d) {
         ok = offset[d] >= 0 && offset[d] < gm[d];

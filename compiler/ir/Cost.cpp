@@ -69,6 +69,8 @@ double instrFlops(const Instr& in) {
 }
 
 int64_t instrGmBytes(const Instr& in) {
+    // A gather moves the destination's rows (its GM operand spans every row it may pick).
+    if (in.opcode == Opcode::MGather) return in.operandCount > 0 ? in.operands[0].bytes() : 0;
     if (in.opcode != Opcode::TLoad && in.opcode != Opcode::TStore) return 0;
     int64_t bytes = 0;
     for (const Operand& o : in.ops())

@@ -27,7 +27,8 @@ enum class OpClass : uint8_t {
     Layout,
     Move,
     Directive,
-    Control // for, call: ops with any number of results (and a body)
+    Control, // for, call: ops with any number of results (and a body)
+    Index    // gather: data-dependent indexing (index tensors)
 };
 
 // Which IR levels may contain an op kind.

@@ -16,6 +16,9 @@ Placement placeTileOp(const Function& tile, const Op& op) {
         if (dst == MemSpace::L1) return {CoreType::AIC, Pipe::MTE2};
         return {};
     }
+    case OpKind::Gather: // a gather DMA GM -> UB, driven by an index tile in UB
+        return spaceOf(op.result) == MemSpace::UB ? Placement{CoreType::AIV, Pipe::MTE2}
+                                                  : Placement{};
     case OpKind::TMove:
         return {CoreType::AIC, Pipe::MTE1};
     case OpKind::Matmul:

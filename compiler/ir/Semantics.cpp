@@ -1,7 +1,14 @@
-// Comparison predicate names and the string form of applyCompare (see Semantics.h).
+// Comparison predicate names, the string form of applyCompare and the top-k row selection
+// (see Semantics.h).
 #include "compiler/ir/Semantics.h"
 
+#include "compiler/ir/Scalar.h"
+
+#include <algorithm>
 #include <array>
+#include <cstring>
+#include <numeric>
+#include <vector>
 
 namespace pto {
 namespace {
@@ -24,6 +31,31 @@ std::optional<CmpPred> parseCmpPred(std::string_view name) {
 bool applyCompare(std::string_view pred, float a, float b) {
     const std::optional<CmpPred> parsed = parseCmpPred(pred);
     return parsed && applyCompare(*parsed, a, b);
+}
+
+double elementKey(const std::byte* p, DType dtype) {
+    if (dtype == DType::I32) {
+        int32_t v = 0;
+        std::memcpy(&v, p, 4);
+        return double(v);
+    }
+    return double(loadElement(p, dtype));
+}
+
+void topkRow(const double* row, int64_t n, int64_t k, bool largest, int32_t* out) {
+    // A total order: NaN above everything, then the value, then the lower position first.
+    auto better = [&](int32_t a, int32_t b) {
+        const double x = row[a], y = row[b];
+        const bool nx = std::isnan(x), ny = std::isnan(y);
+        if (nx != ny) return largest ? nx : ny;
+        if (!nx && x != y) return largest ? x > y : x < y;
+        return a < b;
+    };
+    std::vector<int32_t> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    k = std::clamp<int64_t>(k, 0, n);
+    std::partial_sort(order.begin(), order.begin() + k, order.end(), better);
+    std::copy(order.begin(), order.begin() + k, out);
 }
 
 } // namespace pto

@@ -28,9 +28,11 @@
 // For results that are bit-identical across translation units, compile users with
 // -ffp-contract=off (no fused multiply-add contraction); pto_interp does.
 
+#include "compiler/ir/DType.h"
 #include "compiler/ir/OpKind.h"
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -282,6 +284,16 @@ inline float reduceCombine(OpKind kind, float acc, float x) {
 }
 
 // Calls visitor(fn) with the combine functor of a reduction (AddFn, MaxFn, MinFn).
+// --- Top-k (topk, TTOPK) ----------------------------------------------------------------------
+// out[0, k) = the positions of the k largest (largest) or smallest values of row[0, n), in
+// order — the best first — with ties broken by the lower position (torch.topk(sorted=True)'s
+// order for distinct values). NaN ranks above +inf, so it comes first when largest and last
+// otherwise. The interpreters and the simulator's kernel share it.
+void topkRow(const double* row, int64_t n, int64_t k, bool largest, int32_t* out);
+// The key topk compares for the element at `p`: its value, exact for every dtype (an i32
+// beyond 2^24 included).
+double elementKey(const std::byte* p, DType dtype);
+
 template <class Visitor> bool dispatchReduce(OpKind kind, Visitor&& visitor) {
     switch (kind) {
     case OpKind::ReduceSum:

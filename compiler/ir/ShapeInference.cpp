@@ -95,6 +95,9 @@ private:
     Type tload();
     Type tstore();
     Type tmove();
+    Type gather();
+    Type gatherTile();
+    Type topk();
     Type directive();
     Type control();
 
@@ -169,6 +172,7 @@ void Inference::checkOperandCount() const {
 
 void Inference::checkNoGmOperands() const {
     if (!isTileLevel() || opInfo(m_kind).cls == OpClass::Move) return;
+    if (m_kind == OpKind::Gather) return; // its source is a GM tensor (gatherTile checks)
     for (size_t i = 0; i < m_in.size(); ++i)
         if (m_in[i].space == MemSpace::GM)
             fail(fmt::format("operand {} is a GM tensor ({}); Tile-level compute ops take tiles "
@@ -707,6 +711,77 @@ Type Inference::tmove() {
     return d;
 }
 
+// gather %src, %idx {axis}: numpy.take — src.shape[:axis] + idx.shape + src.shape[axis+1:].
+Type Inference::gather() {
+    if (isTileLevel()) return gatherTile();
+    if (m_in[1].dtype != DType::I32)
+        fail(fmt::format("the index operand must be i32, found {}", typeStr(m_in[1])));
+    const Shape& src = m_in[0].shape;
+    const int axis = normalizeAxis(intAttr("axis").value_or(0), src.rank(), "axis");
+    const int rank = src.rank() - 1 + m_in[1].shape.rank();
+    if (rank > Shape::kMaxRank)
+        fail(fmt::format("the result would have rank {} (at most {})", rank, Shape::kMaxRank));
+    Shape out;
+    for (int d = 0; d < axis; ++d) out.push(src[d]);
+    for (int64_t d : m_in[1].shape.dims()) out.push(d);
+    for (int d = axis + 1; d < src.rank(); ++d) out.push(src[d]);
+    return finish(result(m_in[0].dtype, out));
+}
+
+// Tile level: %t = gather %gm, %idx {offset = [0, c]} : tile<RxCx...> — row idx[i] of the GM
+// tensor's rows × cols view, columns [c, c + C), into row i of the tile (R = idx elements).
+Type Inference::gatherTile() {
+    if (m_in[0].space != MemSpace::GM)
+        fail(fmt::format("source must be a GM tensor, found {}", typeStr(m_in[0])));
+    if (m_in[1].space == MemSpace::GM)
+        fail(fmt::format("the index must be a tile, found {} (a GM tensor; tload it first)",
+                         typeStr(m_in[1])));
+    if (m_in[1].dtype != DType::I32)
+        fail(fmt::format("the index tile must be i32, found {}", typeStr(m_in[1])));
+    const Type& d = requireDeclared();
+    checkDeclaredSpace(d, false);
+    if (d.dtype != m_in[0].dtype)
+        fail(fmt::format("gather keeps the dtype: source {} vs tile {}", dtypeName(m_in[0].dtype),
+                         dtypeName(d.dtype)));
+    const Shape& src = m_in[0].shape;
+    if (d.shape.rows() != m_in[1].shape.numel())
+        fail(fmt::format("the tile {} has {} rows but the index tile {} holds {} indices",
+                         shapeStr(d.shape), d.shape.rows(), typeStr(m_in[1]),
+                         m_in[1].shape.numel()));
+    std::vector<int64_t> offset(size_t(src.rank()), 0);
+    if (auto o = listAttr("offset")) offset = *o;
+    if (offset.size() != size_t(src.rank()))
+        fail(fmt::format("offset {} has {} entries, but the tensor {} has rank {}", listStr(offset),
+                         offset.size(), shapeStr(src), src.rank()));
+    for (size_t i = 0; i + 1 < offset.size(); ++i)
+        if (offset[i] != 0)
+            fail(fmt::format("offset {} may only shift the columns (the rows come from the index)",
+                             listStr(offset)));
+    const int64_t col = offset.empty() ? 0 : offset.back();
+    if (col < 0 || col + d.shape.cols() > src.cols())
+        fail(fmt::format("columns [{}, {}) exceed the {} columns of {}", col, col + d.shape.cols(),
+                         src.cols(), typeStr(m_in[0])));
+    return d;
+}
+
+// topk %x {k, axis = -1, largest = true, indices}: axis's extent becomes k; the values keep the
+// dtype, `indices` gives i32 positions.
+Type Inference::topk() {
+    requireNotBool(0);
+    const Shape& in = m_in[0].shape;
+    const int axis = normalizeAxis(intAttr("axis").value_or(-1), in.rank(), "axis");
+    const int64_t k = requireInt("k", "how many to keep");
+    if (k < 1 || k > in[axis])
+        fail(
+            fmt::format("k = {} is out of range 1..{} (the extent of axis {})", k, in[axis], axis));
+    if (const AttrValue* v = m_attrs.find("largest"); v && !std::holds_alternative<bool>(*v))
+        fail(fmt::format("attribute 'largest' must be true or false, found {}",
+                         formatAttrValue(*v)));
+    Shape out = in;
+    out[axis] = k;
+    return finish(result(unitAttr("indices") ? DType::I32 : m_in[0].dtype, out));
+}
+
 Type Inference::control() {
     fail("defines its results through its body or callee, not by shape inference");
 }
@@ -823,7 +898,8 @@ std::pair<int, int> operandCountRange(OpKind kind) {
 
 void normalizeAttrs(OpKind kind, std::span<const Type> operands, Attrs& attrs) {
     OpClass cls = opInfo(kind).cls;
-    bool hasAxis = cls == OpClass::Reduce || kind == OpKind::Softmax || kind == OpKind::Concat;
+    bool hasAxis = cls == OpClass::Reduce || kind == OpKind::Softmax || kind == OpKind::Concat ||
+                   kind == OpKind::Gather || kind == OpKind::TopK;
     if (hasAxis && !operands.empty()) {
         const AttrValue* v = attrs.find("axis");
         const int64_t* axis = v ? std::get_if<int64_t>(v) : nullptr;
@@ -834,7 +910,7 @@ void normalizeAttrs(OpKind kind, std::span<const Type> operands, Attrs& attrs) {
         const AttrValue* v = attrs.find(name);
         if (const int64_t* i = v ? std::get_if<int64_t>(v) : nullptr) attrs.set(name, double(*i));
     }
-    for (std::string_view name : {"keepdim", "transpose_a", "transpose_b"}) {
+    for (std::string_view name : {"keepdim", "transpose_a", "transpose_b", "indices"}) {
         const AttrValue* v = attrs.find(name);
         if (const bool* b = v ? std::get_if<bool>(v) : nullptr; b && !*b) attrs.erase(name);
     }

@@ -45,7 +45,7 @@ collectAccesses(const BlockProgram& program, const std::vector<uint32_t>& gmInde
         for (const BlockItem& item : program.blocks[task].items) {
             if (item.isSync()) continue;
             const Op& op = program.tile.op(item.op);
-            if (op.kind != OpKind::TLoad && op.kind != OpKind::TStore) continue;
+            if (!readsOrWritesGm(op.kind)) continue;
             GmRegion region = gmRegionOf(program.tile, op);
             uint32_t t = gmIndex[region.tensor];
             if (t == kNoId || region.rows <= 0 || region.cols <= 0) continue;

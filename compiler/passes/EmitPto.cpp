@@ -185,6 +185,14 @@ private:
         case OpKind::TLoad:
             add(Opcode::TLoad, op, {dst(), gmOperand(op)});
             return;
+        case OpKind::Gather: // dst, the GM column strip (every row), the index tile
+            add(Opcode::MGather, op, {dst(), gmOperand(op), in(1)});
+            return;
+        case OpKind::TopK:
+            add(Opcode::TTopK, op, {dst(), in(0)}).mode =
+                std::string(op.attrs.getBool("largest", true) ? "largest" : "smallest") +
+                (op.attrs.getBool("indices") ? "-indices" : "");
+            return;
         case OpKind::TStore: {
             Operand src = in(0);
             add(Opcode::TStore, op, {gmOperand(op), src}).pipe =

@@ -54,6 +54,10 @@ void expandOp(Ctx& c, const Op& op) {
             break;
         }
         break;
+    case OpClass::Index:
+        if (op.kind == OpKind::Gather) return expandGather(c, op);
+        if (op.kind == OpKind::TopK) return expandTopK(c, op);
+        break;
     case OpClass::Composite:
         c.shapes.fail(op, "composite ops must be decomposed before expand-tiles (run "
                           "decompose-composites)");

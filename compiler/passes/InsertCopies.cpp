@@ -26,6 +26,8 @@ SpaceSet readable(const Op& op, size_t index) {
         return index == 0 ? SpaceSet(bit(MemSpace::UB) | bit(MemSpace::L0C)) : bit(MemSpace::GM);
     case OpKind::TMove:
         return bit(MemSpace::L1);
+    case OpKind::Gather:
+        return index == 0 ? bit(MemSpace::GM) : bit(MemSpace::UB);
     case OpKind::Matmul:
         return index == 0 ? bit(MemSpace::L0A) : bit(MemSpace::L0B);
     case OpKind::MatmulAcc:

@@ -185,7 +185,7 @@ private:
             const Buffer& b = bufferOf(op.result, op);
             m_spaces.at(b.space).write(b.addr, b.addr + b.size, t, q, need);
         }
-        if (op.kind == OpKind::TLoad || op.kind == OpKind::TStore)
+        if (readsOrWritesGm(op.kind))
             m_gm.access(gmRegionOf(m_tile, op), t, q, m_clock[int(q)], need);
 
         // Latest producer first: its clock may already cover the others.

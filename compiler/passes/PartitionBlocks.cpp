@@ -56,6 +56,10 @@ std::string spaceProblem(const Function& tile, const Op& op, const Placement& pl
     switch (op.kind) {
     case OpKind::TLoad:
         return is(0, {MemSpace::GM}) ? "" : "loads from a value that is not in GM";
+    case OpKind::Gather:
+        return is(0, {MemSpace::GM}) && is(1, {MemSpace::UB})
+                   ? ""
+                   : "gathers rows of a GM tensor by a UB index tile only";
     case OpKind::TStore:
         return is(1, {MemSpace::GM}) ? "" : "stores to a value that is not in GM";
     case OpKind::TMove:
@@ -201,8 +205,7 @@ std::vector<uint32_t> gmDepths(Function& tile, const Components& comps) {
         b.name = "the tile chain of " + std::string(opName(first.kind)) + " at " +
                  std::to_string(first.loc.line) + ":" + std::to_string(first.loc.col);
         for (uint32_t i = comps.start[c]; i < comps.start[c + 1]; ++i)
-            if (const Op& op = probe.tile.op(comps.ops[i]);
-                op.kind == OpKind::TLoad || op.kind == OpKind::TStore)
+            if (const Op& op = probe.tile.op(comps.ops[i]); readsOrWritesGm(op.kind))
                 b.items.push_back({op.id, {}});
     }
     struct Restore { // gives the function back even if buildExecGraph throws

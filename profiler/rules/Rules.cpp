@@ -40,6 +40,7 @@ constexpr Rule kRules[] = {{"double_buffering", ruleDoubleBuffering},
                            {"scheduler_gaps", ruleSchedulerGaps},
                            {"slow_core", ruleSlowCore},
                            {"bandwidth_saturated", ruleBandwidthSaturated},
+                           {"gather_dma", ruleGatherDma},
                            {"latency_bound", ruleSyncWaits}};
 
 } // namespace

@@ -7,7 +7,7 @@
 namespace pto::sim {
 
 enum class OpcodeClass : unsigned char {
-    Dma,    ///< TLOAD, TSTORE, TEXTRACT, TMOV: time from dma.* rates and latencies
+    Dma,    ///< TLOAD, TSTORE, TEXTRACT, TMOV, MGATHER: time from dma.* rates and latencies
     Cube,   ///< TMATMUL, TMATMUL_ACC: startup + slope x fractals
     Vector, ///< elementwise, tile-scalar, row/column, layout: startup + slope x repeats
     Sync,   ///< SET_FLAG, WAIT_FLAG, BARRIER: startup (+ the wait)
@@ -19,6 +19,7 @@ constexpr OpcodeClass opcodeClass(Opcode op) {
     case Opcode::TStore:
     case Opcode::TExtract:
     case Opcode::TMov:
+    case Opcode::MGather:
         return OpcodeClass::Dma;
     case Opcode::TMatmul:
     case Opcode::TMatmulAcc:

@@ -61,6 +61,8 @@ constexpr CostDefault kCostDefaults[] = {
     {Opcode::TRowExpandDiv, 13, 8, "(assumption: as vdiv)"},
     {Opcode::TRowExpandMax, 6, 2, "(assumption: as vadd)"},
     {Opcode::TTrans, 12, 4, "(assumption)"},
+    {Opcode::TTopK, 9, 7,
+     "(assumption: per repeat and sort pass as vcmax; passes = TSORT32 + 4-way TMRGSORT merges)"},
     {Opcode::SetFlag, 1, 0, "pto-isa cost model (1 cycle plus the wait)"},
     {Opcode::WaitFlag, 1, 0, "pto-isa cost model (1 cycle plus the wait)"},
     {Opcode::Barrier, 1, 0, "(assumption: 1 cycle plus the wait)"},

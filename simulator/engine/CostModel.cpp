@@ -22,6 +22,12 @@ constexpr Param kPathParam[kDmaPathCount] = {
 
 } // namespace
 
+double topkPasses(int64_t n) {
+    double passes = 1;                                  // TSORT32: sorted runs of 32
+    for (int64_t run = 32; run < n; run *= 4) ++passes; // TMRGSORT merges 4 runs per pass
+    return passes;
+}
+
 std::string_view dmaPathName(DmaPath path) {
     constexpr std::string_view kNames[kDmaPathCount] = {"GM->UB",  "GM->L1",  "UB->GM",
                                                         "L1->GM",  "L0C->GM", "L0C->L1",
@@ -47,6 +53,8 @@ bool opcodeMovesAlong(Opcode op, DmaPath path) {
     switch (op) {
     case Opcode::TLoad:
         return path == DmaPath::GmToUb || path == DmaPath::GmToL1;
+    case Opcode::MGather:
+        return path == DmaPath::GmToUb;
     case Opcode::TStore:
         return path == DmaPath::UbToGm || path == DmaPath::L1ToGm || path == DmaPath::L0cToGm;
     case Opcode::TExtract:
@@ -117,7 +125,9 @@ int64_t CostModel::cubeCycles(const Instr& instr) const {
 int64_t CostModel::vectorCycles(const Instr& instr) const {
     int64_t bytes = 0;
     for (const Operand& o : instr.ops()) bytes = std::max(bytes, o.bytes());
-    const double repeats = ceilDiv(static_cast<double>(bytes), m_bytesPerRepeat);
+    double repeats = ceilDiv(static_cast<double>(bytes), m_bytesPerRepeat);
+    if (instr.opcode == Opcode::TTopK && instr.operandCount > 1) // sort passes over each row
+        repeats *= topkPasses(instr.operands[1].cols);
     const double issues = std::max(1.0, ceilDiv(repeats, m_maxRepeats));
     const OpCost& c = m_cost[static_cast<int>(instr.opcode)];
     return ceilCycles(c.startup * issues + c.slope * repeats);
@@ -138,6 +148,19 @@ double CostModel::efficiency(const Operand& gm) const {
     const int64_t pitch = gm.stride * dtypeSize(gm.dtype);
     const bool aligned = gm.addr % m_gmAlign == 0 && (gm.rows <= 1 || pitch % m_gmAlign == 0);
     return size * (aligned ? 1.0 : m_misaligned);
+}
+
+GmTransferCost CostModel::gatherTransfer(const Operand& dst, const Operand& gm) const {
+    Operand row = gm;
+    row.rows = 1;
+    const int64_t pitch = gm.stride * dtypeSize(gm.dtype);
+    GmTransferCost t;
+    t.bytes = static_cast<double>(dst.bytes());
+    t.efficiency =
+        efficiency(row) * (pitch % m_gmAlign == 0 || gm.addr % m_gmAlign != 0 ? 1.0 : m_misaligned);
+    t.cap = pathRate(DmaPath::GmToUb) * t.efficiency;
+    t.latency = m_hbmLatency;
+    return t;
 }
 
 GmTransferCost CostModel::gmTransfer(DmaPath path, const Operand& gm) const {

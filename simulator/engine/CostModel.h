@@ -67,6 +67,10 @@ struct GmTransferCost {
     int64_t latency = 0;   ///< cycles before data streams when it misses L2 (hbm.latency)
 };
 
+/// The sort passes of a TTOPK over rows of n elements: one TSORT32 pass (sorted runs of 32)
+/// and one 4-way TMRGSORT pass per factor 4 above 32 (an assumption, docs/SIMULATOR.md).
+double topkPasses(int64_t n);
+
 class CostModel {
 public:
     explicit CostModel(const ArchConfig& arch);
@@ -76,6 +80,10 @@ public:
     int64_t syncCycles(Opcode op) const;
     int64_t onchipCycles(DmaPath path, int64_t bytes) const;
     GmTransferCost gmTransfer(DmaPath path, const Operand& gm) const;
+    /// An MGATHER into `dst` from the GM strip `gm`: dst's bytes, moved as one small transfer
+    /// per row (the efficiency of a single row of the strip, aligned only when the strip's
+    /// start and row pitch are), at the GM -> UB rate (docs/SIMULATOR.md, "Gather DMA").
+    GmTransferCost gatherTransfer(const Operand& dst, const Operand& gm) const;
 
     double pathRate(DmaPath path) const { return m_pathRate[static_cast<int>(path)]; }
     /// Transfer efficiency of a GM operand (size and alignment).

@@ -289,6 +289,15 @@ void Engine::applyOccupancy(int slot, std::span<const OccupancyDelta> deltas) {
 // Splits a GM transfer's bytes into L2 hits and HBM traffic: reads of resident lines hit, the
 // rest miss and become resident; writes go through to HBM and leave their lines resident.
 void Engine::lookupL2(PipeState& ps, const GmTransfer& transfer) {
+    if (transfer.gather) { // its rows are data-dependent: every byte misses (an assumption)
+        ps.l2Bytes = 0;
+        ps.hbmBytes = transfer.cost.bytes;
+        ps.throttled = {};
+        const auto bytes = static_cast<int64_t>(transfer.cost.bytes);
+        m_result.memory.l2MissBytes += bytes;
+        m_result.memory.hbmReadBytes += bytes;
+        return;
+    }
     const L2Cache::Split split = m_l2.access(transfer.gm);
     const double looked = static_cast<double>(split.hit + split.miss);
     const double hitShare =
@@ -374,9 +383,16 @@ void Engine::completeInstr(int slot, Pipe pipe) {
     m_result.cores[slot].busy[static_cast<int>(pipe)] += Cycles(m_now - ps.startedAt);
     if (m_trace) {
         int64_t slice = 0;
-        if (m_trace->wantsInstructions())
+        if (m_trace->wantsInstructions() && ti.kind == InstrKind::GmDma &&
+            m_program.gmTransfers()[ti.aux].gather) {
+            const GmTransferCost& cost = m_program.gmTransfers()[ti.aux].cost;
+            slice = m_trace->gatherInstr(slot, pipe, core.kernel->firstInstrId + index,
+                                         taskId(core), ps.startedAt, m_now, instr.operands[0].rows,
+                                         static_cast<int64_t>(cost.bytes), cost.efficiency);
+        } else if (m_trace->wantsInstructions()) {
             slice = m_trace->instr(slot, pipe, instr.opcode, core.kernel->firstInstrId + index,
                                    taskId(core), ps.startedAt, m_now);
+        }
         if (m_trace->wantsFull()) {
             if (ti.kind == InstrKind::SetFlag) m_trace->flagSet(slot, ti.flag, slice);
             if (ti.kind == InstrKind::WaitFlag) m_trace->flagConsumed(slot, ti.flag, slice);

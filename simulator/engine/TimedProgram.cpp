@@ -239,13 +239,15 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
                 throw SimFault(FaultKind::BadInstruction, siteOf(kernel, index, i), problem);
             if (isGmPath(*path)) {
                 const Operand& gm = src.space == MemSpace::GM ? src : dst;
-                GmTransfer transfer{costs.gmTransfer(*path, gm),
-                                    regionOf(gm, dst.space == MemSpace::GM), *path};
+                const bool gather = in.opcode == Opcode::MGather;
+                GmTransfer transfer{gather ? costs.gatherTransfer(dst, gm)
+                                           : costs.gmTransfer(*path, gm),
+                                    regionOf(gm, dst.space == MemSpace::GM), *path, gather};
                 t.kind = InstrKind::GmDma;
                 t.aux = static_cast<uint32_t>(m_transfers.size());
                 t.cycles = transfer.cost.latency +
                            static_cast<int64_t>(transfer.cost.bytes / transfer.cost.cap);
-                out.bytes[static_cast<int>(*path)] += gm.bytes();
+                out.bytes[static_cast<int>(*path)] += static_cast<int64_t>(transfer.cost.bytes);
                 m_transfers.push_back(transfer);
             } else {
                 const int64_t bytes = std::max(src.bytes(), dst.bytes());

@@ -54,6 +54,8 @@ struct GmTransfer {
     GmTransferCost cost;
     Region gm; ///< the GM bytes it reads (TLOAD) or writes (TSTORE), for the L2 lookup
     DmaPath path = DmaPath::GmToUb;
+    bool gather =
+        false; ///< MGATHER: data-dependent rows, looked up as L2 misses (docs/SIMULATOR.md)
 };
 
 struct TimedKernel {

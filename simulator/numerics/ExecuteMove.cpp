@@ -1,9 +1,11 @@
-// Data movement between GM and the on-chip buffers: TLOAD, TSTORE, TEXTRACT, TMOV.
+// Data movement between GM and the on-chip buffers: TLOAD, TSTORE, TEXTRACT, TMOV, MGATHER.
 #include "simulator/numerics/ExecuteOps.h"
 
 #include "simulator/numerics/TileKernels.h"
 
 #include <fmt/format.h>
+
+#include <cstring>
 
 namespace pto::numerics {
 namespace {
@@ -40,6 +42,38 @@ void executeLoad(InstrContext& ctx) {
     checkCopyShape(ctx, false);
     ctx.expectPipe(Pipe::MTE2);
     copyOrTranspose(ctx, false, kRne);
+}
+
+// MGATHER dst(UB) <- src(GM), idx(UB i32): row i of dst is row idx[i] of the GM strip src
+// (rows = every row of the tensor, cols = dst's); an index outside the strip's rows is an
+// out-of-bounds fault naming the index, never a silent read.
+void executeGather(InstrContext& ctx) {
+    ctx.expectCount(3, 3);
+    ctx.expectSpace(0, {MemSpace::UB});
+    ctx.expectSpace(1, {MemSpace::GM});
+    ctx.expectSpace(2, {MemSpace::UB});
+    ctx.expectSameDType(0, 1);
+    ctx.expectDType(2, {DType::I32});
+    ctx.expectPipe(Pipe::MTE2);
+    const Operand& dst = ctx.operand(0);
+    const Operand& idx = ctx.operand(2);
+    if (int64_t(idx.rows) * idx.cols != dst.rows || ctx.operand(1).cols != dst.cols)
+        ctx.bad(fmt::format("{} indices for {} destination rows, or strip columns {} != {}",
+                            int64_t(idx.rows) * idx.cols, dst.rows, ctx.operand(1).cols, dst.cols));
+    const TileView index = ctx.read(2);
+    const TileView src = ctx.read(1);
+    const TileView out = ctx.write(0);
+    const size_t run = size_t(out.cols * out.elemSize());
+    for (int64_t i = 0; i < out.rows; ++i) {
+        int32_t k = 0;
+        std::memcpy(&k, index.row(i / index.cols) + (i % index.cols) * 4, 4);
+        if (k < 0 || k >= src.rows)
+            ctx.fail(FaultKind::OutOfBounds,
+                     fmt::format("gather index {} (element {} of the index tile) is outside the "
+                                 "{} rows of its GM source",
+                                 k, i, src.rows));
+        std::memcpy(out.row(i), src.row(k), run);
+    }
 }
 
 // TSTORE dst(GM) <- src: UB (MTE3, converts to the GM dtype by RNE), L0C (FIX, f32/i32 to the
@@ -113,6 +147,9 @@ void executeMove(InstrContext& ctx) {
         return;
     case Opcode::TMov:
         executeMov(ctx);
+        return;
+    case Opcode::MGather:
+        executeGather(ctx);
         return;
     default:
         ctx.bad(fmt::format("{} is not a data-movement opcode", opcodeName(ctx.instr().opcode)));

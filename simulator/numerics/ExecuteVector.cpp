@@ -1,12 +1,14 @@
 // The vector-pipe instructions: elementwise, tile-scalar, compare/select, conversions,
-// row/column reductions and expansions, transposes and fills; all operands in UB.
+// row/column reductions and expansions, transposes, fills and top-k; all operands in UB.
 #include "simulator/numerics/ExecuteOps.h"
 
 #include "simulator/numerics/TileKernels.h"
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <optional>
+#include <vector>
 
 namespace pto::numerics {
 namespace {
@@ -193,9 +195,52 @@ void run(InstrContext& ctx, const VecOp& op) {
     }
 }
 
+// TTOPK dst [r x k], src [r x n]: per row, topkRow's positions (mode "largest" or
+// "smallest", "-indices" for i32 positions) or the elements there, copied bit for bit.
+void executeTopK(InstrContext& ctx) {
+    ctx.expectCount(2, 2);
+    ctx.expectSpace(0, {MemSpace::UB});
+    ctx.expectSpace(1, {MemSpace::UB});
+    ctx.expectPipe(Pipe::V);
+    const std::string& mode = ctx.instr().mode;
+    const bool largest = mode.rfind("largest", 0) == 0;
+    const bool indices = mode.ends_with("-indices");
+    if (!largest && mode.rfind("smallest", 0) != 0)
+        ctx.bad(fmt::format("unknown top-k mode '{}' (largest or smallest, optionally "
+                            "-indices)",
+                            mode));
+    const Operand& d = ctx.operand(0);
+    const Operand& s = ctx.operand(1);
+    if (d.rows != s.rows || d.cols > s.cols)
+        ctx.bad(fmt::format("{} cannot hold the top {} of each row of {}", ctx.describe(0), d.cols,
+                            ctx.describe(1)));
+    if (indices)
+        ctx.expectDType(0, {DType::I32});
+    else
+        ctx.expectSameDType(0, 1);
+    const TileView src = ctx.read(1);
+    const TileView dst = ctx.write(0);
+    const size_t elem = size_t(src.elemSize());
+    std::vector<double> keys(size_t(src.cols));
+    std::vector<int32_t> best(size_t(dst.cols));
+    for (int64_t r = 0; r < src.rows; ++r) {
+        for (int64_t j = 0; j < src.cols; ++j)
+            keys[size_t(j)] = elementKey(src.row(r) + size_t(j) * elem, src.dtype);
+        topkRow(keys.data(), src.cols, dst.cols, largest, best.data());
+        for (int64_t j = 0; j < dst.cols; ++j) {
+            if (indices)
+                std::memcpy(dst.row(r) + j * 4, &best[size_t(j)], 4);
+            else
+                std::memcpy(dst.row(r) + size_t(j) * elem, src.row(r) + best[size_t(j)] * elem,
+                            elem);
+        }
+    }
+}
+
 } // namespace
 
 void executeVector(InstrContext& ctx) {
+    if (ctx.instr().opcode == Opcode::TTopK) return executeTopK(ctx);
     const std::optional<VecOp> op = vecOp(ctx.instr().opcode);
     if (!op) ctx.bad(fmt::format("{} is not a vector opcode", opcodeName(ctx.instr().opcode)));
     const int n = operandCount(op->form);

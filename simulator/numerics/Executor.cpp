@@ -72,6 +72,7 @@ void FunctionalExecutor::execute(int coreId, CoreType core, const Instr& instr) 
     case Opcode::TStore:
     case Opcode::TExtract:
     case Opcode::TMov:
+    case Opcode::MGather:
         numerics::executeMove(ctx);
         break;
     case Opcode::TMatmul:

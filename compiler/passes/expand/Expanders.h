@@ -16,6 +16,10 @@ void expandTranspose(Ctx& c, const Op& op);
 void expandView(Ctx& c, const Op& op);
 void expandReshape(Ctx& c, const Op& op);
 void expandConcat(Ctx& c, const Op& op);
+// gather: row gathers of a GM tensor by index tiles (Gather.cpp).
+void expandGather(Ctx& c, const Op& op);
+// topk along the last axis, whole rows per tile (TopK.cpp).
+void expandTopK(Ctx& c, const Op& op);
 // matmul on the cube core (Matmul.cpp).
 void expandMatmul(Ctx& c, const Op& op);
 

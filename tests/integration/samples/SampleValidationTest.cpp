@@ -206,8 +206,9 @@ const std::vector<SampleCase> kCases = {
     sample("flash_attention"),      // reference.py: composite tolerance class
     sample("flash_attention_loop"), // the same online softmax written with a loop
     sample("rope"),
-    sample("moe_gating"),
-    sample("quant_prolog"), // two outputs: int8 rows (exact) and f32 scales
+    sample("moe_gating"),        // weights and expert indices (exact, ties to the lower index)
+    sample("lightning_indexer"), // integer-valued inputs: exact scores, exact top-2048 positions
+    sample("quant_prolog"),      // two outputs: int8 rows (exact) and f32 scales
     sample("conv2d_im2col"),
 };
 

@@ -139,12 +139,32 @@ def rope(rng):
     return [x, cos, sin], {"yh": y.half().numpy()}
 
 
+def topk_lower_index_first(x, k):
+    # torch.topk's values; the positions in the documented tie order (lower index first), which
+    # torch.topk does not promise for equal values: a stable descending sort gives it.
+    values = torch.topk(x, k, dim=-1, sorted=True).values
+    idx = torch.sort(x, dim=-1, descending=True, stable=True).indices[..., :k]
+    assert torch.equal(torch.gather(x, -1, idx), values)
+    return values, idx.to(torch.int32)
+
+
 def moe_gating(rng):
     x, w = f16(rng, (1024, 4096)), f16(rng, (4096, 64), 1.0 / 64)
     p = torch.softmax(t32(x) @ t32(w), dim=-1)
-    top, idx = torch.topk(p, 2, dim=-1)
-    g = torch.zeros_like(p).scatter(1, idx, top / top.sum(dim=-1, keepdim=True))
-    return [x, w], {"g": g.numpy()}
+    top, idx = topk_lower_index_first(p, 2)
+    return [x, w], {"g": (top / top.sum(dim=-1, keepdim=True)).numpy(), "experts": idx.numpy()}
+
+
+def lightning_indexer(rng):
+    # Small integers (q, k in -2..2, w in quarters): every score is exact in f32 whatever the
+    # summation order, so the simulated top-2048 positions must equal the reference's exactly,
+    # ties (many) included — broken by the lower key index.
+    q = rng.integers(-2, 3, (256, 128)).astype(np.float16)
+    k = rng.integers(-2, 3, (8192, 128)).astype(np.float16)
+    w = (rng.integers(0, 5, (256, 1)) / 4.0).astype(np.float32)
+    scores = (torch.relu(t32(q) @ t32(k).T) * t32(w)).reshape(4, 64, 8192).sum(dim=1)
+    top, idx = topk_lower_index_first(scores, 2048)
+    return [q, k, w], {"top": top.numpy(), "idx": idx.numpy()}
 
 
 def quant_prolog(rng):
@@ -191,6 +211,7 @@ SAMPLES = {
     "flash_attention_loop": flash_attention,  # the same math written with a loop
     "rope": rope,
     "moe_gating": moe_gating,
+    "lightning_indexer": lightning_indexer,
     "quant_prolog": quant_prolog,
     "conv2d_im2col": conv2d_im2col,
 }

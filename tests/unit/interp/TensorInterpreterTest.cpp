@@ -452,6 +452,66 @@ TEST(TensorInterpreterReference, LayoutOps) {
     checkAgainstReference(cases);
 }
 
+// gather against torch.index_select: every axis, repeated indices, 2-D indices, and dtypes whose
+// bits must survive (bf16, i8, an i32 beyond 2^24).
+TEST(TensorInterpreterReference, Gather) {
+    auto index = [](Shape shape, uint64_t seed, int n) {
+        return randomTensor(DType::I32, shape, seed, {0.0, double(n - 1)});
+    };
+    TensorData repeated = index({6}, 1300, 8);
+    repeated.set(1, repeated.get(0)); // the same row twice
+    TensorData big = rnd(DType::I32, {8, 3}, 1301);
+    const int32_t odd = 16777217;
+    std::memcpy(big.data(), &odd, 4);
+    std::vector<OpCase> cases;
+    cases.push_back(opCase("gather_rows_f16", OpKind::Gather,
+                           {rnd(DType::F16, {8, 5}, 1302), repeated}, DType::F16, {6, 5},
+                           attrs({{"axis", int64_t{0}}})));
+    cases.push_back(opCase("gather_rows_2d_index", OpKind::Gather,
+                           {rnd(DType::F32, {9, 7}, 1303), index({3, 4}, 1304, 9)}, DType::F32,
+                           {3, 4, 7}, attrs({{"axis", int64_t{0}}})));
+    cases.push_back(opCase("gather_mid_bf16", OpKind::Gather,
+                           {rnd(DType::BF16, {2, 5, 3}, 1305), index({4}, 1306, 5)}, DType::BF16,
+                           {2, 4, 3}, attrs({{"axis", int64_t{1}}})));
+    cases.push_back(opCase("gather_last_i8", OpKind::Gather,
+                           {rnd(DType::I8, {3, 11}, 1307), index({2, 2}, 1308, 11)}, DType::I8,
+                           {3, 2, 2}, attrs({{"axis", int64_t{-1}}})));
+    cases.push_back(opCase("gather_i32_exact", OpKind::Gather, {big, index({5}, 1309, 8)},
+                           DType::I32, {5, 3}, attrs({{"axis", int64_t{0}}})));
+    checkAgainstReference(cases);
+}
+
+// topk against torch.topk (values) and a stable sort (positions, lower index first on ties):
+// every axis, k = 1 and k = n, largest and smallest, frequent ties, odd sizes.
+TEST(TensorInterpreterReference, TopK) {
+    auto kAttrs = [](int64_t k, int64_t axis, bool largest, bool indices) {
+        Attrs a = attrs({{"k", k}, {"axis", axis}});
+        if (!largest) a.set("largest", false);
+        if (indices) a.set("indices", true);
+        return a;
+    };
+    const TensorData ties = integerValued(DType::F32, {5, 33}, 1400, -3, 3);
+    const TensorData ties16 = integerValued(DType::F16, {3, 4, 9}, 1401, -2, 2);
+    const TensorData normal = rnd(DType::BF16, {7, 6}, 1402);
+    const TensorData ints = rnd(DType::I32, {2, 17}, 1403);
+    std::vector<OpCase> cases;
+    cases.push_back(opCase("topk_ties_values", OpKind::TopK, {ties}, DType::F32, {5, 4},
+                           kAttrs(4, -1, true, false)));
+    cases.push_back(opCase("topk_ties_indices", OpKind::TopK, {ties}, DType::I32, {5, 4},
+                           kAttrs(4, -1, true, true)));
+    cases.push_back(opCase("topk_k1_smallest", OpKind::TopK, {ties}, DType::I32, {5, 1},
+                           kAttrs(1, 1, false, true)));
+    cases.push_back(
+        opCase("topk_k_n", OpKind::TopK, {ties}, DType::I32, {5, 33}, kAttrs(33, 1, true, true)));
+    cases.push_back(opCase("topk_mid_axis_f16", OpKind::TopK, {ties16}, DType::I32, {3, 3, 9},
+                           kAttrs(3, 1, true, true)));
+    cases.push_back(opCase("topk_first_axis_bf16", OpKind::TopK, {normal}, DType::BF16, {2, 6},
+                           kAttrs(2, 0, false, false)));
+    cases.push_back(
+        opCase("topk_i32", OpKind::TopK, {ints}, DType::I32, {2, 5}, kAttrs(5, -1, true, false)));
+    checkAgainstReference(cases);
+}
+
 TEST(TensorInterpreterReference, NanInfPropagation) {
     std::vector<OpCase> cases;
     const TensorData a = values(DType::F32, {6}, {kNaN, 1.0f, kInf, -kInf, kNaN, 0.0f});
@@ -539,6 +599,13 @@ TEST(TensorInterpreterErrors, BadOps) {
     c = opCase("bad", OpKind::Reshape, {rnd(DType::F32, {4, 4}, 1)}, DType::F32, {3, 5});
     EXPECT_EQ(errorOf(makeOpFunction(c), c.inputs),
               "reshape %out: cannot reshape %in0 (4x4xf32) (16 elements) to 3x5 (15 elements)");
+
+    TensorData outside = values(DType::I32, {3}, {0, 2, 4});
+    c = opCase("bad", OpKind::Gather, {rnd(DType::F32, {4, 2}, 1), outside}, DType::F32, {3, 2},
+               attrs({{"axis", int64_t{0}}}));
+    EXPECT_EQ(errorOf(makeOpFunction(c), c.inputs),
+              "gather %out: index 4 at element 2 of %in1 (3xi32) is outside [0, 4) (axis 0 of "
+              "%in0 (4x2xf32))");
 
     c = opCase("bad", OpKind::TLoad, {rnd(DType::F32, {4, 4}, 1)}, DType::F32, {4, 4});
     EXPECT_EQ(errorOf(makeOpFunction(c), c.inputs),

@@ -212,13 +212,31 @@ def layout(case, raws):
         return np.concatenate(raws, axis=attrs.get("axis", 0))
     if op == "broadcast":
         return np.broadcast_to(x, shape)
+    if op == "topk":  # torch.topk's values; positions lower index first (stable sort)
+        axis = attrs.get("axis", -1) % x.ndim
+        largest = attrs.get("largest", True)
+        dtype = case["inputs"][0]["dtype"]
+        t = torch.from_numpy(x.astype(np.float64)) if dtype == "i32" else widen(x, dtype).double()
+        idx = torch.sort(t, dim=axis, descending=largest, stable=True).indices
+        idx = idx.narrow(axis, 0, attrs["k"])
+        values = torch.topk(t, attrs["k"], dim=axis, largest=largest, sorted=True).values
+        assert torch.equal(torch.gather(t, axis, idx), values)
+        if attrs.get("indices"):
+            return idx.numpy().astype(np.int32)
+        return np.take_along_axis(x, idx.numpy(), axis)
+    if op == "gather":  # torch.index_select on the raw bits, the index flattened then unfolded
+        axis = attrs.get("axis", 0) % x.ndim
+        bits = torch.from_numpy(np.ascontiguousarray(x).view(f"<i{x.dtype.itemsize}"))
+        index = torch.from_numpy(raws[1].astype(np.int64)).flatten()
+        y = bits.index_select(axis, index).reshape(shape).numpy()
+        return y.view(x.dtype)
     raise ValueError(op)
 
 
 def evaluate(case):
     raws = [load_raw(s) for s in case["inputs"]]
     op, attrs, out = case["op"], case["attrs"], case["output"]
-    if op in ("reshape", "transpose", "view", "concat", "broadcast"):
+    if op in ("reshape", "transpose", "view", "concat", "broadcast", "gather", "topk"):
         return layout(case, raws)
     if op == "fill":
         return narrow(torch.full(out["shape"], float(np.float32(attrs["value"]))), out["dtype"])

@@ -108,6 +108,7 @@ Module buildAllOps() {
     auto bias = f.arg("bias", tensorType({256}, DType::F32));
     auto w = f.arg("w", tensorType({256}, DType::F32));
     auto scale = f.arg("scale", tensorType({1, 256}, DType::F32));
+    auto idx = f.arg("idx", tensorType({2, 3}, DType::I32));
     f.cubeTile({64, 64}, {64, 128}, {128, 256});
     auto mm = f.matmul(a, b).named("mm");
     auto mt = f.matmul(b, a, {.transposeA = true, .transposeB = true, .resultDType = DType::F16})
@@ -152,7 +153,10 @@ Module buildAllOps() {
     auto bc = f.broadcast(bias, {4, 256}).named("bc");
     auto z = f.fill(tensorType({4, 256}, DType::F32), 0.0).named("z");
     auto zz = f.add(bc, z).named("zz").vecTile({4, 256});
-    f.ret({cc, tr, h, r, rs, rm, rn, dq, mt, zz});
+    auto gat = f.gather(sel, idx, 0).named("gat");
+    auto tk = f.topk(sel, 4).named("tk");
+    auto tki = f.topk(sel, 2, {.axis = 0, .largest = false, .indices = true}).named("tki");
+    f.ret({cc, tr, h, r, rs, rm, rn, dq, mt, zz, gat, tk, tki});
     return mb.finish();
 }
 

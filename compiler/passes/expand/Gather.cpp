@@ -1,0 +1,64 @@
+// expand-tiles of gather: a row gather of a GM tensor by index tiles (one gather DMA per
+// result tile; docs/LOWERING.md, "gather").
+#include "compiler/passes/expand/Expanders.h"
+
+#include "compiler/passes/DefaultVecTiles.h"
+#include "compiler/passes/expand/Messages.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace pto::expand {
+namespace {
+
+// The tile grid over the result idx.shape + [D]: one index row piece of `rows` indices by
+// `cols` columns per tile, so each tile's indices are consecutive elements of the index.
+Shape gatherTile(const Shape& result, DType dtype) {
+    const int n = result.rank();
+    const int64_t elem = dtypeSize(dtype);
+    const int64_t cols = std::min(result[n - 1], std::max<int64_t>(1, kDefaultTileBytes / elem));
+    const int64_t rows = std::clamp<int64_t>(kDefaultTileBytes / (cols * elem), 1, result[n - 2]);
+    Shape tile = result;
+    for (int d = 0; d < n; ++d) tile[d] = 1;
+    tile[n - 2] = rows;
+    tile[n - 1] = cols;
+    return tile;
+}
+
+} // namespace
+
+// gather %src, %idx {axis = 0} with src [N, D]: per result tile, the index tile of its rows
+// (the producer's tile or a load) and one gather of those rows' columns from src's GM home.
+void expandGather(Ctx& c, const Op& op) {
+    const ValueId src = op.operands[0], index = op.operands[1];
+    const Type& st = c.src.type(src);
+    const Type& it = c.src.type(index);
+    const Type& yt = c.src.type(op.result);
+    const int64_t axis = op.attrs.getInt("axis", 0);
+    if (st.shape.rank() != 2 || axis != 0 || it.shape.rank() < 1)
+        c.shapes.fail(op, fmt::format("lowers only row gathers: a rank-2 source along axis 0 by "
+                                      "an index of rank 1 or more, found {} along axis {} by {} "
+                                      "(reshape the source to [rows, cols] first)",
+                                      typeRef(st), axis, typeRef(it)));
+    const Provenance from = provenanceOf(op);
+    Home home = c.values.materialise(src);
+    if (home.kind != HomeKind::Same) home = c.values.plainHome(src, from);
+    const Shape tile = gatherTile(yt.shape, yt.dtype);
+    const int n = yt.shape.rank();
+    forEachTile(yt.shape, tile, [&](const Region& r) {
+        Region at{zeros(n - 1), zeros(n - 1)};
+        for (int d = 0; d + 1 < n; ++d) {
+            at.offset[d] = r.offset[d];
+            at.extent[d] = r.extent[d];
+        }
+        const ValueId indices = c.values.tileOf(index, at, from);
+        Attrs attrs = offsetAttr(Shape{0, r.offset[n - 1]});
+        const ValueId t =
+            c.emit.tile(OpKind::Gather, {home.gm, indices}, std::move(attrs), yt.dtype,
+                        rowsOf(r.extent), colsOf(r.extent), op.result, r.offset, from);
+        c.values.produce(op.result, r, t);
+    });
+}
+
+} // namespace pto::expand

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""topk and gather through `pto run` (compile, simulate) against PyTorch on random programs.
+
+usage: indexing_vs_torch.py PTO [--cases N] [--seed S]
+
+topk: random shapes (odd sizes), k = 1, k = n and in between, largest and smallest, f32 / f16 /
+i32, half the inputs small integers so that ties are frequent. The values must equal
+torch.topk(sorted=True)'s bit for bit; the indices must equal the lower-index-first order
+(torch.sort(stable=True)), and torch.topk's own indices wherever the row has no ties.
+gather: random tables and 1-D / 2-D indices against torch.index_select. Exit 1 on a mismatch.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+DTYPES = {"f32": np.float32, "f16": np.float16, "i32": np.int32}
+
+
+def run_pto(pto, text, inputs, tmp):
+    prog = os.path.join(tmp, "p.pto")
+    with open(prog, "w") as f:
+        f.write(text)
+    files = []
+    for i, x in enumerate(inputs):
+        path = os.path.join(tmp, f"in{i}.npy")
+        np.save(path, x)
+        files.append(path)
+    out = os.path.join(tmp, "out")
+    r = subprocess.run([pto, "run", prog, "--inputs", ",".join(files), "--outputs", out],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"pto run failed ({r.returncode}):\n{r.stderr}\n{text}")
+    return {name[:-4]: np.load(os.path.join(out, name)) for name in os.listdir(out)}
+
+
+def ptype(shape, dt):
+    return "tensor<" + "x".join(map(str, shape)) + "x" + dt + ">"
+
+
+def topk_case(rng, pto, tmp):
+    rank = int(rng.integers(1, 4))
+    shape = [int(rng.integers(1, 6)) for _ in range(rank - 1)] + [int(rng.integers(1, 70))]
+    n = shape[-1]
+    k = int(rng.choice([1, n, rng.integers(1, n + 1)]))
+    largest = bool(rng.integers(0, 2))
+    dt = str(rng.choice(list(DTYPES)))
+    ties = bool(rng.integers(0, 2)) or dt == "i32"
+    x = (rng.integers(-3, 4, size=shape) if ties else rng.standard_normal(shape)).astype(DTYPES[dt])
+    out_shape = shape[:-1] + [k]
+    flag = "" if largest else ", largest = false"
+    text = (f"func @t(%x: {ptype(shape, dt)}) -> ({ptype(out_shape, dt)}, "
+            f"{ptype(out_shape, 'i32')}) {{\n"
+            f"  %v = topk %x {{k = {k}{flag}}}\n"
+            f"  %i = topk %x {{k = {k}{flag}, indices}}\n"
+            f"  return %v, %i\n}}\n")
+    got = run_pto(pto, text, [x], tmp)
+    t = torch.from_numpy(x.astype(np.float64))
+    want_v = torch.topk(t, k, dim=-1, largest=largest, sorted=True)
+    order = torch.sort(t, dim=-1, descending=largest, stable=True).indices[..., :k]
+    problems = []
+    if not np.array_equal(got["v"].astype(np.float64), want_v.values.numpy()):
+        problems.append("values differ from torch.topk")
+    if not np.array_equal(got["i"], order.numpy().astype(np.int32)):
+        problems.append("indices differ from the lower-index-first order")
+    distinct = np.array([len(set(r)) == len(r) for r in x.reshape(-1, n).tolist()])
+    topk_i = want_v.indices.numpy().reshape(-1, k)[distinct]
+    if not np.array_equal(got["i"].reshape(-1, k)[distinct], topk_i.astype(np.int32)):
+        problems.append("indices of rows without ties differ from torch.topk")
+    return f"topk {shape} k={k} largest={largest} {dt} ties={ties}", problems
+
+
+def gather_case(rng, pto, tmp):
+    rows, cols = int(rng.integers(1, 50)), int(rng.integers(1, 700))
+    idx_shape = [int(rng.integers(1, 9))] if rng.integers(0, 2) else \
+        [int(rng.integers(1, 4)), int(rng.integers(1, 7))]
+    dt = str(rng.choice(["f32", "f16"]))
+    table = rng.standard_normal((rows, cols)).astype(DTYPES[dt])
+    idx = rng.integers(0, rows, size=idx_shape).astype(np.int32)
+    out_shape = idx_shape + [cols]
+    text = (f"func @g(%t: {ptype([rows, cols], dt)}, %i: {ptype(idx_shape, 'i32')}) -> "
+            f"{ptype(out_shape, dt)} {{\n  %y = gather %t, %i {{axis = 0}}\n  return %y\n}}\n")
+    got = run_pto(pto, text, [table, idx], tmp)["y"]
+    want = torch.from_numpy(table).index_select(0, torch.from_numpy(idx.astype(np.int64))
+                                                .flatten()).reshape(out_shape).numpy()
+    ok = got.dtype == want.dtype and np.array_equal(got.view(np.uint8), want.view(np.uint8))
+    return f"gather {[rows, cols]} by {idx_shape} {dt}", [] if ok else ["differs from torch"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("pto")
+    ap.add_argument("--cases", type=int, default=24)
+    ap.add_argument("--seed", type=int, default=16)
+    a = ap.parse_args()
+    rng = np.random.default_rng(a.seed)
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for c in range(a.cases):
+            name, problems = (topk_case if c % 3 else gather_case)(rng, a.pto, tmp)
+            for p in problems:
+                print(f"FAIL {name}: {p}")
+            failed += bool(problems)
+    print(f"{a.cases - failed}/{a.cases} cases agree with PyTorch")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
