@@ -67,7 +67,13 @@ Engine::Engine(const TimedProgram& program, const ArchConfig& arch, const CostMo
     const auto& clusters = program.clusters();
     m_clusterWaiting.resize(clusters.size());
     for (size_t c = 0; c < clusters.size(); ++c) m_clusterWaiting[c] = clusters[c].memberCount();
-    if (!clusters.empty()) m_cross.resize(m_cores.size() * kCrossSlots);
+    if (!clusters.empty()) {
+        m_cross.resize(m_cores.size() * kCrossSlots);
+        m_handOffs.resize(static_cast<size_t>(std::max(m_hwClusters, 0)));
+        m_syncedTo.resize(m_cores.size());
+        for (const GmTensor& t : program.source().gm)
+            if (t.role == GmRole::Workspace) m_workspaces.emplace_back(t.addr, t.addr + t.bytes());
+    }
     for (uint32_t i = 0; i < tasks.size(); ++i) {
         m_pendingPreds[i] = tasks[i].predecessors;
         m_result.tasks[i].task = tasks[i].id;
@@ -178,10 +184,12 @@ bool Engine::dispatchCluster() {
     const int hw = freeCluster(cluster);
     if (hw < 0) return false;
     m_readyClusters.pop();
+    m_handOffs[static_cast<size_t>(hw)].clear();
     for (int r = 0; r < kClusterRoles; ++r) {
         if (cluster.members[r] < 0) continue;
         const int slot = clusterSlot(hw, ClusterRole(r));
         std::fill_n(&crossCounter(slot, 0), kCrossSlots, CrossCounter{});
+        m_syncedTo[static_cast<size_t>(slot)].fill(-1);
         if (m_trace && m_trace->wantsFull()) m_trace->resetCrossFlags(slot);
         dispatchTo(slot, static_cast<uint32_t>(cluster.members[r]));
     }
@@ -322,6 +330,8 @@ void Engine::startNext(int slot, Pipe pipe) {
         if (m_options.checkHazards && ti.regionCount)
             m_hazards.start(slot, *core.kernel, *core.source, m_program.tasks()[core.task].kernel,
                             ti, m_now, -1);
+        if (m_options.checkHazards && core.cluster >= 0 && inWorkspace(transfer.gm))
+            checkHandOff(slot, ti, transfer.gm);
         int64_t latency = allHit ? m_costs.l2Latency() : transfer.cost.latency;
         if (ps.prevStreamAt >= 0) // back to back: requests went out during the last stream
             latency -=
@@ -459,7 +469,14 @@ void Engine::completeInstr(int slot, Pipe pipe) {
         }
     }
     if (core.occupancy) applyOccupancy(slot, core.occupancy->atEnd(index));
-    if (ti.kind == InstrKind::GmDma) ps.prevStreamAt = ps.streamAt;
+    if (ti.kind == InstrKind::GmDma) {
+        ps.prevStreamAt = ps.streamAt;
+        const Region& gm = m_program.gmTransfers()[ti.aux].gm;
+        if (m_options.checkHazards && core.cluster >= 0 && inWorkspace(gm)) {
+            checkHandOff(slot, ti, gm); // again: a peer's access may have overlapped this one
+            recordHandOff(slot, ti, gm);
+        }
+    }
     ++ps.pos;
     ++ps.completed;
     ps.readyAt = m_now;
@@ -501,6 +518,8 @@ bool Engine::startCrossWait(int slot, Pipe pipe, const TimedInstr& ti) {
         return false;
     }
     const int64_t arrive = counter.arrive[counter.head];
+    int64_t& synced = m_syncedTo[static_cast<size_t>(slot)][ti.flag / kCrossFlagIds];
+    synced = std::max(synced, counter.sentAt[counter.head]);
     counter.head = static_cast<uint8_t>((counter.head + 1) % kCrossPending);
     --counter.count;
     const int64_t end = std::max(m_now + ti.cycles, arrive);
@@ -557,6 +576,7 @@ void Engine::sendCross(int slot, const TimedInstr& ti, int64_t setSlice) {
                                    kCrossPending));
     }
     counter.arrive[(counter.head + counter.count) % kCrossPending] = m_now + m_crossLatency;
+    counter.sentAt[(counter.head + counter.count) % kCrossPending] = m_now;
     ++counter.count;
     if (m_trace && m_trace->wantsFull()) m_trace->crossFlagSet(to, counterIndex, setSlice);
     for (uint32_t p = 0; p < kPipes; ++p) {
@@ -565,6 +585,75 @@ void Engine::sendCross(int slot, const TimedInstr& ti, int64_t setSlice) {
         if (other.status == PipeStatus::WaitCross && other.instrs[other.pos].flag == counterIndex)
             startNext(to, static_cast<Pipe>(p));
     }
+}
+
+// --- Cross-core races on workspaces ---------------------------------------------------------
+// A cluster core's GM transfer of workspace bytes that another core of the cluster wrote (or,
+// for a write, read or wrote) is ordered only if that access completed before a cross-core
+// signal from that core which this core has consumed (checked when the transfer starts and when
+// it completes, so two transfers in flight together are caught by the later one). Otherwise a
+// cross-core wait is missing:
+// the data handed off may not be there yet, or may be overwritten before it was read.
+
+bool Engine::inWorkspace(const Region& gm) const {
+    for (const auto& [lo, hi] : m_workspaces)
+        if (gm.lo < hi && lo < gm.hi) return true;
+    return false;
+}
+
+void Engine::checkHandOff(int slot, const TimedInstr& ti, const Region& gm) {
+    const CoreState& core = m_cores[slot];
+    const int hw = core.type == CoreType::AIC ? core.index : core.index / 2;
+    const auto& synced = m_syncedTo[static_cast<size_t>(slot)];
+    for (const HandOff& h : m_handOffs[static_cast<size_t>(hw)]) {
+        if (h.slot == slot || !(h.write || gm.write) || h.hi <= gm.lo || gm.hi <= h.lo) continue;
+        const CoreState& other = m_cores[h.slot];
+        if (other.cluster != core.cluster) continue;
+        if (h.end > synced[static_cast<int>(other.role)]) throwRace(slot, ti, gm, h);
+    }
+}
+
+void Engine::recordHandOff(int slot, const TimedInstr& ti, const Region& gm) {
+    const CoreState& core = m_cores[slot];
+    const int hw = core.type == CoreType::AIC ? core.index : core.index / 2;
+    auto& list = m_handOffs[static_cast<size_t>(hw)];
+    const HandOff h{gm.lo, gm.hi, m_now, ti.index, slot, gm.write};
+    for (HandOff& old : list)
+        if (old.slot == slot && old.lo == h.lo && old.hi == h.hi && old.write == h.write) {
+            old = h;
+            return;
+        }
+    list.push_back(h);
+}
+
+void Engine::throwRace(int slot, const TimedInstr& ti, const Region& gm, const HandOff& other) {
+    const CoreState& core = m_cores[slot];
+    const CoreState& peer = m_cores[other.slot];
+    const Instr& in = core.source->instrs[ti.index];
+    FaultSite site;
+    site.coreType = core.type;
+    site.core = core.index;
+    site.pipe = ti.pipe;
+    site.cycle = m_now;
+    site.kernel = m_program.tasks()[core.task].kernel;
+    site.instrIndex = ti.index;
+    site.opcode = in.opcode;
+    site.tileOp = in.tileOp;
+    site.loc = in.loc;
+    const int64_t synced = m_syncedTo[static_cast<size_t>(slot)][static_cast<int>(peer.role)];
+    throw SimFault(
+        FaultKind::Overlap, site,
+        fmt::format("cross-core race on workspace GM [0x{:x}, 0x{:x}): {} {} {} it at cycle {}, "
+                    "but {} {} ({} of cluster {}) {} it (instr {}, done at cycle {}) after the "
+                    "last cross-core signal {} {} consumed from it ({}); a CROSS_WAIT_FLAG is "
+                    "missing",
+                    std::max(gm.lo, other.lo), std::min(gm.hi, other.hi),
+                    pipeLabel(core.type, core.index, ti.pipe), opcodeName(in.opcode),
+                    gm.write ? "writes" : "reads", m_now, coreDisplayName(peer.type), peer.index,
+                    clusterRoleName(peer.role), m_program.clusters()[core.cluster].id,
+                    other.write ? "wrote" : "read", other.index, other.end,
+                    coreDisplayName(core.type), core.index,
+                    synced < 0 ? std::string("none") : fmt::format("sent at cycle {}", synced)));
 }
 
 // --- Reporting ---------------------------------------------------------------------------------

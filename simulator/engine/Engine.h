@@ -78,6 +78,16 @@ private:
         uint8_t count = 0;
         uint8_t head = 0;
         std::array<int64_t, kCrossPending> arrive{};
+        std::array<int64_t, kCrossPending> sentAt{}; ///< when the sender's set completed
+    };
+
+    /// A cluster core's completed GM transfer of workspace bytes (the cross-core race check).
+    struct HandOff {
+        int64_t lo = 0, hi = 0; ///< GM bytes [lo, hi) (bounding range)
+        int64_t end = 0;        ///< completion cycle
+        uint32_t index = 0;     ///< instruction index in its kernel
+        int slot = 0;           ///< core slot
+        bool write = false;
     };
 
     struct PipeState {
@@ -133,6 +143,11 @@ private:
     void completeInstr(int slot, Pipe pipe);
     void wakeWaiters(int slot, bool flagChanged, Pipe finishedPipe);
     bool startCrossWait(int slot, Pipe pipe, const TimedInstr& ti);
+    bool inWorkspace(const Region& gm) const;
+    void checkHandOff(int slot, const TimedInstr& ti, const Region& gm);
+    void recordHandOff(int slot, const TimedInstr& ti, const Region& gm);
+    [[noreturn]] void throwRace(int slot, const TimedInstr& ti, const Region& gm,
+                                const HandOff& other);
     void sendCross(int slot, const TimedInstr& ti, int64_t setSlice);
     CrossCounter& crossCounter(int slot, int counter) {
         return m_cross[static_cast<size_t>(slot) * kCrossSlots + static_cast<size_t>(counter)];
@@ -176,7 +191,11 @@ private:
     MinHeap m_readyClusters;           // (first task id << 32 | cluster index)
     std::vector<int> m_clusterWaiting; // per cluster: members not yet ready
     std::vector<CrossCounter> m_cross; // core slot * kCrossSlots + crossSlot (clusters only)
-    std::vector<int64_t> m_taskSlices; // trace slice per task, 0 = none
+    std::vector<std::vector<HandOff>> m_handOffs; // per hardware cluster (checkHazards)
+    /// Per core slot: the latest set completion, per sending role, of a signal it consumed.
+    std::vector<std::array<int64_t, kClusterRoles>> m_syncedTo;
+    std::vector<std::pair<int64_t, int64_t>> m_workspaces; // GM byte ranges of workspaces
+    std::vector<int64_t> m_taskSlices;                     // trace slice per task, 0 = none
     size_t m_tasksDone = 0;
     SimResult m_result;
 };

@@ -2,6 +2,7 @@
 // against NumPy, its three tasks started together on one AIC and its two AIVs, every hand-off
 // a flag flow between the cores in the trace, and cross-core waits that can never be satisfied
 // reported as deadlocks naming both cores and the cycle each wait began.
+#include "compiler/FaultInjection.h"
 #include "driver/Session.h"
 #include "tests/support/Process.h"
 #include "validate/TensorIo.h"
@@ -18,11 +19,14 @@ std::string programPath(const std::string& name) {
     return fmt::format("{}/tests/integration/run/programs/{}.ptoasm", PTO_SOURCE_DIR, name);
 }
 
-RunResult runCluster(const std::string& name) {
+RunResult runCluster(const std::string& name, const std::string& fault = "",
+                     bool checkHazards = true) {
     RunOptions o;
     o.program = programPath(name);
     o.seed = 7;
     o.sim.traceLevel = sim::TraceLevel::None;
+    o.sim.checkHazards = checkHazards;
+    if (!fault.empty()) o.compile.fault = parseFaultSpec(fault);
     return runProgram(o);
 }
 
@@ -74,6 +78,56 @@ TEST(CrossFlagRun, EveryHandOffIsAFlowBetweenTheCores) {
         PTO_CLI, test::shellQuote(db)));
     ASSERT_EQ(q.exitCode, 0) << q.err;
     EXPECT_NE(q.out.find("\n12\n"), std::string::npos) << q.out; // 8 full + 4 free signals
+}
+
+// The AIC's kernel holds waits 0-3 (slot free), @vec0 waits 4-7 (slot full).
+TEST(CrossFlagRun, DroppedFullWaitIsCaughtAsACrossCoreRace) {
+    RunResult r = runCluster("cross_pingpong", "drop-cross-wait:5");
+    ASSERT_TRUE(r.state.planted);
+    EXPECT_NE(r.state.planted->description.find("removed CROSS_WAIT_FLAG aic 1 (instr"),
+              std::string::npos)
+        << r.state.planted->description;
+    const std::string& m = r.faultMessage;
+    EXPECT_NE(m.find("cross-core race on workspace GM"), std::string::npos) << m;
+    EXPECT_NE(m.find("AIC 0"), std::string::npos) << m;
+    EXPECT_NE(m.find("AIV 0"), std::string::npos) << m;
+    EXPECT_NE(m.find("a CROSS_WAIT_FLAG is missing"), std::string::npos) << m;
+}
+
+TEST(CrossFlagRun, DroppedFreeWaitIsCaughtAsACrossCoreRace) {
+    RunResult r = runCluster("cross_pingpong", "drop-cross-wait:0");
+    const std::string& m = r.faultMessage;
+    EXPECT_NE(m.find("cross-core race on workspace GM"), std::string::npos) << m;
+    EXPECT_NE(m.find("AIC 0 pipe FIX TSTORE writes it"), std::string::npos) << m;
+    EXPECT_NE(m.find("AIV 0 (aiv0 of cluster 0) read it"), std::string::npos) << m;
+}
+
+// Without the check the race shows in the numbers: the dropped wait changes the output.
+TEST(CrossFlagRun, DroppedWaitChangesTheNumbersWhenUnchecked) {
+    RunResult good = runCluster("cross_pingpong");
+    RunResult bad = runCluster("cross_pingpong", "drop-cross-wait:5", false);
+    ASSERT_EQ(good.faultMessage, "");
+    ASSERT_EQ(bad.faultMessage, "");
+    const TensorData& a = good.sim.outputs.at(0).second;
+    const TensorData& b = bad.sim.outputs.at(0).second;
+    int64_t differ = 0;
+    for (int64_t i = 0; i < a.numel(); ++i) differ += a.get(i) != b.get(i);
+    EXPECT_GT(differ, 0);
+}
+
+TEST(CrossFlagRun, DropCrossWaitWithoutCandidateSaysHowManyThereAre) {
+    EXPECT_THROW(
+        {
+            try {
+                runCluster("cross_pingpong", "drop-cross-wait:99");
+            } catch (const std::invalid_argument& e) {
+                EXPECT_NE(std::string(e.what()).find("the program has 12 cross-core waits"),
+                          std::string::npos)
+                    << e.what();
+                throw;
+            }
+        },
+        std::invalid_argument);
 }
 
 TEST(CrossFlagRun, WaitWithNoMatchingSetIsADeadlockNamingBothCores) {
