@@ -40,7 +40,8 @@ constexpr Rule kRules[] = {{"double_buffering", ruleDoubleBuffering},
                            {"scheduler_gaps", ruleSchedulerGaps},
                            {"slow_core", ruleSlowCore},
                            {"bandwidth_saturated", ruleBandwidthSaturated},
-                           {"latency_bound", ruleSyncWaits}};
+                           {"latency_bound", ruleSyncWaits},
+                           {"handoff_waits", ruleHandOffWaits}};
 
 } // namespace
 

@@ -130,6 +130,25 @@ TEST(CrossFlagRun, DropCrossWaitWithoutCandidateSaysHowManyThereAre) {
         std::invalid_argument);
 }
 
+TEST(CrossFlagRun, ReportNamesTheHandOffWaitsWithAGain) {
+    test::TempDir dir;
+    const std::string db = (dir / "run.db").string();
+    auto run = test::runCommand(fmt::format("{} run {} --trace full -o {}", PTO_CLI,
+                                            programPath("cross_pingpong"), test::shellQuote(db)));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    auto report =
+        test::runCommand(fmt::format("{} report --exit-zero {}", PTO_CLI, test::shellQuote(db)));
+    ASSERT_EQ(report.exitCode, 0) << report.err;
+    // The cube is the slower side here (4 matmul blocks against 4 small TMULS per AIV): only
+    // the vector cores wait, and the finding says so with a gain.
+    EXPECT_NE(report.out.find("handoff_waits: cube↔vector hand-off waits: the vector cores wait "),
+              std::string::npos)
+        << report.out;
+    EXPECT_NE(report.out.find("cube tasks 0 cycles"), std::string::npos) << report.out;
+    EXPECT_NE(report.out.find("so the cube is the slower side"), std::string::npos) << report.out;
+    EXPECT_NE(report.out.find("estimated gain: "), std::string::npos) << report.out;
+}
+
 TEST(CrossFlagRun, WaitWithNoMatchingSetIsADeadlockNamingBothCores) {
     RunResult r = runCluster("cross_missing_set");
     const std::string& m = r.faultMessage;
