@@ -14,7 +14,8 @@ namespace pto {
 namespace {
 
 constexpr InjectedFault kKinds[] = {InjectedFault::DropSync, InjectedFault::ShiftTileOffset,
-                                    InjectedFault::TruncateCast, InjectedFault::ReuseLiveBuffer};
+                                    InjectedFault::TruncateCast, InjectedFault::ReuseLiveBuffer,
+                                    InjectedFault::DropCrossWait};
 
 [[noreturn]] void noCandidate(const FaultSpec& spec, size_t count, std::string_view what) {
     throw std::invalid_argument(fmt::format("--fault {}:{}: the program has {} {} (candidates "
@@ -198,6 +199,34 @@ PlantedFault reuseLiveBuffer(CompileState& s, const FaultSpec& spec) {
     noCandidate(spec, seen, "buffers defined while another buffer of the same space is live");
 }
 
+// --- drop-cross-wait ----------------------------------------------------------------------
+
+PlantedFault dropCrossWait(CompileState& s, const FaultSpec& spec) {
+    size_t seen = 0;
+    for (Kernel& k : s.pto.kernels) {
+        for (size_t i = 0; i < k.instrs.size(); ++i) {
+            const Instr& in = k.instrs[i];
+            if (in.opcode != Opcode::CrossWaitFlag || seen++ != size_t(spec.index)) continue;
+            std::string next = "nothing";
+            for (size_t j = i + 1; j < k.instrs.size(); ++j)
+                if (k.instrs[j].pipe == in.pipe) {
+                    next = fmt::format("{} (instr {})", opcodeName(k.instrs[j].opcode), j);
+                    break;
+                }
+            const OpId tileOp = in.tileOp;
+            PlantedFault planted{spec, "emit-pto", tileOp, k.id,
+                                 fmt::format("removed CROSS_WAIT_FLAG {} {} (instr {} of kernel "
+                                             "@{}, pipe {}); {} no longer waits for the peer's "
+                                             "hand-off",
+                                             clusterRoleName(in.peer), in.event, i, k.name,
+                                             pipeName(in.pipe), next)};
+            k.instrs.erase(k.instrs.begin() + std::ptrdiff_t(i));
+            return planted;
+        }
+    }
+    noCandidate(spec, seen, "cross-core waits (CROSS_WAIT_FLAG)");
+}
+
 } // namespace
 
 std::string_view injectedFaultName(InjectedFault kind) {
@@ -212,6 +241,8 @@ std::string_view injectedFaultName(InjectedFault kind) {
         return "truncate-cast";
     case InjectedFault::ReuseLiveBuffer:
         return "reuse-live-buffer";
+    case InjectedFault::DropCrossWait:
+        return "drop-cross-wait";
     }
     return "?";
 }
@@ -225,6 +256,8 @@ std::string_view faultPass(InjectedFault kind) {
         return "expand-tiles";
     case InjectedFault::ReuseLiveBuffer:
         return "allocate-buffers";
+    case InjectedFault::DropCrossWait:
+        return "emit-pto";
     case InjectedFault::None:
         break;
     }
@@ -239,8 +272,8 @@ FaultSpec parseFaultSpec(std::string_view text) {
         if (injectedFaultName(k) == name) spec.kind = k;
     if (!spec.active())
         throw std::invalid_argument(
-            fmt::format("unknown fault '{}' (drop-sync, shift-tile-offset, truncate-cast or "
-                        "reuse-live-buffer, optionally followed by :N)",
+            fmt::format("unknown fault '{}' (drop-sync, shift-tile-offset, truncate-cast, "
+                        "reuse-live-buffer or drop-cross-wait, optionally followed by :N)",
                         name));
     if (colon != std::string_view::npos) {
         const std::string n(text.substr(colon + 1));
@@ -268,6 +301,8 @@ PlantedFault injectFault(CompileState& state, const FaultSpec& spec) {
         return truncateCast(state, spec);
     case InjectedFault::ReuseLiveBuffer:
         return reuseLiveBuffer(state, spec);
+    case InjectedFault::DropCrossWait:
+        return dropCrossWait(state, spec);
     case InjectedFault::None:
         break;
     }

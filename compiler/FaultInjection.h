@@ -15,6 +15,10 @@
 //   reuse-live-buffer  after allocate-buffers: give the N-th buffer that is defined while
 //                      another buffer of its block and space is still to be read the address of
 //                      that buffer, so it overwrites live data.
+//   drop-cross-wait    after emit-pto (or on a loaded PTO listing): remove the N-th
+//                      CROSS_WAIT_FLAG (kernels in order), so a core of a fused cluster reads
+//                      a hand-off workspace before its peer has filled it, or refills it before
+//                      its peer has read it.
 // The Tile interpreter sees the Tile-level faults; the two Block-level ones only change what
 // the simulator computes. The enum is not called FaultKind because pto::FaultKind is the
 // simulator's (simulator/numerics/SimFault.h) and both headers meet in the CLI.
@@ -35,7 +39,8 @@ enum class InjectedFault : uint8_t {
     DropSync,
     ShiftTileOffset,
     TruncateCast,
-    ReuseLiveBuffer
+    ReuseLiveBuffer,
+    DropCrossWait
 };
 
 struct FaultSpec {
@@ -44,7 +49,8 @@ struct FaultSpec {
     bool active() const { return kind != InjectedFault::None; }
 };
 
-// "drop-sync", "shift-tile-offset", "truncate-cast", "reuse-live-buffer" ("none").
+// "drop-sync", "shift-tile-offset", "truncate-cast", "reuse-live-buffer", "drop-cross-wait"
+// ("none").
 std::string_view injectedFaultName(InjectedFault kind);
 // The pass after which the fault is planted.
 std::string_view faultPass(InjectedFault kind);

@@ -39,6 +39,10 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
     }
     pm.start();
     lowerToPto(pm);
+    // A PTO listing skips every pass; a PTO-level fault is planted into it as loaded.
+    if (state.kind == StageKind::Pto && !state.planted && options.fault.active() &&
+        faultPass(options.fault.kind) == "emit-pto")
+        state.planted = injectFault(state, options.fault);
     return pm.timings();
 }
 

@@ -141,6 +141,8 @@ void loadWaits(const tracedb::TraceReader& reader, RunModel& m) {
                        t.waits.flag += cycles;
                    else if (reason == "barrier")
                        t.waits.barrier += cycles;
+                   else if (reason == "cross_flag")
+                       t.waits.crossFlag += cycles;
                    else if (reason == "dispatch") {
                        t.waits.dispatch += cycles;
                        t.dispatch = cellInt(row[3]);

@@ -30,6 +30,7 @@ using PipeCycles = std::array<std::int64_t, kPipeCount>;
 struct WaitCycles {
     std::int64_t flag = 0;      ///< wait slices of WAIT_FLAG
     std::int64_t barrier = 0;   ///< wait slices of BARRIER
+    std::int64_t crossFlag = 0; ///< wait slices of CROSS_WAIT_FLAG (cube-vector hand-offs)
     std::int64_t bandwidth = 0; ///< bandwidth stall slices inside GM transfers
     std::int64_t dispatch = 0;  ///< dispatch stall from dispatch to start
 };

@@ -38,6 +38,11 @@ std::string_view opcodeName(Opcode op);
 Pipe opcodeDefaultPipe(Opcode op);
 FlopRule opcodeFlopRule(Opcode op);
 std::optional<Opcode> parseOpcode(std::string_view mnemonic);
+/// The last opcode of Opcodes.def (for range checks of untrusted values).
+inline constexpr Opcode kLastOpcode = Opcode::CrossWaitFlag;
+inline constexpr bool isCrossFlag(Opcode op) {
+    return op == Opcode::CrossSetFlag || op == Opcode::CrossWaitFlag;
+}
 
 // A 2-D strided region of one memory space. For GM, addr is the byte address in the
 // device's global memory (see PtoProgram::gm for the tensors laid out there).
@@ -58,9 +63,12 @@ struct Instr {
     uint8_t operandCount = 0;
     std::array<Operand, 4> operands{}; // destination first
     // set_flag / wait_flag: src→dst pipes and event id; barrier: src = the pipe.
+    // CROSS_SET_FLAG / CROSS_WAIT_FLAG: event is the cross-core flag id (0..15), peer the core
+    // of the cluster signalled (set) or awaited (wait).
     Pipe flagSrc = Pipe::S;
     Pipe flagDst = Pipe::S;
     uint8_t event = 0;
+    ClusterRole peer = ClusterRole::Aic;
     double scalar = 0.0; // tile-scalar ops, TEXPANDS
     std::string mode;    // TCVT rounding ("rne", "trunc"…), TCMP predicate ("lt"…)
     bool transposeA = false, transposeB = false;

@@ -21,8 +21,7 @@ constexpr uint32_t kAmbiguous = UINT32_MAX - 1;
 
 std::vector<std::string_view> allOpcodeNames() {
     std::vector<std::string_view> names;
-    for (int i = 0; i <= static_cast<int>(Opcode::Barrier); ++i)
-        names.push_back(opcodeName(Opcode(i)));
+    for (int i = 0; i <= static_cast<int>(kLastOpcode); ++i) names.push_back(opcodeName(Opcode(i)));
     return names;
 }
 
@@ -43,6 +42,7 @@ private:
     void parseKernel();
     Instr parseInstr();
     void parseFlags(Instr& in);
+    void parseCrossFlag(Instr& in);
     Operand parseOperand();
     void parseInstrAttrs(Instr& in);
     void parseProvenance(Instr& in);
@@ -231,6 +231,8 @@ Instr PtoParser::parseInstr() {
     bool hasFlags = in.opcode == Opcode::SetFlag || in.opcode == Opcode::WaitFlag ||
                     in.opcode == Opcode::Barrier;
     if (hasFlags) parseFlags(in);
+    if (isCrossFlag(in.opcode)) parseCrossFlag(in);
+    hasFlags = hasFlags || isCrossFlag(in.opcode);
     auto atOperand = [&] {
         if (!m_tok.is(TokKind::Ident)) return false;
         std::optional<MemSpace> s = parseMemSpace(m_tok.text);
@@ -254,6 +256,15 @@ void PtoParser::parseFlags(Instr& in) {
     expect(TokKind::Arrow, "'->' between the source and destination pipes");
     in.flagDst = parsePipeName("the destination pipe");
     in.event = uint8_t(expectInt("event id", 0, 255));
+}
+
+// CROSS_SET_FLAG aiv0 3: the peer core of the cluster and the flag id.
+void PtoParser::parseCrossFlag(Instr& in) {
+    Token peer = expect(TokKind::Ident, "the peer core (aic, aiv0 or aiv1)");
+    std::optional<ClusterRole> role = parseClusterRole(peer.text);
+    if (!role) fail(peer.loc, fmt::format("unknown peer core '{}' (aic, aiv0 or aiv1)", peer.text));
+    in.peer = *role;
+    in.event = uint8_t(expectInt("cross-core flag id", 0, 255));
 }
 
 Operand PtoParser::parseOperand() {
@@ -375,6 +386,11 @@ void PtoParser::parseTask() {
     if (!c) fail(core.loc, fmt::format("unknown core type '{}' (aic or aiv)", core.text));
     t.core = *c;
     if (m_tok.is(TokKind::String)) t.name = take().str;
+    if (m_tok.isIdent("cluster")) {
+        advance();
+        t.cluster = uint32_t(expectInt("cluster id", 0, int64_t(UINT32_MAX) - 1));
+        if (accept(TokKind::Slash)) t.sub = uint8_t(expectInt("the AIV of the cluster", 0, 1));
+    }
     if (m_tok.isIdent("after")) {
         advance();
         do {

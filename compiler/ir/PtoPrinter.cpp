@@ -120,6 +120,10 @@ void appendTasks(std::string& out, const PtoProgram& p) {
         fmt::format_to(std::back_inserter(out), "task {} {} {}", t.id, kernel,
                        coreTypeName(t.core));
         if (!t.name.empty()) out.append(" ").append(formatAttrValue(AttrValue(t.name)));
+        if (t.cluster != kNoCluster)
+            out.append(t.core == CoreType::AIV || t.sub != 0
+                           ? fmt::format(" cluster {}/{}", t.cluster, t.sub)
+                           : fmt::format(" cluster {}", t.cluster));
         for (size_t j = 0; j < into[i].size(); ++j)
             out.append(j ? ", " : " after ").append(formatDep(*into[i][j], tensors, false));
         out += '\n';
@@ -135,6 +139,8 @@ std::string printPtoOperands(const Instr& in) {
         rest = fmt::format("{}->{} {}", pipeName(in.flagSrc), pipeName(in.flagDst), in.event);
     else if (in.opcode == Opcode::Barrier)
         rest = std::string(pipeName(in.flagSrc));
+    else if (isCrossFlag(in.opcode))
+        rest = fmt::format("{} {}", clusterRoleName(in.peer), in.event);
     size_t count = std::min<size_t>(in.operandCount, in.operands.size());
     for (size_t i = 0; i < count; ++i)
         rest += (rest.empty() ? "" : ", ") + formatOperand(in.operands[i]);

@@ -14,13 +14,18 @@
 //   }
 //   task 0 @k0 aiv "softmax.0"
 //   task 1 @k1 aic after 0 raw %x, 3 war
+//   task 2 @fa_cube aic "fa" cluster 0
+//   task 3 @fa_vec aiv "fa" cluster 0/1
 //
-// An instruction is: pipe, opcode, then for SET_FLAG/WAIT_FLAG `src->dst event` and for
-// BARRIER the pipe, then operands SPACE[addr]:dtype[rows x cols / row stride in elements]
-// (destination first), then {scalar = …, round|pred|mode = …, transpose_a, transpose_b}, then
-// provenance `!op <tile op id>` and `!loc <line>:<col>`. Names that are not plain identifiers
-// print quoted ("my kernel"); a task names its kernel @name, or #index when the name is not
-// unique; `after` lists the task's dependencies (from-task, kind, optional GM tensor).
+// An instruction is: pipe, opcode, then for SET_FLAG/WAIT_FLAG `src->dst event`, for BARRIER
+// the pipe, for CROSS_SET_FLAG/CROSS_WAIT_FLAG the peer core of the cluster and the flag id
+// (`MTE3 CROSS_SET_FLAG aic 2`: this core signals flag 2 of the cluster's AIC), then operands
+// SPACE[addr]:dtype[rows x cols / row stride in elements] (destination first), then {scalar = …,
+// round|pred|mode = …, transpose_a, transpose_b}, then provenance `!op <tile op id>` and `!loc
+// <line>:<col>`. Names that are not plain identifiers print quoted ("my kernel"); a task names its
+// kernel @name, or #index when the name is not unique; `cluster c` (AIC) / `cluster c/k` (AIV k =
+// 0, 1) puts it in a fused cluster, whose tasks run together on one AIC and its two AIVs; `after`
+// lists the task's dependencies (from-task, kind, optional GM tensor).
 #pragma once
 
 #include "compiler/ir/Pto.h"

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -424,6 +425,11 @@ private:
                        int64_t end) const;
     void checkTasks() const;
     void checkAcyclic() const;
+    void checkClusters() const;
+    void checkClusterMembers(uint32_t cluster, const std::array<int64_t, kClusterRoles>& members,
+                             const std::vector<std::vector<uint32_t>>& succ) const;
+    void checkCrossFlag(uint32_t cluster, const std::array<int64_t, kClusterRoles>& members,
+                        const Task& t, size_t index, const Instr& in) const;
 
     const PtoProgram& m_p;
     const std::string& m_file;
@@ -479,6 +485,8 @@ std::pair<int, int> opcodeOperands(Opcode op) {
     case Opcode::SetFlag:
     case Opcode::WaitFlag:
     case Opcode::Barrier:
+    case Opcode::CrossSetFlag:
+    case Opcode::CrossWaitFlag:
         return {0, 0};
     default: // moves, unary and tile-scalar ops: destination and source
         return {2, 2};
@@ -513,7 +521,7 @@ void PtoVerifier::checkOperand(const Kernel& k, size_t index, const Instr& in, s
 }
 
 void PtoVerifier::checkInstr(const Kernel& k, size_t index, const Instr& in) const {
-    if (static_cast<size_t>(in.opcode) > static_cast<size_t>(Opcode::Barrier))
+    if (static_cast<size_t>(in.opcode) > static_cast<size_t>(kLastOpcode))
         failInstr(k, index, in, "invalid opcode");
     if (!coreHasPipe(k.core, in.pipe))
         failInstr(k, index, in,
@@ -534,6 +542,16 @@ void PtoVerifier::checkInstr(const Kernel& k, size_t index, const Instr& in) con
                                       coreTypeName(k.core)));
         if (in.event > 7)
             failInstr(k, index, in, fmt::format("event id {} is out of range 0..7", in.event));
+    }
+    if (isCrossFlag(in.opcode)) {
+        if (in.event >= kCrossFlagIds)
+            failInstr(k, index, in,
+                      fmt::format("cross-core flag id {} is out of range 0..{}", in.event,
+                                  kCrossFlagIds - 1));
+        if (static_cast<int>(in.peer) >= kClusterRoles)
+            failInstr(k, index, in, "invalid peer core");
+        if (k.core == CoreType::AIC && in.peer == ClusterRole::Aic)
+            failInstr(k, index, in, "an AIC's cross-core peer is aiv0 or aiv1, not itself");
     }
     for (size_t i = 0; i < in.operandCount; ++i) checkOperand(k, index, in, i);
 }
@@ -593,6 +611,91 @@ void PtoVerifier::checkAcyclic() const {
             failProgram(fmt::format("the task graph has a cycle through task {}", t));
 }
 
+// Fused clusters: one task per role; a kernel with cross-core flags runs only in clusters;
+// every flag names a peer the cluster has; every wait has a set of its flag on the peer's
+// kernel that signals it; members do not depend on each other (they start together).
+void PtoVerifier::checkClusters() const {
+    std::map<uint32_t, std::array<int64_t, kClusterRoles>> clusters;
+    const auto& tasks = m_p.exec.tasks;
+    for (const Task& t : tasks) {
+        const bool cross = std::ranges::any_of(
+            m_p.kernels[t.block].instrs, [](const Instr& in) { return isCrossFlag(in.opcode); });
+        if (t.cluster == kNoCluster) {
+            if (cross)
+                failProgram(fmt::format("task {} runs kernel @{}, which uses cross-core flags, "
+                                        "outside a cluster (give it 'cluster <id>')",
+                                        t.id, m_p.kernels[t.block].name));
+            continue;
+        }
+        if (t.sub > 1 || (t.core == CoreType::AIC && t.sub != 0))
+            failProgram(fmt::format("task {} is AIV {} of cluster {}; a cluster has an AIC and "
+                                    "AIVs 0 and 1",
+                                    t.id, t.sub, t.cluster));
+        auto [it, fresh] = clusters.try_emplace(t.cluster);
+        if (fresh) it->second.fill(-1);
+        int64_t& slot = it->second[static_cast<int>(t.role())];
+        if (slot >= 0)
+            failProgram(fmt::format("tasks {} and {} are both {} of cluster {}", slot, t.id,
+                                    clusterRoleName(t.role()), t.cluster));
+        slot = t.id;
+    }
+    if (clusters.empty()) return;
+    std::vector<std::vector<uint32_t>> succ(tasks.size());
+    for (const TaskDep& d : m_p.exec.deps) succ[d.from].push_back(d.to);
+    for (const auto& [cluster, members] : clusters) checkClusterMembers(cluster, members, succ);
+}
+
+void PtoVerifier::checkClusterMembers(uint32_t cluster,
+                                      const std::array<int64_t, kClusterRoles>& members,
+                                      const std::vector<std::vector<uint32_t>>& succ) const {
+    for (int64_t from : members) {
+        if (from < 0) continue;
+        std::vector<char> seen(succ.size(), 0);
+        std::vector<uint32_t> stack(succ[size_t(from)]);
+        while (!stack.empty()) {
+            uint32_t t = stack.back();
+            stack.pop_back();
+            if (seen[t]) continue;
+            seen[t] = 1;
+            if (std::ranges::find(members, int64_t(t)) != members.end())
+                failProgram(fmt::format("task {} of cluster {} depends on task {} of the same "
+                                        "cluster (its tasks start together)",
+                                        t, cluster, from));
+            stack.insert(stack.end(), succ[t].begin(), succ[t].end());
+        }
+        const Task& t = m_p.exec.tasks[size_t(from)];
+        const Kernel& k = m_p.kernels[t.block];
+        for (size_t i = 0; i < k.instrs.size(); ++i)
+            if (isCrossFlag(k.instrs[i].opcode))
+                checkCrossFlag(cluster, members, t, i, k.instrs[i]);
+    }
+}
+
+void PtoVerifier::checkCrossFlag(uint32_t cluster,
+                                 const std::array<int64_t, kClusterRoles>& members, const Task& t,
+                                 size_t index, const Instr& in) const {
+    const Kernel& k = m_p.kernels[t.block];
+    const std::string_view self = clusterRoleName(t.role());
+    const std::string_view peer = clusterRoleName(in.peer);
+    if (in.peer == t.role())
+        failInstr(k, index, in,
+                  fmt::format("task {} is {} of cluster {}: a core cannot signal itself", t.id,
+                              self, cluster));
+    const int64_t other = members[static_cast<int>(in.peer)];
+    if (other < 0)
+        failInstr(k, index, in,
+                  fmt::format("names {}, but cluster {} (task {}) has no {} task", peer, cluster,
+                              t.id, peer));
+    if (in.opcode != Opcode::CrossWaitFlag) return;
+    const Kernel& pk = m_p.kernels[m_p.exec.tasks[size_t(other)].block];
+    for (const Instr& p : pk.instrs)
+        if (p.opcode == Opcode::CrossSetFlag && p.peer == t.role() && p.event == in.event) return;
+    failInstr(k, index, in,
+              fmt::format("task {} ({} of cluster {}) waits for cross-core flag {} of {}, but "
+                          "kernel @{} (task {}, {}) never sets it for {}",
+                          t.id, self, cluster, in.event, peer, pk.name, other, peer, self));
+}
+
 void PtoVerifier::run() {
     for (size_t i = 0; i < m_p.kernels.size(); ++i)
         if (m_p.kernels[i].id != i)
@@ -602,6 +705,7 @@ void PtoVerifier::run() {
     for (const Kernel& k : m_p.kernels) checkKernel(k);
     checkTasks();
     checkAcyclic();
+    checkClusters();
 }
 
 } // namespace

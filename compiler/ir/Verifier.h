@@ -16,7 +16,11 @@
 // pipe and on-chip spaces exist on its kernel's core type, operand counts per opcode, flag events
 // 0..7, operand shapes (rows, cols >= 1; row stride >= cols, or 0 for a source that repeats one
 // row), operand regions inside their buffer (on chip) or inside a declared GM tensor, GM tensors
-// that do not overflow, and task dependencies that name existing tasks and form no cycle.
+// that do not overflow, task dependencies that name existing tasks and form no cycle, and fused
+// clusters: one task per role (aic, aiv0, aiv1), cross-core flag ids 0..15, kernels with
+// cross-core flags only in clusters, every flag naming a peer the cluster has, every
+// CROSS_WAIT_FLAG with a CROSS_SET_FLAG of its flag for it on the peer's kernel, and no
+// dependency between tasks of one cluster (they start together).
 //
 // Messages name the entity: "add %c (op #12): declared type ... does not match ...",
 // "kernel @k0 instr 7 (TADD): pipe M does not exist on an aiv core".

@@ -41,7 +41,8 @@ constexpr Rule kRules[] = {{"double_buffering", ruleDoubleBuffering},
                            {"slow_core", ruleSlowCore},
                            {"bandwidth_saturated", ruleBandwidthSaturated},
                            {"gather_dma", ruleGatherDma},
-                           {"latency_bound", ruleSyncWaits}};
+                           {"latency_bound", ruleSyncWaits},
+                           {"handoff_waits", ruleHandOffWaits}};
 
 } // namespace
 

@@ -18,6 +18,7 @@ void ruleSlowCore(const Profile& p, std::vector<Finding>& out);
 void ruleBandwidthSaturated(const Profile& p, std::vector<Finding>& out);
 void ruleGatherDma(const Profile& p, std::vector<Finding>& out);
 void ruleSyncWaits(const Profile& p, std::vector<Finding>& out);
+void ruleHandOffWaits(const Profile& p, std::vector<Finding>& out);
 /// Measured traces only (the rules above read what only a simulated run records).
 void ruleMeasuredKernels(const Profile& p, std::vector<Finding>& out);
 

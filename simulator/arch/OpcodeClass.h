@@ -10,7 +10,7 @@ enum class OpcodeClass : unsigned char {
     Dma,    ///< TLOAD, TSTORE, TEXTRACT, TMOV, MGATHER: time from dma.* rates and latencies
     Cube,   ///< TMATMUL, TMATMUL_ACC: startup + slope x fractals
     Vector, ///< elementwise, tile-scalar, row/column, layout: startup + slope x repeats
-    Sync,   ///< SET_FLAG, WAIT_FLAG, BARRIER: startup (+ the wait)
+    Sync,   ///< SET_FLAG, WAIT_FLAG, BARRIER, CROSS_*: startup (+ the wait)
 };
 
 constexpr OpcodeClass opcodeClass(Opcode op) {
@@ -27,6 +27,8 @@ constexpr OpcodeClass opcodeClass(Opcode op) {
     case Opcode::SetFlag:
     case Opcode::WaitFlag:
     case Opcode::Barrier:
+    case Opcode::CrossSetFlag:
+    case Opcode::CrossWaitFlag:
         return OpcodeClass::Sync;
     default:
         return OpcodeClass::Vector;

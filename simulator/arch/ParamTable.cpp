@@ -66,6 +66,10 @@ constexpr CostDefault kCostDefaults[] = {
     {Opcode::SetFlag, 1, 0, "pto-isa cost model (1 cycle plus the wait)"},
     {Opcode::WaitFlag, 1, 0, "pto-isa cost model (1 cycle plus the wait)"},
     {Opcode::Barrier, 1, 0, "(assumption: 1 cycle plus the wait)"},
+    {Opcode::CrossSetFlag, 1, 0,
+     "(assumption: as SET_FLAG, 1 cycle; the signal's travel is "
+     "sync.cross_core_latency)"},
+    {Opcode::CrossWaitFlag, 1, 0, "(assumption: as WAIT_FLAG, 1 cycle plus the wait)"},
 };
 
 ParamSpec fixedSpec(const char* key, UnitKind kind, double value, Unit unit, ParamBound bound,

@@ -31,7 +31,9 @@ std::string describe(const BlockedPipe& b, const std::string& sourceFile) {
     if (b.loc.known())
         text += fmt::format(", {}{}:{}", sourceFile.empty() ? "line " : sourceFile + ":",
                             b.loc.line, b.loc.col);
-    if (b.releasedBy < 0)
+    if (b.releasedBy < 0 && !b.unreleased.empty())
+        text += b.unreleased;
+    else if (b.releasedBy < 0)
         text += b.opcode == Opcode::WaitFlag
                     ? ": no SET_FLAG of this flag remains on the core (missing set_flag)"
                     : ": nothing remains that could release it";

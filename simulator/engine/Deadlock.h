@@ -26,6 +26,9 @@ struct BlockedPipe {
     /// Index (in the blocked list) of the pipe that would release this one: the pipe holding
     /// the next SET_FLAG of the flag, or the awaited pipe of a barrier; -1 when nothing could.
     int releasedBy = -1;
+    /// Why nothing releases it, when the engine knows better than the generic text (a
+    /// cross-core wait names the peer core); starts with ": ".
+    std::string unreleased;
 };
 
 class DeadlockFault : public SimFault {

@@ -38,13 +38,17 @@ Engine::Engine(const TimedProgram& program, const ArchConfig& arch, const CostMo
                const SimOptions& options, InstrSink* sink, TraceEmitter* trace)
     : m_program(program), m_costs(costs), m_options(options), m_sink(sink), m_trace(trace),
       m_aicCount(static_cast<int>(arch.count(Param::AicCount))),
+      m_hwClusters(
+          static_cast<int>(std::min(arch.count(Param::AicCount), arch.count(Param::AivCount) / 2))),
       m_dispatchCost(static_cast<int64_t>(std::ceil(arch.cycles(Param::SchedDispatchCost)))),
+      m_crossLatency(static_cast<int64_t>(std::ceil(arch.cycles(Param::SyncCrossCoreLatency)))),
       m_servers{BandwidthServer(costs.hbmBandwidth()), BandwidthServer(costs.l2Bandwidth())},
       m_l2(program.source().gmBytes(), arch.bytes(Param::L2Size), arch.bytes(Param::L2LineSize)),
       m_hazards(m_aicCount, m_aicCount + static_cast<int>(arch.count(Param::AivCount)),
                 options.sourceFile) {
     const int aiv = static_cast<int>(arch.count(Param::AivCount));
     m_cores.resize(static_cast<size_t>(m_aicCount + aiv));
+    m_isIdle.assign(m_cores.size(), 1);
     for (int slot = 0; slot < static_cast<int>(m_cores.size()); ++slot) {
         CoreState& core = m_cores[slot];
         core.type = slot < m_aicCount ? CoreType::AIC : CoreType::AIV;
@@ -60,11 +64,20 @@ Engine::Engine(const TimedProgram& program, const ArchConfig& arch, const CostMo
     m_pendingPreds.resize(tasks.size());
     m_taskSlices.assign(tasks.size(), 0);
     m_result.tasks.resize(tasks.size());
+    const auto& clusters = program.clusters();
+    m_clusterWaiting.resize(clusters.size());
+    for (size_t c = 0; c < clusters.size(); ++c) m_clusterWaiting[c] = clusters[c].memberCount();
+    if (!clusters.empty()) {
+        m_cross.resize(m_cores.size() * kCrossSlots);
+        m_handOffs.resize(static_cast<size_t>(std::max(m_hwClusters, 0)));
+        m_syncedTo.resize(m_cores.size());
+        for (const GmTensor& t : program.source().gm)
+            if (t.role == GmRole::Workspace) m_workspaces.emplace_back(t.addr, t.addr + t.bytes());
+    }
     for (uint32_t i = 0; i < tasks.size(); ++i) {
         m_pendingPreds[i] = tasks[i].predecessors;
         m_result.tasks[i].task = tasks[i].id;
-        if (tasks[i].predecessors == 0)
-            m_ready[typeIndex(tasks[i].core)].push(readyKey(tasks[i].id, i));
+        if (tasks[i].predecessors == 0) makeReady(i);
     }
 }
 
@@ -108,21 +121,79 @@ SimResult Engine::run() {
 
 // --- Scheduler -------------------------------------------------------------------------------
 
+// A task whose dependencies are done: ready on its own, or its cluster is when it is the last.
+void Engine::makeReady(uint32_t task) {
+    const TimedTask& t = m_program.tasks()[task];
+    if (t.cluster < 0) {
+        m_ready[typeIndex(t.core)].push(readyKey(t.id, task));
+        return;
+    }
+    if (--m_clusterWaiting[static_cast<size_t>(t.cluster)] == 0)
+        m_readyClusters.push(
+            readyKey(m_program.clusters()[static_cast<size_t>(t.cluster)].firstTaskId,
+                     static_cast<uint32_t>(t.cluster)));
+}
+
 void Engine::dispatchReady() {
+    while (!m_readyClusters.empty() && dispatchCluster()) {
+    }
     for (CoreType type : {CoreType::AIC, CoreType::AIV}) {
         MinHeap& ready = m_ready[typeIndex(type)];
         MinHeap& idle = m_idle[typeIndex(type)];
         while (!ready.empty() && !idle.empty()) {
-            const auto task = static_cast<uint32_t>(ready.top() & 0xffffffffu);
             const auto slot = static_cast<int>(idle.top());
-            ready.pop();
             idle.pop();
-            CoreState& core = m_cores[slot];
-            core.task = static_cast<int32_t>(task);
-            core.dispatchedAt = m_now;
-            m_queue.push(m_now + m_dispatchCost, EventKind::TaskStart, static_cast<uint32_t>(slot));
+            if (!m_isIdle[slot]) continue; // taken by a cluster since it was queued
+            const auto task = static_cast<uint32_t>(ready.top() & 0xffffffffu);
+            ready.pop();
+            dispatchTo(slot, task);
         }
     }
+}
+
+void Engine::dispatchTo(int slot, uint32_t task) {
+    CoreState& core = m_cores[slot];
+    m_isIdle[slot] = 0;
+    core.task = static_cast<int32_t>(task);
+    core.dispatchedAt = m_now;
+    core.cluster = m_program.tasks()[task].cluster;
+    core.role = m_program.tasks()[task].role;
+    m_queue.push(m_now + m_dispatchCost, EventKind::TaskStart, static_cast<uint32_t>(slot));
+}
+
+int Engine::clusterSlot(int hwCluster, ClusterRole role) const {
+    if (role == ClusterRole::Aic) return hwCluster;
+    return m_aicCount + 2 * hwCluster + (role == ClusterRole::Aiv1 ? 1 : 0);
+}
+
+// The lowest hardware cluster whose cores for the cluster's roles are all idle, or -1.
+int Engine::freeCluster(const TimedCluster& cluster) const {
+    for (int c = 0; c < m_hwClusters; ++c) {
+        bool free = true;
+        for (int r = 0; r < kClusterRoles && free; ++r)
+            free = cluster.members[r] < 0 || m_isIdle[clusterSlot(c, ClusterRole(r))];
+        if (free) return c;
+    }
+    return -1;
+}
+
+// Starts the first ready cluster on free cores; false when none is free for it.
+bool Engine::dispatchCluster() {
+    const auto index = static_cast<uint32_t>(m_readyClusters.top() & 0xffffffffu);
+    const TimedCluster& cluster = m_program.clusters()[index];
+    const int hw = freeCluster(cluster);
+    if (hw < 0) return false;
+    m_readyClusters.pop();
+    m_handOffs[static_cast<size_t>(hw)].clear();
+    for (int r = 0; r < kClusterRoles; ++r) {
+        if (cluster.members[r] < 0) continue;
+        const int slot = clusterSlot(hw, ClusterRole(r));
+        std::fill_n(&crossCounter(slot, 0), kCrossSlots, CrossCounter{});
+        m_syncedTo[static_cast<size_t>(slot)].fill(-1);
+        if (m_trace && m_trace->wantsFull()) m_trace->resetCrossFlags(slot);
+        dispatchTo(slot, static_cast<uint32_t>(cluster.members[r]));
+    }
+    return true;
 }
 
 void Engine::startTask(int slot) {
@@ -162,6 +233,7 @@ void Engine::finishTask(int slot) {
     const uint32_t index = static_cast<uint32_t>(core.task);
     const TimedTask& task = m_program.tasks()[index];
     checkLeftoverFlags(slot);
+    if (core.cluster >= 0) checkLeftoverCross(slot);
     TaskRun& run = m_result.tasks[index];
     run.coreType = core.type;
     run.core = core.index;
@@ -178,12 +250,12 @@ void Engine::finishTask(int slot) {
             slot, task.id, m_program.source().exec.tasks[index].name, core.startedAt, m_now);
     core.task = -1;
     core.kernel = nullptr;
+    core.cluster = -1;
+    m_isIdle[slot] = 1;
     m_idle[typeIndex(core.type)].push(static_cast<uint64_t>(slot));
     ++m_tasksDone;
     for (uint32_t next : task.successors)
-        if (--m_pendingPreds[next] == 0)
-            m_ready[typeIndex(m_program.tasks()[next].core)].push(
-                readyKey(m_program.tasks()[next].id, next));
+        if (--m_pendingPreds[next] == 0) makeReady(next);
     dispatchReady();
 }
 
@@ -236,6 +308,9 @@ void Engine::startNext(int slot, Pipe pipe) {
         }
         m_queue.push(m_now + ti.cycles, EventKind::PipeDone, target);
         break;
+    case InstrKind::CrossWait:
+        if (!startCrossWait(slot, pipe, ti)) return;
+        break;
     case InstrKind::Barrier:
         if (core.pipes[static_cast<int>(ti.awaited)].completed < ti.aux) {
             ps.prevStreamAt = -1;
@@ -255,6 +330,8 @@ void Engine::startNext(int slot, Pipe pipe) {
         if (m_options.checkHazards && ti.regionCount)
             m_hazards.start(slot, *core.kernel, *core.source, m_program.tasks()[core.task].kernel,
                             ti, m_now, -1);
+        if (m_options.checkHazards && core.cluster >= 0 && inWorkspace(transfer.gm))
+            checkHandOff(slot, ti, transfer.gm);
         int64_t latency = allHit ? m_costs.l2Latency() : transfer.cost.latency;
         if (ps.prevStreamAt >= 0) // back to back: requests went out during the last stream
             latency -=
@@ -265,6 +342,7 @@ void Engine::startNext(int slot, Pipe pipe) {
     }
     case InstrKind::Fixed:
     case InstrKind::SetFlag:
+    case InstrKind::CrossSet:
         if (m_options.checkHazards && ti.regionCount)
             m_hazards.start(slot, *core.kernel, *core.source, m_program.tasks()[core.task].kernel,
                             ti, m_now, m_now + ti.cycles);
@@ -381,8 +459,8 @@ void Engine::completeInstr(int slot, Pipe pipe) {
         }
     }
     m_result.cores[slot].busy[static_cast<int>(pipe)] += Cycles(m_now - ps.startedAt);
+    int64_t slice = 0;
     if (m_trace) {
-        int64_t slice = 0;
         if (m_trace->wantsInstructions() && ti.kind == InstrKind::GmDma &&
             m_program.gmTransfers()[ti.aux].gather) {
             const GmTransferCost& cost = m_program.gmTransfers()[ti.aux].cost;
@@ -396,6 +474,7 @@ void Engine::completeInstr(int slot, Pipe pipe) {
         if (m_trace->wantsFull()) {
             if (ti.kind == InstrKind::SetFlag) m_trace->flagSet(slot, ti.flag, slice);
             if (ti.kind == InstrKind::WaitFlag) m_trace->flagConsumed(slot, ti.flag, slice);
+            if (ti.kind == InstrKind::CrossWait) m_trace->crossFlagConsumed(slot, ti.flag, slice);
             const bool hbmLimited = ps.throttled[kHbm] >= ps.throttled[kL2];
             const auto lost =
                 static_cast<int64_t>(std::llround(std::max(ps.throttled[kHbm], ps.throttled[kL2])));
@@ -406,13 +485,21 @@ void Engine::completeInstr(int slot, Pipe pipe) {
         }
     }
     if (core.occupancy) applyOccupancy(slot, core.occupancy->atEnd(index));
-    if (ti.kind == InstrKind::GmDma) ps.prevStreamAt = ps.streamAt;
+    if (ti.kind == InstrKind::GmDma) {
+        ps.prevStreamAt = ps.streamAt;
+        const Region& gm = m_program.gmTransfers()[ti.aux].gm;
+        if (m_options.checkHazards && core.cluster >= 0 && inWorkspace(gm)) {
+            checkHandOff(slot, ti, gm); // again: a peer's access may have overlapped this one
+            recordHandOff(slot, ti, gm);
+        }
+    }
     ++ps.pos;
     ++ps.completed;
     ps.readyAt = m_now;
     ps.status = PipeStatus::Busy; // until startNext decides
     const bool setFlag = ti.kind == InstrKind::SetFlag;
     if (setFlag) ++core.flags[ti.flag];
+    if (ti.kind == InstrKind::CrossSet) sendCross(slot, ti, slice);
     wakeWaiters(slot, setFlag, pipe);
     if (core.kernel) startNext(slot, pipe);
 }
@@ -432,6 +519,157 @@ void Engine::wakeWaiters(int slot, bool flagChanged, Pipe finishedPipe) {
             if (ti.awaited == finishedPipe) startNext(slot, static_cast<Pipe>(p));
         }
     }
+}
+
+// A CROSS_WAIT_FLAG at the head of `pipe`: false (the pipe blocks) while no signal is pending;
+// else consumes the oldest and schedules the wait's end (its startup, or the signal's arrival).
+bool Engine::startCrossWait(int slot, Pipe pipe, const TimedInstr& ti) {
+    CoreState& core = m_cores[slot];
+    PipeState& ps = core.pipes[static_cast<int>(pipe)];
+    CrossCounter& counter = crossCounter(slot, ti.flag);
+    if (counter.count == 0) {
+        ps.prevStreamAt = -1;
+        ps.status = PipeStatus::WaitCross;
+        core.waiting |= 1u << static_cast<uint32_t>(pipe);
+        return false;
+    }
+    const int64_t arrive = counter.arrive[counter.head];
+    int64_t& synced = m_syncedTo[static_cast<size_t>(slot)][ti.flag / kCrossFlagIds];
+    synced = std::max(synced, counter.sentAt[counter.head]);
+    counter.head = static_cast<uint8_t>((counter.head + 1) % kCrossPending);
+    --counter.count;
+    const int64_t end = std::max(m_now + ti.cycles, arrive);
+    if (m_trace && m_trace->wantsFull() && m_now > ps.readyAt) {
+        const Instr& in = core.source->instrs[ti.index];
+        m_trace->crossFlagWait(slot, pipe, in.peer, in.event, core.kernel->firstInstrId + ti.index,
+                               taskId(core), ps.readyAt, m_now);
+    }
+    const uint32_t target = static_cast<uint32_t>(slot) * kPipes + static_cast<uint32_t>(pipe);
+    m_queue.push(end, EventKind::PipeDone, target);
+    return true;
+}
+
+// A completed CROSS_SET_FLAG: one signal to the peer core's counter for (this role, flag id),
+// arriving sync.cross_core_latency from now; wakes the peer's pipe blocked on it.
+void Engine::sendCross(int slot, const TimedInstr& ti, int64_t setSlice) {
+    const CoreState& core = m_cores[slot];
+    const ClusterRole peer = static_cast<ClusterRole>(ti.flag / kCrossFlagIds);
+    const int id = ti.flag % kCrossFlagIds;
+    const int hw = core.type == CoreType::AIC ? core.index : core.index / 2;
+    const int to = clusterSlot(hw, peer);
+    CoreState& target = m_cores[to];
+    const int counterIndex = crossSlot(core.role, id);
+    if (target.cluster != core.cluster || target.task < 0 ||
+        m_program.tasks()[static_cast<size_t>(target.task)].role != peer) {
+        SimWarning w;
+        w.site.coreType = core.type;
+        w.site.core = core.index;
+        w.site.cycle = m_now;
+        w.site.kernel = m_program.tasks()[core.task].kernel;
+        w.message = fmt::format("task {} sent CROSS_SET_FLAG {} #{} to {} {}, whose task of the "
+                                "cluster has ended",
+                                taskId(core), clusterRoleName(peer), id,
+                                coreDisplayName(target.type), target.index);
+        m_result.warnings.push_back(std::move(w));
+        return;
+    }
+    CrossCounter& counter = crossCounter(to, counterIndex);
+    if (counter.count == kCrossPending) {
+        FaultSite site;
+        site.coreType = core.type;
+        site.core = core.index;
+        site.cycle = m_now;
+        site.kernel = m_program.tasks()[core.task].kernel;
+        site.instrIndex = ti.index;
+        site.opcode = Opcode::CrossSetFlag;
+        site.pipe = ti.pipe;
+        site.tileOp = core.source->instrs[ti.index].tileOp;
+        site.loc = core.source->instrs[ti.index].loc;
+        throw SimFault(FaultKind::BadInstruction, site,
+                       fmt::format("cross-core flag {} of {} {} already has {} signals pending "
+                                   "(the counter holds {})",
+                                   id, coreDisplayName(target.type), target.index, kCrossPending,
+                                   kCrossPending));
+    }
+    counter.arrive[(counter.head + counter.count) % kCrossPending] = m_now + m_crossLatency;
+    counter.sentAt[(counter.head + counter.count) % kCrossPending] = m_now;
+    ++counter.count;
+    if (m_trace && m_trace->wantsFull()) m_trace->crossFlagSet(to, counterIndex, setSlice);
+    for (uint32_t p = 0; p < kPipes; ++p) {
+        if (!(target.waiting & (1u << p))) continue;
+        const PipeState& other = target.pipes[p];
+        if (other.status == PipeStatus::WaitCross && other.instrs[other.pos].flag == counterIndex)
+            startNext(to, static_cast<Pipe>(p));
+    }
+}
+
+// --- Cross-core races on workspaces ---------------------------------------------------------
+// A cluster core's GM transfer of workspace bytes that another core of the cluster wrote (or,
+// for a write, read or wrote) is ordered only if that access completed before a cross-core
+// signal from that core which this core has consumed (checked when the transfer starts and when
+// it completes, so two transfers in flight together are caught by the later one). Otherwise a
+// cross-core wait is missing:
+// the data handed off may not be there yet, or may be overwritten before it was read.
+
+bool Engine::inWorkspace(const Region& gm) const {
+    for (const auto& [lo, hi] : m_workspaces)
+        if (gm.lo < hi && lo < gm.hi) return true;
+    return false;
+}
+
+void Engine::checkHandOff(int slot, const TimedInstr& ti, const Region& gm) {
+    const CoreState& core = m_cores[slot];
+    const int hw = core.type == CoreType::AIC ? core.index : core.index / 2;
+    const auto& synced = m_syncedTo[static_cast<size_t>(slot)];
+    for (const HandOff& h : m_handOffs[static_cast<size_t>(hw)]) {
+        if (h.slot == slot || !(h.write || gm.write) || h.hi <= gm.lo || gm.hi <= h.lo) continue;
+        const CoreState& other = m_cores[h.slot];
+        if (other.cluster != core.cluster) continue;
+        if (h.end > synced[static_cast<int>(other.role)]) throwRace(slot, ti, gm, h);
+    }
+}
+
+void Engine::recordHandOff(int slot, const TimedInstr& ti, const Region& gm) {
+    const CoreState& core = m_cores[slot];
+    const int hw = core.type == CoreType::AIC ? core.index : core.index / 2;
+    auto& list = m_handOffs[static_cast<size_t>(hw)];
+    const HandOff h{gm.lo, gm.hi, m_now, ti.index, slot, gm.write};
+    for (HandOff& old : list)
+        if (old.slot == slot && old.lo == h.lo && old.hi == h.hi && old.write == h.write) {
+            old = h;
+            return;
+        }
+    list.push_back(h);
+}
+
+void Engine::throwRace(int slot, const TimedInstr& ti, const Region& gm, const HandOff& other) {
+    const CoreState& core = m_cores[slot];
+    const CoreState& peer = m_cores[other.slot];
+    const Instr& in = core.source->instrs[ti.index];
+    FaultSite site;
+    site.coreType = core.type;
+    site.core = core.index;
+    site.pipe = ti.pipe;
+    site.cycle = m_now;
+    site.kernel = m_program.tasks()[core.task].kernel;
+    site.instrIndex = ti.index;
+    site.opcode = in.opcode;
+    site.tileOp = in.tileOp;
+    site.loc = in.loc;
+    const int64_t synced = m_syncedTo[static_cast<size_t>(slot)][static_cast<int>(peer.role)];
+    throw SimFault(
+        FaultKind::Overlap, site,
+        fmt::format("cross-core race on workspace GM [0x{:x}, 0x{:x}): {} {} {} it at cycle {}, "
+                    "but {} {} ({} of cluster {}) {} it (instr {}, done at cycle {}) after the "
+                    "last cross-core signal {} {} consumed from it ({}); a CROSS_WAIT_FLAG is "
+                    "missing",
+                    std::max(gm.lo, other.lo), std::min(gm.hi, other.hi),
+                    pipeLabel(core.type, core.index, ti.pipe), opcodeName(in.opcode),
+                    gm.write ? "writes" : "reads", m_now, coreDisplayName(peer.type), peer.index,
+                    clusterRoleName(peer.role), m_program.clusters()[core.cluster].id,
+                    other.write ? "wrote" : "read", other.index, other.end,
+                    coreDisplayName(core.type), core.index,
+                    synced < 0 ? std::string("none") : fmt::format("sent at cycle {}", synced)));
 }
 
 // --- Reporting ---------------------------------------------------------------------------------
@@ -462,6 +700,56 @@ void Engine::checkLeftoverFlags(int slot) {
     }
 }
 
+void Engine::checkLeftoverCross(int slot) {
+    const CoreState& core = m_cores[slot];
+    for (int c = 0; c < kCrossSlots; ++c) {
+        const CrossCounter& counter = crossCounter(slot, c);
+        if (counter.count == 0) continue;
+        SimWarning w;
+        w.site.coreType = core.type;
+        w.site.core = core.index;
+        w.site.cycle = m_now;
+        w.site.kernel = m_program.tasks()[core.task].kernel;
+        w.message = fmt::format("task {} ended with {} CROSS_SET_FLAG #{} from {} never waited for",
+                                taskId(core), counter.count, c % kCrossFlagIds,
+                                clusterRoleName(static_cast<ClusterRole>(c / kCrossFlagIds)));
+        m_result.warnings.push_back(std::move(w));
+    }
+}
+
+// A pipe blocked on CROSS_WAIT_FLAG: what it waits for, naming the peer core, and which
+// blocked pipe of the peer holds the next CROSS_SET_FLAG of the flag for it.
+void Engine::blockedOnCross(int slot, const TimedInstr& ti, BlockedPipe& b,
+                            const std::vector<int>& entryOf) const {
+    const CoreState& core = m_cores[slot];
+    const ClusterRole peer = static_cast<ClusterRole>(ti.flag / kCrossFlagIds);
+    const int id = ti.flag % kCrossFlagIds;
+    const int hw = core.type == CoreType::AIC ? core.index : core.index / 2;
+    const int from = clusterSlot(hw, peer);
+    const CoreState& other = m_cores[from];
+    const std::string peerName =
+        fmt::format("{} {} ({} of cluster {})", coreDisplayName(other.type), other.index,
+                    clusterRoleName(peer), m_program.clusters()[core.cluster].id);
+    b.waitsFor = fmt::format("cross-core flag {} from {}", id, peerName);
+    const bool peerRuns = other.kernel && other.cluster == core.cluster;
+    const int wanted = crossSlot(core.role, id); // the peer's CROSS_SET_FLAG for this core
+    for (uint32_t p = 0; peerRuns && p < kPipes && b.releasedBy < 0; ++p) {
+        const PipeState& ps = other.pipes[p];
+        for (uint32_t pos = ps.pos; pos < ps.end; ++pos) {
+            const TimedInstr& t = other.kernel->instrs[pos];
+            if (t.kind == InstrKind::CrossSet && t.flag == wanted) {
+                b.releasedBy = entryOf[static_cast<size_t>(from) * kPipes + p];
+                break;
+            }
+        }
+    }
+    if (b.releasedBy < 0)
+        b.unreleased = fmt::format(": {} {} no CROSS_SET_FLAG {} {} left for it (missing "
+                                   "cross-core set)",
+                                   peerName, peerRuns ? "has" : "has ended with",
+                                   clusterRoleName(core.role), id);
+}
+
 void Engine::throwDeadlock() {
     std::vector<BlockedPipe> blocked;
     std::vector<const TimedInstr*> heads; // the blocked instruction of each entry
@@ -471,7 +759,9 @@ void Engine::throwDeadlock() {
         if (!core.kernel) continue;
         for (uint32_t p = 0; p < kPipes; ++p) {
             const PipeState& ps = core.pipes[p];
-            if (ps.status != PipeStatus::WaitFlag && ps.status != PipeStatus::WaitBarrier) continue;
+            if (ps.status != PipeStatus::WaitFlag && ps.status != PipeStatus::WaitBarrier &&
+                ps.status != PipeStatus::WaitCross)
+                continue;
             const uint32_t index = core.kernel->instrs[ps.pos].index;
             const Instr& in = core.source->instrs[index];
             heads.push_back(&core.kernel->instrs[ps.pos]);
@@ -502,6 +792,10 @@ void Engine::throwDeadlock() {
         const TimedInstr& ti = *heads[i];
         if (ti.kind == InstrKind::Barrier) {
             b.releasedBy = entryOf[slot * kPipes + static_cast<uint32_t>(ti.awaited)];
+            continue;
+        }
+        if (ti.kind == InstrKind::CrossWait) {
+            blockedOnCross(slot, ti, b, entryOf);
             continue;
         }
         for (uint32_t p = 0; p < kPipes && b.releasedBy < 0; ++p) {

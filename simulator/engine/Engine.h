@@ -24,11 +24,20 @@
 // become ready, and the scheduler dispatches ready tasks (lowest task id first) to idle cores of
 // their type (lowest index first); a dispatched task starts sched.dispatch_cost later. If the queue
 // runs dry with tasks left, the program is deadlocked: DeadlockFault.
+//
+// Fused clusters: the tasks of one cluster become ready together (when the last of them is)
+// and are dispatched together, before any ordinary task, to the lowest hardware cluster c whose
+// AIC c and AIVs 2c, 2c+1 are idle. CROSS_SET_FLAG, when it completes, sends one signal to the
+// peer core's counter for (sender role, flag id); the signal arrives sync.cross_core_latency
+// later. CROSS_WAIT_FLAG blocks its pipe while that counter is zero, then consumes the oldest
+// signal and lasts its startup, or until the signal arrives if it is still on its way. A 17th
+// pending signal is a fault (the counters hold 16).
 
 #include "simulator/arch/ArchConfig.h"
 #include "simulator/engine/BandwidthServer.h"
 #include "simulator/engine/BufferOccupancy.h"
 #include "simulator/engine/CostModel.h"
+#include "simulator/engine/Deadlock.h"
 #include "simulator/engine/EventQueue.h"
 #include "simulator/engine/HazardChecker.h"
 #include "simulator/engine/InstrSink.h"
@@ -60,7 +69,26 @@ public:
     SimResult run();
 
 private:
-    enum class PipeStatus : uint8_t { Drained, Busy, WaitFlag, WaitBarrier };
+    enum class PipeStatus : uint8_t { Drained, Busy, WaitFlag, WaitBarrier, WaitCross };
+
+    /// Signals a core received for one (sender role, flag id): their arrival times, oldest
+    /// first (a ring of kCrossPending).
+    static constexpr int kCrossPending = 16;
+    struct CrossCounter {
+        uint8_t count = 0;
+        uint8_t head = 0;
+        std::array<int64_t, kCrossPending> arrive{};
+        std::array<int64_t, kCrossPending> sentAt{}; ///< when the sender's set completed
+    };
+
+    /// A cluster core's completed GM transfer of workspace bytes (the cross-core race check).
+    struct HandOff {
+        int64_t lo = 0, hi = 0; ///< GM bytes [lo, hi) (bounding range)
+        int64_t end = 0;        ///< completion cycle
+        uint32_t index = 0;     ///< instruction index in its kernel
+        int slot = 0;           ///< core slot
+        bool write = false;
+    };
 
     struct PipeState {
         const TimedInstr* instrs = nullptr; ///< kernel->instrs.data() (one load fewer per use)
@@ -91,6 +119,8 @@ private:
         int64_t startedAt = 0;
         std::array<PipeState, kPipeCount> pipes{};
         std::array<int32_t, kFlagSlots> flags{};
+        int32_t cluster = -1; ///< cluster (TimedProgram::clusters) of the running task, -1 = none
+        ClusterRole role = ClusterRole::Aic;
         const KernelOccupancy* occupancy = nullptr; ///< trace level full only
         std::array<int64_t, kOccupancySpaces> occupied{};
     };
@@ -100,6 +130,11 @@ private:
 
     // Scheduler
     void dispatchReady();
+    void makeReady(uint32_t task);
+    bool dispatchCluster();
+    int freeCluster(const TimedCluster& cluster) const;
+    void dispatchTo(int slot, uint32_t task);
+    int clusterSlot(int hwCluster, ClusterRole role) const;
     void startTask(int slot);
     void finishTask(int slot);
     // Pipes
@@ -107,6 +142,16 @@ private:
     void beginStream(int slot, Pipe pipe);
     void completeInstr(int slot, Pipe pipe);
     void wakeWaiters(int slot, bool flagChanged, Pipe finishedPipe);
+    bool startCrossWait(int slot, Pipe pipe, const TimedInstr& ti);
+    bool inWorkspace(const Region& gm) const;
+    void checkHandOff(int slot, const TimedInstr& ti, const Region& gm);
+    void recordHandOff(int slot, const TimedInstr& ti, const Region& gm);
+    [[noreturn]] void throwRace(int slot, const TimedInstr& ti, const Region& gm,
+                                const HandOff& other);
+    void sendCross(int slot, const TimedInstr& ti, int64_t setSlice);
+    CrossCounter& crossCounter(int slot, int counter) {
+        return m_cross[static_cast<size_t>(slot) * kCrossSlots + static_cast<size_t>(counter)];
+    }
     void lookupL2(PipeState& ps, const GmTransfer& transfer);
     void joinServers(int slot, Pipe pipe, PipeState& ps, double cap);
     void bandwidthDone(int server);
@@ -114,6 +159,9 @@ private:
     void scheduleBandwidth(int server);
     // Reporting
     void checkLeftoverFlags(int slot);
+    void checkLeftoverCross(int slot);
+    void blockedOnCross(int slot, const TimedInstr& ti, BlockedPipe& b,
+                        const std::vector<int>& entryOf) const;
     void traceDependencies();
     [[noreturn]] void throwDeadlock();
     uint32_t taskId(const CoreState& core) const { return m_program.tasks()[core.task].id; }
@@ -124,7 +172,9 @@ private:
     InstrSink* m_sink;
     TraceEmitter* m_trace;
     int m_aicCount;
+    int m_hwClusters; ///< AIC c with AIVs 2c, 2c+1, for c < min(AICs, AIVs / 2)
     int64_t m_dispatchCost;
+    int64_t m_crossLatency;
 
     EventQueue m_queue;
     std::array<BandwidthServer, 2> m_servers;                         // kHbm, kL2
@@ -136,8 +186,16 @@ private:
     std::vector<CoreState> m_cores;
     std::vector<uint32_t> m_pendingPreds;
     std::array<MinHeap, 3> m_ready;    // per CoreType
-    std::array<MinHeap, 3> m_idle;     // per CoreType
-    std::vector<int64_t> m_taskSlices; // trace slice per task, 0 = none
+    std::array<MinHeap, 3> m_idle;     // per CoreType (may hold cores a cluster took: see m_isIdle)
+    std::vector<char> m_isIdle;        // per core slot
+    MinHeap m_readyClusters;           // (first task id << 32 | cluster index)
+    std::vector<int> m_clusterWaiting; // per cluster: members not yet ready
+    std::vector<CrossCounter> m_cross; // core slot * kCrossSlots + crossSlot (clusters only)
+    std::vector<std::vector<HandOff>> m_handOffs; // per hardware cluster (checkHazards)
+    /// Per core slot: the latest set completion, per sending role, of a signal it consumed.
+    std::vector<std::array<int64_t, kClusterRoles>> m_syncedTo;
+    std::vector<std::pair<int64_t, int64_t>> m_workspaces; // GM byte ranges of workspaces
+    std::vector<int64_t> m_taskSlices;                     // trace slice per task, 0 = none
     size_t m_tasksDone = 0;
     SimResult m_result;
 };

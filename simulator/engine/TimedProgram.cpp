@@ -68,6 +68,13 @@ private:
 
     std::string syncProblem() const {
         const Instr& in = m_instr;
+        if (isCrossFlag(in.opcode)) {
+            if (in.event >= kCrossFlagIds)
+                return fmt::format("cross-core flag id {} is out of range 0..{}", in.event,
+                                   kCrossFlagIds - 1);
+            if (static_cast<int>(in.peer) >= kClusterRoles) return "invalid peer core";
+            return {};
+        }
         if (in.event >= kEventIds)
             return fmt::format("event id {} is out of range 0..{}", in.event, kEventIds - 1);
         for (Pipe p : {in.flagSrc, in.flagDst})
@@ -217,6 +224,12 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
             break;
         case OpcodeClass::Sync:
             t.cycles = costs.syncCycles(in.opcode);
+            if (isCrossFlag(in.opcode)) {
+                t.flag = static_cast<uint16_t>(crossSlot(in.peer, in.event));
+                t.kind =
+                    in.opcode == Opcode::CrossSetFlag ? InstrKind::CrossSet : InstrKind::CrossWait;
+                break;
+            }
             t.flag = static_cast<uint16_t>(flagSlot(in.flagSrc, in.flagDst, in.event));
             t.kind = in.opcode == Opcode::SetFlag    ? InstrKind::SetFlag
                      : in.opcode == Opcode::WaitFlag ? InstrKind::WaitFlag
@@ -292,7 +305,7 @@ void TimedProgram::buildTasks(const ArchConfig& arch) {
         if (arch.count(count) < 1)
             taskFault(fmt::format("task {} needs an {} core; the chip has none", task.id,
                                   coreDisplayName(task.core)));
-        m_tasks[i] = TimedTask{task.id, task.block, task.core, 0, {}};
+        m_tasks[i] = TimedTask{task.id, task.block, task.core, 0, {}, -1, task.role()};
     }
     for (const TaskDep& dep : exec.deps) {
         const auto from = indexOf.find(dep.from);
@@ -305,6 +318,71 @@ void TimedProgram::buildTasks(const ArchConfig& arch) {
         ++m_tasks[to->second].predecessors;
     }
     checkAcyclic(m_tasks);
+    buildClusters(arch);
+}
+
+// Groups the tasks of each cluster id; a kernel with cross-core flags must run in a cluster
+// whose roles include every peer it names (the verifier says the same when it runs).
+void TimedProgram::buildClusters(const ArchConfig& arch) {
+    const ExecGraph& exec = m_source->exec;
+    std::unordered_map<uint32_t, int32_t> indexOf;
+    for (uint32_t i = 0; i < exec.tasks.size(); ++i) {
+        const Task& task = exec.tasks[i];
+        const Kernel& kernel = m_source->kernels[task.block];
+        const bool cross = std::ranges::any_of(
+            kernel.instrs, [](const Instr& in) { return isCrossFlag(in.opcode); });
+        if (task.cluster == kNoCluster) {
+            if (cross)
+                taskFault(fmt::format("task {} runs kernel '{}', which uses cross-core flags, "
+                                      "outside a cluster",
+                                      task.id, kernel.name));
+            continue;
+        }
+        if (task.sub > 1 || (task.core == CoreType::AIC && task.sub != 0))
+            taskFault(fmt::format("task {} is AIV {} of cluster {} (a cluster has AIVs 0 and 1)",
+                                  task.id, task.sub, task.cluster));
+        auto [it, fresh] =
+            indexOf.try_emplace(task.cluster, static_cast<int32_t>(m_clusters.size()));
+        if (fresh) m_clusters.push_back(TimedCluster{task.cluster, {-1, -1, -1}, UINT32_MAX});
+        TimedCluster& c = m_clusters[static_cast<size_t>(it->second)];
+        int32_t& member = c.members[static_cast<int>(task.role())];
+        if (member >= 0)
+            taskFault(fmt::format("tasks {} and {} are both {} of cluster {}",
+                                  m_tasks[static_cast<size_t>(member)].id, task.id,
+                                  clusterRoleName(task.role()), task.cluster));
+        member = static_cast<int32_t>(i);
+        c.firstTaskId = std::min(c.firstTaskId, task.id);
+        m_tasks[i].cluster = it->second;
+    }
+    if (m_clusters.empty()) return;
+    if (std::min(arch.count(Param::AicCount), arch.count(Param::AivCount) / 2) < 1)
+        taskFault(fmt::format("cluster {} needs an AIC and two AIVs; the chip has {} AIC and {} "
+                              "AIV cores",
+                              m_clusters.front().id, arch.count(Param::AicCount),
+                              arch.count(Param::AivCount)));
+    for (const TimedCluster& c : m_clusters) checkCrossPeers(c);
+}
+
+void TimedProgram::checkCrossPeers(const TimedCluster& cluster) const {
+    for (int32_t member : cluster.members) {
+        if (member < 0) continue;
+        const TimedTask& task = m_tasks[static_cast<size_t>(member)];
+        const Kernel& kernel = m_source->kernels[task.kernel];
+        for (size_t i = 0; i < kernel.instrs.size(); ++i) {
+            const Instr& in = kernel.instrs[i];
+            if (!isCrossFlag(in.opcode)) continue;
+            std::string problem;
+            if (in.peer == task.role)
+                problem = fmt::format("task {} is {} of cluster {} and cannot signal itself",
+                                      task.id, clusterRoleName(task.role), cluster.id);
+            else if (cluster.members[static_cast<int>(in.peer)] < 0)
+                problem =
+                    fmt::format("task {} names {}, but cluster {} has no {} task", task.id,
+                                clusterRoleName(in.peer), cluster.id, clusterRoleName(in.peer));
+            if (!problem.empty())
+                throw SimFault(FaultKind::BadInstruction, siteOf(kernel, task.kernel, i), problem);
+        }
+    }
 }
 
 } // namespace pto::sim

@@ -11,6 +11,7 @@
 #include "simulator/engine/CostModel.h"
 #include "simulator/engine/Region.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -27,19 +28,28 @@ constexpr int flagSlot(Pipe src, Pipe dst, int event) {
     return (static_cast<int>(src) * kPipeCount + static_cast<int>(dst)) * kEventIds + event;
 }
 
+/// Cross-core flags a core receives: one counter per (sending role, flag id).
+inline constexpr int kCrossSlots = kClusterRoles * kCrossFlagIds;
+constexpr int crossSlot(ClusterRole from, int id) {
+    return static_cast<int>(from) * kCrossFlagIds + id;
+}
+
 enum class InstrKind : uint8_t {
-    Fixed,    ///< compute or on-chip move: a precomputed duration
-    SetFlag,  ///< increments its flag when it completes
-    WaitFlag, ///< starts when its flag is positive, decrements it
-    Barrier,  ///< starts when every earlier instruction of the awaited pipe has completed
-    GmDma,    ///< a GM transfer: latency, then the shared-bandwidth server
+    Fixed,     ///< compute or on-chip move: a precomputed duration
+    SetFlag,   ///< increments its flag when it completes
+    WaitFlag,  ///< starts when its flag is positive, decrements it
+    Barrier,   ///< starts when every earlier instruction of the awaited pipe has completed
+    GmDma,     ///< a GM transfer: latency, then the shared-bandwidth server
+    CrossSet,  ///< signals flag `flag` of the peer core when it completes
+    CrossWait, ///< starts when the peer has signalled flag `flag`, consumes one signal
 };
 
 struct TimedInstr {
     int64_t cycles = 0; ///< duration (GmDma: uncontended, for reference)
     uint32_t index = 0; ///< position in the kernel's program order (Kernel::instrs)
     uint32_t aux = 0;   ///< Barrier: earlier instrs of the awaited pipe; GmDma: transfer index
-    uint16_t flag = 0;  ///< SetFlag / WaitFlag: flagSlot()
+    uint16_t flag = 0;  ///< SetFlag / WaitFlag: flagSlot(); CrossSet / CrossWait:
+                        ///< crossSlot(peer, id)
     InstrKind kind = InstrKind::Fixed;
     Pipe pipe = Pipe::S;
     Pipe awaited = Pipe::S;  ///< Barrier
@@ -74,6 +84,20 @@ struct TimedTask {
     CoreType core = CoreType::AIV;
     uint32_t predecessors = 0;        ///< dependency count
     std::vector<uint32_t> successors; ///< task indices
+    int32_t cluster = -1;             ///< index into TimedProgram::clusters(), -1 = none
+    ClusterRole role = ClusterRole::Aic;
+};
+
+/// A fused cluster: its tasks (indices, -1 for a role it does not use) start together on one
+/// AIC and its two AIVs.
+struct TimedCluster {
+    uint32_t id = 0; ///< Task::cluster
+    std::array<int32_t, kClusterRoles> members{-1, -1, -1};
+    uint32_t firstTaskId = UINT32_MAX; ///< dispatch order among ready clusters
+    int memberCount() const {
+        return static_cast<int>(
+            std::count_if(members.begin(), members.end(), [](int32_t m) { return m >= 0; }));
+    }
 };
 
 class TimedProgram {
@@ -87,11 +111,14 @@ public:
     const std::vector<TimedKernel>& kernels() const { return m_kernels; }
     std::span<const GmTransfer> gmTransfers() const { return m_transfers.span(); }
     const std::vector<TimedTask>& tasks() const { return m_tasks; }
+    const std::vector<TimedCluster>& clusters() const { return m_clusters; }
     int64_t instructionCount() const { return m_instructionCount; }
 
 private:
     void buildKernel(uint32_t index, const CostModel& costs);
     void buildTasks(const ArchConfig& arch);
+    void buildClusters(const ArchConfig& arch);
+    void checkCrossPeers(const TimedCluster& cluster) const;
 
     const PtoProgram* m_source;
     TargetInfo m_target;
@@ -100,6 +127,7 @@ private:
     BigArray<TimedInstr> m_instrs; ///< every kernel's records (TimedKernel::instrs)
     BigArray<GmTransfer> m_transfers;
     std::vector<TimedTask> m_tasks;
+    std::vector<TimedCluster> m_clusters;
     int64_t m_instructionCount = 0;
     std::vector<TimedInstr> m_scratch; // buildKernel's records in program order
 };

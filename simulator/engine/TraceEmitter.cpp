@@ -239,6 +239,38 @@ void TraceEmitter::resetFlags(int core) {
     }
 }
 
+void TraceEmitter::crossFlagSet(int core, int crossSlot, int64_t setSlice) {
+    if (setSlice == 0) return;
+    m_crossSets[static_cast<int64_t>(core) * kCrossSlots + crossSlot].push_back(setSlice);
+}
+
+void TraceEmitter::crossFlagConsumed(int core, int crossSlot, int64_t waitSlice) {
+    auto it = m_crossSets.find(static_cast<int64_t>(core) * kCrossSlots + crossSlot);
+    if (it == m_crossSets.end() || it->second.empty() || waitSlice == 0) return;
+    m_batch.flows.push_back(
+        tracedb::FlowRow{tracedb::kAutoId, it->second.front(), waitSlice, tracedb::FlowKind::Flag});
+    it->second.pop_front();
+    ++m_rows;
+    flushIfFull();
+}
+
+void TraceEmitter::resetCrossFlags(int core) {
+    for (int c = 0; c < kCrossSlots; ++c)
+        m_crossSets.erase(static_cast<int64_t>(core) * kCrossSlots + c);
+}
+
+void TraceEmitter::crossFlagWait(int core, Pipe pipe, ClusterRole peer, int id, int64_t instrId,
+                                 uint32_t taskId, int64_t start, int64_t end) {
+    const int key = 1000 + crossSlot(peer, id); // beside flag slots (< 1000) and barriers (< 0)
+    auto [it, added] = m_waitNames.try_emplace(key, 0);
+    if (added)
+        it->second = m_writer.intern(fmt::format("wait cross {}#{}", clusterRoleName(peer), id));
+    const int64_t slice = addSlice(pipeTrack(core, pipe), start, end - start, it->second,
+                                   SliceCategory::Wait, 0, instrId, taskId, true);
+    addArg(slice, "reason", std::string("cross_flag"));
+    addArg(slice, "flag", fmt::format("{}#{}", clusterRoleName(peer), id));
+}
+
 void TraceEmitter::dependency(int64_t fromSlice, int64_t toSlice) {
     m_batch.flows.push_back(
         tracedb::FlowRow{tracedb::kAutoId, fromSlice, toSlice, tracedb::FlowKind::Dep});

@@ -87,6 +87,15 @@ public:
     void flagSet(int core, int flagSlot, int64_t setSlice);
     void flagConsumed(int core, int flagSlot, int64_t waitSlice);
     void resetFlags(int core);
+    /// Cross-core hand-offs (Full): a CROSS_SET_FLAG slice on one core and the CROSS_WAIT_FLAG
+    /// slice on its peer that consumed the signal, matched first in, first out per (receiving
+    /// core, crossSlot), as `flag` flows between the two cores' pipes.
+    void crossFlagSet(int core, int crossSlot, int64_t setSlice);
+    void crossFlagConsumed(int core, int crossSlot, int64_t waitSlice);
+    void resetCrossFlags(int core);
+    /// A pipe waiting before CROSS_WAIT_FLAG `instrId` for a signal of `peer` (Full).
+    void crossFlagWait(int core, Pipe pipe, ClusterRole peer, int id, int64_t instrId,
+                       uint32_t taskId, int64_t start, int64_t end);
     /// A dependency flow between two task slices.
     void dependency(int64_t fromSlice, int64_t toSlice);
     /// HBM and L2 bandwidth in use from `ts` on, bytes per cycle (Full); the counters are
@@ -144,6 +153,7 @@ private:
     std::vector<int64_t> m_opcodeNames;
     std::unordered_map<int, int64_t> m_waitNames;                // flag slot or -1 - pipe (barrier)
     std::unordered_map<int64_t, std::deque<int64_t>> m_flagSets; // core * slots + slot
+    std::unordered_map<int64_t, std::deque<int64_t>> m_crossSets; // core * kCrossSlots + slot
     double m_clockHz;
     std::string m_archName;
     std::string m_archJson;

@@ -55,6 +55,8 @@ void FunctionalExecutor::execute(int coreId, CoreType core, const Instr& instr) 
     case Opcode::SetFlag:
     case Opcode::WaitFlag:
     case Opcode::Barrier:
+    case Opcode::CrossSetFlag:
+    case Opcode::CrossWaitFlag:
         return; // ordering is the timing engine's job
     default:
         break;

@@ -14,7 +14,8 @@
 // instruction wrote. The fault names the core, pipe, instruction (kernel and index, found by
 // the Instr's address in the program) and provenance; the engine adds the cycle.
 //
-// Flags and barriers (SET_FLAG, WAIT_FLAG, BARRIER) are no-ops here: ordering is the engine's.
+// Flags and barriers (SET_FLAG, WAIT_FLAG, BARRIER, CROSS_SET_FLAG, CROSS_WAIT_FLAG) are no-ops
+// here: ordering is the engine's.
 
 #include "compiler/ir/Pto.h"
 #include "compiler/ir/Target.h"
