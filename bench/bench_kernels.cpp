@@ -1,39 +1,18 @@
 // Functional-kernel throughput: element bytes read + written per CPU second of one thread for the
 // vector and cube kernels the simulator executes with numerics (figures in
 // docs/SIMULATOR_NUMERICS.md); random operands in [-1, 1) so no special-value shortcut is taken.
-#include "compiler/ir/TensorData.h"
 #include "simulator/numerics/Executor.h"
+#include "tests/support/KernelInstrs.h"
 
 #include <benchmark/benchmark.h>
 
-#include <cstring>
 #include <string>
 
 namespace {
 
 using namespace pto;
-
-Instr vectorInstr(Opcode op, DType dtype, int operands, int32_t rows, int32_t cols) {
-    Instr in;
-    in.opcode = op;
-    in.pipe = Pipe::V;
-    const int64_t bytes = int64_t(rows) * cols * dtypeSize(dtype);
-    for (int i = 0; i < operands; ++i)
-        in.operands[in.operandCount++] = Operand{MemSpace::UB, dtype, i * bytes, rows, cols, cols};
-    in.mode = "lt";
-    return in;
-}
-
-Instr matmulInstr() {
-    Instr mm;
-    mm.opcode = Opcode::TMatmul;
-    mm.pipe = Pipe::M;
-    mm.operandCount = 3;
-    mm.operands[0] = Operand{MemSpace::L0C, DType::F32, 0, 128, 128, 128};
-    mm.operands[1] = Operand{MemSpace::L0A, DType::F16, 0, 128, 128, 128};
-    mm.operands[2] = Operand{MemSpace::L0B, DType::F16, 0, 128, 128, 128};
-    return mm;
-}
+using test::matmulInstr;
+using test::vectorInstr;
 
 // Executes `instr` once per iteration on a core whose operands hold random values; reports
 // bytes/s (element bytes read + written) and items/s (elements written).
@@ -42,11 +21,7 @@ void runKernel(benchmark::State& state, CoreType core, const Instr& instr) {
     const TargetInfo target;
     GlobalMemory gm(program);
     FunctionalExecutor exec(program, target, gm);
-    CoreMemory& memory = exec.coreMemory(0, core);
-    for (const Operand& o : instr.ops()) {
-        const TensorData values = randomTensor(o.dtype, Shape{o.rows, o.cols}, 7);
-        std::memcpy(memory.data(o.space) + o.addr, values.data(), size_t(values.byteSize()));
-    }
+    test::fillOperands(exec, core, instr);
     exec.execute(0, core, instr); // warm-up
     const ExecStats before = exec.stats();
     for (auto _ : state) exec.execute(0, core, instr);
