@@ -561,16 +561,10 @@ void Engine::sendCross(int slot, const TimedInstr& ti, int64_t setSlice) {
     const int counterIndex = crossSlot(core.role, id);
     if (target.cluster != core.cluster || target.task < 0 ||
         m_program.tasks()[static_cast<size_t>(target.task)].role != peer) {
-        SimWarning w;
-        w.site.coreType = core.type;
-        w.site.core = core.index;
-        w.site.cycle = m_now;
-        w.site.kernel = m_program.tasks()[core.task].kernel;
-        w.message = fmt::format("task {} sent CROSS_SET_FLAG {} #{} to {} {}, whose task of the "
-                                "cluster has ended",
-                                taskId(core), clusterRoleName(peer), id,
-                                coreDisplayName(target.type), target.index);
-        m_result.warnings.push_back(std::move(w));
+        warnAt(core, fmt::format("task {} sent CROSS_SET_FLAG {} #{} to {} {}, whose task of the "
+                                 "cluster has ended",
+                                 taskId(core), clusterRoleName(peer), id,
+                                 coreDisplayName(target.type), target.index));
         return;
     }
     CrossCounter& counter = crossCounter(to, counterIndex);
@@ -689,15 +683,20 @@ void Engine::checkLeftoverFlags(int slot) {
         const int pair = f / kEventIds;
         const auto src = static_cast<Pipe>(pair / kPipeCount);
         const auto dst = static_cast<Pipe>(pair % kPipeCount);
-        SimWarning w;
-        w.site.coreType = core.type;
-        w.site.core = core.index;
-        w.site.cycle = m_now;
-        w.site.kernel = m_program.tasks()[core.task].kernel;
-        w.message = fmt::format("task {} ended with {} SET_FLAG {}->{}#{} never waited for",
-                                taskId(core), core.flags[f], pipeName(src), pipeName(dst), event);
-        m_result.warnings.push_back(std::move(w));
+        warnAt(core, fmt::format("task {} ended with {} SET_FLAG {}->{}#{} never waited for",
+                                 taskId(core), core.flags[f], pipeName(src), pipeName(dst), event));
     }
+}
+
+// A warning at `core`'s current task and cycle.
+void Engine::warnAt(const CoreState& core, std::string message) {
+    SimWarning w;
+    w.site.coreType = core.type;
+    w.site.core = core.index;
+    w.site.cycle = m_now;
+    w.site.kernel = m_program.tasks()[core.task].kernel;
+    w.message = std::move(message);
+    m_result.warnings.push_back(std::move(w));
 }
 
 void Engine::checkLeftoverCross(int slot) {
@@ -705,15 +704,10 @@ void Engine::checkLeftoverCross(int slot) {
     for (int c = 0; c < kCrossSlots; ++c) {
         const CrossCounter& counter = crossCounter(slot, c);
         if (counter.count == 0) continue;
-        SimWarning w;
-        w.site.coreType = core.type;
-        w.site.core = core.index;
-        w.site.cycle = m_now;
-        w.site.kernel = m_program.tasks()[core.task].kernel;
-        w.message = fmt::format("task {} ended with {} CROSS_SET_FLAG #{} from {} never waited for",
-                                taskId(core), counter.count, c % kCrossFlagIds,
-                                clusterRoleName(static_cast<ClusterRole>(c / kCrossFlagIds)));
-        m_result.warnings.push_back(std::move(w));
+        warnAt(core,
+               fmt::format("task {} ended with {} CROSS_SET_FLAG #{} from {} never waited for",
+                           taskId(core), counter.count, c % kCrossFlagIds,
+                           clusterRoleName(static_cast<ClusterRole>(c / kCrossFlagIds))));
     }
 }
 

@@ -160,6 +160,7 @@ private:
     // Reporting
     void checkLeftoverFlags(int slot);
     void checkLeftoverCross(int slot);
+    void warnAt(const CoreState& core, std::string message);
     void blockedOnCross(int slot, const TimedInstr& ti, BlockedPipe& b,
                         const std::vector<int>& entryOf) const;
     void traceDependencies();
