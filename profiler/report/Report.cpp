@@ -228,9 +228,14 @@ std::string topOpsMarkdown(const nlohmann::json& j) {
     return out;
 }
 
-// The throughput and bound rows of a simulated run's Markdown summary.
+// The summary rows of a simulated run's Markdown report: arch, time, cores, throughput, bound.
 std::string simulatedRowsMarkdown(const nlohmann::json& s) {
-    std::string out;
+    std::string out = fmt::format("| arch | {} |\n", mdEscape(s["arch"].get<std::string>()));
+    out += fmt::format("| time | {} cycles = {:.3f} us |\n", s["total_cycles"].get<std::int64_t>(),
+                       s["time_us"].get<double>());
+    out += fmt::format("| tasks | {} on {}/{} AIC, {}/{} AIV |\n", s["tasks"].get<std::size_t>(),
+                       s["aic_used"].get<int>(), s["aic_cores"].get<int>(),
+                       s["aiv_used"].get<int>(), s["aiv_cores"].get<int>());
     out += fmt::format("| cube | {:.3f} of {:.1f} TFLOP/s |\n", s["cube_tflops"].get<double>(),
                        s["cube_peak_tflops"].get<double>());
     out += fmt::format("| vector | {:.3f} of {:.1f} TFLOP/s |\n", s["vector_tflops"].get<double>(),
@@ -248,15 +253,11 @@ std::string renderMarkdown(const Profile& p, const nlohmann::json& j) {
         fmt::format("# Profile of {} (@{})\n\n", mdEscape(s["trace"].get<std::string>()),
                     mdEscape(s["program"].get<std::string>()));
     out += "| metric | value |\n|---|---|\n";
-    out += fmt::format("| arch | {} |\n", mdEscape(s["arch"].get<std::string>()));
-    out += fmt::format("| time | {} cycles = {:.3f} us |\n", s["total_cycles"].get<std::int64_t>(),
-                       s["time_us"].get<double>());
-    out += fmt::format("| tasks | {} on {}/{} AIC, {}/{} AIV |\n", s["tasks"].get<std::size_t>(),
-                       s["aic_used"].get<int>(), s["aic_cores"].get<int>(),
-                       s["aiv_used"].get<int>(), s["aiv_cores"].get<int>());
     if (s.value("measured", false))
-        out += "| source | measured on a device (pto import): no FLOP or byte counts, bound "
-               "class per kernel from its pipe ratios |\n";
+        out += fmt::format("| source | measured on a device (pto import): no FLOP or byte "
+                           "counts, bound class per kernel from its pipe ratios |\n"
+                           "| time | {:.3f} us |\n| kernels | {} |\n",
+                           s["time_us"].get<double>(), s["tasks"].get<std::size_t>());
     else
         out += simulatedRowsMarkdown(s);
     for (auto& [k, v] : j["pipes"].items())

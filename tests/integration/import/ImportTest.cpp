@@ -211,6 +211,12 @@ TEST_F(Import, ReportNamesTheBoundClassesTheCsvRatiosGive) {
     EXPECT_EQ(text.out.find("TFLOP/s"), std::string::npos) << text.out;
     EXPECT_EQ(text.out.find("top ops by cycles"), std::string::npos) << text.out;
     EXPECT_EQ(text.out.find("crit. path"), std::string::npos) << text.out;
+    auto md = test::runCommand(fmt::format("{} report {} --format md --no-store", PTO_CLI,
+                                           test::shellQuote((m_dir / "r.db").string())));
+    EXPECT_NE(md.out.find(fmt::format("| kernels | {} |", want.size())), std::string::npos)
+        << md.out;
+    EXPECT_EQ(md.out.find("| arch |"), std::string::npos) << md.out;
+    EXPECT_EQ(md.out.find("TFLOP/s"), std::string::npos) << md.out;
 }
 
 TEST_F(Import, EveryExportFormatAndQueryWorkOnAMeasuredTrace) {
