@@ -53,6 +53,15 @@ private:
     std::unordered_map<std::string, std::uint16_t> m_index;
 };
 
+// A gather's second operand is its index tensor: its edge is labelled "index …" so the graph
+// shows which value selects the rows (edges come in operand order).
+void markIndexEdges(GraphStage& g) {
+    std::unordered_map<int, int> inputsSeen;
+    for (GraphEdge& e : g.edges)
+        if (g.text(g.nodes[std::size_t(e.dst)].kind) == "gather" && inputsSeen[e.dst]++ == 1)
+            e.label = "index " + e.label;
+}
+
 SideData readSide(const tracedb::TraceReader& reader, std::int64_t stageId) {
     SideData side;
     prof::forEachRow(reader,
@@ -158,6 +167,7 @@ GraphStage loadGraphStage(const tracedb::TraceReader& reader, std::int64_t stage
         const int src = g.indexOf(e.src), dst = g.indexOf(e.dst);
         if (src >= 0 && dst >= 0) g.edges.push_back({src, dst, std::move(e.label)});
     }
+    markIndexEdges(g);
     return g;
 }
 

@@ -195,5 +195,30 @@ TEST(GraphModel, NeighbourhoodAndPathsMatchTheEdgeTable) {
     EXPECT_EQ(graph.mode(), GraphModel::Mode::Hierarchy);
 }
 
+// A gather's index operand is labelled as such on the Tensor and the Tile stage; its data
+// operand is not.
+TEST(GraphModel, TheIndexTensorOfAGatherIsLabelledOnItsEdge) {
+    auto reader = tracedb::TraceReader::open(test::programTrace(
+        "gather_index", "func @g(%table: tensor<64x600xf16>, %idx: tensor<2x5xi32>) -> "
+                        "tensor<2x5x600xf16> {\n  %rows = gather %table, %idx {axis = 0}\n"
+                        "  return %rows\n}\n"));
+    for (const std::int64_t stageId : {std::int64_t(1), test::lastTileStage(reader)}) {
+        const GraphStage stage = loadGraphStage(reader, stageId);
+        int index = 0, data = 0;
+        for (const GraphEdge& e : stage.edges) {
+            if (stage.text(stage.nodes[std::size_t(e.dst)].kind) != "gather") continue;
+            if (e.label.starts_with("index ")) {
+                EXPECT_NE(e.label.find("xi32"), std::string::npos) << e.label;
+                ++index;
+            } else {
+                EXPECT_NE(e.label.find("xf16"), std::string::npos) << e.label;
+                ++data;
+            }
+        }
+        EXPECT_GE(index, 1) << "stage " << stageId;
+        EXPECT_EQ(index, data) << "stage " << stageId;
+    }
+}
+
 } // namespace
 } // namespace pto::gui
