@@ -21,14 +21,14 @@ double otherMax(const std::array<double, kPipeCount>& r, PipeId except) {
     return best;
 }
 
-void emit(const Profile& p, Group g, std::string rule, std::string title, std::string advice,
+void emit(const Profile& p, Group g, std::string_view rule, std::string title, std::string advice,
           std::string_view ratioName, PipeId pipe, std::vector<Finding>& out) {
     if (g.members.empty()) return;
     std::sort(g.members.begin(), g.members.end(), [&](auto& a, auto& b) {
         return p.model.tasks[a.first].duration() > p.model.tasks[b.first].duration();
     });
     Finding f;
-    f.rule = std::move(rule);
+    f.rule = std::string(rule);
     f.title = fmt::format(fmt::runtime(title), g.members.size(), cyclesText(p, g.time));
     f.advice = std::move(advice);
     for (std::size_t i = 0; i < g.members.size() && i < 5; ++i) {
@@ -73,16 +73,15 @@ void ruleMeasuredKernels(const Profile& p, std::vector<Finding>& out) {
             cube.saving += saving;
         }
     }
-    emit(p, memory, "measured_mte2_bound", "{} kernels are memory bound on MTE2 (GM → on-chip), {}",
+    emit(p, memory, kMeasuredRules[0], "{} kernels are memory bound on MTE2 (GM → on-chip), {}",
          "cut GM traffic: keep operands on chip longer (bigger tiles, fusion), or use wider, "
          "aligned transfers",
          "aic/aiv_mte2_ratio", PipeId::MTE2, out);
-    emit(p, scalar, "measured_scalar_bound", "{} kernels are held by the scalar unit, {}",
+    emit(p, scalar, kMeasuredRules[1], "{} kernels are held by the scalar unit, {}",
          "move index and loop arithmetic off the scalar pipe (vectorise it, hoist it out of "
          "loops, use static shapes so tiling is computed at compile time)",
          "aic/aiv_scalar_ratio", PipeId::S, out);
-    emit(p, cube, "measured_low_cube_utilization",
-         "{} cube kernels keep the cube under 50% busy, {}",
+    emit(p, cube, kMeasuredRules[2], "{} cube kernels keep the cube under 50% busy, {}",
          "feed the cube: double-buffer L1/L0 loads, larger K per tile, fewer small matmuls",
          "aic_mac_ratio", PipeId::M, out);
 }

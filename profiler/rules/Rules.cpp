@@ -4,6 +4,7 @@
 #include "profiler/Profile.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <string_view>
@@ -59,16 +60,13 @@ std::vector<Finding> runRules(const Profile& p) {
 }
 
 std::string noFindingsNote(const Profile& p) {
-    if (p.model.measured)
-        return "no rule met its threshold; checked the 3 rules of measured traces "
-               "(measured_mte2_bound, measured_scalar_bound, measured_low_cube_utilization) — "
-               "thresholds in docs/PROFILER.md, \"Measured traces\"";
-    std::string names;
-    for (const Rule& rule : kRules)
-        names += fmt::format("{}{}", names.empty() ? "" : ", ", rule.name);
-    return fmt::format("no rule met its threshold; checked {} rules ({}) — thresholds in "
-                       "docs/PROFILER.md, \"Findings\"",
-                       std::size(kRules), names);
+    std::vector<std::string_view> names;
+    for (const Rule& rule : kRules) names.push_back(rule.name);
+    if (p.model.measured) names.assign(kMeasuredRules.begin(), kMeasuredRules.end());
+    return fmt::format("no rule met its threshold; checked {} rules{} ({}) — thresholds in "
+                       "docs/PROFILER.md, \"{}\"",
+                       names.size(), p.model.measured ? " of measured traces" : "",
+                       fmt::join(names, ", "), p.model.measured ? "Measured traces" : "Findings");
 }
 
 } // namespace pto::prof

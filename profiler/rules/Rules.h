@@ -3,7 +3,9 @@
 
 #include "profiler/rules/Finding.h"
 
+#include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pto::prof {
@@ -21,6 +23,9 @@ void ruleSyncWaits(const Profile& p, std::vector<Finding>& out);
 void ruleHandOffWaits(const Profile& p, std::vector<Finding>& out);
 /// Measured traces only (the rules above read what only a simulated run records).
 void ruleMeasuredKernels(const Profile& p, std::vector<Finding>& out);
+/// The rules ruleMeasuredKernels gives findings of (the only ones run on a measured trace).
+inline constexpr std::array<std::string_view, 3> kMeasuredRules{
+    "measured_mte2_bound", "measured_scalar_bound", "measured_low_cube_utilization"};
 
 /// Runs every rule; findings by expected gain, descending.
 std::vector<Finding> runRules(const Profile& p);
