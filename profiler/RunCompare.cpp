@@ -47,12 +47,14 @@ RunComparison compareRuns(const Profile& a, const Profile& b) {
         d.span.a = double(spanOf(op));
         d.cycles.a = double(op.cycles());
         d.boundA = a.bound.tensorOps[i].label();
+        d.indexA = int(i);
         if (auto it = inB.find(keyOf(op)); it != inB.end()) {
             const TensorOpCost& other = b.model.tensorOps[it->second];
             matched[it->second] = true;
             d.span.b = double(spanOf(other));
             d.cycles.b = double(other.cycles());
             d.boundB = b.bound.tensorOps[it->second].label();
+            d.indexB = int(it->second);
         } else {
             d.onlyInA = true;
         }
@@ -67,6 +69,7 @@ RunComparison compareRuns(const Profile& a, const Profile& b) {
         d.span.b = double(spanOf(op));
         d.cycles.b = double(op.cycles());
         d.boundB = b.bound.tensorOps[i].label();
+        d.indexB = int(i);
         d.onlyInB = true;
         c.ops.push_back(std::move(d));
     }

@@ -24,6 +24,7 @@ struct OpDelta {
     Delta cycles; ///< instruction cycles over all pipes and cores
     std::string boundA, boundB;
     bool onlyInA = false, onlyInB = false;
+    int indexA = -1, indexB = -1; ///< into RunModel::tensorOps of each run (-1: not in it)
 };
 
 struct CoreDelta {

@@ -201,6 +201,7 @@ KernelPair wholeRun(const Profile& sim) {
 KernelPair opPair(const Profile& sim, const TensorOpCost& op) {
     KernelPair pair;
     pair.simOp = op.kind + (op.name.empty() ? "" : " " + op.name);
+    pair.simOpId = op.id;
     pair.line = op.srcLine;
     const std::int64_t span = op.last > op.first ? op.last - op.first : 0;
     pair.simUs = toUs(span, sim.model);

@@ -28,15 +28,16 @@ struct MatchSpec {
 using PipeFractions = std::array<std::optional<double>, kPipeCount>;
 
 struct KernelPair {
-    std::string simOp;       ///< "matmul %c", or "run @main" when matching the whole run
-    std::int64_t line = 0;   ///< source line of the simulated op (0 for the run)
-    std::string realName;    ///< the most frequent name among the measured kernels
-    std::string realType;    ///< their op type
-    std::string outputShape; ///< their first output's shape when all agree, else ""
-    std::string matchedOn;   ///< "type, input shapes", "type, output shape", "type" or "name"
-    int realCount = 0;       ///< measured kernels paired (0: none found)
-    double realUs = 0;       ///< median duration of the measured kernels
-    double simUs = 0;        ///< simulated span of the op (or the run)
+    std::string simOp;         ///< "matmul %c", or "run @main" when matching the whole run
+    std::int64_t line = 0;     ///< source line of the simulated op (0 for the run)
+    std::int64_t simOpId = -1; ///< its root-stage node id (-1 when matching the whole run)
+    std::string realName;      ///< the most frequent name among the measured kernels
+    std::string realType;      ///< their op type
+    std::string outputShape;   ///< their first output's shape when all agree, else ""
+    std::string matchedOn;     ///< "type, input shapes", "type, output shape", "type" or "name"
+    int realCount = 0;         ///< measured kernels paired (0: none found)
+    double realUs = 0;         ///< median duration of the measured kernels
+    double simUs = 0;          ///< simulated span of the op (or the run)
     PipeFractions realPipes{}, simPipes{};
     double ratio() const { return realUs > 0 ? simUs / realUs : 0; } ///< simulated ÷ measured
 };

@@ -112,6 +112,14 @@ void MainWindow::createFileMenu() {
             this, tr("Open trace"), QString(), tr("PTO traces (*.db *.sqlite);;All files (*)"));
         if (!path.isEmpty()) openFile(path);
     });
+    file->addAction(
+        tr("Open &baseline for comparison..."), QKeySequence(Qt::CTRL | Qt::Key_B), this, [this] {
+            const QString path =
+                QFileDialog::getOpenFileName(this, tr("Open baseline trace"), QString(),
+                                             tr("PTO traces (*.db *.sqlite);;All files (*)"));
+            if (!path.isEmpty()) openBaseline(path);
+        });
+    file->addAction(tr("&Clear baseline"), this, [this] { openBaseline(QString()); });
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     refreshRecentMenu();
     QAction* reopen = file->addAction(tr("Reopen last file at start"));
@@ -154,17 +162,40 @@ QString MainWindow::openFile(const QString& path, bool quiet) {
             m_recent.remove(path);
             refreshRecentMenu();
         }
-        if (!quiet) {
-            showPlainMessage(this, QMessageBox::Critical, tr("Cannot open trace"),
-                             tr("Cannot open %1").arg(QFileInfo(path).fileName()),
-                             reason + tr("\n\nPTO Studio opens the SQLite trace files "
-                                         "written by `pto run` and `pto compile`."));
-        }
+        if (!quiet) showOpenError(path, reason);
         return reason;
     }
     m_recent.add(path);
     refreshRecentMenu();
     return {};
+}
+
+QString MainWindow::openBaseline(const QString& path, bool quiet) {
+    if (path.isEmpty()) {
+        m_context.setBaseline(nullptr);
+        return {};
+    }
+    try {
+        m_context.setBaseline(TraceDocument::open(path.toStdString()));
+    } catch (const std::exception& error) {
+        const QString reason = QString::fromStdString(error.what());
+        if (!quiet) showOpenError(path, reason);
+        return reason;
+    }
+    if (QDockWidget* dock = dockOf(view(QStringLiteral("compare")))) {
+        if (isVisible())
+            dock->raise();
+        else
+            m_frontDocks.push_back(dock); // raised at the first show, after the defaults
+    }
+    return {};
+}
+
+void MainWindow::showOpenError(const QString& path, const QString& reason) {
+    showPlainMessage(this, QMessageBox::Critical, tr("Cannot open trace"),
+                     tr("Cannot open %1").arg(QFileInfo(path).fileName()),
+                     reason + tr("\n\nPTO Studio opens the SQLite trace files "
+                                 "written by `pto run` and `pto compile`."));
 }
 
 StudioView* MainWindow::view(const QString& id) const {

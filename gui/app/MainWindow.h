@@ -26,6 +26,9 @@ public:
     /// Opens a trace; on failure shows a dialog naming the file and the reason (unless
     /// `quiet`, for tests) and returns that reason. Returns an empty string on success.
     QString openFile(const QString& path, bool quiet = false);
+    /// Opens a trace as the baseline the compare view sets the open run against; the same
+    /// error handling as openFile. An empty path clears the baseline.
+    QString openBaseline(const QString& path, bool quiet = false);
 
     StudioContext& context() { return m_context; }
     const std::vector<StudioView*>& views() const { return m_views; }
@@ -59,6 +62,7 @@ private:
     void createFileMenu();
     void createHelpMenu();
     void refreshRecentMenu();
+    void showOpenError(const QString& path, const QString& reason);
     void updateStatus();
     void exportActiveView();
     void showShortcuts();

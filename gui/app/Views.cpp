@@ -1,6 +1,7 @@
 // The views of pto-studio: one line per view (add yours here).
 #include "gui/app/Views.h"
 #include "gui/widgets/BottleneckView.h"
+#include "gui/widgets/CompareView.h"
 #include "gui/widgets/DiffView.h"
 #include "gui/widgets/GraphView.h"
 #include "gui/widgets/IrTextView.h"
@@ -26,6 +27,8 @@ std::vector<ViewEntry> studioViews() {
         {[](StudioContext& c, QWidget* p) { return new DiffView(c, p); }, Qt::RightDockWidgetArea});
     views.push_back({[](StudioContext& c, QWidget* p) { return new StageCompareView(c, p); },
                      Qt::LeftDockWidgetArea});
+    views.push_back({[](StudioContext& c, QWidget* p) { return new CompareView(c, p); },
+                     Qt::RightDockWidgetArea});
     return views;
 }
 

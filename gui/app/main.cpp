@@ -1,5 +1,6 @@
 // pto-studio: the desktop viewer of PTO Studio trace files.
-// Usage: pto-studio [FILE]  |  pto-studio --screenshot DIR FILE (headless PNG of each view)
+// Usage: pto-studio [FILE [--baseline B]]  |  pto-studio --screenshot DIR FILE (headless PNG of
+// each view)
 //        pto-studio --list-shortcuts
 #include "gui/app/MainWindow.h"
 #include "gui/app/Screenshots.h"
@@ -33,7 +34,9 @@ int screenshotMode(const QCommandLineParser& parser) {
         return 2;
     }
     pto::gui::MainWindow window;
-    const QString reason = window.openFile(files.front(), true);
+    QString reason = window.openFile(files.front(), true);
+    if (reason.isEmpty() && parser.isSet(QStringLiteral("baseline")))
+        reason = window.openBaseline(parser.value(QStringLiteral("baseline")), true);
     if (!reason.isEmpty()) {
         printError(reason);
         return 2;
@@ -68,6 +71,10 @@ int main(int argc, char** argv) {
     parser.addOption({QStringLiteral("list-shortcuts"),
                       QStringLiteral("Print every keyboard shortcut (as Help→Keyboard shortcuts "
                                      "lists them) and exit.")});
+    parser.addOption({QStringLiteral("baseline"),
+                      QStringLiteral("Compare FILE with the run in B (a what-if, another tile "
+                                     "configuration, a measured trace): the Compare runs view."),
+                      QStringLiteral("B")});
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("trace file to open"));
     parser.process(app);
     if (parser.isSet(QStringLiteral("screenshot"))) return screenshotMode(parser);
@@ -81,9 +88,11 @@ int main(int argc, char** argv) {
     pto::gui::MainWindow window;
     window.restoreLayout();
     window.show();
-    if (!parser.positionalArguments().isEmpty())
+    if (!parser.positionalArguments().isEmpty()) {
         window.openFile(parser.positionalArguments().front());
-    else
+        if (parser.isSet(QStringLiteral("baseline")))
+            window.openBaseline(parser.value(QStringLiteral("baseline")));
+    } else
         window.reopenLastFile();
     return app.exec();
 }

@@ -52,6 +52,11 @@ void RooflineChart::setHighlightedRow(int row) {
     update();
 }
 
+void RooflineChart::setArrows(std::vector<RooflineArrow> arrows) {
+    m_arrows = std::move(arrows);
+    update();
+}
+
 int RooflineChart::plottedCount() const {
     int count = 0;
     for (int row = 0; m_model && row < m_model->rowCount(); ++row) count += m_model->plottable(row);
@@ -73,6 +78,10 @@ RooflineChart::Axes RooflineChart::axes() const {
     for (int row = 0; m_model && row < m_model->rowCount(); ++row)
         if (m_model->plottable(row))
             include(m_model->point(row).intensity, m_model->point(row).flopsPerCycle);
+    for (const RooflineArrow& arrow : m_arrows) {
+        include(arrow.fromIntensity, arrow.fromFlopsPerCycle);
+        include(arrow.toIntensity, arrow.toFlopsPerCycle);
+    }
     if (m_model)
         for (const RooflineRoof& roof : m_model->roofs())
             if (roof.ridge() > 0) include(roof.ridge(), roof.flopsPerCycle);
@@ -168,6 +177,28 @@ void RooflineChart::drawPoints(QPainter& painter, const Axes& a) const {
     }
 }
 
+void RooflineChart::drawArrows(QPainter& painter, const Axes& a) const {
+    const QColor colour = palette().color(QPalette::Text);
+    painter.setRenderHint(QPainter::Antialiasing);
+    for (const RooflineArrow& arrow : m_arrows) {
+        const QPointF from = map(a, arrow.fromIntensity, arrow.fromFlopsPerCycle);
+        const QPointF to = map(a, arrow.toIntensity, arrow.toFlopsPerCycle);
+        painter.setPen(QPen(colour, 1.2));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawEllipse(from, kPointRadius, kPointRadius);
+        const QPointF d = to - from;
+        const double length = std::hypot(d.x(), d.y());
+        if (length < 2 * kPointRadius) continue; // the point did not move visibly
+        const QPointF unit = d / length;
+        const QPointF tip = to - unit * kPointRadius;
+        painter.drawLine(from + unit * kPointRadius, tip);
+        const QPointF normal(-unit.y(), unit.x());
+        const QPointF back = tip - unit * 7;
+        painter.setBrush(colour);
+        painter.drawPolygon(QPolygonF{tip, back + normal * 3.5, back - normal * 3.5});
+    }
+}
+
 void RooflineChart::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.fillRect(rect(), palette().color(QPalette::Base));
@@ -183,6 +214,7 @@ void RooflineChart::paintEvent(QPaintEvent*) {
     painter.setClipRect(a.plot);
     drawRoofs(painter, a);
     drawPoints(painter, a);
+    drawArrows(painter, a);
     painter.restore();
 }
 

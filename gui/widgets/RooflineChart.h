@@ -3,9 +3,18 @@
 
 #include <QWidget>
 
+#include <vector>
+
 namespace pto::gui {
 
 class RooflineModel;
+
+/// Where a point was in a baseline run and where it is now (compare view): drawn as a hollow
+/// point with an arrow to the open run's position.
+struct RooflineArrow {
+    double fromIntensity = 0, fromFlopsPerCycle = 0;
+    double toIntensity = 0, toFlopsPerCycle = 0;
+};
 
 /// x: arithmetic intensity (FLOP per GM byte), y: achieved FLOP per cycle, both log10.
 /// Hovering a point shows its name and numbers; clicking one emits pointClicked(row).
@@ -21,6 +30,9 @@ public:
     QPointF pointPosition(int row) const;
     int plottedCount() const;
     void setHighlightedRow(int row);
+    /// Baseline → open run arrows drawn over the points (empty: none).
+    void setArrows(std::vector<RooflineArrow> arrows);
+    const std::vector<RooflineArrow>& arrows() const { return m_arrows; }
 
     QSize sizeHint() const override { return {480, 320}; }
 
@@ -43,10 +55,12 @@ private:
     void drawGrid(QPainter& painter, const Axes& a) const;
     void drawRoofs(QPainter& painter, const Axes& a) const;
     void drawPoints(QPainter& painter, const Axes& a) const;
+    void drawArrows(QPainter& painter, const Axes& a) const;
     QString tooltip(int row) const;
 
     RooflineModel* m_model = nullptr;
     int m_highlighted = -1;
+    std::vector<RooflineArrow> m_arrows;
 };
 
 } // namespace pto::gui

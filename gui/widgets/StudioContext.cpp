@@ -13,4 +13,9 @@ void StudioContext::setDocument(std::unique_ptr<TraceDocument> document) {
     emit documentChanged();
 }
 
+void StudioContext::setBaseline(std::unique_ptr<TraceDocument> baseline) {
+    m_baseline = std::move(baseline);
+    emit baselineChanged();
+}
+
 } // namespace pto::gui

@@ -24,6 +24,10 @@ public:
     SelectionModel& selection() { return m_selection; }
 
     void setDocument(std::unique_ptr<TraceDocument> document);
+    /// The run the open one is compared with (`pto-studio A.db --baseline B.db`); null when
+    /// none. Changing it emits baselineChanged; opening another document keeps it.
+    const TraceDocument* baseline() const { return m_baseline.get(); }
+    void setBaseline(std::unique_ptr<TraceDocument> baseline);
     /// Asks the timeline to show query results as an extra track.
     void showQueryTrack(std::shared_ptr<const QueryTrack> track) {
         emit queryTrackRequested(std::move(track));
@@ -31,6 +35,7 @@ public:
 
 signals:
     void documentChanged();
+    void baselineChanged();
     /// A view could not show the document (its reader threw, e.g. on a corrupt page); the
     /// other views and the document stay. `what` says which view and why.
     void viewFailed(const QString& what);
@@ -40,6 +45,7 @@ signals:
 
 private:
     std::unique_ptr<TraceDocument> m_document;
+    std::unique_ptr<TraceDocument> m_baseline;
     SelectionModel m_selection;
 };
 

@@ -12,7 +12,6 @@
 #include "gui/widgets/SqlConsole.h"
 #include "gui/widgets/TimelineView.h"
 #include "tests/gui/support/Fixtures.h"
-#include "tests/support/Process.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -20,12 +19,9 @@
 #include <QSignalSpy>
 #include <QThread>
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <functional>
-
-#include <unistd.h>
 
 namespace pto::gui {
 namespace {
@@ -36,17 +32,7 @@ const fs::path kRun =
     fs::path(PTO_SOURCE_DIR) / "../shared/data/ascend-profiler/text/level1/rank0_ascend_pt";
 
 fs::path measuredTrace() {
-    const fs::path dir = fs::path(PTO_BINARY_DIR) / "gui-fixtures";
-    fs::create_directories(dir);
-    const fs::path trace = dir / "measured_level1_rank0.db";
-    if (test::fixtureIsFresh(trace)) return trace;
-    const fs::path temp = dir / fmt::format("measured_level1_rank0.{}.db", ::getpid());
-    const auto r =
-        test::runCommand(fmt::format("{} import {} -o {}", PTO_CLI, test::shellQuote(kRun.string()),
-                                     test::shellQuote(temp.string())));
-    EXPECT_EQ(r.exitCode, 0) << r.err;
-    fs::rename(temp, trace);
-    return trace;
+    return test::importedTrace(kRun, "measured_level1_rank0");
 }
 
 void waitUntil(const std::function<bool()>& done, int ms = 30000) {

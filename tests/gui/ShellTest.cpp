@@ -337,5 +337,26 @@ TEST(ShellCli, ScreenshotWritesOnePngPerViewAndRefusesABadFile) {
     EXPECT_FALSE(fs::exists(dir / "bad-shots" / "bottleneck.png"));
 }
 
+// `--baseline B` opens the compare view against B; a baseline that cannot open is exit 2
+// naming it, before any picture is written.
+TEST(ShellCli, ScreenshotWithABaselineShowsTheComparison) {
+    test::TempDir dir;
+    const std::string run = test::shellQuote(test::sampleTrace("softmax").string());
+    const auto ok = test::runCommand(fmt::format(
+        "QT_QPA_PLATFORM=offscreen {} --screenshot {} {} --baseline {}", PTO_STUDIO,
+        test::shellQuote((dir / "shots").string()), run,
+        test::shellQuote(test::sampleTrace("softmax", "--set dma.gm_to_l1.rate=2x").string())));
+    ASSERT_EQ(ok.exitCode, 0) << ok.err;
+    EXPECT_GT(test::drawnPixels(dir / "shots" / "compare.png"), 5000u);
+
+    const auto missing = test::runCommand(
+        fmt::format("QT_QPA_PLATFORM=offscreen {} --screenshot {} {} --baseline {}", PTO_STUDIO,
+                    test::shellQuote((dir / "missing-shots").string()), run,
+                    test::shellQuote((dir / "no-such.db").string())));
+    EXPECT_EQ(missing.exitCode, 2);
+    EXPECT_NE(missing.err.find("no-such.db"), std::string::npos) << missing.err;
+    EXPECT_FALSE(fs::exists(dir / "missing-shots" / "compare.png"));
+}
+
 } // namespace
 } // namespace pto::gui

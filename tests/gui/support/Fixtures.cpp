@@ -64,6 +64,18 @@ std::filesystem::path programTrace(const std::string& name, const std::string& p
                      fmt::format("{} run {} {}", PTO_CLI, shellQuote(source), extraArgs));
 }
 
+std::filesystem::path whatifTrace(const std::filesystem::path& run, const std::string& name,
+                                  const std::string& setArgs) {
+    return makeTrace("whatif_" + name,
+                     fmt::format("{} whatif {} {}", PTO_CLI, shellQuote(run), setArgs));
+}
+
+std::filesystem::path importedTrace(const std::filesystem::path& profilerDir,
+                                    const std::string& name) {
+    return makeTrace("import_" + name,
+                     fmt::format("{} import {}", PTO_CLI, shellQuote(profilerDir)));
+}
+
 std::filesystem::path compiledTrace(const std::string& sample) {
     const std::string source = fmt::format("{}/samples/{}.pto", PTO_SOURCE_DIR, sample);
     return makeTrace("compile_" + sample,

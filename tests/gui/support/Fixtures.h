@@ -20,6 +20,13 @@ std::filesystem::path sampleTrace(const std::string& sample, const std::string& 
 /// written next to it as <name>.pto).
 std::filesystem::path programTrace(const std::string& name, const std::string& program,
                                    const std::string& extraArgs = "");
+/// The changed run of `pto whatif <run> <setArgs>` (e.g. "--set dma.gm_to_l1.rate=2x") named
+/// `name`, same caching.
+std::filesystem::path whatifTrace(const std::filesystem::path& run, const std::string& name,
+                                  const std::string& setArgs);
+/// `pto import <profilerDir>` (real profiler output) named `name`, same caching.
+std::filesystem::path importedTrace(const std::filesystem::path& profilerDir,
+                                    const std::string& name);
 /// A compile-only trace (`pto compile`), same caching.
 std::filesystem::path compiledTrace(const std::string& sample);
 
