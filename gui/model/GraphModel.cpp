@@ -2,6 +2,8 @@
 // mapped to their visible representatives and aggregated per pair.
 #include "gui/model/GraphModel.h"
 
+#include <algorithm>
+
 #include <unordered_map>
 
 namespace pto::gui {
@@ -25,6 +27,7 @@ void GraphModel::setStage(GraphStage stage) {
     m_expanded[0] = 1;
     m_mode = Mode::Hierarchy;
     m_focus.clear();
+    m_revealed.clear();
     rebuild(-1);
     emit stageReset();
 }
@@ -36,6 +39,7 @@ void GraphModel::clear() {
     m_expanded.clear();
     m_slotOfNode.clear();
     m_focus.clear();
+    m_revealed.clear();
     m_mode = Mode::Hierarchy;
     m_visible = {};
     emit stageReset();
@@ -56,18 +60,21 @@ void GraphModel::setExpanded(int item, bool expanded) {
     if (!m_hierarchy || item <= 0 || std::size_t(item) >= m_expanded.size()) return;
     if (!m_hierarchy->item(item).isGroup() || isExpanded(item) == expanded) return;
     m_expanded[std::size_t(item)] = expanded;
+    std::erase(m_revealed, item); // the user's choice now, not the reveal's
     if (m_mode == Mode::Hierarchy) rebuild(item);
 }
 
 void GraphModel::collapseAll() {
     if (!m_hierarchy) return;
     std::fill(m_expanded.begin() + 1, m_expanded.end(), 0);
+    m_revealed.clear();
     rebuild(-1);
 }
 
 void GraphModel::expandAll() {
     if (!m_hierarchy) return;
     std::fill(m_expanded.begin(), m_expanded.end(), 1);
+    m_revealed.clear();
     m_mode = Mode::Hierarchy;
     rebuild(-1);
 }
@@ -76,12 +83,29 @@ void GraphModel::revealNode(int nodeIndex) {
     if (!m_hierarchy || nodeIndex < 0 || std::size_t(nodeIndex) >= m_stage->nodes.size()) return;
     bool changed = m_mode != Mode::Hierarchy;
     m_mode = Mode::Hierarchy;
+    std::vector<int> ancestors;
     for (int p = m_hierarchy->item(m_hierarchy->itemOfNode(nodeIndex)).parent; p > 0;
          p = m_hierarchy->item(p).parent)
-        if (!m_expanded[std::size_t(p)]) {
-            m_expanded[std::size_t(p)] = 1;
+        ancestors.push_back(p);
+    const auto isAncestor = [&](int g) {
+        return std::find(ancestors.begin(), ancestors.end(), g) != ancestors.end();
+    };
+    std::vector<int> revealed;
+    for (int g : m_revealed) {
+        if (isAncestor(g))
+            revealed.push_back(g); // still needed: stays open, still the reveal's
+        else if (m_expanded[std::size_t(g)]) {
+            m_expanded[std::size_t(g)] = 0;
             changed = true;
         }
+    }
+    for (int p : ancestors)
+        if (!m_expanded[std::size_t(p)]) {
+            m_expanded[std::size_t(p)] = 1;
+            revealed.push_back(p);
+            changed = true;
+        }
+    m_revealed = std::move(revealed);
     if (changed) rebuild(-1);
 }
 

@@ -52,8 +52,13 @@ public:
     void collapseAll();
     /// Every group expanded: the whole stage, node by node (laid out by the layered layout).
     void expandAll();
-    /// Expands every ancestor of the node so that it is visible (hierarchy mode).
+    /// Expands every ancestor of the node so that it is visible (hierarchy mode), and collapses
+    /// again the groups the previous reveal opened that the new node does not need — so a
+    /// walk through search hits or selections does not keep growing the graph. Groups the user
+    /// expanded (setExpanded) stay as they are.
     void revealNode(int nodeIndex);
+    /// Groups opened by the last revealNode (and not touched by the user since).
+    const std::vector<int>& revealedGroups() const { return m_revealed; }
     /// Searches nodes (see searchNodes), reveals the first hit and returns all hits.
     std::vector<int> search(const std::string& text);
 
@@ -85,6 +90,7 @@ private:
     std::vector<char> m_expanded;  ///< per hierarchy item
     std::vector<int> m_slotOfNode; ///< node index → slot in m_visible.items, -1 hidden
     std::vector<int> m_focus;      ///< node indices shown in the focus modes
+    std::vector<int> m_revealed;   ///< groups the last revealNode opened
     Mode m_mode = Mode::Hierarchy;
     VisibleGraph m_visible;
 };

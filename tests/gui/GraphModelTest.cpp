@@ -157,6 +157,44 @@ TEST(GraphModel, SearchRevealsTheFirstHitByExpandingItsAncestors) {
     EXPECT_LE(graph.visible().items.size(), std::size_t(4 * kMaxGroupChildren));
 }
 
+// Walking through search hits (or selections) shows each hit as a fresh reveal would: what the
+// previous reveal opened closes again, so the graph does not keep growing (issue 19 item 5);
+// a group the user expanded stays expanded.
+TEST(GraphModel, ARevealClosesWhatThePreviousRevealOpened) {
+    auto [reader, tile] = open("gemm_4096");
+    GraphModel graph;
+    graph.setStage(loadGraphStage(reader, tile));
+    const auto hits = graph.search("matmul");
+    ASSERT_GT(hits.size(), 100U);
+    const auto& h = graph.hierarchy();
+    auto topOf = [&](int node) {
+        int item = h.itemOfNode(node);
+        while (h.item(item).parent > 0) item = h.item(item).parent;
+        return item;
+    };
+    GraphModel fresh;
+    fresh.setStage(loadGraphStage(reader, tile));
+    for (std::size_t k : {std::size_t(0), hits.size() / 3, hits.size() / 2, hits.size() - 1}) {
+        graph.revealNode(hits[k]);
+        fresh.collapseAll();
+        fresh.revealNode(hits[k]);
+        EXPECT_EQ(graph.visible().items, fresh.visible().items) << "hit " << k;
+        EXPECT_GE(graph.visibleSlotOfNode(hits[k]), 0);
+    }
+    // A group the user opened is theirs: the next reveal elsewhere leaves it open.
+    int userGroup = -1;
+    for (int item : graph.visible().items)
+        if (h.item(item).isGroup() && item != topOf(hits.front())) userGroup = item;
+    ASSERT_GE(userGroup, 0);
+    graph.setExpanded(userGroup, true);
+    graph.revealNode(hits.front());
+    EXPECT_TRUE(graph.isExpanded(userGroup));
+    EXPECT_GE(graph.visibleSlotOfNode(hits.front()), 0);
+    graph.revealNode(hits.back());
+    EXPECT_TRUE(graph.isExpanded(userGroup));
+    for (int g : graph.revealedGroups()) EXPECT_NE(g, userGroup);
+}
+
 TEST(GraphModel, NeighbourhoodAndPathsMatchTheEdgeTable) {
     auto [reader, tile] = open("gemm_4096");
     GraphModel graph;
