@@ -173,10 +173,22 @@ QVariant DiffTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant DiffTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    if (orientation != Qt::Horizontal || section < 0 || section >= kColumns) return {};
     static const char* const kNames[kColumns] = {
         "kind", "name", "stage", "op", "verdict", "max_abs", "max_rel", "mismatches", "cosine"};
-    return section >= 0 && section < kColumns ? QString::fromLatin1(kNames[section]) : QVariant();
+    static const char* const kTips[kColumns] = {
+        "What was compared: tensor (an output), tile, op, or bisect (the first divergence)",
+        "The value compared",
+        "The pass (or the simulator) after which it was compared",
+        "The op that produced it",
+        "PASS or FAIL against the tolerance, and the rule that decided",
+        "Largest |actual − expected|",
+        "Largest |actual − expected| ÷ |expected|",
+        "Elements outside the tolerance",
+        "Cosine similarity of actual and expected (1 = same direction)"};
+    if (role == Qt::DisplayRole) return QString::fromLatin1(kNames[section]);
+    if (role == Qt::ToolTipRole) return QString::fromUtf8(kTips[section]);
+    return {};
 }
 
 } // namespace pto::gui

@@ -41,7 +41,15 @@ DiffView::DiffView(StudioContext& context, QWidget* parent) : StudioView(context
     m_view->setModel(&m_table);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_view->horizontalHeader()->setStretchLastSection(true);
+    // The verdict and the metrics next to the name — what is read first — so they show
+    // without horizontal scrolling; where (stage, op, kind) after them.
+    QHeaderView* header = m_view->horizontalHeader();
+    const int order[] = {DiffTableModel::Name,   DiffTableModel::Verdict,    DiffTableModel::MaxAbs,
+                         DiffTableModel::MaxRel, DiffTableModel::Mismatches, DiffTableModel::Cosine,
+                         DiffTableModel::Op,     DiffTableModel::Stage,      DiffTableModel::Kind};
+    for (int visual = 0; visual < int(std::size(order)); ++visual)
+        header->moveSection(header->visualIndex(order[visual]), visual);
+    header->setStretchLastSection(true);
     m_view->verticalHeader()->hide();
     m_heatmap = new HeatmapWidget(this);
 
@@ -58,6 +66,8 @@ DiffView::DiffView(StudioContext& context, QWidget* parent) : StudioView(context
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_view);
     split->addWidget(mapBox);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_banner);
     layout->addWidget(m_reason);
@@ -90,6 +100,7 @@ void DiffView::documentChanged() {
     m_links.reset();
     const tracedb::TraceReader* reader = document() ? &document()->reader() : nullptr;
     m_table.load(reader);
+    m_view->resizeColumnsToContents();
     m_bisect = reader ? readBisect(*reader) : BisectResult{};
     if (reader) m_links = std::make_unique<LinkResolver>(*reader);
     m_banner->setText(m_bisect.found       ? m_bisect.headline()

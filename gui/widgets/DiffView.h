@@ -34,6 +34,7 @@ public:
     const DiffTableModel& table() const { return m_table; }
     const HeatmapData& heatmap() const { return m_map; }
     HeatmapWidget* heatmapWidget() const { return m_heatmap; }
+    QTableView* tableView() const { return m_view; }
 
 protected:
     void documentChanged() override;

@@ -20,11 +20,19 @@ public:
     /// The widget point at the centre of tile `tile` (for tests and keyboard focus).
     QPoint tileCenter(int tile) const;
     QSize sizeHint() const override { return {360, 360}; }
+    /// What hovering at `pos` shows: the tile (its element range and error) and, with a
+    /// golden, the cell's element range and largest error; "" outside the tensor.
+    QString toolTipAt(QPointF pos) const;
+    /// The error the colour scale tops out at (red); the legend spans kDecades below it.
+    double colourTop() const;
+    /// Where the colour legend is drawn (empty without data).
+    QRectF legendRect() const;
 
 signals:
     void tileClicked(int tile);
 
 protected:
+    bool event(QEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
 
@@ -34,6 +42,7 @@ private:
     QRectF tileRect(const HeatTile& tile) const;
     void paintCells(class QPainter& painter, const QRectF& plot) const;
     void paintTiles(class QPainter& painter) const;
+    void paintLegend(class QPainter& painter) const;
 
     const HeatmapData* m_data = nullptr;
     int m_selected = -1;

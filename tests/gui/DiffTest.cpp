@@ -13,7 +13,9 @@
 #include "tests/support/Process.h"
 
 #include <QAbstractItemModelTester>
+#include <QImage>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTest>
 
 #include <fmt/format.h>
@@ -94,6 +96,29 @@ TEST(GuiDiff, PlantedFaultIsNamedAndOneClickOnTheHotTileReachesTheTimeline) {
     EXPECT_GE(end, std::get<std::int64_t>(range.rows[0][1]));
     EXPECT_EQ(view.heatmapWidget()->selectedTile(), hot);
     test::saveScreenshot(view, "diff_view_bisect");
+
+    // The verdict and every metric are in view without scrolling, and each header explains
+    // itself (issue 19 item 6).
+    QTableView* table = view.tableView();
+    for (int c :
+         {int(DiffTableModel::Verdict), int(DiffTableModel::MaxAbs), int(DiffTableModel::MaxRel),
+          int(DiffTableModel::Mismatches), int(DiffTableModel::Cosine)}) {
+        EXPECT_GE(table->columnViewportPosition(c), 0) << c;
+        EXPECT_LE(table->columnViewportPosition(c) + table->columnWidth(c),
+                  table->viewport()->width())
+            << "column " << c << " needs scrolling";
+        EXPECT_FALSE(table->model()->headerData(c, Qt::Horizontal, Qt::ToolTipRole).isNull());
+    }
+    // Hovering the hot tile names it; the legend spans blue (small) to red (the largest error).
+    HeatmapWidget* heat = view.heatmapWidget();
+    const QString tip = heat->toolTipAt(heat->tileCenter(hot));
+    EXPECT_TRUE(tip.contains(QStringLiteral("rows 0–127"))) << tip.toStdString();
+    const QRectF legend = heat->legendRect();
+    ASSERT_FALSE(legend.isEmpty());
+    const QImage image = heat->grab().toImage();
+    const QColor high = image.pixelColor(int(legend.right()) - 4, int(legend.top()) + 4);
+    EXPECT_GT(high.red(), 150) << high.name().toStdString();
+    EXPECT_LT(high.blue(), 100) << high.name().toStdString();
 }
 
 TEST(GuiDiff, ElementErrorsAgainstAGoldenMatchNumPy) {
@@ -141,6 +166,12 @@ for r in range(0, 512, 128):
     double worst = 0;
     for (double v : numpyTiles) worst = std::max(worst, v);
     EXPECT_NEAR(map.maxCell, worst, 1e-6 * std::max(1.0, worst));
+    // Hovering the first tile names its NumPy error and the cell's element range.
+    const QString tip = view.heatmapWidget()->toolTipAt(view.heatmapWidget()->tileCenter(0));
+    EXPECT_TRUE(
+        tip.contains(QStringLiteral("max |a−g| %1").arg(QString::number(numpyTiles[0], 'g', 4))))
+        << tip.toStdString() << " vs " << numpyTiles[0];
+    EXPECT_TRUE(tip.contains(QStringLiteral("elements rows"))) << tip.toStdString();
     EXPECT_FALSE(view.loadGolden(QStringLiteral("/nonexistent/golden.npy")).isEmpty());
     test::saveScreenshot(view, "diff_view_golden");
 }
