@@ -227,6 +227,7 @@ std::vector<std::pair<QString, QString>> GraphViewCanvas::keyHelp() {
     return {{tr("zoom in"), tr("+")},
             {tr("zoom out"), tr("-")},
             {tr("fit the whole graph"), QStringLiteral("F")},
+            {tr("show or hide the minimap"), QStringLiteral("M")},
             {tr("open the highlighted node"), tr("Return")}};
 }
 
@@ -242,6 +243,9 @@ void GraphViewCanvas::keyPressEvent(QKeyEvent* event) {
         break;
     case Qt::Key_F:
         fitAll();
+        break;
+    case Qt::Key_M:
+        m_minimap->toggle();
         break;
     case Qt::Key_Return:
     case Qt::Key_Enter:

@@ -50,6 +50,7 @@ public:
 
     const LayoutResult* layout() const { return m_layout.get(); }
     std::size_t itemCount() const { return m_layout ? m_layout->nodes.size() : 0; }
+    Minimap* minimap() const { return m_minimap; }
     const std::vector<QColor>& fills() const { return m_fills; }
     void fitAll();
     void centerOn(int slot);

@@ -7,11 +7,19 @@
 #include <QPainter>
 
 #include <algorithm>
+#include <cmath>
 
 namespace pto::gui {
 
+namespace {
+
+constexpr int kFrame = 2;    ///< border around the thumbnail, pixels
+constexpr int kMinSide = 36; ///< a very long or tall graph still gets a usable strip
+
+} // namespace
+
 Minimap::Minimap(GraphViewCanvas& canvas) : QWidget(&canvas), m_canvas(canvas) {
-    resize(180, 120);
+    resize(kMaxSize);
     setCursor(Qt::PointingHandCursor);
     connect(&canvas, &GraphViewCanvas::viewChanged, this, [this] {
         updateVisibility();
@@ -22,6 +30,7 @@ Minimap::Minimap(GraphViewCanvas& canvas) : QWidget(&canvas), m_canvas(canvas) {
 
 void Minimap::sceneChanged() {
     m_dirty = true;
+    fitToScene();
     updateVisibility();
     place();
     update();
@@ -31,7 +40,26 @@ void Minimap::updateVisibility() {
     const LayoutResult* layout = m_canvas.layout();
     const bool offScreen = layout && m_canvas.itemCount() > 1 &&
                            !m_canvas.viewRect().contains(layout->bounds.adjusted(5, 5, -5, -5));
-    setVisible(offScreen);
+    setVisible(offScreen && !m_hiddenByUser);
+}
+
+void Minimap::toggle() {
+    m_hiddenByUser = !m_hiddenByUser;
+    updateVisibility();
+}
+
+void Minimap::fitToScene() {
+    const LayoutResult* layout = m_canvas.layout();
+    if (!layout || layout->nodes.empty()) return;
+    QRectF scene = layout->bounds;
+    for (const QRectF& r : layout->nodes) scene |= r;
+    const double inner = double(kMaxSize.width() - 2 * kFrame);
+    const double innerH = double(kMaxSize.height() - 2 * kFrame);
+    const double scale =
+        std::min(inner / std::max(1.0, scene.width()), innerH / std::max(1.0, scene.height()));
+    const int w = std::clamp(int(std::ceil(scene.width() * scale)), kMinSide, int(inner));
+    const int h = std::clamp(int(std::ceil(scene.height() * scale)), kMinSide, int(innerH));
+    resize(w + 2 * kFrame, h + 2 * kFrame);
 }
 
 void Minimap::place() {
@@ -40,12 +68,12 @@ void Minimap::place() {
 }
 
 QPointF Minimap::toScene(QPointF pos) const {
-    return QPointF(pos.x() - 2, pos.y() - 2) / m_scale + m_scene.topLeft();
+    return QPointF(pos.x() - kFrame, pos.y() - kFrame) / m_scale + m_scene.topLeft();
 }
 
 void Minimap::renderThumbnail() {
     m_dirty = false;
-    m_thumbnail = QImage(size() - QSize(4, 4), QImage::Format_RGB32);
+    m_thumbnail = QImage(size() - QSize(2 * kFrame, 2 * kFrame), QImage::Format_RGB32);
     m_thumbnail.fill(palette().base().color());
     const LayoutResult* layout = m_canvas.layout();
     if (!layout || layout->nodes.empty()) return;
@@ -74,10 +102,12 @@ void Minimap::renderThumbnail() {
 void Minimap::paintEvent(QPaintEvent*) {
     if (m_dirty) renderThumbnail();
     QPainter p(this);
+    p.setOpacity(0.85); // the canvas under it stays faintly visible
     p.fillRect(rect(), palette().mid());
-    p.drawImage(2, 2, m_thumbnail);
+    p.drawImage(kFrame, kFrame, m_thumbnail);
+    p.setOpacity(1);
     const QRectF view = m_canvas.viewRect();
-    const QRectF r(QPointF(2, 2) + (view.topLeft() - m_scene.topLeft()) * m_scale,
+    const QRectF r(QPointF(kFrame, kFrame) + (view.topLeft() - m_scene.topLeft()) * m_scale,
                    view.size() * m_scale);
     p.setPen(QPen(QColor(255, 140, 0), 1.5));
     p.setBrush(Qt::NoBrush);

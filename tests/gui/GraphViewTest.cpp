@@ -5,6 +5,7 @@
 #include "gui/model/GraphModel.h"
 #include "gui/model/LayoutWorker.h"
 #include "gui/widgets/GraphViewCanvas.h"
+#include "gui/widgets/Minimap.h"
 #include "tests/gui/GraphTestSupport.h"
 #include "tests/gui/support/Fixtures.h"
 #include "tests/support/Process.h"
@@ -251,6 +252,24 @@ TEST(GraphView, Gemm4096OpensCollapsedSearchesAndExpandsAGroup) {
     EXPECT_LE(f.model().visible().items.size(), std::size_t(4 * kMaxGroupChildren));
     EXPECT_GE(f.view->canvas().highlight(), 0);
     test::saveScreenshot(*f.view, "graph_gemm4096_search");
+    // Part of the graph is off screen: the minimap shows, shaped like the graph (no empty
+    // band covering the canvas), and M hides and shows it (issue 19 item 10).
+    Minimap* minimap = f.view->canvas().minimap();
+    ASSERT_TRUE(minimap->isVisible());
+    EXPECT_LE(minimap->width(), Minimap::kMaxSize.width());
+    EXPECT_LE(minimap->height(), Minimap::kMaxSize.height());
+    const QRectF bounds = f.view->canvas().layout()->bounds;
+    const double graphAspect = bounds.width() / bounds.height();
+    const double mapAspect = double(minimap->width() - 4) / double(minimap->height() - 4);
+    if (graphAspect > 0.4 && graphAspect < 4) { // not clamped to the minimum strip
+        EXPECT_NEAR(mapAspect / graphAspect, 1.0, 0.1)
+            << minimap->width() << "x" << minimap->height();
+    }
+    f.view->canvas().setFocus();
+    QTest::keyClick(&f.view->canvas(), Qt::Key_M);
+    EXPECT_FALSE(minimap->isVisible());
+    QTest::keyClick(&f.view->canvas(), Qt::Key_M);
+    EXPECT_TRUE(minimap->isVisible());
     const auto dot =
         std::filesystem::path(PTO_BINARY_DIR) / "gui-artefacts" / "graph_gemm4096_search.dot";
     EXPECT_TRUE(f.view->exportGraph(QString::fromStdString(dot.string())).isEmpty());
