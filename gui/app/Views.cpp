@@ -5,6 +5,7 @@
 #include "gui/widgets/DiffView.h"
 #include "gui/widgets/GraphView.h"
 #include "gui/widgets/IrTextView.h"
+#include "gui/widgets/SliceTableView.h"
 #include "gui/widgets/SqlConsole.h"
 #include "gui/widgets/StageCompareView.h"
 #include "gui/widgets/TimelineView.h"
@@ -18,6 +19,8 @@ std::vector<ViewEntry> studioViews() {
     views.push_back({[](StudioContext& c, QWidget* p) { return new BottleneckView(c, p); },
                      Qt::RightDockWidgetArea});
     views.push_back({[](StudioContext& c, QWidget* p) { return new SqlConsole(c, p); },
+                     Qt::BottomDockWidgetArea});
+    views.push_back({[](StudioContext& c, QWidget* p) { return new SliceTableView(c, p); },
                      Qt::BottomDockWidgetArea});
     views.push_back(
         {[](StudioContext& c, QWidget* p) { return new GraphView(c, p); }, Qt::LeftDockWidgetArea});

@@ -5,9 +5,6 @@
 #include "profiler/RunCompare.h"
 #include "profiler/SimVsReal.h"
 
-#include <QBrush>
-#include <QColor>
-
 #include <cmath>
 
 namespace pto::gui {
@@ -26,17 +23,11 @@ QString percent(const prof::Delta& d) {
         .arg(100 * (d.b - d.a) / d.a, 0, 'f', 1);
 }
 
-/// Appends a column's sortable value and its text.
-void cell(CompareRow& row, QVariant value, QString text) {
-    row.values.push_back(std::move(value));
-    row.texts << std::move(text);
-}
-
-void deltaCells(CompareRow& row, const prof::Delta& d) {
-    cell(row, d.a, number(d.a));
-    cell(row, d.b, number(d.b));
-    cell(row, d.diff(), (d.diff() > 0 ? QStringLiteral("+") : QString()) + number(d.diff()));
-    cell(row, d.a != 0 ? (d.b - d.a) / d.a : (d.b != 0 ? 1e300 : 0.0), percent(d));
+void deltaCells(TableRow& row, const prof::Delta& d) {
+    addCell(row, d.a, number(d.a));
+    addCell(row, d.b, number(d.b));
+    addCell(row, d.diff(), (d.diff() > 0 ? QStringLiteral("+") : QString()) + number(d.diff()));
+    addCell(row, d.a != 0 ? (d.b - d.a) / d.a : (d.b != 0 ? 1e300 : 0.0), percent(d));
 }
 
 QString fraction(const std::optional<double>& v) {
@@ -45,8 +36,8 @@ QString fraction(const std::optional<double>& v) {
 
 } // namespace
 
-CompareTable opDeltaTable(const prof::RunComparison& c, const prof::Profile& current) {
-    CompareTable t;
+RowTable opDeltaTable(const prof::RunComparison& c, const prof::Profile& current) {
+    RowTable t;
     t.headers = {QObject::tr("Line"),
                  QObject::tr("Op"),
                  QObject::tr("Span baseline"),
@@ -73,16 +64,16 @@ CompareTable opDeltaTable(const prof::RunComparison& c, const prof::Profile& cur
                     QObject::tr("Bound class of the op in the open run")};
     t.deltaColumns = {{4}, {5}, {8}, {9}};
     for (const prof::OpDelta& d : c.ops) {
-        CompareRow row;
-        cell(row, qint64(d.line), d.line ? QString::number(d.line) : QString());
+        TableRow row;
+        addCell(row, qint64(d.line), d.line ? QString::number(d.line) : QString());
         QString name = QString::fromStdString(d.op);
         if (d.onlyInA) name += QObject::tr(" (baseline only)");
         if (d.onlyInB) name += QObject::tr(" (open run only)");
-        cell(row, name, name);
+        addCell(row, name, name);
         deltaCells(row, d.span);
         deltaCells(row, d.cycles);
-        cell(row, QString::fromStdString(d.boundA), QString::fromStdString(d.boundA));
-        cell(row, QString::fromStdString(d.boundB), QString::fromStdString(d.boundB));
+        addCell(row, QString::fromStdString(d.boundA), QString::fromStdString(d.boundA));
+        addCell(row, QString::fromStdString(d.boundB), QString::fromStdString(d.boundB));
         if (d.indexB >= 0)
             row.ref = EntityRef::node(current.model.rootStageId,
                                       current.model.tensorOps[std::size_t(d.indexB)].id);
@@ -91,8 +82,8 @@ CompareTable opDeltaTable(const prof::RunComparison& c, const prof::Profile& cur
     return t;
 }
 
-CompareTable coreDeltaTable(const prof::RunComparison& c, const prof::Profile& current) {
-    CompareTable t;
+RowTable coreDeltaTable(const prof::RunComparison& c, const prof::Profile& current) {
+    RowTable t;
     t.headers = {
         QObject::tr("Core"),          QObject::tr("Busy baseline"), QObject::tr("Busy current"),
         QObject::tr("Δ busy"),        QObject::tr("Δ %"),           QObject::tr("Tasks baseline"),
@@ -108,9 +99,9 @@ CompareTable coreDeltaTable(const prof::RunComparison& c, const prof::Profile& c
                     QObject::tr("Δ tasks relative to the baseline")};
     t.deltaColumns = {{3}, {4}, {7}, {8}};
     for (const prof::CoreDelta& d : c.cores) {
-        CompareRow row;
+        TableRow row;
         const QString core = QString::fromStdString(d.core);
-        cell(row, core, core);
+        addCell(row, core, core);
         deltaCells(row, d.busy);
         deltaCells(row, d.tasks);
         for (const prof::CoreInfo& info : current.model.cores)
@@ -120,9 +111,9 @@ CompareTable coreDeltaTable(const prof::RunComparison& c, const prof::Profile& c
     return t;
 }
 
-CompareTable simRealTable(const prof::SimRealComparison& c, const prof::Profile& sim,
-                          bool selectSimOps) {
-    CompareTable t;
+RowTable simRealTable(const prof::SimRealComparison& c, const prof::Profile& sim,
+                      bool selectSimOps) {
+    RowTable t;
     t.headers = {
         QObject::tr("Simulated op"), QObject::tr("Line"),         QObject::tr("Measured kernel"),
         QObject::tr("Type"),         QObject::tr("Matched on"),   QObject::tr("Kernels"),
@@ -150,93 +141,27 @@ CompareTable simRealTable(const prof::SimRealComparison& c, const prof::Profile&
             }
     t.deltaColumns = {{8, 1.0}};
     for (const prof::KernelPair& p : c.pairs) {
-        CompareRow row;
-        cell(row, QString::fromStdString(p.simOp), QString::fromStdString(p.simOp));
-        cell(row, qint64(p.line), p.line ? QString::number(p.line) : QString());
-        cell(row, QString::fromStdString(p.realName), QString::fromStdString(p.realName));
-        cell(row, QString::fromStdString(p.realType), QString::fromStdString(p.realType));
-        cell(row, QString::fromStdString(p.matchedOn), QString::fromStdString(p.matchedOn));
-        cell(row, p.realCount, QString::number(p.realCount));
-        cell(row, p.realUs, p.realCount ? QString::number(p.realUs, 'f', 2) : QStringLiteral("-"));
-        cell(row, p.simUs, QString::number(p.simUs, 'f', 2));
-        cell(row, p.ratio(),
-             p.realCount ? QString::number(p.ratio(), 'f', 2) : QStringLiteral("-"));
+        TableRow row;
+        addCell(row, QString::fromStdString(p.simOp), QString::fromStdString(p.simOp));
+        addCell(row, qint64(p.line), p.line ? QString::number(p.line) : QString());
+        addCell(row, QString::fromStdString(p.realName), QString::fromStdString(p.realName));
+        addCell(row, QString::fromStdString(p.realType), QString::fromStdString(p.realType));
+        addCell(row, QString::fromStdString(p.matchedOn), QString::fromStdString(p.matchedOn));
+        addCell(row, p.realCount, QString::number(p.realCount));
+        addCell(row, p.realUs,
+                p.realCount ? QString::number(p.realUs, 'f', 2) : QStringLiteral("-"));
+        addCell(row, p.simUs, QString::number(p.simUs, 'f', 2));
+        addCell(row, p.ratio(),
+                p.realCount ? QString::number(p.ratio(), 'f', 2) : QStringLiteral("-"));
         for (std::size_t pipe : pipes)
-            cell(row, p.simPipes[pipe].value_or(-1),
-                 fraction(p.simPipes[pipe]) + QStringLiteral(" / ") + fraction(p.realPipes[pipe]));
+            addCell(row, p.simPipes[pipe].value_or(-1),
+                    fraction(p.simPipes[pipe]) + QStringLiteral(" / ") +
+                        fraction(p.realPipes[pipe]));
         if (selectSimOps && p.simOpId >= 0)
             row.ref = EntityRef::node(sim.model.rootStageId, p.simOpId);
         t.rows.push_back(std::move(row));
     }
     return t;
-}
-
-CompareTableModel::CompareTableModel(QObject* parent) : QAbstractTableModel(parent) {}
-
-void CompareTableModel::setTable(CompareTable table) {
-    beginResetModel();
-    m_table = std::move(table);
-    endResetModel();
-}
-
-EntityRef CompareTableModel::entityOf(int row) const {
-    if (row < 0 || row >= rowCount()) return {};
-    return m_table.rows[std::size_t(row)].ref;
-}
-
-QString CompareTableModel::text(int row, int column) const {
-    if (row < 0 || row >= rowCount() || column < 0 || column >= columnCount()) return {};
-    return m_table.rows[std::size_t(row)].texts.value(column);
-}
-
-int CompareTableModel::rowOf(const EntityRef& ref) const {
-    if (ref.isNone()) return -1;
-    for (std::size_t r = 0; r < m_table.rows.size(); ++r)
-        if (m_table.rows[r].ref == ref) return int(r);
-    return -1;
-}
-
-int CompareTableModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(m_table.rows.size());
-}
-
-int CompareTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(m_table.headers.size());
-}
-
-QVariant CompareTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
-    const CompareRow& row = m_table.rows[std::size_t(index.row())];
-    const auto column = std::size_t(index.column());
-    switch (role) {
-    case Qt::DisplayRole:
-    case Qt::ToolTipRole:
-        return row.texts.value(index.column());
-    case kSortRole:
-        return column < row.values.size() ? row.values[column] : QVariant();
-    case Qt::TextAlignmentRole:
-        return column < row.values.size() && row.values[column].typeId() != QMetaType::QString
-                   ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
-                   : QVariant();
-    case Qt::ForegroundRole:
-        for (const DeltaColumn& delta : m_table.deltaColumns) {
-            if (delta.column != index.column() || column >= row.values.size()) continue;
-            bool number = false;
-            const double v = row.values[column].toDouble(&number);
-            if (!number || v == delta.neutral || row.texts.value(index.column()) == "-") return {};
-            return QBrush(v > delta.neutral ? QColor(0xc0, 0x20, 0x20) : QColor(0x10, 0x80, 0x30));
-        }
-        return {};
-    default:
-        return {};
-    }
-}
-
-QVariant CompareTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || section < 0 || section >= columnCount()) return {};
-    if (role == Qt::DisplayRole) return m_table.headers.value(section);
-    if (role == Qt::ToolTipRole) return m_table.headerTips.value(section);
-    return {};
 }
 
 } // namespace pto::gui

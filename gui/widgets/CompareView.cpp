@@ -30,7 +30,7 @@ namespace {
 struct Comparison {
     std::shared_ptr<const prof::Profile> current;
     bool simVsReal = false;
-    CompareTable ops, cores, kernels;
+    RowTable ops, cores, kernels;
     std::vector<RooflineArrow> arrows;
     QString headline, baselineSummary, currentSummary;
 };
@@ -146,9 +146,9 @@ struct CompareView::Loaded {
 };
 
 CompareView::CompareView(StudioContext& context, QWidget* parent)
-    : StudioView(context, parent), m_ops(new CompareTableModel(this)),
-      m_cores(new CompareTableModel(this)), m_kernels(new CompareTableModel(this)),
-      m_roofline(new RooflineModel(this)), m_watcher(new QFutureWatcher<Loaded>(this)) {
+    : StudioView(context, parent), m_ops(new RowTableModel(this)), m_cores(new RowTableModel(this)),
+      m_kernels(new RowTableModel(this)), m_roofline(new RooflineModel(this)),
+      m_watcher(new QFutureWatcher<Loaded>(this)) {
     m_roofline->setMode(RooflineModel::Mode::TensorOps);
     buildLayout();
     connect(m_watcher, &QFutureWatcher<Loaded>::finished, this, [this] {
@@ -196,8 +196,8 @@ void CompareView::buildLayout() {
     layout->addWidget(m_tabs, 1);
 }
 
-QTableView* CompareView::addTable(CompareTableModel* model, const QString& title) {
-    QTableView* table = makeSortedTable(model, CompareTableModel::kSortRole, this);
+QTableView* CompareView::addTable(RowTableModel* model, const QString& title) {
+    QTableView* table = makeSortedTable(model, RowTableModel::kSortRole, this);
     connect(table, &QTableView::clicked, this, [this, model, table](const QModelIndex& index) {
         const EntityRef ref = model->entityOf(sourceRow(table, index));
         if (!ref.isNone()) selection().select(ref, this);
@@ -269,9 +269,9 @@ void CompareView::reload() {
 
 void CompareView::showComparison(const Loaded& loaded) {
     const Comparison* c = loaded.comparison.get();
-    m_ops->setTable(c ? c->ops : CompareTable{});
-    m_cores->setTable(c ? c->cores : CompareTable{});
-    m_kernels->setTable(c ? c->kernels : CompareTable{});
+    m_ops->setTable(c ? c->ops : RowTable{});
+    m_cores->setTable(c ? c->cores : RowTable{});
+    m_kernels->setTable(c ? c->kernels : RowTable{});
     m_roofline->setProfile(c && !c->simVsReal ? c->current : nullptr);
     m_chart->setArrows(c ? c->arrows : std::vector<RooflineArrow>{});
     m_simVsReal = c && c->simVsReal;

@@ -16,7 +16,7 @@ template <typename T> class QFutureWatcher;
 
 namespace pto::gui {
 
-class CompareTableModel;
+class RowTableModel;
 class RooflineChart;
 class RooflineModel;
 class TimelineView;
@@ -42,9 +42,9 @@ public:
     /// True when one run is measured and the other simulated (the kernel table is shown).
     bool simVsReal() const { return m_simVsReal; }
 
-    CompareTableModel& opDeltas() { return *m_ops; }
-    CompareTableModel& coreDeltas() { return *m_cores; }
-    CompareTableModel& kernelPairs() { return *m_kernels; }
+    RowTableModel& opDeltas() { return *m_ops; }
+    RowTableModel& coreDeltas() { return *m_cores; }
+    RowTableModel& kernelPairs() { return *m_kernels; }
     QTableView* opTable() const { return m_opTable; }
     QTableView* coreTable() const { return m_coreTable; }
     QTableView* kernelTable() const { return m_kernelTable; }
@@ -64,16 +64,16 @@ protected:
 private:
     struct Loaded;
     void buildLayout();
-    QTableView* addTable(CompareTableModel* model, const QString& title);
+    QTableView* addTable(RowTableModel* model, const QString& title);
     QWidget* buildTimelines();
     void reload();
     void showComparison(const Loaded& loaded);
     void showTimelines();
     void syncTimelines(TimelineView& from, TimelineView& to);
 
-    CompareTableModel* m_ops;
-    CompareTableModel* m_cores;
-    CompareTableModel* m_kernels;
+    RowTableModel* m_ops;
+    RowTableModel* m_cores;
+    RowTableModel* m_kernels;
     RooflineModel* m_roofline;
     QLabel* m_header = nullptr;
     QLabel* m_baselineSummary = nullptr;

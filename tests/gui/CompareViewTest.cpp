@@ -91,7 +91,7 @@ TEST_F(CompareViewTest, TheDeltaTablesMatchPtoCompareOnAWhatIfPair) {
         QString::number(ref["total_cycles"]["a"].get<double>(), 'f', 0) + " → " +
         QString::number(ref["total_cycles"]["b"].get<double>(), 'f', 0)))
         << m_view->headline().toStdString();
-    CompareTableModel& ops = m_view->opDeltas();
+    RowTableModel& ops = m_view->opDeltas();
     QAbstractItemModelTester tester(&ops, QAbstractItemModelTester::FailureReportingMode::Fatal);
     ASSERT_EQ(std::size_t(ops.rowCount()), ref["ops"].size());
     ASSERT_GT(ops.rowCount(), 1);
@@ -113,7 +113,7 @@ TEST_F(CompareViewTest, TheDeltaTablesMatchPtoCompareOnAWhatIfPair) {
         const QColor c = colour.value<QBrush>().color();
         EXPECT_EQ(diff<0, c.green()> c.red()) << op["op"];
     }
-    CompareTableModel& cores = m_view->coreDeltas();
+    RowTableModel& cores = m_view->coreDeltas();
     ASSERT_EQ(std::size_t(cores.rowCount()), ref["cores"].size());
     for (int r = 0; r < cores.rowCount(); ++r) {
         const json& core = ref["cores"][std::size_t(r)];
@@ -136,7 +136,7 @@ TEST_F(CompareViewTest, RowsSortAndClickThroughToTheOpenRun) {
     const auto* proxy = static_cast<QSortFilterProxyModel*>(table->model());
     double previous = -1e300;
     for (int r = 0; r < proxy->rowCount(); ++r) {
-        const double v = proxy->index(r, 4).data(CompareTableModel::kSortRole).toDouble();
+        const double v = proxy->index(r, 4).data(RowTableModel::kSortRole).toDouble();
         EXPECT_GE(v, previous);
         previous = v;
     }
@@ -215,7 +215,7 @@ TEST_F(CompareViewTest, ASimulatedRunNextToAMeasuredTraceShowsTheKernelPairs) {
     open(sim, real);
     EXPECT_TRUE(m_view->simVsReal());
     const json ref = compareJson(sim, real);
-    CompareTableModel& pairs = m_view->kernelPairs();
+    RowTableModel& pairs = m_view->kernelPairs();
     ASSERT_EQ(std::size_t(pairs.rowCount()), ref["pairs"].size());
     for (int r = 0; r < pairs.rowCount(); ++r) {
         const json& p = ref["pairs"][std::size_t(r)];
