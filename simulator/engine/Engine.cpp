@@ -126,6 +126,7 @@ void Engine::makeReady(uint32_t task) {
     const TimedTask& t = m_program.tasks()[task];
     if (t.cluster < 0) {
         m_ready[typeIndex(t.core)].push(readyKey(t.id, task));
+        traceReady();
         return;
     }
     if (--m_clusterWaiting[static_cast<size_t>(t.cluster)] == 0)
@@ -149,6 +150,13 @@ void Engine::dispatchReady() {
             dispatchTo(slot, task);
         }
     }
+    traceReady();
+}
+
+void Engine::traceReady() {
+    if (!m_trace || !m_trace->wantsFull()) return;
+    for (CoreType type : {CoreType::AIC, CoreType::AIV})
+        m_trace->readyTasks(type == CoreType::AIC, m_now, m_ready[typeIndex(type)].size());
 }
 
 void Engine::dispatchTo(int slot, uint32_t task) {

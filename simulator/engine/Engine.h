@@ -130,6 +130,8 @@ private:
 
     // Scheduler
     void dispatchReady();
+    /// Full trace: the ready-task counts per core type at m_now.
+    void traceReady();
     void makeReady(uint32_t task);
     bool dispatchCluster();
     int freeCluster(const TimedCluster& cluster) const;

@@ -36,7 +36,9 @@ std::optional<TraceLevel> parseTraceLevel(std::string_view name) {
 
 TraceEmitter::TraceEmitter(tracedb::TraceWriter& writer, const TraceSetup& setup)
     : m_writer(writer), m_level(setup.level), m_clockHz(setup.clockHz), m_archName(setup.archName),
-      m_archJson(setup.archJson) {
+      m_archJson(setup.archJson), m_aicCores(setup.aicCores) {
+    if (m_level >= TraceLevel::Full)
+        m_util = PipeUtilization(static_cast<size_t>(setup.aicCores + setup.aivCores) * kPipeCount);
     createTracks(setup);
     for (int i = 0; i < kOpcodeCount; ++i)
         m_opcodeNames.push_back(writer.intern(opcodeName(static_cast<Opcode>(i))));
@@ -102,6 +104,8 @@ void TraceEmitter::createTracks(const TraceSetup& setup) {
     m_hbm.track = counterTrack("HBM GB/s", 0);
     m_l2.track = counterTrack("L2 GB/s", 1);
     m_l2Hit.track = counterTrack("L2 hit %", 2);
+    m_readyAic.track = counterTrack("ready AIC tasks", 3);
+    m_readyAiv.track = counterTrack("ready AIV tasks", 4);
     createOccupancyTracks(setup);
 }
 
@@ -152,6 +156,8 @@ void TraceEmitter::addArg(int64_t slice, std::string key, tracedb::ArgValue valu
 
 int64_t TraceEmitter::instr(int core, Pipe pipe, Opcode op, int64_t instrId, uint32_t taskId,
                             int64_t start, int64_t end) {
+    if (m_level >= TraceLevel::Full)
+        m_util.add(static_cast<size_t>(core) * kPipeCount + static_cast<size_t>(pipe), start, end);
     return addSlice(pipeTrack(core, pipe), start, end - start, m_opcodeNames[static_cast<int>(op)],
                     SliceCategory::Instr, 0, instrId, taskId, false);
 }
@@ -159,6 +165,8 @@ int64_t TraceEmitter::instr(int core, Pipe pipe, Opcode op, int64_t instrId, uin
 int64_t TraceEmitter::gatherInstr(int core, Pipe pipe, int64_t instrId, uint32_t taskId,
                                   int64_t start, int64_t end, int64_t rows, int64_t bytes,
                                   double efficiency) {
+    if (m_level >= TraceLevel::Full)
+        m_util.add(static_cast<size_t>(core) * kPipeCount + static_cast<size_t>(pipe), start, end);
     const int64_t id = addSlice(pipeTrack(core, pipe), start, end - start,
                                 m_opcodeNames[static_cast<int>(Opcode::MGather)],
                                 SliceCategory::Instr, 0, instrId, taskId, true);
@@ -288,6 +296,33 @@ void TraceEmitter::l2HitRate(int64_t ts, double rate) {
     sample(m_l2Hit, ts, rate * 100.0);
 }
 
+void TraceEmitter::readyTasks(bool aic, int64_t ts, std::size_t count) {
+    sample(aic ? m_readyAic : m_readyAiv, ts, static_cast<double>(count));
+}
+
+void TraceEmitter::writeUtilization(int64_t totalCycles) {
+    std::vector<tracedb::CounterRow> rows;
+    for (size_t slot = 0; slot < m_coreTracks.size(); ++slot)
+        for (int p = 0; p < kPipeCount; ++p) {
+            const size_t index = slot * kPipeCount + static_cast<size_t>(p);
+            if (!m_util.busy(index)) continue;
+            const bool aic = static_cast<int>(slot) < m_aicCores;
+            TrackRow t;
+            t.parentId = m_coreTracks[slot];
+            t.nameId = m_writer.intern(fmt::format("{} busy %", pipeName(static_cast<Pipe>(p))));
+            t.kind = TrackKind::Counter;
+            t.coreId = aic ? static_cast<int64_t>(slot) : static_cast<int64_t>(slot) - m_aicCores;
+            t.coreType = std::string(coreDisplayName(aic ? CoreType::AIC : CoreType::AIV));
+            t.pipe = std::string(pipeName(static_cast<Pipe>(p)));
+            t.sortIndex = kPipeCount + kOccupancySpaces + p;
+            const int64_t track = m_writer.add(t);
+            for (const auto& [ts, fraction] : m_util.series(index, totalCycles))
+                rows.push_back(tracedb::CounterRow{ts, track, fraction * 100.0});
+        }
+    m_rows += static_cast<int64_t>(rows.size());
+    m_writer.addAll(std::span<const tracedb::CounterRow>(rows));
+}
+
 void TraceEmitter::occupancy(int core, int space, int64_t ts, int64_t bytes) {
     CounterState& c = m_occupancy[static_cast<size_t>(core) * kOccupancySpaces + space];
     if (c.track != 0) sample(c, ts, static_cast<double>(bytes) / 1024.0);
@@ -330,9 +365,12 @@ void TraceEmitter::finish(int64_t totalCycles, const std::vector<std::string>& w
         flushCounter(m_l2);
         flushCounter(m_l2Hit);
         for (CounterState& c : m_occupancy) flushCounter(c);
+        flushCounter(m_readyAic);
+        flushCounter(m_readyAiv);
     }
     flush();
     m_sink->finish();
+    if (m_level >= TraceLevel::Full) writeUtilization(totalCycles);
     m_writer.addAll(std::span<const tracedb::ArgRow>(m_args));
     for (const std::string& w : warnings)
         m_writer.add(

@@ -19,6 +19,7 @@
 // they belong to as arg_set_id; they are written after the sink finishes.
 
 #include "simulator/engine/BufferOccupancy.h"
+#include "simulator/engine/PipeUtilization.h"
 #include "simulator/engine/SimOptions.h"
 #include "trace_db/AsyncSliceSink.h"
 #include "trace_db/TraceWriter.h"
@@ -106,6 +107,9 @@ public:
     /// Bytes of live buffers in on-chip space `space` (occupancyIndex) of `core` from `ts` on
     /// (Full); the counter is KiB.
     void occupancy(int core, int space, int64_t ts, int64_t bytes);
+    /// Tasks of a core type whose dependencies are done and that wait for a core, from `ts`
+    /// on (Full); chip-level counters "ready AIC tasks" / "ready AIV tasks".
+    void readyTasks(bool aic, int64_t ts, std::size_t count);
 
     /// Flushes everything, waits for the writer thread, writes args, stats (one
     /// 'sim_warning' row per warning) and meta (clock_hz, trace_level, sim_total_cycles,
@@ -136,6 +140,9 @@ private:
     void flushCounter(CounterState& counter);
     void flushIfFull();
     void flush();
+    /// Full: per core, one "<pipe> busy %" counter track per pipe that ran anything, in the
+    /// windows of m_util (after the slices, on the caller's thread).
+    void writeUtilization(int64_t totalCycles);
     int64_t pipeTrack(int core, Pipe pipe) const {
         return m_pipeTracks[core * kPipeCount + static_cast<int>(pipe)];
     }
@@ -161,6 +168,10 @@ private:
     CounterState m_l2;
     CounterState m_l2Hit;
     std::vector<CounterState> m_occupancy; // core * kOccupancySpaces + space; track 0 = none
+    CounterState m_readyAic;
+    CounterState m_readyAiv;
+    PipeUtilization m_util{0}; // core * kPipeCount + pipe (Full)
+    int m_aicCores = 0;
     int64_t m_stallName = 0;
     int64_t m_dispatchName = 0;
     bool m_finished = false;

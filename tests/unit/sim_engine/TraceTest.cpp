@@ -88,7 +88,7 @@ TEST_F(TraceTest, TrackHierarchyChipCorePipe) {
     const auto tracks = reader.tracks();
     std::map<int64_t, tracedb::TrackRow> byId;
     for (const auto& t : tracks) byId[t.id] = t;
-    int chips = 0, cores = 0, counters = 0;
+    int chips = 0, cores = 0, counters = 0, busyCounters = 0;
     for (const auto& t : tracks) {
         if (t.kind == TrackKind::Chip) {
             ++chips;
@@ -104,7 +104,13 @@ TEST_F(TraceTest, TrackHierarchyChipCorePipe) {
             EXPECT_EQ(c.coreId, t.coreId);
             EXPECT_EQ(c.coreType, t.coreType);
             if (c.kind == TrackKind::Counter) {
-                occupancy.insert(*reader.stringOf(c.nameId));
+                const std::string counter = *reader.stringOf(c.nameId);
+                if (counter.ends_with(" busy %")) {
+                    ++busyCounters;
+                    EXPECT_EQ(counter, c.pipe + " busy %");
+                } else {
+                    occupancy.insert(counter);
+                }
                 continue;
             }
             EXPECT_EQ(c.kind, TrackKind::Pipe);
@@ -122,7 +128,68 @@ TEST_F(TraceTest, TrackHierarchyChipCorePipe) {
     }
     EXPECT_EQ(chips, 1);
     EXPECT_EQ(cores, 72);
-    EXPECT_EQ(counters, 3 + 24 * 4 + 48); // HBM GB/s, L2 GB/s, L2 hit %; buffer occupancy
+    // HBM GB/s, L2 GB/s, L2 hit %, ready AIC/AIV tasks; buffer occupancy; busy % of each pipe
+    // that ran something
+    EXPECT_GT(busyCounters, 0);
+    EXPECT_EQ(counters, 5 + 24 * 4 + 48 + busyCounters);
+}
+
+// Each "<pipe> busy %" sample equals the share of its window the pipe's instruction slices
+// cover, recomputed here from the slices.
+TEST_F(TraceTest, BusyCountersMatchTheSlicesOfTheirPipe) {
+    const SimResult result = run(TraceLevel::Full);
+    const auto reader = tracedb::TraceReader::open(m_path);
+    const auto tracks = reader.tracks();
+    int checked = 0;
+    for (const auto& counter : tracks) {
+        if (counter.kind != TrackKind::Counter || counter.pipe.empty()) continue;
+        int64_t pipeTrack = -1;
+        for (const auto& t : tracks)
+            if (t.kind == TrackKind::Pipe && t.parentId == counter.parentId &&
+                t.pipe == counter.pipe)
+                pipeTrack = t.id;
+        ASSERT_GE(pipeTrack, 0) << counter.pipe;
+        const auto samples = reader.counters(counter.id);
+        const auto slices = reader.slices(pipeTrack);
+        ASSERT_FALSE(samples.empty());
+        for (std::size_t i = 0; i < samples.size(); ++i) {
+            const int64_t from = samples[i].ts;
+            const int64_t to =
+                i + 1 < samples.size() ? samples[i + 1].ts : result.totalCycles.count();
+            int64_t busy = 0;
+            for (const auto& s : slices)
+                if (s.category == SliceCategory::Instr)
+                    busy += std::max<int64_t>(0, std::min(to, s.ts + s.dur) - std::max(from, s.ts));
+            EXPECT_NEAR(samples[i].value, 100.0 * double(busy) / double(to - from), 1e-9)
+                << counter.pipe << " window " << from;
+            ++checked;
+        }
+    }
+    EXPECT_GT(checked, 3);
+}
+
+// 60 independent AIV tasks on 48 AIV cores: 12 wait for a core at cycle 0, none at the end.
+TEST_F(TraceTest, ReadyTaskCounterCountsTasksWaitingForACore) {
+    ProgramBuilder b("many_tasks");
+    const int64_t x = b.tensor("x", DType::F16, {64, 128}, GmRole::Input);
+    const uint32_t vec = b.kernel(
+        CoreType::AIV, {instr(Opcode::TLoad, Pipe::MTE2,
+                              {tile(MemSpace::UB, 0, 64, 128), tile(MemSpace::GM, x, 64, 128)})});
+    for (int i = 0; i < 60; ++i) b.task(vec);
+    m_program = b.program();
+    run(TraceLevel::Full);
+    const auto reader = tracedb::TraceReader::open(m_path);
+    std::map<std::string, std::vector<tracedb::CounterRow>> ready;
+    for (const auto& t : reader.tracks())
+        if (t.kind == TrackKind::Counter && reader.stringOf(t.nameId)->starts_with("ready "))
+            ready[*reader.stringOf(t.nameId)] = reader.counters(t.id);
+    ASSERT_EQ(ready.size(), 2U);
+    const auto& aiv = ready["ready AIV tasks"];
+    ASSERT_FALSE(aiv.empty());
+    EXPECT_EQ(aiv.front().ts, 0);
+    EXPECT_EQ(aiv.front().value, 12.0);
+    EXPECT_EQ(aiv.back().value, 0.0);
+    for (const auto& r : ready["ready AIC tasks"]) EXPECT_EQ(r.value, 0.0);
 }
 
 TEST_F(TraceTest, SlicesFlowsCountersAndMeta) {
@@ -199,7 +266,9 @@ TEST_F(TraceTest, SlicesFlowsCountersAndMeta) {
     for (const auto& t : reader.tracks()) {
         if (t.kind != TrackKind::Counter) continue;
         const std::string name = *reader.stringOf(t.nameId);
-        if (name.ends_with(" KiB")) continue; // occupancy: OccupancyCountersFollowTheBuffers
+        if (name.ends_with(" KiB")) continue;     // occupancy: OccupancyCountersFollowTheBuffers
+        if (name.ends_with(" busy %")) continue;  // BusyCountersMatchTheSlicesOfTheirPipe
+        if (name.starts_with("ready ")) continue; // ReadyTaskCounterCountsTasksWaitingForACore
         const auto samples = reader.counters(t.id);
         ASSERT_GE(samples.size(), 1u) << name;
         double peak = 0;
