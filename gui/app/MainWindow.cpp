@@ -3,6 +3,7 @@
 
 #include "gui/app/ShortcutsDialog.h"
 #include "gui/app/Views.h"
+#include "gui/model/EntityReference.h"
 #include "gui/widgets/GraphViewCanvas.h"
 #include "gui/widgets/StudioView.h"
 #include "gui/widgets/TimelineCanvas.h"
@@ -10,12 +11,14 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -26,7 +29,11 @@
 #include <QTextDocument>
 
 #include <algorithm>
+#include <filesystem>
+#include <limits>
 #include <map>
+
+#include <fmt/format.h>
 
 namespace pto::gui {
 namespace {
@@ -99,6 +106,7 @@ void MainWindow::createViews() {
 
 void MainWindow::createMenus() {
     createFileMenu();
+    createEditMenu();
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         m_viewMenu->addAction(dock->toggleViewAction());
@@ -131,6 +139,85 @@ void MainWindow::createFileMenu() {
                     &MainWindow::exportActiveView);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
+}
+
+void MainWindow::createEditMenu() {
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(
+        tr("&Copy reference to the selection"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C),
+        this, [this] {
+            QApplication::clipboard()->setText(selectionReference());
+            statusBar()->showMessage(
+                tr("Copied %1 (open it with pto-studio '%1')").arg(selectionReference()), 5000);
+        });
+    edit->addAction(tr("&Go to slice by id..."), QKeySequence(Qt::CTRL | Qt::Key_G), this, [this] {
+        bool ok = false;
+        const qint64 id = QInputDialog::getInt(this, tr("Go to slice"), tr("Slice id:"), 0, 0,
+                                               std::numeric_limits<int>::max(), 1, &ok);
+        if (!ok) return;
+        const QString error = goToSlice(id);
+        if (!error.isEmpty())
+            showPlainMessage(this, QMessageBox::Warning, tr("Go to slice"), error, {});
+    });
+}
+
+bool MainWindow::exists(const EntityRef& ref) const {
+    const TraceDocument* doc = m_context.document();
+    if (!doc) return false;
+    auto count = [&](const std::string& sql) {
+        const auto r = doc->reader().query(sql);
+        return !r.rows.empty() && std::get<std::int64_t>(r.rows[0][0]) > 0;
+    };
+    switch (ref.kind) {
+    case EntityRef::Kind::Slice:
+        return count(fmt::format("SELECT count(*) FROM slice WHERE id = {}", ref.id));
+    case EntityRef::Kind::Instr:
+        return count(fmt::format("SELECT count(*) FROM instr WHERE id = {}", ref.id));
+    case EntityRef::Kind::Track:
+        return count(fmt::format("SELECT count(*) FROM track WHERE id = {}", ref.id));
+    case EntityRef::Kind::Node:
+        return count(fmt::format("SELECT count(*) FROM node WHERE stage_id = {} AND id = {}",
+                                 ref.stageId, ref.id));
+    case EntityRef::Kind::None:
+        return true;
+    }
+    return false;
+}
+
+QString MainWindow::goToSlice(qint64 id) {
+    if (!m_context.document()) return tr("No trace open");
+    if (!exists(EntityRef::slice(id)))
+        return tr("This trace has no slice %1 (slice ids are the slice table's `id`)").arg(id);
+    m_context.selection().select(EntityRef::slice(id));
+    if (QDockWidget* dock = dockOf(view(QStringLiteral("timeline")))) dock->raise();
+    return {};
+}
+
+QString MainWindow::selectionReference() const {
+    const TraceDocument* doc = m_context.document();
+    if (!doc) return {};
+    return formatReference(QString::fromStdString(std::filesystem::absolute(doc->path()).string()),
+                           m_context.selection().current());
+}
+
+QString MainWindow::openReference(const QString& text, bool quiet) {
+    const std::optional<EntityReference> reference =
+        QFileInfo::exists(text) ? std::optional(EntityReference{text, {}}) : parseReference(text);
+    if (!reference) return openFile(text, quiet); // names the missing file
+    if (QString error = openFile(reference->path, quiet); !error.isEmpty()) return error;
+    if (reference->ref.isNone()) return {};
+    QString error;
+    try {
+        if (exists(reference->ref))
+            m_context.selection().select(reference->ref);
+        else
+            error = tr("%1 has no such entity: %2").arg(reference->path, text);
+    } catch (const std::exception& e) {
+        error = QString::fromUtf8(e.what());
+    }
+    if (!error.isEmpty() && !quiet)
+        showPlainMessage(this, QMessageBox::Warning, tr("Cannot show the reference"), error, {});
+    return error;
 }
 
 void MainWindow::createHelpMenu() {

@@ -29,6 +29,13 @@ public:
     /// Opens a trace as the baseline the compare view sets the open run against; the same
     /// error handling as openFile. An empty path clears the baseline.
     QString openBaseline(const QString& path, bool quiet = false);
+    /// Opens "PATH" or a copied reference "PATH#slice=ID" (see EntityReference.h): the file,
+    /// then selects the entity (the views follow). A file whose name holds '#' opens as is.
+    QString openReference(const QString& text, bool quiet = false);
+    /// Selects slice `id` of the open trace (Go → Slice by id); the reason when there is none.
+    QString goToSlice(qint64 id);
+    /// The reference of the current selection, as Edit → Copy reference puts on the clipboard.
+    QString selectionReference() const;
 
     StudioContext& context() { return m_context; }
     const std::vector<StudioView*>& views() const { return m_views; }
@@ -61,6 +68,9 @@ private:
     void createMenus();
     void createFileMenu();
     void createHelpMenu();
+    void createEditMenu();
+    /// The entity exists in the open trace (a reference may come from another version of it).
+    bool exists(const EntityRef& ref) const;
     void refreshRecentMenu();
     void showOpenError(const QString& path, const QString& reason);
     void updateStatus();

@@ -34,7 +34,7 @@ int screenshotMode(const QCommandLineParser& parser) {
         return 2;
     }
     pto::gui::MainWindow window;
-    QString reason = window.openFile(files.front(), true);
+    QString reason = window.openReference(files.front(), true);
     if (reason.isEmpty() && parser.isSet(QStringLiteral("baseline")))
         reason = window.openBaseline(parser.value(QStringLiteral("baseline")), true);
     if (!reason.isEmpty()) {
@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     window.restoreLayout();
     window.show();
     if (!parser.positionalArguments().isEmpty()) {
-        window.openFile(parser.positionalArguments().front());
+        window.openReference(parser.positionalArguments().front());
         if (parser.isSet(QStringLiteral("baseline")))
             window.openBaseline(parser.value(QStringLiteral("baseline")));
     } else

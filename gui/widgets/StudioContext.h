@@ -22,6 +22,7 @@ public:
 
     const TraceDocument* document() const { return m_document.get(); }
     SelectionModel& selection() { return m_selection; }
+    const SelectionModel& selection() const { return m_selection; }
 
     void setDocument(std::unique_ptr<TraceDocument> document);
     /// The run the open one is compared with (`pto-studio A.db --baseline B.db`); null when

@@ -3,6 +3,7 @@
 #include "gui/app/MainWindow.h"
 #include "gui/app/ShortcutsDialog.h"
 #include "gui/app/Views.h"
+#include "gui/model/EntityReference.h"
 #include "gui/model/TimelineDetailsModel.h"
 #include "gui/model/TimelineSearchModel.h"
 #include "gui/model/UtilizationModel.h"
@@ -30,6 +31,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
+#include <QTest>
 #include <QTimer>
 #include <QUrl>
 
@@ -335,6 +337,53 @@ TEST(ShellCli, ScreenshotWritesOnePngPerViewAndRefusesABadFile) {
     EXPECT_EQ(bad.exitCode, 2);
     EXPECT_NE(bad.err.find("bad.db"), std::string::npos) << bad.err;
     EXPECT_FALSE(fs::exists(dir / "bad-shots" / "bottleneck.png"));
+}
+
+// A reference copied from the selection ("run.db#slice=N") opens the file with that slice
+// selected and shown on the timeline; Go to slice refuses an id the trace does not have.
+TEST(ShellReferences, ACopiedReferenceOpensWithItsSelection) {
+    for (const EntityRef& ref :
+         {EntityRef::slice(7), EntityRef::instr(0), EntityRef::track(3), EntityRef::node(2, 11)}) {
+        const auto back = parseReference(formatReference(QStringLiteral("/x/run #1.db"), ref));
+        ASSERT_TRUE(back) << int(ref.kind);
+        EXPECT_EQ(back->path, QStringLiteral("/x/run #1.db"));
+        EXPECT_EQ(back->ref, ref);
+    }
+    const auto plain = parseReference(QStringLiteral("/x/run.db"));
+    ASSERT_TRUE(plain);
+    EXPECT_TRUE(plain->ref.isNone());
+    EXPECT_FALSE(parseReference(QStringLiteral("run.db#slice=x")));
+    EXPECT_FALSE(parseReference(QStringLiteral("run.db#frame=3")));
+
+    const auto trace = test::sampleTrace("softmax");
+    const auto last = std::stoll(
+        test::runCommand(
+            fmt::format(
+                "sqlite3 -readonly {} 'SELECT max(id) FROM slice WHERE category = \"instr\"'",
+                test::shellQuote(trace.string())))
+            .out);
+    MainWindow first;
+    ASSERT_TRUE(first.openFile(qpath(trace), true).isEmpty());
+    EXPECT_TRUE(first.goToSlice(last).isEmpty());
+    EXPECT_EQ(first.context().selection().current(), EntityRef::slice(last));
+    EXPECT_TRUE(first.goToSlice(last + 1000000).contains(QStringLiteral("no slice")));
+    EXPECT_EQ(first.context().selection().current(), EntityRef::slice(last)); // unchanged
+    const QString reference = first.selectionReference();
+    EXPECT_TRUE(reference.endsWith(QStringLiteral("#slice=%1").arg(last)))
+        << reference.toStdString();
+
+    MainWindow second;
+    second.resize(1400, 900);
+    second.show();
+    ASSERT_TRUE(second.openReference(reference, true).isEmpty());
+    EXPECT_EQ(second.context().selection().current(), EntityRef::slice(last));
+    auto* timeline = static_cast<TimelineView*>(second.view(QStringLiteral("timeline")));
+    (void)QTest::qWaitFor([&] { return timeline->canvas().selectedSlice() == last; }, 20000);
+    EXPECT_EQ(timeline->canvas().selectedSlice(), last);
+    EXPECT_FALSE(second.openReference(QStringLiteral("/no/such/run.db#slice=1"), true).isEmpty());
+    EXPECT_FALSE(
+        second.openReference(qpath(trace) + QStringLiteral("#slice=%1").arg(last + 1000000), true)
+            .isEmpty());
 }
 
 // `--baseline B` opens the compare view against B; a baseline that cannot open is exit 2
