@@ -5,6 +5,7 @@
 #include "gui/model/SqlConsoleHistory.h"
 #include "gui/model/SqlConsoleModel.h"
 #include "gui/model/SqlConsoleQuery.h"
+#include "gui/model/SqlSchema.h"
 #include "gui/model/WorkerResult.h"
 #include "gui/widgets/Theme.h"
 
@@ -22,6 +23,7 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBlock>
+#include <QTreeWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -111,9 +113,39 @@ void SqlConsole::buildLayout() {
     split->addWidget(m_table);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 3);
+    m_schema = new QTreeWidget(this);
+    m_schema->setHeaderLabels({tr("Table / column"), tr("Type")});
+    m_schema->setToolTip(tr("The trace's tables and views (docs/TRACE_SCHEMA.md); double-click "
+                            "a name to insert it into the query"));
+    connect(m_schema, &QTreeWidget::itemDoubleClicked, this,
+            [this](QTreeWidgetItem* item) { insertName(item); });
+    auto* sides = new QSplitter(Qt::Horizontal, this);
+    sides->addWidget(split);
+    sides->addWidget(m_schema);
+    sides->setStretchFactor(0, 4);
+    sides->setStretchFactor(1, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(split);
+    layout->addWidget(sides);
+}
+
+void SqlConsole::fillSchema() {
+    m_schema->clear();
+    if (!document()) return;
+    for (const SchemaTable& t : readSchema(document()->reader())) {
+        auto* table = new QTreeWidgetItem(
+            m_schema, {QString::fromStdString(t.name), t.view ? tr("view") : tr("table")});
+        for (const SchemaColumn& c : t.columns)
+            new QTreeWidgetItem(table,
+                                {QString::fromStdString(c.name), QString::fromStdString(c.type)});
+    }
+    m_schema->resizeColumnToContents(0);
+}
+
+void SqlConsole::insertName(QTreeWidgetItem* item) {
+    if (!item) return;
+    m_editor->insertPlainText(item->text(0));
+    m_editor->setFocus();
 }
 
 void SqlConsole::createActions() {
@@ -264,6 +296,11 @@ void SqlConsole::documentChanged() {
     m_model->setResult(nullptr);
     m_trackButton->setEnabled(false);
     m_editor->setExtraSelections({});
+    try {
+        fillSchema();
+    } catch (const std::exception&) {
+        m_schema->clear(); // a damaged file: the console still says why when queried
+    }
     setStatus(document() ? tr("Read-only queries on %1")
                                .arg(QString::fromStdString(document()->path().filename().string()))
                          : tr("Open a trace to query it"),

@@ -13,6 +13,8 @@ class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 class QTableView;
+class QTreeWidget;
+class QTreeWidgetItem;
 template <typename T> class QFutureWatcher;
 
 namespace pto::gui {
@@ -44,6 +46,9 @@ public:
     QPushButton* trackButton() const { return m_trackButton; }
     QPushButton* cancelButton() const { return m_cancelButton; }
     QSpinBox* timeLimitBox() const { return m_timeLimit; }
+    /// The schema browser beside the editor: tables and views, each with its columns;
+    /// double-clicking a name inserts it into the query.
+    QTreeWidget* schemaTree() const { return m_schema; }
     QString statusText() const;
     bool isRunning() const { return m_running; }
 
@@ -66,6 +71,8 @@ private:
     void showError(const SqlConsoleResult& result);
     void setStatus(const QString& text, bool error);
     void showAsTrack();
+    void fillSchema();
+    void insertName(QTreeWidgetItem* item);
 
     SqlConsoleModel* m_model;
     std::unique_ptr<SqlConsoleHistory> m_history;
@@ -76,6 +83,7 @@ private:
     QPushButton* m_cancelButton = nullptr;
     QPushButton* m_trackButton = nullptr;
     QSpinBox* m_timeLimit = nullptr;
+    QTreeWidget* m_schema = nullptr;
     QFutureWatcher<std::shared_ptr<const SqlConsoleResult>>* m_watcher = nullptr;
     WorkerTokens m_tokens; ///< destroyed before m_watcher (a child): stops the worker
     QTimer m_deadline;     ///< the running query's time limit

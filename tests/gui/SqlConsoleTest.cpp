@@ -11,6 +11,7 @@
 #include "trace_db/TraceReader.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QCryptographicHash>
 #include <QElapsedTimer>
 #include <QFile>
@@ -21,6 +22,8 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTest>
+#include <QTextCursor>
+#include <QTreeWidget>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -108,6 +111,40 @@ TEST_F(SqlConsoleTest, ASelectFillsTheTableWithWhatSqliteReturns) {
         << m_console->statusText().toStdString();
     EXPECT_FALSE(m_console->trackButton()->isEnabled()); // no ts/dur columns
     test::saveScreenshot(*m_console, "sql_console");
+}
+
+// The schema browser lists every table and view of the file with the columns Python's sqlite3
+// reports, and double-clicking a name writes it into the query.
+TEST_F(SqlConsoleTest, TheSchemaBrowserListsEveryTableWithItsColumns) {
+    const QStringList expected = pythonRows(
+        m_trace, "SELECT t || ':' || group_concat(c, ',') FROM (SELECT m.name AS t, p.name AS c "
+                 "FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type IN ('table', "
+                 "'view') AND m.name NOT LIKE 'sqlite_%' ORDER BY m.name, p.cid) GROUP BY t "
+                 "ORDER BY t");
+    ASSERT_FALSE(expected.isEmpty());
+    QTreeWidget* tree = m_console->schemaTree();
+    QStringList shown;
+    for (int i = 0; i < tree->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* table = tree->topLevelItem(i);
+        QStringList columns;
+        for (int c = 0; c < table->childCount(); ++c) columns << table->child(c)->text(0);
+        shown << table->text(0) + ':' + columns.join(',');
+    }
+    shown.sort();
+    EXPECT_EQ(shown, expected);
+    m_console->editor()->setPlainText(QStringLiteral("SELECT count(*) FROM "));
+    m_console->editor()->moveCursor(QTextCursor::End);
+    const auto found = tree->findItems(QStringLiteral("slice_named"), Qt::MatchExactly);
+    ASSERT_EQ(found.size(), 1);
+    tree->scrollToItem(found.front());
+    QApplication::processEvents();
+    const QRect rect = tree->visualItemRect(found.front());
+    const QPoint at(rect.left() + 8, rect.center().y()); // on the name, however wide the column
+    ASSERT_TRUE(tree->viewport()->rect().contains(at)) << at.x() << "," << at.y();
+    QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, at);
+    QTest::mouseDClick(tree->viewport(), Qt::LeftButton, {}, at);
+    EXPECT_EQ(m_console->editor()->toPlainText(),
+              QStringLiteral("SELECT count(*) FROM slice_named"));
 }
 
 TEST_F(SqlConsoleTest, AnUpdateIsRefusedAndTheFileIsUnchanged) {
