@@ -50,9 +50,13 @@ void TimelineCanvas::setEmptyText(QString text) {
 }
 
 std::vector<std::pair<QString, QString>> TimelineCanvas::keyHelp() {
-    return {{tr("zoom in"), QStringLiteral("W")},  {tr("zoom out"), QStringLiteral("S")},
-            {tr("pan left"), QStringLiteral("A")}, {tr("pan right"), QStringLiteral("D")},
-            {tr("scroll tracks"), tr("Up, Down")}, {tr("clear the area selection"), tr("Esc")}};
+    return {{tr("zoom in"), QStringLiteral("W")},
+            {tr("zoom out"), QStringLiteral("S")},
+            {tr("pan left"), QStringLiteral("A")},
+            {tr("pan right"), QStringLiteral("D")},
+            {tr("scroll tracks"), tr("Up, Down")},
+            {tr("clear the area selection"), tr("Esc")},
+            {tr("bookmark the selected slice"), QStringLiteral("B")}};
 }
 
 void TimelineCanvas::reset(std::unordered_map<std::int64_t, QString> names, double clockHz) {
@@ -462,6 +466,9 @@ void TimelineCanvas::keyPressEvent(QKeyEvent* event) {
     case Qt::Key_Down:
         setScrollY(m_layout.scrollY + 3 * kLane);
         return;
+    case Qt::Key_B:
+        emit bookmarkRequested();
+        break;
     case Qt::Key_Escape:
         m_area = {};
         emit areaSelected(m_area);

@@ -99,6 +99,8 @@ signals:
     void viewChanged();
     /// Right click on a track's header: the view shows the track's menu there.
     void trackMenuRequested(int track, QPoint globalPos);
+    /// B: bookmark the selected slice (or the middle of the view).
+    void bookmarkRequested();
 
 protected:
     bool event(QEvent* event) override; // tooltips

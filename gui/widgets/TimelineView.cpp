@@ -10,6 +10,7 @@
 #include "gui/model/TimelineSearchModel.h"
 #include "gui/model/TimelineSliceCache.h"
 #include "gui/model/TimelineTrackModel.h"
+#include "gui/widgets/TimelineBookmarks.h"
 #include "gui/widgets/TimelineCanvas.h"
 
 #include <fmt/format.h>
@@ -97,6 +98,8 @@ void TimelineView::buildLayout() {
     m_side = new QTabWidget(this);
     m_side->addTab(m_detailsTable, tr("Slice"));
     m_side->addTab(m_aggregateTable, tr("Area"));
+    m_bookmarks = new TimelineBookmarks(this);
+    m_side->addTab(m_bookmarks, tr("Bookmarks"));
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(canvasBox);
@@ -154,6 +157,16 @@ void TimelineView::buildLayout() {
         updateFlows();
         selection().select({}, this);
     });
+    connect(m_canvas, &TimelineCanvas::bookmarkRequested, this, &TimelineView::bookmarkHere);
+    connect(m_bookmarks, &TimelineBookmarks::activated, this, [this](const Bookmark& b) {
+        if (b.slice >= 0) {
+            selectSlice(b.slice, true);
+            return;
+        }
+        const double half = m_canvas->viewport().span() / 2;
+        m_canvas->viewport().setRange(double(b.cycle) - half, double(b.cycle) + half);
+        m_canvas->update();
+    });
     connect(m_canvas, &TimelineCanvas::areaSelected, this,
             [this](const TimelineArea& area) { showArea(area); });
     connect(m_aggregate.get(), &TimelineAggregateModel::computed, this,
@@ -183,6 +196,33 @@ QString TimelineView::statusText() const {
     return m_status->text();
 }
 
+void TimelineView::bookmarkHere() {
+    const TraceDocument* doc = document();
+    if (!doc) return;
+    const std::int64_t slice = m_canvas->selectedSlice();
+    if (slice < 0) {
+        const auto middle =
+            std::int64_t(m_canvas->viewport().begin() + m_canvas->viewport().span() / 2);
+        m_bookmarks->add({middle, -1, tr("cycle %1").arg(middle)});
+        return;
+    }
+    const auto r = doc->reader().query(fmt::format(
+        "SELECT s.ts, s.name, s.track_name, p.name FROM slice_named s JOIN track t ON t.id = "
+        "s.track_id LEFT JOIN track_named p ON p.id = t.parent_id WHERE s.id = {}",
+        slice));
+    if (r.rows.empty()) return;
+    const auto text = [](const tracedb::SqlValue& v) {
+        const auto* s = std::get_if<std::string>(&v);
+        return s ? QString::fromStdString(*s) : QString();
+    };
+    const QString where = text(r.rows[0][3]).isEmpty()
+                              ? text(r.rows[0][2])
+                              : text(r.rows[0][3]) + QStringLiteral(" ") + text(r.rows[0][2]);
+    m_bookmarks->add({std::get<std::int64_t>(r.rows[0][0]), slice,
+                      tr("%1 on %2").arg(text(r.rows[0][1]), where)});
+    m_side->setCurrentWidget(m_bookmarks);
+}
+
 void TimelineView::documentChanged() {
     m_loader->cancel();
     m_links.reset();
@@ -205,6 +245,7 @@ void TimelineView::documentChanged() {
         m_links = std::make_unique<LinkResolver>(doc->reader());
     }
     m_canvas->reset(m_names, doc ? doc->summary().clockHz : 0);
+    m_bookmarks->setTrace(doc ? doc->path() : std::filesystem::path());
     m_canvas->setFlows({});
     // Idle cores come first in the tree (collapsed): start at the first busy one.
     for (const TimelineRow& row : m_tracks->rows()) {

@@ -31,6 +31,8 @@ class TimelineTrackModel;
 struct QueryTrack;
 struct TimelineArea;
 
+class TimelineBookmarks;
+
 class TimelineView : public StudioView {
     Q_OBJECT
 public:
@@ -50,6 +52,10 @@ public:
     QComboBox* colouringBox() const { return m_colouring; }
     QCheckBox* allFlowsBox() const { return m_allFlows; }
     QString statusText() const;
+    /// The Bookmarks tab (kept beside the trace in <trace>.session.json).
+    TimelineBookmarks& bookmarks() { return *m_bookmarks; }
+    /// Bookmarks the selected slice, or the middle of the view when none is selected.
+    void bookmarkHere();
 
     /// What Return in the search box does: searches on a worker thread, then goes to the
     /// first match at or after the view's start (search().searching() until then).
@@ -102,6 +108,7 @@ private:
     QCheckBox* m_allFlows = nullptr;
     QLabel* m_status = nullptr;
     QTabWidget* m_side = nullptr;
+    TimelineBookmarks* m_bookmarks = nullptr;
     QTableView* m_detailsTable = nullptr;
     QTableView* m_aggregateTable = nullptr;
 };

@@ -1,0 +1,41 @@
+// The timeline's Bookmarks tab: the trace's bookmarks (saved beside it), add, remove, jump.
+#pragma once
+
+#include "gui/model/TimelineSession.h"
+
+#include <QWidget>
+
+class QLabel;
+class QListWidget;
+
+namespace pto::gui {
+
+class TimelineBookmarks : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimelineBookmarks(QWidget* parent = nullptr);
+
+    /// Loads the bookmarks of `trace` (empty path: none).
+    void setTrace(const std::filesystem::path& trace);
+    /// Adds a bookmark and saves the sidecar.
+    void add(Bookmark bookmark);
+    void removeAt(int row);
+    const std::vector<Bookmark>& bookmarks() const { return m_marks; }
+    QListWidget* list() const { return m_list; }
+    QString statusText() const;
+
+signals:
+    /// A bookmark was clicked: the timeline shows it.
+    void activated(const pto::gui::Bookmark& bookmark);
+
+private:
+    void refresh();
+    void save();
+
+    std::filesystem::path m_trace;
+    std::vector<Bookmark> m_marks;
+    QListWidget* m_list = nullptr;
+    QLabel* m_status = nullptr;
+};
+
+} // namespace pto::gui

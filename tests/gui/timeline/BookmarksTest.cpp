@@ -1,0 +1,101 @@
+// Timeline bookmarks offscreen: B on a selected slice bookmarks it, the sidecar beside the
+// trace keeps it for the next session, clicking it shows the slice again; a damaged sidecar
+// is reported and left alone.
+#include "gui/model/TimelineLoader.h"
+#include "gui/model/TimelineSession.h"
+#include "gui/widgets/TimelineBookmarks.h"
+#include "gui/widgets/TimelineCanvas.h"
+#include "gui/widgets/TimelineView.h"
+#include "tests/gui/support/Fixtures.h"
+#include "tests/support/Process.h"
+
+#include <QListWidget>
+#include <QTest>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace pto::gui {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A private copy of a sample trace, so its sidecar belongs to this test only.
+fs::path traceCopy(const test::TempDir& dir) {
+    const fs::path copy = dir / "run.db";
+    fs::copy_file(test::sampleTrace("softmax"), copy);
+    return copy;
+}
+
+std::unique_ptr<TimelineView> openTimeline(StudioContext& context, const fs::path& trace) {
+    context.setDocument(TraceDocument::open(trace));
+    auto view = std::make_unique<TimelineView>(context);
+    view->resize(1400, 700);
+    view->show();
+    (void)QTest::qWaitFor([&] { return !view->loader().busy(); }, 30000);
+    return view;
+}
+
+TEST(TimelineBookmarks, BOnASliceBookmarksItAndTheNextSessionShowsItAgain) {
+    test::TempDir dir;
+    const fs::path trace = traceCopy(dir);
+    const auto slice =
+        std::stoll(test::runCommand(fmt::format("sqlite3 -readonly {} 'SELECT id FROM slice WHERE "
+                                                "category = \"instr\" ORDER BY dur DESC, "
+                                                "id LIMIT 1'",
+                                                test::shellQuote(trace.string())))
+                       .out);
+    const auto ts = std::stoll(
+        test::runCommand(fmt::format("sqlite3 -readonly {} 'SELECT ts FROM slice WHERE id = {}'",
+                                     test::shellQuote(trace.string()), slice))
+            .out);
+    {
+        StudioContext context;
+        auto view = openTimeline(context, trace);
+        EXPECT_TRUE(view->bookmarks().bookmarks().empty());
+        view->selectSlice(slice, true);
+        view->canvas().setFocus();
+        QTest::keyClick(&view->canvas(), Qt::Key_B);
+        ASSERT_EQ(view->bookmarks().bookmarks().size(), 1U);
+        EXPECT_EQ(view->bookmarks().bookmarks()[0].slice, slice);
+        EXPECT_EQ(view->bookmarks().bookmarks()[0].cycle, ts);
+        EXPECT_TRUE(fs::exists(sessionPath(trace)));
+        view->canvas().setSelectedSlice(-1);
+        QTest::keyClick(&view->canvas(), Qt::Key_B); // no selection: the middle of the view
+        EXPECT_EQ(view->bookmarks().bookmarks().size(), 2U);
+        test::saveScreenshot(*view, "timeline_bookmarks");
+    }
+    StudioContext context;
+    auto view = openTimeline(context, trace);
+    ASSERT_EQ(view->bookmarks().bookmarks().size(), 2U);
+    QListWidget* list = view->bookmarks().list();
+    int row = 0;
+    while (view->bookmarks().bookmarks()[std::size_t(row)].slice != slice) ++row;
+    list->scrollToItem(list->item(row));
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                      list->visualItemRect(list->item(row)).center());
+    EXPECT_EQ(view->canvas().selectedSlice(), slice);
+    EXPECT_EQ(context.selection().current(), EntityRef::slice(slice));
+    view->bookmarks().removeAt(0);
+    view->bookmarks().removeAt(0);
+    EXPECT_FALSE(fs::exists(sessionPath(trace))); // no bookmarks, no sidecar
+}
+
+TEST(TimelineBookmarks, ADamagedSidecarIsReportedAndLeftAlone) {
+    test::TempDir dir;
+    const fs::path trace = traceCopy(dir);
+    std::ofstream(sessionPath(trace)) << "{\"version\": 1, \"bookmarks\": [ {\"note\": 3";
+    StudioContext context;
+    auto view = openTimeline(context, trace);
+    EXPECT_TRUE(view->bookmarks().bookmarks().empty());
+    EXPECT_TRUE(view->bookmarks().statusText().contains(QStringLiteral("not JSON")))
+        << view->bookmarks().statusText().toStdString();
+    std::ofstream(sessionPath(trace)) << "{\"version\": 9, \"bookmarks\": []}";
+    const LoadedBookmarks newer = loadBookmarks(trace);
+    EXPECT_TRUE(newer.error.contains(QStringLiteral("version"))) << newer.error.toStdString();
+}
+
+} // namespace
+} // namespace pto::gui
