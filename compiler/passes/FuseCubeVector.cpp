@@ -155,9 +155,23 @@ std::vector<ClusterPlan> planClusters(const Components& comps, const std::vector
         if (comps.core[d.from] == CoreType::AIC) fromCube[d.to] = true;
         if (comps.core[d.to] == CoreType::AIC) toCube[d.from] = true;
     }
+    // A vector component outside the loop that exchanges data with one group only (the initial
+    // state of its rows, the final division) joins it: one task wave instead of three.
+    std::vector<uint32_t> joins(comps.count(), kNoId);
+    for (const TaskDep& d : deps)
+        for (auto [outer, inner] : {std::pair(d.from, d.to), std::pair(d.to, d.from)}) {
+            if (comps.inLoop[outer] || !comps.inLoop[inner] || comps.core[outer] != CoreType::AIV)
+                continue;
+            const uint32_t root = group.find(inner);
+            joins[outer] = joins[outer] == kNoId || joins[outer] == root ? root : kNoCluster;
+        }
     std::map<uint32_t, std::vector<uint32_t>> members; // root → components (first op order)
-    for (uint32_t c = 0; c < comps.count(); ++c)
-        if (comps.inLoop[c]) members[group.find(c)].push_back(c);
+    for (uint32_t c = 0; c < comps.count(); ++c) {
+        if (comps.inLoop[c])
+            members[group.find(c)].push_back(c);
+        else if (joins[c] != kNoId && joins[c] != kNoCluster)
+            members[joins[c]].push_back(c);
+    }
 
     // AIV components that exchange GM data stay on one AIV (a row block's softmax and rescale).
     UnionFind vecTie(comps.count());
