@@ -82,7 +82,7 @@ void runOrder(CompileState& s, const CompileOptions&) {
     orderInstructions(s.block);
 }
 void runFuse(CompileState& s, const CompileOptions& o) {
-    if (o.fuse) fuseCubeVector(s.block);
+    if (o.fuse) fuseCubeVector(s.block, o.target.aicCores);
 }
 void runAllocate(CompileState& s, const CompileOptions& o) {
     allocateBuffers(s.block, o.target, s.file);

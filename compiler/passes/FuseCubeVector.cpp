@@ -513,13 +513,19 @@ void rebuildBlocks(BlockProgram& p, const Components& comps,
 
 } // namespace
 
-FusionStats fuseCubeVector(BlockProgram& program) {
+FusionStats fuseCubeVector(BlockProgram& program, int aicCores) {
     FusionStats stats;
     const Components comps = findComponents(program);
     if (std::none_of(comps.inLoop.begin(), comps.inLoop.end(), [](bool b) { return b; }))
         return stats;
     const std::vector<ClusterPlan> plans = planClusters(comps, componentDeps(program, comps));
     if (plans.empty()) return stats;
+    if (2 * plans.size() < size_t(std::max(aicCores, 0))) {
+        program.notes.push_back("fuse-cube-vector: " + std::to_string(plans.size()) +
+                                " cube-vector clusters would keep fewer than half of the " +
+                                std::to_string(aicCores) + " AIC cores busy: left unfused");
+        return stats;
+    }
     rebuildBlocks(program, comps, plans);
     stats.clusters = uint32_t(plans.size());
 

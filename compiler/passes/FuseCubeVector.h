@@ -23,6 +23,9 @@ struct FusionStats {
 // Runs after order-instructions (it re-orders the blocks it builds) and before
 // allocate-buffers. Tile ops keep their ids (provenance); the workspaces it creates are new
 // gm_tensor ops at the end of the Tile function, the ones it empties are marked `retired`.
-FusionStats fuseCubeVector(BlockProgram& program);
+// Fewer clusters than half of `aicCores` leave the program unfused: a cluster ties an AIC and
+// two AIVs to one query block, while the unfused tasks spread over every core (one head at
+// S = 1024, decode attention).
+FusionStats fuseCubeVector(BlockProgram& program, int aicCores);
 
 } // namespace pto

@@ -17,7 +17,7 @@ import torch
 
 HERE = pathlib.Path(__file__).resolve().parent
 PROGRAM = HERE / "programs" / "fused_attention.pto"
-S, D = 512, 128
+S, D = 2048, 128
 
 
 def run(pto, args, check=True):
