@@ -377,11 +377,13 @@ public:
             const Op& op = m_p.tile.op(id);
             const CoreType core = m_p.blocks[m_p.blockOfOp[id]].core;
             Key k;
+            int64_t after = INT64_MIN; // the latest stage of what it reads
             for (ValueId v : op.operands)
                 if (const Op* prod = m_p.tile.producer(v); prod && m_key.count(prod->id)) {
                     const Key& pk = m_key[prod->id];
                     k.level = std::max(k.level, pk.level);
                     k.hop = std::max(k.hop, pk.hop);
+                    after = std::max(after, pk.stage);
                 }
             if (auto it = gmSources.find(id); it != gmSources.end())
                 for (OpId w : it->second) {
@@ -389,11 +391,15 @@ public:
                     const bool cross = m_p.blocks[m_p.blockOfOp[w]].core != core;
                     k.level = std::max(k.level, wk.level + (cross ? 1 : 0));
                     k.hop = std::max(k.hop, wk.hop + 1);
+                    after = std::max(after, wk.stage);
                 }
-            const int64_t i = m_comps.iter[id] >= 0       ? m_comps.iter[id]
+            // Outside the loop: with what it reads (a store of the initial state), else before
+            // the loop or after it by program position.
+            const int64_t i = m_comps.iter[id] >= 0       ? m_comps.iter[id] + k.level / 2
+                              : after != INT64_MIN        ? after
                               : int64_t(id) < firstLoopOp ? -1
                                                           : maxIter + 1;
-            k.stage = i + k.level / 2;
+            k.stage = m_comps.iter[id] >= 0 ? i : std::max(i, after);
             k.free = !gmSources.count(id);
             for (ValueId v : op.operands)
                 if (const Op* prod = m_p.tile.producer(v); prod && m_key.count(prod->id))
