@@ -3,7 +3,8 @@
 
 programs/fused_attention.pto (one head, an online-softmax loop) compiles to AIC+2 AIV clusters.
 Checks, on the same random inputs: the fused outputs equal the --no-fuse outputs bit for bit and
-match PyTorch's softmax(q kᵀ / √128) v; the compiled listing holds clusters and cross-core
+match PyTorch's softmax(q kᵀ / √128) v (and the causal samples/flash_attention_loop.pto equals
+its --no-fuse run bit for bit); the compiled listing holds clusters and cross-core
 flags; and a cross-core wait removed by --fault drop-cross-wait:N is reported (exit 1, a
 cross-core race naming the missing CROSS_WAIT_FLAG) for every N tried.
 Usage: fused_vs_torch.py PTO"""
@@ -67,6 +68,19 @@ def main():
                     "CROSS_WAIT_FLAG is missing" not in text:
                 failures.append(f"drop-cross-wait:{n} of {waits} not reported as a cross-core "
                                 f"race (exit {r.returncode}):\n{text[-600:]}")
+        # The causal sample (8 heads, S = 1024): fully masked blocks and rows whose row max
+        # must start at -inf make a misordered initial state visible (it once read 0).
+        sample = HERE.parents[2] / "samples" / "flash_attention_loop.pto"
+        outs = []
+        for extra in ([], ["--no-fuse"]):
+            d = tmp / f"causal{len(outs)}"
+            r = subprocess.run([pto, "run", str(sample), "--seed", "1", "-o", str(d) + ".db",
+                                "--outputs", str(d), *extra], capture_output=True, text=True)
+            if r.returncode != 0:
+                failures.append(f"flash_attention_loop {extra} failed:\n{r.stdout}{r.stderr}")
+            outs.append(d / "out.npy")
+        if all(o.exists() for o in outs) and outs[0].read_bytes() != outs[1].read_bytes():
+            failures.append("flash_attention_loop: fused and --no-fuse outputs differ")
     for f in failures:
         print("FAIL:", f)
     print("ok" if not failures else f"{len(failures)} failure(s)")
