@@ -10,8 +10,10 @@
 #include "compiler/passes/EmitPto.h"
 #include "compiler/passes/ExpandTiles.h"
 #include "compiler/passes/FoldConstants.h"
+#include "compiler/passes/FuseCubeVector.h"
 #include "compiler/passes/InlineCalls.h"
 #include "compiler/passes/InsertCopies.h"
+#include "compiler/passes/InsertCrossFlags.h"
 #include "compiler/passes/InsertSync.h"
 #include "compiler/passes/OrderInstructions.h"
 #include "compiler/passes/PartitionBlocks.h"
@@ -79,11 +81,17 @@ void runPartition(CompileState& s, const CompileOptions& o) {
 void runOrder(CompileState& s, const CompileOptions&) {
     orderInstructions(s.block);
 }
+void runFuse(CompileState& s, const CompileOptions& o) {
+    if (o.fuse) fuseCubeVector(s.block, o.target.aicCores);
+}
 void runAllocate(CompileState& s, const CompileOptions& o) {
     allocateBuffers(s.block, o.target, s.file);
 }
 void runSync(CompileState& s, const CompileOptions&) {
     insertSync(s.block);
+}
+void runCrossFlags(CompileState& s, const CompileOptions&) {
+    insertCrossFlags(s.block);
 }
 void runExec(CompileState& s, const CompileOptions&) {
     s.exec = buildExecGraph(s.block);
@@ -124,10 +132,17 @@ constexpr PassInfo kPasses[] = {
      S::Block, runPartition},
     {"order-instructions", "order each block's ops so pipes can overlap", S::Block, S::Block,
      runOrder},
+    {"fuse-cube-vector",
+     "fuse alternating cube/vector chains of a loop into AIC+2 AIV clusters with ping-pong "
+     "workspaces, ordered as a pipeline (off with --no-fuse)",
+     S::Block, S::Block, runFuse},
     {"allocate-buffers", "assign on-chip addresses by liveness, with double buffering", S::Block,
      S::Block, runAllocate},
     {"insert-sync", "add set/wait flags between pipes for every cross-pipe dependency", S::Block,
      S::Block, runSync},
+    {"insert-cross-flags",
+     "add CROSS_SET_FLAG/CROSS_WAIT_FLAG for every GM hand-off between the cores of a cluster",
+     S::Block, S::Block, runCrossFlags},
     // Block → Exec → PTO.
     {"build-exec-graph", "one task per block function, dependencies through GM", S::Block, S::Exec,
      runExec},

@@ -134,8 +134,9 @@ void recordCompileOptions(tracedb::TraceWriter& writer, const CompileOptions& op
             ? fmt::format(R"("{}:{}")", injectedFaultName(options.fault.kind), options.fault.index)
             : "null";
     writer.setMeta("compile_options",
-                   fmt::format(R"({{"tiles_per_task":{},"double_buffer":{},"fault":{}}})",
-                               options.tilesPerTask, options.doubleBuffer, fault));
+                   fmt::format(R"({{"tiles_per_task":{},"double_buffer":{},"fault":{}{}}})",
+                               options.tilesPerTask, options.doubleBuffer, fault,
+                               options.fuse ? "" : R"(,"fuse":false)"));
 }
 
 void recordBinds(tracedb::TraceWriter& writer, std::span<const ScalarBind> binds) {

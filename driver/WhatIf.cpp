@@ -111,6 +111,7 @@ void recordedCompileOptions(const tracedb::TraceReader& reader, CompileOptions& 
         compile.doubleBuffer = it->get<bool>();
     if (auto it = j.find("fault"); it != j.end() && it->is_string())
         compile.fault = parseFaultSpec(it->get<std::string>());
+    if (auto it = j.find("fuse"); it != j.end() && it->is_boolean()) compile.fuse = it->get<bool>();
 }
 
 RunOptions rerunOptions(const tracedb::TraceReader& reader, const fs::path& dir,

@@ -35,6 +35,8 @@ TraceSetup traceSetup(const PtoProgram& program, const ArchConfig& arch,
     setup.archName = arch.name();
     setup.archJson = archJson(arch);
     setup.programName = program.name;
+    for (const Task& t : program.exec.tasks)
+        setup.clusters = setup.clusters || t.cluster != kNoCluster;
     return setup;
 }
 

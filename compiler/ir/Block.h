@@ -4,6 +4,7 @@
 // (by id) or a sync operation.
 #pragma once
 
+#include "compiler/ir/Exec.h"
 #include "compiler/ir/Graph.h"
 #include "compiler/ir/Printer.h"
 
@@ -14,16 +15,19 @@
 
 namespace pto {
 
-enum class SyncKind : uint8_t { SetFlag, WaitFlag, Barrier };
+enum class SyncKind : uint8_t { SetFlag, WaitFlag, Barrier, CrossSetFlag, CrossWaitFlag };
 std::string_view syncKindName(SyncKind kind);
 
 // set_flag(src→dst, event) runs on `src` after the producer; wait_flag(src→dst, event) runs on
 // `dst` before the consumer. A barrier waits for all earlier instructions of pipe `src`.
+// Cross-core flags of a fused cluster (insert-cross-flags): issued on pipe `src`, `event` the
+// flag id (0..15), `peer` the core of the cluster signalled or awaited.
 struct Sync {
     SyncKind kind = SyncKind::SetFlag;
     Pipe src = Pipe::S;
     Pipe dst = Pipe::S;
-    uint8_t event = 0; // 0..7
+    uint8_t event = 0; // 0..7 (cross-core flags: 0..15)
+    ClusterRole peer = ClusterRole::Aic;
     friend bool operator==(const Sync&, const Sync&) = default;
 };
 
@@ -49,6 +53,10 @@ struct BlockFunction {
     std::string name;
     CoreType core = CoreType::AIV;
     uint32_t group = 0; // isomorphic group: block functions with the same instruction shape
+    /// A fused cube-vector cluster this block belongs to (fuse-cube-vector), kNoCluster if none,
+    /// and for an AIV block which of the cluster's two AIVs runs it.
+    uint32_t cluster = kNoCluster;
+    uint8_t sub = 0;
     std::vector<BlockItem> items;
     std::vector<Buffer> buffers;
 };
@@ -117,8 +125,9 @@ inline GmRegion gmRegionOf(const Function& tile, const Op& op) {
 }
 
 // The GM values of a Tile function in layout order: arguments, then the function's results,
-// then the remaining `gm_tensor` values (workspaces) in program order. The position in this
-// list is the GM tensor index of TaskDep::tensor and of PtoProgram::gm.
+// then the remaining `gm_tensor` values (workspaces) in program order, except those a pass
+// retired (attr `retired`: fuse-cube-vector moved every access into ping-pong workspaces). The
+// position in this list is the GM tensor index of TaskDep::tensor and of PtoProgram::gm.
 inline std::vector<ValueId> gmLayoutOrder(const Function& tile) {
     std::vector<ValueId> order;
     std::unordered_set<ValueId> seen;
@@ -129,7 +138,7 @@ inline std::vector<ValueId> gmLayoutOrder(const Function& tile) {
     for (ValueId v : tile.results)
         if (tile.type(v).space == MemSpace::GM) add(v);
     for (const Op& op : tile.ops())
-        if (op.kind == OpKind::GmTensor) add(op.result);
+        if (op.kind == OpKind::GmTensor && !op.attrs.getBool("retired")) add(op.result);
     return order;
 }
 

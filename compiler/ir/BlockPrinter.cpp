@@ -13,6 +13,9 @@ namespace {
 std::string formatSync(const Sync& s) {
     if (s.kind == SyncKind::Barrier)
         return fmt::format("{} {}", syncKindName(s.kind), pipeName(s.src));
+    if (s.kind == SyncKind::CrossSetFlag || s.kind == SyncKind::CrossWaitFlag)
+        return fmt::format("{} {} {}, {}", syncKindName(s.kind), pipeName(s.src),
+                           clusterRoleName(s.peer), s.event);
     return fmt::format("{} {} -> {}, {}", syncKindName(s.kind), pipeName(s.src), pipeName(s.dst),
                        s.event);
 }
@@ -36,8 +39,14 @@ void appendBuffer(std::string& out, const BlockProgram& p, const NameTable& name
 
 void appendBlock(std::string& out, const BlockProgram& p, const NameTable& names,
                  const BlockFunction& b) {
-    fmt::format_to(std::back_inserter(out), "block {} @{} {} group {} {{\n", b.id, b.name,
+    fmt::format_to(std::back_inserter(out), "block {} @{} {} group {}", b.id, b.name,
                    coreTypeName(b.core), b.group);
+    if (b.cluster != kNoCluster)
+        fmt::format_to(std::back_inserter(out), " cluster {} {}", b.cluster,
+                       clusterRoleName(b.core == CoreType::AIC ? ClusterRole::Aic
+                                       : b.sub == 0            ? ClusterRole::Aiv0
+                                                               : ClusterRole::Aiv1));
+    out += " {\n";
     out += "  buffers\n";
     for (const Buffer& buf : b.buffers) appendBuffer(out, p, names, buf);
     out += "  items\n";
@@ -61,6 +70,9 @@ std::string printExec(const ExecGraph& g, const BlockProgram* program) {
         fmt::format_to(std::back_inserter(out), "  task {} {} {}", t.id, block,
                        coreTypeName(t.core));
         if (!t.name.empty()) out.append(" ").append(formatAttrValue(AttrValue(t.name)));
+        if (t.cluster != kNoCluster)
+            fmt::format_to(std::back_inserter(out), " cluster {} {}", t.cluster,
+                           clusterRoleName(t.role()));
         out += '\n';
     }
     for (const TaskDep& d : g.deps) {

@@ -91,7 +91,8 @@ int64_t PtoProgram::gmBytes() const {
 }
 
 std::string_view syncKindName(SyncKind kind) {
-    constexpr std::string_view kNames[] = {"set_flag", "wait_flag", "barrier"};
+    constexpr std::string_view kNames[] = {"set_flag", "wait_flag", "barrier", "cross_set_flag",
+                                           "cross_wait_flag"};
     return kNames[static_cast<int>(kind)];
 }
 

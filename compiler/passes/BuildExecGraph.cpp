@@ -186,8 +186,10 @@ void checkAcyclic(const ExecGraph& graph, const BlockProgram& program,
 ExecGraph buildExecGraph(const BlockProgram& program) {
     ExecGraph graph;
     graph.tasks.reserve(program.blocks.size());
-    for (uint32_t i = 0; i < program.blocks.size(); ++i)
-        graph.tasks.push_back({i, i, program.blocks[i].core, program.blocks[i].name});
+    for (uint32_t i = 0; i < program.blocks.size(); ++i) {
+        const BlockFunction& b = program.blocks[i];
+        graph.tasks.push_back({i, i, b.core, b.name, b.cluster, b.sub});
+    }
 
     const std::vector<ValueId> gmOrder = gmLayoutOrder(program.tile);
     std::vector<uint32_t> gmIndex(program.tile.valueCount(), kNoId);
@@ -196,6 +198,12 @@ ExecGraph buildExecGraph(const BlockProgram& program) {
     std::vector<std::vector<Access>> perTensor = collectAccesses(program, gmIndex, gmOrder.size());
     std::vector<Edge> edges;
     for (uint32_t t = 0; t < perTensor.size(); ++t) findConflicts(perTensor[t], t, edges);
+    // Tasks of one fused cluster start together; their conflicts are cross-core flags
+    // (insert-cross-flags), not task dependencies.
+    std::erase_if(edges, [&](const Edge& e) {
+        const uint32_t c = program.blocks[e.from].cluster;
+        return c != kNoCluster && c == program.blocks[e.to].cluster;
+    });
     graph.deps = dedupe(edges);
     checkAcyclic(graph, program, gmOrder);
     return graph;

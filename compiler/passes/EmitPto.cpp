@@ -108,8 +108,10 @@ public:
                 emitOp(m_tile.op(item.op));
                 continue;
             }
-            OpId near = item.sync.kind == SyncKind::SetFlag ? prevOp[i] : nextOp[i];
-            if (near == kNoId) near = item.sync.kind == SyncKind::SetFlag ? nextOp[i] : prevOp[i];
+            const bool after =
+                item.sync.kind == SyncKind::SetFlag || item.sync.kind == SyncKind::CrossSetFlag;
+            OpId near = after ? prevOp[i] : nextOp[i];
+            if (near == kNoId) near = after ? nextOp[i] : prevOp[i];
             emitSync(item.sync, near);
         }
         return k;
@@ -129,11 +131,14 @@ private:
     void emitSync(const Sync& s, OpId near) {
         static const Op kNone{};
         const Op& op = near == kNoId ? kNone : m_tile.op(near);
-        Opcode code = s.kind == SyncKind::SetFlag    ? Opcode::SetFlag
-                      : s.kind == SyncKind::WaitFlag ? Opcode::WaitFlag
-                                                     : Opcode::Barrier;
+        Opcode code = s.kind == SyncKind::SetFlag         ? Opcode::SetFlag
+                      : s.kind == SyncKind::WaitFlag      ? Opcode::WaitFlag
+                      : s.kind == SyncKind::CrossSetFlag  ? Opcode::CrossSetFlag
+                      : s.kind == SyncKind::CrossWaitFlag ? Opcode::CrossWaitFlag
+                                                          : Opcode::Barrier;
         Instr& in = add(code, op, {});
         in.pipe = s.kind == SyncKind::WaitFlag ? s.dst : s.src;
+        in.peer = s.peer;
         in.flagSrc = s.src;
         in.flagDst = s.dst;
         in.event = s.event;

@@ -59,6 +59,17 @@ TraceEmitter::TraceEmitter(tracedb::TraceWriter& writer, const TraceSetup& setup
 
 TraceEmitter::~TraceEmitter() = default; // the sink's destructor stops its thread
 
+// Core tracks in slot order (AICs, then AIVs); with clusters, AIC c is followed by AIV 2c and
+// AIV 2c+1 (the hardware cluster the scheduler gives a fused cluster), then the other AIVs.
+int TraceEmitter::coreSortIndex(const TraceSetup& setup, int slot) {
+    if (!setup.clusters) return slot;
+    const int clusters = std::min(setup.aicCores, setup.aivCores / 2);
+    if (slot < setup.aicCores) return slot < clusters ? 3 * slot : 2 * clusters + slot;
+    const int aiv = slot - setup.aicCores;
+    if (aiv < 2 * clusters) return 3 * (aiv / 2) + 1 + aiv % 2;
+    return setup.aicCores + aiv; // after the AICs without a cluster: still below cores
+}
+
 void TraceEmitter::createTracks(const TraceSetup& setup) {
     TrackRow chip;
     chip.nameId = m_writer.intern(setup.archName + " chip");
@@ -77,7 +88,7 @@ void TraceEmitter::createTracks(const TraceSetup& setup) {
         core.kind = TrackKind::Core;
         core.coreId = index;
         core.coreType = type;
-        core.sortIndex = slot;
+        core.sortIndex = coreSortIndex(setup, slot);
         const int64_t coreTrack = m_writer.add(core);
         m_coreTracks[slot] = coreTrack;
         int sort = 0;

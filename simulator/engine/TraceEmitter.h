@@ -44,6 +44,9 @@ struct TraceSetup {
     std::string archName;
     std::string archJson; ///< archJson of the config, stored as meta 'arch_config'
     std::string programName;
+    /// The program runs fused clusters: core tracks are ordered AIC c, AIV 2c, AIV 2c+1 (the
+    /// cores of hardware cluster c side by side), then the AIVs no cluster uses.
+    bool clusters = false;
 };
 
 class TraceEmitter {
@@ -130,6 +133,7 @@ private:
         double emitted = -1;
     };
 
+    static int coreSortIndex(const TraceSetup& setup, int slot);
     void createTracks(const TraceSetup& setup);
     void createOccupancyTracks(const TraceSetup& setup);
     int64_t addSlice(int64_t track, int64_t ts, int64_t dur, int64_t nameId,

@@ -61,6 +61,9 @@ void expandMatmul(Ctx& c, const Op& op) {
     Attrs flags;
     if (ta) flags.set("transpose_a", true);
     if (tb) flags.set("transpose_b", true);
+    for (std::string_view loopAttr :
+         {"loop", "iter"}) // an unrolled loop's label (fuse-cube-vector)
+        if (const AttrValue* v = op.attrs.find(loopAttr)) flags.set(loopAttr, *v);
     // The batch index being expanded: the leading coordinates of every region and offset.
     Shape corner = zeros(lead);
     auto at2 = [&](int64_t i, int64_t j) {

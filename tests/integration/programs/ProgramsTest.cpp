@@ -93,6 +93,9 @@ class SeededSample : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SeededSample, RunsWithSeedOneAndGivesFiniteOutputs) {
     if (!test::pythonHas("numpy")) GTEST_SKIP() << "/usr/bin/python3 with numpy";
+    if (GetParam() == "flash_attention_long") // unrolled, S = 32768 is over the default budget
+        GTEST_SKIP() << "timing-only sample: its S = 2048 twin is checked by "
+                        "sample_validation_test";
     test::TempDir tmp("pto-seeded");
     const fs::path outs = tmp.path() / "out", check = tmp.path() / "finite.py";
     std::ofstream(check) << kFiniteCheck;

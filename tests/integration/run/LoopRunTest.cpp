@@ -1,6 +1,7 @@
 // `pto run` of a loop program: the same outputs (bit for bit) and the same simulated cycles as
-// its hand-unrolled twin; the trace keeps the loop in the Tensor stage as written and labels
-// every unrolled op with its loop and iteration.
+// its hand-unrolled twin (with --no-fuse: fuse-cube-vector applies to loops only, and
+// tests/integration/run/fused_vs_torch.py checks the fused form); the trace keeps the loop in the
+// Tensor stage as written and labels every unrolled op with its loop and iteration.
 #include "tests/support/Process.h"
 
 #include <fmt/format.h>
@@ -40,7 +41,7 @@ RunOutput runProgram(const std::string& name, const test::TempDir& dir) {
     const auto outs = dir / name;
     const auto db = dir / (name + ".db");
     auto r = test::runCommand(fmt::format(
-        "{} run {} -o {} --seed 5 --outputs {}", PTO_CLI, test::shellQuote(program(name)),
+        "{} run {} -o {} --seed 5 --no-fuse --outputs {}", PTO_CLI, test::shellQuote(program(name)),
         test::shellQuote(db.string()), test::shellQuote(outs.string())));
     EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
     return {r.out, readBytes(outs / "out.npy")};

@@ -127,6 +127,46 @@ def flash_attention(rng):
     return [q, k, v, mask], {"out": out.numpy()}, "composite"
 
 
+def online_attention(q, k, v, blocks):
+    """The online softmax of the loop samples over `blocks` K/V blocks of 256 keys, in f32 with
+    P rounded to f16 before P·V (where the programs store it), leading dims batched."""
+    qf, kf, vf = t32(q), t32(k), t32(v)
+    m = torch.full(qf.shape[:-1] + (1,), -math.inf)
+    l = torch.zeros_like(m)
+    o = torch.zeros(qf.shape[:-1] + (vf.shape[-1],))
+    for j in range(blocks):
+        ks = slice(256 * j, 256 * (j + 1))
+        s = (qf @ kf[..., ks, :].transpose(-1, -2)) * SCALE
+        mn = torch.maximum(m, s.amax(dim=-1, keepdim=True))
+        p = torch.exp(s - mn)
+        a = torch.exp(m - mn)
+        l = l * a + p.sum(dim=-1, keepdim=True)
+        o = o * a + p.half().float() @ vf[..., ks, :]
+        m = mn
+    out = (o / l).half()
+    plain = torch.softmax((qf @ kf[..., : 256 * blocks, :].transpose(-1, -2)) * SCALE, dim=-1)
+    plain = plain @ vf[..., : 256 * blocks, :]
+    assert torch.allclose(out.float(), plain, rtol=1e-2, atol=1e-2), "online reference is off"
+    return out.numpy()
+
+
+def flash_attention_long_of(s):
+    def gen(rng):  # one head, non-causal; the twin of flash_attention_long.pto at S = s
+        q, k, v = (f16(rng, (s, 128)) for _ in range(3))
+        return [q, k, v], {"out": online_attention(q, k, v, s // 256)}, "composite"
+
+    return gen
+
+
+def decode_attention_of(s):
+    def gen(rng):  # 8 heads, one query row each, a KV cache of s keys
+        q = f16(rng, (8, 1, 128))
+        k, v = (f16(rng, (8, s, 128)) for _ in range(2))
+        return [q, k, v], {"out": online_attention(q, k, v, s // 256)}, "composite"
+
+    return gen
+
+
 def rope(rng):
     x = f16(rng, (1024, 32, 128))
     inv_freq = 1.0 / (10000.0 ** (np.arange(0, 128, 2, dtype=np.float64) / 128))
@@ -209,6 +249,8 @@ SAMPLES = {
     "attention": attention,
     "flash_attention": flash_attention,
     "flash_attention_loop": flash_attention,  # the same math written with a loop
+    "flash_attention_long_2048": flash_attention_long_of(2048),
+    "decode_attention_2048": decode_attention_of(2048),
     "rope": rope,
     "moe_gating": moe_gating,
     "lightning_indexer": lightning_indexer,

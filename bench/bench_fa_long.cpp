@@ -1,0 +1,73 @@
+// Flash attention at long sequence lengths through the CLI (issue 15 "Done when"): compile and
+// simulate samples/flash_attention_long.pto (one head, D = 128) timing-only with task-level
+// trace, at S = 8192 and the full S = 32768; wall time and the child's peak RSS. Until loops
+// survive lowering the loop is unrolled, so the budget flags are raised for the full size.
+#include <benchmark/benchmark.h>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The sample's text at sequence length s (128 K/V blocks at 32768 → s / 256).
+fs::path programAt(int s) {
+    std::ifstream in(std::string(PTO_SOURCE_DIR) + "/samples/flash_attention_long.pto");
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::string t = std::regex_replace(text.str(), std::regex("32768x"), std::to_string(s) + "x");
+    t = std::regex_replace(t, std::regex("to 128 step"), "to " + std::to_string(s / 256) + " step");
+    const fs::path path =
+        fs::temp_directory_path() / ("pto_bench_fa_" + std::to_string(s) + ".pto");
+    std::ofstream(path) << t;
+    return path;
+}
+
+// Runs `pto run` in a child; returns its peak RSS in MiB, or -1 on failure.
+double runChild(const fs::path& program, const fs::path& db) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const std::string p = program.string(), d = db.string();
+        execl(PTO_CLI, PTO_CLI, "run", p.c_str(), "--timing-only", "--trace", "tasks", "-o",
+              d.c_str(), "--max-tile-ops", "40000000", "--max-instrs", "80000000", "--max-memory",
+              "20GiB", "--max-gm", "8GiB", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    int status = 0;
+    rusage usage{};
+    if (pid < 0 || wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0)
+        return -1;
+    return double(usage.ru_maxrss) / 1024.0;
+}
+
+void BM_FlashAttentionLongTimingOnly(benchmark::State& state) {
+    const int s = int(state.range(0));
+    const fs::path program = programAt(s);
+    const fs::path db = fs::temp_directory_path() / ("pto_bench_fa_" + std::to_string(s) + ".db");
+    double rss = 0;
+    for (auto _ : state) {
+        rss = runChild(program, db);
+        if (rss < 0) return state.SkipWithError("pto run failed");
+    }
+    state.counters["peak_rss_mib"] = rss;
+    fs::remove(db);
+}
+BENCHMARK(BM_FlashAttentionLongTimingOnly)
+    ->Arg(8192)
+    ->Arg(32768)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
+
+} // namespace
+
+BENCHMARK_MAIN();
