@@ -10,11 +10,10 @@
 #include <algorithm>
 
 namespace pto::expand {
-namespace {
 
 // The tile grid over the result idx.shape + [D]: one index row piece of `rows` indices by
 // `cols` columns per tile, so each tile's indices are consecutive elements of the index.
-Shape gatherTile(const Shape& result, DType dtype) {
+Shape indexRowsTile(const Shape& result, DType dtype) {
     const int n = result.rank();
     const int64_t elem = dtypeSize(dtype);
     const int64_t cols = std::min(result[n - 1], std::max<int64_t>(1, kDefaultTileBytes / elem));
@@ -25,8 +24,6 @@ Shape gatherTile(const Shape& result, DType dtype) {
     tile[n - 1] = cols;
     return tile;
 }
-
-} // namespace
 
 // gather %src, %idx {axis = 0} with src [N, D]: per result tile, the index tile of its rows
 // (the producer's tile or a load) and one gather of those rows' columns from src's GM home.
@@ -39,12 +36,15 @@ void expandGather(Ctx& c, const Op& op) {
     if (st.shape.rank() != 2 || axis != 0 || it.shape.rank() < 1)
         c.shapes.fail(op, fmt::format("lowers only row gathers: a rank-2 source along axis 0 by "
                                       "an index of rank 1 or more, found {} along axis {} by {} "
-                                      "(reshape the source to [rows, cols] first)",
-                                      typeRef(st), axis, typeRef(it)));
+                                      "({} first)",
+                                      typeRef(st), axis, typeRef(it),
+                                      axis == st.shape.rank() - 1 && axis > 0
+                                          ? "transpose the gathered axis to the front"
+                                          : "reshape the source to [rows, cols]"));
     const Provenance from = provenanceOf(op);
     Home home = c.values.materialise(src);
     if (home.kind != HomeKind::Same) home = c.values.plainHome(src, from);
-    const Shape tile = gatherTile(yt.shape, yt.dtype);
+    const Shape tile = indexRowsTile(yt.shape, yt.dtype);
     const int n = yt.shape.rank();
     forEachTile(yt.shape, tile, [&](const Region& r) {
         Region at{zeros(n - 1), zeros(n - 1)};

@@ -7,7 +7,13 @@ topk: random shapes (odd sizes), k = 1, k = n and in between, largest and smalle
 i32, half the inputs small integers so that ties are frequent. The values must equal
 torch.topk(sorted=True)'s bit for bit; the indices must equal the lower-index-first order
 (torch.sort(stable=True)), and torch.topk's own indices wherever the row has no ties.
-gather: random tables and 1-D / 2-D indices against torch.index_select. Exit 1 on a mismatch.
+gather: random tables and 1-D / 2-D indices against torch.index_select.
+scatter_add: random bases, sources and 1-D / 2-D indices with many duplicates against
+torch.index_add in the same dtype — bit for bit (contributions in index order, each rounded once).
+cumsum: along either of the last two axes, f32 / f16 / i32, bit for bit against NumPy's
+sequential f32 add.accumulate, and within the documented bound of torch.cumsum (which sums in
+f64 on the CPU): |ours - torch| <= n * 2^-24 * sum|x| + one rounding of the output dtype.
+Exit 1 on a mismatch.
 """
 import argparse
 import os
@@ -91,11 +97,62 @@ def gather_case(rng, pto, tmp):
     return f"gather {[rows, cols]} by {idx_shape} {dt}", [] if ok else ["differs from torch"]
 
 
+def bits_equal(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(
+        np.ascontiguousarray(a).view(np.uint8), np.ascontiguousarray(b).view(np.uint8))
+
+
+def scatter_add_case(rng, pto, tmp):
+    rows, cols = int(rng.integers(1, 40)), int(rng.integers(1, 700))
+    idx_shape = [int(rng.integers(1, 60))] if rng.integers(0, 2) else \
+        [int(rng.integers(1, 4)), int(rng.integers(1, 9))]
+    dt = str(rng.choice(["f32", "f16"]))
+    base = rng.standard_normal((rows, cols)).astype(DTYPES[dt])
+    src = rng.standard_normal(idx_shape + [cols]).astype(DTYPES[dt])
+    idx = rng.integers(0, max(1, rows // 3 + 1), size=idx_shape).astype(np.int32)  # duplicates
+    text = (f"func @s(%b: {ptype([rows, cols], dt)}, %i: {ptype(idx_shape, 'i32')}, "
+            f"%x: {ptype(idx_shape + [cols], dt)}) -> {ptype([rows, cols], dt)} {{\n"
+            f"  %y = scatter_add %b, %i, %x {{axis = 0}}\n  return %y\n}}\n")
+    got = run_pto(pto, text, [base, idx, src], tmp)["y"]
+    want = torch.index_add(torch.from_numpy(base), 0,
+                           torch.from_numpy(idx.astype(np.int64)).flatten(),
+                           torch.from_numpy(src).reshape(-1, cols)).numpy()
+    ok = bits_equal(got, want)
+    return f"scatter_add {[rows, cols]} by {idx_shape} {dt}", [] if ok else ["differs from torch"]
+
+
+def cumsum_case(rng, pto, tmp):
+    shape = [int(rng.integers(1, 90)), int(rng.integers(1, 90))]
+    axis = int(rng.integers(0, 2))
+    dt = str(rng.choice(["f32", "f16", "i32"]))
+    x = (rng.integers(-50, 50, size=shape) if dt == "i32" else
+         rng.standard_normal(shape)).astype(DTYPES[dt])
+    text = (f"func @c(%x: {ptype(shape, dt)}) -> {ptype(shape, dt)} {{\n"
+            f"  %y = cumsum %x {{axis = {axis}}}\n  return %y\n}}\n")
+    got = run_pto(pto, text, [x], tmp)["y"]
+    problems = []
+    if dt == "i32":
+        if not np.array_equal(got, np.cumsum(x.astype(np.int64), axis=axis).astype(np.int32)):
+            problems.append("differs from the exact sum")
+        return f"cumsum {shape} axis={axis} {dt}", problems
+    seq = np.add.accumulate(x.astype(np.float32), axis=axis, dtype=np.float32).astype(x.dtype)
+    if not bits_equal(got, seq):
+        problems.append("differs from the sequential f32 sum")
+    ref = torch.cumsum(torch.from_numpy(x.astype(np.float64)), dim=axis).numpy()
+    n = shape[axis]
+    bound = n * 2.0**-24 * np.cumsum(np.abs(x.astype(np.float64)), axis=axis) + \
+        np.abs(ref) * (2.0**-11 if dt == "f16" else 2.0**-24)
+    if np.any(np.abs(got.astype(np.float64) - ref) > bound):
+        problems.append("outside the documented bound of torch.cumsum")
+    return f"cumsum {shape} axis={axis} {dt}", problems
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("pto")
     ap.add_argument("--cases", type=int, default=24)
     ap.add_argument("--seed", type=int, default=16)
+    ap.add_argument("--accumulating-cases", type=int, default=16)
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     failed = 0
@@ -105,7 +162,13 @@ def main():
             for p in problems:
                 print(f"FAIL {name}: {p}")
             failed += bool(problems)
-    print(f"{a.cases - failed}/{a.cases} cases agree with PyTorch")
+        for c in range(a.accumulating_cases):
+            name, problems = (cumsum_case if c % 2 else scatter_add_case)(rng, a.pto, tmp)
+            for p in problems:
+                print(f"FAIL {name}: {p}")
+            failed += bool(problems)
+    total = a.cases + a.accumulating_cases
+    print(f"{total - failed}/{total} cases agree with PyTorch")
     return 1 if failed else 0
 
 
