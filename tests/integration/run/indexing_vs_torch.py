@@ -48,23 +48,37 @@ def ptype(shape, dt):
     return "tensor<" + "x".join(map(str, shape)) + "x" + dt + ">"
 
 
-def topk_case(rng, pto, tmp):
+def topk_case(rng, pto, tmp, column=False):
+    if column:  # along the second-last axis: lowered through tile transposes
+        rank = int(rng.integers(2, 4))
+        shape = [int(rng.integers(1, 4)) for _ in range(rank - 2)] + \
+            [int(rng.integers(1, 70)), int(rng.integers(1, 40))]
+        return topk_along(rng, pto, tmp, shape, rank - 2)
     rank = int(rng.integers(1, 4))
     shape = [int(rng.integers(1, 6)) for _ in range(rank - 1)] + [int(rng.integers(1, 70))]
-    n = shape[-1]
+    return topk_along(rng, pto, tmp, shape, rank - 1)
+
+
+def topk_along(rng, pto, tmp, shape, axis):
+    n = shape[axis]
     k = int(rng.choice([1, n, rng.integers(1, n + 1)]))
     largest = bool(rng.integers(0, 2))
     dt = str(rng.choice(list(DTYPES)))
     ties = bool(rng.integers(0, 2)) or dt == "i32"
     x = (rng.integers(-3, 4, size=shape) if ties else rng.standard_normal(shape)).astype(DTYPES[dt])
-    out_shape = shape[:-1] + [k]
-    flag = "" if largest else ", largest = false"
+    out_shape = list(shape)
+    out_shape[axis] = k
+    flag = ("" if largest else ", largest = false") + \
+        ("" if axis == len(shape) - 1 else f", axis = {axis}")
     text = (f"func @t(%x: {ptype(shape, dt)}) -> ({ptype(out_shape, dt)}, "
             f"{ptype(out_shape, 'i32')}) {{\n"
             f"  %v = topk %x {{k = {k}{flag}}}\n"
             f"  %i = topk %x {{k = {k}{flag}, indices}}\n"
             f"  return %v, %i\n}}\n")
     got = run_pto(pto, text, [x], tmp)
+    # compare along the last axis: move the topk axis there on both sides
+    x = np.moveaxis(x, axis, -1)
+    got = {key: np.moveaxis(got[key], axis, -1) for key in ("v", "i")}
     t = torch.from_numpy(x.astype(np.float64))
     want_v = torch.topk(t, k, dim=-1, largest=largest, sorted=True)
     order = torch.sort(t, dim=-1, descending=largest, stable=True).indices[..., :k]
@@ -77,7 +91,7 @@ def topk_case(rng, pto, tmp):
     topk_i = want_v.indices.numpy().reshape(-1, k)[distinct]
     if not np.array_equal(got["i"].reshape(-1, k)[distinct], topk_i.astype(np.int32)):
         problems.append("indices of rows without ties differ from torch.topk")
-    return f"topk {shape} k={k} largest={largest} {dt} ties={ties}", problems
+    return f"topk {shape} axis={axis} k={k} largest={largest} {dt} ties={ties}", problems
 
 
 def gather_case(rng, pto, tmp):
@@ -152,7 +166,8 @@ def main():
     ap.add_argument("pto")
     ap.add_argument("--cases", type=int, default=24)
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--accumulating-cases", type=int, default=16)
+    ap.add_argument("--more-cases", type=int, default=24,
+                    help="scatter_add, cumsum and topk along the second-last axis")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     failed = 0
@@ -162,12 +177,15 @@ def main():
             for p in problems:
                 print(f"FAIL {name}: {p}")
             failed += bool(problems)
-        for c in range(a.accumulating_cases):
-            name, problems = (cumsum_case if c % 2 else scatter_add_case)(rng, a.pto, tmp)
+        for c in range(a.more_cases):
+            if c % 3 == 2:
+                name, problems = topk_case(rng, a.pto, tmp, column=True)
+            else:
+                name, problems = (cumsum_case if c % 3 else scatter_add_case)(rng, a.pto, tmp)
             for p in problems:
                 print(f"FAIL {name}: {p}")
             failed += bool(problems)
-    total = a.cases + a.accumulating_cases
+    total = a.cases + a.more_cases
     print(f"{total - failed}/{total} cases agree with PyTorch")
     return 1 if failed else 0
 
