@@ -252,8 +252,15 @@ private:
         const Type& t = resultType(op);
         const std::vector<int64_t> offset =
             op.attrs.getInts("offset").value_or(std::vector<int64_t>(size_t(src.shape.rank()), 0));
-        const int64_t rows = src.shape.rows(), cols = src.shape.cols();
+        // The rows of the matrix the leading offsets pick (the whole tensor when rank 2).
+        const int rank = src.shape.rank();
+        const int64_t rows = rank >= 2 ? src.shape[rank - 2] : src.shape.rows();
+        const int64_t cols = src.shape.cols();
         const int64_t col = offset.empty() ? 0 : offset.back();
+        int64_t first = 0;
+        for (int d = 0; d + 2 < rank && d < int(offset.size()); ++d)
+            first = first * src.shape[d] + offset[size_t(d)];
+        first *= rows;
         if (index.dtype != DType::I32 || index.numel() != t.shape.rows() || col < 0 ||
             col + t.shape.cols() > cols || t.dtype != src.dtype)
             fail(op, "tile " + typeString(t.dtype, t.shape) + " at column " + std::to_string(col) +
@@ -270,7 +277,7 @@ private:
                              " of " + describe(op.operands[1]) + " is outside the " +
                              std::to_string(rows) + " rows of " + describe(op.operands[0]));
             std::memcpy(tile.data() + size_t(i) * run,
-                        src.data() + (size_t(k) * size_t(cols) + size_t(col)) * elem, run);
+                        src.data() + (size_t(first + k) * size_t(cols) + size_t(col)) * elem, run);
         }
         define(op.result, std::move(tile), false);
     }

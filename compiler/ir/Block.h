@@ -96,8 +96,9 @@ inline GmRegion gmRegionOf(const Function& tile, const Op& op) {
     if (offset.empty()) offset.assign(size_t(gm.rank()), 0);
     r.rows = tileShape.rows();
     r.cols = tileShape.cols();
-    if (op.kind == OpKind::Gather || op.kind == OpKind::TScatterAdd)
-        r.rows = gm.rows(); // any row: the index decides
+    if (op.kind == OpKind::TScatterAdd) r.rows = gm.rows(); // any row: the index decides
+    if (op.kind == OpKind::Gather) // any row of the matrix its leading offsets pick
+        r.rows = gm.rank() >= 2 ? gm[gm.rank() - 2] : gm.rows();
     bool ok = int(offset.size()) == gm.rank();
     for (int d = 0; ok && d + 1 < gm.rank(); ++d) {
         ok = offset[d] >= 0 && offset[d] < gm[d];

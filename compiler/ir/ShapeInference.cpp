@@ -756,10 +756,15 @@ Type Inference::gatherTile() {
     if (offset.size() != size_t(src.rank()))
         fail(fmt::format("offset {} has {} entries, but the tensor {} has rank {}", listStr(offset),
                          offset.size(), shapeStr(src), src.rank()));
-    for (size_t i = 0; i + 1 < offset.size(); ++i)
-        if (offset[i] != 0)
-            fail(fmt::format("offset {} may only shift the columns (the rows come from the index)",
-                             listStr(offset)));
+    // Leading offsets pick the matrix of a rank ≥ 3 tensor the rows come from; the row offset
+    // stays 0 (the rows come from the index).
+    for (size_t i = 0; i + 2 < offset.size(); ++i)
+        if (offset[i] < 0 || offset[i] >= src[int(i)])
+            fail(fmt::format("offset {} lies outside {} in dim {}", listStr(offset),
+                             typeStr(m_in[0]), i));
+    if (offset.size() >= 2 && offset[offset.size() - 2] != 0)
+        fail(fmt::format("offset {} may only shift the columns (the rows come from the index)",
+                         listStr(offset)));
     const int64_t col = offset.empty() ? 0 : offset.back();
     if (col < 0 || col + d.shape.cols() > src.cols())
         fail(fmt::format("columns [{}, {}) exceed the {} columns of {}", col, col + d.shape.cols(),

@@ -7,7 +7,8 @@ topk: random shapes (odd sizes), k = 1, k = n and in between, largest and smalle
 i32, half the inputs small integers so that ties are frequent. The values must equal
 torch.topk(sorted=True)'s bit for bit; the indices must equal the lower-index-first order
 (torch.sort(stable=True)), and torch.topk's own indices wherever the row has no ties.
-gather: random tables and 1-D / 2-D indices against torch.index_select.
+gather: random tables and 1-D / 2-D indices against torch.index_select, along axis 0 of a rank-2
+source and along axis 1 of a rank-3 one.
 scatter_add: random bases, sources and 1-D / 2-D indices with many duplicates against
 torch.index_add in the same dtype — bit for bit (contributions in index order, each rounded once).
 cumsum: along either of the last two axes, f32 / f16 / i32, bit for bit against NumPy's
@@ -111,6 +112,24 @@ def gather_case(rng, pto, tmp):
     return f"gather {[rows, cols]} by {idx_shape} {dt}", [] if ok else ["differs from torch"]
 
 
+def gather_mid_case(rng, pto, tmp):
+    # along the second-last axis of a rank-3 source: one row gather per leading index
+    shape = [int(rng.integers(1, 4)), int(rng.integers(1, 30)), int(rng.integers(1, 300))]
+    idx_shape = [int(rng.integers(1, 12))] if rng.integers(0, 2) else \
+        [int(rng.integers(1, 3)), int(rng.integers(1, 6))]
+    dt = str(rng.choice(["f32", "f16"]))
+    src = rng.standard_normal(shape).astype(DTYPES[dt])
+    idx = rng.integers(0, shape[1], size=idx_shape).astype(np.int32)
+    out_shape = shape[:1] + idx_shape + shape[2:]
+    text = (f"func @g(%t: {ptype(shape, dt)}, %i: {ptype(idx_shape, 'i32')}) -> "
+            f"{ptype(out_shape, dt)} {{\n  %y = gather %t, %i {{axis = 1}}\n  return %y\n}}\n")
+    got = run_pto(pto, text, [src, idx], tmp)["y"]
+    want = torch.from_numpy(src).index_select(1, torch.from_numpy(idx.astype(np.int64))
+                                              .flatten()).reshape(out_shape).numpy()
+    ok = bits_equal(got, want)
+    return f"gather {shape} axis 1 by {idx_shape} {dt}", [] if ok else ["differs from torch"]
+
+
 def bits_equal(a, b):
     return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(
         np.ascontiguousarray(a).view(np.uint8), np.ascontiguousarray(b).view(np.uint8))
@@ -166,8 +185,9 @@ def main():
     ap.add_argument("pto")
     ap.add_argument("--cases", type=int, default=24)
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--more-cases", type=int, default=24,
-                    help="scatter_add, cumsum and topk along the second-last axis")
+    ap.add_argument("--more-cases", type=int, default=32,
+                    help="scatter_add, cumsum, topk along the second-last axis, gather along the "
+                         "second-last axis of a rank-3 source")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     failed = 0
@@ -178,10 +198,11 @@ def main():
                 print(f"FAIL {name}: {p}")
             failed += bool(problems)
         for c in range(a.more_cases):
-            if c % 3 == 2:
+            if c % 4 == 2:
                 name, problems = topk_case(rng, a.pto, tmp, column=True)
             else:
-                name, problems = (cumsum_case if c % 3 else scatter_add_case)(rng, a.pto, tmp)
+                name, problems = (scatter_add_case, cumsum_case, None, gather_mid_case)[c % 4](
+                    rng, a.pto, tmp)
             for p in problems:
                 print(f"FAIL {name}: {p}")
             failed += bool(problems)
