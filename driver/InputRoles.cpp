@@ -1,6 +1,7 @@
 // Roles of a program's arguments from their uses, and seeded inputs drawn per role.
 #include "driver/InputRoles.h"
 
+#include "compiler/ResourceBudget.h"
 #include "compiler/passes/UnrollLoops.h"
 
 #include <algorithm>
@@ -242,7 +243,9 @@ std::vector<InputRoleInfo> inferInputRoles(const Function& tensor) {
     // taken from there, so no other argument's role changes.
     const bool loops = std::any_of(tensor.ops().begin(), tensor.ops().end(),
                                    [](const Op& op) { return op.kind == OpKind::For; });
-    if (!loops) return roles;
+    // Within the default Tensor-op budget only: a bigger program is refused by the compile's
+    // budget check, which must come first (with a clear message), not an out-of-memory here.
+    if (!loops || countUnrolledOps(tensor).ops > ResourceBudget::kDefaultMaxTileOps) return roles;
     Function unrolled = tensor;
     try {
         unrollLoops(unrolled);
