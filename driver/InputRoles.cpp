@@ -1,6 +1,9 @@
 // Roles of a program's arguments from their uses, and seeded inputs drawn per role.
 #include "driver/InputRoles.h"
 
+#include "compiler/ResourceBudget.h"
+#include "compiler/passes/UnrollLoops.h"
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
@@ -60,13 +63,16 @@ public:
     }
 
 private:
-    // An i32 argument a gather indexes with (seen through value-preserving ops): Index with
-    // the extent of the gathered axis (the smallest, when it indexes several); else Data.
+    // An i32 argument a gather or scatter_add indexes with (seen through value-preserving ops):
+    // Index with the extent of the indexed axis (the smallest, when it indexes several); else
+    // Data.
     InputRoleInfo indexRole(ValueId arg) const {
         InputRoleInfo info;
         for (ValueId v : forwardThroughCopies(arg))
             for (const Use& u : m_uses[v]) {
-                if (u.op->kind != OpKind::Gather || u.index != 1) continue;
+                const bool indexes =
+                    u.op->kind == OpKind::Gather || u.op->kind == OpKind::ScatterAdd;
+                if (!indexes || u.index != 1) continue;
                 const Shape& src = m_f.type(u.op->operands[0]).shape;
                 int64_t axis = u.op->attrs.getInt("axis", 0);
                 if (axis < 0) axis += src.rank();
@@ -232,6 +238,25 @@ std::vector<InputRoleInfo> inferInputRoles(const Function& tensor) {
     RoleFinder finder(tensor);
     std::vector<InputRoleInfo> roles;
     for (ValueId a : tensor.args) roles.push_back(finder.roleOf(a));
+    // An index a loop body gathers with is a capture of the loop: its i32 arguments are looked
+    // at again in the unrolled program (the arguments stay the same). Only the index role is
+    // taken from there, so no other argument's role changes.
+    const bool loops = std::any_of(tensor.ops().begin(), tensor.ops().end(),
+                                   [](const Op& op) { return op.kind == OpKind::For; });
+    // Within the default Tensor-op budget only: a bigger program is refused by the compile's
+    // budget check, which must come first (with a clear message), not an out-of-memory here.
+    if (!loops || countUnrolledOps(tensor).ops > ResourceBudget::kDefaultMaxTileOps) return roles;
+    Function unrolled = tensor;
+    try {
+        unrollLoops(unrolled);
+    } catch (const std::exception&) {
+        return roles; // the compile that follows reports it
+    }
+    RoleFinder inBody(unrolled);
+    for (size_t i = 0; i < roles.size() && i < unrolled.args.size(); ++i)
+        if (roles[i].role == InputRole::Data && tensor.type(tensor.args[i]).dtype == DType::I32)
+            if (InputRoleInfo r = inBody.roleOf(unrolled.args[i]); r.role == InputRole::Index)
+                roles[i] = r;
     return roles;
 }
 

@@ -342,6 +342,19 @@ ValueRef FunctionBuilder::topk(ValueRef x, int64_t k, TopKOptions options, Loc l
     return build(OpKind::TopK, {x}, std::move(attrs), nullptr, loc);
 }
 
+ValueRef FunctionBuilder::scatterAdd(ValueRef base, ValueRef index, ValueRef src, int64_t axis,
+                                     Loc loc) {
+    Attrs attrs;
+    attrs.set("axis", axis);
+    return build(OpKind::ScatterAdd, {base, index, src}, std::move(attrs), nullptr, loc);
+}
+
+ValueRef FunctionBuilder::cumsum(ValueRef x, int64_t axis, Loc loc) {
+    Attrs attrs;
+    attrs.set("axis", axis);
+    return build(OpKind::CumSum, {x}, std::move(attrs), nullptr, loc);
+}
+
 // The methods of Ops.def's generated builder forms.
 #define PTO_BUILDER_Unary(kind, name)                                                              \
     ValueRef FunctionBuilder::name(ValueRef x, Loc loc) {                                          \

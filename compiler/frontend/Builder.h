@@ -175,6 +175,12 @@ public:
     ValueRef topk(ValueRef x, int64_t k, Loc loc = Loc::current()) {
         return topk(x, k, TopKOptions{}, loc);
     }
+    // A copy of `base` with each slice of `src` added at `index`'s position along `axis`
+    // (torch.index_add; duplicate indices accumulate in index order).
+    ValueRef scatterAdd(ValueRef base, ValueRef index, ValueRef src, int64_t axis = 0,
+                        Loc loc = Loc::current());
+    // The inclusive prefix sum along `axis`.
+    ValueRef cumsum(ValueRef x, int64_t axis = -1, Loc loc = Loc::current());
 
     // The function's results; ends the function.
     void ret(ValueRef value, Loc loc = Loc::current());

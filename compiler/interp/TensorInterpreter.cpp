@@ -371,6 +371,60 @@ TensorData evalTopK(const OpEval& e) {
     return result;
 }
 
+// cumsum along `axis`: cumsumLine over every line along the axis (docs/PTO_LANGUAGE.md).
+TensorData evalCumSum(const OpEval& e) {
+    e.expectOperands(1, 1);
+    const TensorData& x = e.in(0);
+    const Shape& shape = x.shape;
+    const int axis = e.axis(-1, shape.rank());
+    e.expectResultShape(shape);
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= shape[d];
+    for (int d = axis + 1; d < shape.rank(); ++d) inner *= shape[d];
+    const int64_t n = shape[axis];
+    const size_t elem = size_t(x.elementSize());
+    TensorData result(x.dtype, shape);
+    for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+            const size_t at = size_t(o * n * inner + i) * elem;
+            cumsumLine(x.data() + at, result.data() + at, x.dtype, n, inner);
+        }
+    return e.finishLayout(std::move(result));
+}
+
+// scatter_add %base, %idx, %src {axis}: base, then for j = 0, 1, … (the index's elements in
+// order) slice j of src added into slice idx[j] along `axis` (accumulateRow: one rounding per
+// contribution); an index outside [0, base.shape[axis]) is an error naming it.
+TensorData evalScatterAdd(const OpEval& e) {
+    e.expectOperands(3, 3);
+    const TensorData& base = e.in(0);
+    const TensorData& index = e.in(1);
+    const TensorData& src = e.in(2);
+    if (index.dtype != DType::I32) e.fail("the index " + e.describe(1) + " must be i32");
+    const int axis = e.axis(0, base.shape.rank());
+    e.expectResultShape(base.shape);
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= base.shape[d];
+    for (int d = axis + 1; d < base.shape.rank(); ++d) inner *= base.shape[d];
+    const int64_t n = base.shape[axis], m = index.numel();
+    if (src.numel() != outer * m * inner || src.dtype != base.dtype)
+        e.fail("the source " + e.describe(2) + " does not match the base and index");
+    TensorData result = base;
+    const size_t run = size_t(inner * base.elementSize());
+    for (int64_t j = 0; j < m; ++j) {
+        int32_t k = 0;
+        std::memcpy(&k, index.data() + j * 4, 4);
+        if (k < 0 || k >= n)
+            e.fail("index " + std::to_string(k) + " at element " + std::to_string(j) + " of " +
+                   e.describe(1) + " is outside [0, " + std::to_string(n) + ") (axis " +
+                   std::to_string(axis) + " of " + e.describe(0) + ")");
+        for (int64_t o = 0; o < outer; ++o)
+            accumulateRow(result.data() + size_t(o * n + k) * run,
+                          src.data() + size_t(o * m + j) * run, base.dtype, inner);
+    }
+    return e.finishLayout(std::move(result));
+}
+
 TensorData dispatch(const OpEval& e) {
     const OpKind kind = e.op().kind;
     if (isUnaryKind(kind)) return evalUnary(e);
@@ -423,6 +477,10 @@ TensorData dispatch(const OpEval& e) {
         return evalGather(e);
     case OpKind::TopK:
         return evalTopK(e);
+    case OpKind::ScatterAdd:
+        return evalScatterAdd(e);
+    case OpKind::CumSum:
+        return evalCumSum(e);
     default:
         e.fail("is a data-movement op or directive, not a compute op");
     }

@@ -161,6 +161,8 @@ private:
             return matmulAcc(op);
         case OpKind::Gather:
             return gather(op);
+        case OpKind::TScatterAdd:
+            return scatterAdd(op);
         case OpKind::VecTile:
         case OpKind::CubeTile:
             return;
@@ -250,8 +252,15 @@ private:
         const Type& t = resultType(op);
         const std::vector<int64_t> offset =
             op.attrs.getInts("offset").value_or(std::vector<int64_t>(size_t(src.shape.rank()), 0));
-        const int64_t rows = src.shape.rows(), cols = src.shape.cols();
+        // The rows of the matrix the leading offsets pick (the whole tensor when rank 2).
+        const int rank = src.shape.rank();
+        const int64_t rows = rank >= 2 ? src.shape[rank - 2] : src.shape.rows();
+        const int64_t cols = src.shape.cols();
         const int64_t col = offset.empty() ? 0 : offset.back();
+        int64_t first = 0;
+        for (int d = 0; d + 2 < rank && d < int(offset.size()); ++d)
+            first = first * src.shape[d] + offset[size_t(d)];
+        first *= rows;
         if (index.dtype != DType::I32 || index.numel() != t.shape.rows() || col < 0 ||
             col + t.shape.cols() > cols || t.dtype != src.dtype)
             fail(op, "tile " + typeString(t.dtype, t.shape) + " at column " + std::to_string(col) +
@@ -268,9 +277,43 @@ private:
                              " of " + describe(op.operands[1]) + " is outside the " +
                              std::to_string(rows) + " rows of " + describe(op.operands[0]));
             std::memcpy(tile.data() + size_t(i) * run,
-                        src.data() + (size_t(k) * size_t(cols) + size_t(col)) * elem, run);
+                        src.data() + (size_t(first + k) * size_t(cols) + size_t(col)) * elem, run);
         }
         define(op.result, std::move(tile), false);
+    }
+
+    // tscatter_add %t, %g, %idx {offset = [0, c]}: row i of the tile added into row idx[i] of
+    // %g's rows × cols view at columns [c, c + cols), rows in order (accumulateRow); an index
+    // outside the rows is an error.
+    void scatterAdd(const Op& op) {
+        expectOperands(op, 3);
+        const TensorData& tile = operand(op, 0);
+        const TensorData& index = operand(op, 2);
+        if (!m_isGm[op.operands[1]])
+            fail(op, "scatters into " + describe(op.operands[1]) +
+                         ", which is not a GM tensor (an argument or a gm_tensor)");
+        TensorData& dst = m_values[op.operands[1]];
+        const std::vector<int64_t> offset =
+            op.attrs.getInts("offset").value_or(std::vector<int64_t>(size_t(dst.shape.rank()), 0));
+        const int64_t rows = dst.shape.rows(), cols = dst.shape.cols();
+        const int64_t col = offset.empty() ? 0 : offset.back();
+        if (index.dtype != DType::I32 || index.numel() != tile.shape.rows() || col < 0 ||
+            col + tile.shape.cols() > cols || tile.dtype != dst.dtype)
+            fail(op, "tile " + typeString(tile.dtype, tile.shape) + " at column " +
+                         std::to_string(col) + " cannot scatter into " + describe(op.operands[1]) +
+                         " by " + describe(op.operands[2]));
+        const size_t elem = size_t(dst.elementSize());
+        const size_t run = size_t(tile.shape.cols()) * elem;
+        for (int64_t i = 0; i < index.numel(); ++i) {
+            int32_t k = 0;
+            std::memcpy(&k, index.data() + i * 4, 4);
+            if (k < 0 || k >= rows)
+                fail(op, "index " + std::to_string(k) + " at element " + std::to_string(i) +
+                             " of " + describe(op.operands[2]) + " is outside the " +
+                             std::to_string(rows) + " rows of " + describe(op.operands[1]));
+            accumulateRow(dst.data() + (size_t(k) * size_t(cols) + size_t(col)) * elem,
+                          tile.data() + size_t(i) * run, dst.dtype, tile.shape.cols());
+        }
     }
 
     void matmulAcc(const Op& op) {

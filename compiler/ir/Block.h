@@ -84,16 +84,17 @@ struct GmRegion {
     }
 };
 
-// The Tile ops that move data between GM and a tile: tload, tstore and gather.
+// The Tile ops that move data between GM and a tile: tload, tstore, gather and tscatter_add.
 inline bool readsOrWritesGm(OpKind kind) {
-    return kind == OpKind::TLoad || kind == OpKind::TStore || kind == OpKind::Gather;
+    return kind == OpKind::TLoad || kind == OpKind::TStore || kind == OpKind::Gather ||
+           kind == OpKind::TScatterAdd;
 }
 
 // The region of a tload/tstore from its `offset` attr (absent = the origin) and its tile's
-// shape; a gather's region is its column strip over every row of the tensor. Throws CompileError
-// (naming the op) when the tile does not lie inside the tensor.
+// shape; a gather's or tscatter_add's region is its column strip over every row of the tensor.
+// Throws CompileError (naming the op) when the tile does not lie inside the tensor.
 inline GmRegion gmRegionOf(const Function& tile, const Op& op) {
-    const bool store = op.kind == OpKind::TStore;
+    const bool store = op.kind == OpKind::TStore || op.kind == OpKind::TScatterAdd;
     GmRegion r;
     r.write = store;
     r.tensor = store ? op.operands.at(1) : op.operands.at(0);
@@ -103,7 +104,9 @@ inline GmRegion gmRegionOf(const Function& tile, const Op& op) {
     if (offset.empty()) offset.assign(size_t(gm.rank()), 0);
     r.rows = tileShape.rows();
     r.cols = tileShape.cols();
-    if (op.kind == OpKind::Gather) r.rows = gm.rows(); // any row: the index decides
+    if (op.kind == OpKind::TScatterAdd) r.rows = gm.rows(); // any row: the index decides
+    if (op.kind == OpKind::Gather) // any row of the matrix its leading offsets pick
+        r.rows = gm.rank() >= 2 ? gm[gm.rank() - 2] : gm.rows();
     bool ok = int(offset.size()) == gm.rank();
     for (int d = 0; ok && d + 1 < gm.rank(); ++d) {
         ok = offset[d] >= 0 && offset[d] < gm[d];

@@ -19,6 +19,9 @@ Placement placeTileOp(const Function& tile, const Op& op) {
     case OpKind::Gather: // a gather DMA GM -> UB, driven by an index tile in UB
         return spaceOf(op.result) == MemSpace::UB ? Placement{CoreType::AIV, Pipe::MTE2}
                                                   : Placement{};
+    case OpKind::TScatterAdd: // a scatter DMA UB -> GM with atomic add
+        return spaceOf(op.operands[0]) == MemSpace::UB ? Placement{CoreType::AIV, Pipe::MTE3}
+                                                       : Placement{};
     case OpKind::TMove:
         return {CoreType::AIC, Pipe::MTE1};
     case OpKind::Matmul:

@@ -294,6 +294,16 @@ void topkRow(const double* row, int64_t n, int64_t k, bool largest, int32_t* out
 // beyond 2^24 included).
 double elementKey(const std::byte* p, DType dtype);
 
+// --- Prefix sums and scatter-adds (cumsum, TCUMSUM; scatter_add, MSCATTER) ---------------------
+// cumsum of n elements `stride` elements apart, from `src` into `dst` (may be the same): a float
+// dtype keeps an f32 running sum in index order and rounds each output once (RNE) from it; i32
+// sums exactly (64-bit) and saturates each output. The interpreters and the simulator share it.
+void cumsumLine(const std::byte* src, std::byte* dst, DType dtype, int64_t n, int64_t stride);
+// dst[i] = dst[i] + src[i] for n elements of `dtype`: a float computed in f32 and rounded once
+// (RNE) to the dtype, an i32 exactly and saturated — one contribution of a scatter-add, which
+// applies its contributions one at a time in index order.
+void accumulateRow(std::byte* dst, const std::byte* src, DType dtype, int64_t n);
+
 template <class Visitor> bool dispatchReduce(OpKind kind, Visitor&& visitor) {
     switch (kind) {
     case OpKind::ReduceSum:

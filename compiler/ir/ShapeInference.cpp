@@ -98,6 +98,9 @@ private:
     Type gather();
     Type gatherTile();
     Type topk();
+    Type scatterAdd();
+    Type tscatterAdd();
+    Type cumsum();
     Type directive();
     Type control();
 
@@ -753,10 +756,15 @@ Type Inference::gatherTile() {
     if (offset.size() != size_t(src.rank()))
         fail(fmt::format("offset {} has {} entries, but the tensor {} has rank {}", listStr(offset),
                          offset.size(), shapeStr(src), src.rank()));
-    for (size_t i = 0; i + 1 < offset.size(); ++i)
-        if (offset[i] != 0)
-            fail(fmt::format("offset {} may only shift the columns (the rows come from the index)",
-                             listStr(offset)));
+    // Leading offsets pick the matrix of a rank ≥ 3 tensor the rows come from; the row offset
+    // stays 0 (the rows come from the index).
+    for (size_t i = 0; i + 2 < offset.size(); ++i)
+        if (offset[i] < 0 || offset[i] >= src[int(i)])
+            fail(fmt::format("offset {} lies outside {} in dim {}", listStr(offset),
+                             typeStr(m_in[0]), i));
+    if (offset.size() >= 2 && offset[offset.size() - 2] != 0)
+        fail(fmt::format("offset {} may only shift the columns (the rows come from the index)",
+                         listStr(offset)));
     const int64_t col = offset.empty() ? 0 : offset.back();
     if (col < 0 || col + d.shape.cols() > src.cols())
         fail(fmt::format("columns [{}, {}) exceed the {} columns of {}", col, col + d.shape.cols(),
@@ -780,6 +788,74 @@ Type Inference::topk() {
     Shape out = in;
     out[axis] = k;
     return finish(result(unitAttr("indices") ? DType::I32 : m_in[0].dtype, out));
+}
+
+// scatter_add %base, %idx, %src {axis}: base's type; src must have the shape gather would give,
+// base.shape[:axis] + idx.shape + base.shape[axis+1:], and base's dtype.
+Type Inference::scatterAdd() {
+    requireNotBool(0);
+    if (m_in[1].dtype != DType::I32)
+        fail(fmt::format("the index operand must be i32, found {}", typeStr(m_in[1])));
+    requireSameDtype(0, 2);
+    const Shape& base = m_in[0].shape;
+    const int axis = normalizeAxis(intAttr("axis").value_or(0), base.rank(), "axis");
+    Shape want;
+    for (int d = 0; d < axis; ++d) want.push(base[d]);
+    for (int64_t d : m_in[1].shape.dims()) want.push(d);
+    for (int d = axis + 1; d < base.rank(); ++d) want.push(base[d]);
+    if (want.rank() > Shape::kMaxRank || want != m_in[2].shape)
+        fail(fmt::format("the source {} must have the shape {} (the base's dims with axis {} "
+                         "replaced by the index's {})",
+                         typeStr(m_in[2]), shapeStr(want), axis, shapeStr(m_in[1].shape)));
+    return finish(result(m_in[0].dtype, base));
+}
+
+// tscatter_add %tile, %gm, %idx {offset = [0, c]}: no result; row i of the tile is added into
+// row idx[i] of the GM tensor's rows × cols view, columns [c, c + cols).
+Type Inference::tscatterAdd() {
+    if (m_declared) fail("has no result, so it takes no result type");
+    if (m_in[0].space == MemSpace::GM)
+        fail(fmt::format("operand 0 must be a tile, found {} (a GM tensor)", typeStr(m_in[0])));
+    if (m_in[1].space != MemSpace::GM)
+        fail(fmt::format("destination must be a GM tensor, found {}", typeStr(m_in[1])));
+    if (m_in[2].space == MemSpace::GM)
+        fail(fmt::format("the index must be a tile, found {} (a GM tensor; tload it first)",
+                         typeStr(m_in[2])));
+    if (m_in[2].dtype != DType::I32)
+        fail(fmt::format("the index tile must be i32, found {}", typeStr(m_in[2])));
+    if (m_in[0].dtype != m_in[1].dtype)
+        fail(fmt::format("tscatter_add keeps the dtype: tile {} vs destination {}",
+                         dtypeName(m_in[0].dtype), dtypeName(m_in[1].dtype)));
+    if (m_in[0].dtype == DType::Bool || m_in[0].dtype == DType::I8)
+        fail(fmt::format("adds f16, bf16, f32 or i32 rows, found {}", dtypeName(m_in[0].dtype)));
+    const Shape& tile = m_in[0].shape;
+    const Shape& gm = m_in[1].shape;
+    if (tile.rows() != m_in[2].shape.numel())
+        fail(fmt::format("the tile {} has {} rows but the index tile {} holds {} indices",
+                         shapeStr(tile), tile.rows(), typeStr(m_in[2]), m_in[2].shape.numel()));
+    std::vector<int64_t> offset(size_t(gm.rank()), 0);
+    if (auto o = listAttr("offset")) offset = *o;
+    if (offset.size() != size_t(gm.rank()))
+        fail(fmt::format("offset {} has {} entries, but the tensor {} has rank {}", listStr(offset),
+                         offset.size(), shapeStr(gm), gm.rank()));
+    for (size_t i = 0; i + 1 < offset.size(); ++i)
+        if (offset[i] != 0)
+            fail(fmt::format("offset {} may only shift the columns (the rows come from the index)",
+                             listStr(offset)));
+    const int64_t col = offset.empty() ? 0 : offset.back();
+    if (col < 0 || col + tile.cols() > gm.cols())
+        fail(fmt::format("columns [{}, {}) exceed the {} columns of {}", col, col + tile.cols(),
+                         gm.cols(), typeStr(m_in[1])));
+    return Type{};
+}
+
+// cumsum %x {axis = -1}: x's type (at Tile level axis 0 scans down the columns, 1 along rows).
+Type Inference::cumsum() {
+    requireNotBool(0);
+    if (m_in[0].dtype == DType::I8)
+        fail("needs f16, bf16, f32 or i32 (an i8 prefix sum would saturate; cast it first)");
+    normalizeAxis(intAttr("axis").value_or(-1), m_in[0].shape.rank(), "axis");
+    return finish(result(m_in[0].dtype, m_in[0].shape));
 }
 
 Type Inference::control() {
@@ -888,7 +964,8 @@ bool declaredTypeIsDefault(const Function& f, const Op& op) {
 }
 
 bool opHasResult(OpKind kind) {
-    return kind != OpKind::TStore && !isDirective(kind) && !isControl(kind);
+    return kind != OpKind::TStore && kind != OpKind::TScatterAdd && !isDirective(kind) &&
+           !isControl(kind);
 }
 
 std::pair<int, int> operandCountRange(OpKind kind) {
@@ -899,7 +976,8 @@ std::pair<int, int> operandCountRange(OpKind kind) {
 void normalizeAttrs(OpKind kind, std::span<const Type> operands, Attrs& attrs) {
     OpClass cls = opInfo(kind).cls;
     bool hasAxis = cls == OpClass::Reduce || kind == OpKind::Softmax || kind == OpKind::Concat ||
-                   kind == OpKind::Gather || kind == OpKind::TopK;
+                   kind == OpKind::Gather || kind == OpKind::TopK || kind == OpKind::ScatterAdd ||
+                   kind == OpKind::CumSum;
     if (hasAxis && !operands.empty()) {
         const AttrValue* v = attrs.find("axis");
         const int64_t* axis = v ? std::get_if<int64_t>(v) : nullptr;

@@ -480,7 +480,8 @@ std::pair<int, int> opcodeOperands(Opcode op) {
     case Opcode::TColMin:
     case Opcode::TTrans:
         return {2, 3};
-    case Opcode::MGather: // destination, GM strip, index tile
+    case Opcode::MGather:  // destination, GM strip, index tile
+    case Opcode::MScatter: // GM strip, source rows, index tile
         return {3, 3};
     case Opcode::SetFlag:
     case Opcode::WaitFlag:

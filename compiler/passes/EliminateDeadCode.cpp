@@ -15,8 +15,9 @@ std::vector<bool> externallyVisible(const Function& f) {
 
 bool isLive(const Op& op, const std::vector<bool>& needed, const std::vector<bool>& visible) {
     if (isDirective(op.kind)) return true;
-    if (op.kind == OpKind::TStore) {
-        // tstore %tile, %gm: live when %gm is an output/argument or a kept op reads it later.
+    if (op.kind == OpKind::TStore || op.kind == OpKind::TScatterAdd) {
+        // tstore %tile, %gm (tscatter_add %tile, %gm, %idx): live when %gm is an
+        // output/argument or a kept op reads it later.
         if (op.operands.size() < 2) return true;
         const ValueId gm = op.operands[1];
         return visible[gm] || needed[gm];

@@ -193,6 +193,13 @@ private:
         case OpKind::Gather: // dst, the GM column strip (every row), the index tile
             add(Opcode::MGather, op, {dst(), gmOperand(op), in(1)});
             return;
+        case OpKind::TScatterAdd: // the GM column strip (every row), the rows, the index tile
+            add(Opcode::MScatter, op, {gmOperand(op), in(0), in(2)}).mode = "add";
+            return;
+        case OpKind::CumSum:
+            add(Opcode::TCumSum, op, {dst(), in(0)}).mode =
+                op.attrs.getInt("axis", 1) == 0 ? "cols" : "rows";
+            return;
         case OpKind::TopK:
             add(Opcode::TTopK, op, {dst(), in(0)}).mode =
                 std::string(op.attrs.getBool("largest", true) ? "largest" : "smallest") +

@@ -57,6 +57,8 @@ void expandOp(Ctx& c, const Op& op) {
     case OpClass::Index:
         if (op.kind == OpKind::Gather) return expandGather(c, op);
         if (op.kind == OpKind::TopK) return expandTopK(c, op);
+        if (op.kind == OpKind::ScatterAdd) return expandScatterAdd(c, op);
+        if (op.kind == OpKind::CumSum) return expandCumSum(c, op);
         break;
     case OpClass::Composite:
         c.shapes.fail(op, "composite ops must be decomposed before expand-tiles (run "

@@ -28,6 +28,8 @@ SpaceSet readable(const Op& op, size_t index) {
         return bit(MemSpace::L1);
     case OpKind::Gather:
         return index == 0 ? bit(MemSpace::GM) : bit(MemSpace::UB);
+    case OpKind::TScatterAdd:
+        return index == 1 ? bit(MemSpace::GM) : bit(MemSpace::UB);
     case OpKind::Matmul:
         return index == 0 ? bit(MemSpace::L0A) : bit(MemSpace::L0B);
     case OpKind::MatmulAcc:

@@ -150,7 +150,8 @@ public:
             m_spaces.emplace(s, SpaceTracker(end));
         }
         for (const BlockItem& item : block.items)
-            if (m_tile.op(item.op).kind == OpKind::TStore)
+            if (const OpKind k = m_tile.op(item.op).kind;
+                k == OpKind::TStore || k == OpKind::TScatterAdd)
                 m_gm.markWritten(m_tile.op(item.op).operands[1]);
         m_clock.fill(emptyClock());
         m_snapshot.resize(block.items.size());

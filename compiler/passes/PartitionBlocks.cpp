@@ -62,6 +62,10 @@ std::string spaceProblem(const Function& tile, const Op& op, const Placement& pl
                    : "gathers rows of a GM tensor by a UB index tile only";
     case OpKind::TStore:
         return is(1, {MemSpace::GM}) ? "" : "stores to a value that is not in GM";
+    case OpKind::TScatterAdd:
+        return is(0, {MemSpace::UB}) && is(1, {MemSpace::GM}) && is(2, {MemSpace::UB})
+                   ? ""
+                   : "adds UB rows into a GM tensor by a UB index tile only";
     case OpKind::TMove:
         return is(0, {MemSpace::L1}) &&
                        (space(op.result) == MemSpace::L0A || space(op.result) == MemSpace::L0B)

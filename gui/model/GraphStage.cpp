@@ -11,6 +11,8 @@
 #include <chrono>
 #include <future>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
 
 namespace pto::gui {
 namespace {
@@ -53,13 +55,22 @@ private:
     std::unordered_map<std::string, std::uint16_t> m_index;
 };
 
-// A gather's second operand is its index tensor: its edge is labelled "index …" so the graph
-// shows which value selects the rows (edges come in operand order).
+// The operand position of the index tensor of an indexing op (gather, scatter_add: the second;
+// tscatter_add: the third), or -1.
+int indexOperand(std::string_view kind) {
+    if (kind == "gather" || kind == "scatter_add") return 1;
+    if (kind == "tscatter_add") return 2;
+    return -1;
+}
+
+// An indexing op's index operand: its edge is labelled "index …" so the graph shows which
+// value selects the rows (edges come in operand order).
 void markIndexEdges(GraphStage& g) {
     std::unordered_map<int, int> inputsSeen;
-    for (GraphEdge& e : g.edges)
-        if (g.text(g.nodes[std::size_t(e.dst)].kind) == "gather" && inputsSeen[e.dst]++ == 1)
-            e.label = "index " + e.label;
+    for (GraphEdge& e : g.edges) {
+        const int index = indexOperand(g.text(g.nodes[std::size_t(e.dst)].kind));
+        if (index >= 0 && inputsSeen[e.dst]++ == index) e.label = "index " + e.label;
+    }
 }
 
 SideData readSide(const tracedb::TraceReader& reader, std::int64_t stageId) {

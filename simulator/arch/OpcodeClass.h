@@ -7,8 +7,8 @@
 namespace pto::sim {
 
 enum class OpcodeClass : unsigned char {
-    Dma,    ///< TLOAD, TSTORE, TEXTRACT, TMOV, MGATHER: time from dma.* rates and latencies
-    Cube,   ///< TMATMUL, TMATMUL_ACC: startup + slope x fractals
+    Dma,  ///< TLOAD, TSTORE, TEXTRACT, TMOV, MGATHER, MSCATTER: time from dma.* rates and latencies
+    Cube, ///< TMATMUL, TMATMUL_ACC: startup + slope x fractals
     Vector, ///< elementwise, tile-scalar, row/column, layout: startup + slope x repeats
     Sync,   ///< SET_FLAG, WAIT_FLAG, BARRIER, CROSS_*: startup (+ the wait)
 };
@@ -20,6 +20,7 @@ constexpr OpcodeClass opcodeClass(Opcode op) {
     case Opcode::TExtract:
     case Opcode::TMov:
     case Opcode::MGather:
+    case Opcode::MScatter:
         return OpcodeClass::Dma;
     case Opcode::TMatmul:
     case Opcode::TMatmulAcc:

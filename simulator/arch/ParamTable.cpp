@@ -61,6 +61,8 @@ constexpr CostDefault kCostDefaults[] = {
     {Opcode::TRowExpandDiv, 13, 8, "(assumption: as vdiv)"},
     {Opcode::TRowExpandMax, 6, 2, "(assumption: as vadd)"},
     {Opcode::TTrans, 12, 4, "(assumption)"},
+    {Opcode::TCumSum, 6, 2,
+     "(assumption: as vadd per pass; rows: ceil(log2 n) passes, cols: one vadd per row)"},
     {Opcode::TTopK, 9, 7,
      "(assumption: per repeat and sort pass as vcmax; passes = TSORT32 + 4-way TMRGSORT merges)"},
     {Opcode::SetFlag, 1, 0, "pto-isa cost model (1 cycle plus the wait)"},

@@ -22,6 +22,12 @@ constexpr Param kPathParam[kDmaPathCount] = {
 
 } // namespace
 
+double cumsumPasses(int64_t n) {
+    double passes = 1;
+    for (int64_t span = 2; span < n; span *= 2) ++passes;
+    return passes;
+}
+
 double topkPasses(int64_t n) {
     double passes = 1;                                  // TSORT32: sorted runs of 32
     for (int64_t run = 32; run < n; run *= 4) ++passes; // TMRGSORT merges 4 runs per pass
@@ -55,6 +61,8 @@ bool opcodeMovesAlong(Opcode op, DmaPath path) {
         return path == DmaPath::GmToUb || path == DmaPath::GmToL1;
     case Opcode::MGather:
         return path == DmaPath::GmToUb;
+    case Opcode::MScatter:
+        return path == DmaPath::UbToGm;
     case Opcode::TStore:
         return path == DmaPath::UbToGm || path == DmaPath::L1ToGm || path == DmaPath::L0cToGm;
     case Opcode::TExtract:
@@ -128,7 +136,18 @@ int64_t CostModel::vectorCycles(const Instr& instr) const {
     double repeats = ceilDiv(static_cast<double>(bytes), m_bytesPerRepeat);
     if (instr.opcode == Opcode::TTopK && instr.operandCount > 1) // sort passes over each row
         repeats *= topkPasses(instr.operands[1].cols);
-    const double issues = std::max(1.0, ceilDiv(repeats, m_maxRepeats));
+    double issues = std::max(1.0, ceilDiv(repeats, m_maxRepeats));
+    if (instr.opcode == Opcode::TCumSum && instr.operandCount > 1) {
+        const Operand& src = instr.operands[1];
+        if (instr.mode == "cols") { // one vadd of a row onto the next, row by row
+            issues = std::max<double>(1.0, src.rows);
+            repeats = issues * ceilDiv(static_cast<double>(src.cols * dtypeSize(src.dtype)),
+                                       m_bytesPerRepeat);
+        } else { // a log-step scan along each row (Hillis-Steele): one vadd pass per step
+            repeats *= cumsumPasses(src.cols);
+            issues = std::max(1.0, ceilDiv(repeats, m_maxRepeats));
+        }
+    }
     const OpCost& c = m_cost[static_cast<int>(instr.opcode)];
     return ceilCycles(c.startup * issues + c.slope * repeats);
 }
@@ -151,14 +170,22 @@ double CostModel::efficiency(const Operand& gm) const {
 }
 
 GmTransferCost CostModel::gatherTransfer(const Operand& dst, const Operand& gm) const {
+    return rowsTransfer(dst, gm, DmaPath::GmToUb);
+}
+
+GmTransferCost CostModel::scatterTransfer(const Operand& src, const Operand& gm) const {
+    return rowsTransfer(src, gm, DmaPath::UbToGm);
+}
+
+GmTransferCost CostModel::rowsTransfer(const Operand& tile, const Operand& gm, DmaPath path) const {
     Operand row = gm;
     row.rows = 1;
     const int64_t pitch = gm.stride * dtypeSize(gm.dtype);
     GmTransferCost t;
-    t.bytes = static_cast<double>(dst.bytes());
+    t.bytes = static_cast<double>(tile.bytes());
     t.efficiency =
         efficiency(row) * (pitch % m_gmAlign == 0 || gm.addr % m_gmAlign != 0 ? 1.0 : m_misaligned);
-    t.cap = pathRate(DmaPath::GmToUb) * t.efficiency;
+    t.cap = pathRate(path) * t.efficiency;
     t.latency = m_hbmLatency;
     return t;
 }

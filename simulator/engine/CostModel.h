@@ -70,6 +70,9 @@ struct GmTransferCost {
 /// The sort passes of a TTOPK over rows of n elements: one TSORT32 pass (sorted runs of 32)
 /// and one 4-way TMRGSORT pass per factor 4 above 32 (an assumption, docs/SIMULATOR.md).
 double topkPasses(int64_t n);
+/// The vadd passes of a TCUMSUM along rows of n elements: ceil(log2 n), at least 1 (a log-step
+/// scan; an assumption, docs/SIMULATOR.md).
+double cumsumPasses(int64_t n);
 
 class CostModel {
 public:
@@ -84,6 +87,9 @@ public:
     /// per row (the efficiency of a single row of the strip, aligned only when the strip's
     /// start and row pitch are), at the GM -> UB rate (docs/SIMULATOR.md, "Gather DMA").
     GmTransferCost gatherTransfer(const Operand& dst, const Operand& gm) const;
+    /// An MSCATTER of `src`'s rows into the GM strip `gm` with atomic add: the same per-row
+    /// model at the UB -> GM rate (the add itself is free: an assumption, docs/SIMULATOR.md).
+    GmTransferCost scatterTransfer(const Operand& src, const Operand& gm) const;
 
     double pathRate(DmaPath path) const { return m_pathRate[static_cast<int>(path)]; }
     /// Transfer efficiency of a GM operand (size and alignment).
@@ -97,6 +103,7 @@ public:
     double latencyOverlap() const { return m_latencyOverlap; }
 
 private:
+    GmTransferCost rowsTransfer(const Operand& tile, const Operand& gm, DmaPath path) const;
     struct OpCost {
         double startup = 0;
         double slope = 0;

@@ -380,6 +380,10 @@ void Engine::lookupL2(PipeState& ps, const GmTransfer& transfer) {
         ps.hbmBytes = transfer.cost.bytes;
         ps.throttled = {};
         const auto bytes = static_cast<int64_t>(transfer.cost.bytes);
+        if (transfer.gm.write) { // a scatter: its atomic adds go through to HBM
+            m_result.memory.hbmWriteBytes += bytes;
+            return;
+        }
         m_result.memory.l2MissBytes += bytes;
         m_result.memory.hbmReadBytes += bytes;
         return;
@@ -472,8 +476,10 @@ void Engine::completeInstr(int slot, Pipe pipe) {
         if (m_trace->wantsInstructions() && ti.kind == InstrKind::GmDma &&
             m_program.gmTransfers()[ti.aux].gather) {
             const GmTransferCost& cost = m_program.gmTransfers()[ti.aux].cost;
-            slice = m_trace->gatherInstr(slot, pipe, core.kernel->firstInstrId + index,
-                                         taskId(core), ps.startedAt, m_now, instr.operands[0].rows,
+            const bool scatter = instr.opcode == Opcode::MScatter; // rows: its source's
+            slice = m_trace->gatherInstr(slot, pipe, instr.opcode,
+                                         core.kernel->firstInstrId + index, taskId(core),
+                                         ps.startedAt, m_now, instr.operands[scatter ? 1 : 0].rows,
                                          static_cast<int64_t>(cost.bytes), cost.efficiency);
         } else if (m_trace->wantsInstructions()) {
             slice = m_trace->instr(slot, pipe, instr.opcode, core.kernel->firstInstrId + index,

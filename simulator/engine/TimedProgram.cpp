@@ -253,9 +253,11 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
             if (isGmPath(*path)) {
                 const Operand& gm = src.space == MemSpace::GM ? src : dst;
                 const bool gather = in.opcode == Opcode::MGather;
-                GmTransfer transfer{gather ? costs.gatherTransfer(dst, gm)
-                                           : costs.gmTransfer(*path, gm),
-                                    regionOf(gm, dst.space == MemSpace::GM), *path, gather};
+                const bool indexed = gather || in.opcode == Opcode::MScatter;
+                GmTransfer transfer{gather    ? costs.gatherTransfer(dst, gm)
+                                    : indexed ? costs.scatterTransfer(src, gm)
+                                              : costs.gmTransfer(*path, gm),
+                                    regionOf(gm, dst.space == MemSpace::GM), *path, indexed};
                 t.kind = InstrKind::GmDma;
                 t.aux = static_cast<uint32_t>(m_transfers.size());
                 t.cycles = transfer.cost.latency +

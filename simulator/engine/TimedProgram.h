@@ -64,8 +64,8 @@ struct GmTransfer {
     GmTransferCost cost;
     Region gm; ///< the GM bytes it reads (TLOAD) or writes (TSTORE), for the L2 lookup
     DmaPath path = DmaPath::GmToUb;
-    bool gather =
-        false; ///< MGATHER: data-dependent rows, looked up as L2 misses (docs/SIMULATOR.md)
+    bool gather = false; ///< MGATHER/MSCATTER: data-dependent rows, looked up as L2 misses
+                         ///< (reads) or written through (docs/SIMULATOR.md)
 };
 
 struct TimedKernel {

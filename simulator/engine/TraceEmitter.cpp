@@ -173,14 +173,14 @@ int64_t TraceEmitter::instr(int core, Pipe pipe, Opcode op, int64_t instrId, uin
                     SliceCategory::Instr, 0, instrId, taskId, false);
 }
 
-int64_t TraceEmitter::gatherInstr(int core, Pipe pipe, int64_t instrId, uint32_t taskId,
+int64_t TraceEmitter::gatherInstr(int core, Pipe pipe, Opcode op, int64_t instrId, uint32_t taskId,
                                   int64_t start, int64_t end, int64_t rows, int64_t bytes,
                                   double efficiency) {
     if (m_level >= TraceLevel::Full)
         m_util.add(static_cast<size_t>(core) * kPipeCount + static_cast<size_t>(pipe), start, end);
-    const int64_t id = addSlice(pipeTrack(core, pipe), start, end - start,
-                                m_opcodeNames[static_cast<int>(Opcode::MGather)],
-                                SliceCategory::Instr, 0, instrId, taskId, true);
+    const int64_t id =
+        addSlice(pipeTrack(core, pipe), start, end - start, m_opcodeNames[static_cast<int>(op)],
+                 SliceCategory::Instr, 0, instrId, taskId, true);
     addArg(id, "rows", rows);
     addArg(id, "bytes", bytes);
     addArg(id, "row_bytes", rows > 0 ? bytes / rows : 0);

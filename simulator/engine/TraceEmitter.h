@@ -67,10 +67,11 @@ public:
     /// One instruction on its pipe; returns its slice id.
     int64_t instr(int core, Pipe pipe, Opcode op, int64_t instrId, uint32_t taskId, int64_t start,
                   int64_t end);
-    /// A gather DMA (MGATHER) on its pipe, with args rows, bytes, row_bytes and
-    /// dma_efficiency (the size/alignment factor of one row's transfer); returns its slice id.
-    int64_t gatherInstr(int core, Pipe pipe, int64_t instrId, uint32_t taskId, int64_t start,
-                        int64_t end, int64_t rows, int64_t bytes, double efficiency);
+    /// A gather or scatter DMA (MGATHER, MSCATTER) on its pipe, with args rows, bytes,
+    /// row_bytes and dma_efficiency (the size/alignment factor of one row's transfer); returns
+    /// its slice id.
+    int64_t gatherInstr(int core, Pipe pipe, Opcode op, int64_t instrId, uint32_t taskId,
+                        int64_t start, int64_t end, int64_t rows, int64_t bytes, double efficiency);
     /// One task on its core's track; returns its slice id.
     int64_t task(int core, uint32_t taskId, std::string_view name, int64_t start, int64_t end);
     /// A pipe waiting for a flag before WAIT_FLAG `instrId` (Full).

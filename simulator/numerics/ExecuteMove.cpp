@@ -1,4 +1,5 @@
-// Data movement between GM and the on-chip buffers: TLOAD, TSTORE, TEXTRACT, TMOV, MGATHER.
+// Data movement between GM and the on-chip buffers: TLOAD, TSTORE, TEXTRACT, TMOV, MGATHER,
+// MSCATTER.
 #include "simulator/numerics/ExecuteOps.h"
 
 #include "simulator/numerics/TileKernels.h"
@@ -76,6 +77,41 @@ void executeGather(InstrContext& ctx) {
     }
 }
 
+// MSCATTER dst(GM) += src(UB), idx(UB i32), mode "add": row i of src is added into row idx[i]
+// of the GM strip dst (rows = every row of the tensor, cols = src's), rows in order, each
+// element computed as accumulateRow does (the Tile interpreter's tscatter_add, bit for bit); an
+// index outside the strip's rows is an out-of-bounds fault naming the index.
+void executeScatter(InstrContext& ctx) {
+    ctx.expectCount(3, 3);
+    ctx.expectSpace(0, {MemSpace::GM});
+    ctx.expectSpace(1, {MemSpace::UB});
+    ctx.expectSpace(2, {MemSpace::UB});
+    ctx.expectSameDType(0, 1);
+    ctx.expectDType(0, {DType::F32, DType::F16, DType::BF16, DType::I32});
+    ctx.expectDType(2, {DType::I32});
+    ctx.expectPipe(Pipe::MTE3);
+    if (ctx.instr().mode != "add")
+        ctx.bad(fmt::format("unknown scatter mode '{}' (add)", ctx.instr().mode));
+    const Operand& src = ctx.operand(1);
+    const Operand& idx = ctx.operand(2);
+    if (int64_t(idx.rows) * idx.cols != src.rows || ctx.operand(0).cols != src.cols)
+        ctx.bad(fmt::format("{} indices for {} source rows, or strip columns {} != {}",
+                            int64_t(idx.rows) * idx.cols, src.rows, ctx.operand(0).cols, src.cols));
+    const TileView index = ctx.read(2);
+    const TileView rows = ctx.read(1);
+    const TileView out = ctx.write(0);
+    for (int64_t i = 0; i < rows.rows; ++i) {
+        int32_t k = 0;
+        std::memcpy(&k, index.row(i / index.cols) + (i % index.cols) * 4, 4);
+        if (k < 0 || k >= out.rows)
+            ctx.fail(FaultKind::OutOfBounds,
+                     fmt::format("scatter index {} (element {} of the index tile) is outside "
+                                 "the {} rows of its GM destination",
+                                 k, i, out.rows));
+        accumulateRow(out.row(k), rows.row(i), out.dtype, out.cols);
+    }
+}
+
 // TSTORE dst(GM) <- src: UB (MTE3, converts to the GM dtype by RNE), L0C (FIX, f32/i32 to the
 // GM dtype by RNE, integers saturate), L1 (MTE3, same dtype).
 void executeStore(InstrContext& ctx) {
@@ -150,6 +186,9 @@ void executeMove(InstrContext& ctx) {
         return;
     case Opcode::MGather:
         executeGather(ctx);
+        return;
+    case Opcode::MScatter:
+        executeScatter(ctx);
         return;
     default:
         ctx.bad(fmt::format("{} is not a data-movement opcode", opcodeName(ctx.instr().opcode)));

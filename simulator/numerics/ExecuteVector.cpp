@@ -237,10 +237,45 @@ void executeTopK(InstrContext& ctx) {
     }
 }
 
+// TCUMSUM dst, src (same shape and dtype, UB): mode "rows" scans along each row, "cols" down
+// each column, by cumsumLine (the interpreters' cumsum, bit for bit).
+void executeCumSum(InstrContext& ctx) {
+    ctx.expectCount(2, 2);
+    ctx.expectSpace(0, {MemSpace::UB});
+    ctx.expectSpace(1, {MemSpace::UB});
+    ctx.expectPipe(Pipe::V);
+    ctx.expectSameDType(0, 1);
+    ctx.expectDType(0, {DType::F32, DType::F16, DType::BF16, DType::I32});
+    const std::string& mode = ctx.instr().mode;
+    if (mode != "rows" && mode != "cols")
+        ctx.bad(fmt::format("unknown cumsum mode '{}' (rows or cols)", mode));
+    const Operand& s = ctx.operand(1);
+    ctx.expectShape(0, s.rows, s.cols);
+    const TileView src = ctx.read(1);
+    const TileView dst = ctx.write(0);
+    // Through a copy of the source: the two may overlap (an in-place scan).
+    std::vector<std::byte> in(size_t(src.rows * src.cols * src.elemSize()));
+    const size_t run = size_t(src.cols * src.elemSize());
+    for (int64_t r = 0; r < src.rows; ++r)
+        std::memcpy(in.data() + size_t(r) * run, src.row(r), run);
+    std::vector<std::byte> out(in.size());
+    if (mode == "rows")
+        for (int64_t r = 0; r < src.rows; ++r)
+            cumsumLine(in.data() + size_t(r) * run, out.data() + size_t(r) * run, src.dtype,
+                       src.cols, 1);
+    else
+        for (int64_t c = 0; c < src.cols; ++c)
+            cumsumLine(in.data() + size_t(c * src.elemSize()),
+                       out.data() + size_t(c * src.elemSize()), src.dtype, src.rows, src.cols);
+    for (int64_t r = 0; r < dst.rows; ++r)
+        std::memcpy(dst.row(r), out.data() + size_t(r) * run, run);
+}
+
 } // namespace
 
 void executeVector(InstrContext& ctx) {
     if (ctx.instr().opcode == Opcode::TTopK) return executeTopK(ctx);
+    if (ctx.instr().opcode == Opcode::TCumSum) return executeCumSum(ctx);
     const std::optional<VecOp> op = vecOp(ctx.instr().opcode);
     if (!op) ctx.bad(fmt::format("{} is not a vector opcode", opcodeName(ctx.instr().opcode)));
     const int n = operandCount(op->form);

@@ -75,6 +75,7 @@ void FunctionalExecutor::execute(int coreId, CoreType core, const Instr& instr) 
     case Opcode::TExtract:
     case Opcode::TMov:
     case Opcode::MGather:
+    case Opcode::MScatter:
         numerics::executeMove(ctx);
         break;
     case Opcode::TMatmul:

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <unordered_map>
 
 namespace pto::gui {
 namespace {
@@ -255,6 +256,32 @@ TEST(GraphModel, TheIndexTensorOfAGatherIsLabelledOnItsEdge) {
         }
         EXPECT_GE(index, 1) << "stage " << stageId;
         EXPECT_EQ(index, data) << "stage " << stageId;
+    }
+}
+
+// scatter_add's index is its second operand at Tensor level and tscatter_add's its third at Tile
+// level: exactly one edge into each is labelled "index …", an i32 one.
+TEST(GraphModel, TheIndexTensorOfAScatterAddIsLabelledOnItsEdge) {
+    auto reader = tracedb::TraceReader::open(test::programTrace(
+        "scatter_index",
+        "func @s(%base: tensor<16x300xf32>, %idx: tensor<23xi32>, %src: tensor<23x300xf32>) -> "
+        "tensor<16x300xf32> {\n  %y = scatter_add %base, %idx, %src {axis = 0}\n  return %y\n}\n"));
+    const std::pair<std::int64_t, std::string> stages[] = {
+        {1, "scatter_add"}, {test::lastTileStage(reader), "tscatter_add"}};
+    for (const auto& [stageId, kind] : stages) {
+        const GraphStage stage = loadGraphStage(reader, stageId);
+        std::unordered_map<int, int> index;
+        int nodes = 0;
+        for (const GraphEdge& e : stage.edges) {
+            if (stage.text(stage.nodes[std::size_t(e.dst)].kind) != kind) continue;
+            if (!e.label.starts_with("index ")) continue;
+            EXPECT_NE(e.label.find("xi32"), std::string::npos) << e.label;
+            ++index[e.dst];
+        }
+        for (const GraphNode& n : stage.nodes) nodes += stage.text(n.kind) == kind;
+        EXPECT_GE(nodes, 1) << "stage " << stageId;
+        EXPECT_EQ(int(index.size()), nodes) << "stage " << stageId;
+        for (const auto& [node, count] : index) EXPECT_EQ(count, 1) << "node " << node;
     }
 }
 

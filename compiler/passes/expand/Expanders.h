@@ -20,6 +20,13 @@ void expandConcat(Ctx& c, const Op& op);
 void expandGather(Ctx& c, const Op& op);
 // topk along the last axis, whole rows per tile (TopK.cpp).
 void expandTopK(Ctx& c, const Op& op);
+// The tile grid of a gather's result or a scatter's source idx.shape + [D]: runs of consecutive
+// indices by column blocks (Gather.cpp).
+Shape indexRowsTile(const Shape& shape, DType dtype);
+// scatter_add: the base copied into the result, then row scatters with atomic add (ScatterAdd.cpp).
+void expandScatterAdd(Ctx& c, const Op& op);
+// cumsum along one of the last two axes (CumSum.cpp).
+void expandCumSum(Ctx& c, const Op& op);
 // matmul on the cube core (Matmul.cpp).
 void expandMatmul(Ctx& c, const Op& op);
 

@@ -7,7 +7,14 @@ topk: random shapes (odd sizes), k = 1, k = n and in between, largest and smalle
 i32, half the inputs small integers so that ties are frequent. The values must equal
 torch.topk(sorted=True)'s bit for bit; the indices must equal the lower-index-first order
 (torch.sort(stable=True)), and torch.topk's own indices wherever the row has no ties.
-gather: random tables and 1-D / 2-D indices against torch.index_select. Exit 1 on a mismatch.
+gather: random tables and 1-D / 2-D indices against torch.index_select, along axis 0 of a rank-2
+source and along axis 1 of a rank-3 one.
+scatter_add: random bases, sources and 1-D / 2-D indices with many duplicates against
+torch.index_add in the same dtype — bit for bit (contributions in index order, each rounded once).
+cumsum: along either of the last two axes, f32 / f16 / i32, bit for bit against NumPy's
+sequential f32 add.accumulate, and within the documented bound of torch.cumsum (which sums in
+f64 on the CPU): |ours - torch| <= n * 2^-24 * sum|x| + one rounding of the output dtype.
+Exit 1 on a mismatch.
 """
 import argparse
 import os
@@ -42,23 +49,37 @@ def ptype(shape, dt):
     return "tensor<" + "x".join(map(str, shape)) + "x" + dt + ">"
 
 
-def topk_case(rng, pto, tmp):
+def topk_case(rng, pto, tmp, column=False):
+    if column:  # along the second-last axis: lowered through tile transposes
+        rank = int(rng.integers(2, 4))
+        shape = [int(rng.integers(1, 4)) for _ in range(rank - 2)] + \
+            [int(rng.integers(1, 70)), int(rng.integers(1, 40))]
+        return topk_along(rng, pto, tmp, shape, rank - 2)
     rank = int(rng.integers(1, 4))
     shape = [int(rng.integers(1, 6)) for _ in range(rank - 1)] + [int(rng.integers(1, 70))]
-    n = shape[-1]
+    return topk_along(rng, pto, tmp, shape, rank - 1)
+
+
+def topk_along(rng, pto, tmp, shape, axis):
+    n = shape[axis]
     k = int(rng.choice([1, n, rng.integers(1, n + 1)]))
     largest = bool(rng.integers(0, 2))
     dt = str(rng.choice(list(DTYPES)))
     ties = bool(rng.integers(0, 2)) or dt == "i32"
     x = (rng.integers(-3, 4, size=shape) if ties else rng.standard_normal(shape)).astype(DTYPES[dt])
-    out_shape = shape[:-1] + [k]
-    flag = "" if largest else ", largest = false"
+    out_shape = list(shape)
+    out_shape[axis] = k
+    flag = ("" if largest else ", largest = false") + \
+        ("" if axis == len(shape) - 1 else f", axis = {axis}")
     text = (f"func @t(%x: {ptype(shape, dt)}) -> ({ptype(out_shape, dt)}, "
             f"{ptype(out_shape, 'i32')}) {{\n"
             f"  %v = topk %x {{k = {k}{flag}}}\n"
             f"  %i = topk %x {{k = {k}{flag}, indices}}\n"
             f"  return %v, %i\n}}\n")
     got = run_pto(pto, text, [x], tmp)
+    # compare along the last axis: move the topk axis there on both sides
+    x = np.moveaxis(x, axis, -1)
+    got = {key: np.moveaxis(got[key], axis, -1) for key in ("v", "i")}
     t = torch.from_numpy(x.astype(np.float64))
     want_v = torch.topk(t, k, dim=-1, largest=largest, sorted=True)
     order = torch.sort(t, dim=-1, descending=largest, stable=True).indices[..., :k]
@@ -71,7 +92,7 @@ def topk_case(rng, pto, tmp):
     topk_i = want_v.indices.numpy().reshape(-1, k)[distinct]
     if not np.array_equal(got["i"].reshape(-1, k)[distinct], topk_i.astype(np.int32)):
         problems.append("indices of rows without ties differ from torch.topk")
-    return f"topk {shape} k={k} largest={largest} {dt} ties={ties}", problems
+    return f"topk {shape} axis={axis} k={k} largest={largest} {dt} ties={ties}", problems
 
 
 def gather_case(rng, pto, tmp):
@@ -91,11 +112,82 @@ def gather_case(rng, pto, tmp):
     return f"gather {[rows, cols]} by {idx_shape} {dt}", [] if ok else ["differs from torch"]
 
 
+def gather_mid_case(rng, pto, tmp):
+    # along the second-last axis of a rank-3 source: one row gather per leading index
+    shape = [int(rng.integers(1, 4)), int(rng.integers(1, 30)), int(rng.integers(1, 300))]
+    idx_shape = [int(rng.integers(1, 12))] if rng.integers(0, 2) else \
+        [int(rng.integers(1, 3)), int(rng.integers(1, 6))]
+    dt = str(rng.choice(["f32", "f16"]))
+    src = rng.standard_normal(shape).astype(DTYPES[dt])
+    idx = rng.integers(0, shape[1], size=idx_shape).astype(np.int32)
+    out_shape = shape[:1] + idx_shape + shape[2:]
+    text = (f"func @g(%t: {ptype(shape, dt)}, %i: {ptype(idx_shape, 'i32')}) -> "
+            f"{ptype(out_shape, dt)} {{\n  %y = gather %t, %i {{axis = 1}}\n  return %y\n}}\n")
+    got = run_pto(pto, text, [src, idx], tmp)["y"]
+    want = torch.from_numpy(src).index_select(1, torch.from_numpy(idx.astype(np.int64))
+                                              .flatten()).reshape(out_shape).numpy()
+    ok = bits_equal(got, want)
+    return f"gather {shape} axis 1 by {idx_shape} {dt}", [] if ok else ["differs from torch"]
+
+
+def bits_equal(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(
+        np.ascontiguousarray(a).view(np.uint8), np.ascontiguousarray(b).view(np.uint8))
+
+
+def scatter_add_case(rng, pto, tmp):
+    rows, cols = int(rng.integers(1, 40)), int(rng.integers(1, 700))
+    idx_shape = [int(rng.integers(1, 60))] if rng.integers(0, 2) else \
+        [int(rng.integers(1, 4)), int(rng.integers(1, 9))]
+    dt = str(rng.choice(["f32", "f16"]))
+    base = rng.standard_normal((rows, cols)).astype(DTYPES[dt])
+    src = rng.standard_normal(idx_shape + [cols]).astype(DTYPES[dt])
+    idx = rng.integers(0, max(1, rows // 3 + 1), size=idx_shape).astype(np.int32)  # duplicates
+    text = (f"func @s(%b: {ptype([rows, cols], dt)}, %i: {ptype(idx_shape, 'i32')}, "
+            f"%x: {ptype(idx_shape + [cols], dt)}) -> {ptype([rows, cols], dt)} {{\n"
+            f"  %y = scatter_add %b, %i, %x {{axis = 0}}\n  return %y\n}}\n")
+    got = run_pto(pto, text, [base, idx, src], tmp)["y"]
+    want = torch.index_add(torch.from_numpy(base), 0,
+                           torch.from_numpy(idx.astype(np.int64)).flatten(),
+                           torch.from_numpy(src).reshape(-1, cols)).numpy()
+    ok = bits_equal(got, want)
+    return f"scatter_add {[rows, cols]} by {idx_shape} {dt}", [] if ok else ["differs from torch"]
+
+
+def cumsum_case(rng, pto, tmp):
+    shape = [int(rng.integers(1, 90)), int(rng.integers(1, 90))]
+    axis = int(rng.integers(0, 2))
+    dt = str(rng.choice(["f32", "f16", "i32"]))
+    x = (rng.integers(-50, 50, size=shape) if dt == "i32" else
+         rng.standard_normal(shape)).astype(DTYPES[dt])
+    text = (f"func @c(%x: {ptype(shape, dt)}) -> {ptype(shape, dt)} {{\n"
+            f"  %y = cumsum %x {{axis = {axis}}}\n  return %y\n}}\n")
+    got = run_pto(pto, text, [x], tmp)["y"]
+    problems = []
+    if dt == "i32":
+        if not np.array_equal(got, np.cumsum(x.astype(np.int64), axis=axis).astype(np.int32)):
+            problems.append("differs from the exact sum")
+        return f"cumsum {shape} axis={axis} {dt}", problems
+    seq = np.add.accumulate(x.astype(np.float32), axis=axis, dtype=np.float32).astype(x.dtype)
+    if not bits_equal(got, seq):
+        problems.append("differs from the sequential f32 sum")
+    ref = torch.cumsum(torch.from_numpy(x.astype(np.float64)), dim=axis).numpy()
+    n = shape[axis]
+    bound = n * 2.0**-24 * np.cumsum(np.abs(x.astype(np.float64)), axis=axis) + \
+        np.abs(ref) * (2.0**-11 if dt == "f16" else 2.0**-24)
+    if np.any(np.abs(got.astype(np.float64) - ref) > bound):
+        problems.append("outside the documented bound of torch.cumsum")
+    return f"cumsum {shape} axis={axis} {dt}", problems
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("pto")
     ap.add_argument("--cases", type=int, default=24)
     ap.add_argument("--seed", type=int, default=16)
+    ap.add_argument("--more-cases", type=int, default=32,
+                    help="scatter_add, cumsum, topk along the second-last axis, gather along the "
+                         "second-last axis of a rank-3 source")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     failed = 0
@@ -105,7 +197,17 @@ def main():
             for p in problems:
                 print(f"FAIL {name}: {p}")
             failed += bool(problems)
-    print(f"{a.cases - failed}/{a.cases} cases agree with PyTorch")
+        for c in range(a.more_cases):
+            if c % 4 == 2:
+                name, problems = topk_case(rng, a.pto, tmp, column=True)
+            else:
+                name, problems = (scatter_add_case, cumsum_case, None, gather_mid_case)[c % 4](
+                    rng, a.pto, tmp)
+            for p in problems:
+                print(f"FAIL {name}: {p}")
+            failed += bool(problems)
+    total = a.cases + a.more_cases
+    print(f"{total - failed}/{total} cases agree with PyTorch")
     return 1 if failed else 0
 
 

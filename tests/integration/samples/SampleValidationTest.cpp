@@ -235,6 +235,9 @@ const std::vector<SampleCase> kCases = {
     sample("lightning_indexer"), // integer-valued inputs: exact scores, exact top-2048 positions
     sample("quant_prolog"),      // two outputs: int8 rows (exact) and f32 scales
     sample("conv2d_im2col"),
+    sample("mla_prolog"),             // exact-sum inputs: int8 latent and f16 rope part exact
+    sample("sparse_flash_attention"), // reference.py: composite tolerance class
+    sample("moe_dispatch_combine"),   // routing exact; expert outputs f32 within the f32 class
 };
 
 INSTANTIATE_TEST_SUITE_P(Flagship, Sample, ::testing::ValuesIn(kCases),

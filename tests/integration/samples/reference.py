@@ -207,6 +207,75 @@ def lightning_indexer(rng):
     return [q, k, w], {"top": top.numpy(), "idx": idx.numpy()}
 
 
+def rope_half(x, cos, sin):
+    h = x.shape[-1] // 2
+    return x * cos + torch.cat([-x[..., h:], x[..., :h]], dim=-1) * sin
+
+
+def mla_prolog(rng):
+    # Inputs that make every sum exact, so the int8 latent must match bit for bit whatever the
+    # summation order: hidden states ±1 (RMSNorm then gives ±gamma exactly after the f16
+    # rounding), gamma 1..3, weights in quarters from -0.5 to 0.5: each kv element is a sum of
+    # 7168 quarters, exact in f32. cos/sin are real angles (the RoPE math is elementwise).
+    x = rng.choice([-1.0, 1.0], (256, 7168)).astype(np.float16)
+    gamma = rng.integers(1, 4, 7168).astype(np.float16)
+    w = (rng.integers(-2, 3, (7168, 576)) / 4.0).astype(np.float16)
+    inv_freq = 1.0 / (10000.0 ** (np.arange(0, 64, 2, dtype=np.float64) / 64))
+    ang = np.arange(256, dtype=np.float64)[:, None] * inv_freq[None, :]
+    emb = np.concatenate([ang, ang], axis=-1)
+    cos, sin = np.cos(emb).astype(np.float32), np.sin(emb).astype(np.float32)
+    xf = t32(x)
+    xn = (xf * torch.rsqrt((xf * xf).mean(dim=1, keepdim=True) + 1e-6) * t32(gamma)).half()
+    kv = xn.float() @ t32(w)  # the normalised rows reach the cube in f16
+    c = kv[:, :512]
+    scale = torch.clamp(c.abs().amax(dim=1, keepdim=True), min=1e-4) / 127.0
+    cq = torch.round(c / scale).clamp(-128, 127).to(torch.int8)
+    kpe = rope_half(kv[:, 512:], t32(cos), t32(sin)).half()
+    return [x, gamma, w, cos, sin], {"cq": cq.numpy(), "scale": scale.numpy(),
+                                     "kpe": kpe.numpy()}
+
+
+def sparse_flash_attention(rng):
+    q, kv = f16(rng, (4, 16, 576)), f16(rng, (8192, 576))
+    # the indexer's selection: 2048 distinct keys per token, in no particular order
+    idx = np.stack([rng.permutation(8192)[:2048] for _ in range(4)]).astype(np.int32)
+    k = t32(kv)[torch.from_numpy(idx.astype(np.int64))]  # [4, 2048, 576]
+    s = (t32(q) @ k.transpose(1, 2)) * (1.0 / math.sqrt(192.0))
+    m = l = o = None
+    for j in range(4):  # the program's online softmax over blocks of 512 selected keys
+        sj = s[..., 512 * j:512 * (j + 1)]
+        mn = sj.amax(dim=-1, keepdim=True) if m is None else torch.maximum(
+            m, sj.amax(dim=-1, keepdim=True))
+        p = torch.exp(sj - mn)
+        pv = p.half().float() @ k[:, 512 * j:512 * (j + 1), :512]  # P_j reaches the cube in f16
+        if m is None:
+            l, o = p.sum(dim=-1, keepdim=True), pv
+        else:
+            a = torch.exp(m - mn)
+            l, o = l * a + p.sum(dim=-1, keepdim=True), o * a + pv
+        m = mn
+    out = (o / l).half()
+    plain = torch.softmax(s, dim=-1) @ k[..., :512]  # the reference is attention to f16 accuracy
+    assert torch.allclose(out.float(), plain, rtol=1e-2, atol=1e-2), "sparse reference is off"
+    return [q, kv, idx], {"out": out.numpy()}, "composite"
+
+
+def moe_dispatch_combine(rng):
+    x, wg = f16(rng, (64, 256)), f16(rng, (256, 4), 1.0 / 16)
+    we = f16(rng, (4, 256, 256), 1.0 / 16)
+    p = torch.softmax(t32(x) @ t32(wg), dim=-1)
+    top, idx = topk_lower_index_first(p, 2)
+    g = top / top.sum(dim=-1, keepdim=True)
+    # every token through its two experts, weighted: the dense form of dispatch + combine; the
+    # f32 sum of its two contributions in slot order (the expert of lower index first)
+    y = torch.einsum("td,edf->tef", t32(x), t32(we))  # [64, 4, 256]
+    w = torch.zeros(64, 4).scatter(1, idx.long(), g)
+    out = torch.zeros(64, 256)
+    for e in range(4):
+        out = out + y[:, e, :] * w[:, e:e + 1]
+    return [x, wg, we], {"out": out.numpy()}
+
+
 def quant_prolog(rng):
     x = f16(rng, (1024, 7168))
     x[::7, ::97] *= np.float16(20.0)  # a few outliers per row, as activations have
@@ -255,6 +324,9 @@ SAMPLES = {
     "moe_gating": moe_gating,
     "lightning_indexer": lightning_indexer,
     "quant_prolog": quant_prolog,
+    "mla_prolog": mla_prolog,
+    "sparse_flash_attention": sparse_flash_attention,
+    "moe_dispatch_combine": moe_dispatch_combine,
     "conv2d_im2col": conv2d_im2col,
 }
 

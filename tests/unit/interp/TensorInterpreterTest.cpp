@@ -512,6 +512,55 @@ TEST(TensorInterpreterReference, TopK) {
     checkAgainstReference(cases);
 }
 
+// scatter_add against torch.index_add in the op's dtype (contributions in index order, one
+// rounding each) and cumsum against NumPy's sequential f32 add.accumulate: bit for bit, with
+// duplicate indices (many onto one row), every axis, odd sizes, f32/f16/bf16 and an i32 that
+// saturates.
+TEST(TensorInterpreterReference, ScatterAddAndCumSum) {
+    auto index = [](Shape shape, uint64_t seed, int n) {
+        return randomTensor(DType::I32, shape, seed, {0.0, double(n - 1)});
+    };
+    auto axis = [](int64_t a) { return attrs({{"axis", a}}); };
+    auto exact = [](OpCase c) {
+        c.tol = {0.0, 0.0};
+        return c;
+    };
+    TensorData crowded = index({13}, 1500, 3); // 13 rows onto 3: duplicates accumulate
+    TensorData saturating = rnd(DType::I32, {2, 3}, 1501);
+    saturating.set(0, 2147483000.0f);
+    TensorData plus(DType::I32, {4, 3});
+    for (int64_t i = 0; i < plus.numel(); ++i) plus.set(i, 1000.0f);
+    std::vector<OpCase> cases;
+    cases.push_back(
+        exact(opCase("scatter_add_f32_dups", OpKind::ScatterAdd,
+                     {rnd(DType::F32, {3, 7}, 1502), crowded, rnd(DType::F32, {13, 7}, 1503)},
+                     DType::F32, {3, 7}, axis(0))));
+    cases.push_back(exact(opCase(
+        "scatter_add_f16_2d_index", OpKind::ScatterAdd,
+        {rnd(DType::F16, {9, 5}, 1504), index({3, 4}, 1505, 9), rnd(DType::F16, {3, 4, 5}, 1506)},
+        DType::F16, {9, 5}, axis(0))));
+    cases.push_back(exact(opCase(
+        "scatter_add_bf16_mid", OpKind::ScatterAdd,
+        {rnd(DType::BF16, {2, 5, 3}, 1507), index({7}, 1508, 5), rnd(DType::BF16, {2, 7, 3}, 1509)},
+        DType::BF16, {2, 5, 3}, axis(1))));
+    cases.push_back(
+        exact(opCase("scatter_add_i32_saturates", OpKind::ScatterAdd,
+                     {saturating, index({4}, 1510, 2), plus}, DType::I32, {2, 3}, axis(0))));
+    cases.push_back(exact(opCase("cumsum_f32_last", OpKind::CumSum,
+                                 {rnd(DType::F32, {5, 37}, 1511)}, DType::F32, {5, 37}, axis(-1))));
+    cases.push_back(exact(opCase("cumsum_f16_rows", OpKind::CumSum,
+                                 {rnd(DType::F16, {33, 3}, 1512)}, DType::F16, {33, 3}, axis(0))));
+    cases.push_back(
+        exact(opCase("cumsum_bf16_mid", OpKind::CumSum, {rnd(DType::BF16, {2, 9, 4}, 1513)},
+                     DType::BF16, {2, 9, 4}, axis(1))));
+    cases.push_back(exact(opCase("cumsum_i32_onehot", OpKind::CumSum,
+                                 {integerValued(DType::I32, {11, 4}, 1514, 0, 1)}, DType::I32,
+                                 {11, 4}, axis(0))));
+    cases.push_back(exact(
+        opCase("cumsum_i32_saturates", OpKind::CumSum, {saturating}, DType::I32, {2, 3}, axis(0))));
+    checkAgainstReference(cases);
+}
+
 TEST(TensorInterpreterReference, NanInfPropagation) {
     std::vector<OpCase> cases;
     const TensorData a = values(DType::F32, {6}, {kNaN, 1.0f, kInf, -kInf, kNaN, 0.0f});

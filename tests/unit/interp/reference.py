@@ -233,11 +233,55 @@ def layout(case, raws):
     raise ValueError(op)
 
 
+# --- Accumulating index ops (precision rule of docs/PTO_LANGUAGE.md, exact) ----------------------
+
+TORCH_DTYPE = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+
+
+def scatter_add(case, raws):
+    """torch.index_add in the op's dtype: contributions in index order, each one rounded once
+    (torch's CPU index_add adds slice by slice; its f16/bf16 add computes in f32)."""
+    dtype, axis = case["inputs"][0]["dtype"], case["attrs"].get("axis", 0)
+    axis %= raws[0].ndim
+    index = torch.from_numpy(raws[1].astype(np.int64)).flatten()
+    src_shape = list(raws[0].shape)
+    src_shape[axis] = index.numel()
+    if dtype == "i32":  # exact in int64, then saturated
+        base = torch.from_numpy(raws[0].astype(np.int64))
+        src = torch.from_numpy(raws[2].astype(np.int64)).reshape(src_shape)
+        out = base.clone()
+        for j in range(index.numel()):  # saturate after every contribution
+            out.select(axis, int(index[j])).add_(src.select(axis, j))
+            out.clamp_(-(2**31), 2**31 - 1)
+        return out.numpy().astype("<i4")
+    t = TORCH_DTYPE[dtype]
+    base = widen(raws[0], dtype).to(t)
+    src = widen(raws[2], dtype).to(t).reshape(src_shape)
+    return narrow(torch.index_add(base, axis, index, src), dtype)
+
+
+def cumsum(case, raws):
+    """NumPy's add.accumulate in float32 (a sequential f32 running sum), each element rounded
+    once to the dtype; i32 exactly (int64) and saturated."""
+    dtype = case["inputs"][0]["dtype"]
+    axis = case["attrs"].get("axis", -1) % raws[0].ndim
+    if dtype == "i32":
+        y = np.cumsum(raws[0].astype(np.int64), axis=axis)
+        return np.clip(y, -(2**31), 2**31 - 1).astype("<i4")
+    x = widen(raws[0], dtype).numpy()
+    y = np.add.accumulate(x, axis=axis, dtype=np.float32)
+    return narrow(torch.from_numpy(np.ascontiguousarray(y)), dtype)
+
+
 def evaluate(case):
     raws = [load_raw(s) for s in case["inputs"]]
     op, attrs, out = case["op"], case["attrs"], case["output"]
     if op in ("reshape", "transpose", "view", "concat", "broadcast", "gather", "topk"):
         return layout(case, raws)
+    if op == "scatter_add":
+        return scatter_add(case, raws)
+    if op == "cumsum":
+        return cumsum(case, raws)
     if op == "fill":
         return narrow(torch.full(out["shape"], float(np.float32(attrs["value"]))), out["dtype"])
     if op == "cast":

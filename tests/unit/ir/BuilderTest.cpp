@@ -156,7 +156,9 @@ Module buildAllOps() {
     auto gat = f.gather(sel, idx, 0).named("gat");
     auto tk = f.topk(sel, 4).named("tk");
     auto tki = f.topk(sel, 2, {.axis = 0, .largest = false, .indices = true}).named("tki");
-    f.ret({cc, tr, h, r, rs, rm, rn, dq, mt, zz, gat, tk, tki});
+    auto sca = f.scatterAdd(sel, idx, gat, 0).named("sca");
+    auto cs = f.cumsum(sel, 0).named("cs");
+    f.ret({cc, tr, h, r, rs, rm, rn, dq, mt, zz, gat, tk, tki, sca, cs});
     return mb.finish();
 }
 
