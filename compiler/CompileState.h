@@ -27,10 +27,11 @@ std::string_view stageKindName(StageKind kind);
 struct CompileOptions {
     TargetInfo target;
     bool doubleBuffer = true;
-    int tilesPerTask = 0;   // 0 = fill the cores
-    bool verifyEach = true; // run the level's verifier after every pass
-    FaultSpec fault;        // debug: a defect to plant (compiler/FaultInjection.h)
-    ResourceBudget budget;  // limits checked before expand-tiles and after emit-pto
+    int tilesPerTask = 0;    // 0 = fill the cores
+    bool verifyEach = true;  // run the level's verifier after every pass
+    FaultSpec fault;         // debug: a defect to plant (compiler/FaultInjection.h)
+    ResourceBudget budget;   // limits checked before expand-tiles and after emit-pto
+    bool rerollLoops = true; // emit-pto folds unrolled iterations into counted loops
 };
 
 struct CompileState {
