@@ -20,6 +20,7 @@ struct CompileArgs {
     std::vector<std::string> printAfter;
     bool printAfterAll = false;
     bool noDoubleBuffer = false;
+    bool noReroll = false;
     bool timePasses = false;
     int tilesPerTask = 0;
     FaultSpec fault; // debug: --fault
@@ -60,6 +61,7 @@ int runCompile(const CompileArgs& args) {
     CompileOptions options;
     options.budget = args.budget;
     options.doubleBuffer = !args.noDoubleBuffer;
+    options.rerollLoops = !args.noReroll;
     options.tilesPerTask = args.tilesPerTask;
     options.fault = args.fault;
     PassManagerOptions pmOptions;
@@ -91,6 +93,9 @@ void registerCompile(CLI::App& app, Action& action) {
     cmd->add_flag("--print-after-all", args->printAfterAll, "print the IR after every pass");
     cmd->add_flag("--no-double-buffer", args->noDoubleBuffer,
                   "allocate one buffer per role instead of two");
+    cmd->add_flag(
+        "--no-reroll", args->noReroll,
+        "keep unrolled loop iterations written out in the PTO kernels (no counted loops)");
     addFaultOption(cmd, args->fault, kFaultHelp);
     addBindOption(cmd, args->binds);
     cmd->add_option("--tiles-per-task", args->tilesPerTask,

@@ -16,6 +16,7 @@ struct RunArgs {
     RunOptions options;
     std::string traceLevel = "instructions";
     bool noDoubleBuffer = false;
+    bool noReroll = false;
     bool json = false;
 };
 
@@ -61,6 +62,7 @@ int runRun(RunArgs& args) {
             "unknown trace level '{}' (none, tasks, instructions, full)", args.traceLevel));
     args.options.sim.traceLevel = *level;
     args.options.compile.doubleBuffer = !args.noDoubleBuffer;
+    args.options.compile.rerollLoops = !args.noReroll;
 
     setActivity(fmt::format("running {}", args.options.program));
     ProgressBar progress("pto run");
@@ -112,6 +114,9 @@ void registerRun(CLI::App& app, Action& action) {
                   "fault on reading on-chip memory no instruction wrote");
     cmd->add_flag("--no-double-buffer", args->noDoubleBuffer,
                   "allocate one buffer per role instead of two");
+    cmd->add_flag(
+        "--no-reroll", args->noReroll,
+        "keep unrolled loop iterations written out in the PTO kernels (no counted loops)");
     addFaultOption(cmd, o.compile.fault, kFaultHelp);
     addBindOption(cmd, o.binds);
     cmd->add_option("--tiles-per-task", o.compile.tilesPerTask, "tile chains per task")

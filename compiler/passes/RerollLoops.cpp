@@ -74,10 +74,13 @@ private:
         return {it->second, *iter};
     }
 
+    // An instruction whose tile op carries no iteration (a copy or sync the Tile passes added
+    // after unrolling) belongs to the segment before it.
     void segment() {
         for (uint32_t i = 0; i < m_k.instrs.size(); ++i) {
             auto [loop, iter] = labelOf(m_k.instrs[i]);
-            if (!m_segs.empty() && m_segs.back().loop == loop && m_segs.back().iter == iter) {
+            if (!m_segs.empty() &&
+                ((m_segs.back().loop == loop && m_segs.back().iter == iter) || loop < 0)) {
                 m_segs.back().end = i + 1;
                 continue;
             }

@@ -16,7 +16,9 @@ struct RerollStats {
 };
 
 // Within each kernel, instructions whose Tile ops carry the same `loop` attribute and
-// consecutive `iter` numbers (unroll-loops writes them) form one segment per iteration. A run
+// consecutive `iter` numbers (unroll-loops writes them) form one segment per iteration (an
+// instruction of a tile op without them — a copy the Tile passes added — joins the segment
+// before it). A run
 // of rounds of p consecutive iterations (p = 1..8: double buffering and round-robin event ids
 // repeat every few iterations) that are equal in every field but their operand addresses,
 // which move by the same step from each round to the next, becomes one InstrLoop over the

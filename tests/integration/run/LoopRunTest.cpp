@@ -175,6 +175,43 @@ for name in sys.argv[1:]:
         << r.out;
 }
 
+// emit-pto folds the periodic iterations of a kernel into counted loops; the run is the one of
+// the written-out kernels (--no-reroll), instruction for instruction.
+TEST(LoopRun, RerolledKernelsRunLikeTheWrittenOutOnes) {
+    test::TempDir dir("pto-reroll");
+    auto run = [&](const std::string& tag, const std::string& extra) {
+        return test::runCommand(fmt::format(
+            "{} run {} --seed 5 --outputs {} -o {} {}", PTO_CLI,
+            test::shellQuote(program("loop_attention_24")), test::shellQuote((dir / tag).string()),
+            test::shellQuote((dir / (tag + ".db")).string()), extra));
+    };
+    auto folded = run("folded", "");
+    auto flat = run("flat", "--no-reroll");
+    ASSERT_EQ(folded.exitCode, 0) << folded.out << folded.err;
+    ASSERT_EQ(flat.exitCode, 0) << flat.out << flat.err;
+    EXPECT_TRUE(readBytes(dir / "folded" / "out.npy") == readBytes(dir / "flat" / "out.npy"));
+    EXPECT_FALSE(readBytes(dir / "folded" / "out.npy").empty());
+    EXPECT_EQ(cyclesOf(folded.out), cyclesOf(flat.out)) << folded.out << "\n---\n" << flat.out;
+    auto listing = [&](const std::string& extra) {
+        return test::runCommand(fmt::format("{} compile {} --print-after emit-pto {}", PTO_CLI,
+                                            test::shellQuote(program("loop_attention_24")), extra))
+            .out;
+    };
+    auto count = [](const std::string& out) {
+        std::smatch m;
+        return std::regex_search(out, m, std::regex(R"(pto\s+([0-9]+) instructions)"))
+                   ? std::stoll(m[1])
+                   : -1;
+    };
+    const std::string foldedText = listing("");
+    const std::string flatText = listing("--no-reroll");
+    // Two rounds of 8 iterations (2..17) of the online-softmax chain in each vector kernel.
+    EXPECT_NE(foldedText.find("  loop \"kv\" 2 iter 2 by 8 {\n"), std::string::npos);
+    EXPECT_EQ(flatText.find("  loop \""), std::string::npos);
+    EXPECT_GT(count(foldedText), 0);
+    EXPECT_LT(count(foldedText), count(flatText));
+}
+
 // --- trip counts bound when the program runs (--bind) ----------------------------------------
 
 test::ProcessResult runBound(const std::string& name, const std::string& extra,

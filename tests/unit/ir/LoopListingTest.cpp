@@ -57,6 +57,28 @@ TEST(LoopListing, WrittenOutItIsTheHandUnrolledTwin) {
 
 const std::string kHead = "pto @p\ngm %x : f32[8x32] @0x0 input\nkernel @k aiv {\n";
 
+TEST(LoopListing, RoundsOfSeveralIterationsNameEachInstructionsIteration) {
+    const std::string text = kHead + R"(  loop "kv" 2 iter 1 by 2 {
+    MTE2 TLOAD         UB[0x0]:f32[8x8/8], GM[0x0 + 0x40*i]:f32[8x8/32]
+    MTE2 TLOAD         UB[0x100]:f32[8x8/8], GM[0x20 + 0x40*i]:f32[8x8/32] !iter +1
+  }
+}
+task 0 @k aiv
+)";
+    PtoProgram p = parsePtoProgram(text, "by.ptoasm");
+    const InstrLoop& loop = p.kernels[0].loops[0];
+    EXPECT_EQ(loop.iterStride, 2);
+    EXPECT_EQ(loop.iterOffsets, (std::vector<int64_t>{0, 1}));
+    EXPECT_EQ(loopIterLabel(loop, 1, 0), "kv, iter 3");
+    EXPECT_EQ(loopIterLabel(loop, 1, 1), "kv, iter 4");
+    EXPECT_EQ(printPtoProgram(parsePtoProgram(printPtoProgram(p), "back.ptoasm")),
+              printPtoProgram(p));
+    EXPECT_NE(printPtoProgram(p).find("  loop \"kv\" 2 iter 1 by 2 {\n"), std::string::npos);
+    EXPECT_NE(printPtoProgram(p).find("GM[0x20 + 0x40*i]:f32[8x8/32] !iter +1\n"),
+              std::string::npos)
+        << printPtoProgram(p);
+}
+
 std::string errorOf(const std::string& body) {
     try {
         parsePtoProgram(kHead + body + "}\ntask 0 @k aiv\n", "l.ptoasm");
