@@ -78,6 +78,21 @@ int64_t executedInstrCount(const Kernel& k) {
     return n;
 }
 
+int64_t writtenIndexOf(const Kernel& k, int64_t executed) {
+    int64_t at = 0; // executed instructions before instruction `next`
+    uint32_t next = 0;
+    for (const InstrLoop& loop : k.loops) {
+        if (executed < at + int64_t(loop.begin - next)) return executed - at + next;
+        at += loop.begin - next;
+        const int64_t body = int64_t(loop.end - loop.begin);
+        if (executed < at + body * loop.count) return loop.begin + (executed - at) % body;
+        at += body * loop.count;
+        next = loop.end;
+    }
+    const int64_t index = executed - at + next;
+    return index < int64_t(k.instrs.size()) ? index : -1;
+}
+
 std::string loopIterLabel(const InstrLoop& loop, int64_t round, size_t offset) {
     std::string iters;
     for (int64_t i : loop.outerIters) iters += fmt::format("{}/", i);

@@ -23,6 +23,10 @@ std::string instrLoopProblem(const Kernel& k);
 /// The number of instructions the kernel executes (loops expanded); saturates at INT64_MAX.
 int64_t executedInstrCount(const Kernel& k);
 
+/// The index in Kernel::instrs of the kernel's `executed`-th executed instruction (loops
+/// written out), or -1 past the end.
+int64_t writtenIndexOf(const Kernel& k, int64_t executed);
+
 /// "kv, iter 7" ("outer/inner, iter 1/3" when nested) for instruction `offset` of `loop` (its
 /// position in the range) in round `round`.
 std::string loopIterLabel(const InstrLoop& loop, int64_t round, size_t offset = 0);

@@ -175,6 +175,28 @@ for name in sys.argv[1:]:
         << r.out;
 }
 
+TEST(LoopRun, AHugeCountedLoopIsABudgetErrorBeforeItIsWrittenOut) {
+    test::TempDir dir("pto-counted-loop-budget");
+    const auto prog = dir / "huge.ptoasm";
+    std::ofstream(prog) << R"(pto @huge
+gm %x : f32[8x32] @0x0 input
+kernel @k aiv {
+  loop "many" 2000000000 iter 0 {
+    V    TADDS         UB[0x0]:f32[8x32/32], UB[0x0]:f32[8x32/32] {scalar = 1.0}
+  }
+}
+task 0 @k aiv
+)";
+    auto r = test::runCommand(fmt::format("{} run {} --trace none -o {}", PTO_CLI,
+                                          test::shellQuote(prog.string()),
+                                          test::shellQuote((dir / "huge.db").string())));
+    EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("@huge has 2000000000 PTO instructions (2000000000 in its largest "
+                         "kernel @k), more than the budget of 4000000"),
+              std::string::npos)
+        << r.err;
+}
+
 // emit-pto folds the periodic iterations of a kernel into counted loops; the run is the one of
 // the written-out kernels (--no-reroll), instruction for instruction.
 TEST(LoopRun, RerolledKernelsRunLikeTheWrittenOutOnes) {

@@ -53,6 +53,10 @@ TEST(LoopListing, WrittenOutItIsTheHandUnrolledTwin) {
     EXPECT_EQ(m.loop[1], -1);
     EXPECT_EQ(loopIterLabel(loop.kernels[0].loops[0], 3), "cols, iter 3");
     EXPECT_THROW(expandInstrLoops(loop, 47), std::length_error);
+    // Back from an executed instruction to the one written (fault sites count executed ones).
+    for (int64_t x = 0; x < 48; ++x)
+        EXPECT_EQ(writtenIndexOf(loop.kernels[0], x), m.compactIndex[size_t(x)]);
+    EXPECT_EQ(writtenIndexOf(loop.kernels[0], 48), -1);
 }
 
 const std::string kHead = "pto @p\ngm %x : f32[8x32] @0x0 input\nkernel @k aiv {\n";
