@@ -1,11 +1,13 @@
 // Compile throughput: the whole lowering of the 4096³ f16 GEMM (128×128×64 tiles), trace file
-// included, reported as tile ops per second.
+// included, reported as tile ops per second; and the compile time, instruction count and trace
+// size of an online-softmax attention loop at trip counts 16 and 256 (issue 15 item 2).
 #include "compiler/Pipeline.h"
 #include "trace_db/TraceWriter.h"
 
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
+#include <fmt/format.h>
 
 namespace {
 
@@ -45,6 +47,58 @@ void BM_CompileGemm4096NoTrace(benchmark::State& st) {
     }
 }
 BENCHMARK(BM_CompileGemm4096NoTrace)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// tests/integration/run/programs/loop_attention.pto with `trips` K/V blocks of 128 keys.
+std::string attentionLoop(int64_t trips) {
+    return fmt::format(R"(func @loop_attention(%q: tensor<2x128x64xf16>, %k: tensor<2x{0}x64xf16>,
+                     %v: tensor<2x{0}x64xf16>) -> tensor<2x128x64xf16> {{
+  vec_tile [1, 128, 64]
+  %m0 = fill {{value = -inf}} : tensor<2x128x1xf32>
+  %l0 = fill {{value = 0.0}} : tensor<2x128x1xf32>
+  %o0 = fill {{value = 0.0}} : tensor<2x128x64xf32>
+  %st:3 = for "kv" %j = 0 to {1} step 1 iter_args(%m = %m0, %l = %l0, %o = %o0) {{
+    vec_tile [1, 32, 128]
+    %kj = view %k {{offsets = [0, %j * 128, 0], sizes = [2, 128, 64]}}
+    %vj = view %v {{offsets = [0, %j * 128, 0], sizes = [2, 128, 64]}}
+    %s = muls (matmul %q, %kj {{transpose_b}}), 0.125
+    %mj = max %m, (reduce_max %s {{axis = 2, keepdim}})
+    %p = exp (sub %s, %mj)
+    %r = reduce_sum %p {{axis = 2, keepdim}}
+    %pv = matmul (cast %p : tensor<2x128x128xf16>), %vj
+    vec_tile [1, 64, 64]
+    %a = exp (sub %m, %mj)
+    %lj = add (mul %l, %a), %r
+    %oj = add (mul %o, %a), %pv
+    yield %mj, %lj, %oj
+  }}
+  %out = cast (div %st#2, %st#1) : tensor<2x128x64xf16>
+  return %out
+}}
+)",
+                       128 * trips, trips);
+}
+
+void BM_CompileLoop(benchmark::State& st) {
+    const int64_t trips = st.range(0);
+    const std::string text = attentionLoop(trips);
+    auto out = std::filesystem::temp_directory_path() / "pto_bench_compile_loop.db";
+    size_t instrs = 0, tileOps = 0;
+    for (auto _ : st) {
+        pto::CompileState state = pto::loadProgramText(text, "loop_attention.pto");
+        auto writer = pto::tracedb::TraceWriter::create(out);
+        pto::compileProgram(state, pto::CompileOptions{}, &writer);
+        writer.commit();
+        tileOps = state.tile.ops().size();
+        instrs = 0;
+        for (const auto& k : state.pto.kernels) instrs += k.instrs.size();
+    }
+    st.counters["trips"] = double(trips);
+    st.counters["tile_ops"] = double(tileOps);
+    st.counters["instrs"] = double(instrs);
+    st.counters["trace_bytes"] = double(std::filesystem::file_size(out));
+    std::filesystem::remove(out);
+}
+BENCHMARK(BM_CompileLoop)->Arg(16)->Arg(256)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 } // namespace
 

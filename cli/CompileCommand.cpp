@@ -21,6 +21,7 @@ struct CompileArgs {
     bool printAfterAll = false;
     bool noDoubleBuffer = false;
     bool noFuse = false;
+    bool noReroll = false;
     bool timePasses = false;
     int tilesPerTask = 0;
     FaultSpec fault; // debug: --fault
@@ -62,6 +63,7 @@ int runCompile(const CompileArgs& args) {
     options.budget = args.budget;
     options.doubleBuffer = !args.noDoubleBuffer;
     options.fuse = !args.noFuse;
+    options.rerollLoops = !args.noReroll;
     options.tilesPerTask = args.tilesPerTask;
     options.fault = args.fault;
     PassManagerOptions pmOptions;
@@ -95,6 +97,9 @@ void registerCompile(CLI::App& app, Action& action) {
                   "allocate one buffer per role instead of two");
     cmd->add_flag("--no-fuse", args->noFuse,
                   "no fused cube-vector clusters (fuse-cube-vector does nothing)");
+    cmd->add_flag(
+        "--no-reroll", args->noReroll,
+        "keep unrolled loop iterations written out in the PTO kernels (no counted loops)");
     addFaultOption(cmd, args->fault, kFaultHelp);
     addBindOption(cmd, args->binds);
     cmd->add_option("--tiles-per-task", args->tilesPerTask,

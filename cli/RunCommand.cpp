@@ -17,6 +17,7 @@ struct RunArgs {
     std::string traceLevel = "instructions";
     bool noDoubleBuffer = false;
     bool noFuse = false;
+    bool noReroll = false;
     bool json = false;
 };
 
@@ -63,6 +64,7 @@ int runRun(RunArgs& args) {
     args.options.sim.traceLevel = *level;
     args.options.compile.doubleBuffer = !args.noDoubleBuffer;
     args.options.compile.fuse = !args.noFuse;
+    args.options.compile.rerollLoops = !args.noReroll;
 
     setActivity(fmt::format("running {}", args.options.program));
     ProgressBar progress("pto run");
@@ -116,6 +118,9 @@ void registerRun(CLI::App& app, Action& action) {
                   "allocate one buffer per role instead of two");
     cmd->add_flag("--no-fuse", args->noFuse,
                   "no fused cube-vector clusters (fuse-cube-vector does nothing)");
+    cmd->add_flag(
+        "--no-reroll", args->noReroll,
+        "keep unrolled loop iterations written out in the PTO kernels (no counted loops)");
     addFaultOption(cmd, o.compile.fault, kFaultHelp);
     addBindOption(cmd, o.binds);
     cmd->add_option("--tiles-per-task", o.compile.tilesPerTask, "tile chains per task")

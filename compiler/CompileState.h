@@ -27,11 +27,12 @@ std::string_view stageKindName(StageKind kind);
 struct CompileOptions {
     TargetInfo target;
     bool doubleBuffer = true;
-    int tilesPerTask = 0;   // 0 = fill the cores
-    bool verifyEach = true; // run the level's verifier after every pass
-    bool fuse = true;       // fuse-cube-vector: fused clusters for alternating chains of a loop
-    FaultSpec fault;        // debug: a defect to plant (compiler/FaultInjection.h)
-    ResourceBudget budget;  // limits checked before expand-tiles and after emit-pto
+    int tilesPerTask = 0;    // 0 = fill the cores
+    bool verifyEach = true;  // run the level's verifier after every pass
+    bool fuse = true;        // fuse-cube-vector: fused clusters for alternating chains of a loop
+    FaultSpec fault;         // debug: a defect to plant (compiler/FaultInjection.h)
+    ResourceBudget budget;   // limits checked before expand-tiles and after emit-pto
+    bool rerollLoops = true; // emit-pto folds unrolled iterations into counted loops
 };
 
 struct CompileState {

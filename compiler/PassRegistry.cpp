@@ -17,6 +17,7 @@
 #include "compiler/passes/InsertSync.h"
 #include "compiler/passes/OrderInstructions.h"
 #include "compiler/passes/PartitionBlocks.h"
+#include "compiler/passes/RerollLoops.h"
 #include "compiler/passes/UnrollLoops.h"
 
 #include <fmt/format.h>
@@ -100,6 +101,7 @@ void runExec(CompileState& s, const CompileOptions&) {
 void runEmit(CompileState& s, const CompileOptions& o) {
     s.pto = emitPto(s.block, s.exec);
     s.pto.name = s.tensor.name;
+    if (o.rerollLoops) rerollLoops(s.pto, s.tile);
     s.kind = S::Pto;
     checkInstrBudget(s.pto, o.budget, s.file);
 }

@@ -2,6 +2,7 @@
 #include "compiler/ResourceBudget.h"
 
 #include "compiler/ir/Printer.h"
+#include "compiler/ir/PtoLoops.h"
 #include "compiler/passes/DefaultVecTiles.h"
 
 #include <fmt/format.h>
@@ -252,19 +253,23 @@ void checkTileOpCount(const Function& tile, const ResourceBudget& budget, const 
 
 void checkInstrBudget(const PtoProgram& program, const ResourceBudget& budget,
                       const std::string& file) {
-    int64_t n = 0;
+    // Counted loops count every round: the simulator writes them out (compiler/ir/PtoLoops.h).
+    int64_t n = 0, most = -1;
     const Kernel* largest = nullptr;
     for (const Kernel& k : program.kernels) {
-        n += int64_t(k.instrs.size());
-        if (!largest || k.instrs.size() > largest->instrs.size()) largest = &k;
+        const int64_t executed = executedInstrCount(k);
+        if (__builtin_add_overflow(n, executed, &n)) n = INT64_MAX;
+        if (executed > most) {
+            most = executed;
+            largest = &k;
+        }
     }
     if (n > budget.maxInstrs)
         throw BudgetError(file, {},
                           fmt::format("@{} has {} PTO instructions ({} in its largest kernel "
                                       "@{}), more than the budget of {}; use larger tiles or "
                                       "raise the limit with --max-instrs",
-                                      program.name, n, largest->instrs.size(), largest->name,
-                                      budget.maxInstrs));
+                                      program.name, n, most, largest->name, budget.maxInstrs));
 }
 
 int64_t gmImageBytes(const PtoProgram& program) {

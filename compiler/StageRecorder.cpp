@@ -322,8 +322,15 @@ void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
         n.parentId = k.id;
         n.attrs = fmt::format(R"({{"instrs":{}}})", k.instrs.size());
         nodes.push_back(std::move(n));
+        // An instruction of a counted loop runs once per round: its operands show their
+        // address steps, and its FLOPs and GM bytes are those of all its rounds.
+        std::vector<const InstrLoop*> loopOf(k.instrs.size(), nullptr);
+        for (const InstrLoop& l : k.loops)
+            for (uint32_t i = l.begin; i < l.end && i < loopOf.size(); ++i) loopOf[i] = &l;
         for (size_t i = 0; i < k.instrs.size(); ++i) {
             const Instr& in = k.instrs[i];
+            const InstrLoop* loop = loopOf[i];
+            const double rounds = loop ? double(loop->count) : 1.0;
             InstrRow r;
             r.id = instrId++;
             r.stageId = stage;
@@ -331,14 +338,15 @@ void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
             r.idx = int64_t(i);
             r.pipe = std::string(pipeName(in.pipe));
             r.opcode = std::string(opcodeName(in.opcode));
-            r.operands = printPtoOperands(in);
+            r.operands =
+                loop ? printPtoOperands(in, loop->steps[i - loop->begin]) : printPtoOperands(in);
             if (in.tileOp != kNoId) {
                 r.tileOpId = in.tileOp;
                 r.tileStageId = m_lastTileStage;
             }
             if (in.loc.known()) r.srcLine = in.loc.line;
-            r.flops = instrFlops(in);
-            r.gmBytes = instrGmBytes(in);
+            r.flops = instrFlops(in) * rounds;
+            r.gmBytes = instrGmBytes(in) * (loop ? loop->count : 1);
             if (int a = rateOperand(in); a >= 0)
                 r.srcDtype = std::string(dtypeName(in.operands[a].dtype));
             instrs.push_back(std::move(r));

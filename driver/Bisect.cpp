@@ -4,6 +4,7 @@
 
 #include "compiler/StageRecorder.h"
 #include "compiler/interp/TileInterpreter.h"
+#include "compiler/ir/PtoLoops.h"
 #include "driver/Session.h"
 #include "driver/StageCompare.h"
 #include "simulator/Simulator.h"
@@ -127,9 +128,10 @@ OpId faultTileOp(const CompileState& state, const SimRun& run) {
     if (site.tileOp != kNoId) return site.tileOp;
     if (site.kernel >= 0 && size_t(site.kernel) < state.pto.kernels.size() &&
         site.instrIndex >= 0) {
+        // The site counts executed instructions: a counted loop's rounds are written out.
         const Kernel& k = state.pto.kernels[size_t(site.kernel)];
-        if (size_t(site.instrIndex) < k.instrs.size())
-            return k.instrs[size_t(site.instrIndex)].tileOp;
+        const int64_t index = writtenIndexOf(k, site.instrIndex);
+        if (index >= 0) return k.instrs[size_t(index)].tileOp;
     }
     static const std::regex reader(R"(tile op #(\d+)[^()]*\) reads)");
     static const std::regex any(R"(tile op #(\d+))");

@@ -70,15 +70,19 @@ SimResult simulate(const PtoProgram& program, const ArchConfig& arch,
                    tracedb::TraceWriter* trace) {
     validateArch(arch);
     const CostModel costs(arch);
-    const TimedProgram timed(program, arch, costs);
+    // Counted loops run written out; the trace keeps the program's own instruction ids.
+    std::optional<LoopExpansion> loops;
+    if (hasInstrLoops(program)) loops = expandInstrLoops(program, int64_t(UINT32_MAX));
+    const PtoProgram& flat = loops ? loops->flat : program;
+    const TimedProgram timed(flat, arch, costs, &program, loops ? &*loops : nullptr);
     const TargetInfo target = toTargetInfo(arch);
 
     std::optional<GlobalMemory> gm;
     std::optional<FunctionalExecutor> executor;
     std::optional<ExecutorSink> sink;
     if (!options.timingOnly) {
-        gm.emplace(program, inputs);
-        executor.emplace(program, target, *gm,
+        gm.emplace(flat, inputs);
+        executor.emplace(flat, target, *gm,
                          ExecOptions{options.checkUninitialized, options.sourceFile});
         sink.emplace(*executor);
     }

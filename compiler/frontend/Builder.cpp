@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <unordered_map>
 #include <unordered_set>
 
 namespace pto {
@@ -31,6 +32,12 @@ struct ModuleBuilder::State {
     Function f;
     std::unordered_set<std::string> names;
     bool returned = false;
+    // A loop body under construction: the function it is nested in, the outer values behind
+    // its capture arguments, and whether the loop took it already (closed).
+    int64_t outer = -1;
+    bool closed = false;
+    std::vector<ValueId> captureSources;
+    std::unordered_map<ValueId, ValueId> captured; // outer value -> capture argument
 };
 
 Type tensorType(std::initializer_list<int64_t> shape, DType dtype) {
@@ -53,7 +60,24 @@ void ModuleBuilder::fail(Loc loc, const std::string& message) {
 ModuleBuilder::State& ModuleBuilder::state(uint32_t function, Loc loc) {
     if (m_finished) fail(loc, "the module was already finished (finish() hands it over once)");
     if (function >= m_functions.size()) fail(loc, "invalid function handle");
+    if (m_functions[function]->closed)
+        fail(loc, "the loop body was closed: its builder is only valid inside forLoop's callback");
     return *m_functions[function];
+}
+
+ValueId ModuleBuilder::resolve(uint32_t function, const ValueRef& v, Loc loc) {
+    if (v.m_builder != this || v.m_id == kNoId) return kNoId;
+    if (v.m_function == function) return v.m_id;
+    State& s = state(function, loc);
+    if (s.outer < 0) return kNoId;
+    const ValueId outer = resolve(uint32_t(s.outer), v, loc);
+    if (outer == kNoId) return kNoId;
+    if (auto it = s.captured.find(outer); it != s.captured.end()) return it->second;
+    const Function& of = m_functions[size_t(s.outer)]->f;
+    const ValueId arg = s.f.addArg(of.type(outer), of.value(outer).name);
+    s.captureSources.push_back(outer);
+    s.captured.emplace(outer, arg);
+    return arg;
 }
 
 FunctionBuilder ModuleBuilder::function(const std::string& name, Loc loc) {
@@ -61,7 +85,8 @@ FunctionBuilder ModuleBuilder::function(const std::string& name, Loc loc) {
     if (!isPlainName(name))
         fail(loc, fmt::format("invalid function name '{}' (letters, digits, '_' and '.')", name));
     for (const auto& s : m_functions)
-        if (s->f.name == name) fail(loc, fmt::format("redefinition of function @{}", name));
+        if (s->outer < 0 && s->f.name == name)
+            fail(loc, fmt::format("redefinition of function @{}", name));
     auto s = std::make_unique<State>();
     s->f.name = name;
     s->f.level = Level::Tensor;
@@ -76,6 +101,7 @@ Module ModuleBuilder::finish(Loc loc) {
     Module m;
     m.file = m_file;
     for (auto& s : m_functions) {
+        if (s->outer >= 0) continue; // a loop body: its loop owns it
         if (!s->returned) fail(loc, fmt::format("@{} has no ret()", s->f.name));
         verifyFunction(s->f, m_file);
         m.functions.push_back(std::move(s->f));
@@ -172,12 +198,12 @@ ValueRef FunctionBuilder::build(OpKind kind, const std::vector<ValueRef>& operan
     op.loc = toSourceLoc(loc);
     std::vector<Type> types;
     for (size_t i = 0; i < operands.size(); ++i) {
-        const ValueRef& v = operands[i];
-        if (v.m_builder != m_builder || v.m_function != m_index || v.m_id == kNoId)
+        const ValueId id = m_builder->resolve(m_index, operands[i], loc);
+        if (id == kNoId)
             ModuleBuilder::fail(loc, fmt::format("{}: operand {} is not a value of @{}",
                                                  opName(kind), i, s.f.name));
-        op.operands.push_back(v.m_id);
-        types.push_back(s.f.type(v.m_id));
+        op.operands.push_back(id);
+        types.push_back(s.f.type(id));
     }
     normalizeAttrs(kind, types, attrs);
     op.attrs = std::move(attrs);
@@ -310,6 +336,81 @@ ValueRef FunctionBuilder::view(ValueRef x, std::vector<int64_t> offsets, std::ve
     return build(OpKind::View, {x}, std::move(attrs), nullptr, loc);
 }
 
+ValueRef FunctionBuilder::viewAt(ValueRef x, ValueRef iv, std::vector<int64_t> ivStrides,
+                                 std::vector<int64_t> offsets, std::vector<int64_t> sizes,
+                                 bool clip, Loc loc) {
+    Attrs attrs;
+    attrs.set("offsets", std::move(offsets));
+    attrs.set("sizes", std::move(sizes));
+    attrs.set("iv_strides", std::move(ivStrides));
+    if (clip) attrs.set("clip", true);
+    return build(OpKind::View, {x, iv}, std::move(attrs), nullptr, loc);
+}
+
+std::vector<ValueRef> FunctionBuilder::forLoop(const std::string& name, int64_t lower,
+                                               int64_t upper, const std::vector<ValueRef>& init,
+                                               const LoopBody& body, int64_t step, Loc loc) {
+    ModuleBuilder::State& s = m_builder->state(m_index, loc);
+    if (s.returned) ModuleBuilder::fail(loc, fmt::format("@{}: 'for' after ret()", s.f.name));
+    Op op;
+    op.kind = OpKind::For;
+    op.loc = toSourceLoc(loc);
+    op.attrs.set("lower", lower);
+    op.attrs.set("upper", upper);
+    op.attrs.set("step", step);
+    if (!name.empty()) op.attrs.set("name", name);
+    for (size_t i = 0; i < init.size(); ++i) {
+        const ValueId id = m_builder->resolve(m_index, init[i], loc);
+        if (id == kNoId)
+            ModuleBuilder::fail(
+                loc, fmt::format("for: initial value {} is not a value of @{}", i, s.f.name));
+        op.operands.push_back(id);
+    }
+    auto b = std::make_unique<ModuleBuilder::State>();
+    b->outer = m_index;
+    b->f.name = name.empty() ? std::string("for") : name;
+    b->f.level = Level::Tensor;
+    b->f.loc = toSourceLoc(loc);
+    const ValueId iv = b->f.addArg(Type{DType::I32, Shape{}, MemSpace::None}, "i");
+    b->names.insert("i");
+    std::vector<ValueRef> iterArgs;
+    const uint32_t index = uint32_t(m_builder->m_functions.size());
+    for (ValueId v : op.operands)
+        iterArgs.push_back(ValueRef(m_builder, index, b->f.addArg(s.f.type(v), {})));
+    m_builder->m_functions.push_back(std::move(b));
+    FunctionBuilder inner(m_builder, index);
+    std::vector<ValueRef> yielded = body(inner, ValueRef(m_builder, index, iv), iterArgs);
+    ModuleBuilder::State& bs = m_builder->state(index, loc);
+    if (yielded.size() != iterArgs.size())
+        ModuleBuilder::fail(loc, fmt::format("for: the body yields {} values for {} iter_args",
+                                             yielded.size(), iterArgs.size()));
+    for (size_t i = 0; i < yielded.size(); ++i) {
+        const ValueId id = m_builder->resolve(index, yielded[i], loc);
+        if (id == kNoId || bs.f.type(id) != bs.f.type(iterArgs[i].m_id))
+            ModuleBuilder::fail(loc, fmt::format("for: yielded value {} is not a value of the body "
+                                                 "of the iter_arg's type",
+                                                 i));
+        bs.f.results.push_back(id);
+    }
+    // Re-read the enclosing state: the body's captures may have grown the function list.
+    ModuleBuilder::State& outer = m_builder->state(m_index, loc);
+    op.operands.insert(op.operands.end(), bs.captureSources.begin(), bs.captureSources.end());
+    op.body.push_back(std::move(bs.f));
+    bs.closed = true;
+    const std::vector<ValueId> results = op.body.front().results;
+    const OpId id = outer.f.addOp(std::move(op));
+    std::vector<ValueRef> out;
+    for (ValueId r : results) {
+        Value v;
+        v.type = outer.f.op(id).body.front().type(r);
+        v.def = id;
+        const ValueId nv = outer.f.addValue(std::move(v));
+        outer.f.op(id).results.push_back(nv);
+        out.push_back(ValueRef(m_builder, m_index, nv));
+    }
+    return out;
+}
+
 ValueRef FunctionBuilder::concat(const std::vector<ValueRef>& values, int64_t axis, Loc loc) {
     Attrs attrs;
     attrs.set("axis", axis);
@@ -386,7 +487,7 @@ std::vector<ValueRef> FunctionBuilder::call(const std::string& callee,
     if (s.returned) ModuleBuilder::fail(loc, fmt::format("@{}: 'call' after ret()", s.f.name));
     const ModuleBuilder::State* g = nullptr;
     for (const auto& other : m_builder->m_functions)
-        if (other->f.name == callee) g = other.get();
+        if (other->outer < 0 && other->f.name == callee) g = other.get();
     if (!g) ModuleBuilder::fail(loc, fmt::format("call of unknown function @{}", callee));
     if (g == &s)
         ModuleBuilder::fail(loc, fmt::format("call @{}: a function may not call itself", callee));

@@ -24,6 +24,7 @@
 #include "compiler/ir/Semantics.h"
 
 #include <array>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -58,6 +59,7 @@ public:
 
 private:
     friend class FunctionBuilder;
+    friend class ModuleBuilder;
     ValueRef(ModuleBuilder* builder, uint32_t function, ValueId id)
         : m_builder(builder), m_function(function), m_id(id) {}
 
@@ -157,10 +159,28 @@ public:
     ValueRef broadcast(ValueRef x, const Shape& shape, Loc loc = Loc::current());
     ValueRef fill(const Type& type, double value, Loc loc = Loc::current());
 
+    // A view whose offsets are affine in an induction variable: offsets + iv · ivStrides per
+    // dim (`view %x {offsets = [0, %i * 256], sizes = [16, 256]}`); with `clip` the sizes are
+    // a maximum, cut at the tensor's end (a loop's partial tail tile).
+    ValueRef viewAt(ValueRef x, ValueRef iv, std::vector<int64_t> ivStrides,
+                    std::vector<int64_t> offsets, std::vector<int64_t> sizes, bool clip = false,
+                    Loc loc = Loc::current());
+
+    // `for "name" %i = lower to upper step s iter_args(...) { ... yield ... }`: `body` builds
+    // the loop body with its own FunctionBuilder (valid only inside the callback), given the
+    // induction variable %i and the iter_args, and returns the yielded values (their types must
+    // be the iter_args' types). Outer values the body uses become captures, as the parser makes
+    // them. `name` (may be empty) is shown in the trace and the timeline ("kv, iter 7"). Returns
+    // the loop's results (the last iteration's yielded values).
+    using LoopBody = std::function<std::vector<ValueRef>(FunctionBuilder& body, ValueRef iv,
+                                                         const std::vector<ValueRef>& iterArgs)>;
+    std::vector<ValueRef> forLoop(const std::string& name, int64_t lower, int64_t upper,
+                                  const std::vector<ValueRef>& init, const LoopBody& body,
+                                  int64_t step = 1, Loc loc = Loc::current());
+
     // `call @callee(args)`: the callee is a function of this module that has already called
     // ret() (its signature is then known); argument count and types must match, and the results
-    // take its result types. inline-calls replaces the call by the callee's ops. Loops (`for`)
-    // have no builder form yet: a C++ program unrolls them in its own for statement.
+    // take its result types. inline-calls replaces the call by the callee's ops.
     std::vector<ValueRef> call(const std::string& callee, const std::vector<ValueRef>& args,
                                Loc loc = Loc::current());
     // Indexing: the slices of `src` along `axis` selected by the i32 tensor `index`.
@@ -229,6 +249,9 @@ private:
     struct State;
 
     State& state(uint32_t function, Loc loc);
+    // The id in function `function` of value `v`: its own, or — in a loop body — a capture of
+    // an enclosing function's value (made on first use, through every loop in between).
+    ValueId resolve(uint32_t function, const ValueRef& v, Loc loc);
     [[noreturn]] static void fail(Loc loc, const std::string& message);
 
     std::string m_file;

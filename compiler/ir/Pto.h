@@ -115,11 +115,33 @@ struct GmTensor {
     int64_t bytes() const { return shape.numel() * dtypeSize(dtype); }
 };
 
+// A counted loop over the instructions [begin, end) of a kernel (issue 15 item 2; the listing's
+// `loop "name" N iter F { … }`): the range runs `count` times in program order; in round k
+// (0-based) operand j of instruction begin + i has the address addr + k · steps[i][j], every
+// other field as written. A round may cover several iterations of the program's loop
+// (`iterStride`, e.g. 2 when double buffering alternates two buffer sets): instruction i belongs
+// to iteration firstIter + k · iterStride + iterOffsets[i] (iterOffsets empty = all 0).
+// `firstIter` is the loop iteration of round 0 (iterations before it were emitted in full),
+// `outerIters` the iterations of enclosing loops (nested loops of the program appear as
+// "outer/inner" names), so each executed instruction names its iteration.
+struct InstrLoop {
+    uint32_t begin = 0, end = 0;
+    int64_t count = 1;
+    int64_t firstIter = 0;
+    int64_t iterStride = 1;
+    std::vector<int64_t> iterOffsets;
+    std::vector<int64_t> outerIters;
+    std::string name;
+    std::vector<std::array<int64_t, 4>> steps; // one per instruction of the range
+    friend bool operator==(const InstrLoop&, const InstrLoop&) = default;
+};
+
 struct Kernel {
     uint32_t id = 0;
     std::string name;
     CoreType core = CoreType::AIV;
     std::vector<Instr> instrs;
+    std::vector<InstrLoop> loops; // disjoint, in program order (compiler/ir/PtoLoops.h)
 };
 
 struct PtoProgram {

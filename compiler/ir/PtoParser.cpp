@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <cmath>
@@ -40,7 +41,9 @@ private:
     int32_t parseColsAfter(const Token& rows);
     void parseGm();
     void parseKernel();
+    void parseLoop(Kernel& k);
     Instr parseInstr();
+    int64_t parseAddressStep();
     void parseFlags(Instr& in);
     void parseCrossFlag(Instr& in);
     Operand parseOperand();
@@ -57,6 +60,9 @@ private:
     std::unordered_map<std::string, uint32_t> m_kernelByName;
     std::unordered_map<std::string, uint32_t> m_tensorByName;
     std::vector<std::string_view> m_opcodeNames = allOpcodeNames();
+    std::array<int64_t, 4>* m_steps = nullptr; // inside a loop: the steps of the instruction
+    int64_t m_pendingStep = 0;                 // the step parseOperand read
+    int64_t m_iterOffset = 0;                  // inside a loop: the instruction's `!iter +N`
 };
 
 int64_t PtoParser::expectInt(std::string_view what, int64_t lo, int64_t hi) {
@@ -202,11 +208,71 @@ void PtoParser::parseKernel() {
             fail(m_tok.loc, fmt::format("unterminated kernel @{}: expected '}}' (it opens at "
                                         "{}:{})",
                                         k.name, open.line, open.col));
-        k.instrs.push_back(parseInstr());
+        if (m_tok.isIdent("loop"))
+            parseLoop(k);
+        else
+            k.instrs.push_back(parseInstr());
     }
     auto [it, fresh] = m_kernelByName.emplace(k.name, k.id);
     if (!fresh) it->second = kAmbiguous;
     m_p.kernels.push_back(std::move(k));
+}
+
+// loop "kv" 3 iter 1 { instructions with address steps }
+void PtoParser::parseLoop(Kernel& k) {
+    SourceLoc at = m_tok.loc;
+    advance(); // loop
+    InstrLoop loop;
+    loop.name = expect(TokKind::String, "the loop's name as a string (\"kv\")").str;
+    loop.count = expectInt("the loop's count", 0, INT32_MAX);
+    if (!m_tok.isIdent("iter")) failExpected("'iter' and the iteration of the first round");
+    advance();
+    loop.firstIter = expectInt("the iteration of the first round", 0, INT32_MAX);
+    while (accept(TokKind::Slash)) {
+        loop.outerIters.push_back(loop.firstIter);
+        loop.firstIter = expectInt("the iteration of the first round", 0, INT32_MAX);
+    }
+    if (m_tok.isIdent("by")) {
+        advance();
+        loop.iterStride = expectInt("the iterations per round", 1, 1024);
+    }
+    expect(TokKind::LBrace, "'{' to open the loop");
+    loop.begin = uint32_t(k.instrs.size());
+    while (!accept(TokKind::RBrace)) {
+        if (m_tok.is(TokKind::Eof))
+            fail(m_tok.loc, fmt::format("unterminated loop: expected '}}' (it opens at {}:{})",
+                                        at.line, at.col));
+        if (m_tok.isIdent("loop")) fail(m_tok.loc, "loops do not nest in a PTO listing");
+        std::array<int64_t, 4> steps{};
+        m_steps = &steps;
+        m_iterOffset = 0;
+        k.instrs.push_back(parseInstr());
+        m_steps = nullptr;
+        loop.steps.push_back(steps);
+        loop.iterOffsets.push_back(m_iterOffset);
+        if (m_iterOffset >= loop.iterStride)
+            fail(m_tok.loc, fmt::format("!iter +{} is outside a round of {} iteration(s)",
+                                        m_iterOffset, loop.iterStride));
+    }
+    loop.end = uint32_t(k.instrs.size());
+    if (loop.begin == loop.end) fail(at, "a loop needs at least one instruction");
+    if (std::all_of(loop.iterOffsets.begin(), loop.iterOffsets.end(),
+                    [](int64_t o) { return o == 0; }))
+        loop.iterOffsets.clear();
+    k.loops.push_back(std::move(loop));
+}
+
+// `+ 0x400*i` / `- 0x400*i` after an operand's address inside a loop: the step per round.
+int64_t PtoParser::parseAddressStep() {
+    const bool minus = m_tok.is(TokKind::Minus);
+    if (!minus && !m_tok.is(TokKind::Plus)) return 0;
+    if (!m_steps) fail(m_tok.loc, "an address step (+ N*i) is only valid inside a loop");
+    advance();
+    int64_t step = expectInt("the address step", 0, INT64_MAX);
+    expect(TokKind::Star, "'*i' after the address step");
+    if (!m_tok.isIdent("i")) failExpected("'i' (the loop round) after '*'");
+    advance();
+    return minus ? -step : step;
 }
 
 // --- instructions --------------------------------------------------------------------------
@@ -242,7 +308,9 @@ Instr PtoParser::parseInstr() {
         do {
             if (in.operandCount == in.operands.size())
                 fail(m_tok.loc, "too many operands (at most 4)");
-            in.operands[in.operandCount++] = parseOperand();
+            in.operands[in.operandCount] = parseOperand();
+            if (m_pendingStep != 0) (*m_steps)[in.operandCount] = m_pendingStep;
+            ++in.operandCount;
         } while (accept(TokKind::Comma));
     }
     if (m_tok.is(TokKind::LBrace)) parseInstrAttrs(in);
@@ -277,6 +345,7 @@ Operand PtoParser::parseOperand() {
     o.space = *space;
     expect(TokKind::LBracket, "'[' and the address");
     o.addr = expectInt("address", 0, INT64_MAX);
+    m_pendingStep = parseAddressStep();
     expect(TokKind::RBracket, "']' after the address");
     expect(TokKind::Colon, "':' and the dtype");
     o.dtype = parseDtype();
@@ -338,6 +407,9 @@ void PtoParser::parseProvenance(Instr& in) {
         Token key = expect(TokKind::Ident, "'op' or 'loc' after '!'");
         if (key.text == "op") {
             in.tileOp = OpId(expectInt("tile op id", 0, int64_t(kNoId) - 1));
+        } else if (key.text == "iter" && m_steps) {
+            expect(TokKind::Plus, "'+' and the iteration within the round");
+            m_iterOffset = expectInt("the iteration within the round", 0, 1023);
         } else if (key.text == "loc") {
             uint32_t line = uint32_t(expectInt("line", 1, UINT32_MAX));
             expect(TokKind::Colon, "':' between line and column");

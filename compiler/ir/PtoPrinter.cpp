@@ -37,9 +37,15 @@ std::string_view modeKey(Opcode op) {
     return "mode";
 }
 
-std::string formatOperand(const Operand& o) {
-    return fmt::format("{}[0x{:x}]:{}[{}x{}/{}]", memSpaceName(o.space), o.addr, dtypeName(o.dtype),
-                       o.rows, o.cols, o.stride);
+std::string formatStep(int64_t step) {
+    if (step == 0) return {};
+    if (step > 0) return fmt::format(" + 0x{:x}*i", step);
+    return fmt::format(" - 0x{:x}*i", uint64_t(0) - uint64_t(step));
+}
+
+std::string formatOperand(const Operand& o, int64_t step = 0) {
+    return fmt::format("{}[0x{:x}{}]:{}[{}x{}/{}]", memSpaceName(o.space), o.addr, formatStep(step),
+                       dtypeName(o.dtype), o.rows, o.cols, o.stride);
 }
 
 std::string formatInstrAttrs(const Instr& in) {
@@ -134,6 +140,10 @@ void appendTasks(std::string& out, const PtoProgram& p) {
 } // namespace
 
 std::string printPtoOperands(const Instr& in) {
+    return printPtoOperands(in, std::array<int64_t, 4>{});
+}
+
+std::string printPtoOperands(const Instr& in, const std::array<int64_t, 4>& steps) {
     std::string rest;
     if (in.opcode == Opcode::SetFlag || in.opcode == Opcode::WaitFlag)
         rest = fmt::format("{}->{} {}", pipeName(in.flagSrc), pipeName(in.flagDst), in.event);
@@ -143,14 +153,16 @@ std::string printPtoOperands(const Instr& in) {
         rest = fmt::format("{} {}", clusterRoleName(in.peer), in.event);
     size_t count = std::min<size_t>(in.operandCount, in.operands.size());
     for (size_t i = 0; i < count; ++i)
-        rest += (rest.empty() ? "" : ", ") + formatOperand(in.operands[i]);
+        rest += (rest.empty() ? "" : ", ") + formatOperand(in.operands[i], steps[i]);
     std::string attrs = formatInstrAttrs(in);
     if (!attrs.empty()) rest += (rest.empty() ? "" : " ") + attrs;
     return rest;
 }
 
-std::string printPtoInstr(const Instr& in) {
-    std::string rest = printPtoOperands(in);
+namespace {
+
+std::string printInstrLine(const Instr& in, const std::array<int64_t, 4>& steps) {
+    std::string rest = printPtoOperands(in, steps);
     if (in.tileOp != kNoId) rest += fmt::format("{}!op {}", rest.empty() ? "" : " ", in.tileOp);
     if (in.loc.known())
         rest += fmt::format("{}!loc {}:{}", rest.empty() ? "" : " ", in.loc.line, in.loc.col);
@@ -160,13 +172,48 @@ std::string printPtoInstr(const Instr& in) {
     return line;
 }
 
+std::string loopHeader(const InstrLoop& loop) {
+    std::string iters;
+    for (int64_t i : loop.outerIters) iters += fmt::format("{}/", i);
+    return fmt::format("loop {} {} iter {}{}{} {{", formatAttrValue(AttrValue(loop.name)),
+                       loop.count, iters, loop.firstIter,
+                       loop.iterStride == 1 ? std::string()
+                                            : fmt::format(" by {}", loop.iterStride));
+}
+
+void appendKernelBody(std::string& out, const Kernel& k) {
+    size_t next = 0; // the next loop of k.loops
+    for (size_t i = 0; i < k.instrs.size(); ++i) {
+        const InstrLoop* loop =
+            next < k.loops.size() && k.loops[next].begin <= i && i < k.loops[next].end
+                ? &k.loops[next]
+                : nullptr;
+        if (loop && i == loop->begin) out += "  " + loopHeader(*loop) + "\n";
+        out += loop ? "    " + printInstrLine(k.instrs[i], loop->steps[i - loop->begin])
+                    : "  " + printInstrLine(k.instrs[i], {});
+        if (loop && !loop->iterOffsets.empty() && loop->iterOffsets[i - loop->begin] != 0)
+            out += fmt::format(" !iter +{}", loop->iterOffsets[i - loop->begin]);
+        out += '\n';
+        if (loop && i + 1 == loop->end) {
+            out += "  }\n";
+            ++next;
+        }
+    }
+}
+
+} // namespace
+
+std::string printPtoInstr(const Instr& in) {
+    return printInstrLine(in, {});
+}
+
 std::string printPtoProgram(const PtoProgram& p) {
     std::string out = p.name.empty() ? std::string("pto\n") : "pto " + symbol('@', p.name) + "\n";
     for (const GmTensor& t : p.gm) appendGm(out, t);
     for (const Kernel& k : p.kernels) {
         fmt::format_to(std::back_inserter(out), "kernel {} {} {{\n", symbol('@', k.name),
                        coreTypeName(k.core));
-        for (const Instr& in : k.instrs) out += "  " + printPtoInstr(in) + "\n";
+        appendKernelBody(out, k);
         out += "}\n";
     }
     appendTasks(out, p);

@@ -26,6 +26,19 @@
 // kernel @name, or #index when the name is not unique; `cluster c` (AIC) / `cluster c/k` (AIV k =
 // 0, 1) puts it in a fused cluster, whose tasks run together on one AIC and its two AIVs; `after`
 // lists the task's dependencies (from-task, kind, optional GM tensor).
+//
+// A counted loop (InstrLoop, issue 15 item 2) encloses its instructions in the kernel:
+//
+//     loop "kv" 3 iter 1 {
+//       MTE2 TLOAD       UB[0x0]:f16[128x64/64], GM[0x8000 + 0x4000*i]:f16[128x64/64] !op 9
+//       ...
+//     }
+//
+// runs its body 3 times, as iterations 1, 2, 3 of the program's loop "kv" (`iter 0/1` for a
+// loop nested in iteration 0 of an outer one); `+ 0x4000*i` (or `- …*i`) is the operand's
+// address step per round (round i = 0, 1, …). `loop "kv" 3 iter 1 by 2 { … }` covers two
+// iterations per round (1–2, 3–4, 5–6); an instruction of the round's second iteration ends in
+// `!iter +1`. Loops do not nest in the listing.
 #pragma once
 
 #include "compiler/ir/Pto.h"
@@ -42,5 +55,7 @@ std::string printPtoInstr(const Instr& instr);
 // The instruction's operand part alone: flags or operands, then {attributes}, without pipe,
 // opcode and provenance ("UB[0x0]:f32[16x1024/1024], UB[0x8000]:f16[16x1024/1024]").
 std::string printPtoOperands(const Instr& instr);
+// The same with the address steps of a loop round (`GM[0x8000 + 0x4000*i]`).
+std::string printPtoOperands(const Instr& instr, const std::array<int64_t, 4>& steps);
 
 } // namespace pto

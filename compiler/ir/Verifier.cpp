@@ -1,6 +1,8 @@
 // The Tensor/Tile-level and PTO-level verifiers (rules listed in Verifier.h).
 #include "compiler/ir/Verifier.h"
 
+#include "compiler/ir/PtoLoops.h"
+
 #include "compiler/ir/Printer.h"
 #include "compiler/ir/ShapeInference.h"
 
@@ -562,6 +564,13 @@ void PtoVerifier::checkKernel(const Kernel& k) {
         failProgram(
             fmt::format("kernel @{} has core type {} (aic or aiv)", k.name, coreTypeName(k.core)));
     for (size_t i = 0; i < k.instrs.size(); ++i) checkInstr(k, i, k.instrs[i]);
+    if (std::string problem = instrLoopProblem(k); !problem.empty())
+        failProgram(fmt::format("kernel @{}: {}", k.name, problem));
+    // Addresses are affine in the round: the first and the last round enclose the others.
+    for (const InstrLoop& loop : k.loops)
+        if (loop.count > 1)
+            for (uint32_t i = loop.begin; i < loop.end; ++i)
+                checkInstr(k, i, loopRoundInstr(k.instrs[i], loop, i - loop.begin, loop.count - 1));
 }
 
 void PtoVerifier::checkTasks() const {

@@ -88,6 +88,12 @@ public:
                  const QString value = !isNull(r[1])   ? text(r[1])
                                        : !isNull(r[2]) ? text(r[2])
                                                        : text(r[3]);
+                 // A round of a counted loop names its iteration ("kv, iter 7"): it is the
+                 // Loop row, and wins over the tile op's attrs (one op serves every round).
+                 if (key == QStringLiteral("loop")) {
+                     m_sliceLoop = value;
+                     return;
+                 }
                  add(key == QStringLiteral("reason") ? QObject::tr("Stall reason")
                                                      : QObject::tr("Arg %1").arg(key),
                      value);
@@ -140,7 +146,10 @@ public:
         if (loopLine > 0) m_line = loopLine;
         // The loop and iteration the instruction's op was unrolled from (the nearest op that
         // says so: tile ops carry the attrs of the Tensor op they were expanded from).
-        if (!loop.empty()) add(QObject::tr("Loop"), QString::fromStdString(loop));
+        if (!m_sliceLoop.isEmpty())
+            add(QObject::tr("Loop"), m_sliceLoop);
+        else if (!loop.empty())
+            add(QObject::tr("Loop"), QString::fromStdString(loop));
         if (m_line > 0) {
             QString lineText =
                 m_line <= sourceLines.size() ? sourceLines[int(m_line - 1)].trimmed() : QString();
@@ -169,6 +178,7 @@ private:
     const tracedb::TraceReader& m_reader;
     std::vector<DetailRow>& m_rows;
     std::int64_t m_line = -1;
+    QString m_sliceLoop; // the slice's `loop` arg, when it ran in a counted loop
 };
 
 } // namespace

@@ -312,7 +312,7 @@ void Engine::startNext(int slot, Pipe pipe) {
         if (m_trace && m_trace->wantsFull() && m_now > ps.readyAt) {
             const Instr& in = core.source->instrs[index];
             m_trace->flagWait(slot, pipe, in.flagSrc, in.flagDst, in.event,
-                              core.kernel->firstInstrId + index, taskId(core), ps.readyAt, m_now);
+                              core.kernel->traceId(index), taskId(core), ps.readyAt, m_now);
         }
         m_queue.push(m_now + ti.cycles, EventKind::PipeDone, target);
         break;
@@ -327,8 +327,8 @@ void Engine::startNext(int slot, Pipe pipe) {
             return;
         }
         if (m_trace && m_trace->wantsFull() && m_now > ps.readyAt)
-            m_trace->barrierWait(slot, pipe, ti.awaited, core.kernel->firstInstrId + index,
-                                 taskId(core), ps.readyAt, m_now);
+            m_trace->barrierWait(slot, pipe, ti.awaited, core.kernel->traceId(index), taskId(core),
+                                 ps.readyAt, m_now);
         m_queue.push(m_now + ti.cycles, EventKind::PipeDone, target);
         break;
     case InstrKind::GmDma: {
@@ -477,13 +477,14 @@ void Engine::completeInstr(int slot, Pipe pipe) {
             m_program.gmTransfers()[ti.aux].gather) {
             const GmTransferCost& cost = m_program.gmTransfers()[ti.aux].cost;
             const bool scatter = instr.opcode == Opcode::MScatter; // rows: its source's
-            slice = m_trace->gatherInstr(slot, pipe, instr.opcode,
-                                         core.kernel->firstInstrId + index, taskId(core),
-                                         ps.startedAt, m_now, instr.operands[scatter ? 1 : 0].rows,
+            slice = m_trace->gatherInstr(slot, pipe, instr.opcode, core.kernel->traceId(index),
+                                         taskId(core), ps.startedAt, m_now,
+                                         instr.operands[scatter ? 1 : 0].rows,
                                          static_cast<int64_t>(cost.bytes), cost.efficiency);
         } else if (m_trace->wantsInstructions()) {
-            slice = m_trace->instr(slot, pipe, instr.opcode, core.kernel->firstInstrId + index,
-                                   taskId(core), ps.startedAt, m_now);
+            slice =
+                m_trace->instr(slot, pipe, instr.opcode, core.kernel->traceId(index), taskId(core),
+                               ps.startedAt, m_now, core.kernel->loopLabel(index));
         }
         if (m_trace->wantsFull()) {
             if (ti.kind == InstrKind::SetFlag) m_trace->flagSet(slot, ti.flag, slice);
@@ -493,7 +494,7 @@ void Engine::completeInstr(int slot, Pipe pipe) {
             const auto lost =
                 static_cast<int64_t>(std::llround(std::max(ps.throttled[kHbm], ps.throttled[kL2])));
             if (ti.kind == InstrKind::GmDma && lost > 0)
-                m_trace->bandwidthStall(slot, pipe, core.kernel->firstInstrId + index, taskId(core),
+                m_trace->bandwidthStall(slot, pipe, core.kernel->traceId(index), taskId(core),
                                         m_now - lost, m_now, hbmLimited ? "HBM" : "L2",
                                         m_costs.pathRate(m_program.gmTransfers()[ti.aux].path));
         }
@@ -555,7 +556,7 @@ bool Engine::startCrossWait(int slot, Pipe pipe, const TimedInstr& ti) {
     const int64_t end = std::max(m_now + ti.cycles, arrive);
     if (m_trace && m_trace->wantsFull() && m_now > ps.readyAt) {
         const Instr& in = core.source->instrs[ti.index];
-        m_trace->crossFlagWait(slot, pipe, in.peer, in.event, core.kernel->firstInstrId + ti.index,
+        m_trace->crossFlagWait(slot, pipe, in.peer, in.event, core.kernel->traceId(ti.index),
                                taskId(core), ps.readyAt, m_now);
     }
     const uint32_t target = static_cast<uint32_t>(slot) * kPipes + static_cast<uint32_t>(pipe);

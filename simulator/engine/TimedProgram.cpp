@@ -164,7 +164,8 @@ void checkAcyclic(const std::vector<TimedTask>& tasks) {
 } // namespace
 
 TimedProgram::TimedProgram(const PtoProgram& program, const ArchConfig& arch,
-                           const CostModel& costs)
+                           const CostModel& costs, const PtoProgram* compact,
+                           const LoopExpansion* loops)
     : m_source(&program), m_target(toTargetInfo(arch)), m_gmBytes(program.gmBytes()) {
     if (m_gmBytes > arch.bytes(Param::HbmSize))
         throw SimFault(FaultKind::OutOfBounds, FaultSite{},
@@ -175,10 +176,17 @@ TimedProgram::TimedProgram(const PtoProgram& program, const ArchConfig& arch,
     m_instrs = BigArray<TimedInstr>(total);
     m_transfers = BigArray<GmTransfer>(total / 4 + 16); // grows when more
     m_kernels.resize(program.kernels.size());
+    int64_t traceIds = 0; // instruction ids of the trace: over the program as written
     for (uint32_t k = 0; k < program.kernels.size(); ++k) {
-        m_kernels[k].firstInstrId = m_instructionCount + 1;
+        m_kernels[k].firstInstrId = traceIds + 1;
         buildKernel(k, costs);
         m_instructionCount += static_cast<int64_t>(program.kernels[k].instrs.size());
+        if (compact && loops && !compact->kernels[k].loops.empty()) {
+            m_kernels[k].expansion = &loops->kernels[k];
+            m_kernels[k].compact = &compact->kernels[k];
+        }
+        traceIds += static_cast<int64_t>(compact ? compact->kernels[k].instrs.size()
+                                                 : program.kernels[k].instrs.size());
     }
     buildTasks(arch);
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "compiler/ir/Pto.h"
+#include "compiler/ir/PtoLoops.h"
 #include "compiler/ir/Target.h"
 #include "simulator/arch/ArchConfig.h"
 #include "simulator/engine/BigArray.h"
@@ -76,6 +77,22 @@ struct TimedKernel {
     std::span<const TimedInstr> instrs;
     std::array<uint32_t, kPipeCount + 1> pipeBegin{};
     std::array<int64_t, kDmaPathCount> bytes{}; ///< bytes moved per path by one run
+    /// A kernel with counted loops runs expanded (compiler/ir/PtoLoops.h): per executed
+    /// instruction its compact index and loop round; null when the kernel has no loops.
+    const ExpandedKernelMap* expansion = nullptr;
+    const Kernel* compact = nullptr; ///< the kernel as written (with its loops)
+
+    /// The trace's instr id of executed instruction `index` (the compact instruction's id).
+    int64_t traceId(uint32_t index) const {
+        return firstInstrId + (expansion ? expansion->compactIndex[index] : index);
+    }
+    /// "kv, iter 7" for an executed instruction of a counted loop, "" for the others.
+    std::string loopLabel(uint32_t index) const {
+        if (!expansion || expansion->loop[index] < 0) return {};
+        const InstrLoop& loop = compact->loops[size_t(expansion->loop[index])];
+        return loopIterLabel(loop, expansion->round[index],
+                             expansion->compactIndex[index] - loop.begin);
+    }
 };
 
 struct TimedTask {
@@ -105,7 +122,10 @@ public:
     /// Checks the program against the chip (pipes and spaces of each core type, DMA paths,
     /// flag ids, operand bounds, the task graph) and precomputes everything. Throws SimFault
     /// (BadInstruction, OutOfBounds) naming the kernel, instruction and provenance.
-    TimedProgram(const PtoProgram& program, const ArchConfig& arch, const CostModel& costs);
+    /// With `loops`, `program` is loops->flat and instruction ids follow `compact`, the
+    /// program as written.
+    TimedProgram(const PtoProgram& program, const ArchConfig& arch, const CostModel& costs,
+                 const PtoProgram* compact = nullptr, const LoopExpansion* loops = nullptr);
 
     const PtoProgram& source() const { return *m_source; }
     const std::vector<TimedKernel>& kernels() const { return m_kernels; }

@@ -166,11 +166,14 @@ void TraceEmitter::addArg(int64_t slice, std::string key, tracedb::ArgValue valu
 }
 
 int64_t TraceEmitter::instr(int core, Pipe pipe, Opcode op, int64_t instrId, uint32_t taskId,
-                            int64_t start, int64_t end) {
+                            int64_t start, int64_t end, const std::string& loop) {
     if (m_level >= TraceLevel::Full)
         m_util.add(static_cast<size_t>(core) * kPipeCount + static_cast<size_t>(pipe), start, end);
-    return addSlice(pipeTrack(core, pipe), start, end - start, m_opcodeNames[static_cast<int>(op)],
-                    SliceCategory::Instr, 0, instrId, taskId, false);
+    const int64_t id =
+        addSlice(pipeTrack(core, pipe), start, end - start, m_opcodeNames[static_cast<int>(op)],
+                 SliceCategory::Instr, 0, instrId, taskId, !loop.empty());
+    if (!loop.empty()) addArg(id, "loop", loop);
+    return id;
 }
 
 int64_t TraceEmitter::gatherInstr(int core, Pipe pipe, Opcode op, int64_t instrId, uint32_t taskId,

@@ -64,9 +64,10 @@ public:
 
     // `core` is the engine's core slot: AIC 0..n−1, then AIV 0..m−1.
 
-    /// One instruction on its pipe; returns its slice id.
+    /// One instruction on its pipe; returns its slice id. An instruction of a counted loop
+    /// (compiler/ir/PtoLoops.h) names its round in the arg `loop` ("kv, iter 7").
     int64_t instr(int core, Pipe pipe, Opcode op, int64_t instrId, uint32_t taskId, int64_t start,
-                  int64_t end);
+                  int64_t end, const std::string& loop = {});
     /// A gather or scatter DMA (MGATHER, MSCATTER) on its pipe, with args rows, bytes,
     /// row_bytes and dma_efficiency (the size/alignment factor of one row's transfer); returns
     /// its slice id.

@@ -18,6 +18,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 namespace pto::gui {
 namespace {
 
@@ -52,14 +55,18 @@ TEST(LoopTimeline, ASliceOfIteration7ShowsItsLoopAndLinksToItsSourceLine) {
     }
     QApplication::processEvents();
     const tracedb::TraceReader& reader = context.document()->reader();
-    // A slice whose instruction was emitted for a tile op of iteration 7 of loop "kv".
+    // A slice of the exp of iteration 7 of loop "kv": its instruction was emitted for a tile op
+    // of iteration 7, or it ran in round "kv, iter 7" of a counted loop (its `loop` arg).
     const auto rows = reader
                           .query("SELECT s.id, s.track_id, s.ts, s.dur, s.depth, s.instr_id, "
                                  "n.src_line FROM slice s JOIN instr i ON i.id = s.instr_id "
                                  "JOIN node n ON n.stage_id = i.tile_stage_id AND n.id = "
-                                 "i.tile_op_id WHERE s.category = 'instr' AND n.attrs LIKE "
-                                 "'%\"loop\":\"kv\"%' AND n.attrs LIKE '%\"iter\":[7]%' AND "
-                                 "n.kind = 'exp' ORDER BY s.ts LIMIT 1")
+                                 "i.tile_op_id LEFT JOIN args a ON a.arg_set_id = "
+                                 "s.arg_set_id AND a.key = 'loop' WHERE s.category = 'instr' "
+                                 "AND n.kind = 'exp' AND (a.string_value = 'kv, iter 7' OR "
+                                 "(a.string_value IS NULL AND n.attrs LIKE "
+                                 "'%\"loop\":\"kv\"%' AND n.attrs LIKE '%\"iter\":[7]%')) "
+                                 "ORDER BY s.ts LIMIT 1")
                           .rows;
     ASSERT_EQ(rows.size(), 1u) << "no slice of iteration 7 in the trace";
     auto v = [&](int i) { return std::get<std::int64_t>(rows[0][std::size_t(i)]); };
@@ -81,17 +88,60 @@ TEST(LoopTimeline, ASliceOfIteration7ShowsItsLoopAndLinksToItsSourceLine) {
     EXPECT_GE(links.tensorOpOfInstr(v(5)), 0);
     test::saveScreenshot(view, "timeline_loop_iter7");
 
-    // The graph view's labels of the Tile stage name the loop and the iteration.
+    // The graph view's labels of the Tile stage name the loop and the iteration (the exp of
+    // iteration 7 in the stage the slice's instruction came from).
     const auto stage = reader
-                           .query("SELECT i.tile_stage_id, i.tile_op_id FROM instr i WHERE "
-                                  "i.id = " +
-                                  std::to_string(v(5)))
+                           .query("SELECT n.stage_id, n.id FROM instr i JOIN node n ON "
+                                  "n.stage_id = i.tile_stage_id WHERE n.kind = 'exp' AND "
+                                  "n.attrs LIKE '%\"iter\":[7]%' AND i.id = " +
+                                  std::to_string(v(5)) + " LIMIT 1")
                            .rows.at(0);
     GraphStage g = loadGraphStage(reader, std::get<std::int64_t>(stage[0]));
     const int index = g.indexOf(std::get<std::int64_t>(stage[1]));
     ASSERT_GE(index, 0);
     const std::string label = nodeLabel(g, g.nodes[std::size_t(index)]);
     EXPECT_NE(label.find("kv, iter 7"), std::string::npos) << label;
+}
+
+// A slice that ran in round "kv, iter 10" of a counted loop (emit-pto folded the vector
+// kernels' iterations 2..17 of loop_attention_24.pto): one instruction serves every round, so the
+// details take the iteration from the slice and the source line from the instruction's op.
+TEST(LoopTimeline, ASliceOfACountedLoopNamesItsRoundsIteration) {
+    std::ifstream in(PTO_SOURCE_DIR "/tests/integration/run/programs/loop_attention_24.pto");
+    std::ostringstream text;
+    text << in.rdbuf();
+    const auto trace = test::programTrace("loop_counted", text.str(), "--trace instructions");
+    StudioContext context;
+    context.setDocument(TraceDocument::open(trace));
+    TimelineView view(context);
+    view.resize(1400, 760);
+    view.show();
+    QElapsedTimer timer;
+    timer.start();
+    while (view.loader().busy() && timer.elapsed() < 20000) {
+        QApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(5);
+    }
+    QApplication::processEvents();
+    const tracedb::TraceReader& reader = context.document()->reader();
+    const auto rows = reader
+                          .query("SELECT s.id, s.track_id, s.ts, s.dur, s.depth FROM slice s "
+                                 "JOIN args a ON a.arg_set_id = s.arg_set_id AND a.key = 'loop' "
+                                 "JOIN instr i ON i.id = s.instr_id WHERE a.string_value = "
+                                 "'kv, iter 10' AND i.opcode = 'TEXP' ORDER BY s.ts LIMIT 1")
+                          .rows;
+    ASSERT_EQ(rows.size(), 1u) << "no slice of round 'kv, iter 10'";
+    auto v = [&](int i) { return std::get<std::int64_t>(rows[0][std::size_t(i)]); };
+    TimelineCanvas& canvas = view.canvas();
+    canvas.viewport().reveal(v(2), v(2) + v(3));
+    canvas.scrollToTrack(view.tracks().indexOfTrackId(v(1)));
+    const auto point = canvas.pointOf(v(1), v(2), v(3), int(v(4)));
+    ASSERT_TRUE(point);
+    QTest::mouseClick(&canvas, Qt::LeftButton, {}, *point);
+    EXPECT_EQ(context.selection().current(), EntityRef::slice(v(0)));
+    EXPECT_EQ(view.details().value(QStringLiteral("Loop")), QStringLiteral("kv, iter 10"));
+    const QString line = view.details().value(QStringLiteral("Source line"));
+    EXPECT_TRUE(line.contains(QStringLiteral("%p = exp (sub %s, %mj)"))) << line.toStdString();
 }
 
 } // namespace

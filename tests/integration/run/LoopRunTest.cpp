@@ -117,6 +117,124 @@ TEST(LoopRun, ATileLevelLoopRunsLikeItsHandUnrolledTwin) {
     EXPECT_NE(cyclesOf(loop.out), "(none)");
 }
 
+// --- counted loops in a PTO kernel (issue 15 item 2) ----------------------------------------
+
+std::string listing(const std::string& name) {
+    return fmt::format("{}/tests/integration/run/programs/{}.ptoasm", PTO_SOURCE_DIR, name);
+}
+
+test::ProcessResult runListing(const std::string& name, const test::TempDir& dir) {
+    return test::runCommand(fmt::format("{} run {} --seed 5 --outputs {} -o {}", PTO_CLI,
+                                        test::shellQuote(listing(name)),
+                                        test::shellQuote((dir / name).string()),
+                                        test::shellQuote((dir / (name + ".db")).string())));
+}
+
+TEST(LoopRun, ACountedLoopInAKernelRunsLikeItsWrittenOutTwin) {
+    test::TempDir dir("pto-counted-loop");
+    auto loop = runListing("loop_copy", dir);
+    auto flat = runListing("loop_copy_unrolled", dir);
+    ASSERT_EQ(loop.exitCode, 0) << loop.out << loop.err;
+    ASSERT_EQ(flat.exitCode, 0) << flat.out << flat.err;
+    const std::string y = readBytes(dir / "loop_copy" / "y.npy");
+    EXPECT_FALSE(y.empty());
+    EXPECT_TRUE(y == readBytes(dir / "loop_copy_unrolled" / "y.npy")) << "the outputs differ";
+    EXPECT_EQ(cyclesOf(loop.out), cyclesOf(flat.out)) << loop.out << "\n---\n" << flat.out;
+    EXPECT_NE(cyclesOf(loop.out), "(none)");
+}
+
+TEST(LoopRun, TheTraceHasOneInstrRowPerLoopInstructionAndNamesEachRound) {
+    if (!test::pythonHas("sqlite3")) GTEST_SKIP() << "/usr/bin/python3 with sqlite3 is needed";
+    test::TempDir dir("pto-counted-loop-trace");
+    ASSERT_EQ(runListing("loop_copy", dir).exitCode, 0);
+    ASSERT_EQ(runListing("loop_copy_unrolled", dir).exitCode, 0);
+    const auto script = dir / "q.py";
+    std::ofstream(script) << R"(
+import sqlite3, sys
+for name in sys.argv[1:]:
+    db = sqlite3.connect(name)
+    q = lambda sql: (db.execute(sql).fetchone() or [None])[0]
+    print('instr', q("SELECT count(*) FROM instr"),
+          'slices', q("SELECT count(*) FROM slice WHERE category = 'instr'"),
+          'iter3', q("SELECT count(*) FROM slice s JOIN args a ON a.arg_set_id = s.arg_set_id"
+                     " AND a.key = 'loop' WHERE a.string_value = 'cols, iter 3'"),
+          'load3', q("SELECT i.idx FROM slice s JOIN args a ON a.arg_set_id = s.arg_set_id"
+                     " AND a.key = 'loop' AND a.string_value = 'cols, iter 3' JOIN instr i"
+                     " ON i.id = s.instr_id WHERE i.opcode = 'TLOAD'"),
+          'gm', q("SELECT sum(gm_bytes) FROM instr"))
+)";
+    auto r =
+        test::runCommand(fmt::format("/usr/bin/python3 {} {} {}", test::shellQuote(script.string()),
+                                     test::shellQuote((dir / "loop_copy.db").string()),
+                                     test::shellQuote((dir / "loop_copy_unrolled.db").string())));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    // 15 instructions as written execute 48 times; round 3's TLOAD is instruction 3 of the
+    // kernel, and a loop instruction's GM bytes are those of its 4 rounds (the totals agree).
+    EXPECT_NE(r.out.find("instr 15 slices 48 iter3 11 load3 3 gm 98304\n"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("instr 48 slices 48 iter3 0 load3 None gm 98304\n"), std::string::npos)
+        << r.out;
+}
+
+TEST(LoopRun, AHugeCountedLoopIsABudgetErrorBeforeItIsWrittenOut) {
+    test::TempDir dir("pto-counted-loop-budget");
+    const auto prog = dir / "huge.ptoasm";
+    std::ofstream(prog) << R"(pto @huge
+gm %x : f32[8x32] @0x0 input
+kernel @k aiv {
+  loop "many" 2000000000 iter 0 {
+    V    TADDS         UB[0x0]:f32[8x32/32], UB[0x0]:f32[8x32/32] {scalar = 1.0}
+  }
+}
+task 0 @k aiv
+)";
+    auto r = test::runCommand(fmt::format("{} run {} --trace none -o {}", PTO_CLI,
+                                          test::shellQuote(prog.string()),
+                                          test::shellQuote((dir / "huge.db").string())));
+    EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("@huge has 2000000000 PTO instructions (2000000000 in its largest "
+                         "kernel @k), more than the budget of 4000000"),
+              std::string::npos)
+        << r.err;
+}
+
+// emit-pto folds the periodic iterations of a kernel into counted loops; the run is the one of
+// the written-out kernels (--no-reroll), instruction for instruction.
+TEST(LoopRun, RerolledKernelsRunLikeTheWrittenOutOnes) {
+    test::TempDir dir("pto-reroll");
+    auto run = [&](const std::string& tag, const std::string& extra) {
+        return test::runCommand(fmt::format(
+            "{} run {} --seed 5 --outputs {} -o {} {}", PTO_CLI,
+            test::shellQuote(program("loop_attention_24")), test::shellQuote((dir / tag).string()),
+            test::shellQuote((dir / (tag + ".db")).string()), extra));
+    };
+    auto folded = run("folded", "");
+    auto flat = run("flat", "--no-reroll");
+    ASSERT_EQ(folded.exitCode, 0) << folded.out << folded.err;
+    ASSERT_EQ(flat.exitCode, 0) << flat.out << flat.err;
+    EXPECT_TRUE(readBytes(dir / "folded" / "out.npy") == readBytes(dir / "flat" / "out.npy"));
+    EXPECT_FALSE(readBytes(dir / "folded" / "out.npy").empty());
+    EXPECT_EQ(cyclesOf(folded.out), cyclesOf(flat.out)) << folded.out << "\n---\n" << flat.out;
+    auto listing = [&](const std::string& extra) {
+        return test::runCommand(fmt::format("{} compile {} --print-after emit-pto {}", PTO_CLI,
+                                            test::shellQuote(program("loop_attention_24")), extra))
+            .out;
+    };
+    auto count = [](const std::string& out) {
+        std::smatch m;
+        return std::regex_search(out, m, std::regex(R"(pto\s+([0-9]+) instructions)"))
+                   ? std::stoll(m[1])
+                   : -1;
+    };
+    const std::string foldedText = listing("");
+    const std::string flatText = listing("--no-reroll");
+    // Two rounds of 8 iterations (2..17) of the online-softmax chain in each vector kernel.
+    EXPECT_NE(foldedText.find("  loop \"kv\" 2 iter 2 by 8 {\n"), std::string::npos);
+    EXPECT_EQ(flatText.find("  loop \""), std::string::npos);
+    EXPECT_GT(count(foldedText), 0);
+    EXPECT_LT(count(foldedText), count(flatText));
+}
+
 // --- trip counts bound when the program runs (--bind) ----------------------------------------
 
 test::ProcessResult runBound(const std::string& name, const std::string& extra,

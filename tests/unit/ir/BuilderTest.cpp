@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace pto {
@@ -75,6 +77,62 @@ func @main(%x: tensor<16x512xf32>) -> tensor<16x1xf32> {
     auto y = h.arg("y", tensorType({4}, DType::F32));
     EXPECT_THROW(h.call("nowhere", {y}), CompileError);
     EXPECT_THROW(h.call("h", {y}), CompileError);
+}
+
+TEST(Builder, LoopsPrintLikeTheText) {
+    ModuleBuilder mb("loops.cpp");
+    auto f = mb.function("main");
+    auto x = f.arg("x", tensorType({16, 1000}, DType::F32));
+    auto m0 = f.fill(tensorType({16, 1}, DType::F32), -INFINITY).named("m0");
+    auto l0 = f.fill(tensorType({16, 1}, DType::F32), 0.0).named("l0");
+    auto r =
+        f.forLoop("blocks", 0, 4, {m0, l0}, [&](FunctionBuilder& body, ValueRef i, const auto& it) {
+            auto m = it[0].named("m");
+            auto l = it[1].named("l");
+            auto b = body.viewAt(x, i, {0, 256}, {0, 0}, {16, 256}, /*clip=*/true).named("b");
+            auto mn = body.max(m, body.reduceMax(b, 1, true)).named("mn");
+            auto a = body.exp(body.sub(m, mn)).named("a");
+            auto la = body.mul(l, a); // the text's operands, left to right
+            auto e = body.reduceSum(body.exp(body.sub(b, mn)), 1, true);
+            return std::vector<ValueRef>{mn, body.add(la, e).named("ln")};
+        });
+    f.ret({r.at(0).named("mf"), r.at(1).named("lf")});
+    const std::string text =
+        R"(func @main(%x: tensor<16x1000xf32>) -> (tensor<16x1xf32>, tensor<16x1xf32>) {
+  %m0 = fill {value = -inf} : tensor<16x1xf32>
+  %l0 = fill {value = 0.0} : tensor<16x1xf32>
+  %mf, %lf = for "blocks" %i = 0 to 4 step 1 iter_args(%m = %m0, %l = %l0) {
+    %b = view %x {offsets = [0, %i * 256], sizes = [16, 256], clip}
+    %mn = max %m, (reduce_max %b {axis = 1, keepdim})
+    %a = exp (sub %m, %mn)
+    %ln = add (mul %l, %a), (reduce_sum (exp (sub %b, %mn)) {axis = 1, keepdim})
+    yield %mn, %ln
+  }
+  return %mf, %lf
+}
+)";
+    EXPECT_EQ(printModule(mb.finish()), printModule(parseModule(text, "loops.pto")));
+}
+
+TEST(Builder, LoopMisuseIsReported) {
+    ModuleBuilder mb("bad_loops.cpp");
+    auto f = mb.function("main");
+    auto x = f.arg("x", tensorType({16, 16}, DType::F32));
+    // Yielding a value of another type than the iter_arg's.
+    EXPECT_THROW(f.forLoop("twice", 0, 2, {x},
+                           [&](FunctionBuilder& b, ValueRef, const auto&) {
+                               return std::vector<ValueRef>{b.cast(x, DType::F16)};
+                           }),
+                 CompileError);
+    // A body builder kept past its loop is closed.
+    FunctionBuilder* kept = nullptr;
+    std::optional<FunctionBuilder> copy;
+    f.forLoop("twice", 0, 2, {x}, [&](FunctionBuilder& b, ValueRef, const auto& it) {
+        copy.emplace(b);
+        kept = &*copy;
+        return std::vector<ValueRef>{b.adds(it[0], 1.0)};
+    });
+    EXPECT_THROW(kept->adds(x, 1.0), CompileError);
 }
 
 TEST(Builder, MlpExample) {

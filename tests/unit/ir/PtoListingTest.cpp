@@ -42,7 +42,7 @@ PtoProgram sampleProgram() {
             {"b", DType::F16, {64, 128}, 0x4000, GmRole::Input, kNoId},
             {"c", DType::F32, {128, 128}, 0x8000, GmRole::Output, 3},
             {"ws", DType::F32, {128, 128}, 0x18000, GmRole::Workspace, kNoId}};
-    Kernel cube{0, "mm", CoreType::AIC, {}};
+    Kernel cube{0, "mm", CoreType::AIC, {}, {}};
     auto l1 = [](int64_t addr, int32_t r, int32_t c) {
         return op(MemSpace::L1, DType::F16, addr, r, c, c);
     };
@@ -85,7 +85,7 @@ PtoProgram sampleProgram() {
                                 {op(MemSpace::GM, DType::F32, 0x18000, 128, 128, 128),
                                  op(MemSpace::L0C, DType::F32, 0, 128, 128, 128)}));
 
-    Kernel vec{1, "epilogue", CoreType::AIV, {}};
+    Kernel vec{1, "epilogue", CoreType::AIV, {}, {}};
     auto ub = [](int64_t addr, int32_t r = 16, int32_t c = 128) {
         return op(MemSpace::UB, DType::F32, addr, r, c, c);
     };

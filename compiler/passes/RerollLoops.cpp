@@ -1,0 +1,240 @@
+// reroll-loops: consecutive loop iterations of a kernel back into a counted loop (see
+// RerollLoops.h).
+#include "compiler/passes/RerollLoops.h"
+
+#include "compiler/ir/PtoLoops.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
+
+namespace pto {
+namespace {
+
+// A maximal run of instructions of one loop iteration (or of none: loop = -1).
+struct Segment {
+    uint32_t begin = 0, end = 0;
+    int32_t loop = -1;         // index into the label table
+    std::vector<int64_t> iter; // the iteration numbers, innermost last
+    uint32_t size() const { return end - begin; }
+};
+
+// Rounds of up to this many iterations are tried (double buffering alternates two buffer sets,
+// round-robin event ids repeat after a few iterations).
+constexpr size_t kMaxPeriod = 8;
+
+using Steps = std::vector<std::array<int64_t, 4>>;
+
+// A candidate loop: `units` rounds of `period` segments from segment `first`.
+struct Chain {
+    size_t first = 0, period = 1, units = 1;
+    size_t instrs = 0; // per round
+    Steps steps;
+    size_t saved() const { return (units - 1) * instrs; }
+};
+
+class KernelReroller {
+public:
+    KernelReroller(Kernel& k, const Function& tile) : m_k(k), m_tile(tile) {}
+
+    int64_t run() {
+        segment();
+        std::vector<Instr> out;
+        std::vector<InstrLoop> loops;
+        for (size_t s = 0; s < m_segs.size();) {
+            Chain best = bestChain(s);
+            if (best.units < 2) {
+                append(out, m_segs[s]);
+                ++s;
+                continue;
+            }
+            loops.push_back(makeLoop(best, uint32_t(out.size())));
+            for (size_t q = 0; q < best.period; ++q) append(out, m_segs[s + q]);
+            s += best.units * best.period;
+        }
+        if (loops.empty()) return 0;
+        Kernel folded = m_k;
+        folded.instrs = std::move(out);
+        folded.loops = std::move(loops);
+        if (!writesOutTo(folded, m_k)) return 0; // never expected: keep the kernel as it was
+        m_k = std::move(folded);
+        return int64_t(m_k.loops.size());
+    }
+
+private:
+    std::pair<int32_t, std::vector<int64_t>> labelOf(const Instr& in) {
+        if (in.tileOp == kNoId || in.tileOp >= m_tile.ops().size()) return {-1, {}};
+        const Attrs& a = m_tile.op(in.tileOp).attrs;
+        if (!a.has("loop")) return {-1, {}};
+        std::optional<std::vector<int64_t>> iter = a.getInts("iter");
+        if (!iter || iter->empty()) return {-1, {}};
+        auto [it, fresh] = m_labels.emplace(a.getString("loop"), int32_t(m_names.size()));
+        if (fresh) m_names.push_back(it->first);
+        return {it->second, *iter};
+    }
+
+    // An instruction whose tile op carries no iteration (a copy or sync the Tile passes added
+    // after unrolling) belongs to the segment before it.
+    void segment() {
+        for (uint32_t i = 0; i < m_k.instrs.size(); ++i) {
+            auto [loop, iter] = labelOf(m_k.instrs[i]);
+            if (!m_segs.empty() &&
+                ((m_segs.back().loop == loop && m_segs.back().iter == iter) || loop < 0)) {
+                m_segs.back().end = i + 1;
+                continue;
+            }
+            m_segs.push_back(Segment{i, i + 1, loop, std::move(iter)});
+        }
+    }
+
+    // Equal but for operand addresses (and tile op, whose iteration the round names).
+    static bool sameShape(const Instr& a, const Instr& b) {
+        if (a.opcode != b.opcode || a.pipe != b.pipe || a.operandCount != b.operandCount ||
+            a.flagSrc != b.flagSrc || a.flagDst != b.flagDst || a.event != b.event ||
+            a.peer != b.peer || a.scalar != b.scalar || a.mode != b.mode ||
+            a.transposeA != b.transposeA || a.transposeB != b.transposeB || a.loc != b.loc)
+            return false;
+        for (size_t j = 0; j < a.operandCount; ++j) {
+            const Operand& x = a.operands[j];
+            const Operand& y = b.operands[j];
+            if (x.space != y.space || x.dtype != y.dtype || x.rows != y.rows || x.cols != y.cols ||
+                x.stride != y.stride)
+                return false;
+        }
+        return true;
+    }
+
+    // Segment b is segment a `delta` iterations later: appends the address steps to `steps`.
+    bool stepsBetween(const Segment& a, const Segment& b, int64_t delta, Steps& steps) const {
+        if (a.loop < 0 || a.loop != b.loop || a.size() != b.size() ||
+            a.iter.size() != b.iter.size() || a.iter.back() + delta != b.iter.back() ||
+            !std::equal(a.iter.begin(), a.iter.end() - 1, b.iter.begin()))
+            return false;
+        for (uint32_t i = 0; i < a.size(); ++i) {
+            const Instr& x = m_k.instrs[a.begin + i];
+            const Instr& y = m_k.instrs[b.begin + i];
+            if (!sameShape(x, y)) return false;
+            std::array<int64_t, 4> d{};
+            for (size_t j = 0; j < x.operandCount; ++j)
+                if (__builtin_sub_overflow(y.operands[j].addr, x.operands[j].addr, &d[j]))
+                    return false;
+            steps.push_back(d);
+        }
+        return true;
+    }
+
+    // The steps from round `u` to round u + 1 of `period` segments from `first`, or nullopt.
+    std::optional<Steps> roundSteps(size_t first, size_t period, size_t u) const {
+        const size_t a = first + u * period, b = a + period;
+        if (b + period > m_segs.size()) return std::nullopt;
+        Steps steps;
+        for (size_t q = 0; q < period; ++q)
+            if (!stepsBetween(m_segs[a + q], m_segs[b + q], int64_t(period), steps))
+                return std::nullopt;
+        return steps;
+    }
+
+    // The segments of round 0 are consecutive iterations of one loop.
+    bool consecutive(size_t first, size_t period) const {
+        if (first + period > m_segs.size()) return false;
+        const Segment& s0 = m_segs[first];
+        for (size_t q = 1; q < period; ++q) {
+            const Segment& s = m_segs[first + q];
+            if (s.loop < 0 || s.loop != s0.loop || s.iter.size() != s0.iter.size() ||
+                s.iter.back() != s0.iter.back() + int64_t(q) ||
+                !std::equal(s.iter.begin(), s.iter.end() - 1, s0.iter.begin()))
+                return false;
+        }
+        return s0.loop >= 0;
+    }
+
+    Chain bestChain(size_t first) const {
+        Chain best;
+        best.first = first;
+        for (size_t period = 1; period <= kMaxPeriod; ++period) {
+            if (!consecutive(first, period)) break;
+            std::optional<Steps> steps = roundSteps(first, period, 0);
+            if (!steps) continue;
+            Chain c{first, period, 2, 0, std::move(*steps)};
+            for (size_t q = 0; q < period; ++q) c.instrs += m_segs[first + q].size();
+            while (true) {
+                std::optional<Steps> next = roundSteps(first, period, c.units - 1);
+                if (!next || *next != c.steps) break;
+                ++c.units;
+            }
+            if (c.saved() > best.saved()) best = std::move(c);
+        }
+        return best;
+    }
+
+    InstrLoop makeLoop(Chain& c, uint32_t at) const {
+        const Segment& first = m_segs[c.first];
+        InstrLoop loop;
+        loop.begin = at;
+        loop.end = at + uint32_t(c.instrs);
+        loop.count = int64_t(c.units);
+        loop.firstIter = first.iter.back();
+        loop.iterStride = int64_t(c.period);
+        if (c.period > 1)
+            for (size_t q = 0; q < c.period; ++q)
+                loop.iterOffsets.insert(loop.iterOffsets.end(), m_segs[c.first + q].size(),
+                                        int64_t(q));
+        loop.outerIters.assign(first.iter.begin(), first.iter.end() - 1);
+        loop.name = m_names[size_t(first.loop)];
+        loop.steps = std::move(c.steps);
+        return loop;
+    }
+
+    void append(std::vector<Instr>& out, const Segment& s) const {
+        out.insert(out.end(), m_k.instrs.begin() + s.begin, m_k.instrs.begin() + s.end);
+    }
+
+    // Whether `folded`, its loops written out, is `original` (tile ops aside).
+    static bool writesOutTo(const Kernel& folded, const Kernel& original) {
+        if (executedInstrCount(folded) != int64_t(original.instrs.size())) return false;
+        size_t at = 0;
+        auto same = [&](const Instr& x) {
+            const Instr& y = original.instrs[at++];
+            if (!sameShape(x, y)) return false;
+            for (size_t j = 0; j < x.operandCount; ++j)
+                if (x.operands[j].addr != y.operands[j].addr) return false;
+            return true;
+        };
+        uint32_t i = 0;
+        for (size_t l = 0; l <= folded.loops.size(); ++l) {
+            const uint32_t stop =
+                l < folded.loops.size() ? folded.loops[l].begin : uint32_t(folded.instrs.size());
+            for (; i < stop; ++i)
+                if (!same(folded.instrs[i])) return false;
+            if (l == folded.loops.size()) break;
+            const InstrLoop& loop = folded.loops[l];
+            for (int64_t r = 0; r < loop.count; ++r)
+                for (uint32_t j = loop.begin; j < loop.end; ++j)
+                    if (!same(loopRoundInstr(folded.instrs[j], loop, j - loop.begin, r)))
+                        return false;
+            i = loop.end;
+        }
+        return true;
+    }
+
+    Kernel& m_k;
+    const Function& m_tile;
+    std::vector<Segment> m_segs;
+    std::map<std::string, int32_t> m_labels;
+    std::vector<std::string> m_names;
+};
+
+} // namespace
+
+RerollStats rerollLoops(PtoProgram& program, const Function& tile) {
+    RerollStats stats;
+    for (Kernel& k : program.kernels) {
+        stats.instrsBefore += int64_t(k.instrs.size());
+        if (k.loops.empty()) stats.loops += KernelReroller(k, tile).run();
+        stats.instrsAfter += int64_t(k.instrs.size());
+    }
+    return stats;
+}
+
+} // namespace pto

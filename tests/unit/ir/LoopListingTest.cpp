@@ -1,0 +1,144 @@
+// Counted loops in the PTO listing (issue 15 item 2): the hand-written loop listing round-trips
+// with its count, iteration and address steps, writing it out gives its hand-unrolled twin
+// instruction for instruction, and each parse or verifier rule gives its message.
+#include "compiler/ir/PtoLoops.h"
+#include "compiler/ir/PtoParser.h"
+#include "compiler/ir/PtoPrinter.h"
+#include "compiler/ir/Verifier.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace pto {
+namespace {
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+const std::string kDir = PTO_SOURCE_DIR "/tests/integration/run/programs/";
+
+TEST(LoopListing, RoundTripsWithCountIterationAndSteps) {
+    PtoProgram p = parsePtoProgram(readFile(kDir + "loop_copy.ptoasm"), "loop_copy.ptoasm");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    const Kernel& k = p.kernels[0];
+    ASSERT_EQ(k.loops.size(), 1u);
+    EXPECT_EQ(k.loops[0].name, "cols");
+    EXPECT_EQ(k.loops[0].count, 4);
+    EXPECT_EQ(k.loops[0].begin, 2u);
+    EXPECT_EQ(k.loops[0].end, 13u);
+    EXPECT_EQ(k.loops[0].steps[1][1], 0x200); // the TLOAD's GM source
+    EXPECT_EQ(k.loops[0].steps[9][0], 0x400); // the TSTORE's GM destination
+    EXPECT_EQ(executedInstrCount(k), 2 + 4 * 11 + 2);
+    const std::string text = printPtoProgram(p);
+    EXPECT_NE(text.find("  loop \"cols\" 4 iter 0 {\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("GM[0x8000 + 0x400*i]:f32[16x256/1024]"), std::string::npos) << text;
+    EXPECT_EQ(printPtoProgram(parsePtoProgram(text, "back.ptoasm")), text);
+}
+
+TEST(LoopListing, WrittenOutItIsTheHandUnrolledTwin) {
+    PtoProgram loop = parsePtoProgram(readFile(kDir + "loop_copy.ptoasm"), "a");
+    PtoProgram flat = parsePtoProgram(readFile(kDir + "loop_copy_unrolled.ptoasm"), "b");
+    LoopExpansion e = expandInstrLoops(loop, 1000);
+    EXPECT_EQ(printPtoProgram(e.flat), printPtoProgram(flat));
+    const ExpandedKernelMap& m = e.kernels[0];
+    ASSERT_EQ(m.compactIndex.size(), 48u);
+    EXPECT_EQ(m.compactIndex[2 + 11 * 3 + 1], 3u); // round 3's TLOAD is instruction 3
+    EXPECT_EQ(m.round[2 + 11 * 3 + 1], 3);
+    EXPECT_EQ(m.loop[1], -1);
+    EXPECT_EQ(loopIterLabel(loop.kernels[0].loops[0], 3), "cols, iter 3");
+    EXPECT_THROW(expandInstrLoops(loop, 47), std::length_error);
+    // Back from an executed instruction to the one written (fault sites count executed ones).
+    for (int64_t x = 0; x < 48; ++x)
+        EXPECT_EQ(writtenIndexOf(loop.kernels[0], x), m.compactIndex[size_t(x)]);
+    EXPECT_EQ(writtenIndexOf(loop.kernels[0], 48), -1);
+}
+
+const std::string kHead = "pto @p\ngm %x : f32[8x32] @0x0 input\nkernel @k aiv {\n";
+
+TEST(LoopListing, RoundsOfSeveralIterationsNameEachInstructionsIteration) {
+    const std::string text = kHead + R"(  loop "kv" 2 iter 1 by 2 {
+    MTE2 TLOAD         UB[0x0]:f32[8x8/8], GM[0x0 + 0x40*i]:f32[8x8/32]
+    MTE2 TLOAD         UB[0x100]:f32[8x8/8], GM[0x20 + 0x40*i]:f32[8x8/32] !iter +1
+  }
+}
+task 0 @k aiv
+)";
+    PtoProgram p = parsePtoProgram(text, "by.ptoasm");
+    const InstrLoop& loop = p.kernels[0].loops[0];
+    EXPECT_EQ(loop.iterStride, 2);
+    EXPECT_EQ(loop.iterOffsets, (std::vector<int64_t>{0, 1}));
+    EXPECT_EQ(loopIterLabel(loop, 1, 0), "kv, iter 3");
+    EXPECT_EQ(loopIterLabel(loop, 1, 1), "kv, iter 4");
+    EXPECT_EQ(printPtoProgram(parsePtoProgram(printPtoProgram(p), "back.ptoasm")),
+              printPtoProgram(p));
+    EXPECT_NE(printPtoProgram(p).find("  loop \"kv\" 2 iter 1 by 2 {\n"), std::string::npos);
+    EXPECT_NE(printPtoProgram(p).find("GM[0x20 + 0x40*i]:f32[8x8/32] !iter +1\n"),
+              std::string::npos)
+        << printPtoProgram(p);
+}
+
+std::string errorOf(const std::string& body) {
+    try {
+        parsePtoProgram(kHead + body + "}\ntask 0 @k aiv\n", "l.ptoasm");
+    } catch (const CompileError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+TEST(LoopListing, ParseAndVerifierErrorsNameTheProblem) {
+    const std::string load = "MTE2 TLOAD UB[0x0]:f32[8x8/8], GM[0x0 + 0x20*i]:f32[8x8/32]\n";
+    EXPECT_EQ(errorOf("loop \"c\" 4 iter 0 {\n" + load + "}\n"), "no error");
+    EXPECT_NE(errorOf(load).find("an address step (+ N*i) is only valid inside a loop"),
+              std::string::npos);
+    EXPECT_NE(errorOf("loop \"c\" 4 iter 0 {\nloop \"d\" 1 iter 0 {\n")
+                  .find("loops do not nest in a PTO listing"),
+              std::string::npos);
+    EXPECT_NE(errorOf("loop \"c\" 4 iter 0 {\n}\n").find("a loop needs at least one instruction"),
+              std::string::npos);
+    try {
+        parsePtoProgram(kHead + "loop \"c\" 4 iter 0 {\n" + load, "u.ptoasm");
+        ADD_FAILURE() << "an unterminated loop parsed";
+    } catch (const CompileError& e) {
+        EXPECT_NE(std::string(e.what()).find("unterminated loop: expected '}' (it opens at 4:1)"),
+                  std::string::npos)
+            << e.what();
+    }
+    // Round 4 would read GM[0x80, 0x160), past the 8x32 tensor: the last round is checked.
+    const std::string past = errorOf("loop \"c\" 5 iter 0 {\n" + load + "}\n");
+    EXPECT_NE(past.find("kernel @k instr 0 (TLOAD): operand 1 covers GM [0x80, 0x420), which is "
+                        "not inside a declared GM tensor"),
+              std::string::npos)
+        << past;
+}
+
+TEST(LoopListing, TheVerifierRejectsMalformedLoops) {
+    PtoProgram p = parsePtoProgram(readFile(kDir + "loop_copy.ptoasm"), "loop_copy.ptoasm");
+    auto problem = [](PtoProgram q) {
+        try {
+            verifyPtoProgram(q, "v.ptoasm");
+        } catch (const CompileError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    PtoProgram outside = p;
+    outside.kernels[0].loops[0].end = 99;
+    EXPECT_NE(problem(outside).find("outside the kernel's 15 instructions"), std::string::npos);
+    PtoProgram steps = p;
+    steps.kernels[0].loops[0].steps.pop_back();
+    EXPECT_NE(problem(steps).find("loop 0 has 10 address steps for 11 instructions"),
+              std::string::npos);
+    PtoProgram negative = p;
+    negative.kernels[0].loops[0].count = -1;
+    EXPECT_NE(problem(negative).find("negative count -1"), std::string::npos);
+}
+
+} // namespace
+} // namespace pto
