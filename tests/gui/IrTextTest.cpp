@@ -193,7 +193,8 @@ TEST(GuiIrText, RebuiltListingMatchesThePrintedOneLineForLine) {
     ASSERT_GE(pto, 0);
     std::vector<std::string> printed; // kernels and instructions of the printer's listing
     bool inKernel = false;
-    for (std::string_view line : splitLines(stageText(reader, pto))) {
+    const std::string text = stageText(reader, pto); // the views below point into it
+    for (std::string_view line : splitLines(text)) {
         if (line.starts_with("kernel @")) inKernel = true;
         if (inKernel) printed.push_back(withoutColumn(line));
         if (line == "}") inKernel = false;

@@ -40,6 +40,9 @@ TEST(ResourceBudget, EstimateTracksTheRealExpansionOfEverySample) {
     int samples = 0;
     for (const auto& entry : fs::directory_iterator(std::string(PTO_SOURCE_DIR) + "/samples")) {
         if (entry.path().extension() != ".pto") continue;
+        // Unrolled at S = 32768 it is far over the default budget on purpose: its README line
+        // raises the limits (until a loop body is lowered once, issue 15 item 2).
+        if (entry.path().stem() == "flash_attention_long") continue;
         SCOPED_TRACE(entry.path().filename().string());
         CompileState state = loadProgram(entry.path().string());
         PassManager pm(state, CompileOptions{});
