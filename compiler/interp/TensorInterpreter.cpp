@@ -295,6 +295,18 @@ TensorData evalFill(const OpEval& e) {
 
 // gather (numpy.take along `axis`): bytes copied slice by slice; an index outside
 // [0, src.shape[axis]) is an error naming the index and where it sits.
+/// Element j of the i32 index operand (operand 1), checked against [0, n) along `axis` of
+/// operand 0 (gather's source, scatter_add's base).
+int32_t indexAt(const OpEval& e, const TensorData& index, int64_t j, int64_t n, int64_t axis) {
+    int32_t k = 0;
+    std::memcpy(&k, index.data() + j * 4, 4);
+    if (k < 0 || k >= n)
+        e.fail("index " + std::to_string(k) + " at element " + std::to_string(j) + " of " +
+               e.describe(1) + " is outside [0, " + std::to_string(n) + ") (axis " +
+               std::to_string(axis) + " of " + e.describe(0) + ")");
+    return k;
+}
+
 TensorData evalGather(const OpEval& e) {
     e.expectOperands(2, 2);
     const Shape& src = e.shape(0);
@@ -313,12 +325,7 @@ TensorData evalGather(const OpEval& e) {
     TensorData result(e.in(0).dtype, out);
     const size_t run = size_t(inner * e.in(0).elementSize());
     for (int64_t j = 0; j < m; ++j) {
-        int32_t k = 0;
-        std::memcpy(&k, index.data() + j * 4, 4);
-        if (k < 0 || k >= n)
-            e.fail("index " + std::to_string(k) + " at element " + std::to_string(j) + " of " +
-                   e.describe(1) + " is outside [0, " + std::to_string(n) + ") (axis " +
-                   std::to_string(axis) + " of " + e.describe(0) + ")");
+        const int32_t k = indexAt(e, index, j, n, axis);
         for (int64_t o = 0; o < outer; ++o)
             std::memcpy(result.data() + size_t(o * m + j) * run,
                         e.in(0).data() + size_t(o * n + k) * run, run);
@@ -412,12 +419,7 @@ TensorData evalScatterAdd(const OpEval& e) {
     TensorData result = base;
     const size_t run = size_t(inner * base.elementSize());
     for (int64_t j = 0; j < m; ++j) {
-        int32_t k = 0;
-        std::memcpy(&k, index.data() + j * 4, 4);
-        if (k < 0 || k >= n)
-            e.fail("index " + std::to_string(k) + " at element " + std::to_string(j) + " of " +
-                   e.describe(1) + " is outside [0, " + std::to_string(n) + ") (axis " +
-                   std::to_string(axis) + " of " + e.describe(0) + ")");
+        const int32_t k = indexAt(e, index, j, n, axis);
         for (int64_t o = 0; o < outer; ++o)
             accumulateRow(result.data() + size_t(o * n + k) * run,
                           src.data() + size_t(o * m + j) * run, base.dtype, inner);

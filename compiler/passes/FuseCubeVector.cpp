@@ -1,6 +1,7 @@
 // fuse-cube-vector: find the alternating cube/vector chains of a loop, make them clusters,
 // move their hand-offs into ping-pong workspaces and order their kernels as a pipeline.
 #include "compiler/passes/FuseCubeVector.h"
+#include "compiler/passes/UnionFind.h"
 
 #include "compiler/passes/BuildExecGraph.h"
 #include "compiler/passes/ClusterGm.h"
@@ -15,23 +16,6 @@ namespace pto {
 namespace {
 
 constexpr int64_t kPingPongDepth = 2; // hand-off slots per workspace (double buffering)
-
-class UnionFind {
-public:
-    explicit UnionFind(size_t n) : m_parent(n) { std::iota(m_parent.begin(), m_parent.end(), 0u); }
-    uint32_t find(uint32_t x) {
-        while (m_parent[x] != x) x = m_parent[x] = m_parent[m_parent[x]];
-        return x;
-    }
-    void unite(uint32_t a, uint32_t b) {
-        a = find(a);
-        b = find(b);
-        if (a != b) m_parent[std::max(a, b)] = std::min(a, b);
-    }
-
-private:
-    std::vector<uint32_t> m_parent;
-};
 
 // The loop iteration of every tile op in a block (-1: none known). Compute ops carry the `iter`
 // attr of unroll-loops; the data movement insert-copies added takes it from its on-chip

@@ -1,5 +1,6 @@
 // Tile → Block: on-chip dataflow components, isomorphic groups, GM depth, packing into tasks.
 #include "compiler/passes/PartitionBlocks.h"
+#include "compiler/passes/UnionFind.h"
 
 #include "compiler/ir/Placement.h"
 #include "compiler/ir/Printer.h"
@@ -27,24 +28,6 @@ std::string describe(const Function& f, const Op& op) {
     if (!op.operands.empty()) return s + " " + valueName(f, op.operands[0]);
     return s;
 }
-
-class UnionFind {
-public:
-    explicit UnionFind(size_t n) : m_parent(n) { std::iota(m_parent.begin(), m_parent.end(), 0u); }
-    uint32_t find(uint32_t x) {
-        while (m_parent[x] != x) x = m_parent[x] = m_parent[m_parent[x]];
-        return x;
-    }
-    // Keeps the smaller index as the root, so a root is its component's first op.
-    void unite(uint32_t a, uint32_t b) {
-        a = find(a);
-        b = find(b);
-        if (a != b) m_parent[std::max(a, b)] = std::min(a, b);
-    }
-
-private:
-    std::vector<uint32_t> m_parent;
-};
 
 // What is wrong with the memory spaces of a tile op's operands and result ("" = nothing).
 std::string spaceProblem(const Function& tile, const Op& op, const Placement& place) {

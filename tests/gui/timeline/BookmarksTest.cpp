@@ -7,6 +7,7 @@
 #include "gui/widgets/TimelineCanvas.h"
 #include "gui/widgets/TimelineView.h"
 #include "tests/gui/support/Fixtures.h"
+#include "tests/gui/timeline/TimelineTestSupport.h"
 #include "tests/support/Process.h"
 
 #include <QListWidget>
@@ -29,15 +30,6 @@ fs::path traceCopy(const test::TempDir& dir) {
     return copy;
 }
 
-std::unique_ptr<TimelineView> openTimeline(StudioContext& context, const fs::path& trace) {
-    context.setDocument(TraceDocument::open(trace));
-    auto view = std::make_unique<TimelineView>(context);
-    view->resize(1400, 700);
-    view->show();
-    (void)QTest::qWaitFor([&] { return !view->loader().busy(); }, 30000);
-    return view;
-}
-
 TEST(TimelineBookmarks, BOnASliceBookmarksItAndTheNextSessionShowsItAgain) {
     test::TempDir dir;
     const fs::path trace = traceCopy(dir);
@@ -52,8 +44,8 @@ TEST(TimelineBookmarks, BOnASliceBookmarksItAndTheNextSessionShowsItAgain) {
                                      test::shellQuote(trace.string()), slice))
             .out);
     {
-        StudioContext context;
-        auto view = openTimeline(context, trace);
+        ShownTimeline shown(trace, {1400, 700});
+        TimelineView* view = &shown.view;
         EXPECT_TRUE(view->bookmarks().bookmarks().empty());
         view->selectSlice(slice, true);
         view->canvas().setFocus();
@@ -67,8 +59,9 @@ TEST(TimelineBookmarks, BOnASliceBookmarksItAndTheNextSessionShowsItAgain) {
         EXPECT_EQ(view->bookmarks().bookmarks().size(), 2U);
         test::saveScreenshot(*view, "timeline_bookmarks");
     }
-    StudioContext context;
-    auto view = openTimeline(context, trace);
+    ShownTimeline shown(trace, {1400, 700});
+    TimelineView* view = &shown.view;
+    StudioContext& context = shown.context;
     ASSERT_EQ(view->bookmarks().bookmarks().size(), 2U);
     QListWidget* list = view->bookmarks().list();
     int row = 0;
@@ -87,8 +80,8 @@ TEST(TimelineBookmarks, ADamagedSidecarIsReportedAndLeftAlone) {
     test::TempDir dir;
     const fs::path trace = traceCopy(dir);
     std::ofstream(sessionPath(trace)) << "{\"version\": 1, \"bookmarks\": [ {\"note\": 3";
-    StudioContext context;
-    auto view = openTimeline(context, trace);
+    ShownTimeline shown(trace, {1400, 700});
+    TimelineView* view = &shown.view;
     EXPECT_TRUE(view->bookmarks().bookmarks().empty());
     EXPECT_TRUE(view->bookmarks().statusText().contains(QStringLiteral("not JSON")))
         << view->bookmarks().statusText().toStdString();

@@ -6,6 +6,7 @@
 #include "gui/model/TimelineTrackModel.h"
 #include "gui/widgets/TimelineView.h"
 #include "tests/gui/support/Fixtures.h"
+#include "tests/gui/timeline/TimelineTestSupport.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -30,18 +31,8 @@ std::string fusedProgram() {
 // The names of the first `n` core rows the view shows, top to bottom.
 std::vector<std::string> firstCoreRows(const std::filesystem::path& trace, size_t n,
                                        const std::string& screenshot) {
-    StudioContext context;
-    context.setDocument(TraceDocument::open(trace));
-    TimelineView view(context);
-    view.resize(1400, 900);
-    view.show();
-    QElapsedTimer timer;
-    timer.start();
-    while (view.loader().busy() && timer.elapsed() < 20000) {
-        QApplication::processEvents(QEventLoop::AllEvents, 50);
-        QThread::msleep(5);
-    }
-    QApplication::processEvents();
+    ShownTimeline shown(trace, {1400, 900});
+    TimelineView& view = shown.view;
     test::saveScreenshot(view, screenshot);
     std::vector<std::string> names;
     const TimelineTrackModel& tracks = view.tracks();

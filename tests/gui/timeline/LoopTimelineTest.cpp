@@ -10,6 +10,7 @@
 #include "gui/widgets/TimelineCanvas.h"
 #include "gui/widgets/TimelineView.h"
 #include "tests/gui/support/Fixtures.h"
+#include "tests/gui/timeline/TimelineTestSupport.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -42,18 +43,9 @@ func @main(%x: tensor<16x1024xf32>, %t: index) -> tensor<16x1xf32> {
 
 TEST(LoopTimeline, ASliceOfIteration7ShowsItsLoopAndLinksToItsSourceLine) {
     const auto trace = test::programTrace("loop_iter7", kProgram, "--trace full --bind t=8");
-    StudioContext context;
-    context.setDocument(TraceDocument::open(trace));
-    TimelineView view(context);
-    view.resize(1400, 760);
-    view.show();
-    QElapsedTimer timer;
-    timer.start();
-    while (view.loader().busy() && timer.elapsed() < 20000) {
-        QApplication::processEvents(QEventLoop::AllEvents, 50);
-        QThread::msleep(5);
-    }
-    QApplication::processEvents();
+    ShownTimeline shown(trace, {1400, 760});
+    StudioContext& context = shown.context;
+    TimelineView& view = shown.view;
     const tracedb::TraceReader& reader = context.document()->reader();
     // A slice of the exp of iteration 7 of loop "kv": its instruction was emitted for a tile op
     // of iteration 7, or it ran in round "kv, iter 7" of a counted loop (its `loop` arg).
@@ -111,18 +103,9 @@ TEST(LoopTimeline, ASliceOfACountedLoopNamesItsRoundsIteration) {
     std::ostringstream text;
     text << in.rdbuf();
     const auto trace = test::programTrace("loop_counted", text.str(), "--trace instructions");
-    StudioContext context;
-    context.setDocument(TraceDocument::open(trace));
-    TimelineView view(context);
-    view.resize(1400, 760);
-    view.show();
-    QElapsedTimer timer;
-    timer.start();
-    while (view.loader().busy() && timer.elapsed() < 20000) {
-        QApplication::processEvents(QEventLoop::AllEvents, 50);
-        QThread::msleep(5);
-    }
-    QApplication::processEvents();
+    ShownTimeline shown(trace, {1400, 760});
+    StudioContext& context = shown.context;
+    TimelineView& view = shown.view;
     const tracedb::TraceReader& reader = context.document()->reader();
     const auto rows = reader
                           .query("SELECT s.id, s.track_id, s.ts, s.dur, s.depth FROM slice s "

@@ -105,6 +105,7 @@ def main() -> int:
     ap.add_argument("--pto", required=True, help="the pto binary")
     ap.add_argument("--manifest", required=True, help="manifest to write (record) or read")
     ap.add_argument("--only", default="", help="comma-separated sample names (default: all)")
+    ap.add_argument("--skip", default="", help="comma-separated sample names not to run")
     ap.add_argument("--no-report", action="store_true", help="skip the pto report digest")
     ap.add_argument("--keep", default="", help="keep the report JSONs in this folder")
     a = ap.parse_args()
@@ -114,6 +115,8 @@ def main() -> int:
     names = sorted(p.stem for p in samples_dir.glob("*.pto"))
     if a.only:
         names = [n for n in names if n in a.only.split(",")]
+    if a.skip:
+        names = [n for n in names if n not in a.skip.split(",")]
     baseline = json.loads(pathlib.Path(a.manifest).read_text()) if a.mode == "compare" else {}
     manifest, diffs = {}, []
     with tempfile.TemporaryDirectory(prefix="pto-identity-") as tmp:
