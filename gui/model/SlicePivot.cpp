@@ -23,6 +23,7 @@ const char* const kCategories[] = {"instr", "task", "wait", "stall"};
 struct Names {
     std::unordered_map<std::int64_t, std::string> strings;
     std::unordered_map<std::int64_t, std::pair<std::string, std::string>> tracks; ///< track, core
+    std::unordered_map<std::int64_t, std::int64_t> coreOf; ///< track → its core's number
 };
 
 struct Group {
@@ -63,6 +64,9 @@ Names readNames(const tracedb::TraceReader& reader) {
                      n.tracks.emplace(integer(v[0]), std::pair{text(v[1]), text(v[2])});
                      return true;
                  });
+    std::unordered_map<std::string, std::int64_t> cores;
+    for (const auto& [track, names] : n.tracks)
+        n.coreOf[track] = cores.emplace(names.second, std::int64_t(cores.size())).first->second;
     return n;
 }
 
@@ -79,17 +83,15 @@ std::string sqlOf(const SlicePivotQuery& q) {
 }
 
 /// The group of a slice as a number (the key's text is made once per group).
-std::int64_t groupId(const SliceFacts& s, SliceGrouping g, const Names& names,
-                     std::unordered_map<std::string, std::int64_t>& cores) {
+std::int64_t groupId(const SliceFacts& s, SliceGrouping g, const Names& names) {
     switch (g) {
     case SliceGrouping::Name:
         return s.nameId;
     case SliceGrouping::Track:
         return s.trackId;
     case SliceGrouping::Core: {
-        const auto it = names.tracks.find(s.trackId);
-        const std::string core = it == names.tracks.end() ? std::string() : it->second.second;
-        return cores.emplace(core, std::int64_t(cores.size())).first->second;
+        const auto it = names.coreOf.find(s.trackId);
+        return it == names.coreOf.end() ? -1 : it->second;
     }
     case SliceGrouping::Category:
         return s.category;
@@ -227,7 +229,6 @@ SlicePivot pivotSlices(const tracedb::TraceReader& reader, const SlicePivotQuery
     const bool grouped = query.grouping != SliceGrouping::None;
     if (!grouped) pivot.table = sliceHeaders();
     std::unordered_map<std::int64_t, std::size_t> index;
-    std::unordered_map<std::string, std::int64_t> cores;
     std::vector<Group> groups;
     const auto onRow = [&](std::span<const std::string>, std::span<const tracedb::SqlValue> v) {
         const SliceFacts s{integer(v[0]), integer(v[1]), integer(v[2]), integer(v[3]),
@@ -240,7 +241,7 @@ SlicePivot pivotSlices(const tracedb::TraceReader& reader, const SlicePivotQuery
                 pivot.truncated = true;
             return true;
         }
-        auto [it, fresh] = index.emplace(groupId(s, query.grouping, names, cores), groups.size());
+        auto [it, fresh] = index.emplace(groupId(s, query.grouping, names), groups.size());
         if (fresh) groups.push_back({groupKey(s, query.grouping, names), {}, 0, -1, -1});
         Group& g = groups[it->second];
         g.durs.push_back(s.dur);

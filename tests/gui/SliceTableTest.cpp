@@ -122,6 +122,26 @@ TEST_F(SliceTableTest, AGroupRowSelectsItsLongestSliceAndTheFilterNarrows) {
               sql("SELECT max(dur) FROM slice_named WHERE name = 'TLOAD'"));
 }
 
+// Grouped by core: one row per core with its slices, as SQL counts them through the tracks.
+TEST_F(SliceTableTest, APivotByCoreCountsEachCoresSlices) {
+    show(SliceGrouping::Core, {});
+    RowTableModel& rows = m_view->rows();
+    // Each core, plus "(none)" for the chip track's run marker.
+    EXPECT_EQ(rows.rowCount(),
+              1 + sql("SELECT count(DISTINCT CASE WHEN t.kind = 'core' THEN t.id ELSE t.parent_id "
+                      "END) FROM slice s JOIN track t ON t.id = s.track_id"));
+    for (int r = 0; r < rows.rowCount(); ++r) {
+        const std::string core = rows.text(r, 0).toStdString();
+        const std::string where = core == "(none)" ? "IS NULL" : "= '" + core + "'";
+        EXPECT_EQ(rows.text(r, 1).toLongLong(),
+                  sql(fmt::format("SELECT count(*) FROM slice s JOIN track_named t ON t.id = "
+                                  "s.track_id LEFT JOIN track_named p ON p.id = t.parent_id WHERE "
+                                  "(CASE WHEN t.kind = 'core' THEN t.name ELSE p.name END) {}",
+                                  where)))
+            << core;
+    }
+}
+
 // Every slice, sortable by duration as a number; a row selects that slice.
 TEST_F(SliceTableTest, EverySliceModeSortsByDurationAndSelectsTheRow) {
     show(SliceGrouping::None, QStringLiteral("matmul"));
