@@ -407,6 +407,7 @@ void MainWindow::showEvent(QShowEvent* event) {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     saveLayout();
+    m_context.closing();
     QMainWindow::closeEvent(event);
 }
 

@@ -1,4 +1,4 @@
-// Reads and writes the timeline's bookmark sidecar (JSON, version 1).
+// Reads and writes the timeline's session sidecar (JSON, version 1: bookmarks, optional view).
 #include "gui/model/TimelineSession.h"
 
 #include <QFile>
@@ -6,6 +6,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
+
+#include <algorithm>
 
 namespace pto::gui {
 namespace {
@@ -16,18 +18,36 @@ QString qpath(const std::filesystem::path& p) {
     return QString::fromStdString(p.string());
 }
 
+/// The "view" object; nullopt when absent or not a usable range (an older sidecar has none).
+std::optional<TimelineViewState> readView(const QJsonObject& root) {
+    const QJsonObject v = root.value(QStringLiteral("view")).toObject();
+    const double begin = v.value(QStringLiteral("begin")).toDouble(-1);
+    const double end = v.value(QStringLiteral("end")).toDouble(-1);
+    if (begin < 0 || end <= begin) return std::nullopt;
+    return TimelineViewState{begin, end, std::max(0, v.value(QStringLiteral("scroll_y")).toInt()),
+                             std::int64_t(v.value(QStringLiteral("slice")).toDouble(-1))};
+}
+
+QJsonObject writeView(const TimelineViewState& view) {
+    return {{QStringLiteral("begin"), view.begin},
+            {QStringLiteral("end"), view.end},
+            {QStringLiteral("scroll_y"), view.scrollY},
+            {QStringLiteral("slice"), double(view.selectedSlice)}};
+}
+
 } // namespace
 
 std::filesystem::path sessionPath(const std::filesystem::path& trace) {
     return std::filesystem::path(trace.string() + ".session.json");
 }
 
-LoadedBookmarks loadBookmarks(const std::filesystem::path& trace) {
-    LoadedBookmarks out;
+TimelineSession loadSession(const std::filesystem::path& trace) {
+    TimelineSession out;
     QFile file(qpath(sessionPath(trace)));
     if (!file.exists()) return out;
     const auto fail = [&](const QString& why) {
         out.bookmarks.clear();
+        out.view.reset();
         out.error = QStringLiteral("%1: %2").arg(file.fileName(), why);
         return out;
     };
@@ -48,23 +68,25 @@ LoadedBookmarks loadBookmarks(const std::filesystem::path& trace) {
                                  std::int64_t(o.value(QStringLiteral("slice")).toDouble(-1)),
                                  o.value(QStringLiteral("note")).toString()});
     }
+    out.view = readView(root);
     return out;
 }
 
-QString saveBookmarks(const std::filesystem::path& trace, const std::vector<Bookmark>& marks) {
+QString saveSession(const std::filesystem::path& trace, const TimelineSession& session) {
     const QString path = qpath(sessionPath(trace));
-    if (marks.empty()) {
+    if (session.bookmarks.empty()) {
         QFile::remove(path);
         return {};
     }
     QJsonArray list;
-    for (const Bookmark& b : marks)
+    for (const Bookmark& b : session.bookmarks)
         list.append(QJsonObject{{QStringLiteral("cycle"), double(b.cycle)},
                                 {QStringLiteral("slice"), double(b.slice)},
                                 {QStringLiteral("note"), b.note}});
-    const QJsonObject root{{QStringLiteral("version"), kVersion},
-                           {QStringLiteral("trace"), qpath(trace.filename())},
-                           {QStringLiteral("bookmarks"), list}};
+    QJsonObject root{{QStringLiteral("version"), kVersion},
+                     {QStringLiteral("trace"), qpath(trace.filename())},
+                     {QStringLiteral("bookmarks"), list}};
+    if (session.view) root.insert(QStringLiteral("view"), writeView(*session.view));
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(root).toJson()) < 0 ||
         !file.commit())

@@ -7,7 +7,12 @@ StudioContext::StudioContext(QObject* parent) : QObject(parent) {}
 
 StudioContext::~StudioContext() = default;
 
+void StudioContext::closing() {
+    if (m_document) emit documentClosing();
+}
+
 void StudioContext::setDocument(std::unique_ptr<TraceDocument> document) {
+    closing();
     m_selection.clear();
     m_document = std::move(document);
     emit documentChanged();

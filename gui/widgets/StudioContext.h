@@ -25,6 +25,9 @@ public:
     const SelectionModel& selection() const { return m_selection; }
 
     void setDocument(std::unique_ptr<TraceDocument> document);
+    /// Tells the views that the open document is about to go (another is opened, or the
+    /// window closes), so they can save what belongs with it. setDocument calls it too.
+    void closing();
     /// The run the open one is compared with (`pto-studio A.db --baseline B.db`); null when
     /// none. Changing it emits baselineChanged; opening another document keeps it.
     const TraceDocument* baseline() const { return m_baseline.get(); }
@@ -36,6 +39,8 @@ public:
 
 signals:
     void documentChanged();
+    /// The open document is about to be replaced or closed (it is still document()).
+    void documentClosing();
     void baselineChanged();
     /// A view could not show the document (its reader threw, e.g. on a corrupt page); the
     /// other views and the document stay. `what` says which view and why.

@@ -31,8 +31,9 @@ TimelineBookmarks::TimelineBookmarks(QWidget* parent) : QWidget(parent) {
 
 void TimelineBookmarks::setTrace(const std::filesystem::path& trace) {
     m_trace = trace;
-    LoadedBookmarks loaded = trace.empty() ? LoadedBookmarks{} : loadBookmarks(trace);
+    TimelineSession loaded = trace.empty() ? TimelineSession{} : loadSession(trace);
     m_marks = std::move(loaded.bookmarks);
+    m_view = loaded.view;
     refresh();
     m_status->setText(loaded.error.isEmpty() ? QString()
                                              : tr("Bookmarks not loaded: %1").arg(loaded.error));
@@ -54,6 +55,11 @@ void TimelineBookmarks::removeAt(int row) {
     save();
 }
 
+void TimelineBookmarks::saveView(const TimelineViewState& view) {
+    m_view = view;
+    if (!m_marks.empty()) save();
+}
+
 QString TimelineBookmarks::statusText() const {
     return m_status->text();
 }
@@ -64,7 +70,7 @@ void TimelineBookmarks::refresh() {
 }
 
 void TimelineBookmarks::save() {
-    const QString error = saveBookmarks(m_trace, m_marks);
+    const QString error = saveSession(m_trace, {m_marks, m_view, {}});
     m_status->setText(
         error.isEmpty() ? tr("%n bookmark(s), saved beside the trace", nullptr, int(m_marks.size()))
                         : tr("Bookmarks not saved: %1").arg(error));

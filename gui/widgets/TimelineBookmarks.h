@@ -1,4 +1,5 @@
-// The timeline's Bookmarks tab: the trace's bookmarks (saved beside it), add, remove, jump.
+// The timeline's Bookmarks tab: the trace's bookmarks and the view they were made in (saved
+// beside the trace), add, remove, jump.
 #pragma once
 
 #include "gui/model/TimelineSession.h"
@@ -15,8 +16,12 @@ class TimelineBookmarks : public QWidget {
 public:
     explicit TimelineBookmarks(QWidget* parent = nullptr);
 
-    /// Loads the bookmarks of `trace` (empty path: none).
+    /// Loads the bookmarks and saved view of `trace` (empty path: none).
     void setTrace(const std::filesystem::path& trace);
+    /// The view saved with the bookmarks when the trace was last closed.
+    const std::optional<TimelineViewState>& savedView() const { return m_view; }
+    /// Keeps the view with the bookmarks (saved when the trace has any).
+    void saveView(const TimelineViewState& view);
     /// Adds a bookmark and saves the sidecar.
     void add(Bookmark bookmark);
     void removeAt(int row);
@@ -34,6 +39,7 @@ private:
 
     std::filesystem::path m_trace;
     std::vector<Bookmark> m_marks;
+    std::optional<TimelineViewState> m_view;
     QListWidget* m_list = nullptr;
     QLabel* m_status = nullptr;
 };

@@ -190,6 +190,20 @@ void TimelineView::connectContext() {
             });
     connect(&context(), &StudioContext::queryTrackRequested, this,
             [this](std::shared_ptr<const QueryTrack> track) { addQueryTrack(std::move(track)); });
+    connect(&context(), &StudioContext::documentClosing, this,
+            [this] { m_bookmarks->saveView(viewState()); });
+}
+
+TimelineViewState TimelineView::viewState() const {
+    const TimelineViewport& v = m_canvas->viewport();
+    return {v.begin(), v.end(), m_canvas->scrollY(), m_canvas->selectedSlice()};
+}
+
+void TimelineView::restoreView(const TimelineViewState& view) {
+    m_canvas->viewport().setRange(view.begin, view.end);
+    m_canvas->setScrollY(view.scrollY);
+    if (view.selectedSlice >= 0) selectSlice(view.selectedSlice, false);
+    m_canvas->update();
 }
 
 QString TimelineView::statusText() const {
@@ -203,7 +217,7 @@ void TimelineView::bookmarkHere() {
     if (slice < 0) {
         const auto middle =
             std::int64_t(m_canvas->viewport().begin() + m_canvas->viewport().span() / 2);
-        m_bookmarks->add({middle, -1, tr("cycle %1").arg(middle)});
+        m_bookmarks->add({middle, -1, tr("mark in time")});
         return;
     }
     const auto r = doc->reader().query(fmt::format(
@@ -255,6 +269,7 @@ void TimelineView::documentChanged() {
             break;
         }
     }
+    if (const auto& saved = m_bookmarks->savedView()) restoreView(*saved);
     m_canvas->setEmptyText(
         doc ? tr("No timeline: this trace has no simulation run.\n"
                  "Run it with `pto run` to see slices here.")

@@ -3,6 +3,7 @@
 // table of the area selection.
 #pragma once
 
+#include "gui/model/TimelineSession.h"
 #include "gui/widgets/StudioView.h"
 
 #include <cstdint>
@@ -70,6 +71,8 @@ public:
     /// The right-click menu of a track's header: pin, expand/collapse, and for a query track
     /// rename and remove. The caller shows it (it deletes itself when closed).
     QMenu* trackMenu(int track);
+    /// Where the timeline is: range, first row shown, selected slice (kept in the sidecar).
+    TimelineViewState viewState() const;
 
 protected:
     void documentChanged() override;
@@ -90,6 +93,7 @@ private:
     void updateFlows();
     void updateScrollBar();
     void summaryReady();
+    void restoreView(const TimelineViewState& view);
 
     std::unique_ptr<TimelineTrackModel> m_tracks;
     std::unique_ptr<TimelineSliceCache> m_slices;

@@ -1,6 +1,7 @@
 // Timeline bookmarks offscreen: B on a selected slice bookmarks it, the sidecar beside the
 // trace keeps it for the next session, clicking it shows the slice again; a damaged sidecar
-// is reported and left alone.
+// is reported and left alone; the view (range, rows, selected slice) is saved with the
+// bookmarks when the trace is closed and shown again when it is reopened.
 #include "gui/model/TimelineLoader.h"
 #include "gui/model/TimelineSession.h"
 #include "gui/widgets/TimelineBookmarks.h"
@@ -76,6 +77,41 @@ TEST(TimelineBookmarks, BOnASliceBookmarksItAndTheNextSessionShowsItAgain) {
     EXPECT_FALSE(fs::exists(sessionPath(trace))); // no bookmarks, no sidecar
 }
 
+TEST(TimelineBookmarks, TheViewIsSavedWithTheBookmarksAndShownAgainOnReopening) {
+    test::TempDir dir;
+    const fs::path trace = traceCopy(dir);
+    const auto slice = std::stoll(
+        test::runCommand(fmt::format("sqlite3 -readonly {} 'SELECT id FROM slice WHERE category "
+                                     "= \"instr\" ORDER BY ts DESC, id LIMIT 1'",
+                                     test::shellQuote(trace.string())))
+            .out);
+    TimelineViewState closedAt;
+    {
+        ShownTimeline shown(trace, {1400, 700});
+        TimelineView& view = shown.view;
+        shown.context.closing(); // no bookmarks yet: nothing is written beside the trace
+        EXPECT_FALSE(fs::exists(sessionPath(trace)));
+        view.selectSlice(slice, true);
+        view.canvas().setFocus();
+        QTest::keyClick(&view.canvas(), Qt::Key_B);
+        QTest::keyClick(&view.canvas(), Qt::Key_W);
+        QTest::keyClick(&view.canvas(), Qt::Key_W);
+        view.canvas().setScrollY(view.canvas().scrollY() + 40);
+        closedAt = view.viewState();
+        EXPECT_EQ(closedAt.selectedSlice, slice);
+        shown.context.setDocument(nullptr); // closing the trace saves its view
+    }
+    ShownTimeline shown(trace, {1400, 700});
+    const TimelineViewState reopened = shown.view.viewState();
+    EXPECT_NEAR(reopened.begin, closedAt.begin, 1e-6 * closedAt.end);
+    EXPECT_NEAR(reopened.end, closedAt.end, 1e-6 * closedAt.end);
+    EXPECT_EQ(reopened.scrollY, closedAt.scrollY);
+    EXPECT_EQ(reopened.selectedSlice, slice);
+    EXPECT_EQ(shown.context.selection().current(), EntityRef::slice(slice));
+    ASSERT_TRUE(loadSession(trace).view.has_value());
+    EXPECT_EQ(loadSession(trace).bookmarks.size(), 1U);
+}
+
 TEST(TimelineBookmarks, ADamagedSidecarIsReportedAndLeftAlone) {
     test::TempDir dir;
     const fs::path trace = traceCopy(dir);
@@ -86,7 +122,7 @@ TEST(TimelineBookmarks, ADamagedSidecarIsReportedAndLeftAlone) {
     EXPECT_TRUE(view->bookmarks().statusText().contains(QStringLiteral("not JSON")))
         << view->bookmarks().statusText().toStdString();
     std::ofstream(sessionPath(trace)) << "{\"version\": 9, \"bookmarks\": []}";
-    const LoadedBookmarks newer = loadBookmarks(trace);
+    const TimelineSession newer = loadSession(trace);
     EXPECT_TRUE(newer.error.contains(QStringLiteral("version"))) << newer.error.toStdString();
 }
 
