@@ -186,22 +186,31 @@ HeatmapData buildHeatmap(const tracedb::TraceReader& reader, const std::string& 
                          const TensorData* golden, int maxCells) {
     HeatmapData map;
     map.tensor = output;
+    // The output's values (a 4096² f32 output is 64 MB) are read only to compare them with a
+    // golden; its shape comes from the tensor row.
     const std::optional<TensorData> actual =
-        tensorOfRole(reader, output, tracedb::TensorRole::Output);
+        golden ? tensorOfRole(reader, output, tracedb::TensorRole::Output) : std::nullopt;
     std::vector<std::int64_t> dims;
-    if (actual)
+    bool stored = actual.has_value();
+    for (const tracedb::TensorRow& row : reader.tensors())
+        if (row.role == tracedb::TensorRole::Output && row.name == output) {
+            dims = jsonInts(row.shape);
+            // length() of a blob reads its size, not its pages.
+            prof::forEachRow(
+                reader, fmt::format("SELECT length(data) FROM tensor WHERE id = {}", row.id),
+                [&](auto r) { stored = stored || (!cellNull(r[0]) && cellInt(r[0]) > 0); });
+        }
+    if (actual) {
+        dims.clear();
         for (int i = 0; i < actual->shape.rank(); ++i) dims.push_back(actual->shape[i]);
-    else
-        for (const tracedb::TensorRow& row : reader.tensors())
-            if (row.role == tracedb::TensorRole::Output && row.name == output)
-                dims = jsonInts(row.shape);
+    }
     std::tie(map.rows, map.cols) = view2d(dims);
     const std::int64_t stage = lastTileStage(reader);
     if (stage >= 0) map.tiles = storedTiles(reader, stage, output, dims);
     const auto errors = diffErrors(reader, stage);
     for (HeatTile& tile : map.tiles)
         if (auto it = errors.find(tile.op.id); it != errors.end()) tile.error = it->second;
-    if (!actual) {
+    if (!stored) {
         map.note = fmt::format("output '{}' is not stored in the trace (above the run's size "
                                "limit?): per-tile errors from the diff rows only",
                                output);

@@ -119,11 +119,17 @@ public:
     void provenance(std::int64_t instr, const QStringList& sourceLines) {
         std::string loop;
         std::int64_t loopLine = -1;
+        // The two steps (instr → tile op, node → parent) read the tables by their keys; the
+        // `provenance` view would be materialised whole (seconds on a 1 M-instruction trace).
         each(fmt::format("WITH RECURSIVE chain(step, kind, stage_id, id) AS ("
                          " SELECT 0, 'instr', i.stage_id, i.id FROM instr i WHERE i.id = {}"
-                         " UNION ALL SELECT c.step + 1, 'node', p.parent_stage_id, p.parent_id"
-                         " FROM chain c JOIN provenance p ON p.kind = c.kind AND"
-                         " p.stage_id = c.stage_id AND p.id = c.id WHERE c.step < 64)"
+                         " UNION ALL SELECT c.step + 1, 'node', i.tile_stage_id, i.tile_op_id"
+                         " FROM chain c JOIN instr i ON c.kind = 'instr' AND i.id = c.id"
+                         " WHERE i.tile_op_id IS NOT NULL"
+                         " UNION ALL SELECT c.step + 1, 'node', s.parent_stage_id, n.parent_id"
+                         " FROM chain c JOIN node n ON c.kind = 'node' AND"
+                         " n.stage_id = c.stage_id AND n.id = c.id JOIN stage s ON"
+                         " s.id = n.stage_id WHERE n.parent_id IS NOT NULL AND c.step < 64)"
                          " SELECT c.step, st.level, st.name, c.kind, c.id, n.kind, n.name,"
                          " coalesce(n.src_line, i.src_line), n.attrs FROM chain c JOIN stage st ON"
                          " st.id = c.stage_id LEFT JOIN node n ON c.kind = 'node' AND"

@@ -1,0 +1,267 @@
+// Worst event-loop stall of pto-studio while a script clicks through every view, tab, overlay,
+// table and search of the gemm_4096 full trace (issue 19: no user action may block the GUI
+// thread for more than 100 ms). The trace is made once under the temp dir (or
+// PTO_GUI_STALL_TRACE names one); a 1 ms heartbeat timer measures the stalls.
+#include "gui/app/MainWindow.h"
+#include "gui/widgets/StudioView.h"
+#include "gui/widgets/TimelineCanvas.h"
+
+#include <QAbstractItemView>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTest>
+#include <QTimer>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <string>
+
+namespace {
+
+using namespace pto::gui;
+namespace fs = std::filesystem;
+
+const fs::path& trace() {
+    static const fs::path path = [] {
+        if (const char* env = std::getenv("PTO_GUI_STALL_TRACE")) return fs::path(env);
+        const fs::path t = fs::temp_directory_path() / "pto-bench-gui-stall-gemm4096-full.db";
+        if (!fs::exists(t)) {
+            const std::string command = std::string(PTO_CLI) + " run " + PTO_SOURCE_DIR +
+                                        "/samples/gemm_4096.pto --trace full -o " + t.string() +
+                                        " > /dev/null";
+            if (std::system(command.c_str()) != 0) return fs::path();
+        }
+        return t;
+    }();
+    return path;
+}
+
+/// Ticks every millisecond on the GUI thread: a late tick is a stall of the event loop, charged
+/// to the action running (or whose results were arriving) at the time.
+class Heartbeat {
+public:
+    Heartbeat() {
+        m_timer.setTimerType(Qt::PreciseTimer);
+        m_timer.setInterval(1);
+        QObject::connect(&m_timer, &QTimer::timeout, [this] { tick(); });
+        m_clock.start();
+        m_timer.start();
+    }
+    void setAction(const std::string& action) {
+        tick();
+        m_action = action;
+    }
+    /// Milliseconds since the last tick that came more than 20 ms late.
+    qint64 quietMs() const { return m_clock.elapsed() - m_lastStall; }
+    qint64 worstMs() const { return m_worst; }
+    const std::string& worstAction() const { return m_worstAction; }
+    /// The worst stall of each action, for the report.
+    const std::map<std::string, qint64>& perAction() const { return m_perAction; }
+
+private:
+    void tick() {
+        const qint64 now = m_clock.elapsed();
+        const qint64 gap = now - m_last;
+        m_last = now;
+        if (gap > 20) m_lastStall = now;
+        qint64& worst = m_perAction[m_action];
+        worst = std::max(worst, gap);
+        if (gap > m_worst) {
+            m_worst = gap;
+            m_worstAction = m_action;
+        }
+    }
+
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_last = 0;
+    qint64 m_lastStall = 0;
+    qint64 m_worst = 0;
+    std::string m_action = "start";
+    std::string m_worstAction;
+    std::map<std::string, qint64> m_perAction;
+};
+
+struct Action {
+    std::string name;
+    std::function<void()> run;
+};
+
+/// Lets the event loop run until `quiet` ms pass without a stall (at most `limit` ms).
+void settle(const Heartbeat& beat, int quiet, int limit) {
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < limit && (timer.elapsed() < quiet || beat.quietMs() < quiet))
+        QApplication::processEvents(QEventLoop::AllEvents, 5);
+}
+
+std::string nameOf(const QObject* o) {
+    return o->objectName().isEmpty() ? o->metaObject()->className() : o->objectName().toStdString();
+}
+
+/// What a user does with a view's widgets: every tab, every entry of every combo box (with the
+/// arrow keys, as a user picks one), each check box on and off, the first columns of every
+/// table sorted and its first rows clicked, the harmless buttons pressed.
+void addWidgetActions(const std::string& view, QWidget* root, std::deque<Action>& out) {
+    for (QTabWidget* tabs : root->findChildren<QTabWidget*>())
+        for (int i = 0; i < tabs->count(); ++i)
+            out.push_back({view + " tab " + tabs->tabText(i).toStdString(),
+                           [tabs, i] { tabs->setCurrentIndex(i); }});
+    for (QComboBox* combo : root->findChildren<QComboBox*>()) {
+        if (combo->isEditable() || combo->count() < 2) continue;
+        out.push_back({view + " " + nameOf(combo) + " first entry", [combo] {
+                           combo->setFocus();
+                           QTest::keyClick(combo, Qt::Key_Home);
+                       }});
+        for (int i = 1; i < combo->count(); ++i)
+            out.push_back(
+                {view + " " + nameOf(combo) + " → " + combo->itemText(i).toStdString(), [combo] {
+                     combo->setFocus();
+                     QTest::keyClick(combo, Qt::Key_Down);
+                 }});
+        out.push_back({view + " " + nameOf(combo) + " back to the first", [combo] {
+                           combo->setFocus();
+                           QTest::keyClick(combo, Qt::Key_Home);
+                       }});
+    }
+    for (QCheckBox* box : root->findChildren<QCheckBox*>())
+        for (int twice = 0; twice < 2; ++twice)
+            out.push_back({view + " check " + box->text().toStdString(), [box] { box->click(); }});
+    for (QAbstractItemView* table : root->findChildren<QAbstractItemView*>()) {
+        out.push_back({view + " " + nameOf(table) + " sort and click", [table] {
+                           if (!table->model() || !table->isVisible()) return;
+                           if (auto* header = table->findChild<QHeaderView*>();
+                               header && header->orientation() == Qt::Horizontal)
+                               for (int c = 0; c < std::min(6, header->count()); ++c)
+                                   QTest::mouseClick(header->viewport(), Qt::LeftButton, {},
+                                                     {header->sectionViewportPosition(c) + 4, 4});
+                           for (int r = 0; r < std::min(3, table->model()->rowCount()); ++r) {
+                               const QRect cell = table->visualRect(table->model()->index(r, 0));
+                               if (cell.isValid())
+                                   QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                                                     cell.center());
+                           }
+                       }});
+    }
+    for (QPushButton* button : root->findChildren<QPushButton*>()) {
+        const QString text = button->text();
+        if (text == QStringLiteral("Fit") || text == QStringLiteral("▶") ||
+            text == QStringLiteral("◀"))
+            out.push_back({view + " press " + text.toStdString(), [button] { button->click(); }});
+    }
+}
+
+/// The timeline's own keys and a search.
+void addTimelineActions(QWidget* root, std::deque<Action>& out) {
+    auto* canvas = root->findChild<TimelineCanvas*>();
+    if (!canvas) return;
+    for (const auto& [name, key] :
+         std::vector<std::pair<std::string, Qt::Key>>{{"zoom in", Qt::Key_W},
+                                                      {"zoom in", Qt::Key_W},
+                                                      {"pan right", Qt::Key_D},
+                                                      {"scroll down", Qt::Key_Down},
+                                                      {"zoom out", Qt::Key_S},
+                                                      {"pan left", Qt::Key_A}})
+        out.push_back({"timeline " + name, [canvas, key] {
+                           canvas->setFocus();
+                           QTest::keyClick(canvas, key);
+                       }});
+    out.push_back({"timeline click a slice", [canvas] {
+                       QTest::mouseClick(canvas, Qt::LeftButton, {},
+                                         {canvas->width() / 2, TimelineCanvas::kRulerHeight + 30});
+                   }});
+    if (auto* search = root->findChild<QLineEdit*>())
+        out.push_back({"timeline search TMATMUL", [search] {
+                           search->setFocus();
+                           search->setText(QStringLiteral("TMATMUL"));
+                           QTest::keyClick(search, Qt::Key_Return);
+                       }});
+}
+
+void addSqlActions(QWidget* root, std::deque<Action>& out) {
+    auto* editor = root->findChild<QPlainTextEdit*>();
+    if (!editor) return;
+    for (QPushButton* button : root->findChildren<QPushButton*>())
+        if (button->text() == QStringLiteral("Run"))
+            out.push_back({"sql run a 10 000-row query", [editor, button] {
+                               editor->setPlainText(QStringLiteral(
+                                   "SELECT id, ts, dur, name FROM slice ORDER BY dur DESC "
+                                   "LIMIT 10000"));
+                               button->click();
+                           }});
+}
+
+/// Opens the trace and its baseline, then every view in turn with its widgets.
+void script(MainWindow& window, std::deque<Action>& actions) {
+    const QString path = QString::fromStdString(trace().string());
+    actions.push_back({"open trace", [&window, path] { window.openFile(path, true); }});
+    actions.push_back({"open baseline", [&window, path] { window.openBaseline(path, true); }});
+    for (StudioView* view : window.views()) {
+        const std::string id = view->viewId().toStdString();
+        actions.push_back({"show " + id, [&window, view] {
+                               if (QDockWidget* dock = window.dockOf(view)) dock->raise();
+                           }});
+        // The view's widgets are listed once it is shown (some are made on first show).
+        actions.push_back({"list widgets of " + id, [view, id, &actions] {
+                               std::deque<Action> more;
+                               if (id == "timeline") addTimelineActions(view, more);
+                               if (id == "sql") addSqlActions(view, more);
+                               addWidgetActions(id, view, more);
+                               actions.insert(actions.begin(), more.begin(), more.end());
+                           }});
+    }
+}
+
+void BM_WorstStallClickingThroughEveryView(benchmark::State& state) {
+    if (trace().empty()) {
+        state.SkipWithError("cannot run samples/gemm_4096.pto --trace full");
+        return;
+    }
+    for (auto _ : state) {
+        MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        Heartbeat beat;
+        settle(beat, 200, 5000);
+        std::deque<Action> actions;
+        script(window, actions);
+        int done = 0;
+        while (!actions.empty()) {
+            Action action = std::move(actions.front());
+            actions.pop_front();
+            beat.setAction(action.name);
+            action.run();
+            ++done;
+            // Loading a view can take seconds on its worker; wait for it before the next click.
+            const bool slow =
+                action.name.rfind("open", 0) == 0 || action.name.rfind("show", 0) == 0;
+            settle(beat, slow ? 1500 : 150, slow ? 120000 : 10000);
+            while (QWidget* modal = QApplication::activeModalWidget()) modal->close();
+        }
+        beat.setAction("after the last action");
+        settle(beat, 3000, 30000);
+        state.counters["worst_stall_ms"] = double(beat.worstMs());
+        state.counters["actions"] = done;
+        std::cerr << "worst stall " << beat.worstMs() << " ms during: " << beat.worstAction()
+                  << "\n";
+        for (const auto& [name, worst] : beat.perAction())
+            if (worst > 50) std::cerr << "  " << worst << " ms  " << name << "\n";
+    }
+}
+BENCHMARK(BM_WorstStallClickingThroughEveryView)->Unit(benchmark::kSecond)->Iterations(1);
+
+} // namespace
