@@ -82,6 +82,10 @@ std::optional<std::int64_t> numberAfter(std::string_view line, std::string_view 
 
 /// Why stage `ord` has no ir_text: the recorder's `ir_text_omitted` stats row, else a generic
 /// reason.
+/// A rebuilt listing shows at most this many instructions: a million lines would take the
+/// editor seconds to lay out, and nobody reads them in a text view.
+constexpr std::int64_t kMaxRebuiltInstrs = 200000;
+
 std::string omittedReason(const tracedb::TraceReader& reader, std::int64_t ord,
                           const std::string& name) {
     std::string reason;
@@ -124,19 +128,25 @@ IrText IrText::load(const tracedb::TraceReader& reader, std::int64_t stageId) {
     if (ir.m_text.empty()) {
         const std::string reason = omittedReason(reader, ord, name);
         RebuiltListing listing;
-        if (level == "pto") listing = rebuildPtoListing(reader, stageId);
+        if (level == "pto") listing = rebuildPtoListing(reader, stageId, kMaxRebuiltInstrs);
         if (listing.instructions == 0) {
             ir.m_note = reason;
             return ir;
         }
         ir.m_text = std::move(listing.text);
-        ir.m_note = fmt::format("listing rebuilt from the {} recorded instructions, without gm "
-                                "declarations ({})",
-                                listing.instructions, reason);
+        ir.m_note =
+            listing.instructions < listing.total
+                ? fmt::format("listing rebuilt from the first {} of the {} recorded instructions "
+                              "(pto compile --print-after emit-pto prints them all), without gm "
+                              "declarations ({})",
+                              listing.instructions, listing.total, reason)
+                : fmt::format("listing rebuilt from the {} recorded instructions, without gm "
+                              "declarations ({})",
+                              listing.instructions, reason);
         rebuilt = true;
     }
     ir.m_refs.assign(splitLines(ir.m_text).size(), EntityRef{});
-    ir.mapLines(reader, level);
+    ir.mapLines(reader, level, rebuilt ? kMaxRebuiltInstrs : -1);
     if (rebuilt) return ir; // the parent stage has no text either: nothing to diff against
     std::string parentText;
     if (ir.m_parentStageId >= 0)
@@ -147,15 +157,16 @@ IrText IrText::load(const tracedb::TraceReader& reader, std::int64_t stageId) {
     return ir;
 }
 
-void IrText::mapLines(const tracedb::TraceReader& reader, const std::string& level) {
+void IrText::mapLines(const tracedb::TraceReader& reader, const std::string& level,
+                      std::int64_t maxInstrs) {
     const std::vector<std::string_view> lines = splitLines(m_text);
     const auto nodes = nodeInfos(reader, m_stageId);
     std::vector<std::pair<std::int64_t, std::string>> instrs; // (id, opcode) in order
     if (level == "pto")
         prof::forEachRow(reader,
                          fmt::format("SELECT id, opcode FROM instr WHERE stage_id = {} ORDER BY "
-                                     "id",
-                                     m_stageId),
+                                     "id LIMIT {}",
+                                     m_stageId, maxInstrs),
                          [&](auto row) { instrs.emplace_back(cellInt(row[0]), cellText(row[1])); });
     const auto args = std::count_if(nodes.begin(), nodes.end(),
                                     [](const auto& n) { return n.second.kind == "arg"; });

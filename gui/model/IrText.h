@@ -46,7 +46,9 @@ public:
     std::vector<int> linesOf(const EntityRef& ref, LinkResolver& links, StageMapper& mapper) const;
 
 private:
-    void mapLines(const tracedb::TraceReader& reader, const std::string& level);
+    /// Links lines to nodes / instructions; a listing maps its first `maxInstrs` (-1: all).
+    void mapLines(const tracedb::TraceReader& reader, const std::string& level,
+                  std::int64_t maxInstrs = -1);
     void diffWithParent(const std::string& parentText);
 
     std::int64_t m_stageId = -1;

@@ -13,7 +13,8 @@ using prof::cellInt;
 using prof::cellNull;
 using prof::cellText;
 
-RebuiltListing rebuildPtoListing(const tracedb::TraceReader& reader, std::int64_t stageId) {
+RebuiltListing rebuildPtoListing(const tracedb::TraceReader& reader, std::int64_t stageId,
+                                 std::int64_t maxInstructions) {
     std::map<std::int64_t, std::string> kernels; // block id → `kernel @name core {`
     prof::forEachRow(reader,
                      fmt::format("SELECT id, name, core FROM node WHERE stage_id = {} AND kind = "
@@ -24,12 +25,14 @@ RebuiltListing rebuildPtoListing(const tracedb::TraceReader& reader, std::int64_
                              fmt::format("kernel @{} {} {{\n", cellText(row[1]), cellText(row[2]));
                      });
     RebuiltListing out;
+    prof::forEachRow(reader, fmt::format("SELECT count(*) FROM instr WHERE stage_id = {}", stageId),
+                     [&](auto row) { out.total = cellInt(row[0]); });
     std::int64_t block = -1;
     prof::forEachRow(
         reader,
         fmt::format("SELECT block_id, pipe, opcode, operands, tile_op_id, src_line FROM instr "
-                    "WHERE stage_id = {} ORDER BY id",
-                    stageId),
+                    "WHERE stage_id = {} ORDER BY id LIMIT {}",
+                    stageId, maxInstructions),
         [&](auto row) {
             if (const std::int64_t b = cellInt(row[0]); b != block) {
                 if (block >= 0) out.text += "}\n";

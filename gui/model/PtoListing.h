@@ -12,11 +12,14 @@ namespace pto::gui {
 struct RebuiltListing {
     std::string text;              ///< `kernel @name core {` … `}` blocks, one instruction a line
     std::int64_t instructions = 0; ///< instruction lines written
+    std::int64_t total = 0;        ///< instructions of the stage (more than written when capped)
 };
 
 /// The kernels of stage `stageId` (its `kernel` nodes) with their instructions in id order, in
 /// the printed listing's instruction format (pipe, opcode, operands, `!op`, `!loc line`). The
-/// listing's `gm` declarations are not recorded per instruction and are left out.
-RebuiltListing rebuildPtoListing(const tracedb::TraceReader& reader, std::int64_t stageId);
+/// listing's `gm` declarations are not recorded per instruction and are left out. At most
+/// `maxInstructions` are written (-1: all), the first in id order.
+RebuiltListing rebuildPtoListing(const tracedb::TraceReader& reader, std::int64_t stageId,
+                                 std::int64_t maxInstructions = -1);
 
 } // namespace pto::gui

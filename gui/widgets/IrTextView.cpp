@@ -2,17 +2,27 @@
 #include "gui/widgets/IrTextView.h"
 
 #include "gui/model/LinkResolver.h"
+#include "gui/model/WorkerResult.h"
 #include "gui/widgets/IrTextViewEditor.h"
 
 #include <QComboBox>
+#include <QFutureWatcher>
 #include <QLabel>
 #include <QTabWidget>
 #include <QTextBlock>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace pto::gui {
 
-IrTextView::IrTextView(StudioContext& context, QWidget* parent) : StudioView(context, parent) {
+struct IrTextView::Loaded {
+    int generation = 0;
+    std::shared_ptr<IrText> ir;
+    QString error;
+};
+
+IrTextView::IrTextView(StudioContext& context, QWidget* parent)
+    : StudioView(context, parent), m_watcher(new QFutureWatcher<Loaded>(this)) {
     m_picker = new QComboBox(this);
     m_picker->setModel(&m_stages);
     m_tabs = new QTabWidget(this);
@@ -30,6 +40,8 @@ IrTextView::IrTextView(StudioContext& context, QWidget* parent) : StudioView(con
     connect(m_picker, &QComboBox::currentIndexChanged, this, &IrTextView::onStagePicked);
     connect(m_editor, &QPlainTextEdit::cursorPositionChanged, this, &IrTextView::onCursorMoved);
     connect(&selection(), &SelectionModel::selectionChanged, this, &IrTextView::onSelection);
+    connect(m_watcher, &QFutureWatcher<Loaded>::finished, this,
+            [this] { showLoaded(m_watcher->result()); }); // never throws: runGuarded
     initialize();
 }
 
@@ -66,10 +78,6 @@ void IrTextView::documentChanged() {
                 break;
             }
     setStage(stage);
-    if (document() && document()->summary().measured) {
-        m_editor->setPlainText(tr(kMeasuredNoIr));
-        m_status->setText(tr(kMeasuredNoIr));
-    }
 }
 
 void IrTextView::setStage(std::int64_t stageId) {
@@ -79,8 +87,32 @@ void IrTextView::setStage(std::int64_t stageId) {
 }
 
 void IrTextView::onStagePicked(int row) {
+    ++m_generation;
+    m_tokens.cancel();
     const std::int64_t stage = m_stages.stageAt(row);
-    m_ir = document() && stage >= 0 ? IrText::load(document()->reader(), stage) : IrText{};
+    if (!document() || stage < 0) {
+        showLoaded({m_generation, std::make_shared<IrText>(), {}});
+        return;
+    }
+    m_loading = true;
+    m_status->setText(tr("Reading stage %1…").arg(m_picker->itemText(row)));
+    // A big run's listing is rebuilt from up to a million instruction rows: seconds, so never
+    // on the GUI thread.
+    m_watcher->setFuture(QtConcurrent::run([path = document()->path(), stage,
+                                            generation = m_generation, token = m_tokens.next()] {
+        const auto result = runGuarded<IrText>(*token, [&] {
+            const auto reader = tracedb::TraceReader::open(path);
+            const auto watch = token->watch(reader);
+            return IrText::load(reader, stage);
+        });
+        return Loaded{generation, result.value, result.cancelled ? tr("cancelled") : result.error};
+    }));
+}
+
+void IrTextView::showLoaded(const Loaded& loaded) {
+    if (loaded.generation != m_generation) return;
+    m_loading = false;
+    m_ir = loaded.ir ? std::move(*loaded.ir) : IrText{};
     m_moving = true;
     m_editor->setPlainText(QString::fromStdString(m_ir.text()));
     m_editor->setChangedLines(m_ir.changedLines());
@@ -91,8 +123,14 @@ void IrTextView::onStagePicked(int row) {
     if (m_ir.parentStageId() < 0) status = tr("The program as parsed");
     if (m_ir.diffApproximate()) status += tr(" (too many edits to diff line by line)");
     if (!m_ir.note().empty()) status += QStringLiteral(" — ") + QString::fromStdString(m_ir.note());
+    if (!loaded.ir) status = tr("Cannot read the stage: %1").arg(loaded.error);
     m_status->setText(status);
+    if (document() && document()->summary().measured) {
+        m_editor->setPlainText(tr(kMeasuredNoIr));
+        m_status->setText(tr(kMeasuredNoIr));
+    }
     onSelection(selection().current(), nullptr);
+    emit stageShown();
 }
 
 void IrTextView::onCursorMoved() {

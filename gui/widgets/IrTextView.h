@@ -3,6 +3,7 @@
 // op's line highlighted.
 #pragma once
 
+#include "gui/model/CancelToken.h"
 #include "gui/model/IrText.h"
 #include "gui/model/StageCompareModel.h"
 #include "gui/widgets/StudioView.h"
@@ -10,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+template <typename T> class QFutureWatcher;
 class QComboBox;
 class QLabel;
 class QPlainTextEdit;
@@ -29,7 +31,11 @@ public:
     QString viewId() const override { return QStringLiteral("ir"); }
     QString viewTitle() const override { return tr("IR text"); }
 
+    /// Shows a stage: its text is read (or its listing rebuilt) on a worker; irText() is the
+    /// previous stage's until stageShown().
     void setStage(std::int64_t stageId);
+    /// A stage is being read.
+    bool loading() const { return m_loading; }
     const IrText& irText() const { return m_ir; }
     /// 0-based IR lines highlighted for the current selection.
     const std::vector<int>& highlightedIrLines() const { return m_irLines; }
@@ -39,11 +45,17 @@ public:
     QPlainTextEdit* sourceEditor() const;
     QTabWidget* tabs() const { return m_tabs; }
 
+signals:
+    /// The stage asked for last is shown (or its reading failed: the status says why).
+    void stageShown();
+
 protected:
     void documentChanged() override;
 
 private:
+    struct Loaded;
     void onStagePicked(int row);
+    void showLoaded(const Loaded& loaded);
     void onCursorMoved();
     void onSelection(const EntityRef& ref, const QObject* origin);
     void showSourceLine(std::int64_t line);
@@ -60,6 +72,10 @@ private:
     IrTextEditor* m_editor = nullptr;
     IrTextEditor* m_source = nullptr;
     QLabel* m_status = nullptr;
+    QFutureWatcher<Loaded>* m_watcher = nullptr;
+    WorkerTokens m_tokens; ///< destroyed before m_watcher (a child): waits for the worker
+    bool m_loading = false;
+    int m_generation = 0;
 };
 
 } // namespace pto::gui

@@ -194,6 +194,7 @@ TEST(GuiDiff, TheHotTileSelectsItsOpInEveryDockedView) {
     ASSERT_EQ(window.context().selection().current(), EntityRef::node(tile.op.stageId, tile.op.id));
     // The IR view marks the tile op's line in its stage (a Tile stage is shown by default)...
     ir->setStage(tile.op.stageId);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !ir->loading(); }, 60000));
     ASSERT_EQ(ir->highlightedIrLines().size(), 1u);
     EXPECT_EQ(ir->irText().entityAt(std::size_t(ir->highlightedIrLines().front())),
               EntityRef::node(tile.op.stageId, tile.op.id));

@@ -204,6 +204,12 @@ TEST(GuiIrText, RebuiltListingMatchesThePrintedOneLineForLine) {
     for (std::string_view line : splitLines(rebuilt.text)) lines.emplace_back(line);
     EXPECT_EQ(lines, printed);
     EXPECT_EQ(rebuilt.instructions, std::int64_t(reader.instrs().size()));
+    EXPECT_EQ(rebuilt.total, rebuilt.instructions);
+    // Capped (a big run's listing): the first instructions in id order, and how many there are.
+    const RebuiltListing capped = rebuildPtoListing(reader, pto, 5);
+    EXPECT_EQ(capped.instructions, 5);
+    EXPECT_EQ(capped.total, rebuilt.total);
+    EXPECT_TRUE(rebuilt.text.starts_with(capped.text.substr(0, capped.text.size() - 2)));
 }
 
 /// 2048×1024 add in 16×16 tiles: 32 769 tile ops, above the recorder's 20 000-op text limit.
@@ -221,6 +227,7 @@ TEST(GuiIrText, ABigRunShowsItsPtoListingAndSaysWhyTileStagesHaveNoText) {
     IrTextView view(context);
     view.resize(900, 700);
     view.show();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
     const auto& reader = context.document()->reader();
     std::int64_t tile = -1, pto = -1;
     for (const auto& s : reader.stages()) {
@@ -230,12 +237,14 @@ TEST(GuiIrText, ABigRunShowsItsPtoListingAndSaysWhyTileStagesHaveNoText) {
     ASSERT_GE(tile, 0);
     ASSERT_GE(pto, 0);
     view.setStage(tile);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
     EXPECT_TRUE(view.irText().text().empty());
     EXPECT_NE(view.irText().note().find("tile.expand-tiles would print 32769 ops"),
               std::string::npos)
         << view.irText().note();
 
     view.setStage(pto);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
     const auto instrs =
         reader.query(fmt::format("SELECT count(*) FROM instr WHERE stage_id = {}", pto));
     const auto count = std::get<std::int64_t>(instrs.rows.at(0).at(0));
@@ -258,6 +267,7 @@ TEST(GuiIrText, BothTabsNumberTheirLines) {
     IrTextView view(context);
     view.resize(900, 700);
     view.show();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
     for (QPlainTextEdit* plain : {view.irEditor(), view.sourceEditor()}) {
         auto* editor = static_cast<IrTextEditor*>(plain);
         ASSERT_GT(editor->blockCount(), 1);
@@ -284,12 +294,14 @@ TEST(GuiIrText, ViewMarksChangesAndFollowsTheSelectionBothWays) {
     IrTextView view(context);
     view.resize(900, 700);
     view.show();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
     const auto& reader = context.document()->reader();
     std::int64_t assign = -1;
     for (const auto& s : reader.stages())
         if (s.pass == "assign-memory") assign = s.id;
     ASSERT_GE(assign, 0);
     view.setStage(assign);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
     auto* editor = static_cast<IrTextEditor*>(view.irEditor());
     EXPECT_EQ(editor->changedLines(), view.irText().changedLines());
     EXPECT_FALSE(editor->changedLines().empty()) << "assign-memory adds memory spaces";
@@ -336,9 +348,11 @@ TEST(GuiIrText, ViewMarksChangesAndFollowsTheSelectionBothWays) {
     EXPECT_NE(lines[std::size_t(view.highlightedIrLines()[0])].find("matmul_acc"),
               std::string_view::npos);
     view.setStage(pto);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
     EXPECT_EQ(view.highlightedIrLines().size(), links.instrsOfTileOp(lastTile, op).size());
     EXPECT_FALSE(view.highlightedIrLines().empty());
     view.setStage(assign);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
     context.selection().select(EntityRef::node(1, matmul));
     test::saveScreenshot(view, "ir_text_view");
     view.tabs()->setCurrentIndex(1);

@@ -17,6 +17,7 @@
 #include <QElapsedTimer>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QTest>
 #include <QThread>
 
 #include <gtest/gtest.h>
@@ -113,6 +114,7 @@ TEST_F(MeasuredTrace, TheGraphAndIrViewsSayItHasNoIr) {
     ir.show();
     m_context.setDocument(TraceDocument::open(measuredTrace()));
     QApplication::processEvents();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !ir.loading(); }, 60000));
     auto* canvas = graph.findChild<GraphViewCanvas*>();
     ASSERT_NE(canvas, nullptr);
     EXPECT_TRUE(canvas->message().contains(QStringLiteral("measured trace")))
