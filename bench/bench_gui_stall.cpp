@@ -1,7 +1,9 @@
 // Worst event-loop stall of pto-studio while a script clicks through every view, tab, overlay,
 // table and search of the gemm_4096 full trace (issue 19: no user action may block the GUI
 // thread for more than 100 ms). The trace is made once under the temp dir (or
-// PTO_GUI_STALL_TRACE names one); a 1 ms heartbeat timer measures the stalls.
+// PTO_GUI_STALL_TRACE names one); a 1 ms heartbeat timer measures the stalls, and the
+// application times every event it delivers, so a stall is also charged to the object that
+// handled it (a view, or the QFutureWatcher of a view's worker).
 #include "gui/app/MainWindow.h"
 #include "gui/widgets/StudioView.h"
 #include "gui/widgets/TimelineCanvas.h"
@@ -49,6 +51,40 @@ const fs::path& trace() {
     }();
     return path;
 }
+
+/// Times the delivery of every event on the GUI thread; the slow ones are listed with their
+/// receiver (and its parent: a QFutureWatcher's is the view whose worker finished).
+class TimingApplication : public QApplication {
+public:
+    using QApplication::QApplication;
+
+    bool notify(QObject* receiver, QEvent* event) override {
+        // Nested deliveries are timed too when they paint: a window's update request paints
+        // its views inside it.
+        const bool nested = m_depth++ > 0;
+        if (nested && event->type() != QEvent::Paint) {
+            const bool handled = QApplication::notify(receiver, event);
+            --m_depth;
+            return handled;
+        }
+        QElapsedTimer timer;
+        timer.start();
+        const bool handled = QApplication::notify(receiver, event);
+        --m_depth;
+        if (const qint64 ms = timer.elapsed(); ms > (nested ? 20 : 50)) {
+            std::string who = receiver->metaObject()->className();
+            if (QObject* parent = receiver->parent())
+                who += std::string(" in ") + parent->metaObject()->className();
+            slow[who + ", event " + std::to_string(int(event->type()))] += ms;
+        }
+        return handled;
+    }
+    /// Total ms of deliveries above 50 ms (paints inside them: above 20 ms), by receiver.
+    std::map<std::string, qint64> slow;
+
+private:
+    int m_depth = 0;
+};
 
 /// Ticks every millisecond on the GUI thread: a late tick is a stall of the event loop, charged
 /// to the action running (or whose results were arriving) at the time.
@@ -260,8 +296,20 @@ void BM_WorstStallClickingThroughEveryView(benchmark::State& state) {
                   << "\n";
         for (const auto& [name, worst] : beat.perAction())
             if (worst > 50) std::cerr << "  " << worst << " ms  " << name << "\n";
+        if (auto* app = dynamic_cast<TimingApplication*>(QApplication::instance()))
+            for (const auto& [who, ms] : app->slow)
+                std::cerr << "  event " << ms << " ms in all  " << who << "\n";
     }
 }
 BENCHMARK(BM_WorstStallClickingThroughEveryView)->Unit(benchmark::kSecond)->Iterations(1);
 
 } // namespace
+
+int main(int argc, char** argv) {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    TimingApplication app(argc, argv);
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
