@@ -300,22 +300,22 @@ void attribute(const tracedb::TraceReader& reader, RunModel& m,
     }
 }
 
-void loadGathers(const tracedb::TraceReader& reader, RunModel& m) {
+void loadIndexedDmas(const tracedb::TraceReader& reader, RunModel& m) {
     forEachRow(reader,
-               "SELECT count(*), sum(s.dur), sum(r.int_value), sum(b.int_value), "
+               "SELECT n.str, count(*), sum(s.dur), sum(r.int_value), sum(b.int_value), "
                "sum(e.real_value * b.int_value) FROM slice s "
+               "JOIN string n ON n.id = s.name_id AND n.str IN ('MGATHER', 'MSCATTER') "
                "JOIN args r ON r.arg_set_id = s.arg_set_id AND r.key = 'rows' "
                "JOIN args b ON b.arg_set_id = s.arg_set_id AND b.key = 'bytes' "
                "JOIN args e ON e.arg_set_id = s.arg_set_id AND e.key = 'dma_efficiency' "
-               "WHERE s.category = 'instr'",
+               "WHERE s.category = 'instr' GROUP BY n.str",
                [&](auto row) {
-                   RunModel::Gathers& g = m.gathers;
-                   g.count = cellInt(row[0]);
-                   if (g.count == 0) return;
-                   g.cycles = cellInt(row[1]);
-                   g.rows = cellInt(row[2]);
-                   g.bytes = cellInt(row[3]);
-                   g.efficiency = g.bytes > 0 ? cellReal(row[4]) / double(g.bytes) : 1.0;
+                   RunModel::IndexedDma& d = cellText(row[0]) == "MGATHER" ? m.gathers : m.scatters;
+                   d.count = cellInt(row[1]);
+                   d.cycles = cellInt(row[2]);
+                   d.rows = cellInt(row[3]);
+                   d.bytes = cellInt(row[4]);
+                   d.efficiency = d.bytes > 0 ? cellReal(row[5]) / double(d.bytes) : 1.0;
                });
 }
 
@@ -368,7 +368,7 @@ RunModel loadRunModel(const tracedb::TraceReader& reader) {
     auto instrs = loadInstrs(reader, m);
     attribute(reader, m, instrs);
     loadDoubleBuffering(reader, m);
-    loadGathers(reader, m);
+    loadIndexedDmas(reader, m);
     if (m.totalCycles <= 0)
         for (const TaskRun& t : m.tasks) m.totalCycles = std::max(m.totalCycles, t.end);
     return m;

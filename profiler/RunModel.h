@@ -92,12 +92,14 @@ struct RunModel {
     std::vector<std::pair<std::int64_t, std::int64_t>> deps; ///< (from, to) task ids
     std::vector<TensorOpCost> tensorOps;                     ///< by id
     std::map<std::int64_t, std::int64_t> lineCycles;         ///< src line → instruction cycles
-    /// Gather DMAs (MGATHER slices with their args, issue 16): count, pipe time, rows and
-    /// bytes moved, and the byte-weighted DMA efficiency of their row transfers.
-    struct Gathers {
+    /// Indexed DMAs (issue 16) of one opcode, from its slices and their args: count, pipe
+    /// time, rows and bytes moved, and the byte-weighted DMA efficiency of the row transfers.
+    struct IndexedDma {
         std::int64_t count = 0, cycles = 0, rows = 0, bytes = 0;
         double efficiency = 1.0;
-    } gathers;
+    };
+    IndexedDma gathers;  ///< MGATHER: GM rows by index into UB, on MTE2
+    IndexedDma scatters; ///< MSCATTER: UB rows added into GM rows by index, on MTE3
     /// Block functions (kernels) whose buffers use double-buffering slot 1.
     std::vector<std::int64_t> doubleBufferedKernels;
     /// Defects of the file the loader worked around (a stage.parent_stage_id loop), one

@@ -42,6 +42,7 @@ constexpr Rule kRules[] = {{"double_buffering", ruleDoubleBuffering},
                            {"slow_core", ruleSlowCore},
                            {"bandwidth_saturated", ruleBandwidthSaturated},
                            {"gather_dma", ruleGatherDma},
+                           {"scatter_dma", ruleScatterDma},
                            {"latency_bound", ruleSyncWaits},
                            {"handoff_waits", ruleHandOffWaits}};
 

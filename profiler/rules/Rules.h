@@ -19,6 +19,7 @@ void ruleSchedulerGaps(const Profile& p, std::vector<Finding>& out);
 void ruleSlowCore(const Profile& p, std::vector<Finding>& out);
 void ruleBandwidthSaturated(const Profile& p, std::vector<Finding>& out);
 void ruleGatherDma(const Profile& p, std::vector<Finding>& out);
+void ruleScatterDma(const Profile& p, std::vector<Finding>& out);
 void ruleSyncWaits(const Profile& p, std::vector<Finding>& out);
 void ruleHandOffWaits(const Profile& p, std::vector<Finding>& out);
 /// Measured traces only (the rules above read what only a simulated run records).

@@ -1,15 +1,19 @@
 // scatter_add and cumsum end to end (issue 16): the simulated outputs equal the Tile
 // interpreter and the Tensor interpreter bit for bit (duplicate indices included); an
 // out-of-range scatter index is a fault naming core, instruction, tile op, source line and the
-// index; the MSCATTER slices carry rows, bytes and DMA efficiency.
+// index; the MSCATTER slices carry rows, bytes and DMA efficiency, and the profiler counts them
+// apart from the gathers.
 #include "compiler/interp/TensorInterpreter.h"
 #include "compiler/interp/TileInterpreter.h"
 #include "driver/Session.h"
+#include "profiler/RunModel.h"
 #include "tests/support/Process.h"
 #include "validate/TensorIo.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 namespace pto {
 namespace {
@@ -111,6 +115,36 @@ TEST(ScatterRun, CliKeepsTheTraceAndTheSlicesSayWhatMoved) {
         PTO_CLI, test::shellQuote(db.string())));
     ASSERT_EQ(q.exitCode, 0) << q.err;
     EXPECT_NE(q.out.find("1,1"), std::string::npos) << q.out;
+}
+
+// A kernel that gathers rows and scatter-adds them back: the profiler's gather figures (and so
+// the gather_dma finding's share of MTE2) hold only the MGATHER slices, the scatter figures only
+// the MSCATTER ones, each as the trace's own slices and args say.
+TEST(ScatterRun, TheProfilerCountsScattersApartFromGathers) {
+    test::TempDir dir;
+    const auto prog = dir / "gs.pto", db = dir / "gs.db";
+    std::ofstream(prog) << "func @gs(%t: tensor<64x32xf32>, %i: tensor<48xi32>, %j: "
+                           "tensor<48xi32>) -> tensor<64x32xf32> {\n"
+                           "  %rows = gather %t, %i {axis = 0}\n"
+                           "  %y = scatter_add %t, %j, %rows {axis = 0}\n  return %y\n}\n";
+    auto r = test::runCommand(fmt::format("{} run {} --seed 4 -o {}", PTO_CLI,
+                                          test::shellQuote(prog.string()),
+                                          test::shellQuote(db.string())));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto reader = tracedb::TraceReader::open(db);
+    const prof::RunModel m = prof::loadRunModel(reader);
+    for (const auto& [opcode, dma] : {std::pair{"MGATHER", m.gathers}, {"MSCATTER", m.scatters}}) {
+        const auto q = reader.query(fmt::format(
+            "SELECT count(*), sum(s.dur), sum(a.int_value) FROM slice s JOIN string n ON n.id = "
+            "s.name_id JOIN args a ON a.arg_set_id = s.arg_set_id AND a.key = 'rows' WHERE "
+            "n.str = '{}'",
+            opcode));
+        EXPECT_GT(dma.count, 0) << opcode;
+        EXPECT_EQ(dma.count, std::get<std::int64_t>(q.rows.at(0).at(0))) << opcode;
+        EXPECT_EQ(dma.cycles, std::get<std::int64_t>(q.rows.at(0).at(1))) << opcode;
+        EXPECT_EQ(dma.rows, 48) << opcode;
+        EXPECT_EQ(dma.rows, std::get<std::int64_t>(q.rows.at(0).at(2))) << opcode;
+    }
 }
 
 } // namespace
