@@ -51,7 +51,7 @@ std::optional<PatternFinding> channelScale(const ErrorMap& m, const std::vector<
         const double s = c.scale();
         lo = std::min(lo, s);
         hi = std::max(hi, s);
-        notOne += !isOne(s, limit);
+        notOne += !isOne(s, limit) && std::abs(s) > limit; // zeros are not a scale
         if (first.size() < 4) first.push_back(s);
     }
     if (channels < 2 || notOne == 0 || double(fitting) < 0.95 * double(channels) ||

@@ -36,7 +36,7 @@ std::optional<PatternFinding> rowStripe(const ErrorMap& m) {
     const bool atEnd = rows.back() == m.rows - 1;
     PatternFinding f;
     f.pattern = "row_stripe";
-    f.confidence = std::min(1.0, 0.5 + 0.5 * density);
+    f.confidence = 0.4 + 0.45 * density; // below a tiling's explanation of the same rows
     f.summary = fmt::format("stripe of rows {} ({} of {} examined rows{}): {:.0f}% of their "
                             "elements wrong, the other rows right",
                             rangesText(rows), rows.size(), examined,
@@ -56,7 +56,7 @@ std::optional<PatternFinding> columnStripe(const ErrorMap& m) {
     if (density < kDense) return std::nullopt;
     PatternFinding f;
     f.pattern = "column_stripe";
-    f.confidence = std::min(1.0, 0.5 + 0.5 * density);
+    f.confidence = 0.4 + 0.45 * density; // below a tiling's explanation of the same rows
     f.summary =
         fmt::format("stripe of columns {} ({} of {}{}): {:.0f}% of their elements wrong, "
                     "the other columns right",
@@ -126,13 +126,13 @@ std::optional<PatternFinding> tailTiles(const ErrorMap& m, const TileLayout& lay
                                                   first.rows, first.cols, fullRows, fullCols)
                                     : "",
                             100 * bad.density());
-    f.evidence = {{"dim", colTail && rowTail ? "both"
-                          : colTail          ? "-1"
-                                             : "-2"},
-                  {"tiles", bad.bad.size()},
-                  {"first_tile", tileText(first)},
-                  {"partial", partial},
-                  {"density", bad.density()}};
+    const std::string dimId = colTail && rowTail ? "both" : colTail ? "-1" : "-2";
+    f.evidence = nlohmann::json::object();
+    f.evidence["dim"] = dimId;
+    f.evidence["tiles"] = bad.bad.size();
+    f.evidence["first_tile"] = tileText(first);
+    f.evidence["partial"] = partial;
+    f.evidence["density"] = bad.density();
     return f;
 }
 
