@@ -3,6 +3,7 @@
 #include "cli/Command.h"
 
 #include "driver/Bisect.h"
+#include "validate/DumpDiff.h"
 #include "validate/GoldenDiff.h"
 #include "validate/TensorCompare.h"
 #include "validate/TensorFile.h"
@@ -12,6 +13,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -98,6 +100,15 @@ int diffTwoFiles(const DiffArgs& a) {
     return c.verdict.passed ? kExitOk : kExitFindings;
 }
 
+int diffDumpTrees(const DiffArgs& a) {
+    const DumpDiffReport r = diffDumpTrees(a.files[0], a.files[1], policyOf(a));
+    if (a.json)
+        std::cout << dumpDiffJson(r).dump(2) << "\n";
+    else
+        std::cout << formatDumpDiff(r);
+    return r.passed() ? kExitOk : kExitFindings;
+}
+
 int diffRunOutputs(const DiffArgs& a) {
     const std::vector<OutputComparison> results =
         diffTraceOutputs(a.files[0], a.golden, policyOf(a), !a.noDiagnosis);
@@ -157,9 +168,11 @@ int runDiff(const DiffArgs& a) {
     }
     if (a.files.size() != 2)
         throw std::invalid_argument(fmt::format(
-            "pto diff takes two .npy files (actual, golden), a trace with --golden DIR, or "
-            "--bisect FILE.pto; got {} file(s)",
+            "pto diff takes two .npy files (actual, golden), two dump directories, a trace with "
+            "--golden DIR, or --bisect FILE.pto; got {} file(s)",
             a.files.size()));
+    if (std::filesystem::is_directory(a.files[0]) || std::filesystem::is_directory(a.files[1]))
+        return diffDumpTrees(a);
     return diffTwoFiles(a);
 }
 
@@ -168,8 +181,8 @@ int runDiff(const DiffArgs& a) {
 void registerDiff(CLI::App& app, Action& action) {
     auto args = std::make_shared<DiffArgs>();
     CLI::App* cmd = app.add_subcommand(
-        "diff",
-        "Compare tensors: A.npy B.npy (B golden), RUN.db --golden DIR, or --bisect FILE.pto");
+        "diff", "Compare tensors: A.npy B.npy (B golden), dump trees DIR_A DIR_B (pto run --dump), "
+                "RUN.db --golden DIR, or --bisect FILE.pto");
     cmd->add_option("files", args->files, "A.npy B.npy, or a trace file with --golden");
     cmd->add_option("--golden", args->golden, "directory of golden <output>.npy files");
     cmd->add_option("--bisect", args->bisect,

@@ -139,5 +139,55 @@ TEST_F(DiagnoseCli, BisectOfAPlantedFaultDiagnosesItsOutput) {
     EXPECT_TRUE(pattern(j["outputs"][0]["diagnosis"], "shift")) << j["outputs"][0].dump(2);
 }
 
+// pto run --dump: every value of softmax in program order, checked against NumPy; a planted
+// fault's tree against the clean one names the first wrong value and its source line.
+TEST_F(DiagnoseCli, DumpTreesNameTheFirstWrongValueAndItsLine) {
+    const std::string clean = q(dir / "clean"), bad = q(dir / "bad");
+    ASSERT_EQ(pto(fmt::format("run {} --dump {}", q(sample("softmax")), clean)).exitCode, 0);
+    ASSERT_EQ(
+        pto(fmt::format("run {} --fault shift-tile-offset:1 --dump {}", q(sample("softmax")), bad))
+            .exitCode,
+        0);
+    const std::string script = fmt::format(R"PY(
+import json, numpy as np
+d = '{0}'
+m = json.load(open(d + '/manifest.json'))
+v = {{e['value']: np.load(d + '/' + e['file']).astype(np.float64) for e in m['values']}}
+print([e['value'] for e in m['values']])
+x = v['%x']; ref = np.exp(x - x.max(axis=1, keepdims=True))
+ref = ref / ref.sum(axis=1, keepdims=True)
+print(np.allclose(v['%e'], np.exp(v['%d']), rtol=1e-6, atol=0), np.abs(v['%yh'] - ref).max() < 1e-3)
+)PY",
+                                           (dir / "clean").string());
+    std::ofstream(dir / "check.py") << script;
+    auto numpy = runCommand("/usr/bin/python3 " + q(dir / "check.py"));
+    ASSERT_EQ(numpy.exitCode, 0) << numpy.err;
+    EXPECT_EQ(numpy.out, "['%x', '%xf', '%m', '%d', '%e', '%s', '%y', '%yh']\nTrue True\n");
+
+    auto same = pto(fmt::format("diff {} {}", clean, clean));
+    EXPECT_EQ(same.exitCode, 0) << same.out << same.err;
+    auto r = pto(fmt::format("diff {} {} --json", bad, clean));
+    ASSERT_EQ(r.exitCode, 1) << r.out << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["first_failing"]["value"], "%xf"); // the cast reading the shifted tile
+    EXPECT_EQ(j["first_failing"]["op"], "cast");
+    EXPECT_EQ(j["first_failing"]["line"], 4);
+    EXPECT_EQ(j["chain"], (std::vector<std::string>{"%m", "%d", "%e", "%s", "%y", "%yh"}));
+    EXPECT_TRUE(pattern(j["diagnosis"], "shift")) << j["diagnosis"].dump(2);
+    auto text = pto(fmt::format("diff {} {}", bad, clean));
+    EXPECT_NE(text.out.find("first value outside tolerance: %xf = cast (line 4:9)"),
+              std::string::npos)
+        << text.out;
+
+    std::filesystem::create_directories(dir / "broken");
+    std::ofstream(dir / "broken" / "manifest.json") << R"({"values": [{"value": "%x"}]})";
+    auto broken = pto(fmt::format("diff {} {}", q(dir / "broken"), clean));
+    EXPECT_EQ(broken.exitCode, 2);
+    EXPECT_NE(broken.err.find("values[0] needs the strings"), std::string::npos) << broken.err;
+    auto none = pto(fmt::format("diff {} {}", q(dir.path()), clean));
+    EXPECT_EQ(none.exitCode, 2);
+    EXPECT_NE(none.err.find("not a dump tree"), std::string::npos) << none.err;
+}
+
 } // namespace
 } // namespace pto
