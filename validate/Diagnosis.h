@@ -42,7 +42,7 @@ struct DiagnoseOptions {
     int64_t k = 1; // reduction length of the producing op
     const TileLayout* layout = nullptr;
     std::vector<int64_t> hintRows;   // rows always examined (e.g. the row of max |a − g|)
-    int64_t elementBudget = 2 << 20; // larger outputs are examined every n-th row
+    int64_t elementBudget = 1 << 20; // larger outputs are examined every n-th row
 };
 
 /// One named pattern: `pattern` is a stable id (tail_tile, row_stripe, column_stripe,
