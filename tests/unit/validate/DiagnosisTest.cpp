@@ -225,5 +225,14 @@ TEST(Diagnosis, LargeOutputsAreRowSampledButKeepNarrowStripes) {
     EXPECT_EQ(f->evidence["rows"], (std::vector<int64_t>{1001}));
 }
 
+TEST(Diagnosis, VeryLongRowsAreNotDiagnosedButSaySo) {
+    const TensorData g = uniform({(1 << 20) + 1}, 14);
+    TensorData a = g;
+    a.set(5, 9.0f);
+    const Diagnosis d = run(a, g);
+    EXPECT_TRUE(d.findings.empty());
+    EXPECT_NE(d.note.find("not diagnosed"), std::string::npos) << d.note;
+}
+
 } // namespace
 } // namespace pto
