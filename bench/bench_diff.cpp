@@ -108,6 +108,55 @@ void BM_DiffVsNumpy(benchmark::State& state) {
 }
 BENCHMARK(BM_DiffVsNumpy)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
+// The error-pattern diagnosis on a failing 50 M-element output (issue 20): `pto diff` of two
+// files = map + metrics (+ diagnosis when it fails). The actual is the golden with one block of
+// 4 000 rows (8 %) scaled by 1.5 and the rest as in BM_DiffVsNumpy, so every detector runs
+// (a sampled pass, the shift search, the scale fits). Counters: compare_s (map + metrics),
+// diagnose_s, and overhead = diagnose_s / compare_s (target ≤ 0.2); the same in CPU seconds
+// (compare's metric pass uses 2 threads, the diagnosis 1).
+struct FailingFiles {
+    fs::path actual;
+    FailingFiles() {
+        actual = files().dir / "bad.npy";
+        TensorData a = readTensor(files().actual);
+        float* p = reinterpret_cast<float*>(a.data());
+        for (int64_t i = 20'000 * 1000; i < 24'000 * 1000; ++i) p[i] *= 1.5f;
+        writeTensor(actual, a);
+    }
+};
+
+void BM_DiagnosisOverhead(benchmark::State& state) {
+    static const FailingFiles bad;
+    double compare = 0, diag = 0, compareCpu = 0, diagCpu = 0;
+    std::string first;
+    for (auto _ : state) {
+        const double c0 = cpuNow();
+        const auto t0 = std::chrono::steady_clock::now();
+        TensorFile a(bad.actual);
+        TensorFile g(files().golden);
+        const ComparePolicy policy;
+        TensorComparison c = compareTensors("a", a.view(), g.view(), policy);
+        const auto t1 = std::chrono::steady_clock::now();
+        const double c1 = cpuNow();
+        const Diagnosis d = diagnoseComparison(c, a.view(), g.view(), policy, nullptr);
+        const auto t2 = std::chrono::steady_clock::now();
+        compareCpu = c1 - c0;
+        diagCpu = cpuNow() - c1;
+        compare = std::chrono::duration<double>(t1 - t0).count();
+        diag = std::chrono::duration<double>(t2 - t1).count();
+        first = d.findings.empty() ? "none" : d.findings[0].pattern;
+        state.SetIterationTime(compare + diag);
+    }
+    state.counters["compare_s"] = compare;
+    state.counters["diagnose_s"] = diag;
+    state.counters["overhead"] = compare > 0 ? diag / compare : 0.0;
+    state.counters["compare_cpu_s"] = compareCpu;
+    state.counters["diagnose_cpu_s"] = diagCpu;
+    state.counters["cpu_overhead"] = compareCpu > 0 ? diagCpu / compareCpu : 0.0;
+    state.SetLabel("first pattern: " + first);
+}
+BENCHMARK(BM_DiagnosisOverhead)->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond);
+
 } // namespace
 
 BENCHMARK_MAIN();

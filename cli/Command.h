@@ -28,7 +28,8 @@ void registerDiff(CLI::App& app, Action& action);
 // `fault`; a bad value is a CLI::ValidationError (exit 2). cli/FaultOption.cpp.
 void addFaultOption(CLI::App* cmd, FaultSpec& fault, const std::string& help);
 inline constexpr const char* kFaultHelp =
-    "debug: plant a defect (drop-sync, shift-tile-offset, truncate-cast, reuse-live-buffer)[:N]";
+    "debug: plant a defect (drop-sync, shift-tile-offset, truncate-cast, reuse-live-buffer, "
+    "tail-tile-mask, wrong-scale)[:N]";
 // --bind NAME=N (compiler/ir/BindScalars.h), repeatable, for compile, run and diff: the entry's
 // index arguments; a bad value is a CLI::ValidationError (exit 2). cli/BindOption.cpp.
 void addBindOption(CLI::App* cmd, std::vector<ScalarBind>& binds);

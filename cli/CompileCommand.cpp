@@ -1,6 +1,8 @@
 // `pto compile`: lower a .pto program through every pass and record each stage in a trace file.
 #include "cli/Command.h"
 
+#include "cli/TraceValue.h"
+
 #include "compiler/Pipeline.h"
 #include "trace_db/TraceWriter.h"
 
@@ -27,6 +29,7 @@ struct CompileArgs {
     FaultSpec fault; // debug: --fault
     ResourceBudget budget;
     std::vector<ScalarBind> binds;
+    std::string traceValue; // --trace-value %x
 };
 
 void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
@@ -74,9 +77,16 @@ int runCompile(const CompileArgs& args) {
 
     std::optional<tracedb::TraceWriter> writer;
     if (!args.output.empty()) writer.emplace(tracedb::TraceWriter::create(args.output));
-    auto timings = compileProgram(state, options, writer ? &*writer : nullptr, pmOptions);
+    std::optional<ValueTracer> tracer;
+    std::vector<StageObserver*> observers;
+    if (!args.traceValue.empty()) observers.push_back(&tracer.emplace(args.traceValue));
+    auto timings =
+        compileProgram(state, options, writer ? &*writer : nullptr, pmOptions, observers);
     if (writer) writer->commit();
-    printSummary(state, timings, args);
+    if (tracer)
+        std::cout << tracer->report(args.input);
+    else
+        printSummary(state, timings, args);
     return kExitOk;
 }
 
@@ -106,6 +116,9 @@ void registerCompile(CLI::App& app, Action& action) {
                     "tile chains per task (default: spread over all cores)")
         ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--time-passes", args->timePasses, "print the time of every pass");
+    cmd->add_option("--trace-value", args->traceValue,
+                    "list the passes that changed the ops derived from this value (%x), with "
+                    "their IR before and after; passes that left them unchanged are hidden");
     addBudgetOptions(cmd, args->budget);
     cmd->callback([args, &action] { action = [args] { return runCompile(*args); }; });
 }

@@ -3,6 +3,7 @@
 #include "cli/Command.h"
 
 #include "driver/Bisect.h"
+#include "validate/DumpDiff.h"
 #include "validate/GoldenDiff.h"
 #include "validate/TensorCompare.h"
 #include "validate/TensorFile.h"
@@ -10,6 +11,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -33,7 +37,10 @@ struct DiffArgs {
     std::string standard = "allclose";
     bool json = false;
     bool noStore = false;
-    ResourceBudget budget; // --bisect
+    bool noDiagnosis = false;
+    std::string tile;                       // RxC: a uniform tiling for two-file diagnosis
+    std::optional<int64_t> reductionLength; // two files: the golden is a K-term reduction
+    ResourceBudget budget;                  // --bisect
 };
 
 ComparePolicy policyOf(const DiffArgs& a) {
@@ -44,38 +51,83 @@ ComparePolicy policyOf(const DiffArgs& a) {
         throw std::invalid_argument(
             fmt::format("unknown --standard '{}' (allclose, ascend or msprobe)", a.standard));
     p.standard = *s;
+    if (a.reductionLength) {
+        if (*a.reductionLength < 1)
+            throw std::invalid_argument(
+                fmt::format("--reduction-length {}: must be at least 1", *a.reductionLength));
+        p.cls = ToleranceClass::Accumulation;
+        p.k = *a.reductionLength;
+    }
     return p;
+}
+
+// "RxC" of --tile, checked: two positive integers.
+std::pair<int64_t, int64_t> parseTile(const std::string& text) {
+    int64_t r = 0, c = 0;
+    char x = 0, extra = 0;
+    if (std::sscanf(text.c_str(), "%" SCNd64 "%c%" SCNd64 "%c", &r, &x, &c, &extra) != 3 ||
+        x != 'x' || r <= 0 || c <= 0)
+        throw std::invalid_argument(fmt::format(
+            "--tile '{}': expected ROWSxCOLS with two positive integers, e.g. 16x64", text));
+    return {r, c};
+}
+
+nlohmann::json withDiagnosis(nlohmann::json j, const std::optional<Diagnosis>& d) {
+    if (d) j["diagnosis"] = diagnosisJson(*d);
+    return j;
 }
 
 int diffTwoFiles(const DiffArgs& a) {
     const TensorFile actual(a.files[0]);
     const TensorFile golden(a.files[1]);
+    const ComparePolicy policy = policyOf(a);
+    std::optional<TileLayout> layout;
+    if (!a.tile.empty()) {
+        const auto [rows, cols] = view2d(golden.view().shape);
+        const auto [tr, tc] = parseTile(a.tile);
+        layout = uniformTiles(rows, cols, tr, tc);
+    }
     const TensorComparison c =
-        compareTensors(a.files[0] + " vs " + a.files[1], actual.view(), golden.view(), policyOf(a));
+        compareTensors(a.files[0] + " vs " + a.files[1], actual.view(), golden.view(), policy);
+    std::optional<Diagnosis> d;
+    if (!c.verdict.passed && !a.noDiagnosis)
+        d = diagnoseComparison(c, actual.view(), golden.view(), policy,
+                               layout ? &*layout : nullptr);
     if (a.json)
-        std::cout << comparisonJson(c).dump(2) << "\n";
+        std::cout << withDiagnosis(comparisonJson(c), d).dump(2) << "\n";
     else
-        std::cout << formatComparison(c);
+        std::cout << formatComparison(c) << (d ? formatDiagnosis(*d) : "");
     return c.verdict.passed ? kExitOk : kExitFindings;
+}
+
+int diffDumpTrees(const DiffArgs& a) {
+    const DumpDiffReport r = diffDumpTrees(a.files[0], a.files[1], policyOf(a));
+    if (a.json)
+        std::cout << dumpDiffJson(r).dump(2) << "\n";
+    else
+        std::cout << formatDumpDiff(r);
+    return r.passed() ? kExitOk : kExitFindings;
 }
 
 int diffRunOutputs(const DiffArgs& a) {
     const std::vector<OutputComparison> results =
-        diffTraceOutputs(a.files[0], a.golden, policyOf(a));
+        diffTraceOutputs(a.files[0], a.golden, policyOf(a), !a.noDiagnosis);
     bool passed = true;
     nlohmann::json j = nlohmann::json::array();
     std::vector<tracedb::DiffRow> rows;
     for (const OutputComparison& r : results) {
         passed &= r.comparison.verdict.passed;
         nlohmann::json detail = {{"golden_file", r.golden.string()}, {"producer", r.producer}};
+        if (r.diagnosis) detail["diagnosis"] = diagnosisJson(*r.diagnosis);
         rows.push_back(tensorDiffRow(r.comparison, r.stageId, r.nodeId, detail));
         if (a.json) {
-            nlohmann::json c = comparisonJson(r.comparison);
+            nlohmann::json c = withDiagnosis(comparisonJson(r.comparison), r.diagnosis);
             c["golden_file"] = r.golden.string();
             c["producer"] = r.producer;
             j.push_back(c);
         } else {
-            std::cout << formatComparison(r.comparison);
+            std::cout << formatComparison(r.comparison)
+                      << (r.diagnosis ? formatDiagnosis(*r.diagnosis) : "");
         }
     }
     if (!a.noStore) appendDiffRows(a.files[0], rows);
@@ -116,9 +168,11 @@ int runDiff(const DiffArgs& a) {
     }
     if (a.files.size() != 2)
         throw std::invalid_argument(fmt::format(
-            "pto diff takes two .npy files (actual, golden), a trace with --golden DIR, or "
-            "--bisect FILE.pto; got {} file(s)",
+            "pto diff takes two .npy files (actual, golden), two dump directories, a trace with "
+            "--golden DIR, or --bisect FILE.pto; got {} file(s)",
             a.files.size()));
+    if (std::filesystem::is_directory(a.files[0]) || std::filesystem::is_directory(a.files[1]))
+        return diffDumpTrees(a);
     return diffTwoFiles(a);
 }
 
@@ -127,8 +181,8 @@ int runDiff(const DiffArgs& a) {
 void registerDiff(CLI::App& app, Action& action) {
     auto args = std::make_shared<DiffArgs>();
     CLI::App* cmd = app.add_subcommand(
-        "diff",
-        "Compare tensors: A.npy B.npy (B golden), RUN.db --golden DIR, or --bisect FILE.pto");
+        "diff", "Compare tensors: A.npy B.npy (B golden), dump trees DIR_A DIR_B (pto run --dump), "
+                "RUN.db --golden DIR, or --bisect FILE.pto");
     cmd->add_option("files", args->files, "A.npy B.npy, or a trace file with --golden");
     cmd->add_option("--golden", args->golden, "directory of golden <output>.npy files");
     cmd->add_option("--bisect", args->bisect,
@@ -142,14 +196,23 @@ void registerDiff(CLI::App& app, Action& action) {
         ->excludes(inputs);
     addBindOption(cmd, args->binds);
     addFaultOption(cmd, args->fault,
-                   "plant a defect for --bisect: drop-sync, shift-tile-offset, truncate-cast or "
-                   "reuse-live-buffer, optionally :N (the N-th candidate)");
+                   "plant a defect for --bisect: drop-sync, shift-tile-offset, truncate-cast, "
+                   "reuse-live-buffer, tail-tile-mask or wrong-scale, optionally :N (the N-th "
+                   "candidate)");
     cmd->add_option("-o,--output", args->output, "trace file for --bisect (stages, run, diffs)");
     cmd->add_option("--rtol", args->rtol, "relative tolerance (replaces the policy's)");
     cmd->add_option("--atol", args->atol, "absolute tolerance (replaces the policy's)");
     cmd->add_option("--standard", args->standard,
                     "verdict standard: allclose (torch.testing, default), ascend, msprobe");
     cmd->add_flag("--no-store", args->noStore, "with --golden: do not add diff rows to the trace");
+    cmd->add_flag("--no-diagnosis", args->noDiagnosis,
+                  "do not name the error pattern of a failing comparison");
+    cmd->add_option("--tile", args->tile,
+                    "two files: diagnose with a uniform ROWSxCOLS tiling of the 2-D view (a "
+                    "run's trace gives its own)");
+    cmd->add_option("--reduction-length", args->reductionLength,
+                    "two files: the golden is a K-term reduction (accumulation tolerance and "
+                    "the accumulation-vs-defect diagnosis)");
     cmd->add_flag("--json", args->json, "machine-readable output");
     addBudgetOptions(cmd, args->budget);
     cmd->callback([args, &action] { action = [args] { return runDiff(*args); }; });

@@ -3,6 +3,7 @@
 
 #include "cli/Progress.h"
 #include "driver/Session.h"
+#include "driver/ValueDump.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,6 +20,8 @@ struct RunArgs {
     bool noFuse = false;
     bool noReroll = false;
     bool json = false;
+    std::string dump;       // --dump DIR
+    bool dumpTiles = false; // --dump-tiles
 };
 
 nlohmann::json summaryJson(const RunResult& r) {
@@ -65,6 +68,10 @@ int runRun(RunArgs& args) {
     args.options.compile.doubleBuffer = !args.noDoubleBuffer;
     args.options.compile.fuse = !args.noFuse;
     args.options.compile.rerollLoops = !args.noReroll;
+    if (!args.dump.empty() && args.options.sim.timingOnly)
+        throw std::invalid_argument("--dump needs the numerics: drop --timing-only");
+    if (args.dumpTiles && args.dump.empty())
+        throw std::invalid_argument("--dump-tiles needs --dump DIR");
 
     setActivity(fmt::format("running {}", args.options.program));
     ProgressBar progress("pto run");
@@ -73,6 +80,7 @@ int runRun(RunArgs& args) {
     };
     RunResult r = runProgram(args.options);
     progress.done();
+    if (!args.dump.empty() && r.faultMessage.empty()) dumpRunValues(r, {args.dump, args.dumpTiles});
     if (args.json)
         std::cout << summaryJson(r).dump(2) << "\n";
     else
@@ -125,6 +133,10 @@ void registerRun(CLI::App& app, Action& action) {
     addBindOption(cmd, o.binds);
     cmd->add_option("--tiles-per-task", o.compile.tilesPerTask, "tile chains per task")
         ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--dump", args->dump,
+                    "write every Tensor-level value as .npy plus manifest.json into this directory "
+                    "(compare two with pto diff DIR_A DIR_B)");
+    cmd->add_flag("--dump-tiles", args->dumpTiles, "with --dump: also every tile, under tiles/");
     cmd->add_flag("--json", args->json, "machine-readable summary");
     addBudgetOptions(cmd, o.compile.budget);
     cmd->callback([args, &action] { action = [args] { return runRun(*args); }; });

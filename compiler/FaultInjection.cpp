@@ -7,15 +7,17 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
 namespace pto {
 namespace {
 
-constexpr InjectedFault kKinds[] = {InjectedFault::DropSync, InjectedFault::ShiftTileOffset,
-                                    InjectedFault::TruncateCast, InjectedFault::ReuseLiveBuffer,
-                                    InjectedFault::DropCrossWait};
+constexpr InjectedFault kKinds[] = {InjectedFault::DropSync,      InjectedFault::ShiftTileOffset,
+                                    InjectedFault::TruncateCast,  InjectedFault::ReuseLiveBuffer,
+                                    InjectedFault::DropCrossWait, InjectedFault::TailTileMask,
+                                    InjectedFault::WrongScale};
 
 [[noreturn]] void noCandidate(const FaultSpec& spec, size_t count, std::string_view what) {
     throw std::invalid_argument(fmt::format("--fault {}:{}: the program has {} {} (candidates "
@@ -85,6 +87,53 @@ PlantedFault shiftTileOffset(CompileState& s, const FaultSpec& spec) {
         }
     }
     noCandidate(spec, seen, "tloads that can move by a row or a column");
+}
+
+// --- tail-tile-mask ---------------------------------------------------------------------
+
+// The offset of a tload of the last row tile of a tensor with more than one row tile, moved
+// back onto the tile before it; nullopt for other tloads.
+std::optional<std::vector<int64_t>> previousTileOffset(const Function& tile, const Op& op) {
+    const Shape& gm = tile.type(op.operands[0]).shape;
+    if (gm.rank() < 2) return std::nullopt;
+    std::vector<int64_t> offset = op.attrs.getInts("offset").value_or(std::vector<int64_t>{});
+    if (offset.empty()) offset.assign(size_t(gm.rank()), 0);
+    const size_t rowDim = size_t(gm.rank() - 2);
+    const int64_t rows = tile.type(op.result).shape.rows();
+    if (offset[rowDim] + rows != gm[int(rowDim)] || offset[rowDim] < rows) return std::nullopt;
+    offset[rowDim] -= rows;
+    return offset;
+}
+
+PlantedFault tailTileMask(CompileState& s, const FaultSpec& spec) {
+    size_t seen = 0;
+    for (Op& op : s.tile.ops()) {
+        if (op.kind != OpKind::TLoad) continue;
+        auto moved = previousTileOffset(s.tile, op);
+        if (!moved || seen++ != size_t(spec.index)) continue;
+        std::vector<int64_t> before =
+            op.attrs.getInts("offset").value_or(std::vector<int64_t>(moved->size(), 0));
+        op.attrs.set("offset", *moved);
+        return {spec, "expand-tiles", op.id, UINT32_MAX,
+                fmt::format("{}: the tail tile reads offset [{}] instead of [{}]",
+                            opText(s.tile, op), fmt::join(*moved, ", "), fmt::join(before, ", "))};
+    }
+    noCandidate(spec, seen, "tloads of a last row tile");
+}
+
+// --- wrong-scale --------------------------------------------------------------------------
+
+PlantedFault wrongScale(CompileState& s, const FaultSpec& spec) {
+    size_t seen = 0;
+    for (Op& op : s.tile.ops()) {
+        if (op.kind != OpKind::MulS && op.kind != OpKind::DivS) continue;
+        if (!op.attrs.find("scalar") || seen++ != size_t(spec.index)) continue;
+        const double scalar = op.attrs.getFloat("scalar");
+        op.attrs.set("scalar", scalar * 2);
+        return {spec, "expand-tiles", op.id, UINT32_MAX,
+                fmt::format("{}: scalar {} → {}", opText(s.tile, op), scalar, scalar * 2)};
+    }
+    noCandidate(spec, seen, "muls/divs tiles");
 }
 
 // --- truncate-cast ------------------------------------------------------------------------
@@ -243,6 +292,10 @@ std::string_view injectedFaultName(InjectedFault kind) {
         return "reuse-live-buffer";
     case InjectedFault::DropCrossWait:
         return "drop-cross-wait";
+    case InjectedFault::TailTileMask:
+        return "tail-tile-mask";
+    case InjectedFault::WrongScale:
+        return "wrong-scale";
     }
     return "?";
 }
@@ -253,6 +306,8 @@ std::string_view faultPass(InjectedFault kind) {
         return "insert-sync";
     case InjectedFault::ShiftTileOffset:
     case InjectedFault::TruncateCast:
+    case InjectedFault::TailTileMask:
+    case InjectedFault::WrongScale:
         return "expand-tiles";
     case InjectedFault::ReuseLiveBuffer:
         return "allocate-buffers";
@@ -271,10 +326,11 @@ FaultSpec parseFaultSpec(std::string_view text) {
     for (InjectedFault k : kKinds)
         if (injectedFaultName(k) == name) spec.kind = k;
     if (!spec.active())
-        throw std::invalid_argument(
-            fmt::format("unknown fault '{}' (drop-sync, shift-tile-offset, truncate-cast, "
-                        "reuse-live-buffer or drop-cross-wait, optionally followed by :N)",
-                        name));
+        throw std::invalid_argument(fmt::format(
+            "unknown fault '{}' (drop-sync, shift-tile-offset, truncate-cast, "
+            "reuse-live-buffer, drop-cross-wait, tail-tile-mask or wrong-scale, optionally "
+            "followed by :N)",
+            name));
     if (colon != std::string_view::npos) {
         const std::string n(text.substr(colon + 1));
         size_t used = 0;
@@ -303,6 +359,10 @@ PlantedFault injectFault(CompileState& state, const FaultSpec& spec) {
         return reuseLiveBuffer(state, spec);
     case InjectedFault::DropCrossWait:
         return dropCrossWait(state, spec);
+    case InjectedFault::TailTileMask:
+        return tailTileMask(state, spec);
+    case InjectedFault::WrongScale:
+        return wrongScale(state, spec);
     case InjectedFault::None:
         break;
     }

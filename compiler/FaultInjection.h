@@ -19,6 +19,11 @@
 //                      CROSS_WAIT_FLAG (kernels in order), so a core of a fused cluster reads
 //                      a hand-off workspace before its peer has filled it, or refills it before
 //                      its peer has read it.
+//   tail-tile-mask     after expand-tiles: the N-th tload of the last row tile of a tensor
+//                      (when there are several) reads the tile before it instead, as a tail
+//                      loop with a wrong pointer or mask would: only the tail tile is wrong.
+//   wrong-scale        after expand-tiles: the N-th muls/divs tile gets twice its scalar, so
+//                      that tile's result is off by a constant factor.
 // The Tile interpreter sees the Tile-level faults; the two Block-level ones only change what
 // the simulator computes. The enum is not called FaultKind because pto::FaultKind is the
 // simulator's (simulator/numerics/SimFault.h) and both headers meet in the CLI.
@@ -40,7 +45,9 @@ enum class InjectedFault : uint8_t {
     ShiftTileOffset,
     TruncateCast,
     ReuseLiveBuffer,
-    DropCrossWait
+    DropCrossWait,
+    TailTileMask,
+    WrongScale
 };
 
 struct FaultSpec {
@@ -49,8 +56,8 @@ struct FaultSpec {
     bool active() const { return kind != InjectedFault::None; }
 };
 
-// "drop-sync", "shift-tile-offset", "truncate-cast", "reuse-live-buffer", "drop-cross-wait"
-// ("none").
+// "drop-sync", "shift-tile-offset", "truncate-cast", "reuse-live-buffer", "drop-cross-wait",
+// "tail-tile-mask", "wrong-scale" ("none").
 std::string_view injectedFaultName(InjectedFault kind);
 // The pass after which the fault is planted.
 std::string_view faultPass(InjectedFault kind);

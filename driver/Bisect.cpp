@@ -178,9 +178,9 @@ void simFaultDivergence(const CompileState& state, const SimRun& run, StageResul
     out.tilesFailed = 1;
 }
 
-std::vector<TensorComparison> compareOutputs(const Function& ref, const EvalResult& refValues,
-                                             const sim::SimResult& sim, const ComparePolicy& pol) {
-    std::vector<TensorComparison> out;
+void compareOutputs(const Function& ref, const EvalResult& refValues, const sim::SimResult& sim,
+                    const ComparePolicy& pol, BisectReport& report) {
+    std::vector<TensorComparison>& out = report.outputs;
     for (size_t i = 0; i < ref.results.size() && i < refValues.outputs.size(); ++i) {
         const ValueId v = ref.results[i];
         const NameTable names(ref);
@@ -195,8 +195,9 @@ std::vector<TensorComparison> compareOutputs(const Function& ref, const EvalResu
             p.k = accumulationLength(ref, *op);
         }
         out.push_back(compareTensors(name, *got, refValues.outputs[i], p));
+        report.diagnoses.push_back(
+            diagnoseComparison(out.back(), *got, refValues.outputs[i], p, nullptr));
     }
-    return out;
 }
 
 // --- trace ---------------------------------------------------------------------------------
@@ -223,8 +224,11 @@ nlohmann::json divergenceJson(const Divergence& d) {
 
 std::vector<tracedb::DiffRow> diffRows(const BisectReport& r, int64_t lastTileStage) {
     std::vector<tracedb::DiffRow> rows;
-    for (const TensorComparison& c : r.outputs)
-        rows.push_back(tensorDiffRow(c, std::nullopt, std::nullopt, {{"stage", "simulator"}}));
+    for (size_t i = 0; i < r.outputs.size(); ++i) {
+        nlohmann::json detail = {{"stage", "simulator"}};
+        if (i < r.diagnoses.size()) detail["diagnosis"] = diagnosisJson(r.diagnoses[i]);
+        rows.push_back(tensorDiffRow(r.outputs[i], std::nullopt, std::nullopt, detail));
+    }
     for (const StageResult& s : r.stages) {
         if (!s.first) continue;
         const bool sim = s.pass == "simulator";
@@ -361,8 +365,7 @@ BisectReport bisectProgram(const BisectOptions& o) {
         simStage.evaluated = true;
         compareSimulatorStage(state, run.gm, run.result, lastTensorValues, o.policy,
                               o.maxTilesListed, simStage);
-        report.outputs =
-            compareOutputs(*snaps.snapshots.front().fn, reference, run.result, o.policy);
+        compareOutputs(*snaps.snapshots.front().fn, reference, run.result, o.policy, report);
     }
     report.stages.push_back(std::move(simStage));
     findFirstDivergence(report);
@@ -412,7 +415,10 @@ nlohmann::json bisectJson(const BisectReport& r) {
                         {"tile_op", r.planted->tileOp},
                         {"description", r.planted->description}};
     nlohmann::json outs = nlohmann::json::array();
-    for (const TensorComparison& c : r.outputs) outs.push_back(comparisonJson(c));
+    for (size_t i = 0; i < r.outputs.size(); ++i) {
+        outs.push_back(comparisonJson(r.outputs[i]));
+        if (i < r.diagnoses.size()) outs.back()["diagnosis"] = diagnosisJson(r.diagnoses[i]);
+    }
     j["outputs"] = outs;
     if (!r.tracePath.empty()) j["trace"] = r.tracePath;
     return j;
@@ -475,8 +481,11 @@ std::string formatBisect(const BisectReport& r) {
                                  coreText(d), d.introduced ? "new" : "inherited");
         }
     }
-    for (const TensorComparison& c : r.outputs)
-        s += fmt::format("output {}: {}\n", c.name, c.verdict.summary());
+    for (size_t i = 0; i < r.outputs.size(); ++i) {
+        s += fmt::format("output {}: {}\n", r.outputs[i].name, r.outputs[i].verdict.summary());
+        if (i < r.diagnoses.size() && !r.diagnoses[i].findings.empty())
+            s += formatDiagnosis(r.diagnoses[i]);
+    }
     if (!r.tracePath.empty()) s += fmt::format("trace: {}\n", r.tracePath);
     return s;
 }

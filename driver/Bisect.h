@@ -31,6 +31,7 @@
 #include "compiler/ir/BindScalars.h"
 #include "compiler/ir/Diagnostics.h"
 #include "compiler/ir/Hardware.h"
+#include "validate/Diagnosis.h"
 #include "validate/TensorCompare.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -102,6 +103,7 @@ struct BisectReport {
     std::optional<size_t> firstDiverging; // index into stages
     std::optional<PlantedFault> planted;
     std::vector<TensorComparison> outputs; // simulator outputs vs the reference
+    std::vector<Diagnosis> diagnoses;      // the error pattern of each (no tiling: none known)
     std::string tracePath;
     bool passed() const {
         if (firstDiverging) return false;

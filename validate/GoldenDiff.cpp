@@ -5,6 +5,7 @@
 #include "trace_db/TraceReader.h"
 #include "trace_db/TraceWriter.h"
 #include "validate/TensorIo.h"
+#include "validate/TraceTiles.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -79,8 +80,27 @@ TensorData loadTensorFile(const fs::path& path) {
     return t;
 }
 
+Diagnosis diagnoseComparison(const TensorComparison& c, const TensorView& actual,
+                             const TensorView& golden, const ComparePolicy& policy,
+                             const TileLayout* layout) {
+    DiagnoseOptions o;
+    o.rtol = c.tolerance.rtol;
+    o.atol = c.tolerance.atol;
+    o.cls = policy.cls;
+    o.k = policy.k;
+    o.layout = layout;
+    for (const auto* index : {&c.metrics.maxAbsIndex, &c.metrics.maxRelIndex})
+        if (!index->empty()) {
+            int64_t row = 0;
+            for (size_t i = 0; i + 1 < index->size(); ++i)
+                row = row * c.shape[int(i)] + (*index)[i];
+            o.hintRows.push_back(row);
+        }
+    return diagnose(actual, golden, o);
+}
+
 std::vector<OutputComparison> diffTraceOutputs(const fs::path& trace, const fs::path& goldenDir,
-                                               const ComparePolicy& policy) {
+                                               const ComparePolicy& policy, bool diagnose) {
     if (!fs::is_directory(goldenDir))
         throw std::invalid_argument(
             fmt::format("--golden {}: not a directory of <output>.npy files", goldenDir.string()));
@@ -106,8 +126,13 @@ std::vector<OutputComparison> diffTraceOutputs(const fs::path& trace, const fs::
                 oc.producer = std::string(opName(op->kind));
             }
         }
-        oc.comparison =
-            compareTensors(row.name, tensorOfRow(row, trace), loadTensorFile(oc.golden), p);
+        const TensorData actual = tensorOfRow(row, trace);
+        const TensorData golden = loadTensorFile(oc.golden);
+        oc.comparison = compareTensors(row.name, actual, golden, p);
+        if (diagnose && !oc.comparison.verdict.passed) {
+            const TileLayout layout = traceTileLayout(reader, row.name, actual.shape);
+            oc.diagnosis = diagnoseComparison(oc.comparison, actual, golden, p, &layout);
+        }
         out.push_back(std::move(oc));
     }
     if (out.empty())

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "trace_db/Rows.h"
+#include "validate/Diagnosis.h"
 #include "validate/TensorCompare.h"
 
 #include <filesystem>
@@ -18,20 +19,28 @@ TensorData loadTensorFile(const std::filesystem::path& path);
 
 struct OutputComparison {
     TensorComparison comparison;
-    std::filesystem::path golden;   // the .npy it was compared with
-    std::optional<int64_t> stageId; // the root (parse) stage of the trace
-    std::optional<int64_t> nodeId;  // the Tensor op that produced the output
-    std::string producer;           // its mnemonic, e.g. "matmul"
+    std::filesystem::path golden;       // the .npy it was compared with
+    std::optional<int64_t> stageId;     // the root (parse) stage of the trace
+    std::optional<int64_t> nodeId;      // the Tensor op that produced the output
+    std::string producer;               // its mnemonic, e.g. "matmul"
+    std::optional<Diagnosis> diagnosis; // the error pattern, for a failing output when asked
 };
+
+// Runs the error-pattern diagnosis on a comparison made with `policy` (its tolerance, class
+// and K), with `layout` as the tiling (may be null).
+Diagnosis diagnoseComparison(const TensorComparison& c, const TensorView& actual,
+                             const TensorView& golden, const ComparePolicy& policy,
+                             const TileLayout* layout);
 
 // Compares every output stored in `trace` (tensor rows of role output) with
 // `goldenDir`/<name>.npy; the tolerance class and K come from the op that produced each output
 // in the program recorded in the trace (meta program_text), `policy` gives the rest. Throws
 // std::invalid_argument (missing golden, output not stored, shape mismatch), NpyError and
-// TraceError for bad input.
+// TraceError for bad input. With `diagnose`, each failing output gets its error pattern, with
+// the tiling the trace records (validate/TraceTiles.h).
 std::vector<OutputComparison> diffTraceOutputs(const std::filesystem::path& trace,
                                                const std::filesystem::path& goldenDir,
-                                               const ComparePolicy& policy);
+                                               const ComparePolicy& policy, bool diagnose = false);
 
 // The diff-table row of a tensor comparison (kind tensor), its detail holding the tolerance,
 // the checks and `extraDetail` merged in.

@@ -4,6 +4,8 @@
 
 #include "compiler/ir/TensorData.h"
 #include "profiler/SqlRows.h"
+#include "validate/TensorCompare.h"
+#include "validate/TraceTiles.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -159,7 +161,57 @@ void fillElementErrors(HeatmapData& map, const TensorData& actual, const TensorD
     }
 }
 
+/// The diagnosis of output `name` against `golden` with the dtype tolerance (the CLI's policy
+/// without the producer's class) and the tiling of the trace.
+Diagnosis diagnoseOutput(const tracedb::TraceReader& reader, const std::string& name,
+                         const TensorData& actual, const TensorData& golden) {
+    const Tolerance tol = dtypeTolerance(toleranceDType(actual.dtype, golden.dtype));
+    const TileLayout layout = traceTileLayout(reader, name, actual.shape);
+    DiagnoseOptions o;
+    o.rtol = tol.rtol;
+    o.atol = tol.atol;
+    o.layout = &layout;
+    return diagnose(TensorView(actual), TensorView(golden), o);
+}
+
+/// The diagnosis `pto diff` stored in the last tensor diff row of output `name`, if any.
+std::optional<Diagnosis> storedDiagnosis(const tracedb::TraceReader& reader,
+                                         const std::string& name) {
+    std::optional<Diagnosis> found;
+    for (const tracedb::DiffRow& d : reader.diffs()) {
+        if (d.kind != tracedb::DiffKind::Tensor || d.name != name) continue;
+        const auto detail = nlohmann::json::parse(d.detail, nullptr, false);
+        if (!detail.is_object() || !detail.contains("diagnosis")) continue;
+        const nlohmann::json& j = detail["diagnosis"];
+        Diagnosis diag;
+        if (j.contains("patterns") && j["patterns"].is_array())
+            for (const auto& p : j["patterns"]) {
+                PatternFinding f;
+                f.pattern = p.value("pattern", "");
+                f.confidence = p.value("confidence", 0.0);
+                f.summary = p.value("summary", "");
+                diag.findings.push_back(f);
+            }
+        diag.wrong = j.value("wrong", std::int64_t{0});
+        diag.note = j.value("note", "");
+        found = diag;
+    }
+    return found;
+}
+
 } // namespace
+
+std::string HeatmapData::diagnosisText() const {
+    if (!diagnosis) return {};
+    if (diagnosis->findings.empty())
+        return diagnosis->wrong > 0 ? "Diagnosis: no known pattern (" + diagnosis->note + ")"
+                                    : std::string();
+    std::string out;
+    for (const PatternFinding& f : diagnosis->findings)
+        out += fmt::format("{}Diagnosis: {} ({:.0f}%) — {}", out.empty() ? "" : "\n", f.pattern,
+                           100 * f.confidence, f.summary);
+    return out;
+}
 
 int HeatmapData::hottestTile() const {
     int best = -1;
@@ -222,7 +274,9 @@ HeatmapData buildHeatmap(const tracedb::TraceReader& reader, const std::string& 
                                golden->numel(), output, actual->numel());
     } else {
         fillElementErrors(map, *actual, *golden, maxCells);
+        map.diagnosis = diagnoseOutput(reader, output, *actual, *golden);
     }
+    if (!map.diagnosis) map.diagnosis = storedDiagnosis(reader, output);
     return map;
 }
 

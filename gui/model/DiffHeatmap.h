@@ -4,6 +4,7 @@
 
 #include "gui/model/LinkResolver.h"
 #include "trace_db/TraceReader.h"
+#include "validate/Diagnosis.h"
 
 #include <cstdint>
 #include <optional>
@@ -37,6 +38,11 @@ struct HeatmapData {
     float maxCell = 0;
     std::vector<HeatTile> tiles;
     std::string note; ///< what is missing, for the view
+    /// The error pattern (validate/Diagnosis.h): computed from the golden with the trace's
+    /// tiling when one is compared, else the one `pto diff` stored in the output's diff row.
+    std::optional<Diagnosis> diagnosis;
+    /// "Diagnosis: …" lines for the verdict area ("" when there is none).
+    std::string diagnosisText() const;
     /// The tile with the largest known error, or -1.
     int hottestTile() const;
 };

@@ -32,6 +32,10 @@ DiffView::DiffView(StudioContext& context, QWidget* parent) : StudioView(context
     m_reason = new QLabel(this);
     m_reason->setTextFormat(Qt::PlainText);
     m_reason->setWordWrap(true);
+    m_diagnosis = new QLabel(this);
+    m_diagnosis->setTextFormat(Qt::PlainText);
+    m_diagnosis->setWordWrap(true);
+    m_diagnosis->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_outputs = new QComboBox(this);
     auto* golden = new QPushButton(tr("Golden .npy…"), this);
     m_note = new QLabel(this);
@@ -71,6 +75,7 @@ DiffView::DiffView(StudioContext& context, QWidget* parent) : StudioView(context
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_banner);
     layout->addWidget(m_reason);
+    layout->addWidget(m_diagnosis);
     layout->addWidget(split, 1);
 
     connect(m_outputs, &QComboBox::currentTextChanged, this, [this] {
@@ -93,6 +98,10 @@ DiffView::~DiffView() = default;
 
 QString DiffView::bannerText() const {
     return m_banner->text();
+}
+
+QString DiffView::diagnosisText() const {
+    return m_diagnosis->text();
 }
 
 void DiffView::documentChanged() {
@@ -140,6 +149,8 @@ void DiffView::rebuildHeatmap() {
         m_map = buildHeatmap(document()->reader(), name, golden);
     }
     m_heatmap->setData(&m_map);
+    m_diagnosis->setText(QString::fromStdString(m_map.diagnosisText()));
+    m_diagnosis->setVisible(!m_diagnosis->text().isEmpty());
     QString note = QString::fromStdString(m_map.note);
     if (const int hot = m_map.hottestTile(); hot >= 0) {
         const HeatTile& t = m_map.tiles[std::size_t(hot)];

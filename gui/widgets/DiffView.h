@@ -31,6 +31,8 @@ public:
 
     const BisectResult& bisect() const { return m_bisect; }
     QString bannerText() const;
+    /// The verdict area's diagnosis lines (the error pattern of the current output).
+    QString diagnosisText() const;
     const DiffTableModel& table() const { return m_table; }
     const HeatmapData& heatmap() const { return m_map; }
     HeatmapWidget* heatmapWidget() const { return m_heatmap; }
@@ -52,6 +54,7 @@ private:
     std::unique_ptr<LinkResolver> m_links;
     QLabel* m_banner = nullptr;
     QLabel* m_reason = nullptr;
+    QLabel* m_diagnosis = nullptr;
     QComboBox* m_outputs = nullptr;
     QLabel* m_note = nullptr;
     QTableView* m_view = nullptr;

@@ -176,6 +176,46 @@ for r in range(0, 512, 128):
     test::saveScreenshot(view, "diff_view_golden");
 }
 
+// The verdict area names the error pattern: computed from a loaded golden with the trace's
+// tiling, or read from the diff row `pto diff RUN.db --golden DIR` stored.
+TEST(GuiDiff, TheVerdictAreaNamesTheErrorPattern) {
+    test::TempDir dir("pto-gui-diagnose");
+    const std::string sample = std::string(PTO_SOURCE_DIR) + "/samples/softmax.pto";
+    const auto cli = [](const std::string& args) {
+        return test::runCommand(fmt::format("{} {}", PTO_CLI, args));
+    };
+    ASSERT_EQ(cli(fmt::format("run {} --outputs {}", test::shellQuote(sample),
+                              test::shellQuote((dir / "clean").string())))
+                  .exitCode,
+              0);
+    ASSERT_EQ(cli(fmt::format("run {} --fault shift-tile-offset:1 -o {}", test::shellQuote(sample),
+                              test::shellQuote((dir / "f.db").string())))
+                  .exitCode,
+              0);
+    StudioContext context;
+    context.setDocument(TraceDocument::open(dir / "f.db"));
+    DiffView view(context);
+    view.resize(1000, 600);
+    EXPECT_TRUE(view.diagnosisText().isEmpty()); // no golden, no diff rows yet
+    EXPECT_TRUE(
+        view.loadGolden(QString::fromStdString((dir / "clean" / "yh.npy").string())).isEmpty());
+    const std::string loaded = view.diagnosisText().toStdString();
+    EXPECT_NE(loaded.find("Diagnosis: shift"), std::string::npos) << loaded;
+    EXPECT_NE(loaded.find("core_tiles"), std::string::npos) << loaded;
+    EXPECT_NE(loaded.find("softmax_aiv_1"), std::string::npos) << loaded;
+    test::saveScreenshot(view, "diff_view_diagnosis");
+
+    ASSERT_EQ(cli(fmt::format("diff {} --golden {}", test::shellQuote((dir / "f.db").string()),
+                              test::shellQuote((dir / "clean").string())))
+                  .exitCode,
+              1);
+    StudioContext stored;
+    stored.setDocument(TraceDocument::open(dir / "f.db"));
+    DiffView fromRows(stored);
+    const std::string rows = fromRows.diagnosisText().toStdString();
+    EXPECT_NE(rows.find("Diagnosis: shift"), std::string::npos) << rows;
+}
+
 TEST(GuiDiff, TheHotTileSelectsItsOpInEveryDockedView) {
     const test::BisectTrace bisect = test::bisectTrace("matmul", "shift-tile-offset");
     MainWindow window;

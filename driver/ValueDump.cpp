@@ -1,0 +1,213 @@
+// The value dump of a run: the Tile interpreter on the compiled Tile function, its tiles put
+// back together into the Tensor-level values they cover, written in program order.
+#include "driver/ValueDump.h"
+
+#include "base/AtomicFile.h"
+#include "compiler/interp/TileInterpreter.h"
+#include "compiler/ir/Hardware.h"
+#include "compiler/ir/Printer.h"
+#include "validate/TensorIo.h"
+#include "validate/Tolerance.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+namespace pto {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<int64_t> dimsOf(const Shape& s) {
+    std::vector<int64_t> d;
+    for (int i = 0; i < s.rank(); ++i) d.push_back(s[i]);
+    return d;
+}
+
+/// A Tensor-level value being put together from tiles, with the elements they covered.
+struct Assembly {
+    TensorData data;
+    std::vector<bool> covered;
+    int64_t coveredCount = 0;
+};
+
+/// Copies `tile` (a region of `a`'s value at `offset`, consecutive rows) into `a`; false when
+/// the tile does not fit (a broadcast or a differently typed copy).
+bool place(Assembly& a, const TensorData& tile, const Shape& offset) {
+    const Shape& dims = a.data.shape;
+    if (tile.dtype != a.data.dtype || offset.rank() != dims.rank() || dims.rank() == 0)
+        return false;
+    const int64_t cols = dims[dims.rank() - 1];
+    int64_t rows = 1, row = 0;
+    for (int i = 0; i + 1 < dims.rank(); ++i) {
+        rows *= dims[i];
+        row = row * dims[i] + offset[i];
+    }
+    const int64_t col = offset[offset.rank() - 1];
+    const int64_t tileCols = tile.shape.rank() ? tile.shape[tile.shape.rank() - 1] : 1;
+    const int64_t tileRows = tileCols ? tile.numel() / tileCols : 0;
+    if (col + tileCols > cols || row + tileRows > rows) return false;
+    const int64_t size = a.data.elementSize();
+    for (int64_t r = 0; r < tileRows; ++r) {
+        const int64_t first = (row + r) * cols + col;
+        std::memcpy(a.data.data() + first * size, tile.data() + r * tileCols * size,
+                    size_t(tileCols * size));
+        for (int64_t c = 0; c < tileCols; ++c)
+            if (!a.covered[size_t(first + c)]) {
+                a.covered[size_t(first + c)] = true;
+                ++a.coveredCount;
+            }
+    }
+    return true;
+}
+
+std::string fileName(size_t index, std::string_view name) {
+    std::string safe;
+    for (char c : name) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+    return fmt::format("{:04}_{}.npy", index, safe);
+}
+
+class Dumper {
+public:
+    Dumper(const RunResult& run, const DumpOptions& o) : m_run(run), m_o(o) {}
+
+    void dump() {
+        const Function& tensor = m_run.state.tensor;
+        const NameTable names(tensor);
+        std::vector<Assembly> parts = assemble(tensor);
+        for (size_t i = 0; i < tensor.args.size() && i < m_run.inputs.size(); ++i)
+            write(std::string(names[tensor.args[i]]), m_run.inputs[i], "input", nullptr, tensor);
+        for (const Op& op : tensor.ops()) {
+            if (op.result == kNoId) continue;
+            const std::string name(names[op.result]);
+            if (const TensorData* out = simOutput(tensor, op.result, name)) {
+                write(name, *out, "simulator", &op, tensor);
+                continue;
+            }
+            const Assembly& a = parts[op.result];
+            if (a.covered.empty() || a.coveredCount != a.data.numel()) {
+                m_skipped.push_back({{"value", "%" + name},
+                                     {"op", std::string(opName(op.kind))},
+                                     {"line", op.loc.line},
+                                     {"reason", fmt::format("tiles cover {} of its {} elements",
+                                                            a.coveredCount, a.data.numel())}});
+                continue;
+            }
+            write(name, a.data, "tile", &op, tensor);
+        }
+        writeManifest();
+    }
+
+private:
+    /// The Tile interpreter's tiles put back into the Tensor-level values they cover.
+    std::vector<Assembly> assemble(const Function& tensor) {
+        std::vector<Assembly> parts(tensor.valueCount());
+        const Function& tile = m_run.state.tile;
+        const EvalResult ev = evaluateTile(tile, m_run.inputs, true);
+        const NameTable tileNames(tile);
+        for (const Op& op : tile.ops()) {
+            if (op.result == kNoId) continue;
+            const Value& v = tile.value(op.result);
+            if (!v.type.isTile() || v.origin == kNoId || v.origin >= tensor.valueCount() ||
+                op.result >= ev.values.size())
+                continue;
+            Assembly& a = parts[v.origin];
+            if (a.covered.empty()) {
+                const Type& t = tensor.type(v.origin);
+                a.data = TensorData::fromFloats(t.dtype, t.shape,
+                                                std::vector<float>(size_t(t.shape.numel()), 0.0f));
+                a.covered.assign(size_t(t.shape.numel()), false);
+            }
+            const TensorData& got = ev.values[op.result];
+            if (place(a, got, v.offset) && m_o.tiles) writeTile(tileNames, op, got, v);
+        }
+        return parts;
+    }
+
+    const TensorData* simOutput(const Function& tensor, ValueId v, const std::string& name) {
+        bool result = false;
+        for (ValueId r : tensor.results) result |= r == v;
+        if (!result) return nullptr;
+        for (const auto& [n, t] : m_run.sim.outputs)
+            if (n == name) return &t;
+        return nullptr;
+    }
+
+    void write(const std::string& name, const TensorData& data, const char* stage, const Op* op,
+               const Function& fn) {
+        const std::string file = fileName(m_values.size(), name);
+        writeTensor(m_o.dir / file, data);
+        nlohmann::json e = {{"value", "%" + name},
+                            {"file", file},
+                            {"dtype", std::string(dtypeName(data.dtype))},
+                            {"shape", dimsOf(data.shape)},
+                            {"stage", stage}};
+        if (op) {
+            e["op"] = std::string(opName(op->kind));
+            e["line"] = op->loc.line;
+            e["col"] = op->loc.col;
+            e["reduction_length"] = accumulationLength(fn, *op);
+        } else {
+            e["op"] = "arg";
+        }
+        m_values.push_back(e);
+    }
+
+    void writeTile(const NameTable& names, const Op& op, const TensorData& data, const Value& v) {
+        const std::string name(names[op.result]);
+        const std::string file = "tiles/" + fileName(m_tiles.size(), name);
+        fs::create_directories(m_o.dir / "tiles");
+        writeTensor(m_o.dir / file, data);
+        m_tiles.push_back({{"value", "%" + name},
+                           {"file", file},
+                           {"op", std::string(opName(op.kind))},
+                           {"line", op.loc.line},
+                           {"col", op.loc.col},
+                           {"dtype", std::string(dtypeName(data.dtype))},
+                           {"shape", dimsOf(data.shape)},
+                           {"space", std::string(memSpaceName(v.type.space))},
+                           {"tile_of", "%" + std::string(NameTable(m_run.state.tensor)[v.origin])},
+                           {"offset", dimsOf(v.offset)},
+                           {"stage", "tile"}});
+    }
+
+    void writeManifest() {
+        nlohmann::json m = {{"format", "pto-dump"},
+                            {"version", 1},
+                            {"program", m_run.state.file},
+                            {"entry", m_run.state.tensor.name},
+                            {"values", m_values}};
+        if (!m_skipped.empty()) m["skipped"] = m_skipped;
+        if (m_o.tiles) m["tiles"] = m_tiles;
+        const fs::path target = m_o.dir / "manifest.json";
+        AtomicFile file = AtomicFile::createEmpty(target, "dump manifest");
+        {
+            std::ofstream out(file.tempPath());
+            out << m.dump(2) << "\n";
+            if (!out) throw FileWriteError("dump manifest", target, "cannot write");
+        }
+        file.commit();
+    }
+
+    const RunResult& m_run;
+    const DumpOptions& m_o;
+    nlohmann::json m_values = nlohmann::json::array();
+    nlohmann::json m_skipped = nlohmann::json::array();
+    nlohmann::json m_tiles = nlohmann::json::array();
+};
+
+} // namespace
+
+void dumpRunValues(const RunResult& run, const DumpOptions& options) {
+    if (fs::exists(options.dir) && !fs::is_directory(options.dir))
+        throw std::invalid_argument(
+            fmt::format("--dump {}: exists and is not a directory", options.dir.string()));
+    fs::create_directories(options.dir);
+    Dumper(run, options).dump();
+}
+
+} // namespace pto

@@ -1,0 +1,99 @@
+// Numeric patterns: NaN/Inf where the golden is finite, and a reduction's error judged against
+// the propagated error bound of a K-term sum (accumulation order or precision) versus a real
+// defect.
+#include "validate/Detectors.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace pto::diag {
+namespace {
+
+/// Unit roundoff of the precisions a K-term sum may be accumulated in, finest first.
+struct Precision {
+    const char* name;
+    double u;
+};
+constexpr Precision kPrecisions[] = {{"f32", 0x1p-24}, {"f16", 0x1p-11}, {"bf16", 0x1p-8}};
+// A recursive sum's rms error is ≈ 0.4·√K·u·rms(result) (random signs); the bound is √K·u·rms.
+constexpr double kWithinBound = 1.0;
+
+double outputRoundoff(DType d) {
+    switch (d) {
+    case DType::F16:
+        return 0x1p-11;
+    case DType::BF16:
+        return 0x1p-8;
+    case DType::F32:
+        return 0x1p-24;
+    default:
+        return 0.0;
+    }
+}
+
+/// The wrong elements are spread over the output (not a region a detector names).
+bool spread(const ErrorMap& m) {
+    int64_t rows = 0, cols = 0;
+    for (int64_t r : m.examinedRows) rows += m.rowWrong[size_t(r)] > 0;
+    for (int64_t c : m.colWrong) cols += c > 0;
+    const bool rowsSpread = m.examinedRows.size() < 4 || rows * 2 >= int64_t(m.examinedRows.size());
+    const bool colsSpread = m.cols < 4 || cols * 2 >= m.cols;
+    return rowsSpread && colsSpread;
+}
+
+} // namespace
+
+std::optional<PatternFinding> detectNanInf(const ErrorMap& m) {
+    if (m.nonFiniteWrong == 0) return std::nullopt;
+    PatternFinding f;
+    f.pattern = "nan_inf";
+    f.confidence = 1.0;
+    f.summary = fmt::format("NaN/Inf where the golden is finite: {} element(s), the first at "
+                            "row {} col {} of the 2-D view",
+                            m.nonFiniteWrong, m.firstNonFinite.row, m.firstNonFinite.col);
+    f.evidence = {{"count", m.nonFiniteWrong},
+                  {"first", {m.firstNonFinite.row, m.firstNonFinite.col}}};
+    return f;
+}
+
+std::optional<PatternFinding> detectAccumulation(const ErrorMap& m, ToleranceClass cls, int64_t k) {
+    if (cls == ToleranceClass::Elementwise || k <= 1 || m.wrong == 0 || m.nonFiniteWrong > 0 ||
+        !spread(m))
+        return std::nullopt;
+    const double rms = m.goldenRms();
+    if (rms <= 0) return std::nullopt;
+    // The output's own rounding (one per element, uniform: u·|g|/√3) is not the sum's.
+    const double out = outputRoundoff(m.actualDType) * rms;
+    const double err = std::sqrt(std::max(0.0, m.errorRms() * m.errorRms() - out * out / 3));
+    const double sqrtK = std::sqrt(double(k));
+    PatternFinding f;
+    f.evidence = {{"k", k}, {"error_rms", err}, {"golden_rms", rms}};
+    for (const Precision& p : kPrecisions) {
+        const double bound = sqrtK * p.u * rms;
+        const double ratio = err / bound;
+        f.evidence[fmt::format("ratio_{}", p.name)] = ratio;
+        if (ratio > kWithinBound) continue;
+        const bool f32 = std::string_view(p.name) == "f32";
+        f.pattern = "accumulation";
+        f.confidence = ratio <= 1.0 ? 0.85 : 0.7;
+        f.summary = fmt::format(
+            "error of a {}-term reduction within its propagated bound: rms error {:.3g} = {:.2f} "
+            "× √K·u·rms(golden) with u = 2^{} ({}): {}, not a defect",
+            k, err, ratio, int(std::log2(p.u)), p.name,
+            f32 ? "accumulation order (an f32 sum in another order)"
+                : fmt::format("accumulation precision (the sum is kept in {}, not f32)", p.name));
+        f.evidence["precision"] = p.name;
+        return f;
+    }
+    const double bound = sqrtK * kPrecisions[2].u * rms;
+    f.pattern = "defect";
+    f.confidence = 0.7;
+    f.summary = fmt::format("error of a {}-term reduction {:.3g}× beyond its propagated bound even "
+                            "if summed in bf16 (√K·u·rms(golden) = {:.3g}): a real defect, not "
+                            "accumulation order or precision",
+                            k, err / bound, bound);
+    return f;
+}
+
+} // namespace pto::diag
