@@ -58,14 +58,12 @@ std::pair<int, std::string> capture(const std::string& command) {
 }
 
 // The `pto tune` line one array task runs.
-std::string taskCommand(const std::string& dir, int chunks, const TuneOptions& o,
-                        const std::string& bestTrace) {
+std::string taskCommand(int chunks, const TuneOptions& o, const std::string& bestTrace) {
     std::string cmd = fmt::format(
         "exec {} tune {} --space \"$DIR/space.spec\" --chunk \"$SLURM_ARRAY_TASK_ID/{}\" "
         "-o \"$DIR/chunk-$SLURM_ARRAY_TASK_ID.db\" --best-trace {}",
         shellQuote(fs::read_symlink("/proc/self/exe").string()),
         shellQuote(fs::absolute(o.program).string()), chunks, shellQuote(bestTrace));
-    (void)dir;
     if (!o.entry.empty()) cmd += " --entry " + shellQuote(o.entry);
     for (const ScalarBind& b : o.binds)
         cmd += " --bind " + shellQuote(fmt::format("{}={}", b.name, b.value));
@@ -87,7 +85,7 @@ std::string jobScript(const SlurmOptions& slurm, const std::string& dir, int chu
     if (!slurm.partition.empty()) s += fmt::format("#SBATCH --partition={}\n", slurm.partition);
     if (o.threads > 0) s += fmt::format("#SBATCH --cpus-per-task={}\n", o.threads);
     s += fmt::format("DIR={}\n", shellQuote(dir));
-    s += taskCommand(dir, chunks, o, bestTrace) + "\n";
+    s += taskCommand(chunks, o, bestTrace) + "\n";
     return s;
 }
 

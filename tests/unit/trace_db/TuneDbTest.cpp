@@ -1,8 +1,8 @@
 // The tune file (trace_db/TuneDb.h) against real SQLite files: round trip, detection, refusals,
 // and the merge of chunk files by ATTACH.
+#include "trace_db/TuneDb.h"
 #include "tests/support/Process.h"
 #include "trace_db/TraceError.h"
-#include "trace_db/TuneDb.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -97,8 +97,8 @@ TEST(TuneDbTest, RefusesWhatIsNotATuneFileOrTooNew) {
 
 TEST(TuneDbTest, MergesChunksAndRefusesDuplicatesOrAnotherSweep) {
     TempDir dir;
-    writeTuneFile(dir / "a.db", chunk({candidate(0, 300, TuneStatus::Ok),
-                                       candidate(1, 250, TuneStatus::Ok)}));
+    writeTuneFile(dir / "a.db",
+                  chunk({candidate(0, 300, TuneStatus::Ok), candidate(1, 250, TuneStatus::Ok)}));
     writeTuneFile(dir / "b.db", chunk({candidate(2, 150, TuneStatus::Ok),
                                        candidate(3, std::nullopt, TuneStatus::Pruned)}));
     const TuneData merged =
