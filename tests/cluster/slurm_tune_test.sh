@@ -8,7 +8,9 @@ set -euo pipefail
 pto=$1
 src=$2
 work=$(mktemp -d "${TMPDIR:-/tmp}/pto-slurm-test.XXXXXX")
-trap 'bash "$src/tests/cluster/slurm-down.sh" "$work/cluster"; rm -rf "$work"' EXIT
+cleanup() { bash "$src/tests/cluster/slurm-down.sh" "$work/cluster"; rm -rf "$work"; }
+trap cleanup EXIT
+trap 'exit 143' TERM INT # the daemons run detached: stop them when ctest stops us too
 bash "$src/tests/cluster/slurm-up.sh" "$work/cluster" >/dev/null || exit $?
 export SLURM_CONF=$work/cluster/slurm.conf
 
