@@ -60,12 +60,18 @@ sim::TraceLevel traceLevelOf(const std::string& name) {
     return *level;
 }
 
-// Re-runs the best candidate with a trace and names the kept files in the meta.
+// Re-runs the best candidate with a trace and names the kept files in the meta; a failure
+// there is a warning, never the loss of the sweep.
 void keepBestTrace(TuneData& data, const std::string& out, sim::TraceLevel level) {
     const TuneCandidate* best = data.best();
     if (!best || level == sim::TraceLevel::None) return;
     const std::string stem = stemOf(out);
-    runTuneCandidate(data, best->id, stem + ".best.pto", stem + ".best.db", level);
+    try {
+        runTuneCandidate(data, best->id, stem + ".best.pto", stem + ".best.db", level);
+    } catch (const std::exception& e) { // the sweep's results are kept all the same
+        fmt::print(stderr, "warning: the best candidate's trace was not kept: {}\n", e.what());
+        return;
+    }
     data.meta["best_trace"] = fs::path(stem + ".best.db").filename().string();
     data.meta["best_program"] = fs::path(stem + ".best.pto").filename().string();
 }
