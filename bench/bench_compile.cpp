@@ -2,6 +2,7 @@
 // included, reported as tile ops per second; and the compile time, instruction count and trace
 // size of an online-softmax attention loop at trip counts 16 and 256 (issue 15 item 2).
 #include "compiler/Pipeline.h"
+#include "driver/RecordLevel.h"
 #include "trace_db/TraceWriter.h"
 
 #include <benchmark/benchmark.h>
@@ -47,6 +48,28 @@ void BM_CompileGemm4096NoTrace(benchmark::State& st) {
     }
 }
 BENCHMARK(BM_CompileGemm4096NoTrace)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The same compile into a trace at `--record levels` / `none` (driver/RecordLevel.h).
+void compileRecordedGemm4096(benchmark::State& st, pto::RecordLevel level) {
+    std::string program = std::string(PTO_SOURCE_DIR) + "/samples/gemm_4096.pto";
+    auto out = std::filesystem::temp_directory_path() / "pto_bench_compile_record.db";
+    for (auto _ : st) {
+        pto::CompileState state = pto::loadProgram(program);
+        auto writer = pto::tracedb::TraceWriter::create(out);
+        pto::compileRecorded(state, pto::CompileOptions{}, &writer, level);
+        writer.commit();
+    }
+    st.counters["trace_bytes"] = double(std::filesystem::file_size(out));
+    std::filesystem::remove(out);
+}
+void BM_CompileGemm4096RecordLevels(benchmark::State& st) {
+    compileRecordedGemm4096(st, pto::RecordLevel::Levels);
+}
+void BM_CompileGemm4096RecordNone(benchmark::State& st) {
+    compileRecordedGemm4096(st, pto::RecordLevel::None);
+}
+BENCHMARK(BM_CompileGemm4096RecordLevels)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_CompileGemm4096RecordNone)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 // tests/integration/run/programs/loop_attention.pto with `trips` K/V blocks of 128 keys.
 std::string attentionLoop(int64_t trips) {

@@ -49,5 +49,6 @@ void registerWhatif(CLI::App& app, Action& action);
 void registerCompare(CLI::App& app, Action& action);
 void registerImport(CLI::App& app, Action& action);
 void registerCalibrate(CLI::App& app, Action& action);
+void registerTune(CLI::App& app, Action& action);
 
 } // namespace pto::cli

@@ -4,12 +4,14 @@
 #include "cli/TraceValue.h"
 
 #include "compiler/Pipeline.h"
+#include "driver/RecordLevel.h"
 #include "trace_db/TraceWriter.h"
 
 #include <fmt/format.h>
 
 #include <iostream>
 #include <optional>
+#include <stdexcept>
 
 namespace pto::cli {
 namespace {
@@ -18,6 +20,7 @@ struct CompileArgs {
     std::string input;
     std::string output;
     std::string entry;
+    std::string record = "all";
     std::string stopAfter;
     std::vector<std::string> printAfter;
     bool printAfterAll = false;
@@ -80,8 +83,12 @@ int runCompile(const CompileArgs& args) {
     std::optional<ValueTracer> tracer;
     std::vector<StageObserver*> observers;
     if (!args.traceValue.empty()) observers.push_back(&tracer.emplace(args.traceValue));
-    auto timings =
-        compileProgram(state, options, writer ? &*writer : nullptr, pmOptions, observers);
+    auto record = parseRecordLevel(args.record);
+    if (!record)
+        throw std::invalid_argument(
+            fmt::format("unknown record level '{}' (all, levels, none)", args.record));
+    auto timings = compileRecorded(state, options, writer ? &*writer : nullptr, *record,
+                                   pmOptions, observers);
     if (writer) writer->commit();
     if (tracer)
         std::cout << tracer->report(args.input);
@@ -99,6 +106,9 @@ void registerCompile(CLI::App& app, Action& action) {
     cmd->add_option("file", args->input, "the .pto program")->required();
     cmd->add_option("-o,--output", args->output, "trace file to write (SQLite)");
     cmd->add_option("--entry", args->entry, "function to compile (default @main or the last)");
+    cmd->add_option("--record", args->record,
+                    "stages in the trace: all (default), levels (the last stage of each level "
+                    "in full, the other passes as stage rows), none (the program meta only)");
     cmd->add_option("--stop-after", args->stopAfter,
                     "stop after this pass or level (tensor, tile, block, exec, pto)");
     cmd->add_option("--print-after", args->printAfter, "print the IR after this pass");

@@ -16,6 +16,7 @@ namespace {
 struct RunArgs {
     RunOptions options;
     std::string traceLevel = "instructions";
+    std::string record = "all";
     bool noDoubleBuffer = false;
     bool noFuse = false;
     bool noReroll = false;
@@ -65,6 +66,11 @@ int runRun(RunArgs& args) {
         throw std::invalid_argument(fmt::format(
             "unknown trace level '{}' (none, tasks, instructions, full)", args.traceLevel));
     args.options.sim.traceLevel = *level;
+    auto record = parseRecordLevel(args.record);
+    if (!record)
+        throw std::invalid_argument(
+            fmt::format("unknown record level '{}' (all, levels, none)", args.record));
+    args.options.record = *record;
     args.options.compile.doubleBuffer = !args.noDoubleBuffer;
     args.options.compile.fuse = !args.noFuse;
     args.options.compile.rerollLoops = !args.noReroll;
@@ -120,6 +126,9 @@ void registerRun(CLI::App& app, Action& action) {
     cmd->add_option("--set", o.archOverrides, "override an arch parameter: key=value or key=2x");
     cmd->add_flag("--timing-only", o.sim.timingOnly, "skip the numerics (for big shapes)");
     cmd->add_option("--trace", args->traceLevel, "trace level: none, tasks, instructions, full");
+    cmd->add_option("--record", args->record,
+                    "compile stages in the trace: all (default), levels (the last stage of each "
+                    "level in full), none (no stages and no run)");
     cmd->add_flag("--check-uninitialized", o.sim.checkUninitialized,
                   "fault on reading on-chip memory no instruction wrote");
     cmd->add_flag("--no-double-buffer", args->noDoubleBuffer,

@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
     registerCompare(app, action);
     registerImport(app, action);
     registerCalibrate(app, action);
+    registerTune(app, action);
 
     try {
         app.parse(argc, argv);

@@ -176,7 +176,7 @@ RunResult runProgram(const RunOptions& options) {
     std::optional<tracedb::TraceWriter> writer;
     if (!options.tracePath.empty()) writer.emplace(tracedb::TraceWriter::create(options.tracePath));
     phase("compiling", 0);
-    compileProgram(r.state, compile, writer ? &*writer : nullptr);
+    compileRecorded(r.state, compile, writer ? &*writer : nullptr, options.record);
     if (writer) {
         recordArchMeta(*writer, r.arch, "pto run");
         recordCompileOptions(*writer, compile);
@@ -187,6 +187,8 @@ RunResult runProgram(const RunOptions& options) {
 
     phase(numerics ? "simulating" : "simulating (timing only)", 1);
     sim::SimOptions simOptions = options.sim;
+    // Without recorded stages the run's slices would name instructions the file lacks.
+    if (options.record == RecordLevel::None) simOptions.traceLevel = sim::TraceLevel::None;
     simOptions.sourceFile = options.program;
     try {
         r.sim =

@@ -4,6 +4,7 @@
 
 #include "compiler/Pipeline.h"
 #include "compiler/ir/TensorData.h"
+#include "driver/RecordLevel.h"
 #include "simulator/Simulator.h"
 #include "simulator/arch/ArchConfig.h"
 
@@ -25,8 +26,9 @@ struct RunOptions {
     std::vector<std::string> archOverrides; // "hbm.bandwidth=2x", "clock.freq=1.5 GHz"
     CompileOptions compile;                 // its target is replaced by the arch's
     sim::SimOptions sim;
-    std::string tracePath;  // empty = no trace file
-    std::string outputsDir; // empty = outputs not written as .npy
+    std::string tracePath;                 // empty = no trace file
+    RecordLevel record = RecordLevel::All; // the compile's stages in the trace (--record)
+    std::string outputsDir;                // empty = outputs not written as .npy
     // Inputs and outputs up to this size are stored in the trace's tensor table.
     int64_t maxStoredTensorBytes = int64_t(64) << 20;
     // Called as each phase starts ("compiling", "simulating", "writing the trace") with the

@@ -7,7 +7,9 @@
 #include "gui/widgets/GraphViewCanvas.h"
 #include "gui/widgets/StudioView.h"
 #include "gui/widgets/TimelineCanvas.h"
+#include "gui/widgets/TuneView.h"
 #include "gui/widgets/ViewExport.h"
+#include "trace_db/TuneDb.h"
 
 #include <QAction>
 #include <QApplication>
@@ -100,6 +102,9 @@ void MainWindow::createViews() {
         else
             firstOfArea.emplace(entry.area, dock);
         m_views.push_back(view);
+        if (auto* tune = qobject_cast<TuneView*>(view)) // double-click opens a candidate's trace
+            connect(tune, &TuneView::traceRequested, this,
+                    [this](const QString& p) { openFile(p); });
     }
     for (const auto& [area, dock] : firstOfArea) m_frontDocks.push_back(dock);
 }
@@ -238,7 +243,24 @@ void MainWindow::refreshRecentMenu() {
     m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
 }
 
+QString MainWindow::openTuneFile(const QString& path, bool quiet) {
+    auto* tune = qobject_cast<TuneView*>(view(QStringLiteral("tune")));
+    const QString reason = tune ? tune->openTuneFile(path) : tr("no tune view");
+    if (!reason.isEmpty()) {
+        if (!quiet) showOpenError(path, reason);
+        return reason;
+    }
+    if (QDockWidget* dock = dockOf(tune)) {
+        dock->show();
+        dock->raise();
+    }
+    m_recent.add(path);
+    refreshRecentMenu();
+    return {};
+}
+
 QString MainWindow::openFile(const QString& path, bool quiet) {
+    if (tracedb::isTuneFile(path.toStdString())) return openTuneFile(path, quiet);
     try {
         auto document = TraceDocument::open(path.toStdString());
         m_viewProblems.clear();

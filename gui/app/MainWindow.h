@@ -73,6 +73,8 @@ private:
     bool exists(const EntityRef& ref) const;
     void refreshRecentMenu();
     void showOpenError(const QString& path, const QString& reason);
+    /// A tune file of `pto tune` (told apart from a trace by its tables) goes to the tune view.
+    QString openTuneFile(const QString& path, bool quiet);
     void updateStatus();
     void exportActiveView();
     void showShortcuts();

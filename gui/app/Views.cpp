@@ -9,6 +9,7 @@
 #include "gui/widgets/SqlConsole.h"
 #include "gui/widgets/StageCompareView.h"
 #include "gui/widgets/TimelineView.h"
+#include "gui/widgets/TuneView.h"
 
 namespace pto::gui {
 
@@ -32,6 +33,8 @@ std::vector<ViewEntry> studioViews() {
                      Qt::LeftDockWidgetArea});
     views.push_back({[](StudioContext& c, QWidget* p) { return new CompareView(c, p); },
                      Qt::RightDockWidgetArea});
+    views.push_back(
+        {[](StudioContext& c, QWidget* p) { return new TuneView(c, p); }, Qt::RightDockWidgetArea});
     return views;
 }
 

@@ -152,7 +152,7 @@ QWidget* BottleneckView::buildRooflinePane() {
 void BottleneckView::connectClicks() {
     connect(m_findingsTable, &QTableView::clicked, this, [this](const QModelIndex& index) {
         const int row = sourceRow(m_findingsTable, index);
-        m_details->setPlainText(m_findings->details(row));
+        showDetails(m_findings->details(row));
         // The timeline follows the selection to the core's track or the task's slice.
         const EntityRef ref = m_findings->entityOf(row);
         if (ref.isNone()) return;
@@ -237,12 +237,28 @@ void BottleneckView::showProfile(std::shared_ptr<const prof::Profile> profile,
             summaryOf(*profile, document() ? document()->micros(profile->model.totalCycles) : 0.0));
     if (m_findings->rowCount() > 0) {
         showSourceRow(m_findingsTable, 0);
-        m_details->setPlainText(m_findings->details(0));
+        showDetails(m_findings->details(0));
     } else if (profile) {
-        m_details->setPlainText(
+        showDetails(
             tr("No findings: %1.").arg(QString::fromStdString(prof::noFindingsNote(*profile))));
     }
     emit profileLoaded();
+}
+
+QString BottleneckView::tuneHint() const {
+    const TraceDocument* doc = document();
+    std::string program = doc ? doc->summary().programPath : std::string();
+    if (program.empty()) program = "PROGRAM.pto";
+    return tr("Tune this kernel: let `pto tune` try tile shapes and task counts for you —\n"
+              "  pto tune %1 --space 'cube_tile = {\"m\": [64, 128], \"k\": [64], \"n\": "
+              "[128, 256]}; vec_tile = as_written; tiles_per_task = 0 | 1 | 2' -o tune.db\n"
+              "then open tune.db here (File → Open): candidates, Pareto chart, their traces "
+              "(docs/USER_GUIDE.md, Tuning).")
+        .arg(QString::fromStdString(program));
+}
+
+void BottleneckView::showDetails(const QString& text) {
+    m_details->setPlainText(text + QStringLiteral("\n\n") + tuneHint());
 }
 
 QString BottleneckView::headline() const {

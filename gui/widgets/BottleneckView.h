@@ -42,6 +42,8 @@ public:
     QString headline() const;
     /// The details pane: the selected finding, or why there is none.
     QString detailsText() const;
+    /// The advice to tune the kernel with `pto tune`, with the command for the open program.
+    QString tuneHint() const;
 
     FindingsModel& findings() { return *m_findings; }
     UtilizationModel& utilization() { return *m_utilization; }
@@ -62,6 +64,7 @@ protected:
 private:
     struct Loaded;
     void buildLayout();
+    void showDetails(const QString& text); // the text and the tune hint
     QWidget* buildFindingsPane();
     QWidget* buildRooflinePane();
     void connectClicks();

@@ -169,5 +169,37 @@ TEST_F(CliTest, RunProgressNamesEachPhaseOnATerminal) {
     EXPECT_EQ(piped.err.find("compiling"), std::string::npos) << piped.err;
 }
 
+// --record: the same run, fewer stages. `levels` keeps the last stage of each level in full
+// (nodes, instructions, the run's slices), `none` keeps no stage and no run; cycles unchanged.
+TEST_F(CliTest, RecordLevelsKeepFewerStagesAndTheSameRun) {
+    auto run = [&](const std::string& level, const std::string& file) {
+        auto r = runCommand(pto(fmt::format("run {} --seed 1 --record {} -o {}", sample("softmax"),
+                                            level, shellQuote((m_dir / file).string()))));
+        EXPECT_EQ(r.exitCode, 0) << r.err;
+        return r.out.substr(r.out.find("cycles"),
+                            r.out.find('\n', r.out.find("cycles")) - r.out.find("cycles"));
+    };
+    auto count = [&](const std::string& file, const std::string& sql) {
+        auto reader = tracedb::TraceReader::open(m_dir / file);
+        return std::get<int64_t>(reader.query(sql).rows.at(0).at(0));
+    };
+    const std::string all = run("all", "all.db");
+    EXPECT_EQ(run("levels", "levels.db"), all);
+    EXPECT_EQ(run("none", "none.db"), all);
+    const char* fullStages = "SELECT count(DISTINCT stage_id) FROM node";
+    EXPECT_GT(count("all.db", fullStages), 5);
+    // parse (the root of provenance) and the last stage of each of the five levels
+    EXPECT_EQ(count("levels.db", fullStages), 6);
+    EXPECT_EQ(count("levels.db", "SELECT count(*) FROM stage"),
+              count("all.db", "SELECT count(*) FROM stage")); // every pass still named, timed
+    EXPECT_EQ(count("levels.db", "SELECT count(*) FROM slice"),
+              count("all.db", "SELECT count(*) FROM slice"));
+    EXPECT_EQ(count("none.db", "SELECT count(*) FROM stage"), 0);
+    EXPECT_EQ(count("none.db", "SELECT count(*) FROM slice"), 0);
+    auto bad = runCommand(pto("run " + sample("softmax") + " --record some"));
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("unknown record level 'some'"), std::string::npos) << bad.err;
+}
+
 } // namespace
 } // namespace pto

@@ -1,0 +1,289 @@
+// `pto tune`: sweep a program's tile shapes and options (locally or as a Slurm job array),
+// merge chunk files, print or re-run a candidate of a tune file (docs/USER_GUIDE.md, "Tuning").
+#include "cli/Command.h"
+
+#include "cli/Progress.h"
+#include "cli/TuneSlurm.h"
+#include "driver/Tuner.h"
+#include "trace_db/TuneDb.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+namespace pto::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using tracedb::TuneCandidate;
+using tracedb::TuneData;
+using tracedb::TuneStatus;
+
+struct TuneArgs {
+    std::string input; // the .pto program, or a tune file
+    std::string space;
+    std::string output;
+    TuneOptions options;
+    std::string chunk;
+    bool noPrune = false;
+    std::string bestTrace = "full";
+    bool apply = false;
+    int64_t candidate = -1;
+    std::string merge;
+    bool json = false;
+    SlurmOptions slurm;
+    bool useSlurm = false;
+};
+
+// "tune.db" → "tune": the stem of the files kept beside a tune file.
+std::string stemOf(const std::string& out) {
+    return out.size() > 3 && out.ends_with(".db") ? out.substr(0, out.size() - 3) : out;
+}
+
+std::pair<int, int> parseChunk(const std::string& text) {
+    int index = -1, count = 0;
+    char slash = 0;
+    if (std::sscanf(text.c_str(), "%d%c%d", &index, &slash, &count) != 3 || slash != '/' ||
+        count < 1 || index < 0 || index >= count)
+        throw CLI::ValidationError("--chunk", fmt::format("'{}' is not I/N with 0 <= I < N", text));
+    return {index, count};
+}
+
+sim::TraceLevel traceLevelOf(const std::string& name) {
+    auto level = sim::parseTraceLevel(name);
+    if (!level)
+        throw std::invalid_argument(fmt::format(
+            "unknown trace level '{}' for --best-trace (none, tasks, instructions, full)", name));
+    return *level;
+}
+
+// Re-runs the best candidate with a trace and names the kept files in the meta; a failure
+// there is a warning, never the loss of the sweep.
+void keepBestTrace(TuneData& data, const std::string& out, sim::TraceLevel level) {
+    const TuneCandidate* best = data.best();
+    if (!best || level == sim::TraceLevel::None) return;
+    const std::string stem = stemOf(out);
+    try {
+        runTuneCandidate(data, best->id, stem + ".best.pto", stem + ".best.db", level);
+    } catch (const std::exception& e) { // the sweep's results are kept all the same
+        fmt::print(stderr, "warning: the best candidate's trace was not kept: {}\n", e.what());
+        return;
+    }
+    data.meta["best_trace"] = fs::path(stem + ".best.db").filename().string();
+    data.meta["best_program"] = fs::path(stem + ".best.pto").filename().string();
+}
+
+int countStatus(const TuneData& data, TuneStatus s) {
+    return int(std::count_if(data.candidates.begin(), data.candidates.end(),
+                             [s](const TuneCandidate& c) { return c.status == s; }));
+}
+
+const TuneCandidate* candidateById(const TuneData& data, int64_t id) {
+    for (const TuneCandidate& c : data.candidates)
+        if (c.id == id) return &c;
+    return nullptr;
+}
+
+nlohmann::json candidateJson(const TuneCandidate& c) {
+    nlohmann::json j = {{"id", c.id},
+                        {"label", c.label},
+                        {"config", nlohmann::json::parse(c.config)},
+                        {"status", tracedb::tuneStatusName(c.status)}};
+    if (c.cycles) j["cycles"] = *c.cycles;
+    if (c.lowerBound) j["lower_bound"] = *c.lowerBound;
+    if (!c.boundClass.empty()) j["bound_class"] = c.boundClass;
+    if (c.coresUsed) j["cores_used"] = *c.coresUsed;
+    if (c.onchipBytes) j["onchip_bytes"] = *c.onchipBytes;
+    if (!c.error.empty()) j["error"] = c.error;
+    return j;
+}
+
+void printJsonSummary(const TuneData& data) {
+    nlohmann::json j = {{"program", data.metaOr("program")},
+                        {"candidates", data.candidates.size()},
+                        {"pruned", countStatus(data, TuneStatus::Pruned)},
+                        {"compile_errors", countStatus(data, TuneStatus::CompileError)},
+                        {"sim_errors", countStatus(data, TuneStatus::SimError)}};
+    if (const TuneCandidate* c = candidateById(data, 0)) j["as_written"] = candidateJson(*c);
+    if (const TuneCandidate* best = data.best()) j["best"] = candidateJson(*best);
+    if (!data.metaOr("best_trace").empty()) j["best_trace"] = data.metaOr("best_trace");
+    std::cout << j.dump(2) << "\n";
+}
+
+void printSummary(const TuneData& data, const std::string& out) {
+    fmt::print("tuned {}: {} candidates ({} simulated, {} pruned by the lower bound, {} did not "
+               "compile, {} faulted){}\n",
+               data.metaOr("program"), data.candidates.size(), countStatus(data, TuneStatus::Ok),
+               countStatus(data, TuneStatus::Pruned), countStatus(data, TuneStatus::CompileError),
+               countStatus(data, TuneStatus::SimError), out.empty() ? "" : " -> " + out);
+    std::vector<const TuneCandidate*> ok;
+    for (const TuneCandidate& c : data.candidates)
+        if (c.status == TuneStatus::Ok) ok.push_back(&c);
+    std::stable_sort(ok.begin(), ok.end(),
+                     [](auto* a, auto* b) { return *a->cycles < *b->cycles; });
+    const TuneCandidate* baseline = candidateById(data, 0);
+    const bool baselineOk = baseline && baseline->cycles;
+    if (baselineOk) fmt::print("  as written  #0  {} cycles\n", *baseline->cycles);
+    if (!ok.empty())
+        fmt::print("  best        #{}  {} cycles{}  {}\n", ok[0]->id, *ok[0]->cycles,
+                   baselineOk ? fmt::format(" ({:.3f}x)",
+                                            double(*baseline->cycles) / double(*ok[0]->cycles))
+                              : "",
+                   ok[0]->label);
+    fmt::print("  {:>4} {:>5} {:>12} {:>6} {:>10}  {:<22} {}\n", "rank", "id", "cycles", "cores",
+               "on-chip", "bound", "settings");
+    for (size_t i = 0; i < ok.size() && i < 10; ++i)
+        fmt::print("  {:>4} {:>5} {:>12} {:>6} {:>10}  {:<22} {}\n", i + 1, ok[i]->id,
+                   *ok[i]->cycles, ok[i]->coresUsed.value_or(0), ok[i]->onchipBytes.value_or(0),
+                   ok[i]->boundClass, ok[i]->label);
+    int shown = 0;
+    for (const TuneCandidate& c : data.candidates)
+        if (c.status == TuneStatus::CompileError && shown++ < 3)
+            fmt::print("  did not compile #{} ({}): {}\n", c.id, c.label,
+                       c.error.substr(0, c.error.find('\n')));
+    if (!data.metaOr("best_trace").empty())
+        fmt::print("  best trace  {} (program {}; open in pto-studio)\n", data.metaOr("best_trace"),
+                   data.metaOr("best_program"));
+    fmt::print("  the simulator is deterministic: each candidate ran once\n");
+}
+
+int runSweep(TuneArgs& args) {
+    if (args.space.empty())
+        throw CLI::ValidationError("--space", "pto tune PROGRAM needs --space SPEC");
+    const TuneSpace space = loadTuneSpace(args.space);
+    TuneOptions& o = args.options;
+    o.program = args.input;
+    o.prune = !args.noPrune;
+    if (!args.chunk.empty()) o.chunk = parseChunk(args.chunk);
+    const sim::TraceLevel bestLevel = traceLevelOf(args.bestTrace);
+    if (args.output.empty()) args.output = "tune.db";
+    if (args.useSlurm) {
+        auto merged = runSlurmSweep(args.slurm, space, args.output, o, args.bestTrace);
+        if (!merged) return kExitOk; // --no-wait: the job id is printed
+        if (args.json)
+            printJsonSummary(*merged);
+        else
+            printSummary(*merged, args.output);
+        return merged->best() ? kExitOk : kExitFindings;
+    }
+    setActivity(fmt::format("tuning {}", o.program));
+    ProgressBar progress("pto tune");
+    o.onProgress = [&progress](size_t done, size_t total) {
+        progress.phase(fmt::format("candidate {}/{}", done, total), double(done) / double(total));
+    };
+    TuneData data = runTune(space, o);
+    progress.done();
+    keepBestTrace(data, args.output, bestLevel);
+    tracedb::writeTuneFile(args.output, data);
+    if (args.apply) {
+        if (const TuneCandidate* best = data.best()) {
+            std::cout << tuneCandidateText(data, best->id);
+            return kExitOk;
+        }
+    } else if (args.json) {
+        printJsonSummary(data);
+    } else {
+        printSummary(data, args.output);
+    }
+    return data.best() ? kExitOk : kExitFindings;
+}
+
+// `pto tune tune.db`: summary, --apply (the program text) or --candidate N -o trace.db.
+int runOnTuneFile(TuneArgs& args) {
+    TuneData data = tracedb::readTuneFile(args.input);
+    int64_t id = args.candidate;
+    if (id < 0) {
+        const TuneCandidate* best = data.best();
+        if (!best && (args.apply || !args.output.empty())) {
+            fmt::print(stderr, "error: {} has no candidate that ran\n", args.input);
+            return kExitUsage;
+        }
+        id = best ? best->id : 0;
+    }
+    if (!candidateById(data, id))
+        throw CLI::ValidationError("--candidate",
+                                   fmt::format("{} has no candidate {} (0 … {})", args.input, id,
+                                               data.candidates.size() - 1));
+    if (args.apply) {
+        std::cout << tuneCandidateText(data, id);
+        return kExitOk;
+    }
+    if (!args.output.empty()) {
+        const std::string stem = stemOf(args.output);
+        const int64_t cycles =
+            runTuneCandidate(data, id, stem + ".pto", args.output, traceLevelOf(args.bestTrace));
+        fmt::print("ran candidate #{} of {}: {} cycles -> {} (program {})\n", id, args.input,
+                   cycles, args.output, stem + ".pto");
+        return kExitOk;
+    }
+    if (args.json)
+        printJsonSummary(data);
+    else
+        printSummary(data, {});
+    return kExitOk;
+}
+
+int runMerge(TuneArgs& args) {
+    if (args.output.empty()) throw CLI::ValidationError("-o", "--merge DIR needs -o tune.db");
+    TuneData merged = mergeChunkDir(args.merge, args.output);
+    if (args.json)
+        printJsonSummary(merged);
+    else
+        printSummary(merged, args.output);
+    return merged.best() ? kExitOk : kExitFindings;
+}
+
+int runTuneCommand(TuneArgs& args) {
+    if (!args.merge.empty()) return runMerge(args);
+    if (args.input.empty())
+        throw CLI::ValidationError("file", "give a .pto program (or a tune file, or --merge DIR)");
+    if (tracedb::isTuneFile(args.input)) return runOnTuneFile(args);
+    return runSweep(args);
+}
+
+} // namespace
+
+void registerTune(CLI::App& app, Action& action) {
+    auto args = std::make_shared<TuneArgs>();
+    TuneOptions& o = args->options;
+    CLI::App* cmd = app.add_subcommand(
+        "tune", "Search tile shapes and options of a program: compile and simulate every "
+                "candidate (timing only), keep the results in a tune file");
+    cmd->add_option("file", args->input,
+                    "the .pto program to tune, or a tune file to summarise, --apply or re-run");
+    cmd->add_option("--space", args->space,
+                    "the search space: a file (text or JSON) or inline text such as "
+                    "'tiles_per_task = 1 | 2 | 4' (docs/USER_GUIDE.md, Tuning)");
+    cmd->add_option("-o,--output", args->output,
+                    "tune file to write (default tune.db); with a tune file as input and "
+                    "--candidate: the trace of that candidate's re-run");
+    cmd->add_option("--threads", o.threads, "local threads (default: all the host has)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--no-prune", args->noPrune,
+                  "simulate every candidate (no skipping by the analytic lower bound)");
+    cmd->add_option("--best-trace", args->bestTrace,
+                    "trace level of the best candidate's kept trace <out>.best.db (none, tasks, "
+                    "instructions, full; default full)");
+    cmd->add_flag("--apply", args->apply,
+                  "print the program with the winning directives (the best, or --candidate)");
+    cmd->add_option("--candidate", args->candidate, "a candidate id of the tune file")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--merge", args->merge,
+                    "merge the chunk files of a Slurm sweep in DIR into -o (SQLite ATTACH)");
+    cmd->add_option("--entry", o.entry, "function to tune (default @main or the last)");
+    cmd->add_option("--arch", o.archFile, "arch config file (default: embedded 910B-like)");
+    cmd->add_option("--set", o.archOverrides,
+                    "override an arch parameter for every candidate: key=value or key=2x");
+    addBindOption(cmd, o.binds);
+    addBudgetOptions(cmd, o.compile.budget);
+    cmd->add_flag("--json", args->json, "machine-readable summary");
+    cmd->add_option("--chunk", args->chunk, "run chunk I/N of the candidates (a Slurm task)")
+        ->group(""); // hidden: written by --slurm into the job script
+    addSlurmOptions(cmd, args->useSlurm, args->slurm);
+    cmd->callback([args, &action] { action = [args] { return runTuneCommand(*args); }; });
+}
+
+} // namespace pto::cli

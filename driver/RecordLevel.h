@@ -1,0 +1,36 @@
+// How much of a compile goes into the trace file (`--record` of pto compile and pto run):
+// every pass's stage, only the last stage of each level, or none.
+#pragma once
+
+#include "compiler/Pipeline.h"
+
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace pto {
+
+namespace tracedb {
+class TraceWriter;
+}
+
+/// all     every pass's stage (intermediate stages over 20 000 nodes as stage rows only): what
+///         every pto-studio view can show, including the IR diff of each pass — the default;
+/// levels  the first stage (parse) and the last stage of each level in full (Tensor, Tile,
+///         Block, Exec, PTO), every other pass as its stage row only (name, time, counts):
+///         provenance stays complete, the graph and IR views offer those six stages;
+/// none    no stage at all, only the program meta; `pto run` then records no simulated run
+///         either (its slices would name instructions the file does not hold).
+enum class RecordLevel { All, Levels, None };
+
+std::optional<RecordLevel> parseRecordLevel(std::string_view name);
+std::string_view recordLevelName(RecordLevel level);
+
+/// compileProgram with the stages recorded into `trace` (when not null) as `level` asks.
+std::vector<PassTiming> compileRecorded(CompileState& state, const CompileOptions& options,
+                                        tracedb::TraceWriter* trace, RecordLevel level,
+                                        const PassManagerOptions& pmOptions = {},
+                                        std::span<StageObserver* const> observers = {});
+
+} // namespace pto

@@ -1,0 +1,126 @@
+// The tune view offscreen: a tune file made by the real `pto tune` opened through the main
+// window like a trace, its table sorted by cycles against the file read with SQLite, the Pareto
+// front checked point by point, double-clicks opening the best trace and re-running another
+// candidate through `pto`; the bottleneck view's hint to tune.
+#include "gui/widgets/TuneView.h"
+#include "gui/app/MainWindow.h"
+#include "gui/model/TuneModel.h"
+#include "gui/widgets/BottleneckView.h"
+#include "gui/widgets/TuneChart.h"
+#include "tests/gui/support/Fixtures.h"
+#include "tests/support/Process.h"
+#include "trace_db/TuneDb.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+namespace pto::gui {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A sweep of the softmax sample's row tiles (11 candidates), made by the real binary.
+fs::path softmaxTuneFile(const test::TempDir& dir) {
+    const fs::path out = dir / "softmax-tune.db";
+    const auto r = test::runCommand(std::string(PTO_CLI) + " tune " + PTO_SOURCE_DIR +
+                                    "/samples/softmax.pto --space " + PTO_SOURCE_DIR +
+                                    "/tests/integration/tune/softmax_space.txt --threads 2 -o " +
+                                    test::shellQuote(out.string()));
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return out;
+}
+
+TEST(TuneViewTest, OpensATuneFileSortsAndDrawsItsCandidates) {
+    test::TempDir dir("pto-tune-gui");
+    const fs::path file = softmaxTuneFile(dir);
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    ASSERT_EQ(window.openFile(QString::fromStdString(file.string()), true), QString());
+    auto* view = qobject_cast<TuneView*>(window.view(QStringLiteral("tune")));
+    ASSERT_NE(view, nullptr);
+    QAbstractItemModelTester tester(const_cast<TuneTableModel*>(&view->model()),
+                                    QAbstractItemModelTester::FailureReportingMode::Fatal);
+
+    const tracedb::TuneData data = tracedb::readTuneFile(file);
+    QTableView* table = view->table();
+    ASSERT_EQ(table->model()->rowCount(), int(data.candidates.size()));
+    // Sorted by cycles the first row is the best candidate of the file.
+    table->sortByColumn(TuneTableModel::Cycles, Qt::AscendingOrder);
+    const auto* best = data.best();
+    ASSERT_NE(best, nullptr);
+    EXPECT_EQ(table->model()->index(0, TuneTableModel::Id).data().toLongLong(), best->id);
+    EXPECT_EQ(table->model()->index(0, TuneTableModel::Cycles).data().toLongLong(), *best->cycles);
+    for (int r = 1; r < table->model()->rowCount(); ++r) {
+        const QVariant prev = table->model()->index(r - 1, TuneTableModel::Cycles).data();
+        const QVariant cur = table->model()->index(r, TuneTableModel::Cycles).data();
+        if (cur.isValid()) {
+            EXPECT_LE(prev.toLongLong(), cur.toLongLong());
+        }
+    }
+
+    // One point per candidate that ran; no point beats a front point on both axes.
+    EXPECT_EQ(view->cyclesChart()->points().size(), data.candidates.size());
+    const auto& pareto = view->paretoChart()->points();
+    int frontPoints = 0;
+    for (const auto& p : pareto) {
+        if (!p.front) continue;
+        ++frontPoints;
+        for (const auto& q : pareto)
+            EXPECT_FALSE(q.x <= p.x && q.y < p.y) << "point " << q.id << " dominates " << p.id;
+    }
+    EXPECT_GE(frontPoints, 1);
+    EXPECT_GT(test::drawnPixels(test::saveScreenshot(*view, "tune_view")), 1000u);
+
+    // Double-click on the best row opens the kept best trace as the document.
+    table->doubleClicked(table->model()->index(0, TuneTableModel::Id));
+    ASSERT_NE(window.context().document(), nullptr);
+    EXPECT_EQ(fs::path(window.context().document()->path()).filename(),
+              fs::path(data.metaOr("best_trace")));
+
+    // Another candidate is re-run by `pto tune … --candidate N` and then opened.
+    qputenv("PTO_CLI", PTO_CLI);
+    const int64_t other = best->id == 0 ? 1 : 0;
+    view->openCandidate(other);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view->rerunning(); }, 60000));
+    ASSERT_NE(window.context().document(), nullptr) << view->statusText().toStdString();
+    EXPECT_NE(
+        window.context().document()->path().string().find(".cand-" + std::to_string(other) + ".db"),
+        std::string::npos)
+        << view->statusText().toStdString();
+}
+
+TEST(TuneViewTest, ParetoFrontKeepsOnlyUndominatedCandidates) {
+    auto candidate = [](int64_t id, int64_t cycles, int64_t bytes) {
+        tracedb::TuneCandidate c;
+        c.id = id;
+        c.cycles = cycles;
+        c.onchipBytes = bytes;
+        return c;
+    };
+    std::vector<tracedb::TuneCandidate> cs = {candidate(0, 100, 40), candidate(1, 80, 60),
+                                              candidate(2, 90, 70), candidate(3, 120, 10),
+                                              candidate(4, 80, 50)};
+    cs.push_back(candidate(5, 10, 5));
+    cs.back().status = tracedb::TuneStatus::Pruned; // never on the front
+    EXPECT_EQ(paretoFront(cs), (std::vector<int64_t>{3, 0, 4}));
+}
+
+TEST(TuneViewTest, BottleneckAdviceSaysHowToTuneTheKernel) {
+    StudioContext context;
+    BottleneckView view(context);
+    QSignalSpy loaded(&view, &BottleneckView::profileLoaded);
+    context.setDocument(TraceDocument::open(test::sampleTrace("softmax")));
+    ASSERT_TRUE(loaded.wait(60000) || !view.detailsText().isEmpty());
+    EXPECT_TRUE(view.detailsText().contains(QStringLiteral("pto tune")))
+        << view.detailsText().toStdString();
+    EXPECT_TRUE(view.tuneHint().contains(QStringLiteral("softmax.pto")))
+        << view.tuneHint().toStdString();
+}
+
+} // namespace
+} // namespace pto::gui
