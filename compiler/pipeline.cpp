@@ -19,6 +19,47 @@
 
 namespace pto {
 
+namespace {
+
+// Whether `state` may be compiled through a window of its loop's iterations: a Tensor program
+// with one long loop of a kind whose lowering repeats, compiled in full (no stop point, no
+// printed IR, no planted fault) with counted loops.
+const Op* windowCandidate(const CompileState& state, const CompileOptions& options,
+                          const PassManagerOptions& pm) {
+    if (state.kind != StageKind::Tensor || !options.loopWindow || !options.rerollLoops ||
+        options.fault.active() || !pm.stopAfter.empty() || pm.printAfterAll ||
+        !pm.printAfter.empty())
+        return nullptr;
+    return windowableLoop(state.tensor);
+}
+
+// Compiles the program through windows of three sizes one period apart (no trace, no
+// observers) and keeps the window when the three PTO programs extend linearly; nullopt
+// otherwise (or when a probe fails: the full compile then reports it).
+std::optional<LoopWindow> probeLoopWindow(const CompileState& state, const CompileOptions& options,
+                                          const Op& loop) {
+    LoopWindow w = loopWindowFor(loop);
+    std::vector<PtoProgram> probes;
+    for (int64_t q = 0; q < 3; ++q) {
+        CompileState probe = state;
+        probe.window = w;
+        probe.window->windowTrips += q * w.period;
+        try {
+            PassManager pm(probe, options);
+            lowerToPto(pm);
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+        probes.push_back(std::move(probe.pto));
+    }
+    const int64_t k = (w.trips - w.windowTrips) / w.period;
+    if (!extrapolateLoopWindow(probes[0], probes[1], probes[2], k)) return std::nullopt;
+    w.later = {std::move(probes[1]), std::move(probes[2])};
+    return w;
+}
+
+} // namespace
+
 bool lowerToPto(PassManager& pm) {
     for (const PassInfo& pass : passRegistry())
         if (!pm.run(pass.name)) return false;
@@ -29,6 +70,8 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
                                        tracedb::TraceWriter* trace,
                                        const PassManagerOptions& pmOptions,
                                        std::span<StageObserver* const> observers) {
+    if (const Op* loop = windowCandidate(state, options, pmOptions))
+        state.window = probeLoopWindow(state, options, *loop);
     PassManager pm(state, options, pmOptions);
     for (StageObserver* o : observers) pm.addObserver(o);
     std::optional<StageRecorder> recorder;
