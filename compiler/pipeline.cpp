@@ -23,12 +23,11 @@ namespace {
 
 // Whether `state` may be compiled through a window of its loop's iterations: a Tensor program
 // with one long loop of a kind whose lowering repeats, compiled in full (no stop point, no
-// printed IR, no planted fault) with counted loops.
+// planted fault) with counted loops. IR printed after a pass is what the passes see: the window.
 const Op* windowCandidate(const CompileState& state, const CompileOptions& options,
                           const PassManagerOptions& pm) {
     if (state.kind != StageKind::Tensor || !options.loopWindow || !options.rerollLoops ||
-        options.fault.active() || !pm.stopAfter.empty() || pm.printAfterAll ||
-        !pm.printAfter.empty())
+        options.fault.active() || !pm.stopAfter.empty())
         return nullptr;
     return windowableLoop(state.tensor);
 }
