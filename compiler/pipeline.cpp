@@ -5,6 +5,7 @@
 #include "compiler/PassRegistry.h"
 
 #include "compiler/StageRecorder.h"
+#include "compiler/ir/Cost.h"
 #include "compiler/ir/Parser.h"
 #include "compiler/ir/PtoParser.h"
 #include "compiler/passes/UnrollLoops.h"
@@ -23,11 +24,12 @@ namespace {
 
 // Whether `state` may be compiled through a window of its loop's iterations: a Tensor program
 // with one long loop of a kind whose lowering repeats, compiled in full (no stop point, no
-// planted fault) with counted loops. IR printed after a pass is what the passes see: the window.
+// planted fault, no observer) with counted loops. IR printed after a pass is what the passes see:
+// the window.
 const Op* windowCandidate(const CompileState& state, const CompileOptions& options,
-                          const PassManagerOptions& pm) {
+                          const PassManagerOptions& pm, bool observed) {
     if (state.kind != StageKind::Tensor || !options.loopWindow || !options.rerollLoops ||
-        options.fault.active() || !pm.stopAfter.empty())
+        options.fault.active() || !pm.stopAfter.empty() || observed)
         return nullptr;
     return windowableLoop(state.tensor);
 }
@@ -38,13 +40,15 @@ const Op* windowCandidate(const CompileState& state, const CompileOptions& optio
 std::optional<LoopWindow> probeLoopWindow(const CompileState& state, const CompileOptions& options,
                                           const Op& loop) {
     LoopWindow w = loopWindowFor(loop);
+    CompileOptions quick = options;
+    quick.verifyEach = false; // the traced compile verifies the window it extends
     std::vector<PtoProgram> probes;
     for (int64_t q = 0; q < 3; ++q) {
         CompileState probe = state;
         probe.window = w;
         probe.window->windowTrips += q * w.period;
         try {
-            PassManager pm(probe, options);
+            PassManager pm(probe, quick);
             lowerToPto(pm);
         } catch (const std::exception&) {
             return std::nullopt;
@@ -69,7 +73,8 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
                                        tracedb::TraceWriter* trace,
                                        const PassManagerOptions& pmOptions,
                                        std::span<StageObserver* const> observers) {
-    if (const Op* loop = windowCandidate(state, options, pmOptions))
+    // Observers (bisection) interpret every stage: they need every iteration.
+    if (const Op* loop = windowCandidate(state, options, pmOptions, !observers.empty()))
         state.window = probeLoopWindow(state, options, *loop);
     PassManager pm(state, options, pmOptions);
     for (StageObserver* o : observers) pm.addObserver(o);
@@ -86,6 +91,12 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
         faultPass(options.fault.kind) == "emit-pto")
         state.planted = injectFault(state, options.fault);
     return pm.timings();
+}
+
+double programFlops(const CompileState& state) {
+    if (!state.window || state.window->later.empty()) return countFlops(state.tensor);
+    const LoopWindow& w = *state.window;
+    return countFlops(state.tensor, w.loopName, double(w.trips) / double(w.windowTrips));
 }
 
 CompileState loadProgramText(const std::string& text, const std::string& file,

@@ -13,7 +13,7 @@ namespace {
 
 // Iterations of the smallest window: a prologue, two rounds of a period and the last iterations
 // (written out after the counted loop) must fit in it.
-constexpr int64_t kWindowBase = 32;
+constexpr int64_t kWindowBase = 24;
 
 bool bodyIsWindowable(const Function& body) {
     for (const Op& op : body.ops()) {

@@ -32,7 +32,7 @@ struct LoopWindow {
     std::vector<PtoProgram> later;
 };
 
-// The window for `loop`: 32 to 39 iterations, congruent to trips modulo
+// The window for `loop`: 24 to 31 iterations, congruent to trips modulo
 // the period (8: double-buffer slots and round-robin event ids repeat within it).
 LoopWindow loopWindowFor(const Op& loop);
 
