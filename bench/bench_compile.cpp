@@ -102,7 +102,7 @@ BENCHMARK(BM_CompileLoop)->Arg(16)->Arg(256)->Unit(benchmark::kMillisecond)->Ite
 
 // A vector-only loop with a carried accumulator (tests/integration/run/programs/
 // loop_accumulate_100.pto at `trips` blocks): from 64 trips on it is compiled through a window of
-// 32-39 iterations whose counted loops are stretched (compiler/passes/LoopWindow.h), so its
+// 24-31 iterations whose counted loops are stretched (compiler/passes/LoopWindow.h), so its
 // compile time stops growing with the trip count.
 std::string accumulateLoop(int64_t trips) {
     return fmt::format(R"(func @loop_accumulate(%x: tensor<256x{0}xf32>, %s: tensor<256x128xf32>)

@@ -96,7 +96,10 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
 double programFlops(const CompileState& state) {
     if (!state.window || state.window->later.empty()) return countFlops(state.tensor);
     const LoopWindow& w = *state.window;
-    return countFlops(state.tensor, w.loopName, double(w.trips) / double(w.windowTrips));
+    // Every iteration has the same ops (no clipped tail): the window's share is exact.
+    const double outside = countFlops(state.tensor, w.loopName, 0.0);
+    const double window = countFlops(state.tensor) - outside;
+    return outside + window * double(w.trips) / double(w.windowTrips);
 }
 
 CompileState loadProgramText(const std::string& text, const std::string& file,

@@ -360,7 +360,7 @@ TEST(LoopWindow, AWindowedLoopRunsLikeTheFullyLoweredOne) {
     EXPECT_NE(flops(windowed.out), "(none)") << windowed.out;
 }
 
-// The passes see 36 of the 100 iterations (100 = 36 + 8 periods of 8); the kernels' counted
+// The passes see 28 of the 100 iterations (100 = 28 + 9 periods of 8); the kernels' counted
 // loop covers iterations 2-97, and the last iterations, written out, name their own iteration
 // numbers.
 TEST(LoopWindow, TheCompileSeesAWindowAndTheListingNamesEveryIteration) {
