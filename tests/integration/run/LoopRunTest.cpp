@@ -360,6 +360,28 @@ TEST(LoopWindow, AWindowedLoopRunsLikeTheFullyLoweredOne) {
     EXPECT_NE(flops(windowed.out), "(none)") << windowed.out;
 }
 
+// A loop whose probes do not extend linearly is compiled in full: every iteration reaches the
+// Tile stage, and the run is the one of the written-out lowering.
+TEST(LoopWindow, ALoopWhoseLoweringDoesNotRepeatIsCompiledInFull) {
+    test::TempDir dir("pto-loop-window-full");
+    auto dflt = runBound("loop_rowmax_71", "", dir, "default");
+    auto full = runBound("loop_rowmax_71", "--no-reroll", dir, "full");
+    ASSERT_EQ(dflt.exitCode, 0) << dflt.out << dflt.err;
+    ASSERT_EQ(full.exitCode, 0) << full.out << full.err;
+    EXPECT_TRUE(readBytes(dir / "default" / "o.npy") == readBytes(dir / "full" / "o.npy"));
+    EXPECT_FALSE(readBytes(dir / "default" / "o.npy").empty());
+    EXPECT_EQ(cyclesOf(dflt.out), cyclesOf(full.out)) << dflt.out << "\n---\n" << full.out;
+    auto tileOps = [](const std::string& extra) {
+        auto r = test::runCommand(fmt::format("{} compile {} {}", PTO_CLI,
+                                              test::shellQuote(program("loop_rowmax_71")), extra));
+        std::smatch m;
+        return std::regex_search(r.out, m, std::regex(R"(tile\s+([0-9]+) ops)")) ? std::string(m[1])
+                                                                                 : "(none)";
+    };
+    EXPECT_EQ(tileOps(""), tileOps("--no-reroll"));
+    EXPECT_NE(tileOps(""), "(none)");
+}
+
 // The passes see 28 of the 100 iterations (100 = 28 + 9 periods of 8); the kernels' counted
 // loop covers iterations 2-97, and the last iterations, written out, name their own iteration
 // numbers.
