@@ -123,6 +123,49 @@ void BM_CompileLoop(benchmark::State& st) {
 }
 BENCHMARK(BM_CompileLoop)->Arg(16)->Arg(256)->Unit(benchmark::kMillisecond)->Iterations(3);
 
+// A vector-only loop with a carried accumulator (tests/integration/run/programs/
+// loop_accumulate_100.pto at `trips` blocks): from 64 trips on it is compiled through a window of
+// 24-31 iterations whose counted loops are stretched (compiler/passes/LoopWindow.h), so its
+// compile time stops growing with the trip count.
+std::string accumulateLoop(int64_t trips) {
+    return fmt::format(R"(func @loop_accumulate(%x: tensor<256x{0}xf32>, %s: tensor<256x128xf32>)
+    -> tensor<256x128xf32> {{
+  vec_tile [32, 128]
+  %a0 = fill {{value = 0.0}} : tensor<256x128xf32>
+  %r:1 = for "blk" %j = 0 to {1} step 1 iter_args(%a = %a0) {{
+    %xj = view %x {{offsets = [0, %j * 128], sizes = [256, 128]}}
+    %a1 = add %a, (mul (exp %xj), %s)
+    yield %a1
+  }}
+  return %r#0
+}}
+)",
+                       trips * 128, trips);
+}
+
+void BM_CompileVectorLoop(benchmark::State& st) {
+    const int64_t trips = st.range(0);
+    const std::string text = accumulateLoop(trips);
+    auto out = std::filesystem::temp_directory_path() / "pto_bench_compile_vloop.db";
+    size_t tileOps = 0;
+    for (auto _ : st) {
+        pto::CompileState state = pto::loadProgramText(text, "loop_accumulate.pto");
+        auto writer = pto::tracedb::TraceWriter::create(out);
+        pto::compileProgram(state, pto::CompileOptions{}, &writer);
+        writer.commit();
+        tileOps = state.tile.ops().size();
+    }
+    st.counters["trips"] = double(trips);
+    st.counters["tile_ops"] = double(tileOps);
+    std::filesystem::remove(out);
+}
+BENCHMARK(BM_CompileVectorLoop)
+    ->Arg(16)
+    ->Arg(256)
+    ->Arg(4096)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+
 } // namespace
 
 BENCHMARK_MAIN();

@@ -9,6 +9,7 @@
 #include "compiler/ir/Graph.h"
 #include "compiler/ir/Pto.h"
 #include "compiler/ir/Target.h"
+#include "compiler/passes/LoopWindow.h"
 
 #include <optional>
 #include <string>
@@ -33,6 +34,7 @@ struct CompileOptions {
     FaultSpec fault;         // debug: a defect to plant (compiler/FaultInjection.h)
     ResourceBudget budget;   // limits checked before expand-tiles and after emit-pto
     bool rerollLoops = true; // emit-pto folds unrolled iterations into counted loops
+    bool loopWindow = true;  // a long loop whose lowering repeats is lowered through a window
 };
 
 struct CompileState {
@@ -46,6 +48,9 @@ struct CompileState {
     ExecGraph exec;
     PtoProgram pto;
     std::optional<PlantedFault> planted; // the defect options.fault planted, if any
+    // A long loop lowered through a window of its iterations (compiler/passes/LoopWindow.h):
+    // unroll-loops copies windowTrips iterations, emit-pto stretches the counted loops.
+    std::optional<LoopWindow> window;
 };
 
 } // namespace pto

@@ -15,12 +15,15 @@
 #include "compiler/passes/InsertCopies.h"
 #include "compiler/passes/InsertCrossFlags.h"
 #include "compiler/passes/InsertSync.h"
+#include "compiler/passes/LoopWindow.h"
 #include "compiler/passes/OrderInstructions.h"
 #include "compiler/passes/PartitionBlocks.h"
 #include "compiler/passes/RerollLoops.h"
 #include "compiler/passes/UnrollLoops.h"
 
 #include <fmt/format.h>
+
+#include <stdexcept>
 
 namespace pto {
 namespace {
@@ -34,6 +37,9 @@ void runInlineCalls(CompileState& s, const CompileOptions&) {
     inlineCalls(s.tensor, s.functions, s.file);
 }
 void runUnrollLoops(CompileState& s, const CompileOptions& o) {
+    if (s.window) // a window of the loop's iterations (compileProgram checked it is the only one)
+        for (Op& op : s.tensor.ops())
+            if (op.kind == OpKind::For) truncateLoop(op, s.window->windowTrips);
     UnrolledCount n = countUnrolledOps(s.tensor); // before anything is copied
     if (n.largestLoop && n.ops > o.budget.maxTileOps)
         throw BudgetError(s.file, n.largestLoop->loc,
@@ -98,10 +104,21 @@ void runExec(CompileState& s, const CompileOptions&) {
     s.exec = buildExecGraph(s.block);
     s.kind = S::Exec;
 }
+// The window's counted loops stretched to the loop's full trip count.
+void stretchWindow(CompileState& s) {
+    const LoopWindow& w = *s.window;
+    const int64_t k = (w.trips - w.windowTrips) / w.period;
+    std::optional<PtoProgram> full = extrapolateLoopWindow(s.pto, w.later[0], w.later[1], k);
+    if (!full) // compileProgram extrapolated the same program before choosing the window
+        throw std::logic_error("loop window: the windowed compile differs from its probe");
+    s.pto = std::move(*full);
+    relabelLoopEpilogue(s.pto, s.tile, w.loopName, w.trips - w.windowTrips);
+}
 void runEmit(CompileState& s, const CompileOptions& o) {
     s.pto = emitPto(s.block, s.exec);
     s.pto.name = s.tensor.name;
     if (o.rerollLoops) rerollLoops(s.pto, s.tile);
+    if (s.window && s.window->later.size() == 2) stretchWindow(s);
     s.kind = S::Pto;
     checkInstrBudget(s.pto, o.budget, s.file);
 }

@@ -56,4 +56,8 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
                                        const PassManagerOptions& pmOptions = {},
                                        std::span<StageObserver* const> observers = {});
 
+// The FLOPs of the compiled program's Tensor ops (countFlops), every iteration of a loop lowered
+// through a window counted (state.tensor holds the window's iterations only).
+double programFlops(const CompileState& state);
+
 } // namespace pto

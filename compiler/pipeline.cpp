@@ -5,6 +5,7 @@
 #include "compiler/PassRegistry.h"
 
 #include "compiler/StageRecorder.h"
+#include "compiler/ir/Cost.h"
 #include "compiler/ir/Parser.h"
 #include "compiler/ir/PtoParser.h"
 #include "compiler/passes/UnrollLoops.h"
@@ -19,6 +20,49 @@
 
 namespace pto {
 
+namespace {
+
+// Whether `state` may be compiled through a window of its loop's iterations: a Tensor program
+// with one long loop of a kind whose lowering repeats, compiled in full (no stop point, no
+// planted fault, no observer) with counted loops. IR printed after a pass is what the passes see:
+// the window.
+const Op* windowCandidate(const CompileState& state, const CompileOptions& options,
+                          const PassManagerOptions& pm, bool observed) {
+    if (state.kind != StageKind::Tensor || !options.loopWindow || !options.rerollLoops ||
+        options.fault.active() || !pm.stopAfter.empty() || observed)
+        return nullptr;
+    return windowableLoop(state.tensor);
+}
+
+// Compiles the program through windows of three sizes one period apart (no trace, no
+// observers) and keeps the window when the three PTO programs extend linearly; nullopt
+// otherwise (or when a probe fails: the full compile then reports it).
+std::optional<LoopWindow> probeLoopWindow(const CompileState& state, const CompileOptions& options,
+                                          const Op& loop) {
+    LoopWindow w = loopWindowFor(loop);
+    CompileOptions quick = options;
+    quick.verifyEach = false; // the traced compile verifies the window it extends
+    std::vector<PtoProgram> probes;
+    for (int64_t q = 0; q < 3; ++q) {
+        CompileState probe = state;
+        probe.window = w;
+        probe.window->windowTrips += q * w.period;
+        try {
+            PassManager pm(probe, quick);
+            lowerToPto(pm);
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+        probes.push_back(std::move(probe.pto));
+    }
+    const int64_t k = (w.trips - w.windowTrips) / w.period;
+    if (!extrapolateLoopWindow(probes[0], probes[1], probes[2], k)) return std::nullopt;
+    w.later = {std::move(probes[1]), std::move(probes[2])};
+    return w;
+}
+
+} // namespace
+
 bool lowerToPto(PassManager& pm) {
     for (const PassInfo& pass : passRegistry())
         if (!pm.run(pass.name)) return false;
@@ -29,6 +73,9 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
                                        tracedb::TraceWriter* trace,
                                        const PassManagerOptions& pmOptions,
                                        std::span<StageObserver* const> observers) {
+    // Observers (bisection) interpret every stage: they need every iteration.
+    if (const Op* loop = windowCandidate(state, options, pmOptions, !observers.empty()))
+        state.window = probeLoopWindow(state, options, *loop);
     PassManager pm(state, options, pmOptions);
     for (StageObserver* o : observers) pm.addObserver(o);
     std::optional<StageRecorder> recorder;
@@ -44,6 +91,15 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
         faultPass(options.fault.kind) == "emit-pto")
         state.planted = injectFault(state, options.fault);
     return pm.timings();
+}
+
+double programFlops(const CompileState& state) {
+    if (!state.window || state.window->later.empty()) return countFlops(state.tensor);
+    const LoopWindow& w = *state.window;
+    // Every iteration has the same ops (no clipped tail): the window's share is exact.
+    const double outside = countFlops(state.tensor, w.loopName, 0.0);
+    const double window = countFlops(state.tensor) - outside;
+    return outside + window * double(w.trips) / double(w.windowTrips);
 }
 
 CompileState loadProgramText(const std::string& text, const std::string& file,

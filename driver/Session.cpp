@@ -197,7 +197,7 @@ RunResult runProgram(const RunOptions& options) {
         r.faultMessage = fault.what();
         if (writer) writer->setMeta("sim_fault", r.faultMessage);
     }
-    r.flops = countFlops(r.state.tensor);
+    r.flops = programFlops(r.state); // every iteration of a windowed loop
     r.gmBytes = gmTraffic(r.sim);
     phase(writer ? "writing the trace" : "writing outputs", 2);
     if (writer) {

@@ -31,6 +31,10 @@ FlopRule opFlopRule(OpKind kind) {
 } // namespace
 
 double countFlops(const Function& f) {
+    return countFlops(f, {}, 1.0);
+}
+
+double countFlops(const Function& f, std::string_view loop, double loopScale) {
     double flops = 0;
     for (const Op& op : f.ops()) {
         if (op.result == kNoId) continue;
@@ -41,7 +45,8 @@ double countFlops(const Function& f) {
         int64_t k = 0;
         if (rule == FlopRule::Matmul)
             k = op.attrs.has("transpose_a") ? src.shape[src.shape.rank() - 2] : src.shape.back();
-        flops += ruleFlops(rule, out.shape.numel(), src.shape.numel(), k);
+        const double scale = !loop.empty() && op.attrs.getString("loop") == loop ? loopScale : 1.0;
+        flops += scale * ruleFlops(rule, out.shape.numel(), src.shape.numel(), k);
     }
     return flops;
 }

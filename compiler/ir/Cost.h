@@ -7,6 +7,7 @@
 #include "compiler/ir/Pto.h"
 
 #include <cstdint>
+#include <string_view>
 
 namespace pto {
 
@@ -18,6 +19,9 @@ double ruleFlops(FlopRule rule, int64_t resultElems, int64_t sourceElems, int64_
 
 /// FLOPs of a Tensor-level function (after decomposition).
 double countFlops(const Function& tensor);
+/// The same, the ops unrolled from loop `loop` (attr loop = the name) counted `loopScale` times
+/// (a loop lowered through a window of its iterations: trips / window iterations).
+double countFlops(const Function& tensor, std::string_view loop, double loopScale);
 
 /// The operand whose dtype sets the unit's rate: a matmul's A (its L0A operand), else the
 /// first source; -1 when there is none (or a matmul without an L0A operand).

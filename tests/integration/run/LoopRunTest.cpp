@@ -92,12 +92,22 @@ TEST(LoopRun, AHugeTripCountIsABudgetErrorBeforeUnrolling) {
   return %r
 }
 )";
-    auto r = test::runCommand(fmt::format("{} run {} --trace none -o {}", PTO_CLI,
+    auto r = test::runCommand(fmt::format("{} run {} --trace none --no-reroll -o {}", PTO_CLI,
                                           test::shellQuote(prog.string()),
                                           test::shellQuote((dir / "huge.db").string())));
     EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
     EXPECT_NE(r.err.find("huge.pto:2:8: error: unrolling the loops would create about 2000000000 "
                          "Tensor ops, more than the budget of 1000000"),
+              std::string::npos)
+        << r.err;
+    // Compiled through a window of its iterations (the default), the loop fits the passes and
+    // the counted loops' executed instructions meet the instruction budget instead.
+    r = test::runCommand(fmt::format("{} run {} --trace none -o {}", PTO_CLI,
+                                     test::shellQuote(prog.string()),
+                                     test::shellQuote((dir / "huge.db").string())));
+    EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("error: @f has 2000000006 PTO instructions (2000000006 in its largest "
+                         "kernel @f_aiv_0), more than the budget of 4000000"),
               std::string::npos)
         << r.err;
 }
@@ -323,6 +333,91 @@ TEST(LoopBind, CompileBindsToo) {
     ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
     // The program is specialised as it is loaded: the first stage shows the bound number.
     EXPECT_NE(r.out.find("for \"blocks\" %i = 0 to 2 step 1"), std::string::npos) << r.out;
+}
+
+// --- loop windows: a long loop lowered through a few of its iterations ------------------------
+
+// The windowed compile (default) runs exactly like the written-out lowering (--no-reroll, which
+// compiles every iteration): the same output bytes and the same cycles.
+TEST(LoopWindow, AWindowedLoopRunsLikeTheFullyLoweredOne) {
+    test::TempDir dir("pto-loop-window");
+    auto windowed = runBound("loop_accumulate_100", "", dir, "windowed");
+    auto full = runBound("loop_accumulate_100", "--no-reroll", dir, "full");
+    ASSERT_EQ(windowed.exitCode, 0) << windowed.out << windowed.err;
+    ASSERT_EQ(full.exitCode, 0) << full.out << full.err;
+    const std::string out = readBytes(dir / "windowed" / "a1.npy");
+    EXPECT_FALSE(out.empty());
+    EXPECT_TRUE(out == readBytes(dir / "full" / "a1.npy")) << "the outputs differ";
+    EXPECT_EQ(cyclesOf(windowed.out), cyclesOf(full.out)) << windowed.out << "\n---\n" << full.out;
+    EXPECT_NE(cyclesOf(windowed.out), "(none)");
+    // The FLOPs of the run count all 100 iterations, not the window's.
+    auto flops = [](const std::string& text) {
+        std::smatch m;
+        return std::regex_search(text, m, std::regex(R"(\(([0-9.e+]+) FLOP\))")) ? std::string(m[1])
+                                                                                 : "(none)";
+    };
+    EXPECT_EQ(flops(windowed.out), flops(full.out)) << windowed.out << "\n---\n" << full.out;
+    EXPECT_NE(flops(windowed.out), "(none)") << windowed.out;
+}
+
+// A loop whose probes do not extend linearly is compiled in full: every iteration reaches the
+// Tile stage, and the run is the one of the written-out lowering.
+TEST(LoopWindow, ALoopWhoseLoweringDoesNotRepeatIsCompiledInFull) {
+    test::TempDir dir("pto-loop-window-full");
+    auto dflt = runBound("loop_rowmax_71", "", dir, "default");
+    auto full = runBound("loop_rowmax_71", "--no-reroll", dir, "full");
+    ASSERT_EQ(dflt.exitCode, 0) << dflt.out << dflt.err;
+    ASSERT_EQ(full.exitCode, 0) << full.out << full.err;
+    EXPECT_TRUE(readBytes(dir / "default" / "o.npy") == readBytes(dir / "full" / "o.npy"));
+    EXPECT_FALSE(readBytes(dir / "default" / "o.npy").empty());
+    EXPECT_EQ(cyclesOf(dflt.out), cyclesOf(full.out)) << dflt.out << "\n---\n" << full.out;
+    auto tileOps = [](const std::string& extra) {
+        auto r = test::runCommand(fmt::format("{} compile {} {}", PTO_CLI,
+                                              test::shellQuote(program("loop_rowmax_71")), extra));
+        std::smatch m;
+        return std::regex_search(r.out, m, std::regex(R"(tile\s+([0-9]+) ops)")) ? std::string(m[1])
+                                                                                 : "(none)";
+    };
+    EXPECT_EQ(tileOps(""), tileOps("--no-reroll"));
+    EXPECT_NE(tileOps(""), "(none)");
+}
+
+// The passes see 28 of the 100 iterations (100 = 28 + 9 periods of 8); the kernels' counted
+// loop covers iterations 2-97, and the last iterations, written out, name their own iteration
+// numbers.
+TEST(LoopWindow, TheCompileSeesAWindowAndTheListingNamesEveryIteration) {
+    auto r = test::runCommand(fmt::format("{} compile {} --print-after emit-pto", PTO_CLI,
+                                          test::shellQuote(program("loop_accumulate_100"))));
+    ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("  loop \"blk\" 12 iter 2 by 8 {\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("  loop \"blk\" 1 iter 98 by 2 {\n"), std::string::npos) << r.out;
+}
+
+// A slice in iteration 7 and one in the last iteration reach their tile op and source line.
+TEST(LoopWindow, SlicesOfIterationSevenAndTheLastReachTheirSourceLine) {
+    if (!test::pythonHas("sqlite3")) GTEST_SKIP() << "/usr/bin/python3 with sqlite3 is needed";
+    test::TempDir dir("pto-loop-window-trace");
+    auto run = runBound("loop_accumulate_100", "--trace instructions", dir, "w");
+    ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+    const auto script = dir / "q.py";
+    std::ofstream(script) << R"(
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for it in (7, 99):
+    rows = db.execute("SELECT DISTINCT i.opcode, i.src_line, n.id IS NOT NULL FROM slice s"
+                      " JOIN args a ON a.arg_set_id = s.arg_set_id AND a.key = 'loop'"
+                      " JOIN instr i ON i.id = s.instr_id"
+                      " LEFT JOIN node n ON n.stage_id = i.tile_stage_id AND n.id = i.tile_op_id"
+                      " WHERE a.string_value = ? AND i.opcode = 'TEXP'", (f'blk, iter {it}',)).fetchall()
+    print(it, sorted(rows))
+)";
+    auto r =
+        test::runCommand(fmt::format("/usr/bin/python3 {} {}", test::shellQuote(script.string()),
+                                     test::shellQuote((dir / "w.db").string())));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    // Line 9 is the body's `%a1 = add %a, (mul (exp %xj), %s)`.
+    EXPECT_NE(r.out.find("7 [('TEXP', 9, 1)]\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("99 [('TEXP', 9, 1)]\n"), std::string::npos) << r.out;
 }
 
 } // namespace

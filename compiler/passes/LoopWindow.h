@@ -1,0 +1,56 @@
+// Loop windows: a long loop lowered through a few iterations only, its PTO kernels' counted
+// loops then stretched to the full trip count (issue 15 item 2, compile time independent of
+// the trip count for loops whose lowering repeats).
+#pragma once
+
+#include "compiler/ir/Graph.h"
+#include "compiler/ir/Pto.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pto {
+
+// The only top-level loop of `f` worth windowing: at least kMinWindowTrips iterations, a
+// static trip count, no nested loop, no `call`, no matmul in its body (cube work of a loop
+// lowers to tasks spread over the AICs, which do not repeat per iteration) and no clipped view
+// (a partial last tile). nullptr when there is none or more than one loop.
+inline constexpr int64_t kMinWindowTrips = 64;
+const Op* windowableLoop(const Function& f);
+
+// How a windowed compile runs: `trips` is the loop's trip count as written, `windowTrips` the
+// number of iterations unroll-loops copies (trips - windowTrips is a multiple of `period`), and
+// `later` the PTO programs of the same compile at windowTrips + period and + 2·period (empty
+// while those probes themselves are compiled).
+struct LoopWindow {
+    int64_t trips = 0;
+    int64_t windowTrips = 0;
+    int64_t period = 8;
+    std::string loopName; // as unroll-loops labels its ops ("kv", or "for@7:3" unnamed)
+    std::vector<PtoProgram> later;
+};
+
+// The window for `loop`: 24 to 31 iterations, congruent to trips modulo
+// the period (8: double-buffer slots and round-robin event ids repeat within it).
+LoopWindow loopWindowFor(const Op& loop);
+
+// Sets the loop's upper bound so that it runs `trips` iterations.
+void truncateLoop(Op& loop, int64_t trips);
+
+// The program at `a`'s trip count plus `k` periods, from the compiles at three trip counts one
+// period apart (a, b, c): every field must be equal in the three except operand addresses,
+// loop round counts and loop first iterations, which must change by the same amount from a to
+// b as from b to c (and are extended linearly); `a`'s provenance (tile ops, lines) is kept.
+// nullopt when the three differ in any other way (then the loop is compiled in full).
+std::optional<PtoProgram> extrapolateLoopWindow(const PtoProgram& a, const PtoProgram& b,
+                                                const PtoProgram& c, int64_t k);
+
+// After extrapolation: the written-out iterations after a kernel's last counted loop of
+// `loopName` are iterations `shift` later than their tile ops say; they become a one-round
+// counted loop naming the right iterations (so every executed instruction names its own).
+void relabelLoopEpilogue(PtoProgram& p, const Function& tile, const std::string& loopName,
+                         int64_t shift);
+
+} // namespace pto
