@@ -87,8 +87,8 @@ int runCompile(const CompileArgs& args) {
     if (!record)
         throw std::invalid_argument(
             fmt::format("unknown record level '{}' (all, levels, none)", args.record));
-    auto timings = compileRecorded(state, options, writer ? &*writer : nullptr, *record,
-                                   pmOptions, observers);
+    auto timings =
+        compileRecorded(state, options, writer ? &*writer : nullptr, *record, pmOptions, observers);
     if (writer) writer->commit();
     if (tracer)
         std::cout << tracer->report(args.input);
