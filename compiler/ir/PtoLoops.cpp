@@ -7,6 +7,22 @@
 
 namespace pto {
 
+bool sameButAddresses(const Instr& a, const Instr& b) {
+    if (a.opcode != b.opcode || a.pipe != b.pipe || a.operandCount != b.operandCount ||
+        a.flagSrc != b.flagSrc || a.flagDst != b.flagDst || a.event != b.event ||
+        a.peer != b.peer || a.scalar != b.scalar || a.mode != b.mode ||
+        a.transposeA != b.transposeA || a.transposeB != b.transposeB || a.loc != b.loc)
+        return false;
+    for (size_t j = 0; j < a.operandCount; ++j) {
+        const Operand& x = a.operands[j];
+        const Operand& y = b.operands[j];
+        if (x.space != y.space || x.dtype != y.dtype || x.rows != y.rows || x.cols != y.cols ||
+            x.stride != y.stride)
+            return false;
+    }
+    return true;
+}
+
 bool hasInstrLoops(const PtoProgram& p) {
     for (const Kernel& k : p.kernels)
         if (!k.loops.empty()) return true;

@@ -13,6 +13,10 @@ namespace pto {
 
 bool hasInstrLoops(const PtoProgram& p);
 
+/// The two instructions are equal in every field but their operands' addresses and their
+/// provenance (tile op, iteration): two rounds of one loop body.
+bool sameButAddresses(const Instr& a, const Instr& b);
+
 /// Instruction `in` (at `offset` within its loop's range) as it executes in round `round`.
 Instr loopRoundInstr(const Instr& in, const InstrLoop& loop, size_t offset, int64_t round);
 

@@ -3,6 +3,7 @@
 #include "compiler/passes/LoopWindow.h"
 
 #include "compiler/ir/OpKind.h"
+#include "compiler/ir/PtoLoops.h"
 
 #include <fmt/format.h>
 
@@ -34,23 +35,6 @@ std::optional<int64_t> linear(int64_t x, int64_t y, int64_t z, int64_t k) {
     return r;
 }
 
-// Every field but addresses and provenance.
-bool sameShape(const Instr& a, const Instr& b) {
-    if (a.opcode != b.opcode || a.pipe != b.pipe || a.operandCount != b.operandCount ||
-        a.flagSrc != b.flagSrc || a.flagDst != b.flagDst || a.event != b.event ||
-        a.peer != b.peer || a.scalar != b.scalar || a.mode != b.mode ||
-        a.transposeA != b.transposeA || a.transposeB != b.transposeB || a.loc != b.loc)
-        return false;
-    for (size_t j = 0; j < a.operandCount; ++j) {
-        const Operand& x = a.operands[j];
-        const Operand& y = b.operands[j];
-        if (x.space != y.space || x.dtype != y.dtype || x.rows != y.rows || x.cols != y.cols ||
-            x.stride != y.stride)
-            return false;
-    }
-    return true;
-}
-
 bool sameGm(const GmTensor& a, const GmTensor& b) {
     return a.name == b.name && a.dtype == b.dtype && a.shape == b.shape && a.addr == b.addr &&
            a.role == b.role;
@@ -75,7 +59,7 @@ bool sameExec(const ExecGraph& a, const ExecGraph& b) {
 }
 
 bool extendInstr(Instr& out, const Instr& b, const Instr& c, int64_t k) {
-    if (!sameShape(out, b) || !sameShape(b, c)) return false;
+    if (!sameButAddresses(out, b) || !sameButAddresses(b, c)) return false;
     for (size_t j = 0; j < out.operandCount; ++j) {
         auto addr = linear(out.operands[j].addr, b.operands[j].addr, c.operands[j].addr, k);
         if (!addr) return false;

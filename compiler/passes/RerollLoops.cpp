@@ -88,23 +88,6 @@ private:
         }
     }
 
-    // Equal but for operand addresses (and tile op, whose iteration the round names).
-    static bool sameShape(const Instr& a, const Instr& b) {
-        if (a.opcode != b.opcode || a.pipe != b.pipe || a.operandCount != b.operandCount ||
-            a.flagSrc != b.flagSrc || a.flagDst != b.flagDst || a.event != b.event ||
-            a.peer != b.peer || a.scalar != b.scalar || a.mode != b.mode ||
-            a.transposeA != b.transposeA || a.transposeB != b.transposeB || a.loc != b.loc)
-            return false;
-        for (size_t j = 0; j < a.operandCount; ++j) {
-            const Operand& x = a.operands[j];
-            const Operand& y = b.operands[j];
-            if (x.space != y.space || x.dtype != y.dtype || x.rows != y.rows || x.cols != y.cols ||
-                x.stride != y.stride)
-                return false;
-        }
-        return true;
-    }
-
     // Segment b is segment a `delta` iterations later: appends the address steps to `steps`.
     bool stepsBetween(const Segment& a, const Segment& b, int64_t delta, Steps& steps) const {
         if (a.loop < 0 || a.loop != b.loop || a.size() != b.size() ||
@@ -114,7 +97,7 @@ private:
         for (uint32_t i = 0; i < a.size(); ++i) {
             const Instr& x = m_k.instrs[a.begin + i];
             const Instr& y = m_k.instrs[b.begin + i];
-            if (!sameShape(x, y)) return false;
+            if (!sameButAddresses(x, y)) return false;
             std::array<int64_t, 4> d{};
             for (size_t j = 0; j < x.operandCount; ++j)
                 if (__builtin_sub_overflow(y.operands[j].addr, x.operands[j].addr, &d[j]))
@@ -196,7 +179,7 @@ private:
         size_t at = 0;
         auto same = [&](const Instr& x) {
             const Instr& y = original.instrs[at++];
-            if (!sameShape(x, y)) return false;
+            if (!sameButAddresses(x, y)) return false;
             for (size_t j = 0; j < x.operandCount; ++j)
                 if (x.operands[j].addr != y.operands[j].addr) return false;
             return true;
