@@ -4,6 +4,7 @@
 #include "gui/model/LinkResolver.h"
 #include "gui/model/WorkerResult.h"
 #include "gui/widgets/IrTextViewEditor.h"
+#include "gui/widgets/PassTraceBar.h"
 
 #include <QComboBox>
 #include <QFutureWatcher>
@@ -33,11 +34,15 @@ IrTextView::IrTextView(StudioContext& context, QWidget* parent)
     m_status = new QLabel(this);
     m_status->setTextFormat(Qt::PlainText); // stage names from the trace
     m_status->setWordWrap(true);
+    m_passTrace = new PassTraceBar(this);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_picker);
+    layout->addWidget(m_passTrace);
     layout->addWidget(m_tabs, 1);
     layout->addWidget(m_status);
     connect(m_picker, &QComboBox::currentIndexChanged, this, &IrTextView::onStagePicked);
+    connect(m_passTrace, &PassTraceBar::stageRequested, this,
+            [this](qint64 stage) { setStage(stage); });
     connect(m_editor, &QPlainTextEdit::cursorPositionChanged, this, &IrTextView::onCursorMoved);
     connect(&selection(), &SelectionModel::selectionChanged, this, &IrTextView::onSelection);
     connect(m_watcher, &QFutureWatcher<Loaded>::finished, this,
@@ -69,6 +74,7 @@ void IrTextView::documentChanged() {
     }
     m_source->setPlainText(
         reader ? QString::fromStdString(reader->meta("program_text").value_or("")) : QString());
+    m_passTrace->setTracePath(document() ? document()->path() : std::filesystem::path());
     // Start on the first Tile stage: the first pass whose changes are worth a look.
     std::int64_t stage = m_stages.stageAt(0);
     if (reader)
@@ -147,6 +153,7 @@ void IrTextView::onCursorMoved() {
 }
 
 void IrTextView::onSelection(const EntityRef& ref, const QObject* origin) {
+    m_passTrace->setSelection(ref);
     if (origin == this || !m_links) return;
     m_irLines = ref.isNone() ? std::vector<int>{} : m_ir.linesOf(ref, *m_links, *m_mapper);
     m_moving = true;

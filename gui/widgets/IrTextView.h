@@ -20,6 +20,7 @@ class QTabWidget;
 namespace pto::gui {
 
 class IrTextEditor;
+class PassTraceBar;
 class LinkResolver;
 
 class IrTextView : public StudioView {
@@ -44,6 +45,8 @@ public:
     QPlainTextEdit* irEditor() const;
     QPlainTextEdit* sourceEditor() const;
     QTabWidget* tabs() const { return m_tabs; }
+    /// Traces the selected node through the passes that changed it and steps through them.
+    PassTraceBar* passTrace() const { return m_passTrace; }
 
 signals:
     /// The stage asked for last is shown (or its reading failed: the status says why).
@@ -72,6 +75,7 @@ private:
     IrTextEditor* m_editor = nullptr;
     IrTextEditor* m_source = nullptr;
     QLabel* m_status = nullptr;
+    PassTraceBar* m_passTrace = nullptr;
     QFutureWatcher<Loaded>* m_watcher = nullptr;
     WorkerTokens m_tokens; ///< destroyed before m_watcher (a child): waits for the worker
     bool m_loading = false;

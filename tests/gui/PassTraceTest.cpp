@@ -1,7 +1,13 @@
 // The GUI's pass trace of a node (gui/model/PassTrace.h) read from a real trace agrees with
-// `pto compile --trace-value`, which follows the in-memory IR instead.
+// `pto compile --trace-value`, which follows the in-memory IR instead; the IR view's "Trace
+// through passes" steps through exactly those stages.
 #include "gui/model/PassTrace.h"
+#include "gui/widgets/IrTextView.h"
+#include "gui/widgets/PassTraceBar.h"
 #include "tests/support/Process.h"
+
+#include <QPushButton>
+#include <QTest>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -43,6 +49,44 @@ TEST(GuiPassTrace, ReduceMaxOfSoftmaxStepsThroughTheSamePassesAsTheCli) {
     EXPECT_EQ(steps.front().before.size(), 1u);
     EXPECT_EQ(steps.front().after.size(), 4u); // one reduce_max per row tile
     EXPECT_EQ(steps.front().nodes.size(), 4u);
+}
+
+TEST(GuiPassTrace, TheIrViewStepsThroughThePassesThatChangedTheSelectedNode) {
+    test::TempDir dir("pto-gui-pass-trace-view");
+    const std::string sample = std::string(PTO_SOURCE_DIR) + "/samples/softmax.pto";
+    const auto trace = dir / "t.db";
+    ASSERT_EQ(test::runCommand(fmt::format("{} compile {} -o {}", PTO_CLI, test::shellQuote(sample),
+                                           test::shellQuote(trace.string())))
+                  .exitCode,
+              0);
+    StudioContext context;
+    context.setDocument(TraceDocument::open(trace));
+    IrTextView view(context);
+    view.resize(900, 700);
+    view.show();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
+    PassTraceBar& bar = *view.passTrace();
+    EXPECT_FALSE(bar.traceButton()->isEnabled()); // nothing selected
+    const auto& reader = context.document()->reader();
+    const std::int64_t root = reader.stages().front().id;
+    std::int64_t node = -1;
+    for (const tracedb::NodeRow& n : reader.nodes(root))
+        if (n.kind == "reduce_max") node = n.id;
+    ASSERT_GE(node, 0);
+    context.selection().select(EntityRef::node(root, node));
+    ASSERT_TRUE(bar.traceButton()->isEnabled());
+    QTest::mouseClick(bar.traceButton(), Qt::LeftButton);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !bar.busy() && !view.loading(); }, 60000));
+    const std::vector<PassStep> expected = passTrace(reader, root, node);
+    ASSERT_EQ(bar.steps().size(), expected.size());
+    ASSERT_GE(expected.size(), 2u);
+    EXPECT_EQ(view.irText().stageId(), expected[0].stageId);
+    EXPECT_TRUE(bar.text().contains(QString::fromStdString(expected[0].pass)))
+        << bar.text().toStdString();
+    bar.step(+1);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
+    EXPECT_EQ(view.irText().stageId(), expected[1].stageId);
+    EXPECT_FALSE(view.highlightedIrLines().empty()); // the traced node's lines in that stage
 }
 
 } // namespace
