@@ -242,20 +242,16 @@ HeatmapData buildHeatmap(const tracedb::TraceReader& reader, const std::string& 
     // golden; its shape comes from the tensor row.
     const std::optional<TensorData> actual =
         golden ? tensorOfRole(reader, output, tracedb::TensorRole::Output) : std::nullopt;
-    std::vector<std::int64_t> dims;
-    bool stored = actual.has_value();
+    std::vector<std::int64_t> dims; // the row's shape, which `actual` was decoded with too
+    bool stored = false;
     for (const tracedb::TensorRow& row : reader.tensors())
         if (row.role == tracedb::TensorRole::Output && row.name == output) {
             dims = jsonInts(row.shape);
             // length() of a blob reads its size, not its pages.
-            prof::forEachRow(
-                reader, fmt::format("SELECT length(data) FROM tensor WHERE id = {}", row.id),
-                [&](auto r) { stored = stored || (!cellNull(r[0]) && cellInt(r[0]) > 0); });
+            prof::forEachRow(reader,
+                             fmt::format("SELECT length(data) FROM tensor WHERE id = {}", row.id),
+                             [&](auto r) { stored = !cellNull(r[0]) && cellInt(r[0]) > 0; });
         }
-    if (actual) {
-        dims.clear();
-        for (int i = 0; i < actual->shape.rank(); ++i) dims.push_back(actual->shape[i]);
-    }
     std::tie(map.rows, map.cols) = view2d(dims);
     const std::int64_t stage = lastTileStage(reader);
     if (stage >= 0) map.tiles = storedTiles(reader, stage, output, dims);

@@ -136,7 +136,6 @@ void IrTextView::showLoaded(const Loaded& loaded) {
         m_status->setText(tr(kMeasuredNoIr));
     }
     onSelection(selection().current(), nullptr);
-    emit stageShown();
 }
 
 void IrTextView::onCursorMoved() {

@@ -33,7 +33,7 @@ public:
     QString viewTitle() const override { return tr("IR text"); }
 
     /// Shows a stage: its text is read (or its listing rebuilt) on a worker; irText() is the
-    /// previous stage's until stageShown().
+    /// previous stage's while loading().
     void setStage(std::int64_t stageId);
     /// A stage is being read.
     bool loading() const { return m_loading; }
@@ -47,10 +47,6 @@ public:
     QTabWidget* tabs() const { return m_tabs; }
     /// Traces the selected node through the passes that changed it and steps through them.
     PassTraceBar* passTrace() const { return m_passTrace; }
-
-signals:
-    /// The stage asked for last is shown (or its reading failed: the status says why).
-    void stageShown();
 
 protected:
     void documentChanged() override;
