@@ -6,30 +6,28 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <iterator>
 
 namespace pto::diag {
 namespace {
 
 /// Unit roundoff of the precisions a K-term sum may be accumulated in, finest first.
 struct Precision {
+    DType dtype;
     const char* name;
     double u;
 };
-constexpr Precision kPrecisions[] = {{"f32", 0x1p-24}, {"f16", 0x1p-11}, {"bf16", 0x1p-8}};
+constexpr Precision kPrecisions[] = {
+    {DType::F32, "f32", 0x1p-24}, {DType::F16, "f16", 0x1p-11}, {DType::BF16, "bf16", 0x1p-8}};
+constexpr const Precision& kCoarsest = kPrecisions[std::size(kPrecisions) - 1];
 // A recursive sum's rms error is ≈ 0.4·√K·u·rms(result) (random signs); the bound is √K·u·rms.
 constexpr double kWithinBound = 1.0;
 
+/// The unit roundoff of a float dtype (0 for the exact ones).
 double outputRoundoff(DType d) {
-    switch (d) {
-    case DType::F16:
-        return 0x1p-11;
-    case DType::BF16:
-        return 0x1p-8;
-    case DType::F32:
-        return 0x1p-24;
-    default:
-        return 0.0;
-    }
+    for (const Precision& p : kPrecisions)
+        if (p.dtype == d) return p.u;
+    return 0.0;
 }
 
 /// The wrong elements are spread over the output (not a region a detector names).
@@ -86,13 +84,13 @@ std::optional<PatternFinding> detectAccumulation(const ErrorMap& m, ToleranceCla
         f.evidence["precision"] = p.name;
         return f;
     }
-    const double bound = sqrtK * kPrecisions[2].u * rms;
+    const double bound = sqrtK * kCoarsest.u * rms;
     f.pattern = "defect";
     f.confidence = 0.7;
     f.summary = fmt::format("error of a {}-term reduction {:.3g}× beyond its propagated bound even "
-                            "if summed in bf16 (√K·u·rms(golden) = {:.3g}): a real defect, not "
+                            "if summed in {} (√K·u·rms(golden) = {:.3g}): a real defect, not "
                             "accumulation order or precision",
-                            k, err / bound, bound);
+                            k, err / bound, kCoarsest.name, bound);
     return f;
 }
 
