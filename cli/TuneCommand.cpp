@@ -38,11 +38,6 @@ struct TuneArgs {
     bool useSlurm = false;
 };
 
-// "tune.db" → "tune": the stem of the files kept beside a tune file.
-std::string stemOf(const std::string& out) {
-    return out.size() > 3 && out.ends_with(".db") ? out.substr(0, out.size() - 3) : out;
-}
-
 std::pair<int, int> parseChunk(const std::string& text) {
     int index = -1, count = 0;
     char slash = 0;

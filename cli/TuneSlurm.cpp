@@ -42,10 +42,6 @@ std::string shellQuote(const std::string& s) {
     return out + "'";
 }
 
-std::string stemOf(const std::string& out) {
-    return out.size() > 3 && out.ends_with(".db") ? out.substr(0, out.size() - 3) : out;
-}
-
 // Runs a shell command, returning its exit status and standard output.
 std::pair<int, std::string> capture(const std::string& command) {
     FILE* pipe = popen(command.c_str(), "r");
@@ -111,6 +107,10 @@ std::map<int, fs::path> chunkFiles(const std::string& dir) {
 }
 
 } // namespace
+
+std::string stemOf(const std::string& out) {
+    return out.size() > 3 && out.ends_with(".db") ? out.substr(0, out.size() - 3) : out;
+}
 
 void addSlurmOptions(CLI::App* cmd, bool& useSlurm, SlurmOptions& options) {
     auto* slurm = cmd->add_flag("--slurm", useSlurm,

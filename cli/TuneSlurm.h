@@ -30,6 +30,9 @@ std::optional<tracedb::TuneData> runSlurmSweep(const SlurmOptions& slurm, const 
                                                const std::string& out, const TuneOptions& options,
                                                const std::string& bestTrace);
 
+/// "tune.db" → "tune": the stem of the files kept beside a tune file.
+std::string stemOf(const std::string& out);
+
 /// Merges every chunk-I.db of `dir` into `out`, keeping the overall best candidate's trace as
 /// <out stem>.best.db. Throws (TraceError, std::invalid_argument) when a chunk is missing or
 /// belongs to another sweep.

@@ -3,6 +3,7 @@
 
 #include "compiler/CompileState.h"
 #include "compiler/PassManager.h"
+#include "compiler/StageRecorder.h"
 #include "compiler/ir/BindScalars.h"
 
 #include <span>
@@ -50,11 +51,12 @@ bool lowerToPto(PassManager& pm);
 
 // The whole compile as the tools run it: a pass manager over `state` with the given options,
 // `observers` attached, and — with `trace` — the program meta and every stage recorded into
-// it (the caller commits the writer). Returns the time of every pass that ran.
+// it within `limits` (the caller commits the writer). Returns the time of every pass that ran.
 std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions& options,
                                        tracedb::TraceWriter* trace = nullptr,
                                        const PassManagerOptions& pmOptions = {},
-                                       std::span<StageObserver* const> observers = {});
+                                       std::span<StageObserver* const> observers = {},
+                                       const RecordLimits& limits = {});
 
 // The FLOPs of the compiled program's Tensor ops (countFlops), every iteration of a loop lowered
 // through a window counted (state.tensor holds the window's iterations only).

@@ -72,7 +72,8 @@ bool lowerToPto(PassManager& pm) {
 std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions& options,
                                        tracedb::TraceWriter* trace,
                                        const PassManagerOptions& pmOptions,
-                                       std::span<StageObserver* const> observers) {
+                                       std::span<StageObserver* const> observers,
+                                       const RecordLimits& limits) {
     // Observers (bisection) interpret every stage: they need every iteration.
     if (const Op* loop = windowCandidate(state, options, pmOptions, !observers.empty()))
         state.window = probeLoopWindow(state, options, *loop);
@@ -81,7 +82,7 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
     std::optional<StageRecorder> recorder;
     if (trace) {
         recordProgramMeta(*trace, state, options);
-        recorder.emplace(*trace, options.target);
+        recorder.emplace(*trace, options.target, limits);
         pm.addObserver(&*recorder);
     }
     pm.start();

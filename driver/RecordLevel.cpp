@@ -30,16 +30,15 @@ std::vector<PassTiming> compileRecorded(CompileState& state, const CompileOption
                                         std::span<StageObserver* const> observers) {
     if (!trace || level == RecordLevel::All)
         return compileProgram(state, options, trace, pmOptions, observers);
-    recordProgramMeta(*trace, state, options);
-    std::vector<StageObserver*> all(observers.begin(), observers.end());
-    std::optional<StageRecorder> recorder;
+    std::vector<PassTiming> timings;
     if (level == RecordLevel::Levels) {
         RecordLimits limits;
         limits.fullStageNodes = 0; // only the last stage of each level in full
-        recorder.emplace(*trace, options.target, limits);
-        all.push_back(&*recorder);
+        timings = compileProgram(state, options, trace, pmOptions, observers, limits);
+    } else {
+        recordProgramMeta(*trace, state, options); // the program, but no stage
+        timings = compileProgram(state, options, nullptr, pmOptions, observers);
     }
-    auto timings = compileProgram(state, options, nullptr, pmOptions, all);
     trace->setMeta("record_level", std::string(recordLevelName(level)));
     return timings;
 }

@@ -23,9 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::vector<int64_t> dimsOf(const Shape& s) {
-    std::vector<int64_t> d;
-    for (int i = 0; i < s.rank(); ++i) d.push_back(s[i]);
-    return d;
+    return {s.dims().begin(), s.dims().end()};
 }
 
 /// A Tensor-level value being put together from tiles, with the elements they covered.
@@ -78,7 +76,7 @@ public:
     void dump() {
         const Function& tensor = m_run.state.tensor;
         const NameTable names(tensor);
-        std::vector<Assembly> parts = assemble(tensor);
+        std::vector<Assembly> parts = assemble(tensor, names);
         for (size_t i = 0; i < tensor.args.size() && i < m_run.inputs.size(); ++i)
             write(std::string(names[tensor.args[i]]), m_run.inputs[i], "input", nullptr, tensor);
         for (const Op& op : tensor.ops()) {
@@ -104,11 +102,12 @@ public:
 
 private:
     /// The Tile interpreter's tiles put back into the Tensor-level values they cover.
-    std::vector<Assembly> assemble(const Function& tensor) {
+    std::vector<Assembly> assemble(const Function& tensor, const NameTable& tensorNames) {
         std::vector<Assembly> parts(tensor.valueCount());
         const Function& tile = m_run.state.tile;
         const EvalResult ev = evaluateTile(tile, m_run.inputs, true);
         const NameTable tileNames(tile);
+        if (m_o.tiles) fs::create_directories(m_o.dir / "tiles");
         for (const Op& op : tile.ops()) {
             if (op.result == kNoId) continue;
             const Value& v = tile.value(op.result);
@@ -118,12 +117,11 @@ private:
             Assembly& a = parts[v.origin];
             if (a.covered.empty()) {
                 const Type& t = tensor.type(v.origin);
-                a.data = TensorData::fromFloats(t.dtype, t.shape,
-                                                std::vector<float>(size_t(t.shape.numel()), 0.0f));
+                a.data = TensorData(t.dtype, t.shape); // zeros
                 a.covered.assign(size_t(t.shape.numel()), false);
             }
             const TensorData& got = ev.values[op.result];
-            if (place(a, got, v.offset) && m_o.tiles) writeTile(tileNames, op, got, v);
+            if (place(a, got, v.offset) && m_o.tiles) writeTile(tileNames, tensorNames, op, got, v);
         }
         return parts;
     }
@@ -157,10 +155,10 @@ private:
         m_values.push_back(e);
     }
 
-    void writeTile(const NameTable& names, const Op& op, const TensorData& data, const Value& v) {
+    void writeTile(const NameTable& names, const NameTable& tensorNames, const Op& op,
+                   const TensorData& data, const Value& v) {
         const std::string name(names[op.result]);
         const std::string file = "tiles/" + fileName(m_tiles.size(), name);
-        fs::create_directories(m_o.dir / "tiles");
         writeTensor(m_o.dir / file, data);
         m_tiles.push_back({{"value", "%" + name},
                            {"file", file},
@@ -170,7 +168,7 @@ private:
                            {"dtype", std::string(dtypeName(data.dtype))},
                            {"shape", dimsOf(data.shape)},
                            {"space", std::string(memSpaceName(v.type.space))},
-                           {"tile_of", "%" + std::string(NameTable(m_run.state.tensor)[v.origin])},
+                           {"tile_of", "%" + std::string(tensorNames[v.origin])},
                            {"offset", dimsOf(v.offset)},
                            {"stage", "tile"}});
     }

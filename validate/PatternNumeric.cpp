@@ -74,7 +74,7 @@ std::optional<PatternFinding> detectAccumulation(const ErrorMap& m, ToleranceCla
         if (ratio > kWithinBound) continue;
         const bool f32 = std::string_view(p.name) == "f32";
         f.pattern = "accumulation";
-        f.confidence = ratio <= 1.0 ? 0.85 : 0.7;
+        f.confidence = 0.85;
         f.summary = fmt::format(
             "error of a {}-term reduction within its propagated bound: rms error {:.3g} = {:.2f} "
             "× √K·u·rms(golden) with u = 2^{} ({}): {}, not a defect",
