@@ -1,8 +1,10 @@
 // Compile throughput: the whole lowering of the 4096³ f16 GEMM (128×128×64 tiles), trace file
 // included, reported as tile ops per second; and the compile time, instruction count and trace
-// size of an online-softmax attention loop at trip counts 16 and 256 (issue 15 item 2).
+// size of an online-softmax attention loop at trip counts 16 and 256 (issue 15 item 2); and the
+// end-to-end timing-only run of a 6144³ GEMM with its trace (issue 17 item 1).
 #include "compiler/Pipeline.h"
 #include "driver/RecordLevel.h"
+#include "driver/Session.h"
 #include "trace_db/TraceWriter.h"
 
 #include <benchmark/benchmark.h>
@@ -70,6 +72,29 @@ void BM_CompileGemm4096RecordNone(benchmark::State& st) {
 }
 BENCHMARK(BM_CompileGemm4096RecordLevels)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_CompileGemm4096RecordNone)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// Issue 17 item 1: `pto run bench/programs/gemm_6144.pto --timing-only --trace none -o FILE` end
+// to end (load, compile, record at `level`, simulate timing-only, commit the trace).
+void runGemm6144(benchmark::State& st, pto::RecordLevel level) {
+    auto out = std::filesystem::temp_directory_path() / "pto_bench_run_6144.db";
+    pto::RunOptions options;
+    options.program = std::string(PTO_SOURCE_DIR) + "/bench/programs/gemm_6144.pto";
+    options.sim.timingOnly = true;
+    options.sim.traceLevel = pto::sim::TraceLevel::None;
+    options.tracePath = out.string();
+    options.record = level;
+    for (auto _ : st) benchmark::DoNotOptimize(pto::runProgram(options).sim.totalCycles);
+    st.counters["trace_bytes"] = double(std::filesystem::file_size(out));
+    std::filesystem::remove(out);
+}
+void BM_RunGemm6144(benchmark::State& st) {
+    runGemm6144(st, pto::RecordLevel::All);
+}
+void BM_RunGemm6144RecordNone(benchmark::State& st) {
+    runGemm6144(st, pto::RecordLevel::None);
+}
+BENCHMARK(BM_RunGemm6144)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_RunGemm6144RecordNone)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // tests/integration/run/programs/loop_attention.pto with `trips` K/V blocks of 128 keys.
 std::string attentionLoop(int64_t trips) {

@@ -98,6 +98,17 @@ int64_t argNodeId(size_t i) {
     return -int64_t(i) - 1;
 }
 
+// Big stages go to the writer a chunk of rows at a time: the 6144³ GEMM's million instruction
+// rows built at once held ~0.6 GB (docs/PERFORMANCE.md, issue 17). The rows are the same, in
+// the same order within each table.
+constexpr size_t kRowChunk = 16384;
+
+template <typename Row> void flushChunk(tracedb::TraceWriter& writer, std::vector<Row>& rows) {
+    if (rows.size() < kRowChunk) return;
+    writer.addAll(std::span<const Row>(rows));
+    rows.clear();
+}
+
 } // namespace
 
 StageRecorder::StageRecorder(tracedb::TraceWriter& writer, const TargetInfo& target,
@@ -252,6 +263,8 @@ void StageRecorder::recordFunction(int64_t stage, const Function& f,
         nodes.push_back(std::move(n));
         for (ValueId v : op.operands)
             edges.push_back({stage, sourceOf(v), op.id, v, typeLabel(f.type(v))});
+        flushChunk(m_writer, nodes);
+        flushChunk(m_writer, edges);
     }
     int64_t ret = argNodeId(f.args.size());
     nodes.push_back(NodeRow{stage, ret, "return", "return"});
@@ -289,6 +302,7 @@ void StageRecorder::recordBlocks(int64_t stage, const BlockProgram& program, boo
             if (buf.value != kNoId) r.valueId = buf.value;
             r.slot = buf.slot;
             buffers.push_back(std::move(r));
+            flushChunk(m_writer, buffers);
         }
     }
     m_writer.addAll(std::span<const NodeRow>(nodes));
@@ -314,14 +328,17 @@ void StageRecorder::recordExec(int64_t stage, const ExecGraph& exec) {
 
 void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
     std::vector<NodeRow> nodes;
-    std::vector<InstrRow> instrs;
-    int64_t instrId = 1; // instruction ids are 1 + the running index over kernels in order
     for (const Kernel& k : pto.kernels) {
         NodeRow n{stage, k.id, "kernel", k.name};
         n.core = std::string(coreTypeName(k.core));
         n.parentId = k.id;
         n.attrs = fmt::format(R"({{"instrs":{}}})", k.instrs.size());
         nodes.push_back(std::move(n));
+    }
+    m_writer.addAll(std::span<const NodeRow>(nodes));
+    std::vector<InstrRow> instrs;
+    int64_t instrId = 1; // instruction ids are 1 + the running index over kernels in order
+    for (const Kernel& k : pto.kernels) {
         // An instruction of a counted loop runs once per round: its operands show their
         // address steps, and its FLOPs and GM bytes are those of all its rounds.
         std::vector<const InstrLoop*> loopOf(k.instrs.size(), nullptr);
@@ -350,9 +367,9 @@ void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
             if (int a = rateOperand(in); a >= 0)
                 r.srcDtype = std::string(dtypeName(in.operands[a].dtype));
             instrs.push_back(std::move(r));
+            flushChunk(m_writer, instrs);
         }
     }
-    m_writer.addAll(std::span<const NodeRow>(nodes));
     m_writer.addAll(std::span<const InstrRow>(instrs));
 }
 

@@ -201,5 +201,18 @@ TEST_F(CliTest, RecordLevelsKeepFewerStagesAndTheSameRun) {
     EXPECT_NE(bad.err.find("unknown record level 'some'"), std::string::npos) << bad.err;
 }
 
+// The trace file cannot grow past 4 MiB (a full disk, as far as write(2) tells): compile and run
+// stop with the file named in the error, exit 2, and leave neither the trace nor its temp file.
+TEST_F(CliTest, TraceWriteFailureIsAnErrorAndLeavesNoFile) {
+    for (const char* command : {"compile", "run"}) {
+        auto r = runCommand(fmt::format("trap '' XFSZ; ulimit -f 4096; {}",
+                                        pto(fmt::format("{} {} -o {}", command, sample("attention"),
+                                                        shellQuote(out().string())))));
+        EXPECT_EQ(r.exitCode, 2) << command << ": " << r.err;
+        EXPECT_NE(r.err.find(out().string()), std::string::npos) << r.err;
+        expectNoOutput();
+    }
+}
+
 } // namespace
 } // namespace pto

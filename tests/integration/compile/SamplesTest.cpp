@@ -137,6 +137,64 @@ TEST_P(SampleProvenanceTest, EveryInstructionReachesATensorOpAndSourceLine) {
     EXPECT_EQ(std::get<int64_t>(levels.rows[0][0]), 5);
 }
 
+// A stage bigger than the recorder's 16 k-row chunks (a 2048³ GEMM: ~10⁵ instructions and
+// tile ops) is recorded whole: every instruction of every kernel, in order, with its id, and
+// every node and edge of the last Tile stage, against the compiled program in memory.
+TEST(StageRecorderTest, StagesLargerThanAChunkAreRecordedWhole) {
+    test::TempDir dir;
+    auto db = dir / "trace.db";
+    CompileState s = loadProgramText(R"(func @gemm(%a: tensor<2048x2048xf16>,
+    %b: tensor<2048x2048xf16>) -> tensor<2048x2048xf32> {
+  cube_tile [128, 128], [64, 128], [128, 128]
+  %c = matmul %a, %b
+  return %c
+}
+)",
+                                     "gemm_2048.pto");
+    int64_t tileStage = -1;
+    {
+        auto writer = tracedb::TraceWriter::create(db);
+        StageRecorder recorder(writer, TargetInfo{});
+        PassManager pm(s, CompileOptions{});
+        pm.addObserver(&recorder);
+        pm.start();
+        ASSERT_TRUE(lowerToPto(pm));
+        tileStage = recorder.lastTileStage();
+        writer.commit();
+    }
+    auto reader = tracedb::TraceReader::open(db);
+    auto count = [&](const std::string& sql) {
+        return std::get<int64_t>(reader.query(sql).rows.at(0).at(0));
+    };
+    std::string opcodes;
+    int64_t instrs = 0;
+    for (const Kernel& k : s.pto.kernels) {
+        instrs += int64_t(k.instrs.size());
+        for (const Instr& in : k.instrs) opcodes += fmt::format("{},", opcodeName(in.opcode));
+    }
+    ASSERT_GT(instrs, 3 * 16384);
+    EXPECT_EQ(count("SELECT count(*) FROM instr"), instrs);
+    EXPECT_EQ(count("SELECT max(id) FROM instr"), instrs);
+    EXPECT_EQ(count("SELECT count(*) FROM (SELECT block_id FROM instr GROUP BY block_id "
+                    "HAVING max(idx) + 1 != count(*))"),
+              0);
+    std::string recorded;
+    reader.query("SELECT opcode FROM instr ORDER BY id", [&](auto, auto row) {
+        recorded += std::get<std::string>(row[0]) + ",";
+        return true;
+    });
+    EXPECT_EQ(recorded, opcodes);
+
+    const Function& f = s.tile;
+    ASSERT_GT(f.ops().size(), size_t(16384));
+    int64_t edges = int64_t(f.results.size());
+    for (const Op& op : f.ops()) edges += int64_t(op.operands.size());
+    EXPECT_EQ(count(fmt::format("SELECT count(*) FROM node WHERE stage_id = {}", tileStage)),
+              int64_t(f.ops().size() + f.args.size() + 1));
+    EXPECT_EQ(count(fmt::format("SELECT count(*) FROM edge WHERE stage_id = {}", tileStage)),
+              edges);
+}
+
 TEST_P(SampleTest, TensorInterpreterMatchesNumPy) {
     if (!test::pythonHas("numpy")) GTEST_SKIP() << "/usr/bin/python3 with numpy is needed";
     CompileState s = loadProgram(samplePath(GetParam()));
