@@ -386,10 +386,10 @@ void expandLineOp(Expansion& e, const Op& op, int axis) {
 // tile transpose [B..., M, R] and the reshape to [B..., M, I...]. A rank-1 source is the
 // [1, N] view of itself.
 void expandLastAxisGather(Expansion& e, const Op& op) {
-    const Shape& src = e.type(op.operands[0]).shape;
-    const Shape& idx = e.type(op.operands[1]).shape;
+    const Shape src = e.type(op.operands[0]).shape;
+    const Shape idx = e.type(op.operands[1]).shape;
     const ValueId s = reshapeTo(e, op.operands[0], src.rank() == 1 ? Shape{1, src[0]} : src);
-    const Shape& s2 = e.type(s).shape;
+    const Shape s2 = e.type(s).shape;
     const int n = s2.rank();
     const int64_t count = idx.numel();
     const ValueId flat = reshapeTo(e, op.operands[1], Shape{count});
@@ -405,8 +405,8 @@ void expandLastAxisGather(Expansion& e, const Op& op) {
 // the reshape of src to [P..., N, |T|] whose rows are the gathered slices, a row gather by the
 // index (a rank-0 one as [1]) into [P..., I..., |T|], and the reshape to the result's shape.
 void expandSliceGather(Expansion& e, const Op& op, int axis) {
-    const Shape& src = e.type(op.operands[0]).shape;
-    const Shape& idx = e.type(op.operands[1]).shape;
+    const Shape src = e.type(op.operands[0]).shape;
+    const Shape idx = e.type(op.operands[1]).shape;
     const int64_t slice = dimsOf(src, axis + 1, src.rank()).numel();
     Shape rows = dimsOf(src, 0, axis + 1);
     rows.push(slice);
