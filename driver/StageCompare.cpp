@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace pto {
 namespace {
@@ -215,9 +216,12 @@ void compareTileStage(const Function& tile, const EvalResult& got, const Functio
     const NameTable names(tile), tensorNames(tensor);
     Tagged divs;
     for (const Op& op : tile.ops()) {
-        if (op.kind == OpKind::TStore) {
+        if (op.kind == OpKind::TStore || op.kind == OpKind::TScatterAdd) {
+            // A GM tensor is as good as the worst tile stored or scattered into it (a scatter's
+            // index tile included).
             ValueId g = op.operands[1];
-            status[g] = worst(status[g], status[op.operands[0]]);
+            for (size_t i = 0; i < op.operands.size(); ++i)
+                if (i != 1) status[g] = worst(status[g], status[op.operands[i]]);
             continue;
         }
         if (op.result == kNoId || op.kind == OpKind::GmTensor) continue;
@@ -311,7 +315,25 @@ void compareSimulatorStage(const CompileState& state, const std::vector<TensorDa
     const NameTable names(tile), tensorNames(tensor);
     LoadTracer tracer(tile);
     Tagged divs;
+    // GM tensors scatter_add accumulates into: the final GM holds the base plus every
+    // contribution, so a stored base tile cannot be compared with its own value there; such
+    // regions carry the worst status of what was stored or scattered into them instead (the
+    // final outputs are still compared whole).
+    std::unordered_set<ValueId> scattered;
+    for (const Op& op : tile.ops())
+        if (op.kind == OpKind::TScatterAdd) scattered.insert(op.operands[1]);
     for (const Op& op : tile.ops()) {
+        if (op.kind == OpKind::TScatterAdd ||
+            (op.kind == OpKind::TStore && scattered.count(op.operands[1]))) {
+            try {
+                ValueStatus in = ValueStatus::Exact;
+                for (size_t i = 0; i < op.operands.size(); ++i)
+                    if (i != 1) in = worst(in, tracer.inputsOf(op.operands[i]));
+                tracer.record(gmRegionOf(tile, op), in);
+            } catch (const CompileError&) {
+            }
+            continue;
+        }
         if (op.kind != OpKind::TStore) continue;
         const ValueId t = op.operands[0];
         const Value& tv = tile.value(t);

@@ -49,6 +49,7 @@ public:
     }
 
     const Type& type(ValueId v) const { return m_f.type(v); }
+    const Function& fn() const { return m_f; }
 
     ValueId unary(OpKind kind, ValueId x) { return emit(kind, {x}, type(x)); }
 
@@ -300,6 +301,131 @@ void expandTranspose(Expansion& e, const Op& op) {
     e.finish(y);
 }
 
+// --- gather, topk and cumsum along axes expand-tiles does not lower in one step -------------
+//
+// expand-tiles lowers a gather along the second-last axis of a source of rank >= 2 by an index
+// of rank >= 1 (row gathers), and topk / cumsum along one of the last two axes. Every other
+// axis is rewritten here into those forms with reshapes and transposes, which are exact (they
+// move elements, never round), so the result is bit for bit the one the op defines; what they
+// cost is visible in the lowered program (docs/PASSES.md, "decompose-composites").
+
+int indexAxisOf(const Function& f, const Op& op) {
+    const int rank = f.type(op.operands[0]).shape.rank();
+    const int64_t axis = op.attrs.getInt("axis", op.kind == OpKind::Gather ? 0 : -1);
+    return int(axis < 0 ? axis + rank : axis);
+}
+
+// True when `op` is a gather, topk or cumsum that expand-tiles cannot lower as written. An axis
+// out of range is left alone: the verifier has reported it already.
+bool needsIndexRewrite(const Function& f, const Op& op) {
+    if (op.kind != OpKind::Gather && op.kind != OpKind::TopK && op.kind != OpKind::CumSum)
+        return false;
+    const int rank = f.type(op.operands[0]).shape.rank();
+    const int axis = indexAxisOf(f, op);
+    if (rank == 0 || axis < 0 || axis >= rank) return false;
+    if (op.kind != OpKind::Gather) return axis + 2 < rank;
+    return axis != rank - 2 || f.type(op.operands[1]).shape.rank() == 0;
+}
+
+ValueId reshapeTo(Expansion& e, ValueId x, const Shape& shape) {
+    if (e.type(x).shape == shape) return x;
+    Type t = e.type(x);
+    t.shape = shape;
+    return e.emit(OpKind::Reshape, {x}, t);
+}
+
+// A transpose exchanging dims a and b (a permutation keeping the last dim, or the swap of the
+// last two: both lower in one step).
+ValueId swapAxes(Expansion& e, ValueId x, int a, int b) {
+    const int n = e.type(x).shape.rank();
+    std::vector<int64_t> perm(size_t(n), 0);
+    for (int i = 0; i < n; ++i) perm[size_t(i)] = i;
+    std::swap(perm[size_t(a)], perm[size_t(b)]);
+    Type t = e.type(x);
+    std::swap(t.shape[a], t.shape[b]);
+    Attrs attrs;
+    attrs.set("perm", perm);
+    return e.emit(OpKind::Transpose, {x}, t, std::move(attrs));
+}
+
+// `op` once more on other operands, along `axis`, with a result of `shape`.
+ValueId reissue(Expansion& e, const Op& op, std::vector<ValueId> operands, int axis,
+                const Shape& shape) {
+    Attrs attrs = op.attrs;
+    attrs.erase("vec_tile");
+    attrs.set("axis", int64_t(axis));
+    Type t = e.type(op.result);
+    t.shape = shape;
+    return e.emit(op.kind, std::move(operands), t, std::move(attrs));
+}
+
+Shape concatShapes(const Shape& a, const Shape& b) {
+    Shape s = a;
+    for (int64_t d : b.dims()) s.push(d);
+    return s;
+}
+
+Shape dimsOf(const Shape& s, int from, int to) {
+    Shape out;
+    for (int d = from; d < to; ++d) out.push(s[d]);
+    return out;
+}
+
+// topk or cumsum along an axis a before the last two: swap a with the second-last (a GM copy
+// keeping the last dim), run the op along the second-last, swap back.
+void expandLineOp(Expansion& e, const Op& op, int axis) {
+    const int n = e.type(op.operands[0]).shape.rank();
+    const ValueId x = swapAxes(e, op.operands[0], axis, n - 2);
+    Shape shape = e.type(op.result).shape;
+    std::swap(shape[axis], shape[n - 2]);
+    e.finish(swapAxes(e, reissue(e, op, {x}, n - 2, shape), axis, n - 2));
+}
+
+// gather along the last axis of src [B..., M, N] by an index I: the tile transpose
+// [B..., N, M], a row gather by the index flattened to [R] (R = |I|) into [B..., R, M], the
+// tile transpose [B..., M, R] and the reshape to [B..., M, I...]. A rank-1 source is the
+// [1, N] view of itself.
+void expandLastAxisGather(Expansion& e, const Op& op) {
+    const Shape src = e.type(op.operands[0]).shape;
+    const Shape idx = e.type(op.operands[1]).shape;
+    const ValueId s = reshapeTo(e, op.operands[0], src.rank() == 1 ? Shape{1, src[0]} : src);
+    const Shape s2 = e.type(s).shape;
+    const int n = s2.rank();
+    const int64_t count = idx.numel();
+    const ValueId flat = reshapeTo(e, op.operands[1], Shape{count});
+    const ValueId t = swapAxes(e, s, n - 2, n - 1);
+    Shape rows = dimsOf(s2, 0, n - 2);
+    rows.push(count);
+    rows.push(s2[n - 2]);
+    const ValueId g = reissue(e, op, {t, flat}, n - 2, rows);
+    e.finish(reshapeTo(e, swapAxes(e, g, n - 2, n - 1), e.type(op.result).shape));
+}
+
+// gather along an axis a with trailing dims T (a before the second-last, or a rank-0 index):
+// the reshape of src to [P..., N, |T|] whose rows are the gathered slices, a row gather by the
+// index (a rank-0 one as [1]) into [P..., I..., |T|], and the reshape to the result's shape.
+void expandSliceGather(Expansion& e, const Op& op, int axis) {
+    const Shape src = e.type(op.operands[0]).shape;
+    const Shape idx = e.type(op.operands[1]).shape;
+    const int64_t slice = dimsOf(src, axis + 1, src.rank()).numel();
+    Shape rows = dimsOf(src, 0, axis + 1);
+    rows.push(slice);
+    const ValueId s = reshapeTo(e, op.operands[0], rows);
+    const ValueId i = reshapeTo(e, op.operands[1], idx.rank() == 0 ? Shape{1} : idx);
+    Shape gathered = concatShapes(dimsOf(src, 0, axis), e.type(i).shape);
+    gathered.push(slice);
+    const ValueId g = reissue(e, op, {s, i}, axis, gathered);
+    e.finish(reshapeTo(e, g, e.type(op.result).shape));
+}
+
+void expandIndexAxis(Expansion& e, const Op& op) {
+    const int axis = indexAxisOf(e.fn(), op);
+    const int rank = e.type(op.operands[0]).shape.rank();
+    if (op.kind != OpKind::Gather) return expandLineOp(e, op, axis);
+    if (axis == rank - 1) return expandLastAxisGather(e, op);
+    expandSliceGather(e, op, axis);
+}
+
 void expand(Expansion& e, const Op& op) {
     switch (op.kind) {
     case OpKind::Transpose:
@@ -339,14 +465,19 @@ void decomposeComposites(Function& f) {
         const bool splitTranspose =
             op.kind == OpKind::Transpose &&
             !lowersInOneStep(op.attrs.getInts("perm").value_or(std::vector<int64_t>{}));
-        if ((opInfo(op.kind).cls != OpClass::Composite && !splitTranspose) || op.result == kNoId) {
+        const bool indexAxis = needsIndexRewrite(f, op);
+        if ((opInfo(op.kind).cls != OpClass::Composite && !splitTranspose && !indexAxis) ||
+            op.result == kNoId) {
             op.id = OpId(out.size());
             if (op.result != kNoId) f.value(op.result).def = op.id;
             out.push_back(std::move(op));
             continue;
         }
         Expansion e(f, op, out, scope);
-        expand(e, op);
+        if (indexAxis)
+            expandIndexAxis(e, op);
+        else
+            expand(e, op);
     }
     f.ops() = std::move(out);
     f.renumber();

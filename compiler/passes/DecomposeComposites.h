@@ -1,5 +1,6 @@
 // decompose-composites: rewrites the composite Tensor ops (sigmoid, tanh, gelu, silu, softmax,
-// rms_norm, layer_norm, quantize, dequantize) into primitive ops, computing in f32.
+// rms_norm, layer_norm, quantize, dequantize) into primitive ops, computing in f32; and the
+// transposes, gathers, topks and cumsums expand-tiles cannot lower as written into ones it can.
 #pragma once
 
 #include "compiler/ir/Graph.h"

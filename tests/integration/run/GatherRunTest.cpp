@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 
 namespace pto {
@@ -114,24 +113,6 @@ TEST(GatherRun, ReportNamesAGatherDmaBoundKernel) {
         fmt::format("{} report {} --exit-zero --no-store", PTO_CLI, test::shellQuote(db.string())));
     ASSERT_EQ(rep.exitCode, 0) << rep.err;
     EXPECT_NE(rep.out.find("gather_dma: bound by gather DMA"), std::string::npos) << rep.out;
-}
-
-// A gather along the last axis does not lower: the compile error names the op, its line and
-// what to do (exit 2, no trace).
-TEST(GatherRun, GatherAlongTheLastAxisIsACompileErrorNamingTheOp) {
-    test::TempDir dir;
-    const auto prog = dir / "last.pto", db = dir / "last.db";
-    std::ofstream(prog) << "func @g(%t: tensor<8x16xf32>, %i: tensor<3xi32>) -> tensor<8x3xf32> "
-                           "{\n  %y = gather %t, %i {axis = 1}\n  return %y\n}\n";
-    auto r = test::runCommand(fmt::format("{} run {} --seed 1 -o {}", PTO_CLI,
-                                          test::shellQuote(prog.string()),
-                                          test::shellQuote(db.string())));
-    EXPECT_EQ(r.exitCode, 2);
-    EXPECT_NE(r.err.find("last.pto:2:"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("gather"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("transpose the gathered axis before the last"), std::string::npos)
-        << r.err;
-    EXPECT_FALSE(std::filesystem::exists(db));
 }
 
 } // namespace

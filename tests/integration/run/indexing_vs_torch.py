@@ -9,6 +9,8 @@ torch.topk(sorted=True)'s bit for bit; the indices must equal the lower-index-fi
 (torch.sort(stable=True)), and torch.topk's own indices wherever the row has no ties.
 gather: random tables and 1-D / 2-D indices against torch.index_select, along axis 0 of a rank-2
 source and along axis 1 of a rank-3 one.
+Every axis: topk, cumsum and gather on sources of rank 1-4 with odd sizes along a random axis,
+spelled negative half the time (the rewrites of decompose-composites), bit for bit as above.
 scatter_add: random bases, sources and 1-D / 2-D indices with many duplicates against
 torch.index_add in the same dtype — bit for bit (contributions in index order, each rounded once).
 cumsum: along either of the last two axes, f32 / f16 / i32, bit for bit against NumPy's
@@ -46,7 +48,7 @@ def run_pto(pto, text, inputs, tmp):
 
 
 def ptype(shape, dt):
-    return "tensor<" + "x".join(map(str, shape)) + "x" + dt + ">"
+    return "tensor<" + "".join(f"{d}x" for d in shape) + dt + ">"
 
 
 def topk_case(rng, pto, tmp, column=False):
@@ -60,7 +62,7 @@ def topk_case(rng, pto, tmp, column=False):
     return topk_along(rng, pto, tmp, shape, rank - 1)
 
 
-def topk_along(rng, pto, tmp, shape, axis):
+def topk_along(rng, pto, tmp, shape, axis, spelled=None):
     n = shape[axis]
     k = int(rng.choice([1, n, rng.integers(1, n + 1)]))
     largest = bool(rng.integers(0, 2))
@@ -69,8 +71,10 @@ def topk_along(rng, pto, tmp, shape, axis):
     x = (rng.integers(-3, 4, size=shape) if ties else rng.standard_normal(shape)).astype(DTYPES[dt])
     out_shape = list(shape)
     out_shape[axis] = k
+    if spelled is None:
+        spelled = None if axis == len(shape) - 1 else axis
     flag = ("" if largest else ", largest = false") + \
-        ("" if axis == len(shape) - 1 else f", axis = {axis}")
+        ("" if spelled is None else f", axis = {spelled}")
     text = (f"func @t(%x: {ptype(shape, dt)}) -> ({ptype(out_shape, dt)}, "
             f"{ptype(out_shape, 'i32')}) {{\n"
             f"  %v = topk %x {{k = {k}{flag}}}\n"
@@ -92,7 +96,62 @@ def topk_along(rng, pto, tmp, shape, axis):
     topk_i = want_v.indices.numpy().reshape(-1, k)[distinct]
     if not np.array_equal(got["i"].reshape(-1, k)[distinct], topk_i.astype(np.int32)):
         problems.append("indices of rows without ties differ from torch.topk")
-    return f"topk {shape} axis={axis} k={k} largest={largest} {dt} ties={ties}", problems
+    return f"topk {shape} axis={spelled} k={k} largest={largest} {dt} ties={ties}", problems
+
+
+def random_axis(rng, rank):
+    """An axis and its spelling: negative (counting from the end) half the time."""
+    axis = int(rng.integers(0, rank))
+    return axis, axis - rank if rng.integers(0, 2) else axis
+
+
+def odd_shape(rng, rank, small=6, large=40):
+    return [int(rng.integers(1, small)) for _ in range(rank - 1)] + [int(rng.integers(1, large))]
+
+
+def topk_any_axis_case(rng, pto, tmp):
+    shape = odd_shape(rng, int(rng.integers(1, 5)), small=8)
+    axis, spelled = random_axis(rng, len(shape))
+    return topk_along(rng, pto, tmp, shape, axis, spelled)
+
+
+def cumsum_any_axis_case(rng, pto, tmp):
+    shape = odd_shape(rng, int(rng.integers(1, 5)), small=9)
+    axis, spelled = random_axis(rng, len(shape))
+    dt = str(rng.choice(["f32", "f16", "i32"]))
+    x = (rng.integers(-50, 50, size=shape) if dt == "i32" else
+         rng.standard_normal(shape)).astype(DTYPES[dt])
+    text = (f"func @c(%x: {ptype(shape, dt)}) -> {ptype(shape, dt)} {{\n"
+            f"  %y = cumsum %x {{axis = {spelled}}}\n  return %y\n}}\n")
+    got = run_pto(pto, text, [x], tmp)["y"]
+    if dt == "i32":
+        want = torch.cumsum(torch.from_numpy(x.astype(np.int64)), dim=axis).numpy().astype(np.int32)
+    else:
+        want = np.add.accumulate(x.astype(np.float32), axis=axis, dtype=np.float32).astype(x.dtype)
+    ok = bits_equal(got, want)
+    return f"cumsum {shape} axis={spelled} {dt}", [] if ok else ["differs from the reference"]
+
+
+def gather_any_axis_case(rng, pto, tmp):
+    shape = odd_shape(rng, int(rng.integers(1, 5)), small=7, large=30)
+    axis, spelled = random_axis(rng, len(shape))
+    idx_shape = [int(rng.integers(1, 6)) for _ in range(int(rng.integers(1, 3)))]
+    if len(shape) + len(idx_shape) - 1 > 6:
+        idx_shape = idx_shape[:1]
+    dt = str(rng.choice(["f32", "f16", "i32"]))
+    src = (rng.integers(-1000, 1000, size=shape) if dt == "i32" else
+           rng.standard_normal(shape)).astype(DTYPES[dt])
+    idx = rng.integers(0, shape[axis], size=idx_shape).astype(np.int32)  # repeats, both ends
+    idx.flat[0] = shape[axis] - 1
+    out_shape = shape[:axis] + idx_shape + shape[axis + 1:]
+    text = (f"func @g(%t: {ptype(shape, dt)}, %i: {ptype(idx_shape, 'i32')}) -> "
+            f"{ptype(out_shape, dt)} {{\n  %y = gather %t, %i {{axis = {spelled}}}\n"
+            f"  return %y\n}}\n")
+    got = run_pto(pto, text, [src, idx], tmp)["y"]
+    want = torch.from_numpy(src).index_select(axis, torch.from_numpy(idx.astype(np.int64))
+                                              .flatten()).reshape(out_shape).numpy()
+    ok = bits_equal(got, want)
+    return f"gather {shape} axis={spelled} by {idx_shape} {dt}", [] if ok else ["differs from torch"]
 
 
 def gather_case(rng, pto, tmp):
@@ -188,6 +247,9 @@ def main():
     ap.add_argument("--more-cases", type=int, default=32,
                     help="scatter_add, cumsum, topk along the second-last axis, gather along the "
                          "second-last axis of a rank-3 source")
+    ap.add_argument("--axis-cases", type=int, default=36,
+                    help="topk, cumsum and gather of rank 1-4 along a random axis, negative half "
+                         "the time")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     failed = 0
@@ -206,7 +268,14 @@ def main():
             for p in problems:
                 print(f"FAIL {name}: {p}")
             failed += bool(problems)
-    total = a.cases + a.more_cases
+        axis_rng = np.random.default_rng(a.seed + 1)
+        for c in range(a.axis_cases):
+            case = (topk_any_axis_case, cumsum_any_axis_case, gather_any_axis_case)[c % 3]
+            name, problems = case(axis_rng, a.pto, tmp)
+            for p in problems:
+                print(f"FAIL {name}: {p}")
+            failed += bool(problems)
+    total = a.cases + a.more_cases + a.axis_cases
     print(f"{total - failed}/{total} cases agree with PyTorch")
     return 1 if failed else 0
 

@@ -131,6 +131,54 @@ TEST(DecomposeComposites, UnsupportedGeluApproximationIsAnError) {
     }
 }
 
+// --- gather, topk and cumsum along the axes expand-tiles does not lower as written ---
+
+// Every index op left reads an axis expand-tiles lowers as written.
+void expectLowerableAxes(const Function& f) {
+    for (const Op& op : f.ops()) {
+        if (op.kind != OpKind::Gather && op.kind != OpKind::TopK && op.kind != OpKind::CumSum)
+            continue;
+        const int rank = f.type(op.operands[0]).shape.rank();
+        int64_t axis = op.attrs.getInt("axis", op.kind == OpKind::Gather ? 0 : -1);
+        if (axis < 0) axis += rank;
+        if (op.kind == OpKind::Gather) {
+            EXPECT_EQ(axis, rank - 2) << "a gather not along the second-last axis";
+            EXPECT_GE(f.type(op.operands[1]).shape.rank(), 1);
+        } else
+            EXPECT_GE(axis, rank - 2) << "a topk or cumsum before the last two axes";
+    }
+}
+
+TEST(DecomposeComposites, IndexOpsAlongOtherAxesMoveElementsOnlyAndKeepTheirValues) {
+    const Function f = parse(R"(
+func @f(%v: tensor<33xf32>, %t: tensor<5x7x9xf16>, %i: tensor<2x3xi32>, %j: tensor<4xi32>,
+        %x: tensor<6x3x2x5xf32>, %c: tensor<7x3x4xi32>)
+    -> (tensor<2x3xf32>, tensor<5x7x2x3xf16>, tensor<4x7x9xf16>, tensor<5x4x9xf16>,
+        tensor<3x3x2x5xf32>, tensor<6x3x2x5xi32>, tensor<7x3x4xi32>) {
+  %a = gather %v, %i {axis = 0}
+  %b = gather %t, %i {axis = -1}
+  %d = gather %t, %j {axis = 0}
+  %e = gather %t, %j {axis = 1}
+  %g = topk %x {k = 3, axis = 0, largest = false}
+  %h = topk %x {k = 6, axis = -4, indices}
+  %s = cumsum %c {axis = 0}
+  return %a, %b, %d, %e, %g, %h, %s
+})");
+    const Function g = decomposed(f);
+    expectLowerableAxes(g);
+    EXPECT_EQ(g.value(g.results[1]).name, "b");
+    std::vector<TensorData> in;
+    for (size_t k = 0; k < f.args.size(); ++k)
+        in.push_back(randomTensor(f.type(f.args[k]).dtype, f.type(f.args[k]).shape, 10 + k));
+    for (int64_t e = 0; e < 6; ++e) in[2].set(e, float((e * 4) % 5)); // 0..4: rows of %t too
+    for (int64_t e = 0; e < 4; ++e) in[3].set(e, float(4 - e));
+    const EvalResult want = evaluateTensor(f, in);
+    const EvalResult got = evaluateTensor(g, in);
+    ASSERT_EQ(got.outputs.size(), want.outputs.size());
+    for (size_t k = 0; k < want.outputs.size(); ++k)
+        EXPECT_EQ(got.outputs[k], want.outputs[k]) << "result " << k;
+}
+
 // --- numbers: decomposed (primitives, each rounded) vs the composite evaluated directly ---
 
 struct NumCase {
