@@ -24,18 +24,113 @@
 
 #include <benchmark/benchmark.h>
 
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
+#include <ctime>
+#include <cxxabi.h>
 #include <deque>
+#include <dlfcn.h>
+#include <execinfo.h>
 #include <filesystem>
 #include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <pthread.h>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace {
 
 using namespace pto::gui;
 namespace fs = std::filesystem;
+
+/// The action the script is running, for the event records.
+std::string g_action = "start";
+
+/// CPU time of the calling thread in ms: a delivery whose wall time is far above it waited
+/// (for a lock, a disk read, or for a core on a loaded machine).
+double threadCpuMs() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
+}
+
+/// With PTO_GUI_STALL_STACKS set, a watchdog thread samples the GUI thread's stack every
+/// 100 ms while one delivery has run longer than 200 ms (SIGPROF + backtrace), and prints each
+/// sample: the way to see what a stall waits for when its CPU time is low.
+class StallSampler {
+public:
+    StallSampler() : m_gui(pthread_self()) {
+        s_self = this;
+        struct sigaction action {};
+        action.sa_handler = [](int) {
+            StallSampler* self = s_self;
+            self->m_depth = backtrace(self->m_frames, kFrames);
+            self->m_taken.store(true);
+        };
+        sigaction(SIGPROF, &action, nullptr);
+        m_thread = std::thread([this] { watch(); });
+    }
+    ~StallSampler() {
+        m_stop = true;
+        m_thread.join();
+    }
+    void enter() { m_since.store(now()); }
+    void leave() { m_since.store(0); }
+
+private:
+    static constexpr int kFrames = 64;
+    static std::int64_t now() {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    }
+    void watch() {
+        while (!m_stop) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            const std::int64_t since = m_since.load();
+            if (since == 0 || now() - since < 200) continue;
+            m_taken = false;
+            pthread_kill(m_gui, SIGPROF);
+            for (int i = 0; i < 100 && !m_taken; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            if (m_taken) print(now() - since);
+        }
+    }
+    void print(std::int64_t ms) const {
+        std::cerr << "stack after " << ms << " ms in one delivery (" << g_action << "):\n";
+        for (int i = 0; i < m_depth; ++i) {
+            Dl_info info{};
+            std::string name = "?";
+            std::uintptr_t offset = 0;
+            if (dladdr(m_frames[i], &info) != 0) {
+                offset = std::uintptr_t(m_frames[i]) - std::uintptr_t(info.dli_fbase);
+                name = info.dli_fname ? fs::path(info.dli_fname).filename().string() : "?";
+                if (info.dli_sname) {
+                    int status = 0;
+                    char* d = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
+                    name += std::string(" ") + (status == 0 ? d : info.dli_sname);
+                    std::free(d);
+                }
+            }
+            std::cerr << "    " << name.substr(0, 160) << " +0x" << std::hex << offset << std::dec
+                      << "\n";
+        }
+    }
+
+    static inline StallSampler* s_self = nullptr;
+    pthread_t m_gui;
+    std::thread m_thread;
+    std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_taken{false};
+    std::atomic<std::int64_t> m_since{0};
+    void* m_frames[kFrames] = {};
+    int m_depth = 0;
+};
 
 const fs::path& trace() {
     static const fs::path path = [] {
@@ -69,18 +164,35 @@ public:
         }
         QElapsedTimer timer;
         timer.start();
+        const double cpu = threadCpuMs();
+        if (sampler && !nested) sampler->enter();
         const bool handled = QApplication::notify(receiver, event);
+        if (sampler && !nested) sampler->leave();
         --m_depth;
         if (const qint64 ms = timer.elapsed(); ms > (nested ? 20 : 50)) {
             std::string who = receiver->metaObject()->className();
+            if (!receiver->objectName().isEmpty())
+                who += " \"" + receiver->objectName().toStdString() + "\"";
             if (QObject* parent = receiver->parent())
                 who += std::string(" in ") + parent->metaObject()->className();
-            slow[who + ", event " + std::to_string(int(event->type()))] += ms;
+            who += ", event " + std::to_string(int(event->type()));
+            slow[who] += ms;
+            if (ms > 100)
+                single.push_back(
+                    {g_action, (nested ? "  (inside) " : "") + who, ms, threadCpuMs() - cpu});
         }
         return handled;
     }
     /// Total ms of deliveries above 50 ms (paints inside them: above 20 ms), by receiver.
     std::map<std::string, qint64> slow;
+    /// Each delivery above 100 ms: the action, the receiver, wall and CPU ms.
+    struct Record {
+        std::string action, who;
+        qint64 wallMs;
+        double cpuMs;
+    };
+    std::vector<Record> single;
+    std::unique_ptr<StallSampler> sampler;
 
 private:
     int m_depth = 0;
@@ -280,6 +392,7 @@ void BM_WorstStallClickingThroughEveryView(benchmark::State& state) {
             Action action = std::move(actions.front());
             actions.pop_front();
             beat.setAction(action.name);
+            g_action = action.name;
             action.run();
             ++done;
             // Loading a view can take seconds on its worker; wait for it before the next click.
@@ -299,6 +412,10 @@ void BM_WorstStallClickingThroughEveryView(benchmark::State& state) {
         if (auto* app = dynamic_cast<TimingApplication*>(QApplication::instance()))
             for (const auto& [who, ms] : app->slow)
                 std::cerr << "  event " << ms << " ms in all  " << who << "\n";
+        if (auto* app = dynamic_cast<TimingApplication*>(QApplication::instance()))
+            for (const auto& r : app->single)
+                std::cerr << "  single " << r.wallMs << " ms (cpu " << qint64(r.cpuMs) << ")  "
+                          << r.action << ": " << r.who << "\n";
     }
 }
 BENCHMARK(BM_WorstStallClickingThroughEveryView)->Unit(benchmark::kSecond)->Iterations(1);
@@ -308,6 +425,7 @@ BENCHMARK(BM_WorstStallClickingThroughEveryView)->Unit(benchmark::kSecond)->Iter
 int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     TimingApplication app(argc, argv);
+    if (std::getenv("PTO_GUI_STALL_STACKS")) app.sampler = std::make_unique<StallSampler>();
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

@@ -2,6 +2,7 @@
 #include "gui/app/Screenshots.h"
 
 #include "gui/app/MainWindow.h"
+#include "gui/model/WorkerPool.h"
 #include "gui/widgets/StudioView.h"
 #include "gui/widgets/ViewExport.h"
 
@@ -43,7 +44,7 @@ bool waitUntilIdle(int timeoutMs) {
     QElapsedTimer timer;
     timer.start();
     settle(150);
-    while (QThreadPool::globalInstance()->activeThreadCount() > 0) {
+    while (workerPool().activeThreadCount() > 0) {
         if (timer.elapsed() > timeoutMs) return false;
         settle(20);
     }

@@ -7,6 +7,7 @@
 #include "gui/model/OpCostModel.h"
 #include "gui/model/RooflineModel.h"
 #include "gui/model/UtilizationModel.h"
+#include "gui/model/WorkerPool.h"
 #include "gui/model/WorkerResult.h"
 #include "gui/widgets/BottleneckViewParts.h"
 #include "gui/widgets/RooflineChart.h"
@@ -202,7 +203,7 @@ void BottleneckView::documentChanged() {
     m_header->setText(tr("Analyzing the run..."));
     const int generation = m_generation;
     m_watcher->setFuture(
-        QtConcurrent::run([path = doc->path(), generation, token = m_tokens.next()] {
+        QtConcurrent::run(&workerPool(), [path = doc->path(), generation, token = m_tokens.next()] {
             Loaded loaded;
             loaded.generation = generation;
             QElapsedTimer timer;

@@ -4,6 +4,7 @@
 
 #include "gui/model/CompareTables.h"
 #include "gui/model/RooflineModel.h"
+#include "gui/model/WorkerPool.h"
 #include "gui/model/WorkerResult.h"
 #include "gui/widgets/BottleneckViewParts.h"
 #include "gui/widgets/RooflineChart.h"
@@ -255,16 +256,17 @@ void CompareView::reload() {
     }
     m_loading = true;
     m_header->setText(tr("Comparing the runs..."));
-    m_watcher->setFuture(QtConcurrent::run([baseFile = runFile(*base), openFile = runFile(*open),
-                                            generation = m_generation, token = m_tokens.next()] {
-        Loaded loaded;
-        loaded.generation = generation;
-        const auto result = runGuarded<Comparison>(
-            *token, [&] { return compareFiles(baseFile, openFile, *token); });
-        loaded.comparison = result.value;
-        loaded.error = result.cancelled ? tr("cancelled") : result.error;
-        return loaded;
-    }));
+    m_watcher->setFuture(
+        QtConcurrent::run(&workerPool(), [baseFile = runFile(*base), openFile = runFile(*open),
+                                          generation = m_generation, token = m_tokens.next()] {
+            Loaded loaded;
+            loaded.generation = generation;
+            const auto result = runGuarded<Comparison>(
+                *token, [&] { return compareFiles(baseFile, openFile, *token); });
+            loaded.comparison = result.value;
+            loaded.error = result.cancelled ? tr("cancelled") : result.error;
+            return loaded;
+        }));
 }
 
 void CompareView::showComparison(const Loaded& loaded) {

@@ -5,6 +5,7 @@
 #include "gui/model/HierarchyTreeModel.h"
 #include "gui/model/LayoutWorker.h"
 #include "gui/model/LinkResolver.h"
+#include "gui/model/WorkerPool.h"
 #include "gui/widgets/GraphViewCanvas.h"
 
 #include <QComboBox>
@@ -232,12 +233,13 @@ bool GraphView::selectStage(std::int64_t stageId) {
     setBusy(tr("Reading stage %1…").arg(m_stageCombo->itemText(index)));
     const std::filesystem::path path = document()->path();
     m_loader.setProperty("generation", generation);
-    m_loader.setFuture(QtConcurrent::run([path, stageId, token = m_loadTokens.next()] {
-        return runGuarded<GraphStage>(*token, [&] {
-            auto reader = tracedb::TraceReader::open(path);
-            return loadGraphStage(reader, stageId, token.get());
-        });
-    }));
+    m_loader.setFuture(
+        QtConcurrent::run(&workerPool(), [path, stageId, token = m_loadTokens.next()] {
+            return runGuarded<GraphStage>(*token, [&] {
+                auto reader = tracedb::TraceReader::open(path);
+                return loadGraphStage(reader, stageId, token.get());
+            });
+        }));
     return true;
 }
 

@@ -6,6 +6,7 @@
 #include "gui/model/LayoutEngine.h"
 #include "gui/model/LayoutWorker.h"
 #include "gui/model/LinkResolver.h"
+#include "gui/model/WorkerPool.h"
 #include "gui/widgets/GraphView.h"
 #include "gui/widgets/GraphViewCanvas.h"
 #include "gui/widgets/Theme.h"
@@ -163,8 +164,8 @@ void GraphView::setOverlay(OverlayKind kind) {
     m_status->setText(tr("Computing the %1 overlay…").arg(overlayName(kind)));
     m_overlayLoader.setProperty("generation", generation);
     m_overlayLoader.setFuture(
-        QtConcurrent::run([path = document()->path(), stage = m_model->stage(), kind,
-                           token = m_overlayTokens.next()] {
+        QtConcurrent::run(&workerPool(), [path = document()->path(), stage = m_model->stage(), kind,
+                                          token = m_overlayTokens.next()] {
             return runGuarded<GraphOverlay>(*token, [&] {
                 const auto reader = tracedb::TraceReader::open(path);
                 return computeOverlay(reader, stage, kind);

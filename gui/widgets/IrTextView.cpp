@@ -2,6 +2,7 @@
 #include "gui/widgets/IrTextView.h"
 
 #include "gui/model/LinkResolver.h"
+#include "gui/model/WorkerPool.h"
 #include "gui/model/WorkerResult.h"
 #include "gui/widgets/IrTextViewEditor.h"
 #include "gui/widgets/PassTraceBar.h"
@@ -104,8 +105,9 @@ void IrTextView::onStagePicked(int row) {
     m_status->setText(tr("Reading stage %1…").arg(m_picker->itemText(row)));
     // A big run's listing is rebuilt from up to a million instruction rows: seconds, so never
     // on the GUI thread.
-    m_watcher->setFuture(QtConcurrent::run([path = document()->path(), stage,
-                                            generation = m_generation, token = m_tokens.next()] {
+    m_watcher->setFuture(QtConcurrent::run(&workerPool(), [path = document()->path(), stage,
+                                                           generation = m_generation,
+                                                           token = m_tokens.next()] {
         const auto result = runGuarded<IrText>(*token, [&] {
             const auto reader = tracedb::TraceReader::open(path);
             const auto watch = token->watch(reader);

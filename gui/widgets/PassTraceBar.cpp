@@ -1,6 +1,7 @@
 // The IR view's pass trace bar: trace the selected node, then step through its passes.
 #include "gui/widgets/PassTraceBar.h"
 
+#include "gui/model/WorkerPool.h"
 #include "gui/model/WorkerResult.h"
 
 #include <QFutureWatcher>
@@ -66,8 +67,9 @@ void PassTraceBar::traceSelection() {
     m_busy = true;
     m_label->setText(tr("Tracing node %1 of stage %2…").arg(m_node.id).arg(m_node.stageId));
     refresh();
-    m_watcher->setFuture(QtConcurrent::run([path = m_path, node = m_node, generation = m_generation,
-                                            token = m_tokens.next()] {
+    m_watcher->setFuture(QtConcurrent::run(&workerPool(), [path = m_path, node = m_node,
+                                                           generation = m_generation,
+                                                           token = m_tokens.next()] {
         const auto result = runGuarded<std::vector<PassStep>>(*token, [&] {
             const auto reader = tracedb::TraceReader::open(path);
             const auto watch = token->watch(reader);

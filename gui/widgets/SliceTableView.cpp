@@ -1,6 +1,7 @@
 // The slice table view: pivots the run's slices on a worker and links rows to the selection.
 #include "gui/widgets/SliceTableView.h"
 
+#include "gui/model/WorkerPool.h"
 #include "gui/model/WorkerResult.h"
 #include "gui/widgets/BottleneckViewParts.h"
 
@@ -115,8 +116,9 @@ void SliceTableView::reload() {
     SlicePivotQuery query;
     query.grouping = SliceGrouping(m_grouping->currentData().toInt());
     query.filter = m_filter->text().toStdString();
-    m_watcher->setFuture(QtConcurrent::run(
-        [path = doc->path(), query, generation = m_generation, token = m_tokens.next()] {
+    m_watcher->setFuture(
+        QtConcurrent::run(&workerPool(), [path = doc->path(), query, generation = m_generation,
+                                          token = m_tokens.next()] {
             Loaded loaded;
             loaded.generation = generation;
             QElapsedTimer timer;

@@ -6,6 +6,7 @@
 #include "gui/model/SqlConsoleModel.h"
 #include "gui/model/SqlConsoleQuery.h"
 #include "gui/model/SqlSchema.h"
+#include "gui/model/WorkerPool.h"
 #include "gui/model/WorkerResult.h"
 #include "gui/widgets/Theme.h"
 
@@ -196,8 +197,8 @@ void SqlConsole::run(const QString& sql) {
     setStatus(tr("Running..."), false);
     // next() cancels a query still running (its result is never shown: setFuture replaces it)
     // without waiting for it.
-    m_watcher->setFuture(
-        QtConcurrent::run([path = document()->path(), sql, token = m_tokens.next()]() -> ResultPtr {
+    m_watcher->setFuture(QtConcurrent::run(
+        &workerPool(), [path = document()->path(), sql, token = m_tokens.next()]() -> ResultPtr {
             const FinishGuard finish(*token);
             try {
                 const auto reader = tracedb::TraceReader::open(path);

@@ -16,10 +16,12 @@
 
 #include <QAbstractItemModelTester>
 #include <QImage>
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTest>
+#include <QThreadPool>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -171,6 +173,45 @@ TEST_F(BottleneckTest, AnElementwiseAddIsMemoryBoundAtItsIntensity) {
     const QImage chart = m_view->rooflineChart()->grab().toImage();
     EXPECT_EQ(chart.pixelColor(2, 2), QColor(25, 25, 25));
     test::saveScreenshot(*m_view, "bottleneck_add_dark");
+}
+
+/// Holds every thread of Qt's global pool until destroyed, as a long job of another library
+/// (or of Qt itself) would.
+class GlobalPoolHeld {
+public:
+    GlobalPoolHeld() {
+        QThreadPool* pool = QThreadPool::globalInstance();
+        m_threads = pool->maxThreadCount();
+        for (int i = 0; i < m_threads; ++i)
+            pool->start([this] {
+                m_started.release();
+                m_release.acquire();
+            });
+        m_started.acquire(m_threads);
+    }
+    ~GlobalPoolHeld() {
+        m_release.release(m_threads);
+        QThreadPool::globalInstance()->waitForDone();
+    }
+
+private:
+    int m_threads = 0;
+    QSemaphore m_started, m_release;
+};
+
+// Qt's raster engine waits for the global pool while it paints a big area, so the views'
+// workers must not queue there (issue 19: a profile on it froze every repaint for seconds);
+// here the pool is taken and the profile still arrives. Not shown: a paint would wait.
+TEST(BottleneckWorkers, TheProfileArrivesWhileQtsGlobalPoolIsBusy) {
+    const fs::path trace = addTrace();
+    StudioContext context;
+    BottleneckView view(context);
+    const GlobalPoolHeld held;
+    QSignalSpy loaded(&view, &BottleneckView::profileLoaded);
+    context.setDocument(TraceDocument::open(trace));
+    ASSERT_TRUE(!loaded.isEmpty() || loaded.wait(30000));
+    EXPECT_FALSE(view.isLoading());
+    EXPECT_EQ(view.roofline().rowCount(), 48); // one point per task, as above
 }
 
 TEST_F(BottleneckTest, SoftmaxOpsAgreeWithTheReportAndShapes) {
