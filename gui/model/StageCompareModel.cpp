@@ -139,6 +139,41 @@ std::vector<std::int64_t> StageMapper::map(std::int64_t fromStage, std::int64_t 
     return fromTileStage(ops, toStage);
 }
 
+NodeKey StageSidesReader::sourceOf(const EntityRef& ref) {
+    if (ref.kind == EntityRef::Kind::Node) return {ref.stageId, ref.id};
+    if (ref.kind != EntityRef::Kind::Instr && ref.kind != EntityRef::Kind::Slice) return {};
+    const std::int64_t instr =
+        ref.kind == EntityRef::Kind::Instr ? ref.id : m_links->instrOfSlice(ref.id);
+    return instr >= 0 ? m_links->tileOpOfInstr(instr) : NodeKey{};
+}
+
+StageSides StageSidesReader::read(const StageSidesRequest& request, CancelToken& token) {
+    const std::lock_guard lock(m_mutex);
+    token.check();
+    if (!m_mapper) { // all three or none, even when one of them throws
+        auto reader = std::make_unique<tracedb::TraceReader>(tracedb::TraceReader::open(m_path));
+        auto links = std::make_unique<LinkResolver>(*reader);
+        m_mapper = std::make_unique<StageMapper>(*reader, *links);
+        m_reader = std::move(reader);
+        m_links = std::move(links);
+    }
+    const auto watch = token.watch(*m_reader);
+    StageSides sides;
+    const NodeKey source = sourceOf(request.selection);
+    for (std::size_t side = 0; side < 2; ++side) {
+        const std::int64_t stage = request.stages[side];
+        if (stage < 0) continue;
+        if (request.readIds[side]) sides.ids[side] = StageNodeListModel::readIds(*m_reader, stage);
+        if (source.stageId >= 0) {
+            const std::vector<std::int64_t> ids = m_mapper->map(source.stageId, source.id, stage);
+            sides.highlighted[side] = {ids.begin(), ids.end()};
+            if (!ids.empty()) sides.firstHighlighted[side] = ids.front();
+        }
+        token.check();
+    }
+    return sides;
+}
+
 StageListModel::StageListModel(QObject* parent) : QAbstractListModel(parent) {}
 
 void StageListModel::load(const tracedb::TraceReader* reader) {
@@ -178,16 +213,24 @@ QVariant StageListModel::data(const QModelIndex& index, int role) const {
 
 StageNodeListModel::StageNodeListModel(QObject* parent) : QAbstractListModel(parent) {}
 
+std::vector<std::int64_t> StageNodeListModel::readIds(const tracedb::TraceReader& reader,
+                                                      std::int64_t stageId) {
+    return prof::intColumn(
+        reader, fmt::format("SELECT id FROM node WHERE stage_id = {} ORDER BY id", stageId));
+}
+
 void StageNodeListModel::load(const tracedb::TraceReader* reader, std::int64_t stageId) {
+    setNodes(reader, stageId, reader ? readIds(*reader, stageId) : std::vector<std::int64_t>{});
+}
+
+void StageNodeListModel::setNodes(const tracedb::TraceReader* reader, std::int64_t stageId,
+                                  std::vector<std::int64_t> ids) {
     beginResetModel();
     m_reader = reader;
     m_stageId = stageId;
-    m_ids.clear();
+    m_ids = std::move(ids);
     m_text.clear();
     m_highlighted.clear();
-    if (reader)
-        m_ids = prof::intColumn(
-            *reader, fmt::format("SELECT id FROM node WHERE stage_id = {} ORDER BY id", stageId));
     endResetModel();
 }
 
@@ -228,8 +271,7 @@ int StageNodeListModel::rowOf(std::int64_t nodeId) const {
     return it == m_ids.end() || *it != nodeId ? -1 : static_cast<int>(it - m_ids.begin());
 }
 
-void StageNodeListModel::setHighlighted(const std::vector<std::int64_t>& nodeIds) {
-    std::unordered_set<std::int64_t> next(nodeIds.begin(), nodeIds.end());
+void StageNodeListModel::setHighlighted(std::unordered_set<std::int64_t> next) {
     if (next == m_highlighted) return;
     m_highlighted = std::move(next);
     if (!m_ids.empty())

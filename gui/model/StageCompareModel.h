@@ -2,12 +2,17 @@
 // mapped from the other side highlighted, and the mapping itself (through provenance).
 #pragma once
 
+#include "gui/model/CancelToken.h"
 #include "gui/model/LinkResolver.h"
 #include "trace_db/TraceReader.h"
 
 #include <QAbstractListModel>
 
+#include <array>
 #include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -51,6 +56,43 @@ private:
     std::unordered_map<std::int64_t, std::unordered_map<std::int64_t, std::int64_t>> m_parents;
 };
 
+/// One request of the stage comparison: both sides' stages, the sides whose node ids to read
+/// (a stage just picked) and the selection to map onto both sides.
+struct StageSidesRequest {
+    std::array<std::int64_t, 2> stages{-1, -1};
+    std::array<bool, 2> readIds{false, false};
+    EntityRef selection;
+};
+
+/// Its answer: the node ids of the sides asked for (ascending) and, for each side, the nodes
+/// the selection maps to (as a set: 230 k of them are not hashed on the GUI thread) and the
+/// first of them to scroll to (-1: none).
+struct StageSides {
+    std::array<std::vector<std::int64_t>, 2> ids;
+    std::array<std::unordered_set<std::int64_t>, 2> highlighted;
+    std::array<std::int64_t, 2> firstHighlighted{-1, -1};
+};
+
+/// The stage comparison's work, off the GUI thread: a 230 k-node stage's ids and a mapping
+/// through every instruction of a block take hundreds of ms. Keeps its own reader, link
+/// resolver and mapper (with its per-stage parent links) between requests; one request at a
+/// time (a cancelled one lets go within milliseconds: its statement is interrupted).
+class StageSidesReader {
+public:
+    explicit StageSidesReader(std::filesystem::path trace) : m_path(std::move(trace)) {}
+    StageSides read(const StageSidesRequest& request, CancelToken& token);
+
+private:
+    /// The node of a Tile stage (or any stage) the selection stands for, or none.
+    NodeKey sourceOf(const EntityRef& ref);
+
+    std::mutex m_mutex;
+    std::filesystem::path m_path;
+    std::unique_ptr<tracedb::TraceReader> m_reader;
+    std::unique_ptr<LinkResolver> m_links;
+    std::unique_ptr<StageMapper> m_mapper;
+};
+
 /// Stages in pipeline order; Qt::DisplayRole "5 expand-tiles (tile)", Qt::UserRole the id.
 class StageListModel : public QAbstractListModel {
     Q_OBJECT
@@ -80,11 +122,17 @@ public:
     static constexpr int HighlightRole = Qt::UserRole + 1;
 
     explicit StageNodeListModel(QObject* parent = nullptr);
+    /// The node ids of `stageId`, ascending (what load() lists; a worker may call it).
+    static std::vector<std::int64_t> readIds(const tracedb::TraceReader& reader,
+                                             std::int64_t stageId);
     void load(const tracedb::TraceReader* reader, std::int64_t stageId);
+    /// Lists `ids` (read by readIds on a worker); texts are read from `reader` when shown.
+    void setNodes(const tracedb::TraceReader* reader, std::int64_t stageId,
+                  std::vector<std::int64_t> ids);
     std::int64_t stageId() const { return m_stageId; }
     std::int64_t nodeAt(int row) const;
     int rowOf(std::int64_t nodeId) const;
-    void setHighlighted(const std::vector<std::int64_t>& nodeIds);
+    void setHighlighted(std::unordered_set<std::int64_t> nodeIds);
     const std::unordered_set<std::int64_t>& highlighted() const { return m_highlighted; }
 
     int rowCount(const QModelIndex& parent = {}) const override;

@@ -1,9 +1,11 @@
 // What a pto-studio worker hands to the GUI thread: a value, or the error text, or "cancelled";
-// and the wrapper that makes sure no exception ever leaves a worker.
+// the wrapper that makes sure no exception ever leaves a worker; and the result as the view that
+// started it receives it (Loaded: which request it answers, how long it took).
 #pragma once
 
 #include "gui/model/CancelToken.h"
 
+#include <QElapsedTimer>
 #include <QString>
 
 #include <memory>
@@ -41,6 +43,27 @@ template <typename T, typename F> WorkerResult<T> runGuarded(CancelToken& token,
         result.cancelled = true;
     }
     return result;
+}
+
+/// A worker's result as its view receives it: the view's generation when the worker started
+/// (a view drops the results of requests it has replaced), the value or why there is none, and
+/// the worker's wall time.
+template <typename T> struct Loaded {
+    int generation = 0;
+    std::shared_ptr<T> value; ///< null on error or when cancelled
+    QString error;            ///< why there is no value ("cancelled" when cancelled)
+    double seconds = 0;       ///< the worker's wall time
+};
+
+/// runGuarded, timed, answering request `generation`.
+template <typename T, typename F>
+Loaded<T> runLoaded(int generation, CancelToken& token, F&& work) {
+    QElapsedTimer timer;
+    timer.start();
+    WorkerResult<T> result = runGuarded<T>(token, std::forward<F>(work));
+    return {generation, std::move(result.value),
+            result.cancelled ? QStringLiteral("cancelled") : result.error,
+            double(timer.nsecsElapsed()) * 1e-9};
 }
 
 } // namespace pto::gui

@@ -28,13 +28,6 @@
 
 namespace pto::gui {
 
-struct BottleneckView::Loaded {
-    int generation = 0;
-    std::shared_ptr<const prof::Profile> profile;
-    QString error;
-    double seconds = 0; ///< load + analyze, on the worker
-};
-
 namespace {
 
 QWidget* titled(const QString& title, QWidget* content, QWidget* parent) {
@@ -72,14 +65,14 @@ QString summaryOf(const prof::Profile& p, double micros) {
 BottleneckView::BottleneckView(StudioContext& context, QWidget* parent)
     : StudioView(context, parent), m_findings(new FindingsModel(this)),
       m_utilization(new UtilizationModel(this)), m_opCost(new OpCostModel(this)),
-      m_roofline(new RooflineModel(this)), m_watcher(new QFutureWatcher<Loaded>(this)) {
+      m_roofline(new RooflineModel(this)), m_watcher(new QFutureWatcher<Result>(this)) {
     buildLayout();
     connectClicks();
-    connect(m_watcher, &QFutureWatcher<Loaded>::finished, this, [this] {
-        const Loaded loaded = m_watcher->result(); // never throws: runGuarded
+    connect(m_watcher, &QFutureWatcher<Result>::finished, this, [this] {
+        const Result loaded = m_watcher->result(); // never throws: runGuarded
         if (loaded.generation != m_generation) return;
-        showProfile(loaded.profile, loaded.error);
-        if (loaded.profile)
+        showProfile(loaded.value, loaded.error);
+        if (loaded.value)
             m_header->setText(m_header->text() +
                               tr(" (analyzed in %1 s)").arg(loaded.seconds, 0, 'f', 2));
     });
@@ -204,19 +197,11 @@ void BottleneckView::documentChanged() {
     const int generation = m_generation;
     m_watcher->setFuture(
         QtConcurrent::run(&workerPool(), [path = doc->path(), generation, token = m_tokens.next()] {
-            Loaded loaded;
-            loaded.generation = generation;
-            QElapsedTimer timer;
-            timer.start();
-            const auto result = runGuarded<prof::Profile>(*token, [&] {
+            return runLoaded<const prof::Profile>(generation, *token, [&] {
                 const auto reader = tracedb::TraceReader::open(path);
                 const auto watch = token->watch(reader);
                 return prof::analyze(prof::loadRunModel(reader));
             });
-            loaded.profile = result.value;
-            loaded.error = result.cancelled ? tr("cancelled") : result.error;
-            loaded.seconds = static_cast<double>(timer.nsecsElapsed()) * 1e-9;
-            return loaded;
         }));
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "gui/model/CancelToken.h"
+#include "gui/model/WorkerResult.h"
 #include "gui/widgets/StudioView.h"
 
 #include <memory>
@@ -62,7 +63,7 @@ protected:
     void documentChanged() override;
 
 private:
-    struct Loaded;
+    using Result = Loaded<const prof::Profile>;
     void buildLayout();
     void showDetails(const QString& text); // the text and the tune hint
     QWidget* buildFindingsPane();
@@ -83,7 +84,7 @@ private:
     QTableView* m_opTable = nullptr;
     QComboBox* m_pointKind = nullptr;
     RooflineChart* m_chart = nullptr;
-    QFutureWatcher<Loaded>* m_watcher = nullptr;
+    QFutureWatcher<Result>* m_watcher = nullptr;
     WorkerTokens m_tokens; ///< destroyed before m_watcher (a child): waits for the worker
     std::unique_ptr<LinkResolver> m_links;
     bool m_loading = false;

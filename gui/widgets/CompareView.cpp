@@ -25,16 +25,16 @@
 
 namespace pto::gui {
 
-namespace {
-
 /// What the view shows of one pair of runs, computed on the worker.
-struct Comparison {
+struct RunPairComparison {
     std::shared_ptr<const prof::Profile> current;
     bool simVsReal = false;
     RowTable ops, cores, kernels;
     std::vector<RooflineArrow> arrows;
     QString headline, baselineSummary, currentSummary;
 };
+
+namespace {
 
 /// What the worker needs of one open trace.
 struct RunFile {
@@ -88,7 +88,7 @@ std::vector<RooflineArrow> arrowsOf(const prof::RunComparison& c, const prof::Pr
 /// A simulated run next to a measured trace, paired by op type and shape (`pto compare`'s
 /// default for such a pair).
 void compareSimToReal(const RunFile& base, const RunFile& open, const prof::Profile& baseline,
-                      Comparison& out) {
+                      RunPairComparison& out) {
     out.simVsReal = true;
     const bool openIsSim = !out.current->model.measured;
     const prof::Profile& sim = openIsSim ? *out.current : baseline;
@@ -106,8 +106,8 @@ void compareSimToReal(const RunFile& base, const RunFile& open, const prof::Prof
 }
 
 /// Both runs profiled and compared, baseline first as in `pto compare BASELINE OPEN`.
-Comparison compareFiles(const RunFile& base, const RunFile& open, CancelToken& token) {
-    Comparison out;
+RunPairComparison compareFiles(const RunFile& base, const RunFile& open, CancelToken& token) {
+    RunPairComparison out;
     const auto analyze = [&](const RunFile& run) {
         const auto reader = tracedb::TraceReader::open(run.path);
         const auto watch = token.watch(reader);
@@ -140,20 +140,14 @@ Comparison compareFiles(const RunFile& base, const RunFile& open, CancelToken& t
 
 } // namespace
 
-struct CompareView::Loaded {
-    int generation = 0;
-    std::shared_ptr<const Comparison> comparison;
-    QString error;
-};
-
 CompareView::CompareView(StudioContext& context, QWidget* parent)
     : StudioView(context, parent), m_ops(new RowTableModel(this)), m_cores(new RowTableModel(this)),
       m_kernels(new RowTableModel(this)), m_roofline(new RooflineModel(this)),
-      m_watcher(new QFutureWatcher<Loaded>(this)) {
+      m_watcher(new QFutureWatcher<Result>(this)) {
     m_roofline->setMode(RooflineModel::Mode::TensorOps);
     buildLayout();
-    connect(m_watcher, &QFutureWatcher<Loaded>::finished, this, [this] {
-        const Loaded loaded = m_watcher->result(); // never throws: runGuarded
+    connect(m_watcher, &QFutureWatcher<Result>::finished, this, [this] {
+        const Result loaded = m_watcher->result(); // never throws: runGuarded
         if (loaded.generation == m_generation) showComparison(loaded);
     });
     connect(&context, &StudioContext::baselineChanged, this, [this] { reload(); });
@@ -231,7 +225,7 @@ void CompareView::reload() {
     ++m_generation;
     m_tokens.cancel();
     m_loading = false;
-    Loaded none;
+    Result none;
     none.generation = m_generation;
     showComparison(none);
     const TraceDocument* open = document();
@@ -259,18 +253,13 @@ void CompareView::reload() {
     m_watcher->setFuture(
         QtConcurrent::run(&workerPool(), [baseFile = runFile(*base), openFile = runFile(*open),
                                           generation = m_generation, token = m_tokens.next()] {
-            Loaded loaded;
-            loaded.generation = generation;
-            const auto result = runGuarded<Comparison>(
-                *token, [&] { return compareFiles(baseFile, openFile, *token); });
-            loaded.comparison = result.value;
-            loaded.error = result.cancelled ? tr("cancelled") : result.error;
-            return loaded;
+            return runLoaded<const RunPairComparison>(
+                generation, *token, [&] { return compareFiles(baseFile, openFile, *token); });
         }));
 }
 
-void CompareView::showComparison(const Loaded& loaded) {
-    const Comparison* c = loaded.comparison.get();
+void CompareView::showComparison(const Result& loaded) {
+    const RunPairComparison* c = loaded.value.get();
     m_ops->setTable(c ? c->ops : RowTable{});
     m_cores->setTable(c ? c->cores : RowTable{});
     m_kernels->setTable(c ? c->kernels : RowTable{});

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "gui/model/CancelToken.h"
+#include "gui/model/WorkerResult.h"
 #include "gui/widgets/StudioView.h"
 
 #include <memory>
@@ -17,6 +18,7 @@ template <typename T> class QFutureWatcher;
 namespace pto::gui {
 
 class RowTableModel;
+struct RunPairComparison;
 class RooflineChart;
 class RooflineModel;
 class TimelineView;
@@ -62,12 +64,12 @@ protected:
     void documentChanged() override;
 
 private:
-    struct Loaded;
+    using Result = Loaded<const RunPairComparison>;
     void buildLayout();
     QTableView* addTable(RowTableModel* model, const QString& title);
     QWidget* buildTimelines();
     void reload();
-    void showComparison(const Loaded& loaded);
+    void showComparison(const Result& loaded);
     void showTimelines();
     void syncTimelines(TimelineView& from, TimelineView& to);
 
@@ -87,7 +89,7 @@ private:
     StudioContext m_baselineContext; ///< the baseline's own document for its timeline
     TimelineView* m_currentTimeline = nullptr;
     TimelineView* m_baselineTimeline = nullptr;
-    QFutureWatcher<Loaded>* m_watcher = nullptr;
+    QFutureWatcher<Result>* m_watcher = nullptr;
     WorkerTokens m_tokens; ///< destroyed before m_watcher (a child): waits for the worker
     bool m_loading = false;
     bool m_simVsReal = false;

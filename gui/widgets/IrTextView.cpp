@@ -17,14 +17,8 @@
 
 namespace pto::gui {
 
-struct IrTextView::Loaded {
-    int generation = 0;
-    std::shared_ptr<IrText> ir;
-    QString error;
-};
-
 IrTextView::IrTextView(StudioContext& context, QWidget* parent)
-    : StudioView(context, parent), m_watcher(new QFutureWatcher<Loaded>(this)) {
+    : StudioView(context, parent), m_watcher(new QFutureWatcher<Result>(this)) {
     m_picker = new QComboBox(this);
     m_picker->setModel(&m_stages);
     m_tabs = new QTabWidget(this);
@@ -46,7 +40,7 @@ IrTextView::IrTextView(StudioContext& context, QWidget* parent)
             [this](qint64 stage) { setStage(stage); });
     connect(m_editor, &QPlainTextEdit::cursorPositionChanged, this, &IrTextView::onCursorMoved);
     connect(&selection(), &SelectionModel::selectionChanged, this, &IrTextView::onSelection);
-    connect(m_watcher, &QFutureWatcher<Loaded>::finished, this,
+    connect(m_watcher, &QFutureWatcher<Result>::finished, this,
             [this] { showLoaded(m_watcher->result()); }); // never throws: runGuarded
     initialize();
 }
@@ -105,22 +99,21 @@ void IrTextView::onStagePicked(int row) {
     m_status->setText(tr("Reading stage %1…").arg(m_picker->itemText(row)));
     // A big run's listing is rebuilt from up to a million instruction rows: seconds, so never
     // on the GUI thread.
-    m_watcher->setFuture(QtConcurrent::run(&workerPool(), [path = document()->path(), stage,
-                                                           generation = m_generation,
-                                                           token = m_tokens.next()] {
-        const auto result = runGuarded<IrText>(*token, [&] {
-            const auto reader = tracedb::TraceReader::open(path);
-            const auto watch = token->watch(reader);
-            return IrText::load(reader, stage);
-        });
-        return Loaded{generation, result.value, result.cancelled ? tr("cancelled") : result.error};
-    }));
+    m_watcher->setFuture(
+        QtConcurrent::run(&workerPool(), [path = document()->path(), stage,
+                                          generation = m_generation, token = m_tokens.next()] {
+            return runLoaded<IrText>(generation, *token, [&] {
+                const auto reader = tracedb::TraceReader::open(path);
+                const auto watch = token->watch(reader);
+                return IrText::load(reader, stage);
+            });
+        }));
 }
 
-void IrTextView::showLoaded(const Loaded& loaded) {
+void IrTextView::showLoaded(const Result& loaded) {
     if (loaded.generation != m_generation) return;
     m_loading = false;
-    m_ir = loaded.ir ? std::move(*loaded.ir) : IrText{};
+    m_ir = loaded.value ? std::move(*loaded.value) : IrText{};
     m_moving = true;
     m_editor->setPlainText(QString::fromStdString(m_ir.text()));
     m_editor->setChangedLines(m_ir.changedLines());
@@ -131,7 +124,7 @@ void IrTextView::showLoaded(const Loaded& loaded) {
     if (m_ir.parentStageId() < 0) status = tr("The program as parsed");
     if (m_ir.diffApproximate()) status += tr(" (too many edits to diff line by line)");
     if (!m_ir.note().empty()) status += QStringLiteral(" — ") + QString::fromStdString(m_ir.note());
-    if (!loaded.ir) status = tr("Cannot read the stage: %1").arg(loaded.error);
+    if (!loaded.value) status = tr("Cannot read the stage: %1").arg(loaded.error);
     m_status->setText(status);
     if (document() && document()->summary().measured) {
         m_editor->setPlainText(tr(kMeasuredNoIr));

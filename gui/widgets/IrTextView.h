@@ -6,6 +6,7 @@
 #include "gui/model/CancelToken.h"
 #include "gui/model/IrText.h"
 #include "gui/model/StageCompareModel.h"
+#include "gui/model/WorkerResult.h"
 #include "gui/widgets/StudioView.h"
 
 #include <memory>
@@ -52,9 +53,9 @@ protected:
     void documentChanged() override;
 
 private:
-    struct Loaded;
+    using Result = Loaded<IrText>;
     void onStagePicked(int row);
-    void showLoaded(const Loaded& loaded);
+    void showLoaded(const Result& loaded);
     void onCursorMoved();
     void onSelection(const EntityRef& ref, const QObject* origin);
     void showSourceLine(std::int64_t line);
@@ -72,7 +73,7 @@ private:
     IrTextEditor* m_source = nullptr;
     QLabel* m_status = nullptr;
     PassTraceBar* m_passTrace = nullptr;
-    QFutureWatcher<Loaded>* m_watcher = nullptr;
+    QFutureWatcher<Result>* m_watcher = nullptr;
     WorkerTokens m_tokens; ///< destroyed before m_watcher (a child): waits for the worker
     bool m_loading = false;
     int m_generation = 0;

@@ -12,14 +12,8 @@
 
 namespace pto::gui {
 
-struct PassTraceBar::Loaded {
-    int generation = 0;
-    std::shared_ptr<std::vector<PassStep>> steps;
-    QString error;
-};
-
 PassTraceBar::PassTraceBar(QWidget* parent)
-    : QWidget(parent), m_watcher(new QFutureWatcher<Loaded>(this)) {
+    : QWidget(parent), m_watcher(new QFutureWatcher<Result>(this)) {
     m_trace = new QPushButton(tr("Trace through passes"), this);
     m_trace->setToolTip(tr("List the passes that changed the selected node and step through "
                            "the stages they produced (passes that left it alone are skipped)"));
@@ -36,7 +30,7 @@ PassTraceBar::PassTraceBar(QWidget* parent)
     connect(m_trace, &QPushButton::clicked, this, &PassTraceBar::traceSelection);
     connect(m_previous, &QPushButton::clicked, this, [this] { step(-1); });
     connect(m_next, &QPushButton::clicked, this, [this] { step(+1); });
-    connect(m_watcher, &QFutureWatcher<Loaded>::finished, this,
+    connect(m_watcher, &QFutureWatcher<Result>::finished, this,
             [this] { showLoaded(m_watcher->result()); }); // never throws: runGuarded
     refresh();
 }
@@ -67,24 +61,23 @@ void PassTraceBar::traceSelection() {
     m_busy = true;
     m_label->setText(tr("Tracing node %1 of stage %2…").arg(m_node.id).arg(m_node.stageId));
     refresh();
-    m_watcher->setFuture(QtConcurrent::run(&workerPool(), [path = m_path, node = m_node,
-                                                           generation = m_generation,
-                                                           token = m_tokens.next()] {
-        const auto result = runGuarded<std::vector<PassStep>>(*token, [&] {
-            const auto reader = tracedb::TraceReader::open(path);
-            const auto watch = token->watch(reader);
-            return passTrace(reader, node.stageId, node.id);
-        });
-        return Loaded{generation, result.value, result.cancelled ? tr("cancelled") : result.error};
-    }));
+    m_watcher->setFuture(
+        QtConcurrent::run(&workerPool(), [path = m_path, node = m_node, generation = m_generation,
+                                          token = m_tokens.next()] {
+            return runLoaded<std::vector<PassStep>>(generation, *token, [&] {
+                const auto reader = tracedb::TraceReader::open(path);
+                const auto watch = token->watch(reader);
+                return passTrace(reader, node.stageId, node.id);
+            });
+        }));
 }
 
-void PassTraceBar::showLoaded(const Loaded& loaded) {
+void PassTraceBar::showLoaded(const Result& loaded) {
     if (loaded.generation != m_generation) return;
     m_busy = false;
-    m_steps = loaded.steps ? std::move(*loaded.steps) : std::vector<PassStep>{};
+    m_steps = loaded.value ? std::move(*loaded.value) : std::vector<PassStep>{};
     m_current = m_steps.empty() ? -1 : 0;
-    if (!loaded.steps)
+    if (!loaded.value)
         m_label->setText(tr("Cannot trace the node: %1").arg(loaded.error));
     else if (m_steps.empty())
         m_label->setText(tr("No pass changed this node after it was made"));

@@ -6,6 +6,7 @@
 #include "gui/model/CancelToken.h"
 #include "gui/model/PassTrace.h"
 #include "gui/model/SelectionModel.h"
+#include "gui/model/WorkerResult.h"
 
 #include <QWidget>
 
@@ -44,8 +45,8 @@ signals:
     void stageRequested(qint64 stageId);
 
 private:
-    struct Loaded;
-    void showLoaded(const Loaded& loaded);
+    using Result = Loaded<std::vector<PassStep>>;
+    void showLoaded(const Result& loaded);
     void refresh();
 
     std::filesystem::path m_path;
@@ -58,7 +59,7 @@ private:
     QPushButton* m_previous = nullptr;
     QPushButton* m_next = nullptr;
     QLabel* m_label = nullptr;
-    QFutureWatcher<Loaded>* m_watcher = nullptr;
+    QFutureWatcher<Result>* m_watcher = nullptr;
     WorkerTokens m_tokens; ///< destroyed before m_watcher (a child): waits for the worker
 };
 

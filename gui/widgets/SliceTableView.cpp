@@ -17,16 +17,9 @@
 
 namespace pto::gui {
 
-struct SliceTableView::Loaded {
-    int generation = 0;
-    std::shared_ptr<SlicePivot> pivot;
-    QString error;
-    double millis = 0;
-};
-
 SliceTableView::SliceTableView(StudioContext& context, QWidget* parent)
     : StudioView(context, parent), m_rows(new RowTableModel(this)),
-      m_watcher(new QFutureWatcher<Loaded>(this)) {
+      m_watcher(new QFutureWatcher<Result>(this)) {
     m_grouping = new QComboBox(this);
     for (SliceGrouping g :
          {SliceGrouping::Name, SliceGrouping::Track, SliceGrouping::Core, SliceGrouping::Category,
@@ -54,15 +47,15 @@ SliceTableView::SliceTableView(StudioContext& context, QWidget* parent)
         const EntityRef ref = m_rows->entityOf(sourceRow(m_table, index));
         if (!ref.isNone() && ref.id >= 0) selection().select(ref, this);
     });
-    connect(m_watcher, &QFutureWatcher<Loaded>::finished, this, [this] {
-        const Loaded loaded = m_watcher->result(); // never throws: runGuarded
+    connect(m_watcher, &QFutureWatcher<Result>::finished, this, [this] {
+        const Result loaded = m_watcher->result(); // never throws: runGuarded
         if (loaded.generation != m_generation) return;
         m_loading = false;
-        if (!loaded.pivot) {
+        if (!loaded.value) {
             m_rows->setTable({});
             m_status->setText(tr("Cannot read the slices: %1").arg(loaded.error));
         } else {
-            const SlicePivot& p = *loaded.pivot;
+            const SlicePivot& p = *loaded.value;
             m_rows->setTable(p.table);
             m_table->resizeColumnsToContents();
             const int rows = m_rows->rowCount();
@@ -70,11 +63,11 @@ SliceTableView::SliceTableView(StudioContext& context, QWidget* parent)
                 p.truncated ? tr("first %1 of %2 slices (group or filter to see the rest), %3 ms")
                                   .arg(rows)
                                   .arg(p.slices)
-                                  .arg(loaded.millis, 0, 'f', 0)
+                                  .arg(loaded.seconds * 1e3, 0, 'f', 0)
                             : tr("%1 slices in %2 rows, %3 ms")
                                   .arg(p.slices)
                                   .arg(rows)
-                                  .arg(loaded.millis, 0, 'f', 0));
+                                  .arg(loaded.seconds * 1e3, 0, 'f', 0));
         }
         emit pivotShown();
     });
@@ -119,19 +112,11 @@ void SliceTableView::reload() {
     m_watcher->setFuture(
         QtConcurrent::run(&workerPool(), [path = doc->path(), query, generation = m_generation,
                                           token = m_tokens.next()] {
-            Loaded loaded;
-            loaded.generation = generation;
-            QElapsedTimer timer;
-            timer.start();
-            const auto result = runGuarded<SlicePivot>(*token, [&] {
+            return runLoaded<SlicePivot>(generation, *token, [&] {
                 const auto reader = tracedb::TraceReader::open(path);
                 const auto watch = token->watch(reader);
                 return pivotSlices(reader, query);
             });
-            loaded.pivot = result.value;
-            loaded.error = result.cancelled ? tr("cancelled") : result.error;
-            loaded.millis = double(timer.nsecsElapsed()) * 1e-6;
-            return loaded;
         }));
 }
 

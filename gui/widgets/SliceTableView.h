@@ -4,6 +4,7 @@
 
 #include "gui/model/CancelToken.h"
 #include "gui/model/SlicePivot.h"
+#include "gui/model/WorkerResult.h"
 #include "gui/widgets/StudioView.h"
 
 class QComboBox;
@@ -42,7 +43,7 @@ protected:
     void documentChanged() override;
 
 private:
-    struct Loaded;
+    using Result = Loaded<SlicePivot>;
     void reload();
 
     RowTableModel* m_rows;
@@ -50,7 +51,7 @@ private:
     QLineEdit* m_filter = nullptr;
     QLabel* m_status = nullptr;
     QTableView* m_table = nullptr;
-    QFutureWatcher<Loaded>* m_watcher = nullptr;
+    QFutureWatcher<Result>* m_watcher = nullptr;
     WorkerTokens m_tokens; ///< destroyed before m_watcher (a child): waits for the worker
     bool m_loading = false;
     int m_generation = 0;

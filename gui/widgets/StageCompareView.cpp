@@ -1,15 +1,28 @@
-// Stage comparison view: two stage pickers over two node lists linked by provenance.
+// Stage comparison view: two stage pickers over two node lists linked by provenance; stages
+// and mappings read on a worker.
 #include "gui/widgets/StageCompareView.h"
 
+#include "gui/model/WorkerPool.h"
+
 #include <QComboBox>
+#include <QFutureWatcher>
 #include <QGridLayout>
 #include <QLabel>
 #include <QListView>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace pto::gui {
 
+namespace {
+
+const char* const kHint = QT_TRANSLATE_NOOP("pto::gui::StageCompareView",
+                                            "Nodes the selection maps to are highlighted on both "
+                                            "sides.");
+
+} // namespace
+
 StageCompareView::StageCompareView(StudioContext& context, QWidget* parent)
-    : StudioView(context, parent) {
+    : StudioView(context, parent), m_watcher(new QFutureWatcher<Result>(this)) {
     auto* layout = new QGridLayout(this);
     const bool sides[] = {true, false};
     for (bool left : sides) {
@@ -29,24 +42,30 @@ StageCompareView::StageCompareView(StudioContext& context, QWidget* parent)
         (left ? m_leftPicker : m_rightPicker) = picker;
         (left ? m_leftList : m_rightList) = list;
     }
-    layout->addWidget(new QLabel(tr("Nodes the selection maps to are highlighted on both "
-                                    "sides."),
-                                 this),
-                      2, 0, 1, 2);
-    connect(&selection(), &SelectionModel::selectionChanged, this, &StageCompareView::onSelection);
+    m_status = new QLabel(tr(kHint), this);
+    m_status->setTextFormat(Qt::PlainText); // stage names and errors come from the trace
+    layout->addWidget(m_status, 2, 0, 1, 2);
+    connect(&selection(), &SelectionModel::selectionChanged, this,
+            [this](const EntityRef&, const QObject*) { request(); });
+    connect(m_watcher, &QFutureWatcher<Result>::finished, this,
+            [this] { showSides(m_watcher->result()); }); // never throws: runLoaded
     initialize();
 }
 
-StageCompareView::~StageCompareView() = default;
+StageCompareView::~StageCompareView() = default; // m_tokens cancels the worker and waits
+
+QString StageCompareView::statusText() const {
+    return m_status->text();
+}
 
 void StageCompareView::documentChanged() {
-    m_mapper.reset();
-    m_links.reset();
-    const tracedb::TraceReader* reader = document() ? &document()->reader() : nullptr;
-    if (reader) {
-        m_links = std::make_unique<LinkResolver>(*reader);
-        m_mapper = std::make_unique<StageMapper>(*reader, *m_links);
-    }
+    ++m_generation;
+    m_tokens.cancel();
+    const TraceDocument* doc = document();
+    m_worker = doc ? std::make_shared<StageSidesReader>(doc->path()) : nullptr;
+    const tracedb::TraceReader* reader = doc ? &doc->reader() : nullptr;
+    m_left.setNodes(reader, -1, {});
+    m_right.setNodes(reader, -1, {});
     {
         const QSignalBlocker a(m_leftPicker), b(m_rightPicker);
         m_stages.load(reader);
@@ -61,52 +80,78 @@ void StageCompareView::documentChanged() {
 }
 
 void StageCompareView::setStages(std::int64_t left, std::int64_t right) {
-    const int leftRow = m_stages.rowOf(left), rightRow = m_stages.rowOf(right);
-    // setCurrentIndex only signals on a change; load explicitly to also cover a reload.
     {
         const QSignalBlocker a(m_leftPicker), b(m_rightPicker);
-        m_leftPicker->setCurrentIndex(leftRow);
-        m_rightPicker->setCurrentIndex(rightRow);
+        m_leftPicker->setCurrentIndex(m_stages.rowOf(left));
+        m_rightPicker->setCurrentIndex(m_stages.rowOf(right));
     }
-    onStagePicked(true, leftRow);
-    onStagePicked(false, rightRow);
+    // Listed again even when unchanged: also covers a reload.
+    m_picked = {left, right};
+    m_idsPending = {true, true};
+    request();
 }
 
 void StageCompareView::onStagePicked(bool left, int row) {
-    const tracedb::TraceReader* reader = document() ? &document()->reader() : nullptr;
-    (left ? m_left : m_right).load(reader, m_stages.stageAt(row));
-    onSelection(selection().current(), nullptr);
+    const std::size_t side = left ? 0 : 1;
+    m_picked[side] = m_stages.stageAt(row);
+    m_idsPending[side] = true;
+    request();
 }
 
 void StageCompareView::onNodeClicked(bool left, const QModelIndex& index) {
     const StageNodeListModel& model = left ? m_left : m_right;
-    const NodeKey node{model.stageId(), model.nodeAt(index.row())};
-    highlight(node);
-    selection().select(EntityRef::node(node.stageId, node.id), this);
+    selection().select(EntityRef::node(model.stageId(), model.nodeAt(index.row())), this);
+    request(); // the view's own selection is not signalled back to it
 }
 
-void StageCompareView::onSelection(const EntityRef& ref, const QObject* origin) {
-    if (origin == this || !m_links) return;
-    NodeKey source;
-    if (ref.kind == EntityRef::Kind::Node) {
-        source = {ref.stageId, ref.id};
-    } else if (ref.kind == EntityRef::Kind::Instr || ref.kind == EntityRef::Kind::Slice) {
-        const std::int64_t instr =
-            ref.kind == EntityRef::Kind::Instr ? ref.id : m_links->instrOfSlice(ref.id);
-        if (instr >= 0) source = m_links->tileOpOfInstr(instr);
+void StageCompareView::request() {
+    ++m_generation;
+    m_tokens.cancel();
+    if (!m_worker) {
+        m_loading = false;
+        m_idsPending = {false, false};
+        m_status->setText(tr(kHint));
+        emit sidesShown();
+        return;
     }
-    highlight(source);
+    StageSidesRequest job;
+    job.stages = m_picked;
+    job.readIds = m_idsPending;
+    job.selection = selection().current();
+    m_loading = true;
+    if (m_idsPending[0] || m_idsPending[1])
+        m_status->setText(
+            tr("Reading stage %1…")
+                .arg((m_idsPending[1] ? m_rightPicker : m_leftPicker)->currentText()));
+    m_watcher->setFuture(QtConcurrent::run(&workerPool(), [worker = m_worker, job,
+                                                           generation = m_generation,
+                                                           token = m_tokens.next()] {
+        return runLoaded<StageSides>(generation, *token, [&] { return worker->read(job, *token); });
+    }));
 }
 
-void StageCompareView::highlight(NodeKey source) {
-    for (StageNodeListModel* model : {&m_left, &m_right}) {
-        std::vector<std::int64_t> ids;
-        if (source.stageId >= 0 && m_mapper && model->stageId() >= 0)
-            ids = m_mapper->map(source.stageId, source.id, model->stageId());
-        model->setHighlighted(ids);
-        QListView* list = model == &m_left ? m_leftList : m_rightList;
-        if (!ids.empty()) list->scrollTo(model->index(model->rowOf(ids.front())));
+void StageCompareView::showSides(const Result& loaded) {
+    if (loaded.generation != m_generation) return;
+    m_loading = false;
+    if (!loaded.value) {
+        m_status->setText(tr("Cannot read the stages: %1").arg(loaded.error));
+        emit sidesShown();
+        return;
     }
+    const tracedb::TraceReader* reader = document() ? &document()->reader() : nullptr;
+    StageNodeListModel* models[] = {&m_left, &m_right};
+    QListView* lists[] = {m_leftList, m_rightList};
+    for (std::size_t side = 0; side < 2; ++side) {
+        StageNodeListModel& model = *models[side];
+        StageSides& sides = *loaded.value; // this result's only reader
+        if (m_idsPending[side]) model.setNodes(reader, m_picked[side], std::move(sides.ids[side]));
+        m_idsPending[side] = false;
+        model.setHighlighted(std::move(sides.highlighted[side]));
+        if (sides.firstHighlighted[side] >= 0)
+            lists[side]->scrollTo(model.index(model.rowOf(sides.firstHighlighted[side])));
+    }
+    m_status->setText(tr(kHint));
+    emit sidesShown();
 }
 
 } // namespace pto::gui

@@ -241,6 +241,7 @@ TEST(GuiDiff, TheHotTileSelectsItsOpInEveryDockedView) {
     EXPECT_GT(ir->highlightedSourceLine(), 0);
     // ...and the stage comparison maps it back to its Tensor op on the left.
     stages->setStages(window.context().document()->reader().stages().front().id, tile.op.stageId);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !stages->isLoading(); }, 60000));
     EXPECT_EQ(stages->rightNodes().highlighted().size(), 1u);
     EXPECT_EQ(stages->leftNodes().highlighted().size(), 1u);
     test::saveScreenshot(window, "main_window_diff_selection");

@@ -37,10 +37,17 @@ std::int64_t stageOfPass(const tracedb::TraceReader& reader, const std::string& 
     return -1;
 }
 
-void clickNode(QListView* list, const StageNodeListModel& model, std::int64_t node) {
+/// Waits for the view's worker to answer the latest pick, click or selection.
+void waitShown(const StageCompareView& view) {
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.isLoading(); }, 60000));
+}
+
+void clickNode(StageCompareView& view, QListView* list, const StageNodeListModel& model,
+               std::int64_t node) {
     const QModelIndex index = model.index(model.rowOf(node));
     list->scrollTo(index);
     QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(index).center());
+    waitShown(view);
 }
 
 TEST(GuiStageCompare, ModelsPassTheModelTesterWhileLoadingAndHighlighting) {
@@ -76,6 +83,7 @@ TEST(GuiStageCompare, ClickingANodeHighlightsWhatItMapsToOnTheOtherSide) {
     const std::int64_t tile = stageOfPass(reader, "tile-dead-code");
     ASSERT_GE(tile, 0);
     view.setStages(root, tile);
+    waitShown(view);
     const std::int64_t matmul =
         *sqlSet(reader, fmt::format("SELECT id FROM node WHERE stage_id = {} AND kind = "
                                     "'matmul'",
@@ -90,7 +98,7 @@ TEST(GuiStageCompare, ClickingANodeHighlightsWhatItMapsToOnTheOtherSide) {
         sqlSet(reader, down + fmt::format("SELECT id FROM down WHERE stage_id = {}", tile));
     ASSERT_GT(tiles.size(), 16u);
 
-    clickNode(view.leftList(), view.leftNodes(), matmul);
+    clickNode(view, view.leftList(), view.leftNodes(), matmul);
     EXPECT_EQ(context.selection().current(), EntityRef::node(root, matmul));
     EXPECT_EQ(highlighted(view.rightNodes()), tiles);
     EXPECT_EQ(highlighted(view.leftNodes()), std::set<std::int64_t>{matmul});
@@ -98,7 +106,7 @@ TEST(GuiStageCompare, ClickingANodeHighlightsWhatItMapsToOnTheOtherSide) {
 
     // A tile op on the right maps back to exactly its Tensor op on the left.
     const std::int64_t oneTile = *tiles.rbegin();
-    clickNode(view.rightList(), view.rightNodes(), oneTile);
+    clickNode(view, view.rightList(), view.rightNodes(), oneTile);
     EXPECT_EQ(highlighted(view.leftNodes()), std::set<std::int64_t>{matmul});
     EXPECT_EQ(highlighted(view.rightNodes()), std::set<std::int64_t>{oneTile});
 
@@ -106,6 +114,7 @@ TEST(GuiStageCompare, ClickingANodeHighlightsWhatItMapsToOnTheOtherSide) {
     const std::int64_t pto = stageOfPass(reader, "emit-pto");
     view.setStages(tile, pto);
     context.selection().select(EntityRef::node(tile, oneTile));
+    waitShown(view);
     EXPECT_EQ(highlighted(view.rightNodes()),
               sqlSet(reader, fmt::format("SELECT DISTINCT block_id FROM instr WHERE "
                                          "tile_stage_id = {} AND tile_op_id = {}",
@@ -113,6 +122,7 @@ TEST(GuiStageCompare, ClickingANodeHighlightsWhatItMapsToOnTheOtherSide) {
     // Against the Exec stage: the tasks calling those block functions.
     const std::int64_t exec = stageOfPass(reader, "build-exec-graph");
     view.setStages(root, exec);
+    waitShown(view);
     EXPECT_EQ(highlighted(view.rightNodes()),
               sqlSet(reader, fmt::format("SELECT t.id FROM node t WHERE t.stage_id = {} AND "
                                          "t.parent_id IN (SELECT block_id FROM instr WHERE "
@@ -126,6 +136,7 @@ TEST(GuiStageCompare, ClickingANodeHighlightsWhatItMapsToOnTheOtherSide) {
     ASSERT_FALSE(slice.rows.empty());
     view.setStages(root, tile);
     context.selection().select(EntityRef::slice(std::get<std::int64_t>(slice.rows[0][0])));
+    waitShown(view);
     EXPECT_EQ(highlighted(view.rightNodes()), std::set<std::int64_t>{oneTile});
     EXPECT_EQ(highlighted(view.leftNodes()), std::set<std::int64_t>{matmul});
 }
@@ -144,6 +155,14 @@ TEST(GuiStageCompare, TheBigGemmMapsAllItsTilesBothWays) {
     for (const auto& s : reader.stages())
         if (s.level == tracedb::StageLevel::Tile && s.nodeCount > 0) tile = s.id;
     view.setStages(root, tile);
+    // 230 k ids are read on the worker: the pick returns at once and says so (issue 19).
+    EXPECT_TRUE(view.isLoading());
+    EXPECT_TRUE(view.statusText().startsWith(QStringLiteral("Reading stage")))
+        << view.statusText().toStdString();
+    waitShown(view);
+    EXPECT_EQ(std::size_t(view.rightNodes().rowCount()),
+              sqlSet(reader, fmt::format("SELECT id FROM node WHERE stage_id = {}", tile)).size());
+    EXPECT_FALSE(view.statusText().startsWith(QStringLiteral("Reading stage")));
     const std::int64_t matmul =
         *sqlSet(reader, fmt::format("SELECT id FROM node WHERE stage_id = {} AND kind = "
                                     "'matmul'",
@@ -153,10 +172,10 @@ TEST(GuiStageCompare, TheBigGemmMapsAllItsTilesBothWays) {
                                                   "parent_id = {}",
                                                   tile, matmul));
     ASSERT_GT(tiles.size(), 100000u);
-    clickNode(view.leftList(), view.leftNodes(), matmul);
+    clickNode(view, view.leftList(), view.leftNodes(), matmul);
     EXPECT_EQ(view.rightNodes().highlighted().size(), tiles.size());
     const std::int64_t last = *tiles.rbegin();
-    clickNode(view.rightList(), view.rightNodes(), last);
+    clickNode(view, view.rightList(), view.rightNodes(), last);
     EXPECT_EQ(context.selection().current(), EntityRef::node(tile, last));
     EXPECT_EQ(highlighted(view.leftNodes()), std::set<std::int64_t>{matmul});
     test::saveScreenshot(view, "stage_compare_view_gemm4096");
