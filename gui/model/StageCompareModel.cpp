@@ -139,33 +139,29 @@ std::vector<std::int64_t> StageMapper::map(std::int64_t fromStage, std::int64_t 
     return fromTileStage(ops, toStage);
 }
 
-NodeKey StageSidesReader::sourceOf(const EntityRef& ref) {
+namespace {
+
+/// The node (of a Tile stage, or any stage) a selection stands for, or none.
+NodeKey sourceOf(const EntityRef& ref, LinkResolver& links) {
     if (ref.kind == EntityRef::Kind::Node) return {ref.stageId, ref.id};
     if (ref.kind != EntityRef::Kind::Instr && ref.kind != EntityRef::Kind::Slice) return {};
     const std::int64_t instr =
-        ref.kind == EntityRef::Kind::Instr ? ref.id : m_links->instrOfSlice(ref.id);
-    return instr >= 0 ? m_links->tileOpOfInstr(instr) : NodeKey{};
+        ref.kind == EntityRef::Kind::Instr ? ref.id : links.instrOfSlice(ref.id);
+    return instr >= 0 ? links.tileOpOfInstr(instr) : NodeKey{};
 }
 
-StageSides StageSidesReader::read(const StageSidesRequest& request, CancelToken& token) {
-    const std::lock_guard lock(m_mutex);
-    token.check();
-    if (!m_mapper) { // all three or none, even when one of them throws
-        auto reader = std::make_unique<tracedb::TraceReader>(tracedb::TraceReader::open(m_path));
-        auto links = std::make_unique<LinkResolver>(*reader);
-        m_mapper = std::make_unique<StageMapper>(*reader, *links);
-        m_reader = std::move(reader);
-        m_links = std::move(links);
-    }
-    const auto watch = token.watch(*m_reader);
+} // namespace
+
+StageSides readStageSides(const StageSidesRequest& request, const tracedb::TraceReader& reader,
+                          LinkResolver& links, StageMapper& mapper, CancelToken& token) {
     StageSides sides;
-    const NodeKey source = sourceOf(request.selection);
+    const NodeKey source = sourceOf(request.selection, links);
     for (std::size_t side = 0; side < 2; ++side) {
         const std::int64_t stage = request.stages[side];
         if (stage < 0) continue;
-        if (request.readIds[side]) sides.ids[side] = StageNodeListModel::readIds(*m_reader, stage);
+        if (request.readIds[side]) sides.ids[side] = StageNodeListModel::readIds(reader, stage);
         if (source.stageId >= 0) {
-            const std::vector<std::int64_t> ids = m_mapper->map(source.stageId, source.id, stage);
+            const std::vector<std::int64_t> ids = mapper.map(source.stageId, source.id, stage);
             sides.highlighted[side] = {ids.begin(), ids.end()};
             if (!ids.empty()) sides.firstHighlighted[side] = ids.front();
         }

@@ -10,9 +10,6 @@
 
 #include <array>
 #include <cstdint>
-#include <filesystem>
-#include <memory>
-#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -73,25 +70,11 @@ struct StageSides {
     std::array<std::int64_t, 2> firstHighlighted{-1, -1};
 };
 
-/// The stage comparison's work, off the GUI thread: a 230 k-node stage's ids and a mapping
-/// through every instruction of a block take hundreds of ms. Keeps its own reader, link
-/// resolver and mapper (with its per-stage parent links) between requests; one request at a
-/// time (a cancelled one lets go within milliseconds: its statement is interrupted).
-class StageSidesReader {
-public:
-    explicit StageSidesReader(std::filesystem::path trace) : m_path(std::move(trace)) {}
-    StageSides read(const StageSidesRequest& request, CancelToken& token);
-
-private:
-    /// The node of a Tile stage (or any stage) the selection stands for, or none.
-    NodeKey sourceOf(const EntityRef& ref);
-
-    std::mutex m_mutex;
-    std::filesystem::path m_path;
-    std::unique_ptr<tracedb::TraceReader> m_reader;
-    std::unique_ptr<LinkResolver> m_links;
-    std::unique_ptr<StageMapper> m_mapper;
-};
+/// The stage comparison's work, off the GUI thread (a 230 k-node stage's ids and a mapping
+/// through every instruction of a block take hundreds of ms), on a worker's own reader, links
+/// and mapper (LinkWorker).
+StageSides readStageSides(const StageSidesRequest& request, const tracedb::TraceReader& reader,
+                          LinkResolver& links, StageMapper& mapper, CancelToken& token);
 
 /// Stages in pipeline order; Qt::DisplayRole "5 expand-tiles (tile)", Qt::UserRole the id.
 class StageListModel : public QAbstractListModel {

@@ -4,7 +4,7 @@
 #include "gui/model/GraphModel.h"
 #include "gui/model/HierarchyTreeModel.h"
 #include "gui/model/LayoutWorker.h"
-#include "gui/model/LinkResolver.h"
+#include "gui/model/LinkWorker.h"
 #include "gui/model/WorkerPool.h"
 #include "gui/widgets/GraphViewCanvas.h"
 
@@ -34,6 +34,13 @@ GraphView::GraphView(StudioContext& context, QWidget* parent)
     buildUi();
     connect(&m_loader, &QFutureWatcherBase::finished, this, &GraphView::onStageLoaded);
     connect(&m_overlayLoader, &QFutureWatcherBase::finished, this, &GraphView::onOverlayComputed);
+    connect(&m_selectionLoader, &QFutureWatcherBase::finished, this, [this] {
+        const Loaded<std::int64_t> loaded = m_selectionLoader.result(); // never throws
+        if (loaded.generation != m_selectionGeneration || !loaded.value ||
+            m_selectionStage != m_stageId || !m_model->hasStage())
+            return;
+        focusNode(m_model->stage().indexOf(*loaded.value));
+    });
     connect(m_model.get(), &GraphModel::visibleChanged, this, [this](int item) {
         if (item > 0) m_focusItem = item;
         requestLayout();
@@ -186,7 +193,9 @@ void GraphView::documentChanged() {
     m_overlayPending = false;
     m_loading = false;
     m_worker->cancel();
-    m_links.reset();
+    ++m_selectionGeneration;
+    m_selectionTokens.cancel();
+    m_links = document() ? std::make_shared<LinkWorker>(document()->path()) : nullptr;
     m_stageId = -1;
     m_search->clear();
     m_searchHits.clear();

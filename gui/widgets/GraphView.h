@@ -29,7 +29,7 @@ class GraphModel;
 class GraphViewCanvas;
 class HierarchyTreeModel;
 class LayoutWorker;
-class LinkResolver;
+class LinkWorker;
 struct GraphSceneText;
 struct GraphStage;
 struct LayoutResult;
@@ -100,12 +100,13 @@ private:
     void showPaths();
     void setBusy(const QString& text);
     void showElapsed();
-    int nodeOfRef(const EntityRef& ref);
+    /// Highlights `node` (an index of the shown stage), laying out again to reveal it.
+    void focusNode(int node);
 
     std::unique_ptr<GraphModel> m_model;
     std::unique_ptr<HierarchyTreeModel> m_tree;
     std::unique_ptr<GraphOverlay> m_overlay;
-    std::unique_ptr<LinkResolver> m_links;
+    std::shared_ptr<LinkWorker> m_links; ///< maps other views' selections, on a worker
     LayoutWorker* m_worker = nullptr;
     GraphViewCanvas* m_canvas = nullptr;
     QTreeView* m_treeView = nullptr;
@@ -122,6 +123,10 @@ private:
     QFutureWatcher<WorkerResult<GraphOverlay>> m_overlayLoader;
     WorkerTokens m_overlayTokens; ///< after m_overlayLoader, like m_loadTokens
     int m_overlayGeneration = 0;
+    QFutureWatcher<Loaded<std::int64_t>> m_selectionLoader; ///< the selection's node id
+    WorkerTokens m_selectionTokens; ///< after m_selectionLoader, like m_loadTokens
+    int m_selectionGeneration = 0;
+    std::int64_t m_selectionStage = -1; ///< the stage the mapping in flight is for
     bool m_overlayPending = false;
     std::int64_t m_stageId = -1;
     int m_loadGeneration = 0;

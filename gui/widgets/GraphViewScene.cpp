@@ -5,7 +5,7 @@
 #include "gui/model/LayoutCache.h"
 #include "gui/model/LayoutEngine.h"
 #include "gui/model/LayoutWorker.h"
-#include "gui/model/LinkResolver.h"
+#include "gui/model/LinkWorker.h"
 #include "gui/model/WorkerPool.h"
 #include "gui/widgets/GraphView.h"
 #include "gui/widgets/GraphViewCanvas.h"
@@ -271,11 +271,11 @@ void GraphView::onSlotActivated(int slot) {
         m_model->setExpanded(it.parent, false); // collapse the enclosing group
 }
 
-int GraphView::nodeOfRef(const EntityRef& ref) {
-    const GraphStage& stage = m_model->stage();
-    if (ref.kind == EntityRef::Kind::Node && ref.stageId == m_stageId) return stage.indexOf(ref.id);
-    if (!document()) return -1;
-    const auto& reader = document()->reader();
+namespace {
+
+/// The node id of `stageId` that `ref` (of another stage, an instruction or a slice) stands
+/// for, or -1; on a worker (the Tensor op's tiles of a big stage take 0.1–0.3 s to index).
+std::int64_t nodeIdOfRef(WorkerLinks& l, const EntityRef& ref, std::int64_t stageId) {
     // An instruction or slice of this stage's ops leads to its exact tile op.
     std::string sql;
     if (ref.kind == EntityRef::Kind::Instr)
@@ -284,23 +284,39 @@ int GraphView::nodeOfRef(const EntityRef& ref) {
         sql = fmt::format("SELECT i.tile_stage_id, i.tile_op_id FROM slice s JOIN instr i ON "
                           "i.id = s.instr_id WHERE s.id = {}",
                           ref.id);
-    int exact = -1;
+    std::int64_t exact = -1;
     if (!sql.empty())
-        prof::forEachRow(reader, sql, [&](auto row) {
-            if (prof::cellInt(row[0], -1) == m_stageId)
-                exact = stage.indexOf(prof::cellInt(row[1], -1));
+        prof::forEachRow(l.reader, sql, [&](auto row) {
+            if (prof::cellInt(row[0], -1) == stageId) exact = prof::cellInt(row[1], -1);
         });
     if (exact >= 0) return exact;
-    if (!m_links) m_links = std::make_unique<LinkResolver>(reader);
-    const std::int64_t op = m_links->tensorOpOf(ref);
+    const std::int64_t op = l.links.tensorOpOf(ref);
     if (op < 0) return -1;
-    const auto nodes = m_links->nodesOf(op, m_stageId);
-    return nodes.empty() ? -1 : stage.indexOf(nodes.front());
+    const auto nodes = l.links.nodesOf(op, stageId);
+    return nodes.empty() ? -1 : nodes.front();
 }
+
+} // namespace
 
 void GraphView::onSelectionChanged(const EntityRef& ref, const QObject* origin) {
     if (origin == this || !m_model->hasStage() || ref.isNone()) return;
-    const int node = nodeOfRef(ref);
+    ++m_selectionGeneration;
+    m_selectionTokens.cancel();
+    if (ref.kind == EntityRef::Kind::Node && ref.stageId == m_stageId)
+        return focusNode(m_model->stage().indexOf(ref.id));
+    if (!m_links) return;
+    m_selectionStage = m_stageId;
+    m_selectionLoader.setFuture(QtConcurrent::run(
+        &workerPool(), [links = m_links, ref, stage = m_stageId, generation = m_selectionGeneration,
+                        token = m_selectionTokens.next()] {
+            return runLoaded<std::int64_t>(generation, *token, [&] {
+                return links->run(*token,
+                                  [&](WorkerLinks& l) { return nodeIdOfRef(l, ref, stage); });
+            });
+        }));
+}
+
+void GraphView::focusNode(int node) {
     if (node < 0) return;
     m_previousNode = m_currentNode;
     m_currentNode = node;

@@ -62,7 +62,7 @@ void StageCompareView::documentChanged() {
     ++m_generation;
     m_tokens.cancel();
     const TraceDocument* doc = document();
-    m_worker = doc ? std::make_shared<StageSidesReader>(doc->path()) : nullptr;
+    m_worker = doc ? std::make_shared<LinkWorker>(doc->path()) : nullptr;
     const tracedb::TraceReader* reader = doc ? &doc->reader() : nullptr;
     m_left.setNodes(reader, -1, {});
     m_right.setNodes(reader, -1, {});
@@ -123,11 +123,15 @@ void StageCompareView::request() {
         m_status->setText(
             tr("Reading stage %1…")
                 .arg((m_idsPending[1] ? m_rightPicker : m_leftPicker)->currentText()));
-    m_watcher->setFuture(QtConcurrent::run(&workerPool(), [worker = m_worker, job,
-                                                           generation = m_generation,
-                                                           token = m_tokens.next()] {
-        return runLoaded<StageSides>(generation, *token, [&] { return worker->read(job, *token); });
-    }));
+    m_watcher->setFuture(
+        QtConcurrent::run(&workerPool(), [worker = m_worker, job, generation = m_generation,
+                                          token = m_tokens.next()] {
+            return runLoaded<StageSides>(generation, *token, [&] {
+                return worker->run(*token, [&](WorkerLinks& l) {
+                    return readStageSides(job, l.reader, l.links, l.mapper, *token);
+                });
+            });
+        }));
 }
 
 void StageCompareView::showSides(const Result& loaded) {

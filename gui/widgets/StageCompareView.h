@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gui/model/CancelToken.h"
+#include "gui/model/LinkWorker.h"
 #include "gui/model/StageCompareModel.h"
 #include "gui/model/WorkerResult.h"
 #include "gui/widgets/StudioView.h"
@@ -17,7 +18,7 @@ template <typename T> class QFutureWatcher;
 namespace pto::gui {
 
 /// A picked stage's node ids and the mapping of the selection are read on a worker
-/// (StageSidesReader); the lists keep what they show until the answer arrives.
+/// (readStageSides); the lists keep what they show until the answer arrives.
 class StageCompareView : public StudioView {
     Q_OBJECT
 public:
@@ -55,7 +56,7 @@ private:
     StageListModel m_stages;
     StageNodeListModel m_left;
     StageNodeListModel m_right;
-    std::shared_ptr<StageSidesReader> m_worker; ///< of the open document
+    std::shared_ptr<LinkWorker> m_worker; ///< of the open document
     std::array<std::int64_t, 2> m_picked{-1, -1};
     std::array<bool, 2> m_idsPending{false, false}; ///< a picked stage not listed yet
     QComboBox* m_leftPicker = nullptr;

@@ -95,6 +95,35 @@ TEST(GraphView, ShowsTheLastTileStageCollapsedAndExpandsOnDoubleClick) {
     EXPECT_FALSE(f.model().isExpanded(enclosing));
 }
 
+// A Tensor op selected in another view is mapped to this stage's tiles on a worker (issue 19:
+// indexing a big stage by Tensor op blocked the click for 0.2–0.3 s): the select() returns
+// before the mapping, and the first tile derived from the op is highlighted once it arrives.
+TEST(GraphView, ATensorOpSelectedElsewhereHighlightsItsFirstTileFromTheWorker) {
+    Fixture f(test::compiledTrace("matmul"));
+    ASSERT_TRUE(f.settle());
+    const std::int64_t stage = f.view->currentStageId();
+    const std::int64_t root = f.reader().stages().front().id;
+    const std::int64_t op = test::sqlInt(
+        f.reader(),
+        fmt::format("SELECT id FROM node WHERE stage_id = {} AND kind = 'matmul'", root));
+    const std::int64_t firstTile = test::sqlInt(
+        f.reader(),
+        fmt::format("WITH RECURSIVE down(stage_id, id) AS (SELECT {}, {} UNION SELECT "
+                    "p.stage_id, p.id FROM down JOIN provenance p ON p.kind = 'node' AND "
+                    "p.parent_stage_id = down.stage_id AND p.parent_id = down.id) "
+                    "SELECT min(id) FROM down WHERE stage_id = {}",
+                    root, op, stage));
+    const int node = f.model().stage().indexOf(firstTile);
+    ASSERT_GE(node, 0);
+    f.context.selection().select(EntityRef::node(root, op));
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            const int slot = f.view->slotOfNode(node);
+            return f.view->isIdle() && slot >= 0 && f.view->canvas().highlight() == slot;
+        },
+        30000));
+}
+
 TEST(GraphView, ClickingANodeSelectsItAndOtherViewsSelectionsAreFollowed) {
     Fixture f(test::compiledTrace("matmul"));
     ASSERT_TRUE(f.settle());
