@@ -24,6 +24,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -59,12 +60,13 @@ double threadCpuMs() {
     return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
 }
 
-/// With PTO_GUI_STALL_STACKS set, a watchdog thread samples the GUI thread's stack every
-/// 100 ms while one delivery has run longer than 200 ms (SIGPROF + backtrace), and prints each
-/// sample: the way to see what a stall waits for when its CPU time is low.
+/// With PTO_GUI_STALL_STACKS=MS (200 when empty), a watchdog thread samples the GUI thread's
+/// stack every MS/2 ms while one delivery (or a script action) has run longer than MS
+/// (SIGPROF + backtrace), and prints each sample: the way to see what a stall waits for when
+/// its CPU time is low.
 class StallSampler {
 public:
-    StallSampler() : m_gui(pthread_self()) {
+    explicit StallSampler(int thresholdMs) : m_gui(pthread_self()), m_threshold(thresholdMs) {
         s_self = this;
         struct sigaction action {};
         action.sa_handler = [](int) {
@@ -91,9 +93,9 @@ private:
     }
     void watch() {
         while (!m_stop) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            std::this_thread::sleep_for(std::chrono::milliseconds(std::max(5, m_threshold / 2)));
             const std::int64_t since = m_since.load();
-            if (since == 0 || now() - since < 200) continue;
+            if (since == 0 || now() - since < m_threshold) continue;
             m_taken = false;
             pthread_kill(m_gui, SIGPROF);
             for (int i = 0; i < 100 && !m_taken; ++i)
@@ -124,6 +126,7 @@ private:
 
     static inline StallSampler* s_self = nullptr;
     pthread_t m_gui;
+    int m_threshold;
     std::thread m_thread;
     std::atomic<bool> m_stop{false};
     std::atomic<bool> m_taken{false};
@@ -165,9 +168,10 @@ public:
         QElapsedTimer timer;
         timer.start();
         const double cpu = threadCpuMs();
-        if (sampler && !nested) sampler->enter();
+        const bool sampled = sampler && !nested && !inAction;
+        if (sampled) sampler->enter();
         const bool handled = QApplication::notify(receiver, event);
-        if (sampler && !nested) sampler->leave();
+        if (sampled) sampler->leave();
         --m_depth;
         if (const qint64 ms = timer.elapsed(); ms > (nested ? 20 : 50)) {
             std::string who = receiver->metaObject()->className();
@@ -193,6 +197,7 @@ public:
     };
     std::vector<Record> single;
     std::unique_ptr<StallSampler> sampler;
+    bool inAction = false; ///< a script action runs: sampled as a whole
 
 private:
     int m_depth = 0;
@@ -382,7 +387,9 @@ void runTimed(const Action& action) {
     timer.start();
     const double cpu = threadCpuMs();
     if (app && app->sampler) app->sampler->enter();
+    if (app) app->inAction = true;
     action.run();
+    if (app) app->inAction = false;
     if (app && app->sampler) app->sampler->leave();
     if (const qint64 ms = timer.elapsed(); app && ms > 100)
         app->single.push_back({action.name, "(the action itself)", ms, threadCpuMs() - cpu});
@@ -439,7 +446,8 @@ BENCHMARK(BM_WorstStallClickingThroughEveryView)->Unit(benchmark::kSecond)->Iter
 int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     TimingApplication app(argc, argv);
-    if (std::getenv("PTO_GUI_STALL_STACKS")) app.sampler = std::make_unique<StallSampler>();
+    if (const char* ms = std::getenv("PTO_GUI_STALL_STACKS"))
+        app.sampler = std::make_unique<StallSampler>(*ms ? std::atoi(ms) : 200);
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

@@ -18,7 +18,8 @@
 namespace pto::gui {
 
 IrTextView::IrTextView(StudioContext& context, QWidget* parent)
-    : StudioView(context, parent), m_watcher(new QFutureWatcher<Result>(this)) {
+    : StudioView(context, parent), m_watcher(new QFutureWatcher<Result>(this)),
+      m_mappingWatcher(new QFutureWatcher<MappingResult>(this)) {
     m_picker = new QComboBox(this);
     m_picker->setModel(&m_stages);
     m_tabs = new QTabWidget(this);
@@ -41,7 +42,9 @@ IrTextView::IrTextView(StudioContext& context, QWidget* parent)
     connect(m_editor, &QPlainTextEdit::cursorPositionChanged, this, &IrTextView::onCursorMoved);
     connect(&selection(), &SelectionModel::selectionChanged, this, &IrTextView::onSelection);
     connect(m_watcher, &QFutureWatcher<Result>::finished, this,
-            [this] { showLoaded(m_watcher->result()); }); // never throws: runGuarded
+            [this] { showLoaded(m_watcher->result()); }); // never throws: runLoaded
+    connect(m_mappingWatcher, &QFutureWatcher<MappingResult>::finished, this,
+            [this] { showMapping(m_mappingWatcher->result()); });
     initialize();
 }
 
@@ -56,13 +59,8 @@ QPlainTextEdit* IrTextView::sourceEditor() const {
 }
 
 void IrTextView::documentChanged() {
-    m_mapper.reset();
-    m_links.reset();
     const tracedb::TraceReader* reader = document() ? &document()->reader() : nullptr;
-    if (reader) {
-        m_links = std::make_unique<LinkResolver>(*reader);
-        m_mapper = std::make_unique<StageMapper>(*reader, *m_links);
-    }
+    m_linkWorker = reader ? std::make_shared<LinkWorker>(document()->path()) : nullptr;
     {
         const QSignalBlocker block(m_picker);
         m_stages.load(reader);
@@ -113,17 +111,18 @@ void IrTextView::onStagePicked(int row) {
 void IrTextView::showLoaded(const Result& loaded) {
     if (loaded.generation != m_generation) return;
     m_loading = false;
-    m_ir = loaded.value ? std::move(*loaded.value) : IrText{};
+    m_ir = loaded.value ? loaded.value : std::make_shared<IrText>();
     m_moving = true;
-    m_editor->setPlainText(QString::fromStdString(m_ir.text()));
-    m_editor->setChangedLines(m_ir.changedLines());
+    m_editor->setPlainText(QString::fromStdString(m_ir->text()));
+    m_editor->setChangedLines(m_ir->changedLines());
     m_moving = false;
     QString status = tr("%1 line(s) changed by this pass, %2 removed")
-                         .arg(m_ir.changedLines().size())
-                         .arg(m_ir.removedCount());
-    if (m_ir.parentStageId() < 0) status = tr("The program as parsed");
-    if (m_ir.diffApproximate()) status += tr(" (too many edits to diff line by line)");
-    if (!m_ir.note().empty()) status += QStringLiteral(" — ") + QString::fromStdString(m_ir.note());
+                         .arg(m_ir->changedLines().size())
+                         .arg(m_ir->removedCount());
+    if (m_ir->parentStageId() < 0) status = tr("The program as parsed");
+    if (m_ir->diffApproximate()) status += tr(" (too many edits to diff line by line)");
+    if (!m_ir->note().empty())
+        status += QStringLiteral(" — ") + QString::fromStdString(m_ir->note());
     if (!loaded.value) status = tr("Cannot read the stage: %1").arg(loaded.error);
     m_status->setText(status);
     if (document() && document()->summary().measured) {
@@ -136,7 +135,7 @@ void IrTextView::showLoaded(const Result& loaded) {
 void IrTextView::onCursorMoved() {
     if (m_moving) return;
     const int line = m_editor->textCursor().blockNumber();
-    const EntityRef& ref = m_ir.entityAt(static_cast<std::size_t>(line));
+    const EntityRef& ref = m_ir->entityAt(static_cast<std::size_t>(line));
     if (ref.isNone()) return;
     m_irLines = {line};
     m_moving = true;
@@ -148,12 +147,43 @@ void IrTextView::onCursorMoved() {
 
 void IrTextView::onSelection(const EntityRef& ref, const QObject* origin) {
     m_passTrace->setSelection(ref);
-    if (origin == this || !m_links) return;
-    m_irLines = ref.isNone() ? std::vector<int>{} : m_ir.linesOf(ref, *m_links, *m_mapper);
+    if (origin == this) return;
+    ++m_mappingGeneration;
+    m_mappingTokens.cancel();
+    m_mapping = false;
+    if (ref.isNone() || !m_linkWorker) {
+        MappingResult none;
+        none.generation = m_mappingGeneration;
+        none.value = std::make_shared<SelectionLines>();
+        return showMapping(none);
+    }
+    // Through the provenance of a big run: a stage's parent links or a block's instructions
+    // take 0.1–0.3 s to read, so never on the GUI thread.
+    m_mapping = true;
+    m_mappingWatcher->setFuture(QtConcurrent::run(
+        &workerPool(), [links = m_linkWorker, ir = std::shared_ptr<const IrText>(m_ir), ref,
+                        generation = m_mappingGeneration, token = m_mappingTokens.next()] {
+            return runLoaded<SelectionLines>(generation, *token, [&] {
+                return links->run(*token, [&](WorkerLinks& l) {
+                    return SelectionLines{ir->linesOf(ref, l.links, l.mapper),
+                                          sourceLineOf(l.reader, ref)};
+                });
+            });
+        }));
+}
+
+void IrTextView::showMapping(const MappingResult& mapped) {
+    if (mapped.generation != m_mappingGeneration) return;
+    m_mapping = false;
+    if (!mapped.value) {
+        m_status->setText(tr("Cannot map the selection: %1").arg(mapped.error));
+        return;
+    }
+    m_irLines = mapped.value->irLines;
     m_moving = true;
     m_editor->setHighlightedLines(m_irLines);
     m_moving = false;
-    showSourceLine(ref.isNone() || !document() ? 0 : sourceLineOf(document()->reader(), ref));
+    showSourceLine(mapped.value->sourceLine);
 }
 
 void IrTextView::showSourceLine(std::int64_t line) {

@@ -5,6 +5,7 @@
 
 #include "gui/model/CancelToken.h"
 #include "gui/model/IrText.h"
+#include "gui/model/LinkWorker.h"
 #include "gui/model/StageCompareModel.h"
 #include "gui/model/WorkerResult.h"
 #include "gui/widgets/StudioView.h"
@@ -36,9 +37,9 @@ public:
     /// Shows a stage: its text is read (or its listing rebuilt) on a worker; irText() is the
     /// previous stage's while loading().
     void setStage(std::int64_t stageId);
-    /// A stage is being read.
-    bool loading() const { return m_loading; }
-    const IrText& irText() const { return m_ir; }
+    /// A stage is being read, or the selection mapped onto its lines (both on workers).
+    bool loading() const { return m_loading || m_mapping; }
+    const IrText& irText() const { return *m_ir; }
     /// 0-based IR lines highlighted for the current selection.
     const std::vector<int>& highlightedIrLines() const { return m_irLines; }
     /// 1-based source line highlighted for the current selection (0: none).
@@ -54,6 +55,13 @@ protected:
 
 private:
     using Result = Loaded<IrText>;
+    /// What the selection maps to: lines of the shown stage and the source line (0: none).
+    struct SelectionLines {
+        std::vector<int> irLines;
+        std::int64_t sourceLine = 0;
+    };
+    using MappingResult = Loaded<SelectionLines>;
+    void showMapping(const MappingResult& mapped);
     void onStagePicked(int row);
     void showLoaded(const Result& loaded);
     void onCursorMoved();
@@ -61,9 +69,8 @@ private:
     void showSourceLine(std::int64_t line);
 
     StageListModel m_stages;
-    IrText m_ir;
-    std::unique_ptr<LinkResolver> m_links;
-    std::unique_ptr<StageMapper> m_mapper;
+    std::shared_ptr<IrText> m_ir = std::make_shared<IrText>(); ///< shared with the mapping
+    std::shared_ptr<LinkWorker> m_linkWorker;                  ///< maps the selection, on a worker
     std::vector<int> m_irLines;
     std::int64_t m_sourceLine = 0;
     bool m_moving = false; ///< the view itself moves the cursor: not a user pick
@@ -77,6 +84,10 @@ private:
     WorkerTokens m_tokens; ///< destroyed before m_watcher (a child): waits for the worker
     bool m_loading = false;
     int m_generation = 0;
+    QFutureWatcher<MappingResult>* m_mappingWatcher = nullptr;
+    WorkerTokens m_mappingTokens; ///< destroyed before m_mappingWatcher, like m_tokens
+    bool m_mapping = false;
+    int m_mappingGeneration = 0;
 };
 
 } // namespace pto::gui

@@ -314,6 +314,7 @@ TEST(GuiIrText, ViewMarksChangesAndFollowsTheSelectionBothWays) {
     const auto matmul = std::get<std::int64_t>(rows.rows[0][0]);
     const auto srcLine = std::get<std::int64_t>(rows.rows[0][1]);
     context.selection().select(EntityRef::node(1, matmul));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000)); // mapped on a worker
     EXPECT_EQ(view.highlightedSourceLine(), srcLine);
     LinkResolver links(reader);
     EXPECT_EQ(view.highlightedIrLines().size(), links.nodesOf(matmul, assign).size());
@@ -342,6 +343,7 @@ TEST(GuiIrText, ViewMarksChangesAndFollowsTheSelectionBothWays) {
         lastTile));
     const auto op = std::get<std::int64_t>(tileOp.rows.at(0).at(0));
     context.selection().select(EntityRef::node(lastTile, op));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
     ASSERT_EQ(view.highlightedIrLines().size(), 1u);
     const EntityRef here = view.irText().entityAt(std::size_t(view.highlightedIrLines()[0]));
     EXPECT_EQ(here.stageId, assign);
@@ -354,6 +356,7 @@ TEST(GuiIrText, ViewMarksChangesAndFollowsTheSelectionBothWays) {
     view.setStage(assign);
     ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
     context.selection().select(EntityRef::node(1, matmul));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
     test::saveScreenshot(view, "ir_text_view");
     view.tabs()->setCurrentIndex(1);
     test::saveScreenshot(view, "ir_text_view_source");
