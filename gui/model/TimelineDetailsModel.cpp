@@ -199,28 +199,37 @@ void TimelineDetailsModel::clear() {
     endResetModel();
 }
 
+TimelineDetails TimelineDetailsModel::read(const tracedb::TraceReader& reader, LinkResolver& links,
+                                           std::int64_t sliceId, double clockHz) {
+    TimelineDetails details;
+    details.sliceId = sliceId;
+    if (sliceId < 0) return details;
+    DetailsBuilder builder(reader, details.rows);
+    const std::int64_t instr = builder.slice(sliceId, clockHz);
+    if (instr >= 0) {
+        builder.instruction(instr);
+        details.tensorOp = links.tensorOpOfInstr(instr);
+        const QStringList lines = QString::fromStdString(reader.meta("program_text").value_or(""))
+                                      .split(QLatin1Char('\n'));
+        builder.provenance(instr, lines);
+        if (details.tensorOp >= 0)
+            builder.add(tr("Tensor op"),
+                        QStringLiteral("node %1 of the parsed program").arg(details.tensorOp));
+    }
+    builder.flows(sliceId);
+    return details;
+}
+
 void TimelineDetailsModel::show(const tracedb::TraceReader& reader, LinkResolver& links,
                                 std::int64_t sliceId, double clockHz) {
+    setDetails(read(reader, links, sliceId, clockHz));
+}
+
+void TimelineDetailsModel::setDetails(TimelineDetails details) {
     beginResetModel();
-    m_sliceId = sliceId;
-    m_tensorOp = -1;
-    m_rows.clear();
-    if (sliceId >= 0) {
-        DetailsBuilder builder(reader, m_rows);
-        const std::int64_t instr = builder.slice(sliceId, clockHz);
-        if (instr >= 0) {
-            builder.instruction(instr);
-            m_tensorOp = links.tensorOpOfInstr(instr);
-            const QStringList lines =
-                QString::fromStdString(reader.meta("program_text").value_or(""))
-                    .split(QLatin1Char('\n'));
-            builder.provenance(instr, lines);
-            if (m_tensorOp >= 0)
-                builder.add(tr("Tensor op"),
-                            QStringLiteral("node %1 of the parsed program").arg(m_tensorOp));
-        }
-        builder.flows(sliceId);
-    }
+    m_sliceId = details.sliceId;
+    m_tensorOp = details.tensorOp;
+    m_rows = std::move(details.rows);
     endResetModel();
 }
 

@@ -21,6 +21,13 @@ struct DetailRow {
     QString value;
 };
 
+/// Everything the details panel shows of one slice (read on a worker by the timeline).
+struct TimelineDetails {
+    std::int64_t sliceId = -1;
+    std::int64_t tensorOp = -1;
+    std::vector<DetailRow> rows;
+};
+
 class TimelineDetailsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -28,9 +35,14 @@ public:
 
     explicit TimelineDetailsModel(QObject* parent = nullptr);
 
-    /// Shows slice `sliceId` (-1 clears). `clockHz` ≤ 0: times in cycles only.
+    /// The details of slice `sliceId` (none for -1). `clockHz` ≤ 0: times in cycles only.
+    /// Any thread, with that thread's reader and resolver.
+    static TimelineDetails read(const tracedb::TraceReader& reader, LinkResolver& links,
+                                std::int64_t sliceId, double clockHz);
+    /// Shows slice `sliceId` (-1 clears): read() then setDetails().
     void show(const tracedb::TraceReader& reader, LinkResolver& links, std::int64_t sliceId,
               double clockHz);
+    void setDetails(TimelineDetails details);
     void clear();
 
     std::int64_t sliceId() const { return m_sliceId; }

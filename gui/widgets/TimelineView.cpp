@@ -3,6 +3,7 @@
 #include "gui/widgets/TimelineView.h"
 
 #include "gui/model/LinkResolver.h"
+#include "gui/model/LinkWorker.h"
 #include "gui/model/TimelineAggregateModel.h"
 #include "gui/model/TimelineDetailsModel.h"
 #include "gui/model/TimelineFlows.h"
@@ -10,6 +11,7 @@
 #include "gui/model/TimelineSearchModel.h"
 #include "gui/model/TimelineSliceCache.h"
 #include "gui/model/TimelineTrackModel.h"
+#include "gui/model/WorkerPool.h"
 #include "gui/widgets/TimelineBookmarks.h"
 #include "gui/widgets/TimelineCanvas.h"
 
@@ -17,6 +19,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -29,6 +32,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <exception>
 
@@ -40,7 +44,10 @@ TimelineView::TimelineView(StudioContext& context, QWidget* parent)
       m_loader(std::make_unique<TimelineLoader>()),
       m_search(std::make_unique<TimelineSearchModel>()),
       m_aggregate(std::make_unique<TimelineAggregateModel>()),
-      m_details(std::make_unique<TimelineDetailsModel>()) {
+      m_details(std::make_unique<TimelineDetailsModel>()),
+      m_detailsWatcher(new QFutureWatcher<Loaded<TimelineDetails>>(this)) {
+    connect(m_detailsWatcher, &QFutureWatcher<Loaded<TimelineDetails>>::finished, this,
+            [this] { showDetails(m_detailsWatcher->result()); }); // never throws: runLoaded
     buildLayout();
     connectContext();
     initialize();
@@ -153,7 +160,7 @@ void TimelineView::buildLayout() {
             [this](std::int64_t slice, std::int64_t) { selectSlice(slice, false); });
     connect(m_canvas, &TimelineCanvas::emptyClicked, this, [this] {
         m_canvas->setSelectedSlice(-1);
-        m_details->clear();
+        requestDetails(-1);
         updateFlows();
         selection().select({}, this);
     });
@@ -240,7 +247,8 @@ void TimelineView::bookmarkHere() {
 void TimelineView::documentChanged() {
     m_loader->cancel();
     m_links.reset();
-    m_details->clear();
+    m_linkWorker.reset();
+    requestDetails(-1);
     m_aggregate->clear();
     m_searchBox->clear(); // a query of the previous trace would name slices this one lacks
     m_matchLabel->clear();
@@ -257,6 +265,7 @@ void TimelineView::documentChanged() {
         for (const auto& [id, text] : doc->reader().strings())
             m_names.emplace(id, QString::fromStdString(text));
         m_links = std::make_unique<LinkResolver>(doc->reader());
+        m_linkWorker = std::make_shared<LinkWorker>(doc->path());
     }
     m_canvas->reset(m_names, doc ? doc->summary().clockHz : 0);
     m_bookmarks->setTrace(doc ? doc->path() : std::filesystem::path());
@@ -388,8 +397,7 @@ void TimelineView::showSlice(std::int64_t sliceId, bool reveal) {
     const TraceDocument* doc = document();
     if (!doc || !m_links) return;
     m_canvas->setSelectedSlice(sliceId);
-    m_details->show(doc->reader(), *m_links, sliceId, doc->summary().clockHz);
-    m_canvas->setHighlightedOp(m_details->tensorOp());
+    requestDetails(sliceId);
     m_side->setCurrentWidget(m_detailsTable);
     if (reveal) {
         doc->reader().query(
@@ -405,6 +413,41 @@ void TimelineView::showSlice(std::int64_t sliceId, bool reveal) {
             });
     }
     updateFlows();
+}
+
+void TimelineView::requestDetails(std::int64_t sliceId) {
+    ++m_detailsGeneration;
+    m_detailsTokens.cancel();
+    m_detailsLoading = false;
+    const TraceDocument* doc = document();
+    if (sliceId < 0 || !doc || !m_linkWorker) {
+        m_details->clear();
+        return;
+    }
+    // The provenance chain of a big run's slice takes 0.1–0.5 s to read: never on the GUI
+    // thread. The previous slice's details stay until these arrive.
+    m_detailsLoading = true;
+    m_detailsWatcher->setFuture(QtConcurrent::run(
+        &workerPool(), [links = m_linkWorker, sliceId, clockHz = doc->summary().clockHz,
+                        generation = m_detailsGeneration, token = m_detailsTokens.next()] {
+            return runLoaded<TimelineDetails>(generation, *token, [&] {
+                return links->run(*token, [&](WorkerLinks& l) {
+                    return TimelineDetailsModel::read(l.reader, l.links, sliceId, clockHz);
+                });
+            });
+        }));
+}
+
+void TimelineView::showDetails(const Loaded<TimelineDetails>& loaded) {
+    if (loaded.generation != m_detailsGeneration) return;
+    m_detailsLoading = false;
+    if (!loaded.value) {
+        m_details->clear();
+        m_status->setText(tr("Cannot read the slice: %1").arg(loaded.error));
+        return;
+    }
+    m_canvas->setHighlightedOp(loaded.value->tensorOp);
+    m_details->setDetails(std::move(*loaded.value));
 }
 
 void TimelineView::updateFlows() {

@@ -3,7 +3,9 @@
 // table of the area selection.
 #pragma once
 
+#include "gui/model/CancelToken.h"
 #include "gui/model/TimelineSession.h"
+#include "gui/model/WorkerResult.h"
 #include "gui/widgets/StudioView.h"
 
 #include <cstdint>
@@ -18,10 +20,13 @@ class QMenu;
 class QScrollBar;
 class QTabWidget;
 class QTableView;
+template <typename T> class QFutureWatcher;
 
 namespace pto::gui {
 
 class LinkResolver;
+class LinkWorker;
+struct TimelineDetails;
 class TimelineAggregateModel;
 class TimelineCanvas;
 class TimelineDetailsModel;
@@ -48,6 +53,8 @@ public:
     TimelineSearchModel& search() { return *m_search; }
     TimelineAggregateModel& aggregate() { return *m_aggregate; }
     TimelineDetailsModel& details() { return *m_details; }
+    /// The selected slice's details are being read (on a worker; details() shows them after).
+    bool detailsLoading() const { return m_detailsLoading; }
     TimelineLoader& loader() { return *m_loader; }
     QLineEdit* searchBox() const { return m_searchBox; }
     QComboBox* colouringBox() const { return m_colouring; }
@@ -84,6 +91,9 @@ private:
     void followSelection(const EntityRef& ref, const QObject* origin);
     void follow(const EntityRef& ref);
     void showSlice(std::int64_t sliceId, bool reveal);
+    /// Reads the details of `sliceId` on a worker (-1: clears them at once).
+    void requestDetails(std::int64_t sliceId);
+    void showDetails(const Loaded<TimelineDetails>& loaded);
     /// The task slice of an Exec-stage task node (the last Exec stage's), or -1.
     std::int64_t taskSliceOf(const EntityRef& ref) const;
     /// Expands the track's parents and scrolls it into view.
@@ -102,6 +112,7 @@ private:
     std::unique_ptr<TimelineAggregateModel> m_aggregate;
     std::unique_ptr<TimelineDetailsModel> m_details;
     std::unique_ptr<LinkResolver> m_links;
+    std::shared_ptr<LinkWorker> m_linkWorker; ///< reads the slice details, on a worker
     std::unordered_map<std::int64_t, QString> m_names;
 
     TimelineCanvas* m_canvas = nullptr;
@@ -115,6 +126,10 @@ private:
     TimelineBookmarks* m_bookmarks = nullptr;
     QTableView* m_detailsTable = nullptr;
     QTableView* m_aggregateTable = nullptr;
+    QFutureWatcher<Loaded<TimelineDetails>>* m_detailsWatcher = nullptr;
+    WorkerTokens m_detailsTokens; ///< destroyed before m_detailsWatcher (a child): waits
+    int m_detailsGeneration = 0;
+    bool m_detailsLoading = false;
 };
 
 } // namespace pto::gui

@@ -296,6 +296,7 @@ TEST_F(BottleneckTest, ClickingATaskFindingSelectsItsSliceOnItsCoreInTheTimeline
     const std::int64_t slice = sqlInt(
         trace, fmt::format("SELECT id FROM slice WHERE task_id = {} AND category = 'task'", task));
     EXPECT_EQ(timeline.canvas().selectedSlice(), slice);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !timeline.detailsLoading(); }, 30000));
     EXPECT_GT(timeline.details().rowCount(), 0);
     // The task's core track is on screen.
     const std::int64_t trackId =

@@ -203,6 +203,7 @@ TEST_F(Shell, OpeningAnotherTraceForgetsTheSearchAndTheSelectedSlice) {
     ASSERT_NE(graph, nullptr);
     ASSERT_GT(timeline->searchFor(QStringLiteral("exp")), 0);
     timeline->nextMatch(); // selects the match: the details panel shows it
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !timeline->detailsLoading(); }, 30000));
     EXPECT_GT(timeline->details().rowCount(), 0);
     graph->searchField().setText(QStringLiteral("exp"));
 

@@ -70,6 +70,7 @@ TEST(LoopTimeline, ASliceOfIteration7ShowsItsLoopAndLinksToItsSourceLine) {
     ASSERT_TRUE(point);
     QTest::mouseClick(&canvas, Qt::LeftButton, {}, *point);
     EXPECT_EQ(context.selection().current(), EntityRef::slice(v(0)));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.detailsLoading(); }, 30000));
     const QString loop = view.details().value(QStringLiteral("Loop"));
     EXPECT_EQ(loop, QStringLiteral("kv, iter 7")) << loop.toStdString();
     const QString line = view.details().value(QStringLiteral("Source line"));
@@ -122,6 +123,7 @@ TEST(LoopTimeline, ASliceOfACountedLoopNamesItsRoundsIteration) {
     ASSERT_TRUE(point);
     QTest::mouseClick(&canvas, Qt::LeftButton, {}, *point);
     EXPECT_EQ(context.selection().current(), EntityRef::slice(v(0)));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.detailsLoading(); }, 30000));
     EXPECT_EQ(view.details().value(QStringLiteral("Loop")), QStringLiteral("kv, iter 10"));
     const QString line = view.details().value(QStringLiteral("Source line"));
     EXPECT_TRUE(line.contains(QStringLiteral("%p = exp (sub %s, %mj)"))) << line.toStdString();

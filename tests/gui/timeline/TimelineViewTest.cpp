@@ -185,6 +185,7 @@ TEST(TimelineView, SearchStepsThroughMatchesAndSelectsThem) {
     EXPECT_EQ(f.context.selection().current(), EntityRef::slice(idAt(0)));
     f.view->previousMatch(); // wraps to the last
     EXPECT_EQ(f.context.selection().current(), EntityRef::slice(idAt(expected.rows.size() - 1)));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !f.view->detailsLoading(); }, 30000));
     EXPECT_TRUE(
         f.view->details().value(QStringLiteral("Slice")).startsWith(QStringLiteral("TROWSUM")));
 }
@@ -270,6 +271,7 @@ TEST(TimelineView, ClickingASliceSelectsItAndShowsDetailsAndItsOp) {
     QTest::mouseClick(&canvas, Qt::LeftButton, {}, *point);
     EXPECT_EQ(f.context.selection().current(), EntityRef::slice(v(0)));
     EXPECT_EQ(canvas.selectedSlice(), v(0));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !f.view->detailsLoading(); }, 30000));
     EXPECT_TRUE(
         f.view->details().value(QStringLiteral("Instruction")).startsWith(QStringLiteral("TEXP")));
     LinkResolver links(f.reader());
@@ -304,6 +306,7 @@ TEST(TimelineView, FollowsNodeSelectionsRevealsAndQueryTracks) {
         f.reader(), "SELECT id FROM slice_named WHERE name = 'TSTORE' ORDER BY ts DESC LIMIT 1");
     f.context.selection().select(EntityRef::slice(tstore), nullptr);
     EXPECT_EQ(f.canvas().selectedSlice(), tstore);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !f.view->detailsLoading(); }, 30000));
     EXPECT_TRUE(
         f.view->details().value(QStringLiteral("Slice")).startsWith(QStringLiteral("TSTORE")));
     const std::int64_t at =
