@@ -45,7 +45,10 @@ TimelineView::TimelineView(StudioContext& context, QWidget* parent)
       m_search(std::make_unique<TimelineSearchModel>()),
       m_aggregate(std::make_unique<TimelineAggregateModel>()),
       m_details(std::make_unique<TimelineDetailsModel>()),
-      m_detailsWatcher(new QFutureWatcher<Loaded<TimelineDetails>>(this)) {
+      m_detailsWatcher(new QFutureWatcher<Loaded<TimelineDetails>>(this)),
+      m_flowsWatcher(new QFutureWatcher<Loaded<std::vector<TimelineFlow>>>(this)) {
+    connect(m_flowsWatcher, &QFutureWatcher<Loaded<std::vector<TimelineFlow>>>::finished, this,
+            [this] { showFlows(m_flowsWatcher->result()); }); // never throws: runLoaded
     connect(m_detailsWatcher, &QFutureWatcher<Loaded<TimelineDetails>>::finished, this,
             [this] { showDetails(m_detailsWatcher->result()); }); // never throws: runLoaded
     buildLayout();
@@ -249,6 +252,7 @@ void TimelineView::documentChanged() {
     m_links.reset();
     m_linkWorker.reset();
     requestDetails(-1);
+    updateFlows(); // none until a slice is selected (cancels a read for the previous trace)
     m_aggregate->clear();
     m_searchBox->clear(); // a query of the previous trace would name slices this one lacks
     m_matchLabel->clear();
@@ -451,21 +455,39 @@ void TimelineView::showDetails(const Loaded<TimelineDetails>& loaded) {
 }
 
 void TimelineView::updateFlows() {
-    const TraceDocument* doc = document();
-    if (!doc) return;
-    const auto& vp = m_canvas->viewport();
-    try {
-        if (m_allFlows->isChecked())
-            m_canvas->setFlows(
-                flowsIn(doc->reader(), std::int64_t(vp.begin()), std::int64_t(vp.end()) + 1));
-        else if (m_canvas->selectedSlice() >= 0)
-            m_canvas->setFlows(flowsOfSlice(doc->reader(), m_canvas->selectedSlice()));
-        else
-            m_canvas->setFlows({});
-    } catch (const std::exception& e) {
+    ++m_flowsGeneration;
+    m_flowsTokens.cancel();
+    m_flowsLoading = false;
+    const bool all = m_allFlows->isChecked();
+    const std::int64_t slice = m_canvas->selectedSlice();
+    if (!document() || !m_linkWorker || (!all && slice < 0)) {
         m_canvas->setFlows({});
-        m_status->setText(tr("Cannot read flows: %1").arg(QString::fromUtf8(e.what())));
+        return;
     }
+    // Every flow of a wide range of a big run: a scan of 0.1–0.4 s, never on the GUI thread.
+    m_flowsLoading = true;
+    const auto& vp = m_canvas->viewport();
+    m_flowsWatcher->setFuture(QtConcurrent::run(
+        &workerPool(), [links = m_linkWorker, all, slice, t0 = std::int64_t(vp.begin()),
+                        t1 = std::int64_t(vp.end()) + 1, generation = m_flowsGeneration,
+                        token = m_flowsTokens.next()] {
+            return runLoaded<std::vector<TimelineFlow>>(generation, *token, [&] {
+                return links->run(*token, [&](WorkerLinks& l) {
+                    return all ? flowsIn(l.reader, t0, t1) : flowsOfSlice(l.reader, slice);
+                });
+            });
+        }));
+}
+
+void TimelineView::showFlows(const Loaded<std::vector<TimelineFlow>>& loaded) {
+    if (loaded.generation != m_flowsGeneration) return;
+    m_flowsLoading = false;
+    if (!loaded.value) {
+        m_canvas->setFlows({});
+        m_status->setText(tr("Cannot read flows: %1").arg(loaded.error));
+        return;
+    }
+    m_canvas->setFlows(std::move(*loaded.value));
 }
 
 void TimelineView::followSelection(const EntityRef& ref, const QObject* origin) {

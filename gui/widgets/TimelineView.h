@@ -27,6 +27,7 @@ namespace pto::gui {
 class LinkResolver;
 class LinkWorker;
 struct TimelineDetails;
+struct TimelineFlow;
 class TimelineAggregateModel;
 class TimelineCanvas;
 class TimelineDetailsModel;
@@ -55,6 +56,8 @@ public:
     TimelineDetailsModel& details() { return *m_details; }
     /// The selected slice's details are being read (on a worker; details() shows them after).
     bool detailsLoading() const { return m_detailsLoading; }
+    /// The flows to draw (the selected slice's, or all in view) are being read on a worker.
+    bool flowsLoading() const { return m_flowsLoading; }
     TimelineLoader& loader() { return *m_loader; }
     QLineEdit* searchBox() const { return m_searchBox; }
     QComboBox* colouringBox() const { return m_colouring; }
@@ -100,7 +103,9 @@ private:
     void revealTrack(int track);
     void showArea(const TimelineArea& area);
     void addQueryTrack(std::shared_ptr<const QueryTrack> track);
+    /// Reads the flows to draw on a worker (the canvas keeps the previous ones until then).
     void updateFlows();
+    void showFlows(const Loaded<std::vector<TimelineFlow>>& loaded);
     void updateScrollBar();
     void summaryReady();
     void restoreView(const TimelineViewState& view);
@@ -130,6 +135,10 @@ private:
     WorkerTokens m_detailsTokens; ///< destroyed before m_detailsWatcher (a child): waits
     int m_detailsGeneration = 0;
     bool m_detailsLoading = false;
+    QFutureWatcher<Loaded<std::vector<TimelineFlow>>>* m_flowsWatcher = nullptr;
+    WorkerTokens m_flowsTokens; ///< destroyed before m_flowsWatcher (a child): waits
+    int m_flowsGeneration = 0;
+    bool m_flowsLoading = false;
 };
 
 } // namespace pto::gui

@@ -326,6 +326,7 @@ TEST(TimelineView, FollowsNodeSelectionsRevealsAndQueryTracks) {
     ASSERT_EQ(f.view->tracks().tracks().size(), before + 2); // the group and the track
     EXPECT_EQ(f.view->tracks().tracks().back().query, query);
     f.view->allFlowsBox()->setChecked(true);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !f.view->flowsLoading(); }, 30000)); // a worker
     EXPECT_EQ(std::int64_t(f.canvas().flows().size()),
               sqlInt(f.reader(), "SELECT count(*) FROM flow f JOIN slice o ON o.id = f.slice_out "
                                  "JOIN slice i ON i.id = f.slice_in WHERE (o.ts + o.dur >= 900 AND "
