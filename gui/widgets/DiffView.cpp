@@ -3,11 +3,14 @@
 
 #include "compiler/ir/TensorData.h"
 #include "gui/model/LinkResolver.h"
+#include "gui/model/LinkWorker.h"
+#include "gui/model/WorkerPool.h"
 #include "gui/widgets/Heatmap.h"
 #include "validate/TensorIo.h"
 
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -15,12 +18,16 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
 namespace pto::gui {
 
-DiffView::DiffView(StudioContext& context, QWidget* parent) : StudioView(context, parent) {
+DiffView::DiffView(StudioContext& context, QWidget* parent)
+    : StudioView(context, parent), m_watcher(new QFutureWatcher<Loaded<HeatmapData>>(this)) {
+    connect(m_watcher, &QFutureWatcher<Loaded<HeatmapData>>::finished, this,
+            [this] { showHeatmap(m_watcher->result()); }); // never throws: runLoaded
     m_banner = new QLabel(this);
     m_banner->setTextFormat(Qt::PlainText); // names and reasons from the trace
     m_banner->setWordWrap(true);
@@ -108,6 +115,7 @@ void DiffView::documentChanged() {
     m_golden.reset();
     m_links.reset();
     const tracedb::TraceReader* reader = document() ? &document()->reader() : nullptr;
+    m_linkWorker = reader ? std::make_shared<LinkWorker>(document()->path()) : nullptr;
     m_table.load(reader);
     m_view->resizeColumnsToContents();
     m_bisect = reader ? readBisect(*reader) : BisectResult{};
@@ -131,7 +139,7 @@ void DiffView::documentChanged() {
 
 QString DiffView::loadGolden(const QString& npyPath) {
     try {
-        m_golden = std::make_unique<TensorData>(readTensor(npyPath.toStdString()));
+        m_golden = std::make_shared<const TensorData>(readTensor(npyPath.toStdString()));
     } catch (const std::exception& e) {
         return tr("Cannot use %1 as a golden: %2").arg(npyPath, QString::fromUtf8(e.what()));
     }
@@ -140,14 +148,42 @@ QString DiffView::loadGolden(const QString& npyPath) {
 }
 
 void DiffView::rebuildHeatmap() {
-    m_map = {};
-    if (document() && !m_outputs->currentText().isEmpty()) {
-        const std::string name = m_outputs->currentText().toStdString();
-        std::optional<TensorData> stored;
-        if (!m_golden) stored = storedGolden(document()->reader(), name);
-        const TensorData* golden = m_golden ? m_golden.get() : stored ? &*stored : nullptr;
-        m_map = buildHeatmap(document()->reader(), name, golden);
+    ++m_generation;
+    m_tokens.cancel();
+    m_loading = false;
+    if (!m_linkWorker || m_outputs->currentText().isEmpty()) {
+        m_map = {};
+        return applyHeatmap();
     }
+    // A big output (64 MB for the 4096² GEMM) and its golden are read and compared tile by
+    // tile: never on the GUI thread. The previous heatmap stays until then.
+    m_loading = true;
+    m_note->setText(tr("Reading %1…").arg(m_outputs->currentText()));
+    m_watcher->setFuture(
+        QtConcurrent::run(&workerPool(), [links = m_linkWorker, golden = m_golden,
+                                          name = m_outputs->currentText().toStdString(),
+                                          generation = m_generation, token = m_tokens.next()] {
+            return runLoaded<HeatmapData>(generation, *token, [&] {
+                return links->run(*token, [&](WorkerLinks& l) {
+                    std::optional<TensorData> stored;
+                    if (!golden) stored = storedGolden(l.reader, name);
+                    const TensorData* g = golden ? golden.get() : stored ? &*stored : nullptr;
+                    return buildHeatmap(l.reader, name, g);
+                });
+            });
+        }));
+}
+
+void DiffView::showHeatmap(const Loaded<HeatmapData>& loaded) {
+    if (loaded.generation != m_generation) return;
+    m_loading = false;
+    m_map = loaded.value ? std::move(*loaded.value) : HeatmapData{};
+    if (!loaded.value)
+        m_map.note = tr("Cannot read the output: %1").arg(loaded.error).toStdString();
+    applyHeatmap();
+}
+
+void DiffView::applyHeatmap() {
     m_heatmap->setData(&m_map);
     m_diagnosis->setText(QString::fromStdString(m_map.diagnosisText()));
     m_diagnosis->setVisible(!m_diagnosis->text().isEmpty());

@@ -2,8 +2,10 @@
 // heatmap of an output whose hot tiles select their tile op and reveal it on the timeline.
 #pragma once
 
+#include "gui/model/CancelToken.h"
 #include "gui/model/DiffHeatmap.h"
 #include "gui/model/DiffModel.h"
+#include "gui/model/WorkerResult.h"
 #include "gui/widgets/StudioView.h"
 
 #include <memory>
@@ -11,11 +13,13 @@
 class QComboBox;
 class QLabel;
 class QTableView;
+template <typename T> class QFutureWatcher;
 
 namespace pto::gui {
 
 class HeatmapWidget;
 class LinkResolver;
+class LinkWorker;
 
 class DiffView : public StudioView {
     Q_OBJECT
@@ -35,6 +39,8 @@ public:
     QString diagnosisText() const;
     const DiffTableModel& table() const { return m_table; }
     const HeatmapData& heatmap() const { return m_map; }
+    /// The heatmap of the chosen output is being built (on a worker: it reads the output).
+    bool isLoading() const { return m_loading; }
     HeatmapWidget* heatmapWidget() const { return m_heatmap; }
     QTableView* tableView() const { return m_view; }
 
@@ -45,13 +51,18 @@ private:
     void onTileClicked(int tile);
     void onRowActivated(int row);
     void onSelection(const EntityRef& ref, const QObject* origin);
+    /// Builds the chosen output's heatmap on a worker.
     void rebuildHeatmap();
+    void showHeatmap(const Loaded<HeatmapData>& loaded);
+    /// Shows m_map: heatmap, diagnosis and the note on its hottest tile.
+    void applyHeatmap();
 
     DiffTableModel m_table;
     BisectResult m_bisect;
     HeatmapData m_map;
-    std::unique_ptr<TensorData> m_golden;
+    std::shared_ptr<const TensorData> m_golden; ///< shared with the heatmap's worker
     std::unique_ptr<LinkResolver> m_links;
+    std::shared_ptr<LinkWorker> m_linkWorker; ///< reads outputs for the heatmap
     QLabel* m_banner = nullptr;
     QLabel* m_reason = nullptr;
     QLabel* m_diagnosis = nullptr;
@@ -59,6 +70,10 @@ private:
     QLabel* m_note = nullptr;
     QTableView* m_view = nullptr;
     HeatmapWidget* m_heatmap = nullptr;
+    QFutureWatcher<Loaded<HeatmapData>>* m_watcher = nullptr;
+    WorkerTokens m_tokens; ///< destroyed before m_watcher (a child): waits for the worker
+    int m_generation = 0;
+    bool m_loading = false;
 };
 
 } // namespace pto::gui

@@ -28,6 +28,11 @@
 namespace pto::gui {
 namespace {
 
+/// Waits for the view's worker to build the heatmap (the output is read off the GUI thread).
+void waitHeatmap(const DiffView& view) {
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.isLoading(); }, 60000));
+}
+
 /// "planted fault: shift-tile-offset:0 after expand-tiles: %0 = tload (...)" → pass, mnemonic.
 std::pair<std::string, std::string> plantedFault(const std::string& report) {
     std::smatch m;
@@ -67,6 +72,7 @@ TEST(GuiDiff, PlantedFaultIsNamedAndOneClickOnTheHotTileReachesTheTimeline) {
     DiffView view(context);
     view.resize(1000, 600);
     view.show();
+    waitHeatmap(view);
     EXPECT_TRUE(view.bisect().found);
     EXPECT_TRUE(view.bannerText().contains(QString::fromStdString(pass))) << pass;
     EXPECT_TRUE(view.bannerText().contains(QString::fromStdString(op)))
@@ -153,6 +159,7 @@ for r in range(0, 512, 128):
     DiffView view(context);
     view.resize(1000, 600);
     EXPECT_TRUE(view.loadGolden(QString::fromStdString((dir / "c.npy").string())).isEmpty());
+    waitHeatmap(view);
     const HeatmapData& map = view.heatmap();
     ASSERT_EQ(map.tiles.size(), 16u);
     EXPECT_EQ(map.gridRows, 256);
@@ -196,9 +203,11 @@ TEST(GuiDiff, TheVerdictAreaNamesTheErrorPattern) {
     context.setDocument(TraceDocument::open(dir / "f.db"));
     DiffView view(context);
     view.resize(1000, 600);
+    waitHeatmap(view);
     EXPECT_TRUE(view.diagnosisText().isEmpty()); // no golden, no diff rows yet
     EXPECT_TRUE(
         view.loadGolden(QString::fromStdString((dir / "clean" / "yh.npy").string())).isEmpty());
+    waitHeatmap(view);
     const std::string loaded = view.diagnosisText().toStdString();
     EXPECT_NE(loaded.find("Diagnosis: shift"), std::string::npos) << loaded;
     EXPECT_NE(loaded.find("core_tiles"), std::string::npos) << loaded;
@@ -212,6 +221,7 @@ TEST(GuiDiff, TheVerdictAreaNamesTheErrorPattern) {
     StudioContext stored;
     stored.setDocument(TraceDocument::open(dir / "f.db"));
     DiffView fromRows(stored);
+    waitHeatmap(fromRows);
     const std::string rows = fromRows.diagnosisText().toStdString();
     EXPECT_NE(rows.find("Diagnosis: shift"), std::string::npos) << rows;
 }
@@ -226,6 +236,7 @@ TEST(GuiDiff, TheHotTileSelectsItsOpInEveryDockedView) {
     auto* ir = qobject_cast<IrTextView*>(window.view(QStringLiteral("ir")));
     auto* stages = qobject_cast<StageCompareView*>(window.view(QStringLiteral("stages")));
     ASSERT_TRUE(diff && ir && stages);
+    waitHeatmap(*diff);
     const int hot = diff->heatmap().hottestTile();
     ASSERT_GE(hot, 0);
     const HeatTile tile = diff->heatmap().tiles[std::size_t(hot)];
