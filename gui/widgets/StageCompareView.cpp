@@ -100,8 +100,8 @@ void StageCompareView::onStagePicked(bool left, int row) {
 
 void StageCompareView::onNodeClicked(bool left, const QModelIndex& index) {
     const StageNodeListModel& model = left ? m_left : m_right;
+    // Signalled back to this view too: request() then maps it onto both sides.
     selection().select(EntityRef::node(model.stageId(), model.nodeAt(index.row())), this);
-    request(); // the view's own selection is not signalled back to it
 }
 
 void StageCompareView::request() {
