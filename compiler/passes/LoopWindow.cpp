@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
+#include <utility>
 
 namespace pto {
 namespace {
@@ -40,20 +42,91 @@ bool sameGm(const GmTensor& a, const GmTensor& b) {
            a.role == b.role;
 }
 
-bool sameExec(const ExecGraph& a, const ExecGraph& b) {
-    if (a.tasks.size() != b.tasks.size() || a.deps.size() != b.deps.size()) return false;
-    for (size_t i = 0; i < a.tasks.size(); ++i) {
-        const Task& x = a.tasks[i];
-        const Task& y = b.tasks[i];
-        if (x.id != y.id || x.block != y.block || x.core != y.core || x.name != y.name ||
-            x.cluster != y.cluster || x.sub != y.sub)
-            return false;
+// A GM tensor's name split into its stem and trailing number ("ws12" → ws, 12; "out" → out, -1).
+std::pair<std::string_view, int64_t> splitName(std::string_view name) {
+    size_t cut = name.size();
+    while (cut > 0 && name[cut - 1] >= '0' && name[cut - 1] <= '9') --cut;
+    if (cut == name.size() || cut == 0 || name.size() - cut > 15) return {name, -1};
+    return {name.substr(0, cut), std::stoll(std::string(name.substr(cut)))};
+}
+
+// The GM tensor k periods after y, from x, y, z one period apart: equal dtype, shape and role,
+// the address and the name's number changing by the same amount each period. The value id is
+// dropped when it changes (the window's Tensor function has no such value).
+std::optional<GmTensor> extendGm(const GmTensor& x, const GmTensor& y, const GmTensor& z,
+                                 int64_t k) {
+    if (x.dtype != y.dtype || y.dtype != z.dtype || x.shape != y.shape || y.shape != z.shape ||
+        x.role != y.role || y.role != z.role)
+        return std::nullopt;
+    GmTensor out = x;
+    auto addr = linear(x.addr, y.addr, z.addr, k);
+    if (!addr) return std::nullopt;
+    out.addr = *addr;
+    if (x.name != y.name || y.name != z.name) {
+        auto [sx, nx] = splitName(x.name);
+        auto [sy, ny] = splitName(y.name);
+        auto [sz, nz] = splitName(z.name);
+        auto n = linear(nx, ny, nz, k);
+        if (sx != sy || sy != sz || nx < 0 || ny < 0 || nz < 0 || !n || *n < 1) return std::nullopt;
+        out.name = fmt::format("{}{}", sx, *n);
     }
+    if (x.tensorValue != y.tensorValue || y.tensorValue != z.tensorValue) out.tensorValue = kNoId;
+    return out;
+}
+
+// The GM table k periods after `a`: the tensors of each later window are a's, with `d` more of
+// the loop's per-iteration workspaces inserted before a's last ones (the tensors after the
+// loop). Equal leading tensors stay; the inserted ones repeat a's last d leading tensors, one
+// period later each time; the trailing ones move linearly.
+std::optional<std::vector<GmTensor>> extendGmTable(const std::vector<GmTensor>& a,
+                                                   const std::vector<GmTensor>& b,
+                                                   const std::vector<GmTensor>& c, int64_t k) {
+    const size_t na = a.size();
+    if (b.size() < na || c.size() < b.size() || c.size() - b.size() != b.size() - na)
+        return std::nullopt;
+    const size_t d = b.size() - na;
+    size_t lead = 0;
+    while (lead < na && sameGm(a[lead], b[lead]) && sameGm(b[lead], c[lead])) ++lead;
+    if (d == 0) return lead == na ? std::optional(a) : std::nullopt;
+    if (lead < d) return std::nullopt;
+    std::vector<GmTensor> out(a.begin(), a.begin() + lead);
+    for (int64_t t = 1; t <= k; ++t)
+        for (size_t x = 0; x < d; ++x) {
+            auto g = extendGm(a[lead - d + x], b[lead + x], c[lead + d + x], t);
+            if (!g || !sameGm(b[lead + x], c[lead + x])) return std::nullopt;
+            out.push_back(std::move(*g));
+        }
+    for (size_t t = lead; t < na; ++t) {
+        auto g = extendGm(a[t], b[t + d], c[t + 2 * d], k);
+        if (!g) return std::nullopt;
+        out.push_back(std::move(*g));
+    }
+    return out;
+}
+
+// The exec graph k periods after `a`: equal tasks; dependencies equal but for the GM tensor
+// carrying them, whose index moves linearly (a later iteration's workspace).
+bool extendExec(ExecGraph& out, const ExecGraph& b, const ExecGraph& c, int64_t k) {
+    const ExecGraph& a = out;
+    if (a.tasks.size() != b.tasks.size() || b.tasks.size() != c.tasks.size() ||
+        a.deps.size() != b.deps.size() || b.deps.size() != c.deps.size())
+        return false;
+    auto sameTask = [](const Task& x, const Task& y) {
+        return x.id == y.id && x.block == y.block && x.core == y.core && x.name == y.name &&
+               x.cluster == y.cluster && x.sub == y.sub;
+    };
+    for (size_t i = 0; i < a.tasks.size(); ++i)
+        if (!sameTask(a.tasks[i], b.tasks[i]) || !sameTask(b.tasks[i], c.tasks[i])) return false;
     for (size_t i = 0; i < a.deps.size(); ++i) {
         const TaskDep& x = a.deps[i];
         const TaskDep& y = b.deps[i];
-        if (x.from != y.from || x.to != y.to || x.kind != y.kind || x.tensor != y.tensor)
+        const TaskDep& z = c.deps[i];
+        if (x.from != y.from || y.from != z.from || x.to != y.to || y.to != z.to ||
+            x.kind != y.kind || y.kind != z.kind)
             return false;
+        auto tensor = linear(x.tensor, y.tensor, z.tensor, k);
+        if (!tensor || *tensor < 0 || *tensor > int64_t(UINT32_MAX)) return false;
+        out.deps[i].tensor = uint32_t(*tensor);
     }
     return true;
 }
@@ -160,12 +233,16 @@ const Op* windowableLoop(const Function& f) {
     return bodyIsWindowable(found->body.front()) ? found : nullptr;
 }
 
+std::string loopLabel(const Op& loop) {
+    return loop.attrs.has("name") ? loop.attrs.getString("name")
+                                  : fmt::format("for@{}:{}", loop.loc.line, loop.loc.col);
+}
+
 LoopWindow loopWindowFor(const Op& loop) {
     LoopWindow w;
     w.trips = loopTripCount(loop);
     w.windowTrips = kWindowBase + w.trips % w.period;
-    w.loopName = loop.attrs.has("name") ? loop.attrs.getString("name")
-                                        : fmt::format("for@{}:{}", loop.loc.line, loop.loc.col);
+    w.loopName = loopLabel(loop);
     return w;
 }
 
@@ -175,14 +252,16 @@ void truncateLoop(Op& loop, int64_t trips) {
 
 std::optional<PtoProgram> extrapolateLoopWindow(const PtoProgram& a, const PtoProgram& b,
                                                 const PtoProgram& c, int64_t k) {
-    if (a.name != b.name || b.name != c.name || a.gm.size() != b.gm.size() ||
-        b.gm.size() != c.gm.size() || a.kernels.size() != b.kernels.size() ||
-        b.kernels.size() != c.kernels.size() || !sameExec(a.exec, b.exec) ||
-        !sameExec(b.exec, c.exec))
+    if (a.name != b.name || b.name != c.name || a.kernels.size() != b.kernels.size() ||
+        b.kernels.size() != c.kernels.size())
         return std::nullopt;
-    for (size_t i = 0; i < a.gm.size(); ++i)
-        if (!sameGm(a.gm[i], b.gm[i]) || !sameGm(b.gm[i], c.gm[i])) return std::nullopt;
+    std::optional<std::vector<GmTensor>> gm = extendGmTable(a.gm, b.gm, c.gm, k);
+    if (!gm) return std::nullopt;
     PtoProgram out = a;
+    out.gm = std::move(*gm);
+    if (!extendExec(out.exec, b.exec, c.exec, k)) return std::nullopt;
+    for (const TaskDep& d : out.exec.deps)
+        if (d.tensor != UINT32_MAX && d.tensor >= out.gm.size()) return std::nullopt;
     for (size_t i = 0; i < out.kernels.size(); ++i)
         if (!extendKernel(out.kernels[i], b.kernels[i], c.kernels[i], k)) return std::nullopt;
     return out;

@@ -15,10 +15,14 @@ namespace pto {
 
 // The only top-level loop of `f` worth windowing: at least kMinWindowTrips iterations, a
 // static trip count, no nested loop, no `call`, no matmul in its body (cube work of a loop
-// lowers to tasks spread over the AICs, which do not repeat per iteration) and no clipped view
+// lowers to tasks spread over the AICs, which do not repeat per iteration; docs/ARCHITECTURE.md
+// "Loop windows" says what packing by iteration ranges would still need) and no clipped view
 // (a partial last tile). nullptr when there is none or more than one loop.
 inline constexpr int64_t kMinWindowTrips = 64;
 const Op* windowableLoop(const Function& f);
+
+// The name unroll-loops labels the loop's ops with ("kv", or "for@7:3" when unnamed).
+std::string loopLabel(const Op& loop);
 
 // How a windowed compile runs: `trips` is the loop's trip count as written, `windowTrips` the
 // number of iterations unroll-loops copies (trips - windowTrips is a multiple of `period`), and
@@ -43,6 +47,11 @@ void truncateLoop(Op& loop, int64_t trips);
 // period apart (a, b, c): every field must be equal in the three except operand addresses,
 // loop round counts and loop first iterations, which must change by the same amount from a to
 // b as from b to c (and are extended linearly); `a`'s provenance (tile ops, lines) is kept.
+// The GM table may grow by the same number d of tensors from a to b and from b to c (one GM
+// workspace per iteration of the loop): the tensors a, b and c share stay, k · d more follow
+// them, each one period after the tensor d places before it (address and the name's number
+// moved linearly: `ws40` → `ws42`…; no Tensor value), and a's remaining tensors (declared after
+// the loop) move linearly; a dependency's carrying tensor index moves linearly too.
 // nullopt when the three differ in any other way (then the loop is compiled in full).
 std::optional<PtoProgram> extrapolateLoopWindow(const PtoProgram& a, const PtoProgram& b,
                                                 const PtoProgram& c, int64_t k);

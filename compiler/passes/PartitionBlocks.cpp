@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -249,12 +250,70 @@ void packBucket(const std::vector<uint32_t>& bucket, int cores, int tilesPerTask
     }
 }
 
+// The iteration of `loop` each component of `bucket` belongs to (every labelled op of a
+// component in the same one), or nullopt when a component has none or spans several.
+std::optional<std::vector<int64_t>> iterationsOf(const Function& tile, const Components& comps,
+                                                 const std::vector<uint32_t>& bucket,
+                                                 const std::string& loop) {
+    std::vector<int64_t> out;
+    out.reserve(bucket.size());
+    for (uint32_t c : bucket) {
+        std::optional<int64_t> iter;
+        for (uint32_t i = comps.start[c]; i < comps.start[c + 1]; ++i) {
+            const Attrs& a = tile.op(comps.ops[i]).attrs;
+            if (!a.has("loop")) continue; // data movement the Tile passes added
+            std::optional<std::vector<int64_t>> v = a.getInts("iter");
+            if (a.getString("loop") != loop || !v || v->size() != 1 ||
+                (iter && *iter != v->front()))
+                return std::nullopt;
+            iter = v->front();
+        }
+        if (!iter) return std::nullopt;
+        out.push_back(*iter);
+    }
+    return out;
+}
+
+// Packs a bucket of `lanes` components per iteration (iterations 0 .. trips-1 in order) by
+// ranges of iterations, lane by lane (PartitionOptions::iterations); false when the bucket is not
+// of that form or there are fewer cores than lanes (then it is packed as any other).
+bool packByIterations(const Function& tile, const Components& comps,
+                      const std::vector<uint32_t>& bucket, int cores, const IterationPacking& loop,
+                      std::vector<PendingBlock>& out, const PendingBlock& proto) {
+    if (loop.trips <= 0 || loop.period <= 0 || bucket.size() % size_t(loop.trips) != 0)
+        return false;
+    std::optional<std::vector<int64_t>> iters = iterationsOf(tile, comps, bucket, loop.loopName);
+    const size_t lanes = bucket.size() / size_t(loop.trips);
+    if (!iters) return false;
+    for (size_t i = 0; i < bucket.size(); ++i)
+        if ((*iters)[i] != int64_t(i / lanes)) return false;
+    const int64_t perLane = std::min<int64_t>(loop.period, cores / int64_t(lanes));
+    if (perLane < 1) return false;
+    // trips = rounds · period + rest: block b grows by `grow` iterations per period, so its
+    // range is linear in the rounds for a fixed rest.
+    const int64_t rounds = loop.trips / loop.period, rest = loop.trips % loop.period;
+    for (size_t lane = 0; lane < lanes; ++lane) {
+        int64_t first = 0;
+        for (int64_t b = 0; b < perLane; ++b) {
+            const int64_t grow = loop.period / perLane + (b < loop.period % perLane ? 1 : 0);
+            const int64_t take = rounds * grow + rest / perLane + (b < rest % perLane ? 1 : 0);
+            PendingBlock block = proto;
+            for (int64_t j = first; j < first + take; ++j)
+                block.comps.push_back(bucket[size_t(j) * lanes + lane]);
+            first += take;
+            if (!block.comps.empty()) out.push_back(std::move(block));
+        }
+    }
+    return true;
+}
+
 // Blocks of every (group, depth) bucket, sorted by (depth, first op): a topological order of
 // the tasks.
 std::vector<PendingBlock> planBlocks(const Function& tile, const Components& comps,
                                      const std::vector<uint32_t>& group,
                                      const std::vector<uint32_t>& depth,
-                                     const PartitionOptions& opts) {
+                                     const PartitionOptions& opts,
+                                     const std::optional<IterationPacking>& iterations) {
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> bucketOf;
     std::vector<std::vector<uint32_t>> buckets; // in order of their first component
     for (uint32_t c = 0; c < comps.count(); ++c) {
@@ -273,6 +332,9 @@ std::vector<PendingBlock> planBlocks(const Function& tile, const Components& com
                                    " cores to run " + std::to_string(bucket.size()) +
                                    " tile chains like " + describe(tile, tile.op(comps.first(c0))));
         PendingBlock proto{depth[c0], 0, group[c0], core, {}};
+        if (iterations && opts.tilesPerTask <= 0 &&
+            packByIterations(tile, comps, bucket, cores, *iterations, pending, proto))
+            continue;
         packBucket(bucket, cores, opts.tilesPerTask, pending, proto);
     }
     for (PendingBlock& b : pending) b.firstOp = comps.first(b.comps.front());
@@ -313,11 +375,13 @@ BlockProgram buildProgram(Function tile, const Components& comps,
 
 } // namespace
 
-BlockProgram partitionBlocks(Function tile, const PartitionOptions& opts) {
+BlockProgram partitionBlocks(Function tile, const PartitionOptions& opts,
+                             const std::optional<IterationPacking>& iterations) {
     const Components comps = findComponents(tile);
     const std::vector<uint32_t> group = isomorphicGroups(tile, comps);
     const std::vector<uint32_t> depth = gmDepths(tile, comps);
-    const std::vector<PendingBlock> pending = planBlocks(tile, comps, group, depth, opts);
+    const std::vector<PendingBlock> pending =
+        planBlocks(tile, comps, group, depth, opts, iterations);
     return buildProgram(std::move(tile), comps, pending);
 }
 

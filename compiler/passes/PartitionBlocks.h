@@ -3,7 +3,22 @@
 
 #include "compiler/ir/Block.h"
 
+#include <cstdint>
+#include <optional>
+#include <string>
+
 namespace pto {
+
+// Packing by iteration ranges for a loop whose windows (compiler/passes/LoopWindow.h) differ by
+// multiples of `period` iterations: `trips` iterations of loop `loopName` are unrolled in this
+// compile. Not used by the pipeline yet: with it the cube tasks of a matmul loop grow linearly,
+// but their kernels' counted loops need 8-iteration rounds (docs/ARCHITECTURE.md, "Loop
+// windows"), so the windows still do not extrapolate.
+struct IterationPacking {
+    std::string loopName;
+    int64_t trips = 0;
+    int64_t period = 8;
+};
 
 struct PartitionOptions {
     int aicCores = 24;
@@ -19,8 +34,15 @@ struct PartitionOptions {
 // components at the same depth of the GM dependency graph are packed together. Blocks are
 // ordered by that depth, then by first op, and named <function>_<aic|aiv>_<n>; the items of
 // each block are its ops, component by component, in program order. GM declarations belong
-// to no block. Throws CompileError for ops that cannot run on a core (Tensor-only kinds,
-// unassigned spaces) and for a component that mixes AIC and AIV work.
-BlockProgram partitionBlocks(Function tile, const PartitionOptions& opts);
+// to no block. With `iterations` (and auto packing), a bucket made of one component per lane and
+// iteration of that loop (lane: the component's position within its iteration, e.g. the head)
+// is packed by iteration instead: each lane gets up to `period` blocks (as many as the cores
+// allow), and each block a contiguous range of iterations whose length is linear in the trip
+// count — so compiles whose trip counts differ by whole periods give the same tasks, each
+// running a longer range, which is what loop windows extrapolate. Throws CompileError for ops that
+// cannot run on a core (Tensor-only kinds, unassigned spaces) and for a component that mixes AIC
+// and AIV work.
+BlockProgram partitionBlocks(Function tile, const PartitionOptions& opts,
+                             const std::optional<IterationPacking>& iterations = std::nullopt);
 
 } // namespace pto

@@ -1,0 +1,170 @@
+// Tests of loop-window extrapolation with per-iteration GM workspaces, and of partition-blocks'
+// packing by iteration ranges (compiler/passes/LoopWindow.h, PartitionBlocks.h).
+#include "compiler/passes/LoopWindow.h"
+#include "compiler/PassManager.h"
+#include "compiler/Pipeline.h"
+#include "compiler/passes/PartitionBlocks.h"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace pto::test {
+namespace {
+
+// The PTO program of a window whose loop wrote `n` workspaces before the loop's end: input
+// `x`, workspaces ws, ws1 … ws{n-1} (0x100 bytes each from 0x1000), then `fin`, a tensor
+// declared after the loop. One kernel stores to the last workspace and to `fin`; a task
+// dependency is carried by the last workspace.
+PtoProgram windowProgram(int n) {
+    PtoProgram p;
+    p.name = "w";
+    p.gm.push_back({"x", DType::F32, Shape{64}, 0, GmRole::Input, 0});
+    for (int i = 0; i < n; ++i) {
+        std::string name = i == 0 ? "ws" : fmt::format("ws{}", i);
+        p.gm.push_back(
+            {name, DType::F32, Shape{64}, 0x1000 + 0x100 * i, GmRole::Workspace, ValueId(10 + i)});
+    }
+    p.gm.push_back(
+        {"fin", DType::F32, Shape{64}, 0x1000 + 0x100 * n, GmRole::Output, ValueId(10 + n)});
+    Kernel k;
+    k.name = "w_aiv_0";
+    Instr st;
+    st.opcode = Opcode::TStore;
+    st.pipe = Pipe::MTE3;
+    st.operandCount = 2;
+    st.operands[0] = {MemSpace::GM, DType::F32, 0x1000 + 0x100 * (n - 1), 1, 64, 64};
+    st.operands[1] = {MemSpace::UB, DType::F32, 0, 1, 64, 64};
+    k.instrs.push_back(st);
+    st.operands[0].addr = 0x1000 + 0x100 * n;
+    k.instrs.push_back(st);
+    p.kernels.push_back(k);
+    p.exec.tasks.push_back({0, 0, CoreType::AIV, "w_aiv_0"});
+    p.exec.tasks.push_back({1, 0, CoreType::AIV, "w_aiv_1"});
+    p.exec.deps.push_back({0, 1, DepKind::Raw, uint32_t(n)}); // index of ws{n-1}
+    return p;
+}
+
+TEST(LoopWindowExtrapolation, PerIterationWorkspacesAreAddedOnePeriodAfterAnother) {
+    // Windows of 4, 6 and 8 workspaces (2 per period), stretched by 3 periods: 10 workspaces.
+    std::optional<PtoProgram> full =
+        extrapolateLoopWindow(windowProgram(4), windowProgram(6), windowProgram(8), 3);
+    ASSERT_TRUE(full.has_value());
+    const PtoProgram want = windowProgram(10);
+    ASSERT_EQ(full->gm.size(), want.gm.size());
+    for (size_t i = 0; i < want.gm.size(); ++i) {
+        EXPECT_EQ(full->gm[i].name, want.gm[i].name) << i;
+        EXPECT_EQ(full->gm[i].addr, want.gm[i].addr) << i;
+        EXPECT_EQ(full->gm[i].role, want.gm[i].role) << i;
+    }
+    // The window's Tensor function has no value for the added workspaces.
+    EXPECT_EQ(full->gm[5].tensorValue, kNoId);
+    EXPECT_EQ(full->gm[1].tensorValue, 10u);
+    EXPECT_EQ(full->exec.deps[0].tensor, 10u);
+    EXPECT_EQ(full->kernels[0].instrs[0].operands[0].addr, 0x1000 + 0x100 * 9);
+    EXPECT_EQ(full->kernels[0].instrs[1].operands[0].addr, 0x1000 + 0x100 * 10);
+}
+
+TEST(LoopWindowExtrapolation, TablesThatDoNotGrowByWholePeriodsAreRefused) {
+    // 4, 6, 9 workspaces: the third window grew by 3, not 2.
+    EXPECT_FALSE(extrapolateLoopWindow(windowProgram(4), windowProgram(6), windowProgram(9), 3));
+    // Names that do not move by the same number each period.
+    PtoProgram c = windowProgram(8);
+    c.gm[7].name = "other7";
+    EXPECT_FALSE(extrapolateLoopWindow(windowProgram(4), windowProgram(6), c, 3));
+    // A workspace whose shape changes.
+    PtoProgram b = windowProgram(6);
+    b.gm[6].shape = Shape{32};
+    EXPECT_FALSE(extrapolateLoopWindow(windowProgram(4), b, windowProgram(8), 3));
+}
+
+// Two heads of QKᵀ per iteration (two cube components per iteration), accumulated by a vector
+// chain across iterations, lowered to the Tile level.
+Function headsLoopTile(int trips) {
+    const std::string text = fmt::format(
+        R"(func @heads(%q: tensor<2x128x64xf16>, %k: tensor<2x{0}x64xf16>)
+    -> tensor<2x128x128xf32> {{
+  %a0 = fill {{value = 0.0}} : tensor<2x128x128xf32>
+  %r:1 = for "kv" %j = 0 to {1} step 1 iter_args(%a = %a0) {{
+    %kj = view %k {{offsets = [0, %j * 128, 0], sizes = [2, 128, 64]}}
+    %a1 = add %a, (matmul %q, %kj {{transpose_b}})
+    yield %a1
+  }}
+  return %r#0
+}}
+)",
+        128 * trips, trips);
+    CompileState state = loadProgramText(text, "heads.pto");
+    PassManagerOptions stop;
+    stop.stopAfter = "tile-dead-code";
+    PassManager pm(state, CompileOptions{}, stop);
+    pm.start();
+    lowerToPto(pm);
+    return std::move(state.tile);
+}
+
+// Per AIC block: the iterations of loop "kv" its matmuls belong to.
+std::vector<std::vector<int64_t>> cubeIterations(const BlockProgram& p) {
+    std::vector<std::vector<int64_t>> out;
+    for (const BlockFunction& b : p.blocks) {
+        if (b.core != CoreType::AIC) continue;
+        std::vector<int64_t> iters;
+        for (const BlockItem& item : b.items) {
+            if (item.isSync()) continue;
+            const Op& op = p.tile.op(item.op);
+            if (op.kind == OpKind::Matmul && op.attrs.getString("loop") == "kv")
+                iters.push_back(op.attrs.getInts("iter")->front());
+        }
+        out.push_back(std::move(iters));
+    }
+    return out;
+}
+
+std::optional<IterationPacking> packedBy(int64_t trips) {
+    return IterationPacking{"kv", trips, 8};
+}
+
+TEST(IterationPacking, EachCubeTaskRunsOneHeadOverAContiguousRangeOfIterations) {
+    const BlockProgram p = partitionBlocks(headsLoopTile(27), {}, packedBy(27));
+    const std::vector<std::vector<int64_t>> blocks = cubeIterations(p);
+    // 2 heads, 24 AICs: 8 tasks per head (the period), 27 = 3·8 + 3 iterations: 4,4,4,3,3,3,3,3.
+    ASSERT_EQ(blocks.size(), 16u);
+    std::map<int64_t, int> sizes;
+    std::multiset<int64_t> all;
+    for (const std::vector<int64_t>& it : blocks) {
+        ASSERT_FALSE(it.empty());
+        for (size_t i = 1; i < it.size(); ++i) EXPECT_EQ(it[i], it[i - 1] + 1) << "contiguous";
+        ++sizes[int64_t(it.size())];
+        all.insert(it.begin(), it.end());
+    }
+    EXPECT_EQ(sizes[4], 6);
+    EXPECT_EQ(sizes[3], 10);
+    for (int64_t j = 0; j < 27; ++j) EXPECT_EQ(all.count(j), 2u) << "both heads of iteration " << j;
+}
+
+TEST(IterationPacking, TaskRangesGrowLinearlyWithWholePeriodsOfIterations) {
+    // 24, 32 and 40 iterations: the same 16 tasks, each one iteration longer per period.
+    std::vector<std::vector<std::vector<int64_t>>> windows;
+    for (int trips : {24, 32, 40})
+        windows.push_back(
+            cubeIterations(partitionBlocks(headsLoopTile(trips), {}, packedBy(trips))));
+    ASSERT_EQ(windows[0].size(), 16u);
+    ASSERT_EQ(windows[1].size(), 16u);
+    ASSERT_EQ(windows[2].size(), 16u);
+    for (size_t b = 0; b < 16; ++b) {
+        EXPECT_EQ(windows[0][b].size(), 3u);
+        EXPECT_EQ(windows[1][b].size(), 4u);
+        EXPECT_EQ(windows[2][b].size(), 5u);
+        const int64_t f0 = windows[0][b].front(), f1 = windows[1][b].front();
+        EXPECT_EQ(windows[2][b].front() - f1, f1 - f0) << "first iteration moves linearly";
+    }
+    // Without the option the same bucket is spread over all 24 AICs (48 matmuls, 2 each).
+    EXPECT_EQ(cubeIterations(partitionBlocks(headsLoopTile(24), {})).size(), 24u);
+}
+
+} // namespace
+} // namespace pto::test
