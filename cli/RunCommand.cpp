@@ -39,7 +39,10 @@ nlohmann::json summaryJson(const RunResult& r) {
                         {"tflops", secs > 0 ? r.flops / secs / 1e12 : 0.0},
                         {"gbps", secs > 0 ? double(r.gmBytes) / secs / 1e9 : 0.0}};
     for (const auto& w : r.sim.warnings) j["warnings"].push_back(w.message);
-    if (!r.faultMessage.empty()) j["fault"] = r.faultMessage;
+    if (!r.faultMessage.empty()) {
+        j["fault"] = r.faultMessage;
+        if (r.faultCycle >= 0) j["fault_cycle"] = r.faultCycle;
+    }
     return j;
 }
 
@@ -47,6 +50,13 @@ void printSummary(const RunResult& r, const RunArgs& args) {
     double secs = r.seconds();
     fmt::print("ran {} (@{}) on {}{}\n", r.state.file, r.state.tensor.name, r.arch.name(),
                args.options.tracePath.empty() ? "" : " -> " + args.options.tracePath);
+    if (!r.faultMessage.empty()) {
+        // The run stopped: its totals would read as zeros; the trace holds it up to the fault.
+        fmt::print("  stopped      by a fault{} (below){}\n",
+                   r.faultCycle >= 0 ? fmt::format(" at cycle {}", r.faultCycle) : "",
+                   args.options.tracePath.empty() ? "" : "; the trace holds the run up to it");
+        return;
+    }
     fmt::print("  cycles       {}\n", r.sim.totalCycles.count());
     fmt::print("  time         {:.3f} us at {:.2f} GHz\n", secs * 1e6, r.arch.clockHz() / 1e9);
     fmt::print("  instructions {} in {} tasks\n", r.sim.instructions, r.sim.tasks.size());

@@ -10,6 +10,7 @@
 #include "simulator/Simulator.h"
 #include "trace_db/TraceReader.h"
 #include "trace_db/TraceWriter.h"
+#include "validate/DriftChain.h"
 #include "validate/GoldenDiff.h"
 
 #include <fmt/format.h>
@@ -18,6 +19,7 @@
 
 #include <memory>
 #include <regex>
+#include <tuple>
 #include <unordered_map>
 
 namespace pto {
@@ -181,6 +183,9 @@ void simFaultDivergence(const CompileState& state, const SimRun& run, StageResul
 void compareOutputs(const Function& ref, const EvalResult& refValues, const sim::SimResult& sim,
                     const ComparePolicy& pol, BisectReport& report) {
     std::vector<TensorComparison>& out = report.outputs;
+    // An output may carry the order drift of every accumulation it derives from (DriftChain.h):
+    // no status says whether it did, so one whose inputs may drift is judged as drifted.
+    const std::vector<int64_t> chain = propagatedAccumulation(ref);
     for (size_t i = 0; i < ref.results.size() && i < refValues.outputs.size(); ++i) {
         const ValueId v = ref.results[i];
         const NameTable names(ref);
@@ -194,6 +199,7 @@ void compareOutputs(const Function& ref, const EvalResult& refValues, const sim:
             p.cls = toleranceClassOf(op->kind);
             p.k = accumulationLength(ref, *op);
         }
+        if (inputsMayDrift(ref, v, chain)) std::tie(p.cls, p.k) = driftedTolerance(ref, v, chain);
         out.push_back(compareTensors(name, *got, refValues.outputs[i], p));
         report.diagnoses.push_back(
             diagnoseComparison(out.back(), *got, refValues.outputs[i], p, nullptr));

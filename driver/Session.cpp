@@ -195,6 +195,7 @@ RunResult runProgram(const RunOptions& options) {
             sim::simulate(r.state.pto, r.arch, r.inputs, simOptions, writer ? &*writer : nullptr);
     } catch (const SimFault& fault) {
         r.faultMessage = fault.what();
+        r.faultCycle = fault.site().cycle;
         if (writer) writer->setMeta("sim_fault", r.faultMessage);
     }
     r.flops = programFlops(r.state); // every iteration of a windowed loop

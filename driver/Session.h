@@ -44,6 +44,7 @@ struct RunResult {
     double flops = 0;    // useful arithmetic of the program (matmul 2·m·n·k, 1 per element op)
     int64_t gmBytes = 0; // bytes moved between GM and the cores
     std::string faultMessage; // a simulation fault; the trace up to it is still written
+    int64_t faultCycle = -1;  // the simulated cycle of the fault, when known
     double seconds() const { return double(sim.totalCycles.count()) / arch.clockHz(); }
 };
 

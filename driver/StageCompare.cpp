@@ -3,6 +3,7 @@
 #include "driver/StageCompare.h"
 
 #include "compiler/ir/Printer.h"
+#include "validate/DriftChain.h"
 
 #include <fmt/format.h>
 
@@ -31,8 +32,21 @@ struct Judged {
     TensorComparison cmp;
 };
 
-Judged judgeValue(const TensorData& actual, const TensorData& golden, ToleranceClass cls, int64_t k,
-                  const ComparePolicy& policy, ValueStatus inputs) {
+// The class and K of a result whose Tensor-level value is `v` of `fn`: its producer's own (an
+// argument: elementwise), or, once its inputs have drifted, widened to the drift they carry
+// (`chain`, DriftChain.h).
+std::pair<ToleranceClass, int64_t>
+toleranceFor(const Function& fn, ValueId v, const std::vector<int64_t>& chain, ValueStatus inputs) {
+    if (effective(inputs) == ValueStatus::Drift) return driftedTolerance(fn, v, chain);
+    const Op* p = fn.producer(v);
+    if (!p) return {ToleranceClass::Elementwise, 1};
+    return {toleranceClassOf(p->kind), accumulationLength(fn, *p)};
+}
+
+Judged judgeValue(const TensorData& actual, const TensorData& golden,
+                  std::pair<ToleranceClass, int64_t> tolerance, const ComparePolicy& policy,
+                  ValueStatus inputs) {
+    const auto [cls, k] = tolerance;
     ComparePolicy p = policy;
     p.cls = cls;
     p.k = k;
@@ -125,13 +139,6 @@ std::optional<TensorData> tileRegion(const TensorData& t, const Shape& offset, c
     return regionAt(t, row, col, shape.rows(), shape.cols(), shape);
 }
 
-// Class and K of a tile from the Tensor op that produced its origin.
-std::pair<ToleranceClass, int64_t> classOfOrigin(const Function& tensor, ValueId origin) {
-    const Op* p = tensor.producer(origin);
-    if (!p) return {ToleranceClass::Elementwise, 1};
-    return {toleranceClassOf(p->kind), accumulationLength(tensor, *p)};
-}
-
 std::string tensorOpText(const Function& tensor, const NameTable& names, ValueId origin) {
     const Op* p = tensor.producer(origin);
     if (!p) return fmt::format("%{} (argument)", names[origin]);
@@ -185,6 +192,7 @@ void compareTensorStage(const Function& fn, std::span<const OpId> roots, const E
     }
     std::vector<ValueStatus> status(fn.valueCount(), ValueStatus::Exact);
     const NameTable names(fn), refNames(ref);
+    const std::vector<int64_t> chain = propagatedAccumulation(ref);
     Tagged divs;
     for (const Op& op : fn.ops()) {
         if (op.result == kNoId) continue;
@@ -197,7 +205,7 @@ void compareTensorStage(const Function& fn, std::span<const OpId> roots, const E
         }
         const Op& r = ref.op(root);
         Judged j = judgeValue(got.values[op.result], refValues.values[r.result],
-                              toleranceClassOf(r.kind), accumulationLength(ref, r), policy, in);
+                              toleranceFor(ref, r.result, chain, in), policy, in);
         status[op.result] = j.status;
         count(out, j.status);
         if (!j.diverges) continue;
@@ -214,6 +222,7 @@ void compareTileStage(const Function& tile, const EvalResult& got, const Functio
     const std::vector<char> partial = partialTiles(tile);
     std::vector<ValueStatus> status(tile.valueCount(), ValueStatus::Exact);
     const NameTable names(tile), tensorNames(tensor);
+    const std::vector<int64_t> chain = propagatedAccumulation(tensor);
     Tagged divs;
     for (const Op& op : tile.ops()) {
         if (op.kind == OpKind::TStore || op.kind == OpKind::TScatterAdd) {
@@ -234,8 +243,8 @@ void compareTileStage(const Function& tile, const EvalResult& got, const Functio
             continue;
         auto golden = tileRegion(tensorValues.values[val.origin], val.offset, val.type.shape);
         if (!golden) continue;
-        auto [cls, k] = classOfOrigin(tensor, val.origin);
-        Judged j = judgeValue(got.values[op.result], *golden, cls, k, policy, in);
+        Judged j = judgeValue(got.values[op.result], *golden,
+                              toleranceFor(tensor, val.origin, chain, in), policy, in);
         status[op.result] = j.status;
         count(out, j.status);
         if (!j.diverges) continue;
@@ -313,6 +322,7 @@ void compareSimulatorStage(const CompileState& state, const std::vector<TensorDa
     for (size_t i = 0; i < state.exec.tasks.size(); ++i)
         taskOfBlock.emplace(state.exec.tasks[i].block, i);
     const NameTable names(tile), tensorNames(tensor);
+    const std::vector<int64_t> chain = propagatedAccumulation(tensor);
     LoadTracer tracer(tile);
     Tagged divs;
     // GM tensors scatter_add accumulates into: the final GM holds the base plus every
@@ -351,8 +361,8 @@ void compareSimulatorStage(const CompileState& state, const std::vector<TensorDa
         auto golden = tileRegion(tensorValues.values[tv.origin], tv.offset, tv.type.shape);
         if (!actual || !golden) continue;
         const ValueStatus in = tracer.inputsOf(t);
-        auto [cls, k] = classOfOrigin(tensor, tv.origin);
-        Judged j = judgeValue(*actual, *golden, cls, k, policy, in);
+        Judged j =
+            judgeValue(*actual, *golden, toleranceFor(tensor, tv.origin, chain, in), policy, in);
         tracer.record(r, j.status);
         count(out, j.status);
         if (!j.diverges) continue;

@@ -237,6 +237,51 @@ TEST_P(SampleTest, TileInterpreterMatchesTensorInterpreter) {
 INSTANTIATE_TEST_SUITE_P(Samples, SampleTest,
                          ::testing::Values("matmul", "softmax", "rms_norm", "gelu"));
 
+// The DeepSeek samples (issue 16): their Tensor and Tile texts and PTO listings round trip with
+// the indexing instructions in them (MGATHER, MSCATTER, TTOPK, TCUMSUM: parse(print(x)) prints
+// the same), and every instruction's provenance reaches a Tensor op and its source line.
+struct IndexingSample {
+    std::string name;
+    std::vector<std::string> opcodes; // the indexing instructions its listing must hold
+};
+
+class IndexingSampleTest : public ::testing::TestWithParam<IndexingSample> {};
+
+TEST_P(IndexingSampleTest, TextsAndListingRoundTripWithTheIndexingInstructions) {
+    const IndexingSample& c = GetParam();
+    const std::string path = samplePath(c.name);
+    const std::string printed = printModule(parseModule(readFile(path), path));
+    EXPECT_EQ(printModule(parseModule(printed, path)), printed);
+    CompileState s = compileSample(c.name);
+    const std::string tile = printFunction(s.tile);
+    EXPECT_EQ(printFunction(parseFunctionText(tile, "tile")), tile);
+    const std::string listing = printPtoProgram(s.pto);
+    EXPECT_EQ(printPtoProgram(parsePtoProgram(listing, "listing")), listing);
+    for (const std::string& op : c.opcodes)
+        EXPECT_NE(listing.find(op + " "), std::string::npos) << c.name << " has no " << op;
+}
+
+TEST_P(IndexingSampleTest, EveryInstructionReachesATensorOpAndSourceLine) {
+    test::TempDir dir;
+    auto db = dir / "trace.db";
+    {
+        auto writer = tracedb::TraceWriter::create(db);
+        StageRecorder recorder(writer, TargetInfo{}, RecordLimits{});
+        compileSample(GetParam().name, &recorder);
+        writer.commit();
+    }
+    auto reader = tracedb::TraceReader::open(db);
+    EXPECT_EQ(std::get<int64_t>(reader.query(kOrphanQuery).rows[0][0]), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    DeepSeek, IndexingSampleTest,
+    ::testing::Values(
+        IndexingSample{"moe_dispatch_combine", {"MGATHER", "MSCATTER", "TTOPK", "TCUMSUM"}},
+        IndexingSample{"moe_gating", {"TTOPK"}}, IndexingSample{"lightning_indexer", {"TTOPK"}},
+        IndexingSample{"sparse_flash_attention", {"MGATHER"}}, IndexingSample{"mla_prolog", {}}),
+    [](const auto& p) { return p.param.name; });
+
 INSTANTIATE_TEST_SUITE_P(Samples, SampleProvenanceTest,
                          ::testing::Combine(::testing::Values("matmul", "softmax", "rms_norm",
                                                               "gelu"),

@@ -58,6 +58,19 @@ std::string writeAddProgram(const test::TempDir& dir) {
     return path;
 }
 
+// A K = 2048 f16 matmul (summed in K tiles at Tile level) and an elementwise chain behind it.
+std::string writeDriftProgram(const test::TempDir& dir) {
+    const std::string path = (dir / "drift.pto").string();
+    std::ofstream(path) << "// a K = 2048 matmul, then a max-subtracted and scaled copy\n"
+                           "func @drift(%a: tensor<128x2048xf16>, %b: tensor<2048x128xf16>) -> "
+                           "tensor<128x128xf32> {\n"
+                           "  %c = matmul %a, %b\n"
+                           "  %d = muls (sub %c, (reduce_max %c {axis = 1, keepdim})), 0.5\n"
+                           "  return %d\n"
+                           "}\n";
+    return path;
+}
+
 TEST(Bisect, CleanSamplesPassEveryStage) {
     for (const char* s : {"softmax.pto", "matmul.pto", "rms_norm.pto", "gelu.pto"}) {
         BisectReport r = bisect(sample(s));
@@ -69,6 +82,52 @@ TEST(Bisect, CleanSamplesPassEveryStage) {
         EXPECT_TRUE(sim.evaluated);
         EXPECT_GT(sim.compared, 0) << s;
     }
+}
+
+// The Tile interpreter sums a matmul in K tiles, the Tensor interpreter in one pass: the values
+// they feed differ in the last bits (drift). Judged with the accumulation those values carry
+// (validate/DriftChain.h), the clean programs pass every stage, drift counted, nothing failed —
+// before, the first elementwise op behind the drift was a false divergence (mla_prolog, slower,
+// is the planted case below).
+TEST(Bisect, AccumulationOrderDriftIsNotADivergence) {
+    test::TempDir dir("pto-bisect");
+    const std::string drift = writeDriftProgram(dir);
+    for (const std::string& s : {drift, sample("moe_dispatch_combine.pto"),
+                                 sample("moe_gating.pto"), sample("sparse_flash_attention.pto")}) {
+        BisectReport r = bisect(s);
+        EXPECT_TRUE(r.passed()) << formatBisect(r);
+        int64_t drifted = 0;
+        for (const StageResult& st : r.stages) {
+            EXPECT_EQ(st.failed, 0) << s << " " << st.pass;
+            drifted += st.drift;
+        }
+        EXPECT_GT(drifted, 0) << s;
+        for (const TensorComparison& c : r.outputs) EXPECT_TRUE(c.verdict.passed) << s;
+    }
+}
+
+// A real fault behind that drift is still found, at the planted op, under the widened tolerance:
+// the scale of the muls that follows the drifting matmul doubled.
+TEST(Bisect, AFaultPlantedBehindDriftIsFoundAtItsOp) {
+    test::TempDir dir("pto-bisect");
+    BisectReport r = bisect(writeDriftProgram(dir), "wrong-scale:0");
+    const StageResult& st = firstStage(r);
+    EXPECT_EQ(st.pass, "expand-tiles") << formatBisect(r);
+    ASSERT_TRUE(st.first.has_value());
+    EXPECT_EQ(st.first->op, r.planted->tileOp) << formatBisect(r);
+    EXPECT_EQ(st.first->mnemonic, "muls");
+    EXPECT_TRUE(st.first->introduced);
+    EXPECT_NE(st.first->tolerance.source.find("K = 2048"), std::string::npos)
+        << st.first->tolerance.source;
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_FALSE(r.outputs[0].verdict.passed);
+    // The same in a DeepSeek sample: the 1/7168 of mla_prolog's RMSNorm mean, behind its
+    // 7168-term sum of squares, halved.
+    r = bisect(sample("mla_prolog.pto"), "wrong-scale:0");
+    const StageResult& mla = firstStage(r);
+    ASSERT_TRUE(mla.first.has_value());
+    EXPECT_EQ(mla.first->op, r.planted->tileOp) << formatBisect(r);
+    EXPECT_EQ(mla.first->mnemonic, "divs");
 }
 
 TEST(Bisect, ShiftTileOffsetIsFoundAtExpandTilesOnTheTload) {

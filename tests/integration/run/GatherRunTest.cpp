@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
 
 namespace pto {
 namespace {
@@ -63,11 +64,11 @@ TEST(GatherRun, OutOfRangeIndexIsAFaultNamingEverything) {
     test::TempDir dir;
     RunResult r = run(badInputs(dir));
     const std::string& m = r.faultMessage;
-    EXPECT_NE(m.find("out-of-bounds MGATHER on AIV"), std::string::npos) << m;
-    EXPECT_NE(m.find("pipe MTE2 (kernel"), std::string::npos) << m;
-    EXPECT_NE(m.find(" instr "), std::string::npos) << m;
-    EXPECT_NE(m.find("from tile op #"), std::string::npos) << m;
-    EXPECT_NE(m.find("gather_rows.pto:4:11"), std::string::npos) << m;
+    // core, pipe, kernel and instruction, cycle, tile op, source line
+    EXPECT_TRUE(std::regex_search(m, std::regex(R"(out-of-bounds MGATHER on AIV \d+ pipe MTE2 )"
+                                                R"(\(kernel \d+ instr \d+, cycle \d+, from tile )"
+                                                R"(op #\d+, \S*gather_rows\.pto:4:11\): )")))
+        << m;
     EXPECT_NE(m.find("gather index 64 (element 2 of the index tile) is outside the 64 rows"),
               std::string::npos)
         << m;
@@ -81,12 +82,19 @@ TEST(GatherRun, CliKeepsTheTraceUpToTheFault) {
                                           in[0], in[1], test::shellQuote(db.string())));
     EXPECT_EQ(r.exitCode, 1);
     EXPECT_NE(r.err.find("gather index 64"), std::string::npos) << r.err;
+    // The summary says where the run stopped (not a run of 0 cycles).
+    std::smatch at;
+    ASSERT_TRUE(std::regex_search(r.out, at, std::regex(R"(stopped +by a fault at cycle (\d+))")))
+        << r.out;
+    EXPECT_NE(r.err.find("cycle " + at[1].str() + ","), std::string::npos) << r.err;
+    // The trace holds the slices up to the fault (none after it) and the fault message.
     auto q = test::runCommand(fmt::format(
-        "{} query {} \"select (select count(*) from slice) > 0, (select count(*) from meta "
-        "where key = 'sim_fault' and value like '%MGATHER%')\" --format csv",
-        PTO_CLI, test::shellQuote(db.string())));
+        "{} query {} \"select (select count(*) from slice) > 0, (select max(ts + dur) from slice) "
+        "<= {}, (select count(*) from meta where key = 'sim_fault' and value like "
+        "'%MGATHER%')\" --format csv",
+        PTO_CLI, test::shellQuote(db.string()), at[1].str()));
     ASSERT_EQ(q.exitCode, 0) << q.err;
-    EXPECT_NE(q.out.find("1,1"), std::string::npos) << q.out;
+    EXPECT_NE(q.out.find("1,1,1"), std::string::npos) << q.out;
 }
 
 // A kernel that only gathers small rows: its MGATHER slices carry rows, bytes and DMA

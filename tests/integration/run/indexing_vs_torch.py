@@ -16,7 +16,9 @@ torch.index_add in the same dtype — bit for bit (contributions in index order,
 cumsum: along either of the last two axes, f32 / f16 / i32, bit for bit against NumPy's
 sequential f32 add.accumulate, and within the documented bound of torch.cumsum (which sums in
 f64 on the CPU): |ours - torch| <= n * 2^-24 * sum|x| + one rounding of the output dtype.
-Exit 1 on a mismatch.
+Exit 1 on a mismatch, or when the random cases missed one of the situations the topk and gather
+checks must cover (COVERAGE: k = 1, k = n, rows with ties, odd extents, largest and smallest,
+repeated gather indices), so that another seed cannot drop one silently.
 """
 import argparse
 import os
@@ -28,6 +30,10 @@ import numpy as np
 import torch
 
 DTYPES = {"f32": np.float32, "f16": np.float16, "i32": np.int32}
+
+COVERAGE = {"topk k=1", "topk k=n>1", "topk ties", "topk odd n>1", "topk largest",
+            "topk smallest", "gather repeated index", "gather odd extent"}
+covered = set()
 
 
 def run_pto(pto, text, inputs, tmp):
@@ -81,6 +87,11 @@ def topk_along(rng, pto, tmp, shape, axis, spelled=None):
             f"  %i = topk %x {{k = {k}{flag}, indices}}\n"
             f"  return %v, %i\n}}\n")
     got = run_pto(pto, text, [x], tmp)
+    rows = np.moveaxis(x, axis, -1).reshape(-1, n)
+    covered.update(tag for tag, hit in [
+        ("topk k=1", k == 1), ("topk k=n>1", k == n > 1), ("topk odd n>1", n % 2 == 1 and n > 1),
+        ("topk ties", any(len(set(r)) < len(r) for r in rows.tolist())),
+        ("topk largest", largest), ("topk smallest", not largest)] if hit)
     # compare along the last axis: move the topk axis there on both sides
     x = np.moveaxis(x, axis, -1)
     got = {key: np.moveaxis(got[key], axis, -1) for key in ("v", "i")}
@@ -148,6 +159,7 @@ def gather_any_axis_case(rng, pto, tmp):
             f"{ptype(out_shape, dt)} {{\n  %y = gather %t, %i {{axis = {spelled}}}\n"
             f"  return %y\n}}\n")
     got = run_pto(pto, text, [src, idx], tmp)["y"]
+    note_gather(idx, shape[axis])
     want = torch.from_numpy(src).index_select(axis, torch.from_numpy(idx.astype(np.int64))
                                               .flatten()).reshape(out_shape).numpy()
     ok = bits_equal(got, want)
@@ -165,6 +177,7 @@ def gather_case(rng, pto, tmp):
     text = (f"func @g(%t: {ptype([rows, cols], dt)}, %i: {ptype(idx_shape, 'i32')}) -> "
             f"{ptype(out_shape, dt)} {{\n  %y = gather %t, %i {{axis = 0}}\n  return %y\n}}\n")
     got = run_pto(pto, text, [table, idx], tmp)["y"]
+    note_gather(idx, rows)
     want = torch.from_numpy(table).index_select(0, torch.from_numpy(idx.astype(np.int64))
                                                 .flatten()).reshape(out_shape).numpy()
     ok = got.dtype == want.dtype and np.array_equal(got.view(np.uint8), want.view(np.uint8))
@@ -183,10 +196,17 @@ def gather_mid_case(rng, pto, tmp):
     text = (f"func @g(%t: {ptype(shape, dt)}, %i: {ptype(idx_shape, 'i32')}) -> "
             f"{ptype(out_shape, dt)} {{\n  %y = gather %t, %i {{axis = 1}}\n  return %y\n}}\n")
     got = run_pto(pto, text, [src, idx], tmp)["y"]
+    note_gather(idx, shape[1])
     want = torch.from_numpy(src).index_select(1, torch.from_numpy(idx.astype(np.int64))
                                               .flatten()).reshape(out_shape).numpy()
     ok = bits_equal(got, want)
     return f"gather {shape} axis 1 by {idx_shape} {dt}", [] if ok else ["differs from torch"]
+
+
+def note_gather(idx, extent):
+    covered.update(tag for tag, hit in [
+        ("gather repeated index", len(np.unique(idx)) < idx.size),
+        ("gather odd extent", extent % 2 == 1 and extent > 1)] if hit)
 
 
 def bits_equal(a, b):
@@ -277,7 +297,12 @@ def main():
             failed += bool(problems)
     total = a.cases + a.more_cases + a.axis_cases
     print(f"{total - failed}/{total} cases agree with PyTorch")
-    return 1 if failed else 0
+    print("covered: " + ", ".join(sorted(covered)))
+    missing = sorted(COVERAGE - covered)
+    if missing:
+        print("FAIL: the random cases never met " + ", ".join(missing) + " (change --seed or "
+              "--cases)")
+    return 1 if failed or missing else 0
 
 
 if __name__ == "__main__":

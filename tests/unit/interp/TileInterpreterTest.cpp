@@ -2,12 +2,15 @@
 // broadcast, tiled matmul with k accumulation through tmove sub-tiles) against the Tensor
 // interpreter on the equivalent Tensor function; GM region rules, errors, speed.
 #include "compiler/interp/TileInterpreter.h"
+#include "compiler/ir/Parser.h"
 #include "tests/support/TestTensors.h"
 #include "tests/unit/interp/ReferenceHarness.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 
 namespace pto::test {
 namespace {
@@ -386,6 +389,68 @@ TEST(TileInterpreter, GatherColumnStripsMatchTheTensorGather) {
     flat.shape = Shape{6};
     const std::vector<TensorData> tensorIns = {table, flat};
     EXPECT_EQ(got, evaluateTensor(tensor, tensorIns).outputs[0]);
+}
+
+// The Tile-level topk, cumsum and tscatter_add (issue 16) on one tile each, odd sizes, against
+// their definitions computed here: topk with ties (small-integer values) at k = n and k = 1,
+// ties to the lower index; cumsum as a sequential f32 running sum down and along the rows;
+// tscatter_add adding the rows in index order, duplicates included, onto the stored base.
+TEST(TileInterpreter, TopkCumsumAndScatterAddTilesFollowTheirDefinitions) {
+    const Function fn = parseFunctionText(R"(
+func @ix(%b: tensor<7x13xf32>, %i: tensor<9xi32>, %x: tensor<9x13xf32>) -> (tensor<7x13xf32>, tensor<7x13xf32>, tensor<7x13xf32>, tensor<7x13xi32>, tensor<7x1xf32>) {
+  %y = gm_tensor {role = "output"} : tensor<7x13xf32>
+  %down = gm_tensor {role = "output"} : tensor<7x13xf32>
+  %along = gm_tensor {role = "output"} : tensor<7x13xf32>
+  %order = gm_tensor {role = "output"} : tensor<7x13xi32>
+  %least = gm_tensor {role = "output"} : tensor<7x1xf32>
+  %0 = tload %b {offset = [0, 0]} : tile<7x13xf32, UB>
+  tstore %0, %y {offset = [0, 0]}
+  %1 = tload %x {offset = [0, 0]} : tile<9x13xf32, UB>
+  %2 = tload %i {offset = [0]} : tile<1x9xi32, UB>
+  tscatter_add %1, %y, %2 {offset = [0, 0]}
+  %3 = cumsum %0 {axis = 0}
+  tstore %3, %down {offset = [0, 0]}
+  %4 = cumsum %0 {axis = 1}
+  tstore %4, %along {offset = [0, 0]}
+  %5 = topk %0 {k = 13, axis = 1, indices}
+  tstore %5, %order {offset = [0, 0]}
+  %6 = topk %0 {k = 1, axis = 1, largest = false}
+  tstore %6, %least {offset = [0, 0]}
+  return %y, %down, %along, %order, %least
+}
+)",
+                                          "<ix>");
+    TensorData b = randomTensor(DType::F32, {7, 13}, 31, {-3.0, 3.0});
+    for (int64_t e = 0; e < b.numel(); ++e) b.set(e, std::round(b.get(e))); // many ties
+    TensorData idx(DType::I32, {9});
+    const int rows[9] = {6, 0, 3, 3, 6, 1, 3, 0, 6};
+    for (int64_t j = 0; j < 9; ++j) idx.set(j, float(rows[j]));
+    const TensorData x = randomTensor(DType::F32, {9, 13}, 32);
+    const std::vector<TensorData> in = {b, idx, x};
+    const EvalResult got = evaluateTile(fn, in);
+    ASSERT_EQ(got.outputs.size(), 5u);
+    for (int64_t r = 0; r < 7; ++r) {
+        std::vector<int64_t> order(13);
+        for (int64_t c = 0; c < 13; ++c) order[size_t(c)] = c;
+        std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
+            return b.get(r * 13 + p) > b.get(r * 13 + q);
+        });
+        float least = b.get(r * 13), along = 0.0f;
+        for (int64_t c = 0; c < 13; ++c) {
+            const int64_t e = r * 13 + c;
+            float y = b.get(e), down = 0.0f;
+            for (int64_t j = 0; j < 9; ++j)
+                if (rows[j] == r) y += x.get(j * 13 + c);
+            for (int64_t rr = 0; rr <= r; ++rr) down += b.get(rr * 13 + c);
+            along += b.get(e);
+            least = std::min(least, b.get(e));
+            EXPECT_EQ(got.outputs[0].get(e), y) << r << "," << c;
+            EXPECT_EQ(got.outputs[1].get(e), down) << r << "," << c;
+            EXPECT_EQ(got.outputs[2].get(e), along) << r << "," << c;
+            EXPECT_EQ(got.outputs[3].get(e), float(order[size_t(c)])) << r << "," << c;
+        }
+        EXPECT_EQ(got.outputs[4].get(r), least) << r;
+    }
 }
 
 std::string tileError(Function fn, const std::vector<TensorData>& in) {

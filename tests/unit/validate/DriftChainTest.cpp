@@ -1,0 +1,95 @@
+// Unit tests of validate/DriftChain.h: the accumulation drift a value inherits through a chain
+// (sums add their K, max/min and elementwise ops pass it on, integers carry none, a narrowing
+// cast of a drifted value carries one ulp of its type, loops add theirs per iteration) and the
+// class and K a drifted value is judged by.
+#include "validate/DriftChain.h"
+
+#include "compiler/ir/Parser.h"
+#include "compiler/ir/Printer.h"
+
+#include <gtest/gtest.h>
+
+namespace pto {
+namespace {
+
+ValueId named(const Function& f, std::string_view name) {
+    const NameTable names(f);
+    for (ValueId v = 0; v < f.valueCount(); ++v)
+        if (names[v] == name) return v;
+    ADD_FAILURE() << "no value %" << name;
+    return 0;
+}
+
+const char* kChain =
+    R"(func @f(%a: tensor<16x256xf16>, %b: tensor<256x64xf16>) -> tensor<16x64xf16> {
+  %c = matmul %a, %b
+  %m = reduce_max %c {axis = 1, keepdim}
+  %e = exp (sub %c, %m)
+  %s = reduce_sum %e {axis = 1, keepdim}
+  %p = div %e, %s
+  %h = cast %p : tensor<16x64xf16>
+  %i = topk %p {k = 2, indices}
+  %q = cast %c {round = "rne"} : tensor<16x64xi8>
+  %g = gather %b, %i {axis = 0}
+  %x = mul %a, %a
+  return %h
+}
+)";
+
+TEST(DriftChain, SumsAddTheirKAndEverythingElsePassesItOn) {
+    const Function f = parseFunctionText(kChain, "<chain>");
+    const std::vector<int64_t> k = propagatedAccumulation(f);
+    EXPECT_EQ(k[named(f, "a")], 0);
+    EXPECT_EQ(k[named(f, "c")], 256);      // the matmul's own K
+    EXPECT_EQ(k[named(f, "m")], 256);      // a max is the same in any order: nothing added
+    EXPECT_EQ(k[named(f, "e")], 256);      // elementwise: its inputs' drift
+    EXPECT_EQ(k[named(f, "s")], 256 + 64); // a 64-term sum of drifted terms
+    EXPECT_EQ(k[named(f, "p")], 320);
+    EXPECT_EQ(k[named(f, "h")], 1 << 14); // f16 of a drifted value: one f16 ulp
+    EXPECT_EQ(k[named(f, "i")], 0);       // indices are exact or wrong
+    EXPECT_EQ(k[named(f, "q")], 0);
+    EXPECT_EQ(k[named(f, "g")], 0); // rows of an argument picked by an (exact) index
+    EXPECT_EQ(k[named(f, "x")], 0); // no accumulation upstream
+}
+
+TEST(DriftChain, DriftedValuesAreJudgedByTheAccumulationTheyCarry) {
+    const Function f = parseFunctionText(kChain, "<chain>");
+    const std::vector<int64_t> k = propagatedAccumulation(f);
+    using TC = ToleranceClass;
+    // An elementwise op behind a matmul: the accumulation rule with the chain's K.
+    EXPECT_EQ(driftedTolerance(f, named(f, "e"), k),
+              std::make_pair(TC::Accumulation, int64_t{256}));
+    // A reduction keeps its class, with the K of the whole chain.
+    EXPECT_EQ(driftedTolerance(f, named(f, "s"), k),
+              std::make_pair(TC::Accumulation, int64_t{320}));
+    // A float rounded to an integer may round the other way: one step (the Composite rule).
+    EXPECT_EQ(driftedTolerance(f, named(f, "q"), k).first, TC::Composite);
+    EXPECT_DOUBLE_EQ(opTolerance(DType::I8, TC::Composite, 1, 0.0).atol, 1.0);
+    // Indices stay exact; an argument is elementwise.
+    EXPECT_EQ(driftedTolerance(f, named(f, "i"), k), std::make_pair(TC::Elementwise, int64_t{1}));
+    EXPECT_EQ(driftedTolerance(f, named(f, "a"), k), std::make_pair(TC::Elementwise, int64_t{1}));
+    EXPECT_TRUE(inputsMayDrift(f, named(f, "e"), k));
+    EXPECT_FALSE(inputsMayDrift(f, named(f, "c"), k));
+    EXPECT_FALSE(inputsMayDrift(f, named(f, "g"), k));
+}
+
+TEST(DriftChain, ALoopCarriesItsBodysDriftThroughEveryIteration) {
+    const Function f =
+        parseFunctionText(R"(func @f(%w: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %z = fill {value = 1.0} : tensor<8x8xf32>
+  %r:2 = for "i" %i = 0 to 5 step 1 iter_args(%acc = %z, %keep = %z) {
+    %t = matmul %acc, %w
+    %u = add %keep, (reduce_sum %w {axis = 1, keepdim})
+    yield %t, %u
+  }
+  return %r#0, %r#1
+}
+)",
+                          "<loop>");
+    const std::vector<int64_t> k = propagatedAccumulation(f);
+    EXPECT_EQ(k[f.results[0]], 5 * 8); // a product of five 8-term matmuls
+    EXPECT_EQ(k[f.results[1]], 8);     // a sum of drifted terms: as drifted as the worst
+}
+
+} // namespace
+} // namespace pto

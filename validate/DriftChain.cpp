@@ -1,0 +1,101 @@
+// propagatedAccumulation: the K a value's inherited accumulation drift is judged by.
+#include "validate/DriftChain.h"
+
+#include <algorithm>
+
+namespace pto {
+namespace {
+
+// One ulp of a narrower float type at its coarsest (relative to the value), in units of 2^-24.
+int64_t castStepUnits(DType d) {
+    switch (d) {
+    case DType::F16:
+        return int64_t{1} << 14;
+    case DType::BF16:
+        return int64_t{1} << 17;
+    default:
+        return 0;
+    }
+}
+
+// Loops longer than this are rare and their K is already far above any order drift.
+constexpr int64_t kMaxIterations = 1 << 16;
+
+int64_t largestOf(const std::vector<int64_t>& chain, const std::vector<ValueId>& values) {
+    int64_t k = 0;
+    for (ValueId v : values) k = std::max(k, chain[v]);
+    return k;
+}
+
+// The body's results when its arguments carry `args` (one per body argument).
+std::vector<int64_t> bodyResults(const Function& body, const std::vector<int64_t>& args);
+
+std::vector<int64_t> propagate(const Function& fn, const std::vector<int64_t>& args) {
+    std::vector<int64_t> chain(fn.valueCount(), 0);
+    for (size_t i = 0; i < fn.args.size() && i < args.size(); ++i) chain[fn.args[i]] = args[i];
+    for (const Op& op : fn.ops()) {
+        const int64_t in = largestOf(chain, op.operands);
+        if (op.kind == OpKind::For && !op.body.empty()) {
+            // body.args = [induction variable, iter_args..., captures...]; operands = [initial
+            // iter_args..., captures...]; the iter_args take the body's results each iteration.
+            const Function& body = op.body.front();
+            std::vector<int64_t> a(body.args.size(), 0);
+            for (size_t i = 0; i < op.operands.size() && i + 1 < a.size(); ++i)
+                a[i + 1] = chain[op.operands[i]];
+            const int64_t trips = std::min(loopTripCount(op), kMaxIterations);
+            for (int64_t t = 0; t < trips; ++t) {
+                const std::vector<int64_t> r = bodyResults(body, a);
+                for (size_t i = 0; i < r.size() && i + 1 < a.size(); ++i) a[i + 1] = r[i];
+            }
+            for (size_t i = 0; i < op.results.size() && i + 1 < a.size(); ++i)
+                chain[op.results[i]] = a[i + 1];
+            continue;
+        }
+        for (ValueId r : op.results) chain[r] = in;
+        if (op.result == kNoId) continue;
+        // A max or min is the same in any order: it passes drift on but adds none.
+        const bool sums = op.kind != OpKind::ReduceMax && op.kind != OpKind::ReduceMin;
+        const int64_t own = sums ? accumulationLength(fn, op) : 1;
+        const DType dt = fn.type(op.result).dtype;
+        chain[op.result] = isFloatType(dt) ? in + (own > 1 ? own : 0) : 0;
+        if (op.kind == OpKind::Cast && in > 0)
+            chain[op.result] = std::max(chain[op.result], castStepUnits(dt));
+    }
+    for (ValueId v = 0; v < chain.size(); ++v)
+        if (!isFloatType(fn.type(v).dtype)) chain[v] = 0;
+    return chain;
+}
+
+std::vector<int64_t> bodyResults(const Function& body, const std::vector<int64_t>& args) {
+    const std::vector<int64_t> chain = propagate(body, args);
+    std::vector<int64_t> out;
+    out.reserve(body.results.size());
+    for (ValueId v : body.results) out.push_back(chain[v]);
+    return out;
+}
+
+} // namespace
+
+std::vector<int64_t> propagatedAccumulation(const Function& fn) {
+    return propagate(fn, {});
+}
+
+bool inputsMayDrift(const Function& fn, ValueId v, const std::vector<int64_t>& chain) {
+    const Op* p = fn.producer(v);
+    return p && largestOf(chain, p->operands) > 0;
+}
+
+std::pair<ToleranceClass, int64_t> driftedTolerance(const Function& fn, ValueId v,
+                                                    const std::vector<int64_t>& chain) {
+    const Op* p = fn.producer(v);
+    if (!p) return {ToleranceClass::Elementwise, 1};
+    const ToleranceClass cls = toleranceClassOf(p->kind);
+    const int64_t k = accumulationLength(fn, *p);
+    if (p->kind == OpKind::Cast && !p->operands.empty() &&
+        isFloatType(fn.type(p->operands[0]).dtype) && !isFloatType(fn.type(v).dtype))
+        return {ToleranceClass::Composite, k};
+    if (chain[v] <= k) return {cls, k};
+    return {cls == ToleranceClass::Elementwise ? ToleranceClass::Accumulation : cls, chain[v]};
+}
+
+} // namespace pto
