@@ -5,6 +5,7 @@
 #include "compiler/interp/TileInterpreter.h"
 #include "driver/Session.h"
 #include "tests/support/Process.h"
+#include "tests/support/QuietRun.h"
 #include "validate/TensorIo.h"
 
 #include <fmt/format.h>
@@ -17,16 +18,11 @@ namespace pto {
 namespace {
 
 std::string program() {
-    return fmt::format("{}/tests/integration/run/programs/gather_rows.pto", PTO_SOURCE_DIR);
+    return test::runProgramPath("gather_rows.pto");
 }
 
 RunResult run(std::vector<std::string> inputFiles = {}) {
-    RunOptions o;
-    o.program = program();
-    o.seed = 4;
-    o.inputFiles = std::move(inputFiles);
-    o.sim.traceLevel = sim::TraceLevel::None;
-    return runProgram(o);
+    return test::runQuietly("gather_rows.pto", 4, std::move(inputFiles));
 }
 
 TEST(GatherRun, SimulatorEqualsBothInterpretersBitForBit) {

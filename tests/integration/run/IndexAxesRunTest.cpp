@@ -8,6 +8,7 @@
 #include "compiler/ir/Parser.h"
 #include "driver/Session.h"
 #include "tests/support/Process.h"
+#include "tests/support/QuietRun.h"
 #include "validate/TensorIo.h"
 
 #include <fmt/format.h>
@@ -20,16 +21,11 @@ namespace pto {
 namespace {
 
 std::string program() {
-    return fmt::format("{}/tests/integration/run/programs/index_axes.pto", PTO_SOURCE_DIR);
+    return test::runProgramPath("index_axes.pto");
 }
 
 RunResult run(std::vector<std::string> inputFiles = {}) {
-    RunOptions o;
-    o.program = program();
-    o.seed = 7;
-    o.inputFiles = std::move(inputFiles);
-    o.sim.traceLevel = sim::TraceLevel::None;
-    return runProgram(o);
+    return test::runQuietly("index_axes.pto", 7, std::move(inputFiles));
 }
 
 int countOps(const Function& f, OpKind kind) {

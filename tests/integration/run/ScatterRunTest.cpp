@@ -8,6 +8,7 @@
 #include "driver/Session.h"
 #include "profiler/RunModel.h"
 #include "tests/support/Process.h"
+#include "tests/support/QuietRun.h"
 #include "validate/TensorIo.h"
 
 #include <fmt/format.h>
@@ -19,16 +20,11 @@ namespace pto {
 namespace {
 
 std::string program() {
-    return fmt::format("{}/tests/integration/run/programs/scatter_cumsum.pto", PTO_SOURCE_DIR);
+    return test::runProgramPath("scatter_cumsum.pto");
 }
 
 RunResult run(std::vector<std::string> inputFiles = {}) {
-    RunOptions o;
-    o.program = program();
-    o.seed = 5;
-    o.inputFiles = std::move(inputFiles);
-    o.sim.traceLevel = sim::TraceLevel::None;
-    return runProgram(o);
+    return test::runQuietly("scatter_cumsum.pto", 5, std::move(inputFiles));
 }
 
 TEST(ScatterRun, SimulatorEqualsBothInterpretersBitForBit) {

@@ -129,12 +129,7 @@ def topk_any_axis_case(rng, pto, tmp):
 def cumsum_any_axis_case(rng, pto, tmp):
     shape = odd_shape(rng, int(rng.integers(1, 5)), small=9)
     axis, spelled = random_axis(rng, len(shape))
-    dt = str(rng.choice(["f32", "f16", "i32"]))
-    x = (rng.integers(-50, 50, size=shape) if dt == "i32" else
-         rng.standard_normal(shape)).astype(DTYPES[dt])
-    text = (f"func @c(%x: {ptype(shape, dt)}) -> {ptype(shape, dt)} {{\n"
-            f"  %y = cumsum %x {{axis = {spelled}}}\n  return %y\n}}\n")
-    got = run_pto(pto, text, [x], tmp)["y"]
+    dt, x, got = run_random_cumsum(rng, pto, tmp, shape, spelled)
     if dt == "i32":
         want = torch.cumsum(torch.from_numpy(x.astype(np.int64)), dim=axis).numpy().astype(np.int32)
     else:
@@ -233,15 +228,20 @@ def scatter_add_case(rng, pto, tmp):
     return f"scatter_add {[rows, cols]} by {idx_shape} {dt}", [] if ok else ["differs from torch"]
 
 
-def cumsum_case(rng, pto, tmp):
-    shape = [int(rng.integers(1, 90)), int(rng.integers(1, 90))]
-    axis = int(rng.integers(0, 2))
+def run_random_cumsum(rng, pto, tmp, shape, axis_spelled):
+    """cumsum of random f32/f16/i32 values along an axis through `pto run`: (dtype, x, result)."""
     dt = str(rng.choice(["f32", "f16", "i32"]))
     x = (rng.integers(-50, 50, size=shape) if dt == "i32" else
          rng.standard_normal(shape)).astype(DTYPES[dt])
     text = (f"func @c(%x: {ptype(shape, dt)}) -> {ptype(shape, dt)} {{\n"
-            f"  %y = cumsum %x {{axis = {axis}}}\n  return %y\n}}\n")
-    got = run_pto(pto, text, [x], tmp)["y"]
+            f"  %y = cumsum %x {{axis = {axis_spelled}}}\n  return %y\n}}\n")
+    return dt, x, run_pto(pto, text, [x], tmp)["y"]
+
+
+def cumsum_case(rng, pto, tmp):
+    shape = [int(rng.integers(1, 90)), int(rng.integers(1, 90))]
+    axis = int(rng.integers(0, 2))
+    dt, x, got = run_random_cumsum(rng, pto, tmp, shape, axis)
     problems = []
     if dt == "i32":
         if not np.array_equal(got, np.cumsum(x.astype(np.int64), axis=axis).astype(np.int32)):
