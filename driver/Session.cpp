@@ -51,7 +51,8 @@ void checkInputBudget(const CompileState& state, const ResourceBudget& budget) {
     checkInputBudget(total, largest, budget, state.file);
 }
 
-std::vector<TensorData> prepareInputs(const CompileState& state, const RunOptions& options) {
+std::vector<TensorData> prepareInputs(const CompileState& state, const RunOptions& options,
+                                      int64_t materialiseUpTo) {
     auto wanted = programInputs(state);
     if (!options.inputFiles.empty() && options.inputFiles.size() != wanted.size())
         throw std::invalid_argument(fmt::format("@{} takes {} inputs but {} files were given",
@@ -74,6 +75,13 @@ std::vector<TensorData> prepareInputs(const CompileState& state, const RunOption
         roles = inferInputRoles(state.tensor);
     for (size_t i = 0; i < wanted.size(); ++i) {
         const Type& type = wanted[i].type;
+        if (type.shape.numel() * dtypeSize(type.dtype) > materialiseUpTo) {
+            TensorData shapeOnly;
+            shapeOnly.dtype = type.dtype;
+            shapeOnly.shape = type.shape;
+            inputs.push_back(std::move(shapeOnly));
+            continue;
+        }
         if (options.inputFiles.empty()) {
             inputs.push_back(seededInput(type.dtype, type.shape, roles[i], options.seed + i));
             continue;
@@ -111,7 +119,8 @@ void storeRunTensors(tracedb::TraceWriter& writer, const CompileState& state,
         row.dtype = std::string(dtypeName(t.dtype));
         row.shape = shapeJson(t.shape);
         row.valueId = valueId;
-        if (int64_t(t.bytes.size()) <= maxBytes) row.data = t.bytes;
+        // By the shape: a timing-only run's big inputs were never made (no bytes).
+        if (t.numel() * t.elementSize() <= maxBytes) row.data = t.bytes;
         writer.add(row);
     };
     const Function& f = state.tensor;
@@ -169,7 +178,10 @@ RunResult runProgram(const RunOptions& options) {
     r.state = loadProgram(options.program, options.entry, options.binds);
     const bool numerics = !options.sim.timingOnly;
     if (r.state.kind == StageKind::Pto) checkRunBudget(r.state, options.compile.budget, numerics);
-    r.inputs = prepareInputs(r.state, options);
+    // Timing-only: the simulator reads no data, so only the inputs the trace stores are made.
+    const int64_t materialise =
+        numerics ? INT64_MAX : (options.tracePath.empty() ? -1 : options.maxStoredTensorBytes);
+    r.inputs = prepareInputs(r.state, options, materialise);
 
     CompileOptions compile = options.compile;
     compile.target = sim::toTargetInfo(r.arch);

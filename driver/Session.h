@@ -40,7 +40,7 @@ struct RunResult {
     CompileState state;
     sim::ArchConfig arch;
     sim::SimResult sim;
-    std::vector<TensorData> inputs;
+    std::vector<TensorData> inputs; // a timing-only run's unstored inputs hold no bytes
     double flops = 0;    // useful arithmetic of the program (matmul 2·m·n·k, 1 per element op)
     int64_t gmBytes = 0; // bytes moved between GM and the cores
     std::string faultMessage; // a simulation fault; the trace up to it is still written
@@ -54,8 +54,10 @@ sim::ArchConfig loadArchConfig(const std::string& file, const std::vector<std::s
 // The program's inputs: read from .npy files (checked against the inputs' types) or random.
 // Their total size is checked against options.compile.budget (maxGmBytes), and every file's
 // header against its input's type, before any tensor is made or read (BudgetError,
-// std::invalid_argument, NpyError).
-std::vector<TensorData> prepareInputs(const CompileState& state, const RunOptions& options);
+// std::invalid_argument, NpyError). An input above `materialiseUpTo` bytes is not made or read:
+// it keeps its dtype and shape and no bytes (a timing-only run reads no data).
+std::vector<TensorData> prepareInputs(const CompileState& state, const RunOptions& options,
+                                      int64_t materialiseUpTo = INT64_MAX);
 // The inputs' total size against budget.maxGmBytes (BudgetError naming the largest input).
 void checkInputBudget(const CompileState& state, const ResourceBudget& budget);
 // Before simulating state.pto: its instructions against the budget and, with numerics, its GM

@@ -18,6 +18,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace pto::gui {
 namespace {
 
@@ -63,8 +65,13 @@ TEST(TuneViewTest, OpensATuneFileSortsAndDrawsItsCandidates) {
         }
     }
 
-    // One point per candidate that ran; no point beats a front point on both axes.
-    EXPECT_EQ(view->cyclesChart()->points().size(), data.candidates.size());
+    // One point per candidate that ran (with two threads, pruning can skip one, depending on
+    // which candidates finish first); no point beats a front point on both axes.
+    const auto ran = std::count_if(data.candidates.begin(), data.candidates.end(), [](auto& c) {
+        return c.status == tracedb::TuneStatus::Ok && c.cycles.has_value();
+    });
+    EXPECT_GE(ran, 10);
+    EXPECT_EQ(std::ssize(view->cyclesChart()->points()), ran);
     const auto& pareto = view->paretoChart()->points();
     int frontPoints = 0;
     for (const auto& p : pareto) {

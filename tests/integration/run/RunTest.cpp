@@ -4,6 +4,7 @@
 #include "compiler/interp/TileInterpreter.h"
 #include "driver/Session.h"
 #include "tests/support/Process.h"
+#include "trace_db/TraceReader.h"
 #include "validate/TensorIo.h"
 
 #include <fmt/format.h>
@@ -105,6 +106,39 @@ TEST(HandWrittenListing, OutOfBoundsTloadNamesTheBufferAndSize) {
         EXPECT_NE(m.find("UB [0x2c000, 0x34000)"), std::string::npos) << m;
         EXPECT_NE(m.find("188416"), std::string::npos) << m;
     }
+}
+
+// A timing-only run reads no data: inputs the trace does not store are never made, and the
+// cycles are those of the run with numerics.
+TEST(TimingOnlyRun, MakesOnlyTheInputsTheTraceStoresAndKeepsTheCycles) {
+    test::TempDir dir;
+    RunOptions o;
+    o.program = sourcePath("samples/softmax.pto");
+    o.sim.traceLevel = sim::TraceLevel::Tasks;
+    const RunResult numerics = runProgram(o);
+    ASSERT_EQ(numerics.inputs.size(), 1u);
+    const int64_t inputBytes = int64_t(numerics.inputs[0].bytes.size());
+    ASSERT_GT(inputBytes, 0);
+
+    o.sim.timingOnly = true;
+    for (const bool stored : {false, true}) {
+        o.tracePath = (dir / fmt::format("t{}.db", stored)).string();
+        o.maxStoredTensorBytes = stored ? inputBytes : inputBytes - 1;
+        const RunResult timing = runProgram(o);
+        EXPECT_EQ(timing.sim.totalCycles, numerics.sim.totalCycles);
+        ASSERT_EQ(timing.inputs.size(), 1u);
+        EXPECT_EQ(timing.inputs[0].shape, numerics.inputs[0].shape);
+        EXPECT_EQ(timing.inputs[0].bytes,
+                  stored ? numerics.inputs[0].bytes : std::vector<std::byte>{});
+        const auto rows =
+            tracedb::TraceReader::open(o.tracePath).tensors(tracedb::TensorData::Load);
+        ASSERT_EQ(rows.size(), 1u) << "the input's row, with or without its data";
+        EXPECT_EQ(rows[0].dtype, "f16");
+        EXPECT_EQ(rows[0].data.size(), stored ? size_t(inputBytes) : 0u);
+    }
+    // Without a trace nothing is made at all.
+    o.tracePath.clear();
+    EXPECT_TRUE(runProgram(o).inputs.at(0).bytes.empty());
 }
 
 TEST(PtoRunCli, FaultExitsOneAndKeepsTheTrace) {
