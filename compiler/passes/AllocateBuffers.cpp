@@ -3,12 +3,14 @@
 
 #include "compiler/ir/Placement.h"
 #include "compiler/ir/Printer.h"
+#include "compiler/passes/OrderInstructions.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <exception>
 #include <map>
 #include <queue>
 #include <tuple>
@@ -379,9 +381,9 @@ void allocateSpace(BlockProgram& program, const BlockFunction& block, std::vecto
     if (f.interval != kNoId) throwNoFit(program, block, ivs[f.interval], f, capacity, file);
 }
 
-void allocateBlock(BlockProgram& program, BlockFunction& block, const TargetInfo& target,
-                   const std::string& file, std::vector<uint32_t>& intervalOf,
-                   std::vector<uint32_t>& lastAt) {
+void allocateInOrder(BlockProgram& program, BlockFunction& block, const TargetInfo& target,
+                     const std::string& file, std::vector<uint32_t>& intervalOf,
+                     std::vector<uint32_t>& lastAt) {
     const Function& tile = program.tile;
     Liveness live = analyse(tile, block, target, intervalOf, lastAt);
     std::vector<Interval>& ivs = live.intervals;
@@ -407,6 +409,46 @@ void allocateBlock(BlockProgram& program, BlockFunction& block, const TargetInfo
         if (!item.isSync())
             for (ValueId v : tile.op(item.op).operands) lastAt[v] = kNoId;
     checkNoOverlap(block);
+}
+
+// Forgets what a failed allocation of `block` left in the per-value scratch arrays.
+void forgetBlock(const Function& tile, const BlockFunction& block,
+                 std::vector<uint32_t>& intervalOf, std::vector<uint32_t>& lastAt) {
+    for (const BlockItem& item : block.items) {
+        if (item.isSync()) continue;
+        const Op& op = tile.op(item.op);
+        for (ValueId v : op.operands) lastAt[v] = kNoId;
+        if (op.result != kNoId) intervalOf[op.result] = lastAt[op.result] = kNoId;
+    }
+}
+
+// A block that does not fit in its depth-first order is tried once more in program order
+// (order-instructions' fallback); fused blocks keep the order fuse-cube-vector gave them. If
+// that fails too, the error is the first one (the order the Block stages show).
+void allocateBlock(BlockProgram& program, BlockFunction& block, const TargetInfo& target,
+                   const std::string& file, std::vector<uint32_t>& intervalOf,
+                   std::vector<uint32_t>& lastAt) {
+    const size_t notes = program.notes.size();
+    try {
+        allocateInOrder(program, block, target, file, intervalOf, lastAt);
+        return;
+    } catch (const CompileError&) {
+        const std::exception_ptr first = std::current_exception();
+        forgetBlock(program.tile, block, intervalOf, lastAt);
+        const std::vector<BlockItem> depthFirst = block.items;
+        if (block.cluster != kNoCluster || !reorderInProgramOrder(block)) throw;
+        try {
+            program.notes.resize(notes);
+            allocateInOrder(program, block, target, file, intervalOf, lastAt);
+        } catch (const CompileError&) {
+            forgetBlock(program.tile, block, intervalOf, lastAt);
+            block.items = depthFirst;
+            std::rethrow_exception(first);
+        }
+    }
+    program.notes.push_back(fmt::format("block '{}': does not fit in depth-first order; "
+                                        "allocated in program order",
+                                        block.name));
 }
 
 } // namespace

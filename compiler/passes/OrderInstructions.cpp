@@ -145,4 +145,11 @@ void orderInstructions(BlockProgram& program) {
     }
 }
 
+bool reorderInProgramOrder(BlockFunction& block) {
+    auto byOp = [](const BlockItem& a, const BlockItem& b) { return a.op < b.op; };
+    if (std::is_sorted(block.items.begin(), block.items.end(), byOp)) return false;
+    std::stable_sort(block.items.begin(), block.items.end(), byOp);
+    return true;
+}
+
 } // namespace pto

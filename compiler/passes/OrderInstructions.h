@@ -13,4 +13,10 @@ namespace pto {
 // k ascending (the accumulator is operand 0). Must run before insert-sync.
 void orderInstructions(BlockProgram& program);
 
+// The fallback order of a block whose depth-first order does not fit its on-chip memory
+// (allocate-buffers retries with it): its ops in program order (op id). A value two chains read
+// — an unrolled loop's block feeding both carried values — then dies in its own iteration
+// instead of living until the second chain's turn. False when the items already are in it.
+bool reorderInProgramOrder(BlockFunction& block);
+
 } // namespace pto

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 namespace pto::test {
@@ -101,6 +102,31 @@ TEST(AllocateBuffers, FallsBackToSingleBuffering) {
     ASSERT_EQ(p.notes.size(), 1u);
     EXPECT_NE(p.notes[0].find("UB does not fit double-buffered"), std::string::npos) << p.notes[0];
     for (const Buffer& b : p.blocks[0].buffers) EXPECT_EQ(b.slot, 0);
+    for (const std::string& problem : checkBuffers(p, TargetInfo{})) ADD_FAILURE() << problem;
+}
+
+// Two chains read every loaded tile (an unrolled loop's block feeding two carried values). In
+// depth-first order the first chain loads all 16 tiles (16 KiB each) and they stay live until the
+// second chain's turn: 256 KiB of a 184 KiB UB. Program order frees each tile in its own
+// iteration, so the block is retried in it, with a note.
+TEST(AllocateBuffers, ABlockThatOnlyFitsInProgramOrderIsAllocatedInIt) {
+    TileBuilder b("two_chains");
+    ValueId x = b.arg("x", DType::F32, {64, 64 * 16});
+    ValueId a = b.tload(x, {0, 0}, {64, 64}, MemSpace::UB);
+    ValueId s = a;
+    for (int64_t i = 1; i < 16; ++i) {
+        ValueId t = b.tload(x, {0, 64 * i}, {64, 64}, MemSpace::UB);
+        a = b.binary(OpKind::Add, a, t, {64, 64});
+        s = b.binary(OpKind::Mul, s, t, {64, 64});
+    }
+    BlockProgram p = allocated(b.take(), {});
+    ASSERT_EQ(p.blocks.size(), 1u);
+    ASSERT_FALSE(p.notes.empty());
+    EXPECT_NE(p.notes.back().find("block 'two_chains"), std::string::npos) << p.notes.back();
+    EXPECT_NE(p.notes.back().find("allocated in program order"), std::string::npos);
+    const auto& items = p.blocks[0].items;
+    EXPECT_TRUE(std::is_sorted(items.begin(), items.end(),
+                               [](const BlockItem& l, const BlockItem& r) { return l.op < r.op; }));
     for (const std::string& problem : checkBuffers(p, TargetInfo{})) ADD_FAILURE() << problem;
 }
 
