@@ -36,7 +36,7 @@ struct CompileArgs {
 };
 
 void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
-                  const CompileArgs& args) {
+                  const CompileArgs& args, int tileShrink) {
     double total = 0;
     for (const PassTiming& t : timings) total += t.micros;
     fmt::print("compiled {} (@{}){}\n", args.input, s.tensor.name,
@@ -56,6 +56,10 @@ void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
         for (const Kernel& k : s.pto.kernels) instrs += k.instrs.size();
         fmt::print("  pto     {} instructions in {} kernels\n", instrs, s.pto.kernels.size());
     }
+    if (s.kind >= StageKind::Tile && tileShrink > 0)
+        fmt::print("  note    the default vec tiles did not fit on chip; compiled with their "
+                   "budgets divided by {}\n",
+                   1 << tileShrink);
     fmt::print("  passes  {} in {:.1f} ms\n", timings.size(), total / 1000.0);
     if (args.timePasses)
         for (const PassTiming& t : timings)
@@ -87,13 +91,12 @@ int runCompile(const CompileArgs& args) {
     if (!record)
         throw std::invalid_argument(
             fmt::format("unknown record level '{}' (all, levels, none)", args.record));
-    auto timings =
-        compileRecorded(state, options, writer ? &*writer : nullptr, *record, pmOptions, observers);
+    auto timings = compileWithTileFallback(state, options, writer, *record, pmOptions, observers);
     if (writer) writer->commit();
     if (tracer)
         std::cout << tracer->report(args.input);
     else
-        printSummary(state, timings, args);
+        printSummary(state, timings, args, options.target.tileShrink);
     return kExitOk;
 }
 

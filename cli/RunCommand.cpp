@@ -39,6 +39,7 @@ nlohmann::json summaryJson(const RunResult& r) {
                         {"tflops", secs > 0 ? r.flops / secs / 1e12 : 0.0},
                         {"gbps", secs > 0 ? double(r.gmBytes) / secs / 1e9 : 0.0}};
     for (const auto& w : r.sim.warnings) j["warnings"].push_back(w.message);
+    if (r.tileShrink > 0) j["tile_shrink"] = r.tileShrink;
     if (!r.faultMessage.empty()) {
         j["fault"] = r.faultMessage;
         if (r.faultCycle >= 0) j["fault_cycle"] = r.faultCycle;
@@ -65,6 +66,10 @@ void printSummary(const RunResult& r, const RunArgs& args) {
     fmt::print("  bandwidth    {:.1f} GB/s ({} bytes to/from GM)\n",
                secs > 0 ? double(r.gmBytes) / secs / 1e9 : 0.0, r.gmBytes);
     for (const auto& w : r.sim.warnings) fmt::print("  warning: {}\n", w.message);
+    if (r.tileShrink > 0)
+        fmt::print("  note         the default vec tiles did not fit on chip; compiled with their "
+                   "budgets divided by {}\n",
+                   1 << r.tileShrink);
     if (!args.options.outputsDir.empty() && r.faultMessage.empty())
         fmt::print("  outputs      {} file(s) in {}\n", r.sim.outputs.size(),
                    args.options.outputsDir);

@@ -2,6 +2,11 @@
 #include "driver/RecordLevel.h"
 
 #include "compiler/StageRecorder.h"
+#include "compiler/passes/DefaultVecTiles.h"
+#include "trace_db/TraceWriter.h"
+
+#include <algorithm>
+#include <exception>
 
 namespace pto {
 
@@ -41,6 +46,52 @@ std::vector<PassTiming> compileRecorded(CompileState& state, const CompileOption
     }
     trace->setMeta("record_level", std::string(recordLevelName(level)));
     return timings;
+}
+
+namespace {
+
+bool hasDefaultVecTiles(const CompileState& state, const TargetInfo& target) {
+    const auto tiles = planDefaultVecTiles(state.tensor, target);
+    return std::any_of(tiles.begin(), tiles.end(), [](const auto& t) { return t.has_value(); });
+}
+
+} // namespace
+
+std::vector<PassTiming> compileWithTileFallback(CompileState& state, CompileOptions& options,
+                                                std::optional<tracedb::TraceWriter>& writer,
+                                                RecordLevel level,
+                                                const PassManagerOptions& pmOptions,
+                                                std::span<StageObserver* const> observers) {
+    const CompileState initial = state;
+    try {
+        return compileRecorded(state, options, writer ? &*writer : nullptr, level, pmOptions,
+                               observers);
+    } catch (const NoFitError&) {
+        if (!observers.empty() || !pmOptions.stopAfter.empty() || options.target.tileShrink != 0 ||
+            !hasDefaultVecTiles(state, options.target))
+            throw;
+        const std::exception_ptr first = std::current_exception();
+        for (int shrink = 1; shrink <= 3; ++shrink) {
+            CompileOptions smaller = options;
+            smaller.target.tileShrink = shrink;
+            CompileState trial = initial;
+            try {
+                compileProgram(trial, smaller);
+            } catch (const NoFitError&) {
+                continue;
+            }
+            if (writer) { // the failed compile's stages are in it
+                const std::filesystem::path path = writer->path();
+                writer.reset();
+                writer.emplace(tracedb::TraceWriter::create(path));
+            }
+            state = initial;
+            options = smaller;
+            return compileRecorded(state, options, writer ? &*writer : nullptr, level, pmOptions,
+                                   observers);
+        }
+        std::rethrow_exception(first);
+    }
 }
 
 } // namespace pto

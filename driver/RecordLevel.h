@@ -33,4 +33,17 @@ std::vector<PassTiming> compileRecorded(CompileState& state, const CompileOption
                                         const PassManagerOptions& pmOptions = {},
                                         std::span<StageObserver* const> observers = {});
 
+/// compileRecorded, and when that fails for lack of on-chip memory (NoFitError) in a program
+/// that has default-tiled vector ops, the compile is tried untraced with the default tiles'
+/// budgets halved, quartered and divided by 8 (TargetInfo::tileShrink); the first that compiles
+/// is recorded again into a fresh `writer` (same path), and `state` and `options` then hold that
+/// compile. A program that fits keeps its tiles: nothing that compiled before changes. Not with
+/// observers or a stop point (they have seen the failed compile's stages); if no retry
+/// compiles, the first error is thrown.
+std::vector<PassTiming> compileWithTileFallback(CompileState& state, CompileOptions& options,
+                                                std::optional<tracedb::TraceWriter>& writer,
+                                                RecordLevel level,
+                                                const PassManagerOptions& pmOptions = {},
+                                                std::span<StageObserver* const> observers = {});
+
 } // namespace pto

@@ -142,10 +142,14 @@ void recordCompileOptions(tracedb::TraceWriter& writer, const CompileOptions& op
         options.fault.active()
             ? fmt::format(R"("{}:{}")", injectedFaultName(options.fault.kind), options.fault.index)
             : "null";
-    writer.setMeta("compile_options",
-                   fmt::format(R"({{"tiles_per_task":{},"double_buffer":{},"fault":{}{}}})",
-                               options.tilesPerTask, options.doubleBuffer, fault,
-                               options.fuse ? "" : R"(,"fuse":false)"));
+    writer.setMeta(
+        "compile_options",
+        fmt::format(R"({{"tiles_per_task":{},"double_buffer":{},"fault":{}{}{}}})",
+                    options.tilesPerTask, options.doubleBuffer, fault,
+                    options.fuse ? "" : R"(,"fuse":false)",
+                    options.target.tileShrink == 0
+                        ? ""
+                        : fmt::format(R"(,"tile_shrink":{})", options.target.tileShrink)));
 }
 
 void recordBinds(tracedb::TraceWriter& writer, std::span<const ScalarBind> binds) {
@@ -188,7 +192,8 @@ RunResult runProgram(const RunOptions& options) {
     std::optional<tracedb::TraceWriter> writer;
     if (!options.tracePath.empty()) writer.emplace(tracedb::TraceWriter::create(options.tracePath));
     phase("compiling", 0);
-    compileRecorded(r.state, compile, writer ? &*writer : nullptr, options.record);
+    compileWithTileFallback(r.state, compile, writer, options.record);
+    r.tileShrink = compile.target.tileShrink;
     if (writer) {
         recordArchMeta(*writer, r.arch, "pto run");
         recordCompileOptions(*writer, compile);

@@ -45,6 +45,7 @@ struct RunResult {
     int64_t gmBytes = 0; // bytes moved between GM and the cores
     std::string faultMessage; // a simulation fault; the trace up to it is still written
     int64_t faultCycle = -1;  // the simulated cycle of the fault, when known
+    int tileShrink = 0;       // > 0: the default vec tiles were shrunk to fit (TargetInfo)
     double seconds() const { return double(sim.totalCycles.count()) / arch.clockHz(); }
 };
 

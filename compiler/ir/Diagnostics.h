@@ -35,4 +35,11 @@ private:
     std::string m_message;
 };
 
+// A program whose tiles do not fit an on-chip memory at some point even single-buffered
+// (allocate-buffers). The driver retries it with smaller default tiles (TargetInfo::tileShrink).
+class NoFitError : public CompileError {
+public:
+    using CompileError::CompileError;
+};
+
 } // namespace pto

@@ -29,6 +29,10 @@ struct TargetInfo {
     int64_t ubBytes = 192 * 1024 - 8 * 1024; // .ini ub_size; pto-isa reserves the top 8 KiB
     int64_t bufferAlign = 32;                // .ini ubblock_size
     int64_t gmAlign = 512;                   // Ascend C DMA best practice
+    // Compile policy, not hardware: the budgets of the default vec tiles are divided by
+    // 2^tileShrink. 0 normally; the driver retries a program whose default tiles do not fit
+    // (NoFitError) with 1, 2 and 3 (docs/PASSES.md, "Tile shapes").
+    int tileShrink = 0;
 
     // Bytes a rows×cols tile of elemBytes-sized elements occupies in `space`: L0 buffers hold
     // whole 16×16 fractals, the others are bufferAlign-aligned. Memory assignment checks it

@@ -314,7 +314,7 @@ void assignRoles(const Function& tile, std::vector<Interval>& ivs, const std::ve
     const Function& tile = program.tile;
     const Op& op = *tile.producer(iv.head);
     const Type& t = tile.type(iv.head);
-    throw CompileError(
+    throw NoFitError(
         file, op.loc,
         fmt::format("{} {}: tile {}x{} ({}) does not fit {} in block '{}' even single-buffered: "
                     "capacity {}, {} live at this point, largest free range {}; {}",

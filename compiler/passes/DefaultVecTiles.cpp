@@ -200,7 +200,7 @@ private:
             }
             elem = std::min(elem, minElemBytes(m));
         }
-        const int64_t quarter = m_target.ubBytes / 4;
+        const int64_t quarter = (m_target.ubBytes / 4) >> m_target.tileShrink;
         if (maxNumel * kElemBytes <= quarter) candidates.push_back({Mode::Whole, 0, 0});
         const Shape& s = m_members.front().space;
         const int n = s.rank();
@@ -217,7 +217,7 @@ private:
         }
         const int64_t a = kRowAlignBytes / elem;
         for (int64_t p = kTileElems / 2; p >= a; p /= 2) candidates.push_back({Mode::Rows, 1, p});
-        const int64_t budget = m_target.ubBytes * 3 / 4;
+        const int64_t budget = (m_target.ubBytes * 3 / 4) >> m_target.tileShrink;
         for (const Choice& c : candidates)
             if (workingSet(c) <= budget) return c;
         return candidates.back();
@@ -377,10 +377,12 @@ std::vector<std::optional<Shape>> planDefaultVecTiles(const Function& f, const T
 
 Shape defaultOpVecTile(const Shape& space, const TargetInfo& target) {
     const int n = space.rank();
-    if (n == 0 || space.numel() * kDefaultElemBytes <= target.ubBytes / 4) return space;
+    if (n == 0 || space.numel() * kDefaultElemBytes <= (target.ubBytes / 4) >> target.tileShrink)
+        return space;
     Shape tile = space;
     for (int d = 0; d + 2 < n; ++d) tile[d] = 1;
-    const int64_t maxElems = kDefaultTileBytes / kDefaultElemBytes;
+    const int64_t maxElems =
+        std::max<int64_t>(1, (kDefaultTileBytes / kDefaultElemBytes) >> target.tileShrink);
     if (space[n - 1] > maxElems) {
         tile[n - 1] = maxElems;
         if (n >= 2) tile[n - 2] = 1;

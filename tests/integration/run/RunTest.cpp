@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 
 namespace pto {
 namespace {
@@ -139,6 +140,60 @@ TEST(TimingOnlyRun, MakesOnlyTheInputsTheTraceStoresAndKeepsTheCycles) {
     // Without a trace nothing is made at all.
     o.tracePath.clear();
     EXPECT_TRUE(runProgram(o).inputs.at(0).bytes.empty());
+}
+
+// A loop whose default vec tiles (each 8x1000 f32 block whole: 31 KiB) leave five tiles live in
+// UB plus the reduction's, more than fits even single-buffered: the driver retries with smaller
+// default tiles and says so; the results are those of the program (checked in double).
+TEST(TileFallback, DefaultTilesThatDoNotFitAreShrunkAndTheRunIsRight) {
+    test::TempDir dir;
+    const auto prog = dir / "acc.pto";
+    std::ofstream(prog)
+        << "func @f(%x: tensor<56x1000xf32>, %w: tensor<8x1000xf32>) -> (tensor<8x1000xf32>, "
+           "tensor<8x1xf32>) {\n"
+           "  %a0 = fill {value = 0.0} : tensor<8x1000xf32>\n"
+           "  %s0 = fill {value = 0.0} : tensor<8x1xf32>\n"
+           "  %r:2 = for \"blk\" %i = 0 to 7 step 1 iter_args(%a = %a0, %s = %s0) {\n"
+           "    %b = view %x {offsets = [%i * 8, 0], sizes = [8, 1000]}\n"
+           "    %a1 = add %a, (mul %b, %w)\n"
+           "    %s1 = add (muls %s, 0.75), (reduce_sum %b {axis = 1, keepdim})\n"
+           "    yield %a1, %s1\n  }\n  return %r#0, %r#1\n}\n";
+    RunOptions o;
+    o.program = prog.string();
+    o.tracePath = (dir / "acc.db").string();
+    o.sim.traceLevel = sim::TraceLevel::Tasks;
+    const RunResult r = runProgram(o);
+    ASSERT_EQ(r.faultMessage, "");
+    EXPECT_GT(r.tileShrink, 0);
+    const TensorData &x = r.inputs.at(0), &w = r.inputs.at(1);
+    ASSERT_EQ(r.sim.outputs.size(), 2u);
+    const TensorData &a = r.sim.outputs[0].second, &sum = r.sim.outputs[1].second;
+    double worst = 0;
+    for (int64_t row = 0; row < 8; ++row) {
+        double s = 0;
+        for (int64_t i = 0; i < 7; ++i) {
+            double rowSum = 0;
+            for (int64_t c = 0; c < 1000; ++c) rowSum += x.get((i * 8 + row) * 1000 + c);
+            s = 0.75 * s + rowSum;
+        }
+        worst = std::max(worst, std::abs(sum.get(row) - s) / std::max(1.0, std::abs(s)));
+        for (int64_t c = 0; c < 1000; ++c) {
+            double acc = 0;
+            for (int64_t i = 0; i < 7; ++i)
+                acc += x.get((i * 8 + row) * 1000 + c) * w.get(row * 1000 + c);
+            worst = std::max(worst, std::abs(a.get(row * 1000 + c) - acc));
+        }
+    }
+    EXPECT_LT(worst, 1e-4);
+    const auto meta = tracedb::TraceReader::open(o.tracePath).meta("compile_options");
+    ASSERT_TRUE(meta.has_value());
+    EXPECT_NE(meta->find("\"tile_shrink\":"), std::string::npos) << *meta;
+
+    const auto cli =
+        test::runCommand(fmt::format("{} compile {}", PTO_CLI, test::shellQuote(prog.string())));
+    ASSERT_EQ(cli.exitCode, 0) << cli.err;
+    EXPECT_NE(cli.out.find("the default vec tiles did not fit on chip"), std::string::npos)
+        << cli.out;
 }
 
 TEST(PtoRunCli, FaultExitsOneAndKeepsTheTrace) {
