@@ -35,6 +35,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <exception>
+#include <utility>
 
 namespace pto::gui {
 
@@ -184,8 +185,13 @@ void TimelineView::buildLayout() {
                 if (!error.isEmpty())
                     m_status->setText(tr("Cannot aggregate the area: %1").arg(error));
             });
+    connect(m_loader.get(), &TimelineLoader::tracksLoaded, this, [this] { tracksReady(); });
     connect(m_loader.get(), &TimelineLoader::finished, this, [this] { summaryReady(); });
     connect(m_loader.get(), &TimelineLoader::failed, this, [this](const QString& reason) {
+        const bool tracksRead = !m_tracksLoading;
+        m_tracksLoading = false;
+        m_pendingFollow.reset();
+        if (tracksRead && m_tracks->tracks().empty()) return; // compile only: nothing to sum
         m_status->setText(tr("Summary failed: %1").arg(reason));
     });
 }
@@ -263,7 +269,9 @@ void TimelineView::documentChanged() {
     } catch (const std::exception& e) {
         m_status->setText(tr("Cannot read slices: %1").arg(QString::fromUtf8(e.what())));
     }
-    m_tracks->load(doc ? &doc->reader() : nullptr);
+    m_tracks->load(nullptr); // the trace's tracks are read on the loader's thread
+    m_tracksLoading = doc != nullptr;
+    m_pendingFollow.reset();
     m_search->setReader(doc ? &doc->reader() : nullptr);
     if (doc) {
         for (const auto& [id, text] : doc->reader().strings())
@@ -274,6 +282,24 @@ void TimelineView::documentChanged() {
     m_canvas->reset(m_names, doc ? doc->summary().clockHz : 0);
     m_bookmarks->setTrace(doc ? doc->path() : std::filesystem::path());
     m_canvas->setFlows({});
+    m_canvas->setEmptyText(
+        doc ? tr("Loading the tracks…")
+            : tr("No trace open: File → Open (Ctrl+O) or drop a trace file here."));
+    if (doc) {
+        m_status->setText(tr("Loading the tracks…"));
+        m_loader->start(doc->path());
+    } else {
+        m_status->setText(tr("No trace open"));
+    }
+    updateScrollBar();
+}
+
+void TimelineView::tracksReady() {
+    const TraceDocument* doc = document();
+    if (!doc) return;
+    m_tracks->install(m_loader->takeTracks());
+    m_tracksLoading = false;
+    m_canvas->reset(m_names, doc->summary().clockHz);
     // Idle cores come first in the tree (collapsed): start at the first busy one.
     for (const TimelineRow& row : m_tracks->rows()) {
         const TimelineTrack& track = m_tracks->track(row.track);
@@ -283,25 +309,24 @@ void TimelineView::documentChanged() {
         }
     }
     if (const auto& saved = m_bookmarks->savedView()) restoreView(*saved);
-    m_canvas->setEmptyText(
-        doc ? tr("No timeline: this trace has no simulation run.\n"
-                 "Run it with `pto run` to see slices here.")
-            : tr("No trace open: File → Open (Ctrl+O) or drop a trace file here."));
-    if (!doc) {
-        m_status->setText(tr("No trace open"));
-    } else if (m_tracks->tracks().empty()) {
+    m_canvas->setEmptyText(tr("No timeline: this trace has no simulation run.\n"
+                              "Run it with `pto run` to see slices here."));
+    if (m_tracks->tracks().empty()) {
         m_status->setText(tr("No simulation in this trace (compile only): nothing to draw"));
     } else {
         std::int64_t slices = 0;
         for (const auto& t : m_tracks->tracks()) slices += t.hasSlices() ? t.sliceCount : 0;
         m_status->setText(
             tr("%1 tracks, %2 slices; summarising…").arg(m_tracks->tracks().size()).arg(slices));
-        m_loader->start(doc->path());
     }
     updateScrollBar();
+    // A selection made while the tracks were read is revealed now.
+    if (const auto pending = std::exchange(m_pendingFollow, std::nullopt))
+        followSelection(*pending, nullptr);
 }
 
 void TimelineView::summaryReady() {
+    if (m_tracks->tracks().empty()) return; // compile only: the status says so
     const auto& lod = m_loader->result();
     m_canvas->setLod(lod);
     m_status->setText(tr("%1 tracks, %2 slices; summary built in %3 s")
@@ -492,6 +517,10 @@ void TimelineView::showFlows(const Loaded<std::vector<TimelineFlow>>& loaded) {
 
 void TimelineView::followSelection(const EntityRef& ref, const QObject* origin) {
     if (origin == this || !m_links) return;
+    if (m_tracksLoading) {
+        m_pendingFollow = ref; // revealed once the tracks arrive
+        return;
+    }
     try {
         follow(ref);
     } catch (const std::exception& e) {
