@@ -18,7 +18,9 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 
@@ -454,6 +456,11 @@ BENCHMARK(BM_WorstStallClickingThroughEveryView)->Unit(benchmark::kSecond)->Iter
 
 int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Settings (recent files, the console's history) in a folder of this run's own: never the
+    // user's, and no lock shared with another run of the bench on the same machine.
+    QTemporaryDir settingsDir;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
     TimingApplication app(argc, argv);
     if (const char* ms = std::getenv("PTO_GUI_STALL_STACKS"))
         app.sampler = std::make_unique<StallSampler>(*ms ? std::atoi(ms) : 200);

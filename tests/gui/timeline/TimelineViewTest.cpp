@@ -418,6 +418,28 @@ TEST(TimelineView, TracksArriveFromAWorkerAndASelectionMadeMeanwhileIsRevealed) 
     EXPECT_GE(view.canvas().viewport().end(), double(at));
 }
 
+// A task of the Exec stage selected elsewhere (the bottleneck table) selects its task slice: the
+// earliest 'task' slice carrying its id, as SQL finds it.
+TEST(TimelineView, AnExecTaskSelectedElsewhereSelectsItsTaskSlice) {
+    Fixture f(test::sampleTrace("matmul", "--trace full"));
+    const std::int64_t exec = sqlInt(f.reader(), "SELECT max(id) FROM stage WHERE level = 'exec'");
+    const auto tasks = f.reader().query(
+        fmt::format("SELECT id FROM node WHERE stage_id = {} AND kind = 'task' ORDER BY id", exec));
+    ASSERT_FALSE(tasks.rows.empty());
+    for (const auto& row : tasks.rows) {
+        const std::int64_t task = std::get<std::int64_t>(row.at(0));
+        f.context.selection().select(EntityRef::node(exec, task), nullptr);
+        EXPECT_EQ(f.canvas().selectedSlice(),
+                  sqlInt(f.reader(), fmt::format("SELECT id FROM slice WHERE task_id = {} AND "
+                                                 "category = 'task' ORDER BY ts LIMIT 1",
+                                                 task)))
+            << "task " << task;
+    }
+    // A node that is no task of the Exec stage selects no slice.
+    f.context.selection().select(EntityRef::node(exec + 1000, 1), nullptr);
+    EXPECT_EQ(f.canvas().selectedSlice(), -1);
+}
+
 TEST(TimelineView, CompileOnlyAndOneCoreTracesOpenAndSayWhatIsThere) {
     {
         Fixture f(test::compiledTrace("matmul"));
