@@ -38,6 +38,14 @@
 #include <utility>
 
 namespace pto::gui {
+namespace {
+
+QString noRunText() {
+    return TimelineView::tr("No timeline: this trace has no simulation run.\n"
+                            "Run it with `pto run` to see slices here.");
+}
+
+} // namespace
 
 TimelineView::TimelineView(StudioContext& context, QWidget* parent)
     : StudioView(context, parent), m_tracks(std::make_unique<TimelineTrackModel>()),
@@ -270,7 +278,8 @@ void TimelineView::documentChanged() {
         m_status->setText(tr("Cannot read slices: %1").arg(QString::fromUtf8(e.what())));
     }
     m_tracks->load(nullptr); // the trace's tracks are read on the loader's thread
-    m_tracksLoading = doc != nullptr;
+    const bool hasRun = doc && doc->summary().hasRun(); // trackCount > 0
+    m_tracksLoading = hasRun;
     m_pendingFollow.reset();
     m_search->setReader(doc ? &doc->reader() : nullptr);
     if (doc) {
@@ -283,11 +292,14 @@ void TimelineView::documentChanged() {
     m_bookmarks->setTrace(doc ? doc->path() : std::filesystem::path());
     m_canvas->setFlows({});
     m_canvas->setEmptyText(
-        doc ? tr("Loading the tracks…")
-            : tr("No trace open: File → Open (Ctrl+O) or drop a trace file here."));
-    if (doc) {
+        hasRun ? tr("Loading the tracks…")
+        : doc  ? noRunText()
+               : tr("No trace open: File → Open (Ctrl+O) or drop a trace file here."));
+    if (hasRun) {
         m_status->setText(tr("Loading the tracks…"));
         m_loader->start(doc->path());
+    } else if (doc) {
+        m_status->setText(tr("No simulation in this trace (compile only): nothing to draw"));
     } else {
         m_status->setText(tr("No trace open"));
     }
@@ -309,8 +321,7 @@ void TimelineView::tracksReady() {
         }
     }
     if (const auto& saved = m_bookmarks->savedView()) restoreView(*saved);
-    m_canvas->setEmptyText(tr("No timeline: this trace has no simulation run.\n"
-                              "Run it with `pto run` to see slices here."));
+    m_canvas->setEmptyText(noRunText());
     if (m_tracks->tracks().empty()) {
         m_status->setText(tr("No simulation in this trace (compile only): nothing to draw"));
     } else {
