@@ -418,6 +418,30 @@ TEST(TimelineView, TracksArriveFromAWorkerAndASelectionMadeMeanwhileIsRevealed) 
     EXPECT_GE(view.canvas().viewport().end(), double(at));
 }
 
+// Another trace opened while the tracks of the first are read: the first's tracks never show.
+TEST(TimelineView, TracksOfATraceReplacedWhileReadingAreDropped) {
+    StudioContext context;
+    context.setDocument(TraceDocument::open(test::sampleTrace("matmul", "--trace full")));
+    TimelineView view(context);
+    view.show();
+    context.setDocument(TraceDocument::open(test::sampleTrace("softmax", "--trace full")));
+    std::size_t mostShown = 0;
+    const tracedb::TraceReader& reader = context.document()->reader();
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            mostShown = std::max(mostShown, view.tracks().tracks().size());
+            return !view.loader().busy();
+        },
+        30000));
+    const auto count = std::size_t(sqlInt(reader, "SELECT count(*) FROM track"));
+    EXPECT_EQ(view.tracks().tracks().size(), count);
+    EXPECT_EQ(mostShown, count);
+    TimelineTrackModel direct;
+    direct.load(&reader);
+    for (std::size_t i = 0; i < count; ++i)
+        EXPECT_EQ(view.tracks().tracks()[i].name, direct.tracks()[i].name);
+}
+
 // A task of the Exec stage selected elsewhere (the bottleneck table) selects its task slice: the
 // earliest 'task' slice carrying its id, as SQL finds it.
 TEST(TimelineView, AnExecTaskSelectedElsewhereSelectsItsTaskSlice) {
