@@ -18,7 +18,9 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 
@@ -268,7 +270,8 @@ std::string nameOf(const QObject* o) {
 
 /// What a user does with a view's widgets: every tab, every entry of every combo box (with the
 /// arrow keys, as a user picks one), each check box on and off, the first columns of every
-/// table sorted and its first rows clicked, the harmless buttons pressed.
+/// table sorted and its first rows clicked (each click an action of its own), the harmless
+/// buttons pressed.
 void addWidgetActions(const std::string& view, QWidget* root, std::deque<Action>& out) {
     for (QTabWidget* tabs : root->findChildren<QTabWidget*>())
         for (int i = 0; i < tabs->count(); ++i)
@@ -294,21 +297,29 @@ void addWidgetActions(const std::string& view, QWidget* root, std::deque<Action>
     for (QCheckBox* box : root->findChildren<QCheckBox*>())
         for (int twice = 0; twice < 2; ++twice)
             out.push_back({view + " check " + box->text().toStdString(), [box] { box->click(); }});
+    // One action per click (a user cannot click twice within a millisecond): the first six
+    // column headers, then the first three rows.
     for (QAbstractItemView* table : root->findChildren<QAbstractItemView*>()) {
-        out.push_back({view + " " + nameOf(table) + " sort and click", [table] {
-                           if (!table->model() || !table->isVisible()) return;
-                           if (auto* header = table->findChild<QHeaderView*>();
-                               header && header->orientation() == Qt::Horizontal)
-                               for (int c = 0; c < std::min(6, header->count()); ++c)
-                                   QTest::mouseClick(header->viewport(), Qt::LeftButton, {},
-                                                     {header->sectionViewportPosition(c) + 4, 4});
-                           for (int r = 0; r < std::min(3, table->model()->rowCount()); ++r) {
-                               const QRect cell = table->visualRect(table->model()->index(r, 0));
-                               if (cell.isValid())
-                                   QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
-                                                     cell.center());
-                           }
-                       }});
+        const std::string name = view + " " + nameOf(table);
+        for (int c = 0; c < 6; ++c)
+            out.push_back({name + " sort by column " + std::to_string(c + 1), [table, c] {
+                               if (!table->model() || !table->isVisible()) return;
+                               auto* header = table->findChild<QHeaderView*>();
+                               if (!header || header->orientation() != Qt::Horizontal ||
+                                   c >= header->count())
+                                   return;
+                               QTest::mouseClick(header->viewport(), Qt::LeftButton, {},
+                                                 {header->sectionViewportPosition(c) + 4, 4});
+                           }});
+        for (int r = 0; r < 3; ++r)
+            out.push_back(
+                {name + " click row " + std::to_string(r + 1), [table, r] {
+                     if (!table->model() || !table->isVisible() || r >= table->model()->rowCount())
+                         return;
+                     const QRect cell = table->visualRect(table->model()->index(r, 0));
+                     if (cell.isValid())
+                         QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+                 }});
     }
     for (QPushButton* button : root->findChildren<QPushButton*>()) {
         const QString text = button->text();
@@ -445,6 +456,11 @@ BENCHMARK(BM_WorstStallClickingThroughEveryView)->Unit(benchmark::kSecond)->Iter
 
 int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Settings (recent files, the console's history) in a folder of this run's own: never the
+    // user's, and no lock shared with another run of the bench on the same machine.
+    QTemporaryDir settingsDir;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
     TimingApplication app(argc, argv);
     if (const char* ms = std::getenv("PTO_GUI_STALL_STACKS"))
         app.sampler = std::make_unique<StallSampler>(*ms ? std::atoi(ms) : 200);

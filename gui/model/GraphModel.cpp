@@ -20,8 +20,13 @@ GraphModel::GraphModel(QObject* parent) : QObject(parent) {}
 GraphModel::~GraphModel() = default;
 
 void GraphModel::setStage(GraphStage stage) {
+    Hierarchy hierarchy = Hierarchy::build(stage);
+    setStage(std::move(stage), std::move(hierarchy));
+}
+
+void GraphModel::setStage(GraphStage stage, Hierarchy hierarchy) {
     m_stage = std::make_unique<GraphStage>(std::move(stage));
-    m_hierarchy = std::make_unique<Hierarchy>(Hierarchy::build(*m_stage));
+    m_hierarchy = std::make_unique<Hierarchy>(std::move(hierarchy));
     m_adjacency.reset();
     m_expanded.assign(m_hierarchy->items().size(), 0);
     m_expanded[0] = 1;

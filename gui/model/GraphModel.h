@@ -40,6 +40,9 @@ public:
 
     /// Takes a loaded stage, builds its hierarchy, collapses every group.
     void setStage(GraphStage stage);
+    /// The same with the stage's hierarchy already built (on a worker: 0.1–0.2 s for the
+    /// 230 k nodes of a big run's Tile stage).
+    void setStage(GraphStage stage, Hierarchy hierarchy);
     /// Drops the stage (no document): no hierarchy, nothing visible.
     void clear();
     bool hasStage() const { return m_stage != nullptr; }

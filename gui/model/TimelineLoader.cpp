@@ -1,8 +1,10 @@
-// The worker thread of the timeline summary and its hand-over to the GUI thread.
+// The worker thread of the timeline's track tree and summary and their hand-over to the GUI
+// thread.
 #include "gui/model/TimelineLoader.h"
 
 #include "gui/model/CancelToken.h"
 #include "gui/model/WorkerResult.h"
+#include "trace_db/TraceReader.h"
 
 #include <QMetaObject>
 #include <QPointer>
@@ -27,6 +29,7 @@ void TimelineLoader::cancel() {
 void TimelineLoader::start(const std::filesystem::path& trace) {
     cancel();
     m_result.reset();
+    m_tracks = {};
     m_busy = true;
     m_cancel = std::make_shared<CancelToken>();
     const std::uint64_t generation = m_generation;
@@ -36,6 +39,20 @@ void TimelineLoader::start(const std::filesystem::path& trace) {
         std::shared_ptr<const TimelineLod> lod;
         QString error;
         try {
+            auto tracks = std::make_shared<TimelineTrackTree>();
+            {
+                const auto reader = tracedb::TraceReader::open(trace);
+                const auto watch = cancel->watch(reader);
+                *tracks = TimelineTrackModel::read(reader);
+            }
+            cancel->check();
+            // The loader joins this thread before it dies, so `self` is alive while queuing.
+            QMetaObject::invokeMethod(
+                self.data(),
+                [self, generation, tracks] {
+                    if (self) self->deliverTracks(generation, tracks);
+                },
+                Qt::QueuedConnection);
             lod = buildTimelineLod(trace, *cancel);
         } catch (...) {
             error = currentErrorText();
@@ -49,6 +66,13 @@ void TimelineLoader::start(const std::filesystem::path& trace) {
             },
             Qt::QueuedConnection);
     });
+}
+
+void TimelineLoader::deliverTracks(std::uint64_t generation,
+                                   std::shared_ptr<TimelineTrackTree> tracks) {
+    if (generation != m_generation) return;
+    m_tracks = std::move(*tracks);
+    emit tracksLoaded();
 }
 
 void TimelineLoader::deliver(std::uint64_t generation, std::shared_ptr<const TimelineLod> lod,

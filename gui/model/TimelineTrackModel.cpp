@@ -54,51 +54,62 @@ std::unordered_map<std::int64_t, Extent> readExtents(const tracedb::TraceReader&
 TimelineTrackModel::TimelineTrackModel(QObject* parent) : QAbstractItemModel(parent) {}
 
 void TimelineTrackModel::load(const tracedb::TraceReader* reader) {
-    beginResetModel();
-    m_tracks.clear();
-    m_roots.clear();
-    if (reader) {
-        const auto strings = reader->strings();
-        const auto extents = readExtents(*reader);
-        auto rows = reader->tracks();
-        std::stable_sort(rows.begin(), rows.end(),
-                         [](const auto& a, const auto& b) { return a.sortIndex < b.sortIndex; });
-        std::unordered_map<std::int64_t, int> indexOfId;
-        for (const tracedb::TrackRow& row : rows) {
-            TimelineTrack track;
-            track.id = row.id;
-            track.kind = kindOf(row.kind);
-            const auto name = strings.find(row.nameId);
-            track.name = QString::fromStdString(name == strings.end() ? "" : name->second);
-            track.pipe = QString::fromStdString(row.pipe);
-            if (auto e = extents.find(row.id); e != extents.end()) {
-                track.sliceCount = e->second.count;
-                track.minTs = e->second.minTs;
-                track.maxEnd = e->second.maxEnd;
-                track.maxDepth = static_cast<int>(std::min<std::int64_t>(e->second.maxDepth, 16));
-            }
-            indexOfId[row.id] = static_cast<int>(m_tracks.size());
-            m_tracks.push_back(std::move(track));
+    install(reader ? read(*reader) : TimelineTrackTree{});
+}
+
+TimelineTrackTree TimelineTrackModel::read(const tracedb::TraceReader& reader) {
+    TimelineTrackTree tree;
+    auto& tracks = tree.tracks;
+    const auto strings = reader.strings();
+    const auto extents = readExtents(reader);
+    auto rows = reader.tracks();
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a.sortIndex < b.sortIndex; });
+    std::unordered_map<std::int64_t, int> indexOfId;
+    for (const tracedb::TrackRow& row : rows) {
+        TimelineTrack track;
+        track.id = row.id;
+        track.kind = kindOf(row.kind);
+        const auto name = strings.find(row.nameId);
+        track.name = QString::fromStdString(name == strings.end() ? "" : name->second);
+        track.pipe = QString::fromStdString(row.pipe);
+        if (auto e = extents.find(row.id); e != extents.end()) {
+            track.sliceCount = e->second.count;
+            track.minTs = e->second.minTs;
+            track.maxEnd = e->second.maxEnd;
+            track.maxDepth = static_cast<int>(std::min<std::int64_t>(e->second.maxDepth, 16));
         }
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            const auto parent =
-                rows[i].parentId ? indexOfId.find(*rows[i].parentId) : indexOfId.end();
-            auto& siblings = parent == indexOfId.end()
-                                 ? m_roots
-                                 : m_tracks[std::size_t(parent->second)].children;
-            m_tracks[i].parent = parent == indexOfId.end() ? -1 : parent->second;
-            m_tracks[i].row = static_cast<int>(siblings.size());
-            siblings.push_back(static_cast<int>(i));
-        }
-        // A core with no slices in its whole subtree starts collapsed.
-        for (std::size_t i = 0; i < m_tracks.size(); ++i) {
-            if (m_tracks[i].kind != TimelineTrackKind::Core) continue;
-            std::int64_t slices = 0;
-            for (int t : subtree(static_cast<int>(i)))
-                slices += m_tracks[std::size_t(t)].sliceCount;
-            m_tracks[i].expanded = slices > 0;
-        }
+        indexOfId[row.id] = static_cast<int>(tracks.size());
+        tracks.push_back(std::move(track));
     }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto parent = rows[i].parentId ? indexOfId.find(*rows[i].parentId) : indexOfId.end();
+        auto& siblings =
+            parent == indexOfId.end() ? tree.roots : tracks[std::size_t(parent->second)].children;
+        tracks[i].parent = parent == indexOfId.end() ? -1 : parent->second;
+        tracks[i].row = static_cast<int>(siblings.size());
+        siblings.push_back(static_cast<int>(i));
+    }
+    // A core with no slices in its whole subtree starts collapsed.
+    for (TimelineTrack& core : tracks) {
+        if (core.kind != TimelineTrackKind::Core) continue;
+        std::int64_t slices = 0;
+        std::vector<int> pending = core.children;
+        while (!pending.empty()) {
+            const TimelineTrack& t = tracks[std::size_t(pending.back())];
+            pending.pop_back();
+            slices += t.sliceCount;
+            pending.insert(pending.end(), t.children.begin(), t.children.end());
+        }
+        core.expanded = slices + core.sliceCount > 0;
+    }
+    return tree;
+}
+
+void TimelineTrackModel::install(TimelineTrackTree tree) {
+    beginResetModel();
+    m_tracks = std::move(tree.tracks);
+    m_roots = std::move(tree.roots);
     updateBounds();
     relayout();
     endResetModel();

@@ -41,6 +41,13 @@ struct TimelineTrack {
     }
 };
 
+/// The track tree of a trace as read (on a worker: the counter extents are a GROUP BY over
+/// every counter sample), installed into the model on the GUI thread.
+struct TimelineTrackTree {
+    std::vector<TimelineTrack> tracks;
+    std::vector<int> roots;
+};
+
 /// A drawn row: which track, where (pixels from the top of its area) and how tall.
 struct TimelineRow {
     int track = -1;
@@ -62,6 +69,10 @@ public:
 
     /// Reloads from a trace (no reader: empty). Cores without slices start collapsed.
     void load(const tracedb::TraceReader* reader);
+    /// The tree `load` installs, read without touching a model (any thread).
+    static TimelineTrackTree read(const tracedb::TraceReader& reader);
+    /// Replaces the tracks with a tree `read` made.
+    void install(TimelineTrackTree tree);
     /// Appends a query track under the "Queries" group; returns its track index.
     int addQueryTrack(std::shared_ptr<const QueryTrack> track);
     /// Renames / removes a query track (other kinds are left alone).

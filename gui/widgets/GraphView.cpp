@@ -244,9 +244,12 @@ bool GraphView::selectStage(std::int64_t stageId) {
     m_loader.setProperty("generation", generation);
     m_loader.setFuture(
         QtConcurrent::run(&workerPool(), [path, stageId, token = m_loadTokens.next()] {
-            return runGuarded<GraphStage>(*token, [&] {
+            return runGuarded<StageWithHierarchy>(*token, [&] {
                 auto reader = tracedb::TraceReader::open(path);
-                return loadGraphStage(reader, stageId, token.get());
+                GraphStage stage = loadGraphStage(reader, stageId, token.get());
+                token->check();
+                Hierarchy hierarchy = Hierarchy::build(stage);
+                return StageWithHierarchy{std::move(stage), std::move(hierarchy)};
             });
         }));
     return true;
@@ -266,8 +269,8 @@ void GraphView::cancelLoading() {
 void GraphView::onStageLoaded() {
     if (m_loader.property("generation").toInt() != m_loadGeneration) return;
     m_loading = false;
-    const WorkerResult<GraphStage> loaded = m_loader.result(); // never throws: runGuarded
-    std::shared_ptr<GraphStage> stage = loaded.value;
+    const WorkerResult<StageWithHierarchy> loaded = m_loader.result(); // never throws
+    std::shared_ptr<StageWithHierarchy> stage = loaded.value;
     if (!stage) {
         setBusy({});
         m_canvas->setScene(nullptr, {}, false);
@@ -280,9 +283,10 @@ void GraphView::onStageLoaded() {
     m_fitNext = true;
     m_focusItem = m_focusNode = m_currentNode = m_previousNode = -1;
     m_searchHits.clear();
-    const bool recorded = stage->recorded;
-    const QString name = QString::fromStdString(stage->stage.name);
-    m_model->setStage(std::move(*stage)); // emits visibleChanged → requestLayout
+    const bool recorded = stage->stage.recorded;
+    const QString name = QString::fromStdString(stage->stage.stage.name);
+    // emits visibleChanged → requestLayout
+    m_model->setStage(std::move(stage->stage), std::move(stage->hierarchy));
     if (!recorded) {
         m_worker->cancel();
         setBusy({});

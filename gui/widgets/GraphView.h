@@ -4,6 +4,7 @@
 
 #include "gui/model/CancelToken.h"
 #include "gui/model/GraphOverlay.h"
+#include "gui/model/Hierarchy.h"
 #include "gui/model/WorkerResult.h"
 #include "gui/widgets/StudioView.h"
 
@@ -118,7 +119,12 @@ private:
     QLabel* m_status = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
-    QFutureWatcher<WorkerResult<GraphStage>> m_loader;
+    /// A stage and its hierarchy, both made on the loader's worker.
+    struct StageWithHierarchy {
+        GraphStage stage;
+        Hierarchy hierarchy;
+    };
+    QFutureWatcher<WorkerResult<StageWithHierarchy>> m_loader;
     WorkerTokens m_loadTokens; ///< after m_loader: destroyed first, waits for the loaders
     QFutureWatcher<WorkerResult<GraphOverlay>> m_overlayLoader;
     WorkerTokens m_overlayTokens; ///< after m_overlayLoader, like m_loadTokens

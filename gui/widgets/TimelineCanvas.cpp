@@ -19,6 +19,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <unordered_set>
 
 namespace pto::gui {
 namespace {
@@ -314,11 +315,23 @@ void TimelineCanvas::paintFlows(QPainter& p) {
         return it != yOf.end() ? it->second : yOf.emplace(track, flowY(track)).first->second;
     };
     p.setRenderHint(QPainter::Antialiasing, true);
+    // "All flows" over a wide range: thousands of arrows, most of them on the same pixels as
+    // another (0.1 s of stroking in one paint); each distinct pixel path is drawn once, and
+    // none whose both ends are off the same side of the lanes.
+    std::unordered_set<std::uint64_t> drawn[2]; // flag flows, dependencies
+    const double left = kHeaderWidth, right = width();
     for (const TimelineFlow& f : m_flows) {
         const int y0 = y(f.fromTrack), y1 = y(f.toTrack);
         if (y0 < 0 || y1 < 0) continue;
         const QPointF a(kHeaderWidth + m_viewport.xOf(double(f.fromCycle)), y0);
         const QPointF b(kHeaderWidth + m_viewport.xOf(double(f.toCycle)), y1);
+        if ((a.x() < left && b.x() < left) || (a.x() > right && b.x() > right)) continue;
+        const auto pixel = [](double v) {
+            return std::uint64_t(std::clamp(std::lround(v), -32768L, 32767L) + 32768L);
+        };
+        const std::uint64_t key =
+            pixel(a.x()) | (pixel(a.y()) << 16) | (pixel(b.x()) << 32) | (pixel(b.y()) << 48);
+        if (!drawn[f.dependency ? 1 : 0].insert(key).second) continue;
         TimelinePainter::drawArrow(p, a, b,
                                    f.dependency ? QColor(40, 110, 220) : QColor(230, 120, 20));
     }

@@ -35,8 +35,17 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <exception>
+#include <utility>
 
 namespace pto::gui {
+namespace {
+
+QString noRunText() {
+    return TimelineView::tr("No timeline: this trace has no simulation run.\n"
+                            "Run it with `pto run` to see slices here.");
+}
+
+} // namespace
 
 TimelineView::TimelineView(StudioContext& context, QWidget* parent)
     : StudioView(context, parent), m_tracks(std::make_unique<TimelineTrackModel>()),
@@ -184,8 +193,13 @@ void TimelineView::buildLayout() {
                 if (!error.isEmpty())
                     m_status->setText(tr("Cannot aggregate the area: %1").arg(error));
             });
+    connect(m_loader.get(), &TimelineLoader::tracksLoaded, this, [this] { tracksReady(); });
     connect(m_loader.get(), &TimelineLoader::finished, this, [this] { summaryReady(); });
     connect(m_loader.get(), &TimelineLoader::failed, this, [this](const QString& reason) {
+        const bool tracksRead = !m_tracksLoading;
+        m_tracksLoading = false;
+        m_pendingFollow.reset();
+        if (tracksRead && m_tracks->tracks().empty()) return; // compile only: nothing to sum
         m_status->setText(tr("Summary failed: %1").arg(reason));
     });
 }
@@ -263,7 +277,10 @@ void TimelineView::documentChanged() {
     } catch (const std::exception& e) {
         m_status->setText(tr("Cannot read slices: %1").arg(QString::fromUtf8(e.what())));
     }
-    m_tracks->load(doc ? &doc->reader() : nullptr);
+    m_tracks->load(nullptr); // the trace's tracks are read on the loader's thread
+    const bool hasRun = doc && doc->summary().hasRun(); // trackCount > 0
+    m_tracksLoading = hasRun;
+    m_pendingFollow.reset();
     m_search->setReader(doc ? &doc->reader() : nullptr);
     if (doc) {
         for (const auto& [id, text] : doc->reader().strings())
@@ -274,6 +291,27 @@ void TimelineView::documentChanged() {
     m_canvas->reset(m_names, doc ? doc->summary().clockHz : 0);
     m_bookmarks->setTrace(doc ? doc->path() : std::filesystem::path());
     m_canvas->setFlows({});
+    m_canvas->setEmptyText(
+        hasRun ? tr("Loading the tracks…")
+        : doc  ? noRunText()
+               : tr("No trace open: File → Open (Ctrl+O) or drop a trace file here."));
+    if (hasRun) {
+        m_status->setText(tr("Loading the tracks…"));
+        m_loader->start(doc->path());
+    } else if (doc) {
+        m_status->setText(tr("No simulation in this trace (compile only): nothing to draw"));
+    } else {
+        m_status->setText(tr("No trace open"));
+    }
+    updateScrollBar();
+}
+
+void TimelineView::tracksReady() {
+    const TraceDocument* doc = document();
+    if (!doc) return;
+    m_tracks->install(m_loader->takeTracks());
+    m_tracksLoading = false;
+    m_canvas->reset(m_names, doc->summary().clockHz);
     // Idle cores come first in the tree (collapsed): start at the first busy one.
     for (const TimelineRow& row : m_tracks->rows()) {
         const TimelineTrack& track = m_tracks->track(row.track);
@@ -283,25 +321,23 @@ void TimelineView::documentChanged() {
         }
     }
     if (const auto& saved = m_bookmarks->savedView()) restoreView(*saved);
-    m_canvas->setEmptyText(
-        doc ? tr("No timeline: this trace has no simulation run.\n"
-                 "Run it with `pto run` to see slices here.")
-            : tr("No trace open: File → Open (Ctrl+O) or drop a trace file here."));
-    if (!doc) {
-        m_status->setText(tr("No trace open"));
-    } else if (m_tracks->tracks().empty()) {
+    m_canvas->setEmptyText(noRunText());
+    if (m_tracks->tracks().empty()) {
         m_status->setText(tr("No simulation in this trace (compile only): nothing to draw"));
     } else {
         std::int64_t slices = 0;
         for (const auto& t : m_tracks->tracks()) slices += t.hasSlices() ? t.sliceCount : 0;
         m_status->setText(
             tr("%1 tracks, %2 slices; summarising…").arg(m_tracks->tracks().size()).arg(slices));
-        m_loader->start(doc->path());
     }
     updateScrollBar();
+    // A selection made while the tracks were read is revealed now.
+    if (const auto pending = std::exchange(m_pendingFollow, std::nullopt))
+        followSelection(*pending, nullptr);
 }
 
 void TimelineView::summaryReady() {
+    if (m_tracks->tracks().empty()) return; // compile only: the status says so
     const auto& lod = m_loader->result();
     m_canvas->setLod(lod);
     m_status->setText(tr("%1 tracks, %2 slices; summary built in %3 s")
@@ -376,18 +412,35 @@ void TimelineView::selectSlice(std::int64_t sliceId, bool reveal) {
 }
 
 std::int64_t TimelineView::taskSliceOf(const EntityRef& ref) const {
-    std::int64_t slice = -1;
-    document()->reader().query(
-        fmt::format("SELECT s.id FROM node n JOIN slice s ON s.task_id = n.id AND s.category = "
-                    "'task' WHERE n.stage_id = {} AND n.id = {} AND n.kind = 'task' AND "
-                    "n.stage_id = (SELECT max(id) FROM stage WHERE level = 'exec') ORDER BY s.ts "
-                    "LIMIT 1",
-                    ref.stageId, ref.id),
-        [&](auto, auto row) {
+    const tracedb::TraceReader& reader = document()->reader();
+    const auto first = [&](const std::string& sql) {
+        std::int64_t slice = -1;
+        reader.query(sql, [&](auto, auto row) {
             slice = std::get<std::int64_t>(row[0]);
             return false;
         });
-    return slice;
+        return slice;
+    };
+    const bool isTask =
+        first(fmt::format("SELECT n.id FROM node n WHERE n.stage_id = {} AND n.id = {} AND n.kind "
+                          "= 'task' AND n.stage_id = (SELECT max(id) FROM stage WHERE level = "
+                          "'exec')",
+                          ref.stageId, ref.id)) >= 0;
+    if (!isTask) return -1;
+    // Every instruction slice of a task carries its task_id (15 k per task of a big run), so
+    // the slice_task index alone reads them all to find the one 'task' slice: 0.1 s. A task's
+    // slice lies on its core's lane (no pipe lane holds one in a simulated run): the few
+    // slices of the tracks that are not pipes are read first, the whole index only when none
+    // is there.
+    const std::string task = fmt::format("+s.task_id = {} AND s.category = 'task'", ref.id);
+    const std::int64_t slice =
+        first("SELECT s.id FROM track t CROSS JOIN slice s ON s.track_id = t.id WHERE t.kind <> "
+              "'pipe' AND " +
+              task + " ORDER BY s.ts LIMIT 1");
+    if (slice >= 0) return slice;
+    return first(fmt::format("SELECT s.id FROM slice s WHERE s.task_id = {} AND s.category = "
+                             "'task' ORDER BY s.ts LIMIT 1",
+                             ref.id));
 }
 
 void TimelineView::revealTrack(int track) {
@@ -492,6 +545,10 @@ void TimelineView::showFlows(const Loaded<std::vector<TimelineFlow>>& loaded) {
 
 void TimelineView::followSelection(const EntityRef& ref, const QObject* origin) {
     if (origin == this || !m_links) return;
+    if (m_tracksLoading) {
+        m_pendingFollow = ref; // revealed once the tracks arrive
+        return;
+    }
     try {
         follow(ref);
     } catch (const std::exception& e) {

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 class QCheckBox;
@@ -107,6 +108,7 @@ private:
     void updateFlows();
     void showFlows(const Loaded<std::vector<TimelineFlow>>& loaded);
     void updateScrollBar();
+    void tracksReady();
     void summaryReady();
     void restoreView(const TimelineViewState& view);
 
@@ -119,6 +121,8 @@ private:
     std::unique_ptr<LinkResolver> m_links;
     std::shared_ptr<LinkWorker> m_linkWorker; ///< reads the slice details, on a worker
     std::unordered_map<std::int64_t, QString> m_names;
+    bool m_tracksLoading = false;             ///< the loader reads the open trace's tracks
+    std::optional<EntityRef> m_pendingFollow; ///< a selection made before the tracks arrived
 
     TimelineCanvas* m_canvas = nullptr;
     QScrollBar* m_scrollBar = nullptr;

@@ -10,6 +10,7 @@
 #include "gui/widgets/TimelineView.h"
 #include "tests/gui/support/Fixtures.h"
 #include "tests/support/Process.h"
+#include "trace_db/TraceReader.h"
 
 #include <QAbstractItemModelTester>
 #include <QBrush>
@@ -23,6 +24,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace pto::gui {
@@ -189,6 +191,15 @@ TEST_F(CompareViewTest, TheTimelinesOfBothRunsStayAligned) {
          ++i)
         QTest::qWait(50);
     ASSERT_GT(bottom->tracks().rowCount(), 0); // the baseline's own tracks
+    // Read on the baseline timeline's worker: the tracks of the baseline trace, as SQL lists them.
+    const auto baseline = tracedb::TraceReader::open(attentionRun());
+    std::vector<std::int64_t> ids;
+    for (const TimelineTrack& t : bottom->tracks().tracks()) ids.push_back(t.id);
+    std::sort(ids.begin(), ids.end());
+    std::vector<std::int64_t> sqlIds;
+    for (const auto& row : baseline.query("SELECT id FROM track ORDER BY id").rows)
+        sqlIds.push_back(std::get<std::int64_t>(row.at(0)));
+    EXPECT_EQ(ids, sqlIds);
     TimelineCanvas& canvas = top->canvas();
     const QPoint centre(canvas.width() / 2, canvas.height() / 2);
     QWheelEvent wheel(centre, canvas.mapToGlobal(centre), {}, {0, 240}, Qt::NoButton,

@@ -95,6 +95,28 @@ TEST(GraphView, ShowsTheLastTileStageCollapsedAndExpandsOnDoubleClick) {
     EXPECT_FALSE(f.model().isExpanded(enclosing));
 }
 
+// The stage's hierarchy is built on the loader's worker (issue 19: 85–145 ms for a big run's
+// Tile stage on the GUI thread); the view shows the same groups as a direct build, each Tensor
+// op group holding the stage's nodes derived from it.
+TEST(GraphView, TheHierarchyBuiltOnTheWorkerEqualsADirectBuild) {
+    Fixture f(test::compiledTrace("matmul"));
+    ASSERT_TRUE(f.settle());
+    const GraphStage stage = loadGraphStage(f.reader(), f.view->currentStageId());
+    const Hierarchy direct = Hierarchy::build(stage);
+    const Hierarchy& shown = f.model().hierarchy();
+    ASSERT_EQ(shown.items().size(), direct.items().size());
+    for (std::size_t i = 0; i < direct.items().size(); ++i) {
+        EXPECT_EQ(shown.items()[i].kind, direct.items()[i].kind);
+        EXPECT_EQ(shown.items()[i].parent, direct.items()[i].parent);
+        EXPECT_EQ(shown.items()[i].leafCount(), direct.items()[i].leafCount());
+        EXPECT_EQ(shown.items()[i].label, direct.items()[i].label);
+    }
+    EXPECT_EQ(shown.leafOrder(), direct.leafOrder());
+    EXPECT_EQ(std::int64_t(shown.item(shown.root()).leafCount()),
+              test::sqlInt(f.reader(), fmt::format("SELECT count(*) FROM node WHERE stage_id = {}",
+                                                   f.view->currentStageId())));
+}
+
 // A Tensor op selected in another view is mapped to this stage's tiles on a worker (issue 19:
 // indexing a big stage by Tensor op blocked the click for 0.2–0.3 s): the select() returns
 // before the mapping, and the first tile derived from the op is highlighted once it arrives.

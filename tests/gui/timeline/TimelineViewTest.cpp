@@ -370,6 +370,100 @@ TEST(TimelineView, AQueryTrackCanBeRenamedAndRemovedFromItsMenu) {
     delete core;
 }
 
+// The tracks are read on the loader's thread (the counter extents of a big run take 0.1 s): the
+// view says so until they arrive, then holds the tree a direct read gives, each counter track
+// with its sample count as SQL counts it, and a selection made meanwhile is revealed.
+TEST(TimelineView, TracksArriveFromAWorkerAndASelectionMadeMeanwhileIsRevealed) {
+    StudioContext context;
+    context.setDocument(TraceDocument::open(test::sampleTrace("matmul", "--trace full")));
+    TimelineView view(context);
+    view.resize(1400, 760);
+    view.show();
+    EXPECT_TRUE(view.tracks().tracks().empty());
+    EXPECT_TRUE(view.statusText().contains(QStringLiteral("Loading the tracks")));
+    const tracedb::TraceReader& reader = context.document()->reader();
+    const std::int64_t tstore =
+        sqlInt(reader, "SELECT id FROM slice_named WHERE name = 'TSTORE' ORDER BY ts DESC LIMIT 1");
+    context.selection().select(EntityRef::slice(tstore), nullptr);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loader().busy(); }, 30000));
+
+    TimelineTrackModel direct;
+    direct.load(&reader);
+    const auto& shown = view.tracks().tracks();
+    ASSERT_EQ(shown.size(), direct.tracks().size());
+    ASSERT_EQ(std::int64_t(shown.size()), sqlInt(reader, "SELECT count(*) FROM track"));
+    int counters = 0;
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+        const TimelineTrack &a = shown[i], &b = direct.tracks()[i];
+        EXPECT_EQ(a.id, b.id);
+        EXPECT_EQ(a.name, b.name);
+        EXPECT_EQ(a.parent, b.parent);
+        EXPECT_EQ(a.sliceCount, b.sliceCount);
+        EXPECT_EQ(a.minTs, b.minTs);
+        EXPECT_EQ(a.maxEnd, b.maxEnd);
+        if (a.kind != TimelineTrackKind::Counter) continue;
+        ++counters;
+        EXPECT_EQ(
+            a.sliceCount,
+            sqlInt(reader, fmt::format("SELECT count(*) FROM counter WHERE track_id = {}", a.id)));
+    }
+    EXPECT_GT(counters, 0);
+    EXPECT_FALSE(view.tracks().rows().empty());
+    EXPECT_TRUE(view.statusText().contains(QStringLiteral("summary built")));
+
+    EXPECT_EQ(view.canvas().selectedSlice(), tstore);
+    const std::int64_t at =
+        sqlInt(reader, fmt::format("SELECT ts FROM slice WHERE id = {}", tstore));
+    EXPECT_LE(view.canvas().viewport().begin(), double(at));
+    EXPECT_GE(view.canvas().viewport().end(), double(at));
+}
+
+// Another trace opened while the tracks of the first are read: the first's tracks never show.
+TEST(TimelineView, TracksOfATraceReplacedWhileReadingAreDropped) {
+    StudioContext context;
+    context.setDocument(TraceDocument::open(test::sampleTrace("matmul", "--trace full")));
+    TimelineView view(context);
+    view.show();
+    context.setDocument(TraceDocument::open(test::sampleTrace("softmax", "--trace full")));
+    std::size_t mostShown = 0;
+    const tracedb::TraceReader& reader = context.document()->reader();
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            mostShown = std::max(mostShown, view.tracks().tracks().size());
+            return !view.loader().busy();
+        },
+        30000));
+    const auto count = std::size_t(sqlInt(reader, "SELECT count(*) FROM track"));
+    EXPECT_EQ(view.tracks().tracks().size(), count);
+    EXPECT_EQ(mostShown, count);
+    TimelineTrackModel direct;
+    direct.load(&reader);
+    for (std::size_t i = 0; i < count; ++i)
+        EXPECT_EQ(view.tracks().tracks()[i].name, direct.tracks()[i].name);
+}
+
+// A task of the Exec stage selected elsewhere (the bottleneck table) selects its task slice: the
+// earliest 'task' slice carrying its id, as SQL finds it.
+TEST(TimelineView, AnExecTaskSelectedElsewhereSelectsItsTaskSlice) {
+    Fixture f(test::sampleTrace("matmul", "--trace full"));
+    const std::int64_t exec = sqlInt(f.reader(), "SELECT max(id) FROM stage WHERE level = 'exec'");
+    const auto tasks = f.reader().query(
+        fmt::format("SELECT id FROM node WHERE stage_id = {} AND kind = 'task' ORDER BY id", exec));
+    ASSERT_FALSE(tasks.rows.empty());
+    for (const auto& row : tasks.rows) {
+        const std::int64_t task = std::get<std::int64_t>(row.at(0));
+        f.context.selection().select(EntityRef::node(exec, task), nullptr);
+        EXPECT_EQ(f.canvas().selectedSlice(),
+                  sqlInt(f.reader(), fmt::format("SELECT id FROM slice WHERE task_id = {} AND "
+                                                 "category = 'task' ORDER BY ts LIMIT 1",
+                                                 task)))
+            << "task " << task;
+    }
+    // A node that is no task of the Exec stage selects no slice.
+    f.context.selection().select(EntityRef::node(exec + 1000, 1), nullptr);
+    EXPECT_EQ(f.canvas().selectedSlice(), -1);
+}
+
 TEST(TimelineView, CompileOnlyAndOneCoreTracesOpenAndSayWhatIsThere) {
     {
         Fixture f(test::compiledTrace("matmul"));
