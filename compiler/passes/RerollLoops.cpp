@@ -4,6 +4,8 @@
 
 #include "compiler/ir/PtoLoops.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -63,15 +65,30 @@ public:
     }
 
 private:
+    // The loop an instruction's tile op belongs to (index into the label table, -1 = none)
+    // and its iterations: the program's loop (`loop`, `iter`), with a matmul's K steps
+    // (`k_step`) as an inner loop named after the matmul.
     std::pair<int32_t, std::vector<int64_t>> labelOf(const Instr& in) {
         if (in.tileOp == kNoId || in.tileOp >= m_tile.ops().size()) return {-1, {}};
-        const Attrs& a = m_tile.op(in.tileOp).attrs;
-        if (!a.has("loop")) return {-1, {}};
-        std::optional<std::vector<int64_t>> iter = a.getInts("iter");
-        if (!iter || iter->empty()) return {-1, {}};
-        auto [it, fresh] = m_labels.emplace(a.getString("loop"), int32_t(m_names.size()));
+        const Op& op = m_tile.op(in.tileOp);
+        const Attrs& a = op.attrs;
+        std::string name;
+        std::vector<int64_t> iter;
+        if (a.has("loop")) {
+            std::optional<std::vector<int64_t>> outer = a.getInts("iter");
+            if (!outer || outer->empty()) return {-1, {}};
+            name = a.getString("loop");
+            iter = std::move(*outer);
+        }
+        if (const AttrValue* step = a.find("k_step")) {
+            if (!std::holds_alternative<int64_t>(*step)) return {-1, {}};
+            name = (name.empty() ? "" : name + "/") + kStepLoopName(op.loc);
+            iter.push_back(std::get<int64_t>(*step));
+        }
+        if (name.empty()) return {-1, {}};
+        auto [it, fresh] = m_labels.emplace(std::move(name), int32_t(m_names.size()));
         if (fresh) m_names.push_back(it->first);
-        return {it->second, *iter};
+        return {it->second, std::move(iter)};
     }
 
     // An instruction whose tile op carries no iteration (a copy or sync the Tile passes added
@@ -209,6 +226,10 @@ private:
 };
 
 } // namespace
+
+std::string kStepLoopName(const SourceLoc& matmul) {
+    return fmt::format("matmul@{}:{}.k", matmul.line, matmul.col);
+}
 
 RerollStats rerollLoops(PtoProgram& program, const Function& tile) {
     RerollStats stats;
