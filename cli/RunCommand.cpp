@@ -99,6 +99,7 @@ int runRun(RunArgs& args) {
     args.options.onPhase = [&progress](const std::string& phase, int index, int count) {
         progress.phase(fmt::format("{} ({}/{})", phase, index + 1, count), double(index) / count);
     };
+    args.options.keepLowering = !args.dump.empty(); // --dump interprets the Tile stage
     RunResult r = runProgram(args.options);
     progress.done();
     if (!args.dump.empty() && r.faultMessage.empty()) dumpRunValues(r, {args.dump, args.dumpTiles});

@@ -201,6 +201,10 @@ RunResult runProgram(const RunOptions& options) {
     }
 
     checkRunBudget(r.state, compile.budget, numerics); // before the simulator allocates
+    if (!options.keepLowering) {
+        r.state.tile = Function{};
+        r.state.block = BlockProgram{};
+    }
 
     phase(numerics ? "simulating" : "simulating (timing only)", 1);
     sim::SimOptions simOptions = options.sim;

@@ -31,6 +31,10 @@ struct RunOptions {
     std::string outputsDir;                // empty = outputs not written as .npy
     // Inputs and outputs up to this size are stored in the trace's tensor table.
     int64_t maxStoredTensorBytes = int64_t(64) << 20;
+    // Keep the Tile and Block stages in RunResult::state (the Tile interpreter and --dump
+    // read them); without, they are freed before the simulation, which needs only the PTO
+    // program (a big program's stages are hundreds of MB).
+    bool keepLowering = true;
     // Called as each phase starts ("compiling", "simulating", "writing the trace") with the
     // phase's index and the number of phases; may be empty.
     std::function<void(const std::string& phase, int index, int count)> onPhase;

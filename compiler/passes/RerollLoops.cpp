@@ -4,6 +4,8 @@
 
 #include "compiler/ir/PtoLoops.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -41,6 +43,7 @@ public:
     int64_t run() {
         segment();
         std::vector<Instr> out;
+        out.reserve(m_k.instrs.size());
         std::vector<InstrLoop> loops;
         for (size_t s = 0; s < m_segs.size();) {
             Chain best = bestChain(s);
@@ -54,8 +57,7 @@ public:
             s += best.units * best.period;
         }
         if (loops.empty()) return 0;
-        Kernel folded = m_k;
-        folded.instrs = std::move(out);
+        Kernel folded{m_k.id, m_k.name, m_k.core, std::move(out), {}};
         folded.loops = std::move(loops);
         if (!writesOutTo(folded, m_k)) return 0; // never expected: keep the kernel as it was
         m_k = std::move(folded);
@@ -63,28 +65,67 @@ public:
     }
 
 private:
-    std::pair<int32_t, std::vector<int64_t>> labelOf(const Instr& in) {
-        if (in.tileOp == kNoId || in.tileOp >= m_tile.ops().size()) return {-1, {}};
-        const Attrs& a = m_tile.op(in.tileOp).attrs;
-        if (!a.has("loop")) return {-1, {}};
-        std::optional<std::vector<int64_t>> iter = a.getInts("iter");
-        if (!iter || iter->empty()) return {-1, {}};
-        auto [it, fresh] = m_labels.emplace(a.getString("loop"), int32_t(m_names.size()));
+    // The loop an instruction's tile op belongs to (index into the label table, -1 = none)
+    // and its iterations: the program's loop (`loop`, `iter`), with a matmul's K steps
+    // (`k_step`) as an inner loop named after the matmul. The instructions of one tile op are
+    // mostly adjacent, so the last answer is kept.
+    const std::pair<int32_t, std::vector<int64_t>>& labelOf(const Instr& in) {
+        if (in.tileOp != m_lastOp) {
+            m_lastOp = in.tileOp;
+            m_lastLabel = computeLabel(in.tileOp);
+        }
+        return m_lastLabel;
+    }
+
+    std::pair<int32_t, std::vector<int64_t>> computeLabel(OpId id) {
+        if (id == kNoId || id >= m_tile.ops().size()) return {-1, {}};
+        const Op& op = m_tile.op(id);
+        const Attrs& a = op.attrs;
+        const AttrValue* loop = a.find("loop");
+        const AttrValue* step = a.find("k_step");
+        std::vector<int64_t> iter;
+        if (loop) {
+            std::optional<std::vector<int64_t>> outer = a.getInts("iter");
+            if (!outer || outer->empty() || !std::holds_alternative<std::string>(*loop))
+                return {-1, {}};
+            iter = std::move(*outer);
+        }
+        if (step) {
+            if (!std::holds_alternative<int64_t>(*step)) return {-1, {}};
+            iter.push_back(std::get<int64_t>(*step));
+        }
+        if (!loop && !step) return {-1, {}};
+        return {labelIndex(loop ? std::get<std::string>(*loop) : std::string(),
+                           step ? &op.loc : nullptr),
+                std::move(iter)};
+    }
+
+    // The label table's index of the program loop `loop` ("" = none), with the K steps of the
+    // matmul at `matmul` inside it (nullptr = none).
+    int32_t labelIndex(const std::string& loop, const SourceLoc* matmul) {
+        const SourceLoc at = matmul ? *matmul : SourceLoc{};
+        if (m_lastName && m_lastName->loop == loop && m_lastName->kSteps == (matmul != nullptr) &&
+            m_lastName->at == at)
+            return m_lastName->index;
+        std::string name = loop;
+        if (matmul) name += (loop.empty() ? "" : "/") + kStepLoopName(at);
+        auto [it, fresh] = m_labels.emplace(std::move(name), int32_t(m_names.size()));
         if (fresh) m_names.push_back(it->first);
-        return {it->second, *iter};
+        m_lastName = LastName{loop, at, matmul != nullptr, it->second};
+        return it->second;
     }
 
     // An instruction whose tile op carries no iteration (a copy or sync the Tile passes added
     // after unrolling) belongs to the segment before it.
     void segment() {
         for (uint32_t i = 0; i < m_k.instrs.size(); ++i) {
-            auto [loop, iter] = labelOf(m_k.instrs[i]);
+            const auto& [loop, iter] = labelOf(m_k.instrs[i]);
             if (!m_segs.empty() &&
                 ((m_segs.back().loop == loop && m_segs.back().iter == iter) || loop < 0)) {
                 m_segs.back().end = i + 1;
                 continue;
             }
-            m_segs.push_back(Segment{i, i + 1, loop, std::move(iter)});
+            m_segs.push_back(Segment{i, i + 1, loop, iter});
         }
     }
 
@@ -206,9 +247,22 @@ private:
     std::vector<Segment> m_segs;
     std::map<std::string, int32_t> m_labels;
     std::vector<std::string> m_names;
+    struct LastName {
+        std::string loop;
+        SourceLoc at;
+        bool kSteps = false;
+        int32_t index = -1;
+    };
+    std::optional<LastName> m_lastName;
+    std::optional<OpId> m_lastOp; // the tile op of m_lastLabel
+    std::pair<int32_t, std::vector<int64_t>> m_lastLabel{-1, {}};
 };
 
 } // namespace
+
+std::string kStepLoopName(const SourceLoc& matmul) {
+    return fmt::format("matmul@{}:{}.k", matmul.line, matmul.col);
+}
 
 RerollStats rerollLoops(PtoProgram& program, const Function& tile) {
     RerollStats stats;

@@ -6,6 +6,7 @@
 #include "compiler/ir/Pto.h"
 
 #include <cstdint>
+#include <string>
 
 namespace pto {
 
@@ -16,7 +17,8 @@ struct RerollStats {
 };
 
 // Within each kernel, instructions whose Tile ops carry the same `loop` attribute and
-// consecutive `iter` numbers (unroll-loops writes them) form one segment per iteration (an
+// consecutive `iter` numbers (unroll-loops writes them), or consecutive K steps of one matmul
+// (`k_step`, see kStepLoopName), form one segment per iteration (an
 // instruction of a tile op without them — a copy the Tile passes added — joins the segment
 // before it). A run
 // of rounds of p consecutive iterations (p = 1..8: double buffering and round-robin event ids
@@ -28,5 +30,11 @@ struct RerollStats {
 // only the listing, the trace's instr table and memory shrink. Kernels without such runs are left
 // as they are.
 RerollStats rerollLoops(PtoProgram& program, const Function& tile);
+
+// The K steps of a matmul (expand-tiles labels every tile op of an L1 block of the reduction
+// with `k_step`, Matmul.cpp) are an inner loop of their own for reroll-loops, named after the
+// matmul's source position, "matmul@3:8.k" ("kv/matmul@3:8.k" inside the program's loop "kv"),
+// as an unnamed program loop is "for@7:3": a name no identifier can take.
+std::string kStepLoopName(const SourceLoc& matmul);
 
 } // namespace pto

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <deque>
 #include <future>
 #include <stdexcept>
 #include <string_view>
@@ -70,6 +71,33 @@ void markIndexEdges(GraphStage& g) {
     for (GraphEdge& e : g.edges) {
         const int index = indexOperand(g.text(g.nodes[std::size_t(e.dst)].kind));
         if (index >= 0 && inputsSeen[e.dst]++ == index) e.label = "index " + e.label;
+    }
+}
+
+// A tile op of a counted loop's later round has no instruction of its own (the loop's
+// instructions name round 0's tile ops), so no block from the instr table: it takes the block
+// of the ops it exchanges on-chip values with, since partition-blocks puts a whole on-chip
+// dataflow component into one block (values cross blocks only through GM).
+void inferBlocksOfLoopRounds(GraphStage& g) {
+    std::vector<std::vector<int>> neighbours(g.nodes.size());
+    for (const GraphEdge& e : g.edges) {
+        const GraphNode& src = g.nodes[std::size_t(e.src)];
+        if (!src.space || g.text(src.space) == "GM") continue; // the value is not on chip
+        neighbours[std::size_t(e.src)].push_back(e.dst);
+        neighbours[std::size_t(e.dst)].push_back(e.src);
+    }
+    std::deque<int> queue;
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+        if (g.nodes[i].blockId >= 0) queue.push_back(int(i));
+    while (!queue.empty()) {
+        const int at = queue.front();
+        queue.pop_front();
+        for (int next : neighbours[std::size_t(at)]) {
+            GraphNode& n = g.nodes[std::size_t(next)];
+            if (n.blockId >= 0) continue;
+            n.blockId = g.nodes[std::size_t(at)].blockId;
+            queue.push_back(next);
+        }
     }
 }
 
@@ -178,6 +206,7 @@ GraphStage loadGraphStage(const tracedb::TraceReader& reader, std::int64_t stage
         const int src = g.indexOf(e.src), dst = g.indexOf(e.dst);
         if (src >= 0 && dst >= 0) g.edges.push_back({src, dst, std::move(e.label)});
     }
+    if (!data.blockOf.empty()) inferBlocksOfLoopRounds(g);
     markIndexEdges(g);
     return g;
 }

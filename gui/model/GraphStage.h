@@ -19,7 +19,8 @@ struct GraphNode {
     std::int64_t id = 0;
     std::int64_t parentId = -1; ///< node of the parent stage (provenance), -1 when none
     std::int64_t groupId = -1;  ///< node.group_id, -1 when NULL
-    std::int64_t blockId = -1;  ///< block function that runs it (from instr), -1 when unknown
+    std::int64_t blockId = -1;  ///< block function that runs it (from instr; a later round of a
+                                ///< counted loop: from its on-chip neighbours), -1 when unknown
     std::int64_t rootOp = -1;   ///< Tile stages: the Tensor op (parsed program) it derives from
     std::int64_t srcLine = -1;
     std::uint16_t kind = 0, dtype = 0, shape = 0, space = 0, core = 0, pipe = 0; ///< strings

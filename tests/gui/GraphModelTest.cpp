@@ -109,6 +109,43 @@ TEST(GraphModel, Gemm4096TileStageGroupsByTensorOpAndBlockWithCappedGroups) {
                                  tile)));
 }
 
+// A GEMM's K steps are counted loops: the tile ops of their later rounds have no instruction
+// rows, yet each is placed in the block that runs it — the same block as in the trace of the
+// written-out kernels (--no-reroll), where every tile op has instructions of its own.
+TEST(GraphModel, TileOpsOfLaterLoopRoundsAreInTheBlockThatRunsThem) {
+    const std::string gemm =
+        R"(func @gemm(%a: tensor<128x8192xf16>, %b: tensor<8192x512xf16>) -> tensor<128x512xf32> {
+  cube_tile [128, 128], [64, 256], [256, 256]
+  %c = matmul %a, %b
+  return %c
+}
+)";
+    auto load = [&](const std::string& name, const std::string& args) {
+        auto reader = tracedb::TraceReader::open(test::programTrace(name, gemm, args));
+        const std::int64_t tile = test::lastTileStage(reader);
+        const std::int64_t withoutInstr =
+            sqlInt(reader, fmt::format("SELECT count(*) FROM node n WHERE n.stage_id = {} AND "
+                                       "n.core IS NOT NULL AND NOT EXISTS (SELECT 1 FROM instr i "
+                                       "WHERE i.tile_stage_id = n.stage_id AND i.tile_op_id = "
+                                       "n.id)",
+                                       tile));
+        return std::pair{loadGraphStage(reader, tile), withoutInstr};
+    };
+    const auto [folded, foldedWithout] = load("gemm_ksteps", "--timing-only --trace none");
+    const auto [flat, flatWithout] =
+        load("gemm_ksteps_flat", "--timing-only --trace none --no-reroll");
+    EXPECT_GT(foldedWithout, 100); // most K steps' tile ops are later rounds of a loop
+    EXPECT_EQ(flatWithout, 0);
+    ASSERT_EQ(folded.nodes.size(), flat.nodes.size());
+    std::set<std::int64_t> blocks;
+    for (std::size_t i = 0; i < flat.nodes.size(); ++i) {
+        ASSERT_EQ(folded.nodes[i].id, flat.nodes[i].id);
+        EXPECT_EQ(folded.nodes[i].blockId, flat.nodes[i].blockId) << "node " << flat.nodes[i].id;
+        if (flat.nodes[i].blockId >= 0) blocks.insert(flat.nodes[i].blockId);
+    }
+    EXPECT_EQ(blocks.size(), 2u); // two output tiles, one cube kernel each
+}
+
 TEST(GraphModel, ExpandingAGroupShowsItsChildrenAndCollapsingRestores) {
     auto [reader, tile] = open("gemm_4096");
     GraphModel graph;

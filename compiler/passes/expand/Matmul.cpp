@@ -23,6 +23,15 @@ void reserveMatmul(Function& f, const CubeTile& ct, int64_t m, int64_t k, int64_
     f.reserve(size_t(values + blocks * accs), size_t(values));
 }
 
+// Labels `op` with the K step (L1 block of the reduction) it belongs to, and with the
+// unrolled loop iteration of the matmul (`loop`, `iter`) if any, so that reroll-loops can fold
+// a long reduction into a counted loop (RerollLoops.h).
+void markKStep(Op& op, const Op& matmul, int64_t step) {
+    for (std::string_view loopAttr : {"loop", "iter"})
+        if (const AttrValue* v = matmul.attrs.find(loopAttr)) op.attrs.set(loopAttr, *v);
+    op.attrs.set("k_step", step);
+}
+
 } // namespace
 
 // matmul on the cube core. Per output L1 block (m1, n1), per k L1 block: tload A [mL1×kL1]
@@ -31,7 +40,9 @@ void reserveMatmul(Function& f, const CubeTile& ct, int64_t m, int64_t k, int64_
 // accumulator; finally every accumulator is stored to the result's GM tensor (FIX converts
 // to its dtype). Transposed operands load the transposed region and set the flag. A batched
 // matmul (equal leading dims) repeats this per batch index; its regions and tile offsets carry
-// the batch index in the leading dims (extent 1).
+// the batch index in the leading dims (extent 1). When K takes several L1 blocks, every tile
+// op of one (its tloads, tmoves and matmuls) carries `k_step` = the block's index (and the matmul's
+// `loop` and `iter`, if any).
 void expandMatmul(Ctx& c, const Op& op) {
     const ValueId a = op.operands[0], b = op.operands[1], y = op.result;
     const Type &at = c.src.type(a), &bt = c.src.type(b), &yt = c.src.type(y);
@@ -84,6 +95,12 @@ void expandMatmul(Ctx& c, const Op& op) {
     auto region = [&](bool transposed, int64_t i, int64_t j, int64_t ri, int64_t rj) {
         return transposed ? Region{at2(j, i), ones2(rj, ri)} : Region{at2(i, j), ones2(ri, rj)};
     };
+    const bool steps = k > ct.k1;
+    Function& tile = c.emit.fn();
+    auto mark = [&](ValueId v, int64_t step) {
+        if (steps) markKStep(tile.op(tile.value(v).def), op, step);
+        return v;
+    };
     auto move = [&](ValueId l1, ValueId origin, const Region& whole, const Region& sub) {
         return c.emit.tile(OpKind::TMove, {l1},
                            offsetAttr(Shape{sub.offset[lead] - whole.offset[lead],
@@ -105,10 +122,10 @@ void expandMatmul(Ctx& c, const Op& op) {
                 const int64_t nb = std::min(ct.n1, n - n1);
                 accs.assign(size_t(((mb + ct.m0 - 1) / ct.m0) * ((nb + ct.n0 - 1) / ct.n0)), kNoId);
                 for (int64_t k1 = 0; k1 < k; k1 += ct.k1) {
-                    const int64_t kbk = std::min(ct.k1, k - k1);
+                    const int64_t kbk = std::min(ct.k1, k - k1), step = k1 / ct.k1;
                     const Region ra = region(ta, m1, k1, mb, kbk), rb = region(tb, k1, n1, kbk, nb);
-                    const ValueId la = c.values.loadFresh(a, homeA, ra, from);
-                    const ValueId lb = c.values.loadFresh(b, homeB, rb, from);
+                    const ValueId la = mark(c.values.loadFresh(a, homeA, ra, from), step);
+                    const ValueId lb = mark(c.values.loadFresh(b, homeB, rb, from), step);
                     size_t slot = 0;
                     for (int64_t m0 = m1; m0 < m1 + mb; m0 += ct.m0) {
                         const int64_t ms = std::min(ct.m0, m1 + mb - m0);
@@ -116,14 +133,18 @@ void expandMatmul(Ctx& c, const Op& op) {
                             const int64_t ns = std::min(ct.n0, n1 + nb - n0);
                             for (int64_t k0 = k1; k0 < k1 + kbk; k0 += ct.k0) {
                                 const int64_t ks = std::min(ct.k0, k1 + kbk - k0);
-                                const ValueId sa = move(la, a, ra, region(ta, m0, k0, ms, ks));
-                                const ValueId sb = move(lb, b, rb, region(tb, k0, n0, ks, ns));
+                                const ValueId sa =
+                                    mark(move(la, a, ra, region(ta, m0, k0, ms, ks)), step);
+                                const ValueId sb =
+                                    mark(move(lb, b, rb, region(tb, k0, n0, ks, ns)), step);
                                 ValueId& cur = accs[slot];
-                                cur = cur == kNoId
-                                          ? c.emit.tile(OpKind::Matmul, {sa, sb}, flags, acc, ms,
-                                                        ns, y, at2(m0, n0), from)
-                                          : c.emit.tile(OpKind::MatmulAcc, {cur, sa, sb}, flags,
-                                                        acc, ms, ns, y, at2(m0, n0), from);
+                                cur =
+                                    mark(cur == kNoId
+                                             ? c.emit.tile(OpKind::Matmul, {sa, sb}, flags, acc, ms,
+                                                           ns, y, at2(m0, n0), from)
+                                             : c.emit.tile(OpKind::MatmulAcc, {cur, sa, sb}, flags,
+                                                           acc, ms, ns, y, at2(m0, n0), from),
+                                         step);
                             }
                         }
                     }

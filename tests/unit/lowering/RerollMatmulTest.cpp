@@ -1,0 +1,107 @@
+// Tests that reroll-loops folds a matmul's K steps (expand-tiles' `k_step` labels) into counted
+// loops that write out to exactly the unrolled kernels (compiler/passes/RerollLoops.h).
+#include "compiler/Pipeline.h"
+#include "compiler/ir/PtoLoops.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace pto::test {
+namespace {
+
+PtoProgram compiled(const std::string& text, bool reroll) {
+    CompileState state = loadProgramText(text, "gemm.pto", "");
+    CompileOptions options;
+    options.rerollLoops = reroll;
+    options.fuse = false;
+    compileProgram(state, options);
+    return state.pto;
+}
+
+int64_t instrCount(const PtoProgram& p) {
+    int64_t n = 0;
+    for (const Kernel& k : p.kernels) n += int64_t(k.instrs.size());
+    return n;
+}
+
+// Every executed instruction of `folded` (loops written out) is the one of `flat` at the same
+// place, field for field (the tile op aside: a loop's rounds share round 0's).
+void expectSameStream(const PtoProgram& folded, const PtoProgram& flat) {
+    const LoopExpansion e = expandInstrLoops(folded, int64_t(1) << 40);
+    ASSERT_EQ(e.flat.kernels.size(), flat.kernels.size());
+    for (size_t k = 0; k < flat.kernels.size(); ++k) {
+        const std::vector<Instr>& got = e.flat.kernels[k].instrs;
+        const std::vector<Instr>& want = flat.kernels[k].instrs;
+        ASSERT_EQ(got.size(), want.size()) << flat.kernels[k].name;
+        for (size_t i = 0; i < want.size(); ++i) {
+            ASSERT_TRUE(sameButAddresses(got[i], want[i])) << flat.kernels[k].name << " #" << i;
+            for (size_t j = 0; j < want[i].operandCount; ++j)
+                ASSERT_EQ(got[i].operands[j].addr, want[i].operands[j].addr)
+                    << flat.kernels[k].name << " #" << i << " operand " << j;
+        }
+    }
+}
+
+TEST(RerollMatmul, KStepsOfAGemmBecomeCountedLoopsThatWriteOutToTheUnrolledKernels) {
+    const std::string text =
+        R"(func @gemm(%a: tensor<128x8192xf16>, %b: tensor<8192x512xf16>) -> tensor<128x512xf32> {
+  cube_tile [128, 128], [64, 256], [256, 256]
+  %c = matmul %a, %b
+  return %c
+}
+)";
+    const PtoProgram folded = compiled(text, true);
+    const PtoProgram flat = compiled(text, false);
+    ASSERT_EQ(folded.kernels.size(), 2u); // two output blocks of 128×256
+    for (const Kernel& k : folded.kernels) {
+        ASSERT_FALSE(k.loops.empty()) << k.name;
+        for (const InstrLoop& loop : k.loops) {
+            EXPECT_EQ(loop.name, "matmul@3:8.k");
+            EXPECT_TRUE(loop.outerIters.empty());
+        }
+        // 32 K steps: the first two and the last partial round written out, the rest rounds
+        // of 4 steps (insert-sync's event ids repeat every 4).
+        EXPECT_EQ(k.loops.front().firstIter, 2);
+        EXPECT_EQ(k.loops.front().iterStride, 4);
+        EXPECT_EQ(k.loops.front().count, 7);
+    }
+    EXPECT_LT(3 * instrCount(folded), instrCount(flat));
+    expectSameStream(folded, flat);
+}
+
+TEST(RerollMatmul, KStepsInsideAProgramLoopAreAnInnerLoopOfIt) {
+    const std::string text =
+        R"(func @heads(%a: tensor<2x128x4096xf16>, %b: tensor<4096x256xf16>) -> tensor<128x256xf32> {
+  cube_tile [128, 128], [64, 256], [256, 256]
+  %z = fill {value = 0.0} : tensor<128x256xf32>
+  %r:1 = for "head" %h = 0 to 2 step 1 iter_args(%acc = %z) {
+    %ah = view %a {offsets = [%h, 0, 0], sizes = [1, 128, 4096]}
+    %a2 = reshape %ah : tensor<128x4096xf16>
+    %p = matmul %a2, %b
+    %acc1 = add %acc, %p
+    yield %acc1
+  }
+  return %r#0
+}
+)";
+    const PtoProgram folded = compiled(text, true);
+    const PtoProgram flat = compiled(text, false);
+    // One cube kernel per head, its K steps a loop named and numbered inside the head's.
+    std::vector<int64_t> heads;
+    for (const Kernel& k : folded.kernels)
+        for (const InstrLoop& loop : k.loops) {
+            EXPECT_EQ(loop.name, "head/matmul@7:10.k") << k.name;
+            ASSERT_EQ(loop.outerIters.size(), 1u);
+            heads.push_back(loop.outerIters.front());
+            EXPECT_EQ(loopIterLabel(loop, 1),
+                      fmt::format("head/matmul@7:10.k, iter {}/6", loop.outerIters.front()));
+        }
+    EXPECT_EQ(heads, (std::vector<int64_t>{0, 1}));
+    expectSameStream(folded, flat);
+}
+
+} // namespace
+} // namespace pto::test
