@@ -10,7 +10,7 @@
 #include "simulator/arch/ArchConfig.h"
 #include "simulator/engine/BigArray.h"
 #include "simulator/engine/CostModel.h"
-#include "simulator/engine/Region.h"
+#include "compiler/ir/PtoRegion.h"
 
 #include <algorithm>
 #include <array>
