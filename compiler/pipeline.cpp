@@ -8,7 +8,6 @@
 #include "compiler/ir/Cost.h"
 #include "compiler/ir/Parser.h"
 #include "compiler/ir/PtoParser.h"
-#include "compiler/ir/PtoSyncCheck.h"
 #include "compiler/passes/UnrollLoops.h"
 
 #include <fmt/format.h>
@@ -65,15 +64,10 @@ std::optional<LoopWindow> probeLoopWindow(CompileState& state, const CompileOpti
         probes.push_back(std::move(probe.pto));
     }
     const int64_t k = (w.trips - w.windowTrips) / w.period;
-    const std::optional<PtoProgram> stretched =
-        extrapolateLoopWindow(probes[0], probes[1], probes[2], k);
-    if (!stretched)
-        return refuse(fmt::format("its windows of {}, {} and {} iterations do not extend "
-                                  "linearly",
-                                  w.windowTrips, w.windowTrips + w.period,
-                                  w.windowTrips + 2 * w.period));
-    if (const std::optional<SyncProblem> problem = checkPtoSync(*stretched, state.file))
-        return refuse("the stretched program fails the sync check: " + problem->message);
+    std::string why;
+    if (!stretchCheckedLoopWindow(probes[0], probes[1], probes[2], k, why, state.file))
+        return refuse(fmt::format("{} (windows of {}, {} and {} iterations)", why, w.windowTrips,
+                                  w.windowTrips + w.period, w.windowTrips + 2 * w.period));
     state.windowNote = fmt::format("loop \"{}\" ({} iterations) lowered through {} and "
                                    "stretched (sync check passed)",
                                    w.loopName, w.trips, w.windowTrips);

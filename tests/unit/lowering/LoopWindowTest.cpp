@@ -3,6 +3,8 @@
 #include "compiler/passes/LoopWindow.h"
 #include "compiler/PassManager.h"
 #include "compiler/Pipeline.h"
+#include "compiler/ir/PtoParser.h"
+#include "compiler/ir/PtoSyncCheck.h"
 #include "compiler/passes/PartitionBlocks.h"
 
 #include <gtest/gtest.h>
@@ -80,6 +82,50 @@ TEST(LoopWindowExtrapolation, TablesThatDoNotGrowByWholePeriodsAreRefused) {
     PtoProgram b = windowProgram(6);
     b.gm[6].shape = Shape{32};
     EXPECT_FALSE(extrapolateLoopWindow(windowProgram(4), b, windowProgram(8), 3));
+}
+
+// A window probe with `rounds` rounds of a counted loop that loads row i into UB slot i (1 KiB
+// apart) and exponentiates it, then an epilogue that loads into UB 0x2000 (slot 8) and
+// exponentiates that. Each probe is correctly synchronised, and the three extend linearly.
+PtoProgram slotProbe(int rounds) {
+    return parsePtoProgram(fmt::format(R"(pto @w
+gm %x : f32[64x256] @0x0 input
+kernel @k0 aiv {{
+  loop "blk" {} iter 0 {{
+    MTE2 TLOAD     UB[0x0 + 0x400*i]:f32[1x256/256], GM[0x0 + 0x400*i]:f32[1x256/256]
+    MTE2 SET_FLAG  MTE2->V 0
+    V    WAIT_FLAG MTE2->V 0
+    V    TEXP      UB[0x10000 + 0x400*i]:f32[1x256/256], UB[0x0 + 0x400*i]:f32[1x256/256]
+  }}
+  MTE2 TLOAD     UB[0x2000]:f32[1x256/256], GM[0xf000]:f32[1x256/256]
+  MTE2 SET_FLAG  MTE2->V 0
+  V    WAIT_FLAG MTE2->V 0
+  V    TEXP      UB[0x20000]:f32[1x256/256], UB[0x2000]:f32[1x256/256]
+}}
+task 0 @k0 aiv
+)",
+                                       rounds),
+                           "probe.ptoasm");
+}
+
+// Linear agreement of three windows is evidence, not proof: stretched to 13 rounds, the loop's
+// slots reach the epilogue's buffer, which the epilogue's load then overwrites while round 8's
+// TEXP may still read it (nothing orders MTE2 after that read). The guard refuses the stretch.
+TEST(LoopWindowGuard, AStretchedProgramThatFailsTheSyncCheckIsRefused) {
+    const PtoProgram a = slotProbe(3), b = slotProbe(4), c = slotProbe(5);
+    for (const PtoProgram* probe : {&a, &b, &c}) EXPECT_FALSE(checkPtoSync(*probe));
+    const std::optional<PtoProgram> linear = extrapolateLoopWindow(a, b, c, 10);
+    ASSERT_TRUE(linear.has_value()) << "the probes agree linearly";
+    EXPECT_EQ(linear->kernels[0].loops[0].count, 13);
+    std::string why;
+    EXPECT_FALSE(stretchCheckedLoopWindow(a, b, c, 10, why, "w.pto"));
+    EXPECT_NE(why.find("the stretched program fails the sync check: kernel @k0: TEXP (pipe V, "
+                       "instr 3, blk, iter 8) reads UB [0x2000, 0x2400) and TLOAD (pipe MTE2, "
+                       "instr 4) writes UB [0x2000, 0x2400) are not ordered (WAR)"),
+              std::string::npos)
+        << why;
+    // Stretched by 5 periods (8 rounds, slots 0-7) the slots stay clear of the epilogue's.
+    EXPECT_TRUE(stretchCheckedLoopWindow(a, b, c, 5, why, "w.pto"));
 }
 
 // Two heads of QKᵀ per iteration (two cube components per iteration), accumulated by a vector
