@@ -131,19 +131,24 @@ public:
 
     std::optional<SyncProblem> run() {
         for (int p = 0; p < kPipeCount; ++p) settle(Pipe(p));
-        for (bool progress = true; progress && !m_problem;) {
-            progress = false;
-            for (int p = 0; p < kPipeCount && !m_problem; ++p)
-                while (!m_problem && canStep(Pipe(p))) {
-                    step(Pipe(p));
-                    progress = true;
-                }
+        // The earliest instruction in program order that may start: the run follows the
+        // listing where the flags allow, so the pair reported is the first one a reader meets.
+        while (!m_problem) {
+            std::optional<Pipe> next;
+            for (int p = 0; p < kPipeCount; ++p)
+                if (canStep(Pipe(p)) && (!next || order(Pipe(p)) < order(*next))) next = Pipe(p);
+            if (!next) break;
+            step(*next);
         }
         if (!m_problem) reportStuck();
         return std::move(m_problem);
     }
 
 private:
+    std::tuple<size_t, int64_t, uint32_t> order(Pipe p) const {
+        const Cursor& c = m_cursor[int(p)];
+        return {c.segment, c.round, head(p)};
+    }
     bool atEnd(Pipe p) const { return m_cursor[int(p)].segment >= m_segments.size(); }
     uint32_t head(Pipe p) const {
         const Cursor& c = m_cursor[int(p)];
@@ -315,10 +320,6 @@ private:
     // Some pipe's head can never start: name the earliest such instruction in program order.
     void reportStuck() {
         std::optional<Pipe> stuck;
-        const auto order = [&](Pipe p) {
-            const Cursor& c = m_cursor[int(p)];
-            return std::tuple(c.segment, c.round, head(p));
-        };
         for (int p = 0; p < kPipeCount; ++p)
             if (!atEnd(Pipe(p)) && (!stuck || order(Pipe(p)) < order(*stuck))) stuck = Pipe(p);
         if (!stuck) return;

@@ -11,14 +11,14 @@
 // expands them. Cross-core flags order nothing inside a kernel here: what a round trip through
 // a peer core would order is not proven, so it counts as unordered.
 //
-// The check runs the kernel abstractly, pipe by pipe, in an order the flags allow, keeping per
-// pipe a vector clock (how many instructions of each pipe are known to have completed before
-// its next one starts). Every on-chip region touched is an entry holding, per pipe, the last
-// instruction that read it and the last that wrote it; an access is compared with the entries
-// whose bytes meet its own (found once, when a region is first seen), so the cost is near-linear
-// in executed instructions. A pipe instruction is ordered before a later access when the
-// access's clock counts it; the last one of a pipe suffices, since a pipe is in order.
-// Hazards on GM are not checked (the simulator checks on-chip bytes only).
+// The check runs the kernel abstractly, always the earliest instruction (in program order) that
+// the flags let start, keeping per pipe a vector clock (how many instructions of each pipe are
+// known to have completed before its next one starts). Every on-chip region touched is an entry
+// holding, per pipe, the last instruction that read it and the last that wrote it; an access is
+// compared with the entries whose bytes meet its own (found once, when a region is first seen), so
+// the cost is near-linear in executed instructions. A pipe instruction is ordered before a later
+// access when the access's clock counts it; the last one of a pipe suffices, since a pipe is in
+// order. Hazards on GM are not checked (the simulator checks on-chip bytes only).
 
 #include "compiler/ir/Pto.h"
 #include "compiler/ir/PtoRegion.h"
