@@ -2,6 +2,7 @@
 // packing by iteration ranges (compiler/passes/LoopWindow.h, PartitionBlocks.h).
 #include "compiler/passes/LoopWindow.h"
 #include "compiler/PassManager.h"
+#include "compiler/PassRegistry.h"
 #include "compiler/Pipeline.h"
 #include "compiler/ir/PtoParser.h"
 #include "compiler/ir/PtoSyncCheck.h"
@@ -12,6 +13,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -126,6 +129,59 @@ TEST(LoopWindowGuard, AStretchedProgramThatFailsTheSyncCheckIsRefused) {
         << why;
     // Stretched by 5 periods (8 rounds, slots 0-7) the slots stay clear of the epilogue's.
     EXPECT_TRUE(stretchCheckedLoopWindow(a, b, c, 5, why, "w.pto"));
+}
+
+// A window probe of the unfused attention loop (loop_attention.pto at 256 trips) lowered the way
+// session 10's throwaway build did (docs/ARCHITECTURE.md, "Loop windows for matmul bodies"):
+// `windowTrips` iterations, the loop's per-iteration components packed by iteration ranges with
+// one cube task per head (partition-blocks given 2 AICs for the 2 heads).
+PtoProgram attentionProbe(int64_t windowTrips) {
+    std::ifstream in(PTO_SOURCE_DIR "/tests/integration/run/programs/loop_attention.pto");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (auto [from, to] : {std::pair<std::string, std::string>{"2x512x64xf16", "2x32768x64xf16"},
+                            {"to 4 step", "to 256 step"}})
+        for (size_t at; (at = text.find(from)) != std::string::npos;)
+            text.replace(at, from.size(), to);
+    CompileState state = loadProgramText(text, "loop_attention.pto");
+    state.window = LoopWindow{256, windowTrips, 8, "kv", {}};
+    const CompileOptions options;
+    PassManager pm(state, options);
+    pm.start();
+    for (const PassInfo& pass : passRegistry()) {
+        if (pass.name != "partition-blocks") {
+            pm.run(pass.name);
+            continue;
+        }
+        PartitionOptions p;
+        p.aicCores = 2;
+        state.block = partitionBlocks(state.tile, p, IterationPacking{"kv", windowTrips, 8});
+        state.block.doubleBuffer = options.doubleBuffer;
+        state.kind = StageKind::Block;
+    }
+    return std::move(state.pto);
+}
+
+// Session 10's failing stretch, reproduced: the three probes of the attention loop agree
+// linearly and each is correctly synchronised, but stretched to 256 iterations a vector kernel
+// lacks an order the full lowering has — the guard refuses it.
+TEST(LoopWindowGuard, TheAttentionLoopsStretchWithMatmulBodiesIsRefused) {
+    const PtoProgram a = attentionProbe(40), b = attentionProbe(48), c = attentionProbe(56);
+    for (const PtoProgram* probe : {&a, &b, &c}) {
+        const std::optional<SyncProblem> p = checkPtoSync(*probe);
+        EXPECT_FALSE(p) << p->message;
+    }
+    ASSERT_TRUE(extrapolateLoopWindow(a, b, c, (256 - 40) / 8).has_value())
+        << "the probes agree linearly";
+    std::string why;
+    EXPECT_FALSE(stretchCheckedLoopWindow(a, b, c, (256 - 40) / 8, why));
+    // The rescale chain's V reads an accumulator while the next round's load overwrites part of
+    // it: the WAIT_FLAG V->MTE2 session 10 found missing in the run.
+    EXPECT_NE(why.find("the stretched program fails the sync check: kernel @loop_attention_aiv_14: "
+                       "TADD (pipe V, instr 94, kv, iter 63, tile op #1301, line 21:11) reads UB "
+                       "[0xc300, 0x10300) and TLOAD (pipe MTE2, instr 108, kv, iter 64, tile op "
+                       "#1581, line 19:15) writes UB [0xc300, 0xc400) are not ordered (WAR)"),
+              std::string::npos)
+        << why;
 }
 
 // Two heads of QKᵀ per iteration (two cube components per iteration), accumulated by a vector
