@@ -4,11 +4,13 @@
 #include "cli/TraceValue.h"
 
 #include "compiler/Pipeline.h"
+#include "compiler/ir/PtoSyncCheck.h"
 #include "driver/RecordLevel.h"
 #include "trace_db/TraceWriter.h"
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -28,6 +30,7 @@ struct CompileArgs {
     bool noFuse = false;
     bool noReroll = false;
     bool timePasses = false;
+    bool checkSync = false;
     int tilesPerTask = 0;
     FaultSpec fault; // debug: --fault
     ResourceBudget budget;
@@ -60,10 +63,31 @@ void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
         fmt::print("  note    the default vec tiles did not fit on chip; compiled with their "
                    "budgets divided by {}\n",
                    1 << tileShrink);
+    if (!s.windowNote.empty()) fmt::print("  window  {}\n", s.windowNote);
     fmt::print("  passes  {} in {:.1f} ms\n", timings.size(), total / 1000.0);
     if (args.timePasses)
         for (const PassTiming& t : timings)
             fmt::print("    {:<22} {:>10.3f} ms\n", t.pass, t.micros / 1000.0);
+}
+
+// --check-sync: the static sync check of the PTO program (compiler/ir/PtoSyncCheck.h).
+int checkSync(const CompileState& s, const CompileArgs& args) {
+    if (s.kind != StageKind::Pto)
+        throw std::invalid_argument("--check-sync needs the PTO program: the compile stopped at "
+                                    "the " +
+                                    std::string(stageKindName(s.kind)) + " level");
+    const auto start = std::chrono::steady_clock::now();
+    const std::optional<SyncProblem> problem = checkPtoSync(s.pto, args.input);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (problem) {
+        fmt::print(stderr, "{}: sync check failed: {}\n", args.input, problem->message);
+        return kExitFindings;
+    }
+    fmt::print("  sync    every on-chip hazard of the {} kernel{} is ordered by flags or "
+               "barriers ({:.1f} ms)\n",
+               s.pto.kernels.size(), s.pto.kernels.size() == 1 ? "" : "s", ms);
+    return kExitOk;
 }
 
 int runCompile(const CompileArgs& args) {
@@ -97,7 +121,7 @@ int runCompile(const CompileArgs& args) {
         std::cout << tracer->report(args.input);
     else
         printSummary(state, timings, args, options.target.tileShrink);
-    return kExitOk;
+    return args.checkSync ? checkSync(state, args) : kExitOk;
 }
 
 } // namespace
@@ -129,6 +153,10 @@ void registerCompile(CLI::App& app, Action& action) {
                     "tile chains per task (default: spread over all cores)")
         ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--time-passes", args->timePasses, "print the time of every pass");
+    cmd->add_flag("--check-sync", args->checkSync,
+                  "prove statically that flags and barriers order every two instructions of a "
+                  "kernel on different pipes touching the same on-chip bytes (exit 1 naming the "
+                  "first unordered pair otherwise)");
     cmd->add_option("--trace-value", args->traceValue,
                     "list the passes that changed the ops derived from this value (%x), with "
                     "their IR before and after; passes that left them unchanged are hidden");

@@ -51,6 +51,10 @@ struct CompileState {
     // A long loop lowered through a window of its iterations (compiler/passes/LoopWindow.h):
     // unroll-loops copies windowTrips iterations, emit-pto stretches the counted loops.
     std::optional<LoopWindow> window;
+    // What became of a long loop's window: lowered through it and stretched, or lowered in full
+    // and why (probes that do not compile or extend linearly, a stretched program that fails the
+    // static sync check, compiler/ir/PtoSyncCheck.h). "" when no loop was a candidate.
+    std::string windowNote;
 };
 
 } // namespace pto

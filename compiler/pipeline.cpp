@@ -35,14 +35,21 @@ const Op* windowCandidate(const CompileState& state, const CompileOptions& optio
 }
 
 // Compiles the program through windows of three sizes one period apart (no trace, no
-// observers) and keeps the window when the three PTO programs extend linearly; nullopt
-// otherwise (or when a probe fails: the full compile then reports it).
-std::optional<LoopWindow> probeLoopWindow(const CompileState& state, const CompileOptions& options,
+// observers) and keeps the window when the three PTO programs extend linearly and the stretched
+// program passes the static sync check (linear agreement of three probes is evidence, the
+// check is the proof that every on-chip hazard stays ordered); nullopt otherwise (or when a
+// probe fails: the full compile then reports it), with the reason in state.windowNote.
+std::optional<LoopWindow> probeLoopWindow(CompileState& state, const CompileOptions& options,
                                           const Op& loop) {
     LoopWindow w = loopWindowFor(loop);
     CompileOptions quick = options;
     quick.verifyEach = false; // the traced compile verifies the window it extends
     std::vector<PtoProgram> probes;
+    auto refuse = [&](const std::string& why) {
+        state.windowNote = fmt::format("loop \"{}\" ({} iterations) lowered in full: {}",
+                                       w.loopName, w.trips, why);
+        return std::nullopt;
+    };
     for (int64_t q = 0; q < 3; ++q) {
         CompileState probe = state;
         probe.window = w;
@@ -51,12 +58,19 @@ std::optional<LoopWindow> probeLoopWindow(const CompileState& state, const Compi
             PassManager pm(probe, quick);
             lowerToPto(pm);
         } catch (const std::exception&) {
-            return std::nullopt;
+            return refuse(fmt::format("the window of {} iterations does not compile",
+                                      probe.window->windowTrips));
         }
         probes.push_back(std::move(probe.pto));
     }
     const int64_t k = (w.trips - w.windowTrips) / w.period;
-    if (!extrapolateLoopWindow(probes[0], probes[1], probes[2], k)) return std::nullopt;
+    std::string why;
+    if (!stretchCheckedLoopWindow(probes[0], probes[1], probes[2], k, why, state.file))
+        return refuse(fmt::format("{} (windows of {}, {} and {} iterations)", why, w.windowTrips,
+                                  w.windowTrips + w.period, w.windowTrips + 2 * w.period));
+    state.windowNote = fmt::format("loop \"{}\" ({} iterations) lowered through {} and "
+                                   "stretched (sync check passed)",
+                                   w.loopName, w.trips, w.windowTrips);
     w.later = {std::move(probes[1]), std::move(probes[2])};
     return w;
 }

@@ -4,6 +4,7 @@
 
 #include "compiler/ir/OpKind.h"
 #include "compiler/ir/PtoLoops.h"
+#include "compiler/ir/PtoSyncCheck.h"
 
 #include <fmt/format.h>
 
@@ -265,6 +266,21 @@ std::optional<PtoProgram> extrapolateLoopWindow(const PtoProgram& a, const PtoPr
     for (size_t i = 0; i < out.kernels.size(); ++i)
         if (!extendKernel(out.kernels[i], b.kernels[i], c.kernels[i], k)) return std::nullopt;
     return out;
+}
+
+std::optional<PtoProgram> stretchCheckedLoopWindow(const PtoProgram& a, const PtoProgram& b,
+                                                   const PtoProgram& c, int64_t k, std::string& why,
+                                                   const std::string& file) {
+    std::optional<PtoProgram> stretched = extrapolateLoopWindow(a, b, c, k);
+    if (!stretched) {
+        why = "its three windows do not extend linearly";
+        return std::nullopt;
+    }
+    if (const std::optional<SyncProblem> problem = checkPtoSync(*stretched, file)) {
+        why = "the stretched program fails the sync check: " + problem->message;
+        return std::nullopt;
+    }
+    return stretched;
 }
 
 void relabelLoopEpilogue(PtoProgram& p, const Function& tile, const std::string& loopName,

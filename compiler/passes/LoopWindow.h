@@ -56,6 +56,15 @@ void truncateLoop(Op& loop, int64_t trips);
 std::optional<PtoProgram> extrapolateLoopWindow(const PtoProgram& a, const PtoProgram& b,
                                                 const PtoProgram& c, int64_t k);
 
+// The stretched program a windowed compile may use: extrapolateLoopWindow's, when it also passes
+// the static sync check (compiler/ir/PtoSyncCheck.h). Three probes that agree linearly are
+// evidence that the full lowering repeats, not proof: beyond the window it may need a wait the
+// windows never did. nullopt otherwise, with `why` saying which step refused (`file` names the
+// source in the sync check's message).
+std::optional<PtoProgram> stretchCheckedLoopWindow(const PtoProgram& a, const PtoProgram& b,
+                                                   const PtoProgram& c, int64_t k, std::string& why,
+                                                   const std::string& file = {});
+
 // After extrapolation: the written-out iterations after a kernel's last counted loop of
 // `loopName` are iterations `shift` later than their tile ops say; they become a one-round
 // counted loop naming the right iterations (so every executed instruction names its own).

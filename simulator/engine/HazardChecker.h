@@ -16,7 +16,7 @@
 // ends at the cycle the other starts) is no hazard. Works without data (timing-only mode).
 
 #include "compiler/ir/Pto.h"
-#include "simulator/engine/Region.h"
+#include "compiler/ir/PtoRegion.h"
 #include "simulator/engine/TimedProgram.h"
 #include "simulator/numerics/SimFault.h"
 

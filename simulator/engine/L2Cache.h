@@ -18,7 +18,7 @@
 // streaming hits (the fills are merged). HBM is charged exactly the bytes that missed: no
 // over-fetch of the rest of a line, and no free neighbour bytes either.
 
-#include "simulator/engine/Region.h"
+#include "compiler/ir/PtoRegion.h"
 
 #include <cstdint>
 #include <vector>

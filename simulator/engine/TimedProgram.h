@@ -6,11 +6,11 @@
 
 #include "compiler/ir/Pto.h"
 #include "compiler/ir/PtoLoops.h"
+#include "compiler/ir/PtoRegion.h"
 #include "compiler/ir/Target.h"
 #include "simulator/arch/ArchConfig.h"
 #include "simulator/engine/BigArray.h"
 #include "simulator/engine/CostModel.h"
-#include "simulator/engine/Region.h"
 
 #include <algorithm>
 #include <array>

@@ -61,6 +61,45 @@ TEST_F(CliTest, PrintAfterAllAndStopAfter) {
     EXPECT_EQ(r.out.find("  pto "), std::string::npos);
 }
 
+// --check-sync: a listing whose flags order every on-chip hazard passes; without one wait the
+// check names the pair (exit 1) — the same pair kind the simulator then meets at run time.
+TEST_F(CliTest, CheckSyncProvesAListingOrNamesItsUnorderedPair) {
+    const std::string good =
+        std::string(PTO_SOURCE_DIR) + "/tests/integration/run/programs/loop_copy.ptoasm";
+    auto r = runCommand(pto(fmt::format("compile {} --record none --check-sync", good)));
+    ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("  sync    every on-chip hazard of the 1 kernel is ordered by flags or "
+                         "barriers"),
+              std::string::npos)
+        << r.out;
+    std::ifstream in(good);
+    std::string text, line;
+    while (std::getline(in, line))
+        if (line != "    MTE2 WAIT_FLAG     V->MTE2 1") text += line + "\n";
+    const auto bad = m_dir / "no_wait.ptoasm";
+    std::ofstream(bad) << text;
+    r = runCommand(
+        pto(fmt::format("compile {} --record none --check-sync", shellQuote(bad.string()))));
+    EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+    EXPECT_NE(r.err.find("no_wait.ptoasm: sync check failed: kernel @k0: TCVT (pipe V, instr 6, "
+                         "cols, iter 0) reads UB [0x0, 0x2000) and TLOAD (pipe MTE2, instr 2, "
+                         "cols, iter 1) writes UB [0x0, 0x2000) are not ordered (WAR)"),
+              std::string::npos)
+        << r.err;
+    auto run = runCommand(
+        pto(fmt::format("run {} -o {}", shellQuote(bad.string()), shellQuote(out().string()))));
+    EXPECT_NE(run.err.find("TLOAD (pipe MTE2, instr 12) writes UB [0x0, 0x2000)"),
+              std::string::npos)
+        << run.out << run.err;
+    EXPECT_NE(run.err.find("TCVT (pipe V, instr 6) reads UB [0x0, 0x2000)"), std::string::npos)
+        << run.err;
+    // The check needs the PTO program.
+    r = runCommand(
+        pto(fmt::format("compile {} --stop-after tile --check-sync", sample("softmax"))));
+    EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("--check-sync needs the PTO program"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, UnknownStopAfterIsAUsageError) {
     auto r = runCommand(pto(fmt::format("compile {} --stop-after nonsense", sample("softmax"))));
     EXPECT_EQ(r.exitCode, 2);

@@ -9,6 +9,7 @@
 #include "compiler/ir/Printer.h"
 #include "compiler/ir/PtoParser.h"
 #include "compiler/ir/PtoPrinter.h"
+#include "compiler/ir/PtoSyncCheck.h"
 #include "tests/support/Process.h"
 #include "trace_db/TraceReader.h"
 #include "trace_db/TraceWriter.h"
@@ -18,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -281,6 +283,25 @@ INSTANTIATE_TEST_SUITE_P(
         IndexingSample{"moe_gating", {"TTOPK"}}, IndexingSample{"lightning_indexer", {"TTOPK"}},
         IndexingSample{"sparse_flash_attention", {"MGATHER"}}, IndexingSample{"mla_prolog", {}}),
     [](const auto& p) { return p.param.name; });
+
+// Every sample compiled as `pto run` compiles it passes the static sync check: flags and
+// barriers order every cross-pipe hazard on chip (they all run hazard-free in the simulator).
+// flash_attention_long (80 s to compile; it passes: docs/PERFORMANCE.md) is left out.
+TEST(SampleSync, EveryCompiledSamplePassesTheSyncCheck) {
+    int checked = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(PTO_SOURCE_DIR "/samples")) {
+        const std::string name = entry.path().stem().string();
+        if (entry.path().extension() != ".pto" || name == "flash_attention_long") continue;
+        SCOPED_TRACE(name);
+        CompileState state = loadProgram(entry.path().string());
+        compileProgram(state, CompileOptions{});
+        ASSERT_EQ(state.kind, StageKind::Pto);
+        const std::optional<SyncProblem> problem = checkPtoSync(state.pto, state.file);
+        EXPECT_FALSE(problem) << problem->message;
+        ++checked;
+    }
+    EXPECT_GE(checked, 20);
+}
 
 INSTANTIATE_TEST_SUITE_P(Samples, SampleProvenanceTest,
                          ::testing::Combine(::testing::Values("matmul", "softmax", "rms_norm",

@@ -380,6 +380,13 @@ TEST(LoopWindow, ALoopWhoseLoweringDoesNotRepeatIsCompiledInFull) {
     };
     EXPECT_EQ(tileOps(""), tileOps("--no-reroll"));
     EXPECT_NE(tileOps(""), "(none)");
+    // The compile says why the window was not used.
+    auto r = test::runCommand(fmt::format("{} compile {} --record none", PTO_CLI,
+                                          test::shellQuote(program("loop_rowmax_71"))));
+    EXPECT_NE(r.out.find("  window  loop \"k\" (71 iterations) lowered in full: its three "
+                         "windows do not extend linearly (windows of 31, 39 and 47 iterations)"),
+              std::string::npos)
+        << r.out;
 }
 
 // The passes see 28 of the 100 iterations (100 = 28 + 9 periods of 8); the kernels' counted
@@ -391,6 +398,11 @@ TEST(LoopWindow, TheCompileSeesAWindowAndTheListingNamesEveryIteration) {
     ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("  loop \"blk\" 12 iter 2 by 8 {\n"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("  loop \"blk\" 1 iter 98 by 2 {\n"), std::string::npos) << r.out;
+    // The summary says the window was used, its stretched program proven by the sync check.
+    EXPECT_NE(r.out.find("  window  loop \"blk\" (100 iterations) lowered through 28 and "
+                         "stretched (sync check passed)\n"),
+              std::string::npos)
+        << r.out;
 }
 
 // A slice in iteration 7 and one in the last iteration reach their tile op and source line.

@@ -2,7 +2,10 @@
 // packing by iteration ranges (compiler/passes/LoopWindow.h, PartitionBlocks.h).
 #include "compiler/passes/LoopWindow.h"
 #include "compiler/PassManager.h"
+#include "compiler/PassRegistry.h"
 #include "compiler/Pipeline.h"
+#include "compiler/ir/PtoParser.h"
+#include "compiler/ir/PtoSyncCheck.h"
 #include "compiler/passes/PartitionBlocks.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +13,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -80,6 +85,103 @@ TEST(LoopWindowExtrapolation, TablesThatDoNotGrowByWholePeriodsAreRefused) {
     PtoProgram b = windowProgram(6);
     b.gm[6].shape = Shape{32};
     EXPECT_FALSE(extrapolateLoopWindow(windowProgram(4), b, windowProgram(8), 3));
+}
+
+// A window probe with `rounds` rounds of a counted loop that loads row i into UB slot i (1 KiB
+// apart) and exponentiates it, then an epilogue that loads into UB 0x2000 (slot 8) and
+// exponentiates that. Each probe is correctly synchronised, and the three extend linearly.
+PtoProgram slotProbe(int rounds) {
+    return parsePtoProgram(fmt::format(R"(pto @w
+gm %x : f32[64x256] @0x0 input
+kernel @k0 aiv {{
+  loop "blk" {} iter 0 {{
+    MTE2 TLOAD     UB[0x0 + 0x400*i]:f32[1x256/256], GM[0x0 + 0x400*i]:f32[1x256/256]
+    MTE2 SET_FLAG  MTE2->V 0
+    V    WAIT_FLAG MTE2->V 0
+    V    TEXP      UB[0x10000 + 0x400*i]:f32[1x256/256], UB[0x0 + 0x400*i]:f32[1x256/256]
+  }}
+  MTE2 TLOAD     UB[0x2000]:f32[1x256/256], GM[0xf000]:f32[1x256/256]
+  MTE2 SET_FLAG  MTE2->V 0
+  V    WAIT_FLAG MTE2->V 0
+  V    TEXP      UB[0x20000]:f32[1x256/256], UB[0x2000]:f32[1x256/256]
+}}
+task 0 @k0 aiv
+)",
+                                       rounds),
+                           "probe.ptoasm");
+}
+
+// Linear agreement of three windows is evidence, not proof: stretched to 13 rounds, the loop's
+// slots reach the epilogue's buffer, which the epilogue's load then overwrites while round 8's
+// TEXP may still read it (nothing orders MTE2 after that read). The guard refuses the stretch.
+TEST(LoopWindowGuard, AStretchedProgramThatFailsTheSyncCheckIsRefused) {
+    const PtoProgram a = slotProbe(3), b = slotProbe(4), c = slotProbe(5);
+    for (const PtoProgram* probe : {&a, &b, &c}) EXPECT_FALSE(checkPtoSync(*probe));
+    const std::optional<PtoProgram> linear = extrapolateLoopWindow(a, b, c, 10);
+    ASSERT_TRUE(linear.has_value()) << "the probes agree linearly";
+    EXPECT_EQ(linear->kernels[0].loops[0].count, 13);
+    std::string why;
+    EXPECT_FALSE(stretchCheckedLoopWindow(a, b, c, 10, why, "w.pto"));
+    EXPECT_NE(why.find("the stretched program fails the sync check: kernel @k0: TEXP (pipe V, "
+                       "instr 3, blk, iter 8) reads UB [0x2000, 0x2400) and TLOAD (pipe MTE2, "
+                       "instr 4) writes UB [0x2000, 0x2400) are not ordered (WAR)"),
+              std::string::npos)
+        << why;
+    // Stretched by 5 periods (8 rounds, slots 0-7) the slots stay clear of the epilogue's.
+    EXPECT_TRUE(stretchCheckedLoopWindow(a, b, c, 5, why, "w.pto"));
+}
+
+// A window probe of the unfused attention loop (loop_attention.pto at 256 trips) lowered the way
+// session 10's throwaway build did (docs/ARCHITECTURE.md, "Loop windows for matmul bodies"):
+// `windowTrips` iterations, the loop's per-iteration components packed by iteration ranges with
+// one cube task per head (partition-blocks given 2 AICs for the 2 heads).
+PtoProgram attentionProbe(int64_t windowTrips) {
+    std::ifstream in(PTO_SOURCE_DIR "/tests/integration/run/programs/loop_attention.pto");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (auto [from, to] : {std::pair<std::string, std::string>{"2x512x64xf16", "2x32768x64xf16"},
+                            {"to 4 step", "to 256 step"}})
+        for (size_t at; (at = text.find(from)) != std::string::npos;)
+            text.replace(at, from.size(), to);
+    CompileState state = loadProgramText(text, "loop_attention.pto");
+    state.window = LoopWindow{256, windowTrips, 8, "kv", {}};
+    const CompileOptions options;
+    PassManager pm(state, options);
+    pm.start();
+    for (const PassInfo& pass : passRegistry()) {
+        if (pass.name != "partition-blocks") {
+            pm.run(pass.name);
+            continue;
+        }
+        PartitionOptions p;
+        p.aicCores = 2;
+        state.block = partitionBlocks(state.tile, p, IterationPacking{"kv", windowTrips, 8});
+        state.block.doubleBuffer = options.doubleBuffer;
+        state.kind = StageKind::Block;
+    }
+    return std::move(state.pto);
+}
+
+// Session 10's failing stretch, reproduced: the three probes of the attention loop agree
+// linearly and each is correctly synchronised, but stretched to 256 iterations a vector kernel
+// lacks an order the full lowering has — the guard refuses it.
+TEST(LoopWindowGuard, TheAttentionLoopsStretchWithMatmulBodiesIsRefused) {
+    const PtoProgram a = attentionProbe(40), b = attentionProbe(48), c = attentionProbe(56);
+    for (const PtoProgram* probe : {&a, &b, &c}) {
+        const std::optional<SyncProblem> p = checkPtoSync(*probe);
+        EXPECT_FALSE(p) << p->message;
+    }
+    ASSERT_TRUE(extrapolateLoopWindow(a, b, c, (256 - 40) / 8).has_value())
+        << "the probes agree linearly";
+    std::string why;
+    EXPECT_FALSE(stretchCheckedLoopWindow(a, b, c, (256 - 40) / 8, why));
+    // The rescale chain's V reads an accumulator while the next round's load overwrites part of
+    // it: the WAIT_FLAG V->MTE2 session 10 found missing in the run.
+    EXPECT_NE(why.find("the stretched program fails the sync check: kernel @loop_attention_aiv_14: "
+                       "TADD (pipe V, instr 94, kv, iter 63, tile op #1301, line 21:11) reads UB "
+                       "[0xc300, 0x10300) and TLOAD (pipe MTE2, instr 108, kv, iter 64, tile op "
+                       "#1581, line 19:15) writes UB [0xc300, 0xc400) are not ordered (WAR)"),
+              std::string::npos)
+        << why;
 }
 
 // Two heads of QKᵀ per iteration (two cube components per iteration), accumulated by a vector

@@ -1,10 +1,10 @@
 // Footprints of operands and their exact intersection (see Region.h).
-#include "simulator/engine/Region.h"
+#include "compiler/ir/PtoRegion.h"
 
 #include <algorithm>
 #include <cstdint>
 
-namespace pto::sim {
+namespace pto {
 namespace {
 
 int64_t floorDiv(int64_t a, int64_t b) {
@@ -39,4 +39,4 @@ bool intersects(const Region& a, const Region& b) {
     return false;
 }
 
-} // namespace pto::sim
+} // namespace pto

@@ -1,5 +1,6 @@
 // A 2-D strided byte region of one memory space (an operand's footprint), with an exact
-// intersection test: used by the overlapping-buffer check and the L2 line lookups.
+// intersection test: used by the simulator's overlapping-buffer check and L2 line lookups and by
+// the static synchronisation check (PtoSyncCheck.h).
 #pragma once
 
 #include "compiler/ir/Pto.h"
@@ -7,7 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 
-namespace pto::sim {
+namespace pto {
 
 /// 32 bytes: programs hold one per on-chip operand.
 struct Region {
@@ -52,4 +53,4 @@ inline Region regionOf(const Operand& o, bool write) {
 /// interleaved column tiles of one buffer do not intersect).
 bool intersects(const Region& a, const Region& b);
 
-} // namespace pto::sim
+} // namespace pto
