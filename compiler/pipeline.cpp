@@ -65,7 +65,8 @@ std::optional<LoopWindow> probeLoopWindow(CompileState& state, const CompileOpti
     }
     const int64_t k = (w.trips - w.windowTrips) / w.period;
     std::string why;
-    if (!stretchCheckedLoopWindow(probes[0], probes[1], probes[2], k, why, state.file))
+    if (!stretchCheckedLoopWindow(probes[0], probes[1], probes[2], k, why, state.file,
+                                  options.target))
         return refuse(fmt::format("{} (windows of {}, {} and {} iterations)", why, w.windowTrips,
                                   w.windowTrips + w.period, w.windowTrips + 2 * w.period));
     state.windowNote = fmt::format("loop \"{}\" ({} iterations) lowered through {} and "

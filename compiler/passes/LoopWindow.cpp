@@ -2,9 +2,11 @@
 // LoopWindow.h).
 #include "compiler/passes/LoopWindow.h"
 
+#include "compiler/ir/Diagnostics.h"
 #include "compiler/ir/OpKind.h"
 #include "compiler/ir/PtoLoops.h"
 #include "compiler/ir/PtoSyncCheck.h"
+#include "compiler/ir/Verifier.h"
 
 #include <fmt/format.h>
 
@@ -270,7 +272,8 @@ std::optional<PtoProgram> extrapolateLoopWindow(const PtoProgram& a, const PtoPr
 
 std::optional<PtoProgram> stretchCheckedLoopWindow(const PtoProgram& a, const PtoProgram& b,
                                                    const PtoProgram& c, int64_t k, std::string& why,
-                                                   const std::string& file) {
+                                                   const std::string& file,
+                                                   const TargetInfo& target) {
     std::optional<PtoProgram> stretched = extrapolateLoopWindow(a, b, c, k);
     if (!stretched) {
         why = "its three windows do not extend linearly";
@@ -278,6 +281,12 @@ std::optional<PtoProgram> stretchCheckedLoopWindow(const PtoProgram& a, const Pt
     }
     if (const std::optional<SyncProblem> problem = checkPtoSync(*stretched, file)) {
         why = "the stretched program fails the sync check: " + problem->message;
+        return std::nullopt;
+    }
+    try {
+        verifyPtoProgram(*stretched, file, target);
+    } catch (const CompileError& e) {
+        why = "the stretched program is not valid: " + e.message();
         return std::nullopt;
     }
     return stretched;

@@ -5,6 +5,7 @@
 
 #include "compiler/ir/Graph.h"
 #include "compiler/ir/Pto.h"
+#include "compiler/ir/Target.h"
 
 #include <cstdint>
 #include <optional>
@@ -60,10 +61,13 @@ std::optional<PtoProgram> extrapolateLoopWindow(const PtoProgram& a, const PtoPr
 // the static sync check (compiler/ir/PtoSyncCheck.h). Three probes that agree linearly are
 // evidence that the full lowering repeats, not proof: beyond the window it may need a wait the
 // windows never did. nullopt otherwise, with `why` saying which step refused (`file` names the
-// source in the sync check's message).
+// source in the sync check's message). It must also pass the PTO verifier against `target`:
+// buffers that grow with the window (a value every iteration keeps live) can be stretched past
+// the on-chip capacity although each window fits.
 std::optional<PtoProgram> stretchCheckedLoopWindow(const PtoProgram& a, const PtoProgram& b,
                                                    const PtoProgram& c, int64_t k, std::string& why,
-                                                   const std::string& file = {});
+                                                   const std::string& file = {},
+                                                   const TargetInfo& target = {});
 
 // After extrapolation: the written-out iterations after a kernel's last counted loop of
 // `loopName` are iterations `shift` later than their tile ops say; they become a one-round

@@ -389,6 +389,28 @@ TEST(LoopWindow, ALoopWhoseLoweringDoesNotRepeatIsCompiledInFull) {
         << r.out;
 }
 
+// Each window fits UB, but the blocks it keeps live grow with its length: the stretch is refused
+// by the verifier, and the loop, lowered in full, runs like its written-out lowering.
+TEST(LoopWindow, AStretchThatOutgrowsTheUbIsLoweredInFull) {
+    test::TempDir dir("pto-loop-window-live");
+    auto r = test::runCommand(fmt::format("{} compile {} --record none", PTO_CLI,
+                                          test::shellQuote(program("loop_growing_live"))));
+    ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("  window  loop \"blk\" (100 iterations) lowered in full: the stretched "
+                         "program is not valid: kernel @f_aiv_0"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("beyond its 188416 bytes"), std::string::npos) << r.out;
+    auto dflt = runBound("loop_growing_live", "", dir, "default");
+    auto full = runBound("loop_growing_live", "--no-reroll", dir, "full");
+    ASSERT_EQ(dflt.exitCode, 0) << dflt.out << dflt.err;
+    ASSERT_EQ(full.exitCode, 0) << full.out << full.err;
+    EXPECT_FALSE(readBytes(dir / "default" / "a1.npy").empty());
+    EXPECT_TRUE(readBytes(dir / "default" / "a1.npy") == readBytes(dir / "full" / "a1.npy"));
+    EXPECT_TRUE(readBytes(dir / "default" / "s1.npy") == readBytes(dir / "full" / "s1.npy"));
+    EXPECT_EQ(cyclesOf(dflt.out), cyclesOf(full.out)) << dflt.out << "\n---\n" << full.out;
+}
+
 // The passes see 28 of the 100 iterations (100 = 28 + 9 periods of 8); the kernels' counted
 // loop covers iterations 2-97, and the last iterations, written out, name their own iteration
 // numbers.

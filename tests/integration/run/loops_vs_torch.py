@@ -34,8 +34,8 @@ class Case:
         r = random.Random(seed)
         self.seed = seed
         self.dtype = r.choice(["f32", "f16"])
-        self.rows = r.choice([1, 3, 8, 16, 17, 33, 64])
-        self.width = r.choice([8, 16, 37, 64, 100, 128, 256])
+        self.rows = r.choice([1, 3, 8, 16, 17, 33, 64, 128, 200])
+        self.width = r.choice([8, 16, 37, 64, 100, 128, 256, 512, 1000])
         self.trips = r.choice([0, 1, 2, 3, 5, 7, 9, 16, 64, 70, 100])
         if self.trips >= 64:  # the loop window: keep the program small
             self.rows, self.width = r.choice([8, 16]), r.choice([16, 32, 64])
@@ -47,6 +47,11 @@ class Case:
         if self.clip:
             self.dtype = F32  # a cast declares its shape, which the tail block does not have
         self.elementwise = not self.clip
+        # A cube body: the block times a weight slice, accumulated (f16 operands, f32 result).
+        self.matmul = self.elementwise and r.random() < 0.25
+        self.cols = r.choice([16, 64, 128, 256]) if self.matmul else None
+        if self.matmul:
+            self.dtype = "f16"
         self.pre = r.choice(["x", "mul w", "exp half", "relu", "abs", "muls"])
         self.fold = r.choice(["add", "max", "decay", "sub"])
         self.reduce = r.choice(["reduce_sum", "reduce_max", "reduce_min"])
@@ -63,15 +68,21 @@ class Case:
     def block(self):
         return (self.rows, self.width)
 
+    def acc_shape(self):
+        return (self.rows, self.cols) if self.matmul else self.block()
+
     def program(self):
         R, W = self.block()
         trip = "%t" if self.bound else str(self.trips)
         args = [f"%x: {ttype(self.x_shape(), self.dtype)}"]
-        if self.elementwise:
+        if self.matmul:
+            args.append(f"%w: {ttype((W, self.cols), 'f16')}")
+        elif self.elementwise:
             args.append(f"%w: {ttype((R, W), F32)}")
         if self.bound:
             args.append("%t: index")
-        results = ([ttype((R, W), F32)] if self.elementwise else []) + [ttype((R, 1), F32)]
+        results = ([ttype(self.acc_shape(), F32)] if self.elementwise else []) + \
+            [ttype((R, 1), F32)]
         offsets = f"[%i * {R}, 0]" if self.by_rows else f"[0, %i * {W}]"
         clip = ", clip" if self.clip else ""
         view = f"view %x {{offsets = {offsets}, sizes = [{R}, {W}]{clip}}}"
@@ -79,7 +90,7 @@ class Case:
                  f"func @f({', '.join(args)}) -> ({', '.join(results)}) {{"]
         carried = []
         if self.elementwise:
-            lines.append(f"  %a0 = fill {{value = 0.0}} : {ttype((R, W), F32)}")
+            lines.append(f"  %a0 = fill {{value = 0.0}} : {ttype(self.acc_shape(), F32)}")
             carried.append("%a = %a0")
         init = {"reduce_sum": "0.0", "reduce_max": "-inf", "reduce_min": "inf"}[self.reduce]
         if self.merge == "decay":
@@ -94,8 +105,13 @@ class Case:
         else:
             lines.append(f"    %v = {view}")
             lines.append(f"    %b = cast %v : {ttype((R, W), F32)}")
-        yields = []
-        if self.elementwise:
+        if self.matmul:
+            pre = "(matmul %v, %w)"
+            fold = {"add": f"add %a, {pre}", "max": f"max %a, {pre}",
+                    "decay": f"add (muls %a, 0.5), {pre}", "sub": f"sub %a, {pre}"}[self.fold]
+            lines.append(f"    %a1 = {fold}")
+        yields = ["%a1"] if self.matmul else []
+        if self.elementwise and not self.matmul:
             pre = {"x": "%b", "mul w": "(mul %b, %w)", "exp half": "(exp (muls %b, 0.5))",
                    "relu": "(relu %b)", "abs": "(abs %b)",
                    "muls": f"(muls %b, {self.scale})"}[self.pre]
@@ -121,23 +137,26 @@ class Case:
         x = g.uniform(-1, 1, self.x_shape()).astype(np.float16 if self.dtype == "f16"
                                                     else np.float32)
         out = [x]
-        if self.elementwise:
+        if self.matmul:
+            out.append(g.uniform(-1, 1, (self.width, self.cols)).astype(np.float16))
+        elif self.elementwise:
             out.append(g.uniform(-1, 1, self.block()).astype(np.float32))
         return out
 
     def reference(self, inputs):
         x = torch.from_numpy(inputs[0].astype(np.float64))
         R, W = self.block()
-        a = torch.zeros((R, W), dtype=torch.float64)
+        a = torch.zeros(self.acc_shape(), dtype=torch.float64)
         init = {"reduce_sum": 0.0, "reduce_max": -np.inf, "reduce_min": np.inf}[self.reduce]
         s = torch.full((R, 1), 0.0 if self.merge == "decay" else init, dtype=torch.float64)
         for i in range(self.trips):
             b = x[i * R:(i + 1) * R, :] if self.by_rows else x[:, i * W:(i + 1) * W]
             if self.elementwise:
                 w = torch.from_numpy(inputs[1].astype(np.float64))
-                pre = {"x": lambda: b, "mul w": lambda: b * w,
+                pre = {"x": lambda: b, "mul w": lambda: b * w, "matmul": lambda: b @ w,
                        "exp half": lambda: torch.exp(b * 0.5), "relu": lambda: torch.relu(b),
-                       "abs": lambda: b.abs(), "muls": lambda: b * self.scale}[self.pre]()
+                       "abs": lambda: b.abs(), "muls": lambda: b * self.scale}[
+                           "matmul" if self.matmul else self.pre]()
                 a = {"add": lambda: a + pre, "max": lambda: torch.maximum(a, pre),
                      "decay": lambda: a * 0.5 + pre, "sub": lambda: a - pre}[self.fold]()
             red = {"reduce_sum": lambda: b.sum(1, keepdim=True),
@@ -201,16 +220,17 @@ def main():
         case = Case(seed)
         kinds.update({"bound" if case.bound else "static", "clip" if case.clip else "",
                       "rows" if case.by_rows else "cols", "window" if case.trips >= 64 else "",
-                      "zero" if case.trips == 0 else "", case.dtype})
+                      "zero" if case.trips == 0 else "", case.dtype,
+                      "matmul" if case.matmul else ""})
         problem = run_case(a.pto, case, work)
         status = "ok" if problem is None else "FAIL " + problem
         print(f"case {seed}: {case.dtype} block {case.block()} trips {case.trips}"
               f"{' bound' if case.bound else ''}{' clip' if case.clip else ''}"
-              f"{' rows' if case.by_rows else ''}: {status}")
+              f"{' rows' if case.by_rows else ''}{' matmul' if case.matmul else ''}: {status}")
         if problem:
             failures.append((seed, problem, case.program()))
     # The draw must have exercised every kind of loop it is there to test.
-    wanted = {"bound", "static", "clip", "rows", "cols", "window", "zero", "f16", "f32"}
+    wanted = {"bound", "static", "clip", "rows", "cols", "window", "zero", "f16", "f32", "matmul"}
     missing = wanted - kinds
     if missing:
         failures.append((None, f"the cases drew no {sorted(missing)}: raise --cases", ""))
