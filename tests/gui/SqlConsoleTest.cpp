@@ -145,6 +145,11 @@ TEST_F(SqlConsoleTest, TheSchemaBrowserListsEveryTableWithItsColumns) {
     QTest::mouseDClick(tree->viewport(), Qt::LeftButton, {}, at);
     EXPECT_EQ(m_console->editor()->toPlainText(),
               QStringLiteral("SELECT count(*) FROM slice_named"));
+    // The picture of docs/USER_GUIDE.md: a slice query beside the browser, one table open.
+    found.front()->setExpanded(true);
+    run(QStringLiteral("SELECT id, name, ts, dur FROM slice_named ORDER BY dur DESC LIMIT 12"));
+    EXPECT_EQ(m_console->model().rowCount(), 12);
+    EXPECT_GT(test::drawnPixels(test::saveScreenshot(*m_console, "sql_console_schema")), 1000u);
 }
 
 TEST_F(SqlConsoleTest, AnUpdateIsRefusedAndTheFileIsUnchanged) {
