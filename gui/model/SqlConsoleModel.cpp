@@ -3,6 +3,10 @@
 
 #include "gui/model/SqlConsoleQuery.h"
 
+#include <QFont>
+#include <QGuiApplication>
+#include <QPalette>
+
 #include <algorithm>
 
 namespace pto::gui {
@@ -70,8 +74,21 @@ QVariant SqlConsoleModel::data(const QModelIndex& index, int role) const {
                    ? QVariant()
                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     default:
-        return {};
+        break;
     }
+    // Id cells are links: drawn as such, a click selects what they name in every view.
+    if (role != Qt::ForegroundRole && role != Qt::FontRole && role != Qt::ToolTipRole) return {};
+    const EntityRef ref = cellEntity(*m_result, std::size_t(index.row()), index.column());
+    if (ref.isNone()) return {};
+    if (role == Qt::ForegroundRole) return QGuiApplication::palette().color(QPalette::Link);
+    if (role == Qt::ToolTipRole) {
+        static const char* const kinds[] = {"", "node", "instruction", "slice", "track"};
+        return tr("Click to select %1 %2 in every view")
+            .arg(QLatin1String(kinds[int(ref.kind)]), display(value).toString());
+    }
+    QFont font;
+    font.setUnderline(true);
+    return font;
 }
 
 QVariant SqlConsoleModel::headerData(int section, Qt::Orientation orientation, int role) const {

@@ -134,6 +134,30 @@ EntityRef rowEntity(const SqlConsoleResult& result, std::size_t row) {
     return {};
 }
 
+EntityRef cellEntity(const SqlConsoleResult& result, std::size_t row, int column) {
+    if (row >= result.rows.size() || column < 0 || column >= int(result.columns.size()) ||
+        std::size_t(column) >= result.rows[row].size())
+        return {};
+    const auto& cells = result.rows[row];
+    const auto id = integerOf(cells[std::size_t(column)]);
+    if (!id) return {};
+    const QString& name = result.columns[column];
+    if (name == QLatin1String("slice_id")) return EntityRef::slice(*id);
+    if (name == QLatin1String("instr_id")) return EntityRef::instr(*id);
+    if (name == QLatin1String("track_id")) return EntityRef::track(*id);
+    if (name == QLatin1String("node_id")) {
+        const int stage = columnIndex(result.columns, QStringLiteral("stage_id"));
+        const auto stageId = stage >= 0 ? integerOf(cells[std::size_t(stage)]) : std::nullopt;
+        return stageId ? EntityRef::node(*stageId, *id) : EntityRef{};
+    }
+    if (name != QLatin1String("id")) return {};
+    if (hasTimeColumns(result.columns) &&
+        columnIndex(result.columns, QStringLiteral("track_id")) >= 0)
+        return EntityRef::slice(*id);
+    if (columnIndex(result.columns, QStringLiteral("opcode")) >= 0) return EntityRef::instr(*id);
+    return {};
+}
+
 std::optional<QueryTrack> queryTrackOf(const SqlConsoleResult& result) {
     if (!result.ok() || !hasTimeColumns(result.columns)) return std::nullopt;
     const int ts = columnIndex(result.columns, QStringLiteral("ts"));

@@ -55,4 +55,9 @@ std::optional<QueryTrack> queryTrackOf(const SqlConsoleResult& result);
 /// column an instruction; else None.
 EntityRef rowEntity(const SqlConsoleResult& result, std::size_t row);
 
+// The entity an id cell names — the links of the result table: `slice_id`, `instr_id`,
+// `track_id`, `node_id` (with a `stage_id` in the row), and `id` of a slice-like result (ts, dur,
+// track_id) or of an instruction-like one (opcode). None for other cells and non-integers.
+EntityRef cellEntity(const SqlConsoleResult& result, std::size_t row, int column);
+
 } // namespace pto::gui

@@ -90,10 +90,13 @@ void SqlConsole::buildLayout() {
     connect(m_runButton, &QPushButton::clicked, this, &SqlConsole::runEditor);
     connect(m_cancelButton, &QPushButton::clicked, this, &SqlConsole::cancel);
     connect(m_trackButton, &QPushButton::clicked, this, &SqlConsole::showAsTrack);
-    // A row naming a slice or an instruction selects it in every view (the timeline reveals it).
+    // An id cell selects what it names; another cell of a row naming a slice or an instruction
+    // selects that, in every view (the timeline reveals it).
     connect(m_table, &QTableView::clicked, this, [this](const QModelIndex& index) {
         if (!m_model->result()) return;
-        const EntityRef ref = rowEntity(*m_model->result(), std::size_t(index.row()));
+        const SqlConsoleResult& result = *m_model->result();
+        EntityRef ref = cellEntity(result, std::size_t(index.row()), index.column());
+        if (ref.isNone()) ref = rowEntity(result, std::size_t(index.row()));
         if (!ref.isNone()) selection().select(ref, this);
     });
 

@@ -12,9 +12,13 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QColor>
 #include <QCryptographicHash>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFont>
+#include <QGuiApplication>
+#include <QPalette>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
@@ -147,7 +151,8 @@ TEST_F(SqlConsoleTest, TheSchemaBrowserListsEveryTableWithItsColumns) {
               QStringLiteral("SELECT count(*) FROM slice_named"));
     // The picture of docs/USER_GUIDE.md: a slice query beside the browser, one table open.
     found.front()->setExpanded(true);
-    run(QStringLiteral("SELECT id, name, ts, dur FROM slice_named ORDER BY dur DESC LIMIT 12"));
+    run(QStringLiteral(
+        "SELECT id, name, track_id, ts, dur FROM slice_named ORDER BY dur DESC LIMIT 12"));
     EXPECT_EQ(m_console->model().rowCount(), 12);
     EXPECT_GT(test::drawnPixels(test::saveScreenshot(*m_console, "sql_console_schema")), 1000u);
 }
@@ -243,6 +248,38 @@ TEST_F(SqlConsoleTest, ClickingARowOfSlicesSelectsThatSlice) {
     QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
                       table->visualRect(table->model()->index(0, 0)).center());
     EXPECT_TRUE(m_context.selection().current().isNone());
+}
+
+// Id cells are links (underlined, the palette's link colour, a tooltip): a click on the
+// instr_id cell selects that instruction, on the id cell that slice; other cells are plain text.
+TEST_F(SqlConsoleTest, IdCellsAreLinksToWhatTheyName) {
+    const std::string sql = "SELECT id, instr_id, track_id, ts, dur FROM slice_named WHERE "
+                            "instr_id IS NOT NULL ORDER BY id LIMIT 3";
+    run(QString::fromStdString(sql));
+    const QStringList expected = pythonRows(m_trace, sql);
+    ASSERT_EQ(expected.size(), 3);
+    const QStringList first = expected[0].split(QLatin1Char('|'));
+    QTableView* table = m_console->table();
+    QAbstractItemModel* model = table->model();
+    for (int c : {0, 1, 2}) {
+        EXPECT_TRUE(model->index(0, c).data(Qt::FontRole).value<QFont>().underline()) << c;
+        EXPECT_EQ(model->index(0, c).data(Qt::ForegroundRole).value<QColor>(),
+                  QGuiApplication::palette().color(QPalette::Link));
+    }
+    EXPECT_FALSE(model->index(0, 3).data(Qt::FontRole).isValid()); // ts: plain
+    EXPECT_TRUE(model->index(0, 1).data(Qt::ToolTipRole).toString().contains("instruction"));
+    auto click = [&](int column) {
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                          table->visualRect(model->index(0, column)).center());
+    };
+    click(1);
+    EXPECT_EQ(m_context.selection().current(), EntityRef::instr(first[1].toLongLong()));
+    click(0);
+    EXPECT_EQ(m_context.selection().current(), EntityRef::slice(first[0].toLongLong()));
+    click(2);
+    EXPECT_EQ(m_context.selection().current(), EntityRef::track(first[2].toLongLong()));
+    click(3); // a plain cell of a slice row: the row's slice
+    EXPECT_EQ(m_context.selection().current(), EntityRef::slice(first[0].toLongLong()));
 }
 
 TEST_F(SqlConsoleTest, UpAndDownWalkTheHistoryWhichOutlivesTheConsole) {
