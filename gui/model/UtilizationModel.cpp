@@ -122,6 +122,11 @@ QVariant UtilizationModel::headerData(int section, Qt::Orientation orientation, 
         return tr("msprof memory_bound = MTE2 ratio ÷ max(cube, vector ratio); > 1: memory bound");
     if (role == Qt::ToolTipRole && section >= FirstPipe)
         return tr("busy cycles of the pipe ÷ cycles the core spent in tasks");
+    if (role == Qt::ToolTipRole && section == Core)
+        return tr("the core (click a row to select it)");
+    if (role == Qt::ToolTipRole && section == Type) return tr("AIC (cube) or AIV (vector) core");
+    if (role == Qt::ToolTipRole && section == Active)
+        return tr("cycles the core spent in tasks (the denominator of every pipe share)");
     if (role != Qt::DisplayRole) return {};
     if (section == Core) return tr("Core");
     if (section == Type) return tr("Type");

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -13,6 +14,9 @@ namespace pto::gui {
 TimelineBookmarks::TimelineBookmarks(QWidget* parent) : QWidget(parent) {
     m_list = new QListWidget(this);
     m_list->setToolTip(tr("Click to show; B on the timeline adds one at the selected slice"));
+    m_note = new QLineEdit(this);
+    m_note->setPlaceholderText(tr("Note of the selected bookmark (Return saves it)"));
+    m_note->setEnabled(false);
     auto* remove = new QPushButton(tr("Remove"), this);
     m_status = new QLabel(this);
     m_status->setTextFormat(Qt::PlainText);
@@ -20,6 +24,7 @@ TimelineBookmarks::TimelineBookmarks(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_list, 1);
+    layout->addWidget(m_note);
     layout->addWidget(remove);
     layout->addWidget(m_status);
     connect(m_list, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
@@ -27,6 +32,13 @@ TimelineBookmarks::TimelineBookmarks(QWidget* parent) : QWidget(parent) {
         if (row >= 0 && row < int(m_marks.size())) emit activated(m_marks[std::size_t(row)]);
     });
     connect(remove, &QPushButton::clicked, this, [this] { removeAt(m_list->currentRow()); });
+    connect(m_list, &QListWidget::currentRowChanged, this, [this](int row) {
+        const bool valid = row >= 0 && row < int(m_marks.size());
+        m_note->setEnabled(valid);
+        m_note->setText(valid ? m_marks[std::size_t(row)].note : QString());
+    });
+    connect(m_note, &QLineEdit::returnPressed, this,
+            [this] { setNote(m_list->currentRow(), m_note->text()); });
 }
 
 void TimelineBookmarks::setTrace(const std::filesystem::path& trace) {
@@ -52,6 +64,14 @@ void TimelineBookmarks::removeAt(int row) {
     if (row < 0 || row >= int(m_marks.size())) return;
     m_marks.erase(m_marks.begin() + row);
     refresh();
+    save();
+}
+
+void TimelineBookmarks::setNote(int row, const QString& note) {
+    if (row < 0 || row >= int(m_marks.size()) || m_marks[std::size_t(row)].note == note) return;
+    m_marks[std::size_t(row)].note = note;
+    refresh();
+    m_list->setCurrentRow(row);
     save();
 }
 

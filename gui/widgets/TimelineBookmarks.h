@@ -1,5 +1,5 @@
 // The timeline's Bookmarks tab: the trace's bookmarks and the view they were made in (saved
-// beside the trace), add, remove, jump.
+// beside the trace), add, annotate, remove, jump.
 #pragma once
 
 #include "gui/model/TimelineSession.h"
@@ -7,6 +7,7 @@
 #include <QWidget>
 
 class QLabel;
+class QLineEdit;
 class QListWidget;
 
 namespace pto::gui {
@@ -25,8 +26,12 @@ public:
     /// Adds a bookmark and saves the sidecar.
     void add(Bookmark bookmark);
     void removeAt(int row);
+    /// Sets the note of bookmark `row` (the annotation shown after its cycle) and saves.
+    void setNote(int row, const QString& note);
     const std::vector<Bookmark>& bookmarks() const { return m_marks; }
     QListWidget* list() const { return m_list; }
+    /// The note of the selected bookmark; Return saves what was typed.
+    QLineEdit* noteEdit() const { return m_note; }
     QString statusText() const;
 
 signals:
@@ -41,6 +46,7 @@ private:
     std::vector<Bookmark> m_marks;
     std::optional<TimelineViewState> m_view;
     QListWidget* m_list = nullptr;
+    QLineEdit* m_note = nullptr;
     QLabel* m_status = nullptr;
 };
 

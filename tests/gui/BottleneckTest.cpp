@@ -136,6 +136,11 @@ TEST(BottleneckModels, PassTheModelTesterWhileLoadingAndChanging) {
             ++tips;
         }
     EXPECT_GT(tips, 0);
+    // Every header of the pipe table says what its column holds.
+    for (int c = 0; c < utilization.columnCount(); ++c)
+        EXPECT_FALSE(
+            utilization.headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty())
+            << utilization.headerData(c, Qt::Horizontal).toString().toStdString();
     findings.setProfile(nullptr);
     utilization.setProfile(nullptr);
     ops.setProfile(nullptr);

@@ -11,6 +11,7 @@
 #include "tests/gui/timeline/TimelineTestSupport.h"
 #include "tests/support/Process.h"
 
+#include <QLineEdit>
 #include <QListWidget>
 #include <QTest>
 
@@ -75,6 +76,35 @@ TEST(TimelineBookmarks, BOnASliceBookmarksItAndTheNextSessionShowsItAgain) {
     view->bookmarks().removeAt(0);
     view->bookmarks().removeAt(0);
     EXPECT_FALSE(fs::exists(sessionPath(trace))); // no bookmarks, no sidecar
+}
+
+// A bookmark's note is an annotation: select it, type, Return; the list shows it and the
+// next session has it.
+TEST(TimelineBookmarks, ANoteTypedForABookmarkIsShownAndKept) {
+    test::TempDir dir;
+    const fs::path trace = traceCopy(dir);
+    {
+        ShownTimeline shown(trace, {1400, 700});
+        TimelineBookmarks& marks = shown.view.bookmarks();
+        shown.view.canvas().setFocus();
+        QTest::keyClick(&shown.view.canvas(), Qt::Key_B);
+        ASSERT_EQ(marks.bookmarks().size(), 1U);
+        EXPECT_FALSE(marks.noteEdit()->isEnabled()); // nothing selected yet
+        QListWidget* list = marks.list();
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                          list->visualItemRect(list->item(0)).center());
+        ASSERT_TRUE(marks.noteEdit()->isEnabled());
+        marks.noteEdit()->selectAll();
+        QTest::keyClicks(marks.noteEdit(), QStringLiteral("MTE2 stalls here"));
+        QTest::keyClick(marks.noteEdit(), Qt::Key_Return);
+        EXPECT_EQ(marks.bookmarks()[0].note, QStringLiteral("MTE2 stalls here"));
+        EXPECT_TRUE(list->item(0)->text().endsWith(QStringLiteral("MTE2 stalls here")))
+            << list->item(0)->text().toStdString();
+    }
+    ShownTimeline again(trace, {1400, 700});
+    ASSERT_EQ(again.view.bookmarks().bookmarks().size(), 1U);
+    EXPECT_EQ(again.view.bookmarks().bookmarks()[0].note, QStringLiteral("MTE2 stalls here"));
+    again.view.bookmarks().removeAt(0);
 }
 
 TEST(TimelineBookmarks, TheViewIsSavedWithTheBookmarksAndShownAgainOnReopening) {

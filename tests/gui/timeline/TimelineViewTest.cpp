@@ -15,16 +15,21 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QContextMenuEvent>
 #include <QElapsedTimer>
+#include <QInputDialog>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QTest>
 #include <QThread>
+#include <QTimer>
 #include <QToolTip>
 #include <QWheelEvent>
 
 #include <gtest/gtest.h>
+
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -358,12 +363,47 @@ TEST(TimelineView, AQueryTrackCanBeRenamedAndRemovedFromItsMenu) {
     }
     EXPECT_TRUE(actions.contains(QStringLiteral("Rename…"))) << actions.join(',').toStdString();
     EXPECT_TRUE(actions.contains(QStringLiteral("Pin to the top")));
-    f.view->tracks().renameQueryTrack(track, QStringLiteral("slow tasks"));
-    EXPECT_EQ(f.view->tracks().track(track).name, QStringLiteral("slow tasks"));
-    ASSERT_NE(remove, nullptr);
-    remove->trigger();
-    EXPECT_FALSE(hasRow());
     delete menu;
+    ASSERT_NE(remove, nullptr);
+
+    // The same through real events: a right-click on the track's header opens its menu; Rename…
+    // asks for the name in a dialog; Remove takes the track away.
+    TimelineCanvas& canvas = f.view->canvas();
+    canvas.scrollToTrack(track);
+    QApplication::processEvents();
+    int y = -1;
+    for (int at = 0; at < canvas.height() && y < 0; ++at)
+        if (canvas.trackAt(at) == track) y = at;
+    ASSERT_GE(y, 0) << "the query track's header is not on screen";
+    auto rightClickAndPick = [&](const QString& text, const std::function<void()>& armDialog) {
+        const QPoint at(TimelineCanvas::kHeaderWidth / 2, y);
+        QContextMenuEvent event(QContextMenuEvent::Mouse, at, canvas.mapToGlobal(at));
+        QApplication::sendEvent(&canvas, &event);
+        QApplication::processEvents();
+        auto* popup = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+        if (!popup) return false;
+        for (QAction* action : popup->actions())
+            if (action->text() == text) {
+                popup->close();
+                if (armDialog) armDialog();
+                action->trigger();
+                return true;
+            }
+        popup->close();
+        return false;
+    };
+    const auto answerRename = [] { // fires inside the rename dialog's own event loop
+        QTimer::singleShot(0, [] {
+            if (auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget())) {
+                dialog->setTextValue(QStringLiteral("slow tasks"));
+                dialog->accept();
+            }
+        });
+    };
+    ASSERT_TRUE(rightClickAndPick(QStringLiteral("Rename…"), answerRename));
+    EXPECT_EQ(f.view->tracks().track(track).name, QStringLiteral("slow tasks"));
+    ASSERT_TRUE(rightClickAndPick(QStringLiteral("Remove"), {}));
+    EXPECT_FALSE(hasRow());
     // A core track's menu has no rename or remove.
     QMenu* core = f.view->trackMenu(f.view->tracks().rows().front().track);
     for (QAction* action : core->actions()) EXPECT_NE(action->text(), QStringLiteral("Remove"));
