@@ -1,6 +1,8 @@
 // Footprints of operands and their exact intersection (see Region.h).
 #include "compiler/ir/PtoRegion.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
 
@@ -37,6 +39,13 @@ bool intersects(const Region& a, const Region& b) {
         if (segmentMeets(s, s + few.rowBytes, many)) return true;
     }
     return false;
+}
+
+std::string accessText(const Region& r) {
+    std::string text = fmt::format("{} {} [{:#x}, {:#x})", r.write ? "writes" : "reads",
+                                   memSpaceName(r.space), r.lo, r.hi);
+    if (r.rows > 1) text += fmt::format(" in {} rows of {} B", r.rows, r.rowBytes);
+    return text;
 }
 
 } // namespace pto

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 namespace pto {
 
@@ -52,5 +53,9 @@ inline Region regionOf(const Operand& o, bool write) {
 /// Whether two regions share a byte (same space; strided rows are compared exactly, so
 /// interleaved column tiles of one buffer do not intersect).
 bool intersects(const Region& a, const Region& b);
+
+/// "writes UB [0x0, 0x8000)" or "reads L1 [0x0, 0x7f80) in 128 rows of 128 B" (the hazard
+/// check's and the sync check's messages).
+std::string accessText(const Region& r);
 
 } // namespace pto

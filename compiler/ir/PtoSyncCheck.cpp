@@ -113,14 +113,6 @@ std::string describe(const SyncAccess& a, const Kernel& k, const std::string& fi
     return text + ")";
 }
 
-// "writes UB [0x0, 0x8000)" or "reads L1 [0x0, 0x7f80) in 128 rows of 128 B".
-std::string accessText(const Region& r) {
-    std::string text = fmt::format("{} {} [{:#x}, {:#x})", r.write ? "writes" : "reads",
-                                   memSpaceName(r.space), r.lo, r.hi);
-    if (r.rows > 1) text += fmt::format(" in {} rows of {} B", r.rows, r.rowBytes);
-    return text;
-}
-
 class KernelSyncCheck {
 public:
     KernelSyncCheck(const Kernel& k, uint32_t index, const std::string& file)

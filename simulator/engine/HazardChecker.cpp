@@ -24,14 +24,6 @@ std::string describe(const HazardAccess& a, const std::string& file) {
     return text + ")";
 }
 
-// "writes UB [0x0, 0x8000)" or "reads L1 [0x0, 0x7f80) in 128 rows of 128 B".
-std::string accessText(const Region& r) {
-    std::string text = fmt::format("{} {} [{:#x}, {:#x})", r.write ? "writes" : "reads",
-                                   memSpaceName(r.space), r.lo, r.hi);
-    if (r.rows > 1) text += fmt::format(" in {} rows of {} B", r.rows, r.rowBytes);
-    return text;
-}
-
 std::string overlapText(const HazardAccess& a, const HazardAccess& b, const std::string& file) {
     return fmt::format("overlapping live buffers: {} {} during cycles {}–{} while {} {} during "
                        "cycles {}–{}; no flag or barrier orders them",
