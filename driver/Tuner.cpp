@@ -5,6 +5,7 @@
 #include "compiler/Pipeline.h"
 #include "compiler/ir/Cost.h"
 #include "compiler/ir/Diagnostics.h"
+#include "driver/RecordLevel.h"
 #include "driver/Session.h"
 #include "driver/TuneApply.h"
 #include "driver/TuneBound.h"
@@ -12,6 +13,7 @@
 #include "profiler/analyses/Bound.h"
 #include "simulator/Simulator.h"
 #include "simulator/numerics/SimFault.h"
+#include "trace_db/TraceWriter.h"
 
 #include <fmt/format.h>
 
@@ -138,7 +140,9 @@ tracedb::TuneCandidate evaluate(SweepContext& ctx, int64_t id) {
         compile.target = sim::toTargetInfo(arch);
         const std::string text = applyTileSettings(ctx.source, o.program, o.entry, config);
         state = loadProgramText(text, o.program, o.entry, o.binds);
-        compileProgram(state, compile);
+        // As `pto run` compiles it: default tiles that do not fit are retried smaller.
+        std::optional<tracedb::TraceWriter> noTrace;
+        compileWithTileFallback(state, compile, noTrace, RecordLevel::None);
         checkRunBudget(state, compile.budget, false);
         row.onchipBytes = onchipFootprint(state.block);
         row.lowerBound = cycleLowerBound(state.pto, arch);

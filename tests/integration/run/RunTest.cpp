@@ -194,6 +194,18 @@ TEST(TileFallback, DefaultTilesThatDoNotFitAreShrunkAndTheRunIsRight) {
     ASSERT_EQ(cli.exitCode, 0) << cli.err;
     EXPECT_NE(cli.out.find("the default vec tiles did not fit on chip"), std::string::npos)
         << cli.out;
+
+    // `pto tune` compiles its candidates as `pto run` does: the program as written runs there too.
+    const auto space = dir / "space.txt";
+    std::ofstream(space) << "double_buffer = true | false\n";
+    const auto tune = test::runCommand(fmt::format(
+        "{} tune {} --space {} --threads 1 -o {}", PTO_CLI, test::shellQuote(prog.string()),
+        test::shellQuote(space.string()), test::shellQuote((dir / "tune.db").string())));
+    ASSERT_EQ(tune.exitCode, 0) << tune.out << tune.err;
+    const auto ran = test::runCommand(
+        fmt::format("sqlite3 -readonly {} \"SELECT count(*) FROM candidate WHERE status = 'ok'\"",
+                    test::shellQuote((dir / "tune.db").string())));
+    EXPECT_EQ(std::stoi(ran.out), 3) << tune.out; // as written, double buffering on and off
 }
 
 TEST(PtoRunCli, FaultExitsOneAndKeepsTheTrace) {
