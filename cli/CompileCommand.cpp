@@ -60,9 +60,7 @@ void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
         fmt::print("  pto     {} instructions in {} kernels\n", instrs, s.pto.kernels.size());
     }
     if (s.kind >= StageKind::Tile && tileShrink > 0)
-        fmt::print("  note    the default vec tiles did not fit on chip; compiled with their "
-                   "budgets divided by {}\n",
-                   1 << tileShrink);
+        fmt::print("  note    {}\n", tileShrinkNote(tileShrink));
     if (!s.windowNote.empty()) fmt::print("  window  {}\n", s.windowNote);
     fmt::print("  passes  {} in {:.1f} ms\n", timings.size(), total / 1000.0);
     if (args.timePasses)

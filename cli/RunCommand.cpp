@@ -66,10 +66,7 @@ void printSummary(const RunResult& r, const RunArgs& args) {
     fmt::print("  bandwidth    {:.1f} GB/s ({} bytes to/from GM)\n",
                secs > 0 ? double(r.gmBytes) / secs / 1e9 : 0.0, r.gmBytes);
     for (const auto& w : r.sim.warnings) fmt::print("  warning: {}\n", w.message);
-    if (r.tileShrink > 0)
-        fmt::print("  note         the default vec tiles did not fit on chip; compiled with their "
-                   "budgets divided by {}\n",
-                   1 << r.tileShrink);
+    if (r.tileShrink > 0) fmt::print("  note         {}\n", tileShrinkNote(r.tileShrink));
     if (!args.options.outputsDir.empty() && r.faultMessage.empty())
         fmt::print("  outputs      {} file(s) in {}\n", r.sim.outputs.size(),
                    args.options.outputsDir);

@@ -5,6 +5,8 @@
 #include "compiler/passes/DefaultVecTiles.h"
 #include "trace_db/TraceWriter.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <exception>
 
@@ -92,6 +94,12 @@ std::vector<PassTiming> compileWithTileFallback(CompileState& state, CompileOpti
         }
         std::rethrow_exception(first);
     }
+}
+
+std::string tileShrinkNote(int tileShrink) {
+    return fmt::format("the default vec tiles did not fit on chip; compiled with their budgets "
+                       "divided by {}",
+                       1 << tileShrink);
 }
 
 } // namespace pto

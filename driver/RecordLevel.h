@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -45,5 +46,8 @@ std::vector<PassTiming> compileWithTileFallback(CompileState& state, CompileOpti
                                                 RecordLevel level,
                                                 const PassManagerOptions& pmOptions = {},
                                                 std::span<StageObserver* const> observers = {});
+
+/// What pto compile and pto run print when compileWithTileFallback shrank the default tiles.
+std::string tileShrinkNote(int tileShrink);
 
 } // namespace pto

@@ -381,6 +381,17 @@ void allocateSpace(BlockProgram& program, const BlockFunction& block, std::vecto
     if (f.interval != kNoId) throwNoFit(program, block, ivs[f.interval], f, capacity, file);
 }
 
+// Clears what allocating `block` left in the per-value scratch arrays (after it, or a failure).
+void forgetBlock(const Function& tile, const BlockFunction& block,
+                 std::vector<uint32_t>& intervalOf, std::vector<uint32_t>& lastAt) {
+    for (const BlockItem& item : block.items) {
+        if (item.isSync()) continue;
+        const Op& op = tile.op(item.op);
+        for (ValueId v : op.operands) lastAt[v] = kNoId;
+        if (op.result != kNoId) intervalOf[op.result] = lastAt[op.result] = kNoId;
+    }
+}
+
 void allocateInOrder(BlockProgram& program, BlockFunction& block, const TargetInfo& target,
                      const std::string& file, std::vector<uint32_t>& intervalOf,
                      std::vector<uint32_t>& lastAt) {
@@ -400,26 +411,9 @@ void allocateInOrder(BlockProgram& program, BlockFunction& block, const TargetIn
         block.buffers.push_back(
             {i, iv.space, iv.addr, iv.size, iv.def, iv.lastUse, iv.head, iv.slot});
     }
-    for (ValueId v : live.values) {
-        program.bufferOf[v] = intervalOf[v];
-        intervalOf[v] = kNoId;
-        lastAt[v] = kNoId;
-    }
-    for (const BlockItem& item : block.items) // operands read but defined elsewhere
-        if (!item.isSync())
-            for (ValueId v : tile.op(item.op).operands) lastAt[v] = kNoId;
+    for (ValueId v : live.values) program.bufferOf[v] = intervalOf[v];
+    forgetBlock(tile, block, intervalOf, lastAt);
     checkNoOverlap(block);
-}
-
-// Forgets what a failed allocation of `block` left in the per-value scratch arrays.
-void forgetBlock(const Function& tile, const BlockFunction& block,
-                 std::vector<uint32_t>& intervalOf, std::vector<uint32_t>& lastAt) {
-    for (const BlockItem& item : block.items) {
-        if (item.isSync()) continue;
-        const Op& op = tile.op(item.op);
-        for (ValueId v : op.operands) lastAt[v] = kNoId;
-        if (op.result != kNoId) intervalOf[op.result] = lastAt[op.result] = kNoId;
-    }
 }
 
 // A block that does not fit in its depth-first order is tried once more in program order

@@ -119,21 +119,6 @@ bool hasTimeColumns(const QStringList& columns) {
            columnIndex(columns, QStringLiteral("dur")) >= 0;
 }
 
-EntityRef rowEntity(const SqlConsoleResult& result, std::size_t row) {
-    if (row >= result.rows.size()) return {};
-    const auto& cells = result.rows[row];
-    auto idIn = [&](const char* column) -> std::optional<std::int64_t> {
-        const int c = columnIndex(result.columns, QString::fromLatin1(column));
-        return c >= 0 ? integerOf(cells[static_cast<std::size_t>(c)]) : std::nullopt;
-    };
-    if (const auto slice = idIn("slice_id")) return EntityRef::slice(*slice);
-    if (hasTimeColumns(result.columns) &&
-        columnIndex(result.columns, QStringLiteral("track_id")) >= 0)
-        if (const auto slice = idIn("id")) return EntityRef::slice(*slice);
-    if (const auto instr = idIn("instr_id")) return EntityRef::instr(*instr);
-    return {};
-}
-
 EntityRef cellEntity(const SqlConsoleResult& result, std::size_t row, int column) {
     if (row >= result.rows.size() || column < 0 || column >= int(result.columns.size()) ||
         std::size_t(column) >= result.rows[row].size())
@@ -141,20 +126,33 @@ EntityRef cellEntity(const SqlConsoleResult& result, std::size_t row, int column
     const auto& cells = result.rows[row];
     const auto id = integerOf(cells[std::size_t(column)]);
     if (!id) return {};
-    const QString& name = result.columns[column];
-    if (name == QLatin1String("slice_id")) return EntityRef::slice(*id);
-    if (name == QLatin1String("instr_id")) return EntityRef::instr(*id);
-    if (name == QLatin1String("track_id")) return EntityRef::track(*id);
-    if (name == QLatin1String("node_id")) {
+    const auto is = [&](const char* name) {
+        return result.columns[column].compare(QLatin1String(name), Qt::CaseInsensitive) == 0;
+    };
+    if (is("slice_id")) return EntityRef::slice(*id);
+    if (is("instr_id")) return EntityRef::instr(*id);
+    if (is("track_id")) return EntityRef::track(*id);
+    if (is("node_id")) {
         const int stage = columnIndex(result.columns, QStringLiteral("stage_id"));
         const auto stageId = stage >= 0 ? integerOf(cells[std::size_t(stage)]) : std::nullopt;
         return stageId ? EntityRef::node(*stageId, *id) : EntityRef{};
     }
-    if (name != QLatin1String("id")) return {};
+    if (!is("id")) return {};
     if (hasTimeColumns(result.columns) &&
         columnIndex(result.columns, QStringLiteral("track_id")) >= 0)
         return EntityRef::slice(*id);
     if (columnIndex(result.columns, QStringLiteral("opcode")) >= 0) return EntityRef::instr(*id);
+    return {};
+}
+
+EntityRef rowEntity(const SqlConsoleResult& result, std::size_t row) {
+    using Kind = EntityRef::Kind;
+    for (const auto& [column, kind] :
+         {std::pair{"slice_id", Kind::Slice}, {"id", Kind::Slice}, {"instr_id", Kind::Instr}}) {
+        const EntityRef ref =
+            cellEntity(result, row, columnIndex(result.columns, QString::fromLatin1(column)));
+        if (ref.kind == kind) return ref;
+    }
     return {};
 }
 
