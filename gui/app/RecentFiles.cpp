@@ -3,29 +3,42 @@
 
 #include <QFileInfo>
 #include <QSettings>
+#include <QThreadPool>
 
 namespace pto::gui {
 namespace {
 const char* const kKey = "recentFiles";
 }
 
-QStringList RecentFiles::files() const {
-    return QSettings().value(kKey).toStringList();
+RecentFiles::RecentFiles()
+    : m_files(QSettings().value(kKey).toStringList()), m_writer(std::make_unique<QThreadPool>()) {
+    m_writer->setMaxThreadCount(1); // one writer: the changes reach the file in order
+}
+
+RecentFiles::~RecentFiles() {
+    waitForWrites();
 }
 
 void RecentFiles::add(const QString& path) {
     const QString absolute = QFileInfo(path).absoluteFilePath();
-    QStringList list = files();
-    list.removeAll(absolute);
-    list.prepend(absolute);
-    while (list.size() > kMaxFiles) list.removeLast();
-    QSettings().setValue(kKey, list);
+    m_files.removeAll(absolute);
+    m_files.prepend(absolute);
+    while (m_files.size() > kMaxFiles) m_files.removeLast();
+    store();
 }
 
 void RecentFiles::remove(const QString& path) {
-    QStringList list = files();
-    list.removeAll(QFileInfo(path).absoluteFilePath());
-    QSettings().setValue(kKey, list);
+    m_files.removeAll(QFileInfo(path).absoluteFilePath());
+    store();
+}
+
+void RecentFiles::waitForWrites() {
+    m_writer->waitForDone();
+}
+
+void RecentFiles::store() {
+    // QSettings is reentrant: a QSettings of the writer thread's own may write the same file.
+    m_writer->start([list = m_files] { QSettings().setValue(kKey, list); });
 }
 
 } // namespace pto::gui

@@ -1,6 +1,7 @@
 // The pto-studio shell offscreen: good, bad, truncated, newer-schema, compile-only and
 // one-core traces; drag and drop; layout restore; shortcuts; export; --screenshot.
 #include "gui/app/MainWindow.h"
+#include "gui/app/RecentFiles.h"
 #include "gui/app/ShortcutsDialog.h"
 #include "gui/app/Views.h"
 #include "gui/model/EntityReference.h"
@@ -19,6 +20,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QDockWidget>
 #include <QDropEvent>
 #include <QFile>
@@ -190,6 +192,26 @@ TEST_F(Shell, TheRecentFileIsReopenedWhenAsked) {
     MainWindow on;
     EXPECT_TRUE(on.reopenLastFile());
     ASSERT_NE(on.context().document(), nullptr);
+}
+
+TEST_F(Shell, RecentFilesAreListedAtOnceAndWrittenInOrderOffTheGuiThread) {
+    QStringList paths;
+    {
+        RecentFiles recent;
+        for (int i = 0; i < RecentFiles::kMaxFiles + 2; ++i) {
+            paths.prepend(QDir::temp().absoluteFilePath(QStringLiteral("recent_%1.db").arg(i)));
+            recent.add(paths.front());
+        }
+        recent.remove(paths.at(1));
+        paths.removeAt(1);
+        paths = paths.mid(0, RecentFiles::kMaxFiles - 1);
+        EXPECT_EQ(recent.files(), paths); // the menu sees the change before the write lands
+        recent.waitForWrites();
+        EXPECT_EQ(QSettings().value(QStringLiteral("recentFiles")).toStringList(), paths);
+        recent.add(paths.back()); // moved to the front; the destructor waits for this write
+        paths.prepend(paths.takeLast());
+    }
+    EXPECT_EQ(RecentFiles().files(), paths);
 }
 
 TEST_F(Shell, OpeningAnotherTraceForgetsTheSearchAndTheSelectedSlice) {
