@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -43,9 +45,43 @@ toleranceFor(const Function& fn, ValueId v, const std::vector<int64_t>& chain, V
     return {toleranceClassOf(p->kind), accumulationLength(fn, *p)};
 }
 
+// Whether `v` of `fn` rounds drifted floats to f16 or bf16: a cast whose inputs have drifted.
+bool roundsDriftedFloats(const Function& fn, ValueId v, ValueStatus inputs) {
+    const Op* p = fn.producer(v);
+    const DType to = fn.type(v).dtype;
+    return effective(inputs) == ValueStatus::Drift && p && p->kind == OpKind::Cast &&
+           (to == DType::F16 || to == DType::BF16) && !p->operands.empty() &&
+           isFloatType(fn.type(p->operands[0]).dtype);
+}
+
+// Drift moves a value across a rounding midpoint as often up as down, so the elements of a
+// rounded result that differ from the reference differ both ways; a rounding defect (truncation,
+// a wrong mode) moves nearly all of them the same way. The widened tolerance of a drifted cast
+// (one ulp) cannot tell the two apart; the direction can. Why, if the rounding is one-sided.
+std::optional<std::string> oneSidedRounding(const TensorData& actual, const TensorData& golden) {
+    constexpr int64_t kMinDiffering = 32; // below this a one-sided split is not unlikely
+    constexpr double kOneSided = 0.9;     // of the differing elements, one way
+    if (actual.dtype != golden.dtype || actual.numel() != golden.numel()) return std::nullopt;
+    int64_t towardZero = 0, away = 0;
+    for (int64_t i = 0; i < actual.numel(); ++i) {
+        const float a = actual.get(i), g = golden.get(i);
+        if (a == g || !std::isfinite(a) || !std::isfinite(g) || std::signbit(a) != std::signbit(g))
+            continue;
+        (std::fabs(a) < std::fabs(g) ? towardZero : away) += 1;
+    }
+    const int64_t differing = towardZero + away;
+    const int64_t most = std::max(towardZero, away);
+    if (differing < kMinDiffering || double(most) < kOneSided * double(differing))
+        return std::nullopt;
+    return fmt::format("{} of the {} elements that differ from the reference are rounded {}: "
+                       "drift moves values across a rounding midpoint both ways, a one-sided "
+                       "rounding is a defect",
+                       most, differing, towardZero >= away ? "toward zero" : "away from zero");
+}
+
 Judged judgeValue(const TensorData& actual, const TensorData& golden,
                   std::pair<ToleranceClass, int64_t> tolerance, const ComparePolicy& policy,
-                  ValueStatus inputs) {
+                  ValueStatus inputs, bool roundsDrift) {
     const auto [cls, k] = tolerance;
     ComparePolicy p = policy;
     p.cls = cls;
@@ -66,6 +102,10 @@ Judged judgeValue(const TensorData& actual, const TensorData& golden,
                                "element(s) differ, max {:.3g} ulp (a deterministic op must "
                                "reproduce the reference exactly)",
                                j.cmp.metrics.maxAbs, j.cmp.metrics.unequal, j.cmp.metrics.ulpMax);
+    } else if (auto why = roundsDrift ? oneSidedRounding(actual, golden) : std::nullopt) {
+        j.status = ValueStatus::Fail;
+        j.diverges = true;
+        j.reason = "within the drift tolerance but not drift: " + *why;
     } else {
         j.status = ValueStatus::Drift;
     }
@@ -205,7 +245,8 @@ void compareTensorStage(const Function& fn, std::span<const OpId> roots, const E
         }
         const Op& r = ref.op(root);
         Judged j = judgeValue(got.values[op.result], refValues.values[r.result],
-                              toleranceFor(ref, r.result, chain, in), policy, in);
+                              toleranceFor(ref, r.result, chain, in), policy, in,
+                              roundsDriftedFloats(ref, r.result, in));
         status[op.result] = j.status;
         count(out, j.status);
         if (!j.diverges) continue;
@@ -243,8 +284,9 @@ void compareTileStage(const Function& tile, const EvalResult& got, const Functio
             continue;
         auto golden = tileRegion(tensorValues.values[val.origin], val.offset, val.type.shape);
         if (!golden) continue;
-        Judged j = judgeValue(got.values[op.result], *golden,
-                              toleranceFor(tensor, val.origin, chain, in), policy, in);
+        Judged j =
+            judgeValue(got.values[op.result], *golden, toleranceFor(tensor, val.origin, chain, in),
+                       policy, in, roundsDriftedFloats(tensor, val.origin, in));
         status[op.result] = j.status;
         count(out, j.status);
         if (!j.diverges) continue;
@@ -394,8 +436,8 @@ void compareSimulatorStage(const CompileState& state, const std::vector<TensorDa
         auto golden = tileRegion(tensorValues.values[tv.origin], tv.offset, tv.type.shape);
         if (!actual || !golden) continue;
         const ValueStatus in = tracer.inputsOf(t);
-        Judged j =
-            judgeValue(*actual, *golden, toleranceFor(tensor, tv.origin, chain, in), policy, in);
+        Judged j = judgeValue(*actual, *golden, toleranceFor(tensor, tv.origin, chain, in), policy,
+                              in, roundsDriftedFloats(tensor, tv.origin, in));
         tracer.record(r, j.status);
         count(out, j.status);
         if (!j.diverges) continue;

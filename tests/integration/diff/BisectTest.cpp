@@ -206,6 +206,36 @@ TEST(Bisect, InheritedErrorsAreToldFromIntroducedOnes) {
     EXPECT_EQ(st.inherited, st.failed - 1) << formatBisect(r);
 }
 
+// A cast to f16 of a matmul's result: the Tile-level matmul sums K in another order than the
+// reference, so the cast's inputs drift and its tolerance is widened to one f16 ulp — which a
+// truncating cast also stays within. Drift rounds values across a midpoint both ways; the
+// truncation moves every differing element toward zero, so it is named at the cast (it was
+// found two ops later, at the next matmul or not at all).
+TEST(Bisect, ATruncatingCastOfDriftedValuesIsFoundAtTheCast) {
+    test::TempDir dir("pto-bisect");
+    const std::string program = (dir / "cast.pto").string();
+    std::ofstream(program) << "func @proj(%x: tensor<64x1024xf16>, %w: tensor<1024x128xf16>,\n"
+                              "           %u: tensor<128x64xf16>) -> tensor<64x64xf32> {\n"
+                              "  %h = matmul %x, %w\n"
+                              "  %g = exp (muls %h, 0.03125)\n"
+                              "  %o = matmul (cast %g : tensor<64x128xf16>), %u\n"
+                              "  return %o\n"
+                              "}\n";
+    BisectReport clean = bisect(program);
+    EXPECT_TRUE(clean.passed()) << formatBisect(clean);
+
+    BisectReport r = bisect(program, "truncate-cast:0");
+    ASSERT_TRUE(r.planted.has_value());
+    const StageResult& st = firstStage(r);
+    EXPECT_EQ(st.pass, "expand-tiles") << formatBisect(r);
+    ASSERT_TRUE(st.first.has_value());
+    EXPECT_EQ(st.first->mnemonic, "cast") << formatBisect(r);
+    EXPECT_EQ(st.first->op, r.planted->tileOp);
+    EXPECT_EQ(st.first->loc.line, 5u);
+    EXPECT_TRUE(st.first->introduced);
+    EXPECT_NE(st.first->reason.find("rounded toward zero"), std::string::npos) << st.first->reason;
+}
+
 // The looped flash attention at 2 heads: fuse-cube-vector hands QK and PV tiles through
 // ping-pong GM workspaces, so iteration j + 2 rewrites what iteration j stored. The final GM
 // holds only the last writes; comparing the earlier stores with it was a false divergence at
