@@ -3,6 +3,7 @@
 #include "compiler/Pipeline.h"
 
 #include "compiler/PassRegistry.h"
+#include "compiler/ResourceBudget.h"
 
 #include "compiler/StageRecorder.h"
 #include "compiler/ir/Cost.h"
@@ -64,6 +65,12 @@ std::optional<LoopWindow> probeLoopWindow(CompileState& state, const CompileOpti
         probes.push_back(std::move(probe.pto));
     }
     const int64_t k = (w.trips - w.windowTrips) / w.period;
+    // Over the instruction budget the stretched program is refused now, with the message the
+    // traced compile would give: the sync check below walks every round it executes (a loop of
+    // 2·10⁹ trips took minutes there before failing the budget).
+    if (std::optional<PtoProgram> stretched =
+            extrapolateLoopWindow(probes[0], probes[1], probes[2], k))
+        checkInstrBudget(*stretched, options.budget, state.file);
     std::string why;
     if (!stretchCheckedLoopWindow(probes[0], probes[1], probes[2], k, why, state.file,
                                   options.target))
