@@ -52,12 +52,12 @@ void addBudgetOptions(CLI::App* cmd, ResourceBudget& budget) {
                     fmt::format("refuse programs whose tile expansion is estimated above N tile "
                                 "ops (default {})",
                                 ResourceBudget::kDefaultMaxTileOps))
-        ->check(CLI::PositiveNumber)
+        ->check(positiveInteger())
         ->group("Resource budget");
     cmd->add_option("--max-instrs", budget.maxInstrs,
                     fmt::format("refuse programs of more than N PTO instructions (default {})",
                                 ResourceBudget::kDefaultMaxInstrs))
-        ->check(CLI::PositiveNumber)
+        ->check(positiveInteger())
         ->group("Resource budget");
     cmd->add_option_function<std::string>(
            "--max-gm",

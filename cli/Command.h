@@ -37,6 +37,12 @@ void addBindOption(CLI::App* cmd, std::vector<ScalarBind>& binds);
 // every command that compiles or simulates; a bad value is a CLI::ValidationError (exit 2).
 void addBudgetOptions(CLI::App* cmd, ResourceBudget& budget);
 
+// Integer flags: a ValidationError (exit 2) saying what was expected and what was given.
+// cli/CountValidators.cpp.
+CLI::Validator positiveInteger();
+CLI::Validator nonNegativeInteger();
+CLI::Validator nonNegativeNumber(); // seconds and other real values
+
 // What the running command is doing ("compiling x.pto"), for the message when the host runs
 // out of memory anyway (main.cpp).
 void setActivity(std::string what);

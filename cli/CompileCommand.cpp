@@ -149,7 +149,7 @@ void registerCompile(CLI::App& app, Action& action) {
     addBindOption(cmd, args->binds);
     cmd->add_option("--tiles-per-task", args->tilesPerTask,
                     "tile chains per task (default: spread over all cores)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(nonNegativeInteger());
     cmd->add_flag("--time-passes", args->timePasses, "print the time of every pass");
     cmd->add_flag("--check-sync", args->checkSync,
                   "prove statically that flags and barriers order every two instructions of a "

@@ -143,7 +143,7 @@ void registerQuery(CLI::App& app, Action& action) {
                     fmt::format("stop the query after this many seconds, printing and all "
                                 "(default {:g}; 0 = no limit); exit 2 when it runs out",
                                 kDefaultTimeoutSeconds))
-        ->check(CLI::NonNegativeNumber);
+        ->check(nonNegativeNumber());
     cmd->callback([args, &action] { action = [args] { return runQuery(*args); }; });
 }
 

@@ -56,7 +56,7 @@ void registerReport(CLI::App& app, Action& action) {
     cmd->add_option("--format", args->format, "text, md or json")
         ->check(CLI::IsMember({"text", "md", "markdown", "json"}));
     cmd->add_option("--top", args->top, "Tensor ops listed by cycles (default 10)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(nonNegativeInteger());
     cmd->add_flag("--no-store", args->noStore,
                   "do not write the analyses back into the file as metric rows");
     cmd->add_flag("--exit-zero", args->exitZero, "exit 0 even when there are findings");

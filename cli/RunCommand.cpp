@@ -154,7 +154,7 @@ void registerRun(CLI::App& app, Action& action) {
     addFaultOption(cmd, o.compile.fault, kFaultHelp);
     addBindOption(cmd, o.binds);
     cmd->add_option("--tiles-per-task", o.compile.tilesPerTask, "tile chains per task")
-        ->check(CLI::NonNegativeNumber);
+        ->check(nonNegativeInteger());
     cmd->add_option("--dump", args->dump,
                     "write every Tensor-level value as .npy plus manifest.json into this directory "
                     "(compare two with pto diff DIR_A DIR_B)");

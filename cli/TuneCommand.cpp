@@ -256,7 +256,7 @@ void registerTune(CLI::App& app, Action& action) {
                     "tune file to write (default tune.db); with a tune file as input and "
                     "--candidate: the trace of that candidate's re-run");
     cmd->add_option("--threads", o.threads, "local threads (default: all the host has)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(nonNegativeInteger());
     cmd->add_flag("--no-prune", args->noPrune,
                   "simulate every candidate (no skipping by the analytic lower bound)");
     cmd->add_option("--best-trace", args->bestTrace,
@@ -265,7 +265,7 @@ void registerTune(CLI::App& app, Action& action) {
     cmd->add_flag("--apply", args->apply,
                   "print the program with the winning directives (the best, or --candidate)");
     cmd->add_option("--candidate", args->candidate, "a candidate id of the tune file")
-        ->check(CLI::NonNegativeNumber);
+        ->check(nonNegativeInteger());
     cmd->add_option("--merge", args->merge,
                     "merge the chunk files of a Slurm sweep in DIR into -o (SQLite ATTACH)");
     cmd->add_option("--entry", o.entry, "function to tune (default @main or the last)");

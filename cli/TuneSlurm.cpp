@@ -2,6 +2,8 @@
 // (cli/TuneSlurm.h). Slurm schedules; this file only writes the script and reads the results.
 #include "cli/TuneSlurm.h"
 
+#include "cli/Command.h"
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -118,11 +120,11 @@ void addSlurmOptions(CLI::App* cmd, bool& useSlurm, SlurmOptions& options) {
     cmd->add_option("--partition", options.partition, "Slurm partition")->needs(slurm);
     cmd->add_option("--max-parallel", options.maxParallel,
                     "array tasks running at once (sbatch --array=…%N)")
-        ->check(CLI::PositiveNumber)
+        ->check(positiveInteger())
         ->needs(slurm);
     cmd->add_option("--chunks", options.chunks,
                     "array tasks (default: one per candidate, at most 64)")
-        ->check(CLI::PositiveNumber)
+        ->check(positiveInteger())
         ->needs(slurm);
     cmd->add_flag("--no-wait", options.noWait,
                   "print the job id and return (merge later with --merge)")

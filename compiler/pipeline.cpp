@@ -15,6 +15,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -189,6 +190,9 @@ std::vector<ProgramInput> programInputs(const CompileState& state) {
 
 CompileState loadProgram(const std::string& path, const std::string& entry,
                          std::span<const ScalarBind> binds) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw CompileError(path, {}, "is a directory, not a program (give a .pto file)");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw CompileError(path, {}, fmt::format("cannot open: {}", std::strerror(errno)));
     std::ostringstream text;

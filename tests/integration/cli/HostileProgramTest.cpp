@@ -130,6 +130,24 @@ TEST_F(HostileProgramTest, TinyVecTilesAreRefusedAndTheFlagRaisesTheLimit) {
     expectCleanError(runLimited(m_dir.path(), "compile small.pto --max-gm lots"), {"--max-gm"});
 }
 
+TEST_F(HostileProgramTest, BadNumbersAndADirectoryAreNamedInTheMessage) {
+    std::ofstream(m_dir / "small.pto")
+        << "func @f(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {\n  %y = exp %x\n"
+        << "  return %y\n}\n";
+    expectCleanError(runLimited(m_dir.path(), "compile small.pto --max-instrs -5"),
+                     {"--max-instrs: expected a positive integer, found '-5'"});
+    expectCleanError(runLimited(m_dir.path(), "run small.pto --max-tile-ops 0"),
+                     {"--max-tile-ops: expected a positive integer, found '0'"});
+    expectCleanError(runLimited(m_dir.path(), "run small.pto --tiles-per-task many"),
+                     {"--tiles-per-task: expected an integer of 0 or more, found 'many'"});
+    expectCleanError(runLimited(m_dir.path(), "run small.pto --max-instrs 99999999999999999999"),
+                     {"--max-instrs: '99999999999999999999' is too large"});
+    fs::create_directory(m_dir / "dir.pto");
+    expectCleanError(runLimited(m_dir.path(), "run dir.pto -o o.db"),
+                     {"dir.pto: error: is a directory, not a program"});
+    expectNoTraceLeft(m_dir.path());
+}
+
 TEST_F(HostileProgramTest, HugeInputOfATileProgramIsRefusedBeforeItIsMade) {
     const Limited r =
         runLimited(m_dir.path(), "run " + repro("c1_run_bad_alloc_tile_gm_25GB.pto") + " --seed 1");
