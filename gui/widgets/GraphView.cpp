@@ -7,6 +7,7 @@
 #include "gui/model/LinkWorker.h"
 #include "gui/model/WorkerPool.h"
 #include "gui/widgets/GraphViewCanvas.h"
+#include "gui/widgets/StatusLine.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -84,8 +85,7 @@ void GraphView::buildUi() {
     splitter->setStretchFactor(1, 3);
     splitter->setSizes({300, 800});
 
-    m_status = new QLabel(this);
-    m_status->setTextFormat(Qt::PlainText); // names from the trace, search text
+    m_status = new StatusLine(this); // names from the trace, search text: plain text
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 0); // Graphviz reports no progress: a busy indicator
     m_progress->setMaximumWidth(120);
@@ -98,10 +98,18 @@ void GraphView::buildUi() {
         setBusy({});
         m_status->setText(tr("Layout cancelled; the previous layout stays on screen."));
     });
+    // The busy indicator flashes on every selection (the mapping runs on a worker): shown and
+    // hidden inside a box of fixed size, its geometry requests stop at the box instead of
+    // relayouting the QMainWindow, which repainted the whole window.
+    auto* busyBox = new QWidget(this);
+    auto* busyRow = new QHBoxLayout(busyBox);
+    busyRow->setContentsMargins(0, 0, 0, 0);
+    busyRow->addWidget(m_progress);
+    busyRow->addWidget(m_cancel);
+    busyBox->setFixedSize(busyBox->sizeHint());
     auto* statusRow = new QHBoxLayout;
     statusRow->addWidget(m_status, 1);
-    statusRow->addWidget(m_progress);
-    statusRow->addWidget(m_cancel);
+    statusRow->addWidget(busyBox);
     setBusy({});
 
     auto* layout = new QVBoxLayout(this);

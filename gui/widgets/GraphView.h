@@ -26,6 +26,8 @@ class QTreeView;
 
 namespace pto::gui {
 
+class StatusLine;
+
 class GraphModel;
 class GraphViewCanvas;
 class HierarchyTreeModel;
@@ -116,7 +118,7 @@ private:
     QLineEdit* m_search = nullptr;
     QToolButton* m_leftToRight = nullptr;
     QSpinBox* m_radius = nullptr;
-    QLabel* m_status = nullptr;
+    StatusLine* m_status = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     /// A stage and its hierarchy, both made on the loader's worker.

@@ -16,6 +16,8 @@ GraphViewCanvas::GraphViewCanvas(QWidget* parent) : QWidget(parent) {
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(false);
     setMinimumSize(200, 150);
+    // paintEvent fills every pixel first: Qt need not paint the parents beneath on an update.
+    setAttribute(Qt::WA_OpaquePaintEvent);
     m_minimap = new Minimap(*this);
 }
 

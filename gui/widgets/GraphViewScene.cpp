@@ -9,6 +9,7 @@
 #include "gui/model/WorkerPool.h"
 #include "gui/widgets/GraphView.h"
 #include "gui/widgets/GraphViewCanvas.h"
+#include "gui/widgets/StatusLine.h"
 #include "gui/widgets/Theme.h"
 #include "gui/widgets/ViewExport.h"
 

@@ -37,6 +37,8 @@ TimelineCanvas::TimelineCanvas(TimelineTrackModel& tracks, TimelineSliceCache& s
     : QWidget(parent), m_tracks(tracks), m_slices(slices), m_layout(tracks) {
     setFocusPolicy(Qt::StrongFocus);
     setMinimumSize(400, 160);
+    // paintEvent fills every pixel first: Qt need not paint the parents beneath on an update.
+    setAttribute(Qt::WA_OpaquePaintEvent);
     setMouseTracking(false);
     m_layout.setSize(width(), height());
     connect(&m_tracks, &TimelineTrackModel::rowsChanged, this, [this] {

@@ -1,6 +1,7 @@
 // The timeline view: wires the canvas to the document, the shared selection, search, area
 // aggregation, slice details and the background summary build.
 #include "gui/widgets/TimelineView.h"
+#include "gui/widgets/StatusLine.h"
 
 #include "gui/model/LinkResolver.h"
 #include "gui/model/LinkWorker.h"
@@ -85,9 +86,12 @@ void TimelineView::buildLayout() {
     m_allFlows->setToolTip(tr("Draw every flag and dependency arrow in view (otherwise only "
                               "those of the selected slice)"));
     auto* fit = new QPushButton(tr("Fit"), this);
-    m_status = new QLabel(this);
-    m_status->setTextFormat(Qt::PlainText);
+    m_status = new StatusLine(this);
 
+    // The match count must not resize the toolbar as it changes (m_status is a StatusLine).
+    m_matchLabel->setMinimumWidth(
+        m_matchLabel->fontMetrics().horizontalAdvance(tr("%1 of %2").arg(999999).arg(999999)));
+    m_matchLabel->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Preferred);
     auto* toolbar = new QHBoxLayout;
     toolbar->addWidget(m_searchBox, 2);
     toolbar->addWidget(previous);

@@ -25,6 +25,8 @@ template <typename T> class QFutureWatcher;
 
 namespace pto::gui {
 
+class StatusLine;
+
 class LinkResolver;
 class LinkWorker;
 struct TimelineDetails;
@@ -130,7 +132,7 @@ private:
     QLabel* m_matchLabel = nullptr;
     QComboBox* m_colouring = nullptr;
     QCheckBox* m_allFlows = nullptr;
-    QLabel* m_status = nullptr;
+    StatusLine* m_status = nullptr;
     QTabWidget* m_side = nullptr;
     TimelineBookmarks* m_bookmarks = nullptr;
     QTableView* m_detailsTable = nullptr;

@@ -28,6 +28,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPaintEvent>
 #include <QPlainTextEdit>
 #include <QScreen>
 #include <QSettings>
@@ -212,6 +213,47 @@ TEST_F(Shell, RecentFilesAreListedAtOnceAndWrittenInOrderOffTheGuiThread) {
         paths.prepend(paths.takeLast());
     }
     EXPECT_EQ(RecentFiles().files(), paths);
+}
+
+// A selection repaints the views that show it, not the window: a status text or a busy
+// indicator that changes inside a dock used to relayout the QMainWindow, which repainted
+// 1400×541 pixels around the docks on every click (QLabel::setText and show/hide ask every
+// ancestor to lay out again).
+TEST_F(Shell, ASelectionRelayoutsNoDockAndRepaintsNotTheWholeWindow) {
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    ASSERT_TRUE(window.openFile(qpath(test::sampleTrace("softmax")), true).isEmpty());
+    auto* graph = window.findChild<GraphView*>();
+    ASSERT_NE(graph, nullptr);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return graph->isIdle(); }, 30000));
+    QTest::qWait(200);
+    struct Watch : QObject {
+        QWidget* window = nullptr;
+        int layouts = 0;
+        int64_t largestPaint = 0;
+        bool eventFilter(QObject* o, QEvent* e) override {
+            if (o != window) return false;
+            if (e->type() == QEvent::LayoutRequest) ++layouts;
+            if (e->type() == QEvent::Paint) {
+                const QRect r = static_cast<QPaintEvent*>(e)->rect();
+                largestPaint = std::max(largestPaint, int64_t(r.width()) * r.height());
+            }
+            return false;
+        }
+    } watch;
+    watch.window = &window;
+    window.installEventFilter(&watch);
+    for (int64_t id = 1; id <= 5; ++id) {
+        window.context().selection().select(EntityRef::slice(id));
+        ASSERT_TRUE(QTest::qWaitFor([&] { return graph->isIdle(); }, 30000));
+        QTest::qWait(100);
+    }
+    window.removeEventFilter(&watch);
+    EXPECT_EQ(watch.layouts, 0);
+    // A dock that shows the selection repaints its own area (the bottom docks: ~38 %); the whole
+    // window (92 % before) is not repainted.
+    EXPECT_LT(watch.largestPaint, int64_t(window.width()) * window.height() / 2);
 }
 
 TEST_F(Shell, OpeningAnotherTraceForgetsTheSearchAndTheSelectedSlice) {
