@@ -24,7 +24,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
-#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
@@ -78,8 +77,7 @@ void TimelineView::buildLayout() {
     auto* next = new QPushButton(tr("▶"), this);
     previous->setToolTip(tr("Previous match"));
     next->setToolTip(tr("Next match"));
-    m_matchLabel = new QLabel(this);
-    m_matchLabel->setTextFormat(Qt::PlainText); // slice names from the trace
+    m_matchLabel = new StatusLine(this); // plain text: slice names from the trace
     m_colouring = new QComboBox(this);
     m_colouring->addItems({tr("Colour by Tensor op"), tr("Colour by pipe")});
     m_allFlows = new QCheckBox(tr("All flows"), this);
@@ -88,10 +86,9 @@ void TimelineView::buildLayout() {
     auto* fit = new QPushButton(tr("Fit"), this);
     m_status = new StatusLine(this);
 
-    // The match count must not resize the toolbar as it changes (m_status is a StatusLine).
-    m_matchLabel->setMinimumWidth(
-        m_matchLabel->fontMetrics().horizontalAdvance(tr("%1 of %2").arg(999999).arg(999999)));
-    m_matchLabel->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Preferred);
+    // Room for "searching…" and "123456/123456 (cap)"; longer texts are elided (tooltip whole).
+    m_matchLabel->setFixedWidth(m_matchLabel->fontMetrics().horizontalAdvance(
+        QStringLiteral("%1/%2 +").arg(999999).arg(999999)));
     auto* toolbar = new QHBoxLayout;
     toolbar->addWidget(m_searchBox, 2);
     toolbar->addWidget(previous);
@@ -273,7 +270,7 @@ void TimelineView::documentChanged() {
     updateFlows(); // none until a slice is selected (cancels a read for the previous trace)
     m_aggregate->clear();
     m_searchBox->clear(); // a query of the previous trace would name slices this one lacks
-    m_matchLabel->clear();
+    m_matchLabel->setText({});
     m_names.clear();
     const TraceDocument* doc = document();
     try {

@@ -15,7 +15,6 @@
 
 class QCheckBox;
 class QComboBox;
-class QLabel;
 class QLineEdit;
 class QMenu;
 class QScrollBar;
@@ -129,7 +128,7 @@ private:
     TimelineCanvas* m_canvas = nullptr;
     QScrollBar* m_scrollBar = nullptr;
     QLineEdit* m_searchBox = nullptr;
-    QLabel* m_matchLabel = nullptr;
+    StatusLine* m_matchLabel = nullptr;
     QComboBox* m_colouring = nullptr;
     QCheckBox* m_allFlows = nullptr;
     StatusLine* m_status = nullptr;
