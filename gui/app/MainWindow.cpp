@@ -1,6 +1,7 @@
 // Main window of pto-studio: builds the docks from studioViews() and opens trace files.
 #include "gui/app/MainWindow.h"
 
+#include "gui/app/LayoutBarrier.h"
 #include "gui/app/ShortcutsDialog.h"
 #include "gui/app/Views.h"
 #include "gui/model/EntityReference.h"
@@ -95,7 +96,7 @@ void MainWindow::createViews() {
         StudioView* view = entry.make(m_context, this);
         auto* dock = new QDockWidget(view->viewTitle(), this);
         dock->setObjectName(view->viewId() + QStringLiteral("Dock"));
-        dock->setWidget(view);
+        dock->setWidget(new LayoutBarrier(view)); // the view's relayouts stay in its dock
         addDockWidget(entry.area, dock);
         if (auto first = firstOfArea.find(entry.area); first != firstOfArea.end())
             tabifyDockWidget(first->second, dock);
@@ -314,7 +315,8 @@ StudioView* MainWindow::view(const QString& id) const {
 }
 
 QDockWidget* MainWindow::dockOf(const StudioView* view) const {
-    return view ? qobject_cast<QDockWidget*>(view->parentWidget()) : nullptr;
+    QWidget* holder = view ? view->parentWidget() : nullptr; // the LayoutBarrier
+    return holder ? qobject_cast<QDockWidget*>(holder->parentWidget()) : nullptr;
 }
 
 void MainWindow::saveLayout() const {

@@ -215,11 +215,12 @@ TEST_F(Shell, RecentFilesAreListedAtOnceAndWrittenInOrderOffTheGuiThread) {
     EXPECT_EQ(RecentFiles().files(), paths);
 }
 
-// A selection repaints the views that show it, not the window: a status text or a busy
-// indicator that changes inside a dock used to relayout the QMainWindow, which repainted
-// 1400×541 pixels around the docks on every click (QLabel::setText and show/hide ask every
-// ancestor to lay out again).
-TEST_F(Shell, ASelectionRelayoutsNoDockAndRepaintsNotTheWholeWindow) {
+// A selection, a tab or a search inside a view repaints that view, not the window: a status
+// text, a busy indicator or a tab that changed inside a dock used to relayout the QMainWindow,
+// which repainted 1400×541 pixels around the docks on every click (QLabel::setText, show/hide
+// and QLayout::activate ask every ancestor to lay out again; the LayoutBarrier holding each
+// view stops them at its dock).
+TEST_F(Shell, ClicksInsideAViewRelayoutNoDockAndRepaintNotTheWholeWindow) {
     MainWindow window;
     window.resize(1400, 900);
     window.show();
@@ -249,6 +250,19 @@ TEST_F(Shell, ASelectionRelayoutsNoDockAndRepaintsNotTheWholeWindow) {
         ASSERT_TRUE(QTest::qWaitFor([&] { return graph->isIdle(); }, 30000));
         QTest::qWait(100);
     }
+    // Inside a view: the timeline's side tabs and its search's match count.
+    auto* timeline = window.findChild<TimelineView*>();
+    ASSERT_NE(timeline, nullptr);
+    auto* side = timeline->findChild<QTabWidget*>();
+    ASSERT_NE(side, nullptr);
+    for (int tab : {1, 2, 0}) {
+        side->setCurrentIndex(tab);
+        QTest::qWait(50);
+    }
+    ASSERT_GT(timeline->searchFor(QStringLiteral("exp")), 1);
+    timeline->nextMatch();
+    timeline->nextMatch();
+    QTest::qWait(100);
     window.removeEventFilter(&watch);
     EXPECT_EQ(watch.layouts, 0);
     // A dock that shows the selection repaints its own area (the bottom docks: ~38 %); the whole
