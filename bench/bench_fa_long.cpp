@@ -1,6 +1,7 @@
 // Flash attention at long sequence lengths through the CLI (issue 15 "Done when"): compile and
 // simulate samples/flash_attention_long.pto (one head, D = 128) timing-only with task-level
-// trace, at S = 8192 and the full S = 32768; wall time and the child's peak RSS. Until loops
+// trace, at S = 8192, 16384 and the full S = 32768; wall time, the child's CPU time (user +
+// system: the machine is shared, so wall time alone says little) and its peak RSS. Until loops
 // survive lowering the loop is unrolled, so the budget flags are raised for the full size.
 #include <benchmark/benchmark.h>
 
@@ -31,8 +32,13 @@ fs::path programAt(int s) {
     return path;
 }
 
-// Runs `pto run` in a child; returns its peak RSS in MiB, or -1 on failure.
-double runChild(const fs::path& program, const fs::path& db) {
+struct ChildUsage {
+    double peakRssMib = -1; // -1: the run failed
+    double cpuSeconds = 0;  // user + system
+};
+
+// Runs `pto run` in a child; returns its peak RSS and CPU time.
+ChildUsage runChild(const fs::path& program, const fs::path& db) {
     const pid_t pid = fork();
     if (pid == 0) {
         const std::string p = program.string(), d = db.string();
@@ -45,24 +51,27 @@ double runChild(const fs::path& program, const fs::path& db) {
     rusage usage{};
     if (pid < 0 || wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) ||
         WEXITSTATUS(status) != 0)
-        return -1;
-    return double(usage.ru_maxrss) / 1024.0;
+        return {};
+    auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) * 1e-6; };
+    return {double(usage.ru_maxrss) / 1024.0, seconds(usage.ru_utime) + seconds(usage.ru_stime)};
 }
 
 void BM_FlashAttentionLongTimingOnly(benchmark::State& state) {
     const int s = int(state.range(0));
     const fs::path program = programAt(s);
     const fs::path db = fs::temp_directory_path() / ("pto_bench_fa_" + std::to_string(s) + ".db");
-    double rss = 0;
+    ChildUsage usage;
     for (auto _ : state) {
-        rss = runChild(program, db);
-        if (rss < 0) return state.SkipWithError("pto run failed");
+        usage = runChild(program, db);
+        if (usage.peakRssMib < 0) return state.SkipWithError("pto run failed");
     }
-    state.counters["peak_rss_mib"] = rss;
+    state.counters["peak_rss_mib"] = usage.peakRssMib;
+    state.counters["cpu_s"] = usage.cpuSeconds;
     fs::remove(db);
 }
 BENCHMARK(BM_FlashAttentionLongTimingOnly)
     ->Arg(8192)
+    ->Arg(16384)
     ->Arg(32768)
     ->Unit(benchmark::kSecond)
     ->UseRealTime()

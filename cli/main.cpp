@@ -1,5 +1,6 @@
 // Entry point of the `pto` command: subcommands, and the mapping of errors to exit codes.
 #include "cli/Command.h"
+#include "cli/HugePages.h"
 
 #include "compiler/ir/Diagnostics.h"
 #include "trace_db/TraceError.h"
@@ -26,6 +27,7 @@ void printOutOfMemory() {
 
 int main(int argc, char** argv) {
     using namespace pto::cli;
+    reexecWithHugePages(argv);
     CLI::App app{"pto — compile, simulate, profile and diff PTO programs for tile-based NPUs"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "pto 0.1.0");

@@ -100,8 +100,12 @@ inline GmRegion gmRegionOf(const Function& tile, const Op& op) {
     r.tensor = store ? op.operands.at(1) : op.operands.at(0);
     const Shape& tileShape = tile.type(store ? op.operands[0] : op.result).shape;
     const Shape& gm = tile.type(r.tensor).shape;
-    std::vector<int64_t> offset = op.attrs.getInts("offset").value_or(std::vector<int64_t>{});
-    if (offset.empty()) offset.assign(size_t(gm.rank()), 0);
+    // The attr read in place (this runs for every GM access in several passes: no copy).
+    const AttrValue* attr = op.attrs.find("offset");
+    const std::vector<int64_t>* given = attr ? std::get_if<std::vector<int64_t>>(attr) : nullptr;
+    std::vector<int64_t> origin;
+    if (!given || given->empty()) origin.assign(size_t(gm.rank()), 0);
+    const std::vector<int64_t>& offset = given && !given->empty() ? *given : origin;
     r.rows = tileShape.rows();
     r.cols = tileShape.cols();
     if (op.kind == OpKind::TScatterAdd) r.rows = gm.rows(); // any row: the index decides

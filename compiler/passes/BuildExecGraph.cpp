@@ -86,11 +86,18 @@ std::pair<int64_t, int64_t> chooseCells(const std::vector<Access>& acc) {
     }
 }
 
-// Appends one edge per conflicting pair of accesses of one tensor (different tasks). A pair is
-// examined in every cell both touch but reported only in the cell holding the corner of their
-// intersection, so each pair is reported once.
-void findConflicts(const std::vector<Access>& acc, uint32_t tensor, std::vector<Edge>& out) {
+// Appends one edge per conflicting pair of accesses of one tensor (different tasks, not of one
+// fused cluster: those are cross-core flags, and a cluster's ping-pong workspace would give
+// every pair of its iterations). A pair is examined in every cell both touch but reported only
+// in the cell holding the corner of their intersection, so each pair is reported once.
+void findConflicts(const std::vector<Access>& acc, uint32_t tensor,
+                   const std::vector<uint32_t>& clusterOf, std::vector<Edge>& out) {
     if (acc.empty()) return;
+    const uint32_t firstCluster = clusterOf[acc.front().task];
+    if (firstCluster != kNoCluster && std::all_of(acc.begin(), acc.end(), [&](const Access& a) {
+            return clusterOf[a.task] == firstCluster;
+        }))
+        return; // a cluster's own workspace
     auto [ch, cw] = chooseCells(acc);
     int64_t width = 1;
     for (const Access& a : acc)
@@ -120,6 +127,8 @@ void findConflicts(const std::vector<Access>& acc, uint32_t tensor, std::vector<
             for (size_t j = lo; j < hi; ++j) {
                 const Access& x = acc[cells[j].second];
                 if (j == i || (x.region.write && j < i) || x.task == w.task) continue;
+                if (clusterOf[x.task] != kNoCluster && clusterOf[x.task] == clusterOf[w.task])
+                    continue;
                 if (!w.region.overlaps(x.region)) continue;
                 int64_t cornerRow = std::max(w.region.row, x.region.row) / ch;
                 int64_t cornerCol = std::max(w.region.col, x.region.col) / cw;
@@ -196,14 +205,13 @@ ExecGraph buildExecGraph(const BlockProgram& program) {
     for (uint32_t i = 0; i < gmOrder.size(); ++i) gmIndex[gmOrder[i]] = i;
 
     std::vector<std::vector<Access>> perTensor = collectAccesses(program, gmIndex, gmOrder.size());
-    std::vector<Edge> edges;
-    for (uint32_t t = 0; t < perTensor.size(); ++t) findConflicts(perTensor[t], t, edges);
     // Tasks of one fused cluster start together; their conflicts are cross-core flags
     // (insert-cross-flags), not task dependencies.
-    std::erase_if(edges, [&](const Edge& e) {
-        const uint32_t c = program.blocks[e.from].cluster;
-        return c != kNoCluster && c == program.blocks[e.to].cluster;
-    });
+    std::vector<uint32_t> clusterOf;
+    for (const BlockFunction& b : program.blocks) clusterOf.push_back(b.cluster);
+    std::vector<Edge> edges;
+    for (uint32_t t = 0; t < perTensor.size(); ++t)
+        findConflicts(perTensor[t], t, clusterOf, edges);
     graph.deps = dedupe(edges);
     checkAcyclic(graph, program, gmOrder);
     return graph;

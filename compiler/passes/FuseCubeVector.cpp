@@ -338,7 +338,8 @@ private:
 // not smaller key, so the stable sort keeps each block a valid order.
 class PipelineOrder {
 public:
-    PipelineOrder(BlockProgram& p, const Components& comps) : m_p(p), m_comps(comps) {}
+    PipelineOrder(BlockProgram& p, const Components& comps)
+        : m_p(p), m_comps(comps), m_key(p.tile.ops().size()), m_keyed(p.tile.ops().size(), 0) {}
 
     void run(const std::vector<uint32_t>& blocks) {
         std::vector<OpId> ops;
@@ -363,15 +364,15 @@ public:
             Key k;
             int64_t after = INT64_MIN; // the latest stage of what it reads
             for (ValueId v : op.operands)
-                if (const Op* prod = m_p.tile.producer(v); prod && m_key.count(prod->id)) {
-                    const Key& pk = m_key[prod->id];
+                if (const Op* prod = m_p.tile.producer(v); prod && keyed(prod->id)) {
+                    const Key& pk = key(prod->id);
                     k.level = std::max(k.level, pk.level);
                     k.hop = std::max(k.hop, pk.hop);
                     after = std::max(after, pk.stage);
                 }
             if (auto it = gmSources.find(id); it != gmSources.end())
                 for (OpId w : it->second) {
-                    const Key& wk = m_key[w];
+                    const Key& wk = key(w);
                     const bool cross = m_p.blocks[m_p.blockOfOp[w]].core != core;
                     k.level = std::max(k.level, wk.level + (cross ? 1 : 0));
                     k.hop = std::max(k.hop, wk.hop + 1);
@@ -386,9 +387,9 @@ public:
             k.stage = m_comps.iter[id] >= 0 ? i : std::max(i, after);
             k.free = !gmSources.count(id);
             for (ValueId v : op.operands)
-                if (const Op* prod = m_p.tile.producer(v); prod && m_key.count(prod->id))
-                    k.free = k.free && m_key[prod->id].free;
-            m_key[id] = k;
+                if (const Op* prod = m_p.tile.producer(v); prod && keyed(prod->id))
+                    k.free = k.free && key(prod->id).free;
+            key(id) = k;
         }
         delayToUsers(ops);
         for (uint32_t b : blocks) sortBlock(m_p.blocks[b]);
@@ -404,6 +405,14 @@ private:
 
     static auto tie(const Key& k) { return std::tuple(k.stage, k.level, k.hop); }
 
+    // The key of a tile op, marking it keyed (a map's operator[]): dense arrays by op id, not a
+    // hash map, since every op of every cluster gets one (millions at S = 32768).
+    Key& key(OpId id) {
+        m_keyed[id] = 1;
+        return m_key[id];
+    }
+    bool keyed(OpId id) const { return m_keyed[id] != 0; }
+
     // An op that reads nothing the cluster computes (a load of an input for the PV of iteration
     // j, whose other operand arrives a stage later, and its moves) moves up to its earliest
     // user, so it does not hold L1/L0 space across a stage. Users first (reverse program
@@ -411,7 +420,7 @@ private:
     void delayToUsers(const std::vector<OpId>& ops) {
         std::unordered_map<OpId, Key> earliestUser;
         for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
-            Key& k = m_key[*it];
+            Key& k = key(*it);
             if (auto u = earliestUser.find(*it);
                 k.free && u != earliestUser.end() && tie(k) < tie(u->second)) {
                 k.stage = u->second.stage;
@@ -420,8 +429,7 @@ private:
             }
             for (ValueId v : m_p.tile.op(*it).operands) {
                 const Op* prod = m_p.tile.producer(v);
-                if (!prod || !m_key.count(prod->id) || m_p.tile.type(v).space == MemSpace::GM)
-                    continue;
+                if (!prod || !keyed(prod->id) || m_p.tile.type(v).space == MemSpace::GM) continue;
                 auto [e, fresh] = earliestUser.try_emplace(prod->id, k);
                 if (!fresh && tie(k) < tie(e->second)) e->second = k;
             }
@@ -438,7 +446,7 @@ private:
         std::vector<size_t> order(block.items.size());
         std::iota(order.begin(), order.end(), size_t(0));
         auto rank = [&](size_t i) {
-            const Key& k = m_key[block.items[i].op];
+            const Key& k = key(block.items[i].op);
             return std::tuple(k.stage, k.level, k.hop, m_comps.ops[pos[i].first].front(),
                               pos[i].second);
         };
@@ -452,7 +460,8 @@ private:
 
     BlockProgram& m_p;
     const Components& m_comps;
-    std::unordered_map<OpId, Key> m_key;
+    std::vector<Key> m_key;    // by tile op id
+    std::vector<char> m_keyed; // by tile op id: m_key holds the op's key
 };
 
 // --- Blocks ------------------------------------------------------------------------------------

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 
 namespace pto {
 namespace {
@@ -62,8 +61,10 @@ void addChannel(const BlockProgram& p, const Channel& channel,
     }
 }
 
-void insertForCluster(BlockProgram& p, const std::vector<uint32_t>& blocks) {
-    std::unordered_map<OpId, uint32_t> posOf; // position of every op in its block's items
+// `posOf` is scratch indexed by tile op id (the position of the op in its block's items), all 0
+// on entry and on exit: one array for every cluster, not a hash map per cluster.
+void insertForCluster(BlockProgram& p, const std::vector<uint32_t>& blocks,
+                      std::vector<uint32_t>& posOf) {
     for (uint32_t b : blocks)
         for (uint32_t i = 0; i < p.blocks[b].items.size(); ++i)
             if (!p.blocks[b].items[i].isSync()) posOf[p.blocks[b].items[i].op] = i;
@@ -96,6 +97,9 @@ void insertForCluster(BlockProgram& p, const std::vector<uint32_t>& blocks) {
         }
         p.blocks[b].items = std::move(items);
     }
+    for (uint32_t b : blocks)
+        for (const BlockItem& it : p.blocks[b].items)
+            if (!it.isSync()) posOf[it.op] = 0;
 }
 
 } // namespace
@@ -104,7 +108,8 @@ void insertCrossFlags(BlockProgram& program) {
     std::map<uint32_t, std::vector<uint32_t>> clusters;
     for (const BlockFunction& b : program.blocks)
         if (b.cluster != kNoCluster) clusters[b.cluster].push_back(b.id);
-    for (const auto& [cluster, blocks] : clusters) insertForCluster(program, blocks);
+    std::vector<uint32_t> posOf(program.tile.ops().size(), 0);
+    for (const auto& [cluster, blocks] : clusters) insertForCluster(program, blocks, posOf);
 }
 
 } // namespace pto

@@ -100,13 +100,16 @@ std::vector<BlockItem> postOrder(const BlockGraph& g, const Chains& c,
     std::vector<BlockItem> ordered;
     ordered.reserve(g.size());
     std::vector<bool> done(g.size(), false);
+    // The members of each component kept in program order, by root (one pass over the block,
+    // not one per component: a cube block holds thousands of them).
+    std::vector<std::vector<uint32_t>> membersOf(g.size());
+    for (uint32_t i = 0; i < g.size(); ++i)
+        if (keepOrder[i]) membersOf[c.root[i]].push_back(i);
     std::vector<std::pair<uint32_t, uint32_t>> stack; // (op position, next operand)
     for (uint32_t sink : c.sinks) {
         if (keepOrder[sink]) {
             if (done[sink]) continue;
-            std::vector<uint32_t> members;
-            for (uint32_t i = 0; i < g.size(); ++i)
-                if (c.root[i] == c.root[sink]) members.push_back(i);
+            std::vector<uint32_t>& members = membersOf[c.root[sink]];
             std::sort(members.begin(), members.end(),
                       [&](uint32_t a, uint32_t b) { return g.op(a) < g.op(b); });
             for (uint32_t i : members) {

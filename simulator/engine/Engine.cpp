@@ -32,6 +32,20 @@ uint32_t serverTag(uint32_t generation, int server) {
     return ((generation << 1) | static_cast<uint32_t>(server)) & Event::kTargetMask;
 }
 
+// Sorts half-open byte ranges and joins those that overlap (not those that only touch, so a
+// point strictly inside the union is strictly inside one of the ranges it came from).
+void mergeRanges(std::vector<std::pair<int64_t, int64_t>>& ranges) {
+    std::sort(ranges.begin(), ranges.end());
+    size_t kept = 0;
+    for (const auto& r : ranges) {
+        if (kept > 0 && r.first < ranges[kept - 1].second)
+            ranges[kept - 1].second = std::max(ranges[kept - 1].second, r.second);
+        else
+            ranges[kept++] = r;
+    }
+    ranges.resize(kept);
+}
+
 } // namespace
 
 Engine::Engine(const TimedProgram& program, const ArchConfig& arch, const CostModel& costs,
@@ -72,7 +86,9 @@ Engine::Engine(const TimedProgram& program, const ArchConfig& arch, const CostMo
         m_handOffs.resize(static_cast<size_t>(std::max(m_hwClusters, 0)));
         m_syncedTo.resize(m_cores.size());
         for (const GmTensor& t : program.source().gm)
-            if (t.role == GmRole::Workspace) m_workspaces.emplace_back(t.addr, t.addr + t.bytes());
+            if (t.role == GmRole::Workspace && t.bytes() > 0)
+                m_workspaces.emplace_back(t.addr, t.addr + t.bytes());
+        mergeRanges(m_workspaces);
     }
     for (uint32_t i = 0; i < tasks.size(); ++i) {
         m_pendingPreds[i] = tasks[i].predecessors;
@@ -621,9 +637,11 @@ void Engine::sendCross(int slot, const TimedInstr& ti, int64_t setSlice) {
 // the data handed off may not be there yet, or may be overwritten before it was read.
 
 bool Engine::inWorkspace(const Region& gm) const {
-    for (const auto& [lo, hi] : m_workspaces)
-        if (gm.lo < hi && lo < gm.hi) return true;
-    return false;
+    // The first range ending after gm.lo is the only one that can overlap first (sorted,
+    // disjoint ranges): a binary search per transfer, not a scan of every workspace.
+    auto it = std::upper_bound(m_workspaces.begin(), m_workspaces.end(), gm.lo,
+                               [](int64_t lo, const auto& r) { return lo < r.second; });
+    return it != m_workspaces.end() && it->first < gm.hi;
 }
 
 void Engine::checkHandOff(int slot, const TimedInstr& ti, const Region& gm) {

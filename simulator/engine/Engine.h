@@ -197,8 +197,9 @@ private:
     std::vector<std::vector<HandOff>> m_handOffs; // per hardware cluster (checkHazards)
     /// Per core slot: the latest set completion, per sending role, of a signal it consumed.
     std::vector<std::array<int64_t, kClusterRoles>> m_syncedTo;
-    std::vector<std::pair<int64_t, int64_t>> m_workspaces; // GM byte ranges of workspaces
-    std::vector<int64_t> m_taskSlices;                     // trace slice per task, 0 = none
+    // GM byte ranges of workspaces, sorted, overlapping ones joined (inWorkspace searches them)
+    std::vector<std::pair<int64_t, int64_t>> m_workspaces;
+    std::vector<int64_t> m_taskSlices; // trace slice per task, 0 = none
     size_t m_tasksDone = 0;
     SimResult m_result;
 };

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 
 namespace pto {
 namespace {
@@ -147,6 +149,35 @@ TEST(CrossFlagRun, ReportNamesTheHandOffWaitsWithAGain) {
     EXPECT_NE(report.out.find("cube tasks 0 cycles"), std::string::npos) << report.out;
     EXPECT_NE(report.out.find("so the cube is the slower side"), std::string::npos) << report.out;
     EXPECT_NE(report.out.find("estimated gain: "), std::string::npos) << report.out;
+}
+
+// A compiled flash attention (S = 2048: 16 clusters, one ping-pong workspace set each, so the
+// GM table holds dozens of workspaces): a wait dropped in the last cluster is caught on that
+// cluster's own workspace, not only on the first one the program declares.
+TEST(CrossFlagRun, DroppedWaitInALateClusterOfCompiledAttentionIsCaught) {
+    std::ifstream in(fmt::format("{}/samples/flash_attention_long.pto", PTO_SOURCE_DIR));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(text.empty());
+    auto replaceAll = [&](const std::string& from, const std::string& to) {
+        for (size_t at = text.find(from); at != std::string::npos;
+             at = text.find(from, at + to.size()))
+            text.replace(at, from.size(), to);
+    };
+    replaceAll("32768x", "2048x");
+    replaceAll("to 128 step", "to 8 step");
+    test::TempDir dir;
+    const std::string path = (dir / "fa2048.pto").string();
+    std::ofstream(path) << text;
+    RunOptions o;
+    o.program = path;
+    o.sim.timingOnly = true;
+    o.sim.traceLevel = sim::TraceLevel::None;
+    o.compile.fault = parseFaultSpec("drop-cross-wait:1300"); // of 1344, in cluster 15 of 16
+    RunResult r = runProgram(o);
+    const std::string& m = r.faultMessage;
+    EXPECT_NE(m.find("cross-core race on workspace GM"), std::string::npos) << m;
+    EXPECT_NE(m.find("(aiv0 of cluster 15)"), std::string::npos) << m;
+    EXPECT_NE(m.find("a CROSS_WAIT_FLAG is missing"), std::string::npos) << m;
 }
 
 TEST(CrossFlagRun, WaitWithNoMatchingSetIsADeadlockNamingBothCores) {
