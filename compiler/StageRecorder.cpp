@@ -103,7 +103,7 @@ int64_t argNodeId(size_t i) {
 // the same order within each table.
 constexpr size_t kRowChunk = 16384;
 // Rows queued for the writer thread at most: the passes wait only when it is this far behind.
-constexpr size_t kQueuedRows = 4 * kRowChunk;
+constexpr size_t kQueuedRows = 2 * kRowChunk;
 
 } // namespace
 
