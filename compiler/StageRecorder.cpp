@@ -131,11 +131,12 @@ template <typename Row> void StageRecorder::send(std::vector<Row>& rows) {
                tracedb::TraceWriter& writer) { writer.addAll(std::span<const Row>(rows)); },
            count);
     rows.clear();
-    rows.reserve(kRowChunk);
 }
 
 template <typename Row> void StageRecorder::sendChunk(std::vector<Row>& rows) {
-    if (rows.size() >= kRowChunk) send(rows);
+    if (rows.size() < kRowChunk) return;
+    send(rows);
+    rows.reserve(kRowChunk); // the next chunk of a big stage
 }
 
 bool StageRecorder::isLastOfLevel(const StageEvent& event) const {
