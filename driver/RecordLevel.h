@@ -24,7 +24,8 @@ class TraceWriter;
 ///         stages;
 /// final   the parsed program and the last stage of the Tile, Block, Exec and PTO levels in
 ///         full, nothing of the other passes (no stage row, no text): the stages a run's
-///         instructions lead back through, and nothing the views would list as not recorded;
+///         instructions lead back through, and nothing the views would list as not recorded
+///         (with --stop-after, a level the compile did not finish has no stage);
 /// none    no stage at all, only the program meta; `pto run` then records no simulated run
 ///         either (its slices would name instructions the file does not hold).
 enum class RecordLevel { All, Levels, Final, None };
