@@ -51,7 +51,7 @@ void BM_CompileGemm4096NoTrace(benchmark::State& st) {
 }
 BENCHMARK(BM_CompileGemm4096NoTrace)->Unit(benchmark::kMillisecond)->Iterations(3);
 
-// The same compile into a trace at `--record levels` / `none` (driver/RecordLevel.h).
+// The same compile into a trace at `--record levels` / `final` / `none` (driver/RecordLevel.h).
 void compileRecordedGemm4096(benchmark::State& st, pto::RecordLevel level) {
     std::string program = std::string(PTO_SOURCE_DIR) + "/samples/gemm_4096.pto";
     auto out = std::filesystem::temp_directory_path() / "pto_bench_compile_record.db";
@@ -67,10 +67,14 @@ void compileRecordedGemm4096(benchmark::State& st, pto::RecordLevel level) {
 void BM_CompileGemm4096RecordLevels(benchmark::State& st) {
     compileRecordedGemm4096(st, pto::RecordLevel::Levels);
 }
+void BM_CompileGemm4096RecordFinal(benchmark::State& st) {
+    compileRecordedGemm4096(st, pto::RecordLevel::Final);
+}
 void BM_CompileGemm4096RecordNone(benchmark::State& st) {
     compileRecordedGemm4096(st, pto::RecordLevel::None);
 }
 BENCHMARK(BM_CompileGemm4096RecordLevels)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_CompileGemm4096RecordFinal)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_CompileGemm4096RecordNone)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 // Issue 17 item 1: `pto run bench/programs/gemm_6144.pto --timing-only --trace none -o FILE` end
@@ -90,10 +94,14 @@ void runGemm6144(benchmark::State& st, pto::RecordLevel level) {
 void BM_RunGemm6144(benchmark::State& st) {
     runGemm6144(st, pto::RecordLevel::All);
 }
+void BM_RunGemm6144RecordFinal(benchmark::State& st) {
+    runGemm6144(st, pto::RecordLevel::Final);
+}
 void BM_RunGemm6144RecordNone(benchmark::State& st) {
     runGemm6144(st, pto::RecordLevel::None);
 }
 BENCHMARK(BM_RunGemm6144)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_RunGemm6144RecordFinal)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_RunGemm6144RecordNone)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // tests/integration/run/programs/loop_attention.pto with `trips` K/V blocks of 128 keys.

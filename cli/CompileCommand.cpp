@@ -112,7 +112,7 @@ int runCompile(const CompileArgs& args) {
     auto record = parseRecordLevel(args.record);
     if (!record)
         throw std::invalid_argument(
-            fmt::format("unknown record level '{}' (all, levels, none)", args.record));
+            fmt::format("unknown record level '{}' ({})", args.record, kRecordLevelNames));
     auto timings = compileWithTileFallback(state, options, writer, *record, pmOptions, observers);
     if (writer) writer->commit();
     if (tracer)
@@ -132,8 +132,11 @@ void registerCompile(CLI::App& app, Action& action) {
     cmd->add_option("-o,--output", args->output, "trace file to write (SQLite)");
     cmd->add_option("--entry", args->entry, "function to compile (default @main or the last)");
     cmd->add_option("--record", args->record,
-                    "stages in the trace: all (default), levels (the last stage of each level "
-                    "in full, the other passes as stage rows), none (the program meta only)");
+                    "stages in the trace: all (the default: every pass's stage, so pto-studio "
+                    "shows each pass's IR, graph and diff), levels (the last stage of each level "
+                    "in full, the other passes as stage rows), final (only the parsed program "
+                    "and the last Tile, Block, Exec and PTO stages), none (the program meta "
+                    "only)");
     cmd->add_option("--stop-after", args->stopAfter,
                     "stop after this pass or level (tensor, tile, block, exec, pto)");
     cmd->add_option("--print-after", args->printAfter, "print the IR after this pass");

@@ -81,7 +81,7 @@ int runRun(RunArgs& args) {
     auto record = parseRecordLevel(args.record);
     if (!record)
         throw std::invalid_argument(
-            fmt::format("unknown record level '{}' (all, levels, none)", args.record));
+            fmt::format("unknown record level '{}' ({})", args.record, kRecordLevelNames));
     args.options.record = *record;
     args.options.compile.doubleBuffer = !args.noDoubleBuffer;
     args.options.compile.fuse = !args.noFuse;
@@ -140,8 +140,11 @@ void registerRun(CLI::App& app, Action& action) {
     cmd->add_flag("--timing-only", o.sim.timingOnly, "skip the numerics (for big shapes)");
     cmd->add_option("--trace", args->traceLevel, "trace level: none, tasks, instructions, full");
     cmd->add_option("--record", args->record,
-                    "compile stages in the trace: all (default), levels (the last stage of each "
-                    "level in full), none (no stages and no run)");
+                    "compile stages in the trace: all (the default: every pass's stage, so "
+                    "pto-studio shows each pass's IR, graph and diff), levels (the last stage of "
+                    "each level in full, the other passes as stage rows), final (only the parsed "
+                    "program and the last Tile, Block, Exec and PTO stages), none (no stages and "
+                    "no run)");
     cmd->add_flag("--check-uninitialized", o.sim.checkUninitialized,
                   "fault on reading on-chip memory no instruction wrote");
     cmd->add_flag("--no-double-buffer", args->noDoubleBuffer,

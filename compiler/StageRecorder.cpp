@@ -102,26 +102,62 @@ int64_t argNodeId(size_t i) {
 // rows built at once held ~0.6 GB (docs/PERFORMANCE.md, issue 17). The rows are the same, in
 // the same order within each table.
 constexpr size_t kRowChunk = 16384;
-
-template <typename Row> void flushChunk(tracedb::TraceWriter& writer, std::vector<Row>& rows) {
-    if (rows.size() < kRowChunk) return;
-    writer.addAll(std::span<const Row>(rows));
-    rows.clear();
-}
+// Rows queued for the writer thread at most: the passes wait only when it is this far behind.
+constexpr size_t kQueuedRows = 2 * kRowChunk;
 
 } // namespace
 
 StageRecorder::StageRecorder(tracedb::TraceWriter& writer, const TargetInfo& target,
-                             RecordLimits limits)
-    : m_writer(writer), m_target(target), m_limits(limits) {}
+                             RecordLimits limits, RecordThread thread)
+    : m_writer(writer), m_target(target), m_limits(limits), m_nextStageId(writer.nextStageId()) {
+    if (thread == RecordThread::Writer) m_thread.emplace(writer, kQueuedRows);
+}
+
+void StageRecorder::finish() {
+    if (m_thread) m_thread->finish();
+}
+
+void StageRecorder::submit(tracedb::WriterThread::Job job, size_t rows) {
+    if (m_thread)
+        m_thread->push(std::move(job), rows);
+    else
+        job(m_writer);
+}
+
+template <typename Row> void StageRecorder::send(std::vector<Row>& rows) {
+    if (rows.empty()) return;
+    const size_t count = rows.size();
+    submit([rows = std::move(rows)](
+               tracedb::TraceWriter& writer) { writer.addAll(std::span<const Row>(rows)); },
+           count);
+    rows.clear();
+}
+
+template <typename Row> void StageRecorder::sendChunk(std::vector<Row>& rows) {
+    if (rows.size() < kRowChunk) return;
+    send(rows);
+    rows.reserve(kRowChunk); // the next chunk of a big stage
+}
 
 bool StageRecorder::isLastOfLevel(const StageEvent& event) const {
     const PassInfo* pass = findPass(event.pass);
     return !pass || isLastPassOfLevel(*pass); // no pass: the parsed program
 }
 
+bool StageRecorder::isFinalStage(const StageEvent& event) const {
+    const PassInfo* pass = findPass(event.pass);
+    if (!pass) return true; // the parsed program: the root of provenance
+    return isLastPassOfLevel(*pass) && event.kind != StageKind::Tensor;
+}
+
 void StageRecorder::onStage(const StageEvent& event) {
     const CompileState& s = event.state;
+    const bool isFunction = event.kind == StageKind::Tensor || event.kind == StageKind::Tile;
+    if (m_limits.finalStagesOnly && !isFinalStage(event)) {
+        if (isFunction)
+            m_anchor = anchoredParents(event.kind == StageKind::Tensor ? s.tensor : s.tile);
+        return;
+    }
     int64_t nodes = 0;
     switch (event.kind) {
     case StageKind::Tensor:
@@ -146,7 +182,6 @@ void StageRecorder::onStage(const StageEvent& event) {
     row.level = levelOf(event.kind);
     row.pass = std::string(event.pass);
     const bool full = nodes <= m_limits.fullStageNodes || isLastOfLevel(event);
-    const bool isFunction = event.kind == StageKind::Tensor || event.kind == StageKind::Tile;
     // Ops of a function stage name their parent in the last stage recorded in full; stages
     // skipped in between are composed away (see anchoredParents).
     int64_t parentStage = isFunction ? m_anchorStage : m_prevStage;
@@ -156,16 +191,19 @@ void StageRecorder::onStage(const StageEvent& event) {
     // Below the Tile level the printed text still holds every tile op.
     int64_t printed =
         event.kind <= StageKind::Tile ? nodes : std::max(nodes, int64_t(s.tile.ops().size()));
-    if (printed <= m_limits.irTextNodes)
+    if (printed <= m_limits.irTextNodes) {
         row.irText = printStage(s);
-    else
-        m_writer.add(
-            tracedb::StatRow{"ir_text_omitted", event.ordinal, tracedb::StatSeverity::Info, printed,
-                             fmt::format("stage {} would print {} ops, above the "
-                                         "{}-op text limit; print it with pto "
-                                         "compile --print-after {}",
-                                         row.name, printed, m_limits.irTextNodes, event.pass)});
-    int64_t stage = m_writer.add(row);
+    } else {
+        tracedb::StatRow stat{"ir_text_omitted", event.ordinal, tracedb::StatSeverity::Info,
+                              printed,
+                              fmt::format("stage {} would print {} ops, above the {}-op text "
+                                          "limit; print it with pto compile --print-after {}",
+                                          row.name, printed, m_limits.irTextNodes, event.pass)};
+        submit([stat = std::move(stat)](tracedb::TraceWriter& writer) { writer.add(stat); });
+    }
+    const int64_t stage = m_nextStageId++;
+    row.id = stage;
+    submit([row = std::move(row)](tracedb::TraceWriter& writer) { writer.add(row); });
 
     if (isFunction) {
         const Function& f = event.kind == StageKind::Tensor ? s.tensor : s.tile;
@@ -197,6 +235,13 @@ void StageRecorder::onStage(const StageEvent& event) {
         }
     }
     if (event.kind == StageKind::Tile && full) m_lastTileStage = stage;
+    // The Tile level's last stage holds most of the nodes and edges a trace will have: their
+    // indexes are built now, on the writer thread while the Block passes run, not at commit.
+    if (event.kind == StageKind::Tile && findPass(event.pass) && isLastOfLevel(event))
+        submit([](tracedb::TraceWriter& writer) {
+            writer.indexNow("node");
+            writer.indexNow("edge");
+        });
     m_prevStage = stage;
 }
 
@@ -263,15 +308,15 @@ void StageRecorder::recordFunction(int64_t stage, const Function& f,
         nodes.push_back(std::move(n));
         for (ValueId v : op.operands)
             edges.push_back({stage, sourceOf(v), op.id, v, typeLabel(f.type(v))});
-        flushChunk(m_writer, nodes);
-        flushChunk(m_writer, edges);
+        sendChunk(nodes);
+        sendChunk(edges);
     }
     int64_t ret = argNodeId(f.args.size());
     nodes.push_back(NodeRow{stage, ret, "return", "return"});
     nodes.back().parentId = ret;
     for (ValueId v : f.results) edges.push_back({stage, sourceOf(v), ret, v, typeLabel(f.type(v))});
-    m_writer.addAll(std::span<const NodeRow>(nodes));
-    m_writer.addAll(std::span<const EdgeRow>(edges));
+    send(nodes);
+    send(edges);
 }
 
 size_t StageRecorder::bufferCount(const BlockProgram& program) {
@@ -302,11 +347,11 @@ void StageRecorder::recordBlocks(int64_t stage, const BlockProgram& program, boo
             if (buf.value != kNoId) r.valueId = buf.value;
             r.slot = buf.slot;
             buffers.push_back(std::move(r));
-            flushChunk(m_writer, buffers);
+            sendChunk(buffers);
         }
     }
-    m_writer.addAll(std::span<const NodeRow>(nodes));
-    m_writer.addAll(std::span<const BufferRow>(buffers));
+    send(nodes);
+    send(buffers);
 }
 
 void StageRecorder::recordExec(int64_t stage, const ExecGraph& exec) {
@@ -322,8 +367,8 @@ void StageRecorder::recordExec(int64_t stage, const ExecGraph& exec) {
     constexpr std::string_view kDepNames[] = {"raw", "war", "waw"};
     for (const TaskDep& d : exec.deps)
         edges.push_back({stage, d.from, d.to, std::nullopt, std::string(kDepNames[int(d.kind)])});
-    m_writer.addAll(std::span<const NodeRow>(nodes));
-    m_writer.addAll(std::span<const EdgeRow>(edges));
+    send(nodes);
+    send(edges);
 }
 
 void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
@@ -335,7 +380,7 @@ void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
         n.attrs = fmt::format(R"({{"instrs":{}}})", k.instrs.size());
         nodes.push_back(std::move(n));
     }
-    m_writer.addAll(std::span<const NodeRow>(nodes));
+    send(nodes);
     std::vector<InstrRow> instrs;
     int64_t instrId = 1; // instruction ids are 1 + the running index over kernels in order
     for (const Kernel& k : pto.kernels) {
@@ -367,10 +412,10 @@ void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
             if (int a = rateOperand(in); a >= 0)
                 r.srcDtype = std::string(dtypeName(in.operands[a].dtype));
             instrs.push_back(std::move(r));
-            flushChunk(m_writer, instrs);
+            sendChunk(instrs);
         }
     }
-    m_writer.addAll(std::span<const InstrRow>(instrs));
+    send(instrs);
 }
 
 void recordProgramMeta(tracedb::TraceWriter& writer, const CompileState& state,

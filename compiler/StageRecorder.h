@@ -4,8 +4,10 @@
 
 #include "compiler/PassManager.h"
 #include "trace_db/TraceWriter.h"
+#include "trace_db/WriterThread.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace pto {
@@ -16,18 +18,40 @@ struct RecordLimits {
     int64_t fullStageNodes = 20000;
     // Stages printed larger than this store no ir_text (a `stats` row says so).
     int64_t irTextNodes = 20000;
+    // `--record final`: only the parsed program and the last stage of the Tile, Block, Exec and
+    // PTO levels are recorded (in full, whatever their size); every other stage leaves no row
+    // at all. Provenance is composed across the stages left out, as across big ones.
+    bool finalStagesOnly = false;
 };
 
+// Where the recorder's inserts run: on the thread that runs the passes, or on a WriterThread
+// of its own, so that the passes go on while the rows of the stages before are inserted.
+enum class RecordThread { Caller, Writer };
+
+// Rows are built on the caller's thread (from the stage, which the next pass changes) and
+// handed to the writer a chunk at a time; with RecordThread::Writer they are inserted on the
+// recorder's WriterThread, in the order they would be inserted synchronously, with the same
+// ids: stage ids are numbered here (from TraceWriter::nextStageId), not by the insert. While
+// that thread runs, nobody else may use the writer: call finish() before touching it again.
 class StageRecorder : public StageObserver {
 public:
-    StageRecorder(tracedb::TraceWriter& writer, const TargetInfo& target, RecordLimits limits = {});
+    StageRecorder(tracedb::TraceWriter& writer, const TargetInfo& target, RecordLimits limits = {},
+                  RecordThread thread = RecordThread::Caller);
     void onStage(const StageEvent& event) override;
+    // Waits until every row is inserted; an insert's error (a full disk, …) is thrown here, or
+    // by the onStage after it. Afterwards the writer is the caller's again. Idempotent.
+    void finish();
 
     // The stage id holding the last Tile-level snapshot (instructions' provenance refers to it).
     int64_t lastTileStage() const { return m_lastTileStage; }
 
 private:
     bool isLastOfLevel(const StageEvent& event) const;
+    bool isFinalStage(const StageEvent& event) const;
+    void submit(tracedb::WriterThread::Job job, size_t rows = 1);
+    // Hands `rows` over (leaving it empty); sendChunk only once a chunk is full.
+    template <typename Row> void send(std::vector<Row>& rows);
+    template <typename Row> void sendChunk(std::vector<Row>& rows);
     // Each op's parent as a node id of the last stage recorded in full (m_anchorStage).
     std::vector<int64_t> anchoredParents(const Function& f) const;
     void recordFunction(int64_t stage, const Function& f, const std::vector<int64_t>& parents);
@@ -40,6 +64,7 @@ private:
     tracedb::TraceWriter& m_writer;
     TargetInfo m_target;
     RecordLimits m_limits;
+    int64_t m_nextStageId;
     static constexpr int64_t kNoParent = INT64_MIN;
     int64_t m_prevStage = -1;
     // Provenance across stages that were not recorded in full: for every op of the previous
@@ -47,6 +72,8 @@ private:
     std::vector<int64_t> m_anchor;
     int64_t m_anchorStage = -1;
     int64_t m_lastTileStage = -1;
+    // Last, so that it is joined first; its jobs own their rows and touch only the writer.
+    std::optional<tracedb::WriterThread> m_thread;
 };
 
 // Writes the program and target facts into `meta` (program_path, program_text, entry, …).

@@ -105,11 +105,13 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
     std::optional<StageRecorder> recorder;
     if (trace) {
         recordProgramMeta(*trace, state, options);
-        recorder.emplace(*trace, options.target, limits);
+        // The passes go on while the stages before are inserted (docs/PERFORMANCE.md, issue 17).
+        recorder.emplace(*trace, options.target, limits, RecordThread::Writer);
         pm.addObserver(&*recorder);
     }
     pm.start();
     lowerToPto(pm);
+    if (recorder) recorder->finish(); // an insert's error is thrown here; the writer is ours again
     // A PTO listing skips every pass; a PTO-level fault is planted into it as loaded.
     if (state.kind == StageKind::Pto && !state.planted && options.fault.active() &&
         faultPass(options.fault.kind) == "emit-pto")

@@ -15,6 +15,7 @@ namespace pto {
 std::optional<RecordLevel> parseRecordLevel(std::string_view name) {
     if (name == "all") return RecordLevel::All;
     if (name == "levels") return RecordLevel::Levels;
+    if (name == "final") return RecordLevel::Final;
     if (name == "none") return RecordLevel::None;
     return std::nullopt;
 }
@@ -25,6 +26,8 @@ std::string_view recordLevelName(RecordLevel level) {
         return "all";
     case RecordLevel::Levels:
         return "levels";
+    case RecordLevel::Final:
+        return "final";
     case RecordLevel::None:
         return "none";
     }
@@ -38,9 +41,10 @@ std::vector<PassTiming> compileRecorded(CompileState& state, const CompileOption
     if (!trace || level == RecordLevel::All)
         return compileProgram(state, options, trace, pmOptions, observers);
     std::vector<PassTiming> timings;
-    if (level == RecordLevel::Levels) {
+    if (level == RecordLevel::Levels || level == RecordLevel::Final) {
         RecordLimits limits;
         limits.fullStageNodes = 0; // only the last stage of each level in full
+        limits.finalStagesOnly = level == RecordLevel::Final;
         timings = compileProgram(state, options, trace, pmOptions, observers, limits);
     } else {
         recordProgramMeta(*trace, state, options); // the program, but no stage

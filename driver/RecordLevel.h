@@ -1,5 +1,5 @@
 // How much of a compile goes into the trace file (`--record` of pto compile and pto run):
-// every pass's stage, only the last stage of each level, or none.
+// every pass's stage, the last stage of each level in full, only those, or none.
 #pragma once
 
 #include "compiler/Pipeline.h"
@@ -19,14 +19,21 @@ class TraceWriter;
 /// all     every pass's stage (intermediate stages over 20 000 nodes as stage rows only): what
 ///         every pto-studio view can show, including the IR diff of each pass — the default;
 /// levels  the first stage (parse) and the last stage of each level in full (Tensor, Tile,
-///         Block, Exec, PTO), every other pass as its stage row only (name, time, counts):
-///         provenance stays complete, the graph and IR views offer those six stages;
+///         Block, Exec, PTO), every other pass as its stage row only (name, time, counts, and
+///         its text when small): provenance stays complete, the graph view offers those six
+///         stages;
+/// final   the parsed program and the last stage of the Tile, Block, Exec and PTO levels in
+///         full, nothing of the other passes (no stage row, no text): the stages a run's
+///         instructions lead back through, and nothing the views would list as not recorded
+///         (with --stop-after, a level the compile did not finish has no stage);
 /// none    no stage at all, only the program meta; `pto run` then records no simulated run
 ///         either (its slices would name instructions the file does not hold).
-enum class RecordLevel { All, Levels, None };
+enum class RecordLevel { All, Levels, Final, None };
 
 std::optional<RecordLevel> parseRecordLevel(std::string_view name);
 std::string_view recordLevelName(RecordLevel level);
+/// What --record accepts, for messages: "all, levels, final, none".
+inline constexpr std::string_view kRecordLevelNames = "all, levels, final, none";
 
 /// compileProgram with the stages recorded into `trace` (when not null) as `level` asks.
 std::vector<PassTiming> compileRecorded(CompileState& state, const CompileOptions& options,

@@ -1,15 +1,12 @@
 // Hands batches of slices, counters and flows to one writer thread that inserts them.
 #pragma once
 
-#include "trace_db/BoundedQueue.h"
 #include "trace_db/Rows.h"
+#include "trace_db/WriterThread.h"
 
 #include <cstddef>
 #include <cstdint>
-#include <exception>
-#include <mutex>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 namespace pto::tracedb {
@@ -26,9 +23,9 @@ struct SliceBatch {
     bool empty() const { return slices.empty() && counters.empty() && flows.empty(); }
 };
 
-/// The simulator's path into the trace: it pushes batches (moved, one lock per batch) into a
-/// bounded queue, and one thread, which owns the writer's connection until finish(), inserts
-/// them in push order. So rows of one track pushed by one thread land in the order pushed.
+/// The simulator's path into the trace: it pushes batches (moved, one lock per batch) to a
+/// WriterThread, which owns the writer's connection until finish() and inserts them in push
+/// order. So rows of one track pushed by one thread land in the order pushed.
 /// A full queue blocks the producer rather than growing without bound.
 ///
 /// Slices that flows refer to need ids known to the producer: set SliceRow::id yourself
@@ -38,12 +35,12 @@ struct SliceBatch {
 /// then be dropped without commit.
 class AsyncSliceSink {
 public:
-    static constexpr std::size_t kDefaultQueuedBatches = 8;
+    static constexpr std::size_t kDefaultQueuedBatches = WriterThread::kDefaultQueuedJobs;
 
     explicit AsyncSliceSink(TraceWriter& writer,
                             std::size_t maxQueuedBatches = kDefaultQueuedBatches);
-    /// Calls finish() and swallows its error (call finish() yourself to see it).
-    ~AsyncSliceSink();
+    /// Finishes and swallows the error (call finish() yourself to see it).
+    ~AsyncSliceSink() = default;
     AsyncSliceSink(const AsyncSliceSink&) = delete;
     AsyncSliceSink& operator=(const AsyncSliceSink&) = delete;
 
@@ -56,14 +53,8 @@ public:
     void finish();
 
 private:
-    void drain();
-    void rethrowIfFailed();
-
     TraceWriter& m_writer;
-    BoundedQueue<SliceBatch> m_queue;
-    std::mutex m_errorMutex;
-    std::exception_ptr m_error;
-    std::thread m_thread;
+    WriterThread m_thread;
 };
 
 } // namespace pto::tracedb

@@ -1,4 +1,4 @@
-// A blocking FIFO of at most N items between producer threads and one consumer thread.
+// A blocking FIFO of bounded weight (N items, or N rows) between producers and one consumer.
 #pragma once
 
 #include <condition_variable>
@@ -11,18 +11,22 @@
 namespace pto::tracedb {
 
 /// Items are moved in and out whole (a batch of rows is one item), so the lock is taken once
-/// per batch, never per row. push() blocks while full; after close() it refuses new items
-/// while pop() still hands out the ones queued.
+/// per batch, never per row. Each item weighs 1 unless pushed with a weight (its row count,
+/// say); push() blocks while the queued weight plus the item's would exceed the capacity (an
+/// item heavier than the capacity waits for an empty queue). After close() it refuses new
+/// items while pop() still hands out the ones queued.
 template <typename T> class BoundedQueue {
 public:
     explicit BoundedQueue(std::size_t capacity) : m_capacity(capacity == 0 ? 1 : capacity) {}
 
     /// False when the queue was closed (the item is dropped).
-    bool push(T item) {
+    bool push(T item, std::size_t weight = 1) {
         std::unique_lock lock(m_mutex);
-        m_notFull.wait(lock, [&] { return m_closed || m_items.size() < m_capacity; });
+        m_notFull.wait(
+            lock, [&] { return m_closed || m_items.empty() || m_weight + weight <= m_capacity; });
         if (m_closed) return false;
-        m_items.push_back(std::move(item));
+        m_items.push_back({std::move(item), weight});
+        m_weight += weight;
         lock.unlock();
         m_notEmpty.notify_one();
         return true;
@@ -33,10 +37,11 @@ public:
         std::unique_lock lock(m_mutex);
         m_notEmpty.wait(lock, [&] { return m_closed || !m_items.empty(); });
         if (m_items.empty()) return std::nullopt;
-        T item = std::move(m_items.front());
+        T item = std::move(m_items.front().first);
+        m_weight -= m_items.front().second;
         m_items.pop_front();
         lock.unlock();
-        m_notFull.notify_one();
+        m_notFull.notify_all(); // producers wait for different weights
         return item;
     }
 
@@ -54,6 +59,7 @@ public:
         {
             std::lock_guard lock(m_mutex);
             m_items.clear();
+            m_weight = 0;
         }
         m_notFull.notify_all();
     }
@@ -62,7 +68,8 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_notFull;
     std::condition_variable m_notEmpty;
-    std::deque<T> m_items;
+    std::deque<std::pair<T, std::size_t>> m_items; // (item, weight)
+    std::size_t m_weight = 0;
     std::size_t m_capacity;
     bool m_closed = false;
 };

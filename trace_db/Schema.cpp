@@ -63,6 +63,19 @@ void finalizeSchema(SqliteDb& db) {
     db.exec(schemaFinalizeSql());
 }
 
+void finalizeIndexesOf(SqliteDb& db, std::string_view table) {
+    const std::string on = fmt::format(" ON {}(", table);
+    std::string_view sql = schemaFinalizeSql();
+    while (!sql.empty()) {
+        const std::size_t end = std::min(sql.find(';'), sql.size());
+        const std::string_view statement = sql.substr(0, end);
+        if (statement.find("CREATE INDEX") != std::string_view::npos &&
+            statement.find(on) != std::string_view::npos)
+            db.exec(statement);
+        sql.remove_prefix(std::min(end + 1, sql.size()));
+    }
+}
+
 void migrateSchema(SqliteDb& db, int fromVersion) {
     for (const AddedColumn& added : kAddedColumns)
         if (fromVersion < added.since)

@@ -21,6 +21,8 @@ bool addedAfter(std::string_view table, std::string_view column, int version);
 
 void createSchema(SqliteDb& db);
 void finalizeSchema(SqliteDb& db);
+/// The statements of schemaFinalizeSql() that index `table` (`CREATE INDEX … ON table(…)`).
+void finalizeIndexesOf(SqliteDb& db, std::string_view table);
 /// Brings a file of an older schema version (from `PRAGMA user_version`) up to this build's,
 /// for TraceWriter::append. Schema 1 → 2 adds instr.flops, gm_bytes and src_dtype as NULL
 /// (not recorded): the costs of instructions written before them stay unknown; 2 → 3 adds

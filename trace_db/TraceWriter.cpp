@@ -83,6 +83,8 @@ public:
     const fs::path& path() const { return m_file.target(); }
     std::int64_t intern(std::string_view text) { return m_strings.intern(text); }
     void setMeta(std::string_view key, std::string_view value);
+    std::int64_t nextStageId();
+    void indexNow(std::string_view table);
     void commit();
 
     template <typename Row> std::int64_t insert(const Row& row);
@@ -135,6 +137,11 @@ void TraceWriter::Impl::startAppend() {
 void TraceWriter::Impl::setMeta(std::string_view key, std::string_view value) {
     requireOpen();
     writeMeta(key, value);
+}
+
+std::int64_t TraceWriter::Impl::nextStageId() {
+    requireOpen();
+    return m_db.queryInt("SELECT coalesce(max(id), 0) + 1 FROM stage");
 }
 
 void TraceWriter::Impl::writeMeta(std::string_view key, std::string_view value) {
@@ -212,6 +219,11 @@ template <typename Action> auto TraceWriter::Impl::closeOnError(Action action) {
     }
 }
 
+void TraceWriter::Impl::indexNow(std::string_view table) {
+    requireOpen();
+    closeOnError([&] { finalizeIndexesOf(m_db, table); });
+}
+
 void TraceWriter::Impl::requireOpen() const {
     if (!m_open)
         throw TraceError(fmt::format("trace writer for '{}' is closed (committed or failed)",
@@ -276,6 +288,12 @@ void TraceWriter::setMeta(std::string_view key, std::string_view value) {
 }
 std::int64_t TraceWriter::intern(std::string_view text) {
     return impl().intern(text);
+}
+std::int64_t TraceWriter::nextStageId() {
+    return impl().nextStageId();
+}
+void TraceWriter::indexNow(std::string_view table) {
+    impl().indexNow(table);
 }
 void TraceWriter::commit() {
     impl().commit();

@@ -20,8 +20,8 @@ namespace pto::tracedb {
 /// of `path` to remove. `path` holds the previous file or nothing, never a half-written trace.
 ///
 /// Threads: one thread at a time uses a writer (it may move between threads); intern() alone
-/// may be called from any thread at any time. While an AsyncSliceSink drains into the
-/// writer, only the sink's thread touches it until AsyncSliceSink::finish().
+/// may be called from any thread at any time. While a WriterThread (an AsyncSliceSink, a
+/// StageRecorder's) drains into the writer, only that thread touches it until its finish().
 ///
 /// Errors throw TraceError naming the file and the reason.
 class TraceWriter {
@@ -43,6 +43,13 @@ public:
     void setMeta(std::string_view key, std::string_view value);
     /// The id of `text` in table `string`, adding it once. Thread-safe.
     std::int64_t intern(std::string_view text);
+    /// The id the next StageRow added with kAutoId gets (one more than the highest so far), so
+    /// a producer can number its stages before they are inserted on a WriterThread.
+    std::int64_t nextStageId();
+    /// Builds the indexes commit() would build on `table` now; rows added later are indexed as
+    /// they are inserted. For a producer whose table is (nearly) complete long before commit —
+    /// on a WriterThread, that work then overlaps the producer's instead of delaying commit.
+    void indexNow(std::string_view table);
 
     // One row per call, or a batch. Rows whose table has an `id` column return it (the one
     // given, or the one assigned when the row's id is kAutoId).

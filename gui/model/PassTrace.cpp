@@ -59,9 +59,13 @@ std::vector<PassStep> passTrace(const tracedb::TraceReader& reader, std::int64_t
     for (const tracedb::StageRow& s : stages) {
         if (!s.parentStageId || *s.parentStageId != at) continue; // stages are in ord order
         if (!isOpLevel(s.level)) break;
+        const std::vector<tracedb::NodeRow> nodes = reader.nodes(s.id);
+        // A stage recorded as its row only (big, or --record levels): the next stage recorded
+        // in full names its parents in `at` (the recorder composes them across this one).
+        if (nodes.empty() && s.nodeCount > 0) continue;
         std::set<std::int64_t> next;
         std::vector<std::string> nextLines;
-        for (const tracedb::NodeRow& n : reader.nodes(s.id))
+        for (const tracedb::NodeRow& n : nodes)
             if (n.parentId && current.count(*n.parentId)) {
                 next.insert(n.id);
                 nextLines.push_back(lineOf(n));

@@ -20,7 +20,9 @@ struct PassStep {
 };
 
 /// The changing passes of node `nodeId` of `stageId`, in pipeline order, over the Tensor and
-/// Tile stages that descend from it (parent_stage_id chain). Unchanged passes are left out.
+/// Tile stages that descend from it (parent_stage_id chain). Unchanged passes are left out;
+/// so are passes whose stage was not recorded in full (a change they made shows at the next
+/// stage that was, under that stage's pass).
 std::vector<PassStep> passTrace(const tracedb::TraceReader& reader, std::int64_t stageId,
                                 std::int64_t nodeId);
 

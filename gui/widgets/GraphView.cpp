@@ -300,8 +300,9 @@ void GraphView::onStageLoaded() {
         setBusy({});
         m_canvas->setScene(nullptr, {}, false);
         m_canvas->setMessage(
-            tr("Stage %1 was not recorded in full (the compiler keeps only the last stage of "
-               "each level above 20 000 nodes). Pick the last stage of the level.")
+            tr("Stage %1 was not recorded in full: intermediate stages above 20 000 nodes, "
+               "and every intermediate stage with --record levels, keep only their stage row. "
+               "Pick the last stage of the level.")
                 .arg(name));
     }
     setOverlay(OverlayKind(m_overlayCombo->currentData().toInt()));

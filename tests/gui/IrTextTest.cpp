@@ -1,6 +1,7 @@
 // IR text: the line diff against difflib and an LCS computed in Python, the line ↔ node
 // mapping checked against the node table, and the view linked to the selection both ways.
 #include "gui/model/IrText.h"
+#include "gui/model/GraphStage.h"
 #include "gui/model/LinkResolver.h"
 #include "gui/model/PtoListing.h"
 #include "gui/widgets/IrTextView.h"
@@ -258,6 +259,38 @@ TEST(GuiIrText, ABigRunShowsItsPtoListingAndSaysWhyTileStagesHaveNoText) {
     auto* editor = static_cast<IrTextEditor*>(view.irEditor());
     QTest::mouseClick(editor->viewport(), Qt::LeftButton, {}, editor->pointOfLine(1));
     EXPECT_EQ(context.selection().current(), EntityRef::instr(1));
+}
+
+// `pto run --record final`: the IR view lists the five stages recorded, and every one shows
+// its text mapped to its nodes, diffed against the stage recorded before it; the graph view
+// reads each of them as recorded (nothing to say "not recorded" about).
+TEST(GuiIrText, AFinalRecordingShowsEveryListedStage) {
+    test::TempDir dir("pto-gui-record-final");
+    const auto trace = dir / "final.db";
+    const auto run = test::runCommand(
+        fmt::format("{} run {} --seed 1 --record final -o {}", PTO_CLI,
+                    test::shellQuote(std::string(PTO_SOURCE_DIR) + "/samples/softmax.pto"),
+                    test::shellQuote(trace.string())));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    StudioContext context;
+    context.setDocument(TraceDocument::open(trace));
+    IrTextView view(context);
+    view.resize(900, 700);
+    view.show();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
+    const auto& reader = context.document()->reader();
+    const auto stages = reader.stages();
+    ASSERT_EQ(stages.size(), 5u);
+    for (const tracedb::StageRow& s : stages) {
+        view.setStage(s.id);
+        ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
+        EXPECT_FALSE(view.irText().text().empty()) << s.name << ": " << view.irText().note();
+        EXPECT_TRUE(view.irText().mapped()) << s.name << ": " << view.irText().note();
+        if (s.parentStageId) { // a level's stage against the one before: something changed
+            EXPECT_FALSE(view.irText().changedLines().empty()) << s.name;
+        }
+        EXPECT_TRUE(loadGraphStage(reader, s.id).recorded) << s.name;
+    }
 }
 
 TEST(GuiIrText, BothTabsNumberTheirLines) {

@@ -51,6 +51,42 @@ TEST(GuiPassTrace, ReduceMaxOfSoftmaxStepsThroughTheSamePassesAsTheCli) {
     EXPECT_EQ(steps.front().nodes.size(), 4u);
 }
 
+// --record levels keeps the intermediate stages as rows without nodes, --record final leaves
+// them out: the trace steps over them to the stages recorded in full, and ends where the trace
+// of a full recording ends (the node is never shown vanishing at a pass not recorded).
+TEST(GuiPassTrace, StagesNotRecordedInFullAreSteppedOver) {
+    test::TempDir dir("pto-gui-pass-trace-levels");
+    const std::string sample = std::string(PTO_SOURCE_DIR) + "/samples/softmax.pto";
+    auto lastStep = [&](const std::string& level) {
+        const std::string trace = (dir / (level + ".db")).string();
+        EXPECT_EQ(
+            test::runCommand(fmt::format("{} compile {} --record {} -o {}", PTO_CLI,
+                                         test::shellQuote(sample), level, test::shellQuote(trace)))
+                .exitCode,
+            0);
+        const tracedb::TraceReader reader = tracedb::TraceReader::open(trace);
+        const std::int64_t root = reader.stages().front().id;
+        std::int64_t node = -1;
+        for (const tracedb::NodeRow& n : reader.nodes(root))
+            if (n.kind == "reduce_max") node = n.id;
+        EXPECT_GE(node, 0);
+        const std::vector<PassStep> steps = passTrace(reader, root, node);
+        EXPECT_FALSE(steps.empty()) << level;
+        for (const PassStep& s : steps) {
+            EXPECT_FALSE(reader.nodes(s.stageId).empty()) << level << ": " << s.pass;
+            EXPECT_FALSE(s.after.empty()) << level << ": " << s.pass;
+        }
+        return steps.empty() ? PassStep{} : steps.back();
+    };
+    const PassStep all = lastStep("all");
+    EXPECT_EQ(all.after.size(), 4u); // one reduce_max per row tile
+    for (const std::string level : {"levels", "final"}) {
+        const PassStep step = lastStep(level);
+        EXPECT_EQ(step.after, all.after) << level;
+        EXPECT_EQ(step.pass, "tile-dead-code") << level; // the Tile level's recorded stage
+    }
+}
+
 TEST(GuiPassTrace, TheIrViewStepsThroughThePassesThatChangedTheSelectedNode) {
     test::TempDir dir("pto-gui-pass-trace-view");
     const std::string sample = std::string(PTO_SOURCE_DIR) + "/samples/softmax.pto";

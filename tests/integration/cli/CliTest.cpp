@@ -209,7 +209,9 @@ TEST_F(CliTest, RunProgressNamesEachPhaseOnATerminal) {
 }
 
 // --record: the same run, fewer stages. `levels` keeps the last stage of each level in full
-// (nodes, instructions, the run's slices), `none` keeps no stage and no run; cycles unchanged.
+// (nodes, instructions, the run's slices), `final` only the parsed program and the last Tile,
+// Block, Exec and PTO stages (no row for the other passes), `none` keeps no stage and no run;
+// cycles unchanged.
 TEST_F(CliTest, RecordLevelsKeepFewerStagesAndTheSameRun) {
     auto run = [&](const std::string& level, const std::string& file) {
         auto r = runCommand(pto(fmt::format("run {} --seed 1 --record {} -o {}", sample("softmax"),
@@ -224,6 +226,7 @@ TEST_F(CliTest, RecordLevelsKeepFewerStagesAndTheSameRun) {
     };
     const std::string all = run("all", "all.db");
     EXPECT_EQ(run("levels", "levels.db"), all);
+    EXPECT_EQ(run("final", "final.db"), all);
     EXPECT_EQ(run("none", "none.db"), all);
     const char* fullStages = "SELECT count(DISTINCT stage_id) FROM node";
     EXPECT_GT(count("all.db", fullStages), 5);
@@ -233,11 +236,24 @@ TEST_F(CliTest, RecordLevelsKeepFewerStagesAndTheSameRun) {
               count("all.db", "SELECT count(*) FROM stage")); // every pass still named, timed
     EXPECT_EQ(count("levels.db", "SELECT count(*) FROM slice"),
               count("all.db", "SELECT count(*) FROM slice"));
+    EXPECT_EQ(count("final.db", fullStages), 5);
+    EXPECT_EQ(count("final.db", "SELECT count(*) FROM stage"), 5); // no row of other passes
+    EXPECT_EQ(count("final.db", "SELECT count(*) FROM stage WHERE name IN ('tensor.parse', "
+                                "'tile.tile-dead-code', 'block.insert-cross-flags', "
+                                "'exec.build-exec-graph', 'pto.emit-pto')"),
+              5);
+    // The same instructions and run as with every stage recorded.
+    EXPECT_EQ(count("final.db", "SELECT count(*) FROM instr"),
+              count("all.db", "SELECT count(*) FROM instr"));
+    EXPECT_EQ(count("final.db", "SELECT count(*) FROM slice"),
+              count("all.db", "SELECT count(*) FROM slice"));
     EXPECT_EQ(count("none.db", "SELECT count(*) FROM stage"), 0);
     EXPECT_EQ(count("none.db", "SELECT count(*) FROM slice"), 0);
     auto bad = runCommand(pto("run " + sample("softmax") + " --record some"));
     EXPECT_EQ(bad.exitCode, 2);
-    EXPECT_NE(bad.err.find("unknown record level 'some'"), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find("unknown record level 'some' (all, levels, final, none)"),
+              std::string::npos)
+        << bad.err;
 }
 
 // The trace file cannot grow past 4 MiB (a full disk, as far as write(2) tells): compile and run

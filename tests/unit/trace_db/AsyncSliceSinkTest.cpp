@@ -1,4 +1,5 @@
-// The async sink delivers every pushed row exactly once, in push order per track.
+// The async sink delivers every pushed row exactly once, in push order per track; the writer
+// thread under it runs jobs in push order and hands their errors to the caller.
 #include "TestTrace.h"
 
 #include "trace_db/AsyncSliceSink.h"
@@ -6,9 +7,13 @@
 #include "trace_db/TraceError.h"
 #include "trace_db/TraceReader.h"
 #include "trace_db/TraceWriter.h"
+#include "trace_db/WriterThread.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <thread>
 
 namespace pto::tracedb {
@@ -141,6 +146,70 @@ TEST(TraceDbBoundedQueue, PopsInOrderAndDrainsAfterClose) {
     EXPECT_EQ(queue.pop(), 2);
     EXPECT_EQ(queue.pop(), 3);
     EXPECT_EQ(queue.pop(), std::nullopt);
+}
+
+TEST(TraceDbBoundedQueue, WeightsBoundTheQueuedRows) {
+    BoundedQueue<int> queue(10);
+    EXPECT_TRUE(queue.push(1, 6));
+    std::atomic<bool> pushed{false};
+    std::thread producer([&] {
+        EXPECT_TRUE(queue.push(2, 6)); // 12 > 10: waits for the pop
+        pushed = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_FALSE(pushed);
+    EXPECT_EQ(queue.pop(), 1);
+    producer.join();
+    EXPECT_EQ(queue.pop(), 2);
+    EXPECT_TRUE(queue.push(3, 25)); // heavier than the capacity: goes in when the queue is empty
+    EXPECT_EQ(queue.pop(), 3);
+}
+
+TEST(TraceDbWriterThread, RunsJobsInPushOrderWithProducerNumberedIds) {
+    TempDir dir;
+    std::filesystem::path path = dir.file("thread.ptotrace");
+    TraceWriter writer = TraceWriter::create(path);
+    const std::int64_t first = writer.nextStageId();
+    EXPECT_EQ(first, 1);
+    {
+        WriterThread thread(writer, 2);
+        for (std::int64_t i = 0; i < 50; ++i)
+            thread.push([i, first](TraceWriter& w) {
+                StageRow row;
+                row.id = first + i;
+                row.ord = i;
+                row.name = fmt::format("stage {}", i);
+                w.add(row);
+            });
+        thread.finish();
+    }
+    EXPECT_EQ(writer.nextStageId(), first + 50); // the writer is the caller's again
+    writer.commit();
+    TraceReader reader = TraceReader::open(path);
+    std::vector<StageRow> stages = reader.stages();
+    ASSERT_EQ(stages.size(), 50U);
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        EXPECT_EQ(stages[i].id, first + std::int64_t(i));
+        EXPECT_EQ(stages[i].name, fmt::format("stage {}", i));
+    }
+}
+
+TEST(TraceDbWriterThread, AJobsErrorReachesTheCallerAndNoFileIsLeft) {
+    TempDir dir;
+    std::filesystem::path path = dir.file("thread.ptotrace");
+    {
+        TraceWriter writer = TraceWriter::create(path);
+        WriterThread thread(writer);
+        thread.push([](TraceWriter&) { throw TraceError("cannot write 'x': disk full"); });
+        try {
+            thread.finish();
+            FAIL() << "the job's error was lost";
+        } catch (const TraceError& error) {
+            EXPECT_STREQ(error.what(), "cannot write 'x': disk full");
+        }
+        EXPECT_THROW(thread.push([](TraceWriter&) {}), TraceError);
+    }
+    EXPECT_FALSE(std::filesystem::exists(path)); // never committed
 }
 
 } // namespace
