@@ -183,7 +183,7 @@ void checkAcyclic(const ExecGraph& graph, const BlockProgram& program,
 
 } // namespace
 
-ExecGraph buildExecGraph(const BlockProgram& program) {
+ExecGraph gmDependencyGraph(const BlockProgram& program) {
     ExecGraph graph;
     graph.tasks.reserve(program.blocks.size());
     for (uint32_t i = 0; i < program.blocks.size(); ++i) {
@@ -205,7 +205,12 @@ ExecGraph buildExecGraph(const BlockProgram& program) {
         return c != kNoCluster && c == program.blocks[e.to].cluster;
     });
     graph.deps = dedupe(edges);
-    checkAcyclic(graph, program, gmOrder);
+    return graph;
+}
+
+ExecGraph buildExecGraph(const BlockProgram& program) {
+    ExecGraph graph = gmDependencyGraph(program);
+    checkAcyclic(graph, program, gmLayoutOrder(program.tile));
     return graph;
 }
 

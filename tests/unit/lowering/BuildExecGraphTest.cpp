@@ -93,7 +93,8 @@ TEST(BuildExecGraph, CycleIsAnError) {
     p.blocks[1].id = 1;
     p.blocks[1].name = "second";
     p.blocks[1].items = {{2, {}}, {3, {}}};
-    EXPECT_THROW(partitionBlocks(p.tile, {}), CompileError) << "partition finds it too";
+    // partition-blocks runs the two chains of such a cycle as one task instead
+    EXPECT_EQ(partitionBlocks(p.tile, {}).blocks.size(), 1u);
     try {
         buildExecGraph(p);
         FAIL() << "expected CompileError";
