@@ -55,7 +55,7 @@ bool recomputable(const Op& op) {
 // depend on all of it anyway).
 ValueId privateTile(Ctx& c, ValueId x, const Region& region, const Region& position,
                     Provenance from, int depth) {
-    const PrivateKey key{x, region, position};
+    const PrivateKey key{x, region, position, c.privateScope};
     if (auto it = c.privateTiles.find(key); it != c.privateTiles.end()) return it->second;
     const Op* producer = c.src.producer(x);
     ValueId tile = kNoId;

@@ -1,0 +1,82 @@
+// Operand tiles an elementwise op would keep on chip across a reduction of themselves.
+#include "compiler/passes/expand/HeldAcross.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace pto::expand {
+namespace {
+
+// How far up the Tensor graph the searches look (recomputation goes 8 ops deep).
+constexpr int kSearchDepth = 16;
+
+// The ops up to kSearchDepth producers above `from` (itself included when it is an op's
+// result), breadth first.
+std::vector<const Op*> producersAbove(const Function& f, ValueId from) {
+    std::vector<const Op*> found;
+    std::vector<ValueId> level{from}, next;
+    std::vector<ValueId> seen{from};
+    for (int d = 0; d < kSearchDepth && !level.empty(); ++d) {
+        next.clear();
+        for (ValueId v : level) {
+            const Op* p = f.producer(v);
+            if (!p) continue;
+            found.push_back(p);
+            for (ValueId x : p->operands)
+                if (std::find(seen.begin(), seen.end(), x) == seen.end()) {
+                    seen.push_back(x);
+                    next.push_back(x);
+                }
+        }
+        std::swap(level, next);
+    }
+    return found;
+}
+
+bool computedFrom(const Function& f, ValueId v, ValueId from) {
+    if (v == from) return true;
+    for (const Op* p : producersAbove(f, v))
+        if (std::find(p->operands.begin(), p->operands.end(), from) != p->operands.end())
+            return true;
+    return false;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
+
+// The tiles of the grid `tile` over `shape` that a reduction over `reduce`'s axis sees
+// together: those along that axis when the ranks match, every tile otherwise.
+int64_t tilesPerReduction(const Function& f, const Op& reduce, const Shape& shape,
+                          const Shape& tile) {
+    const Shape& in = f.type(reduce.operands[0]).shape;
+    int64_t axis = reduce.attrs.getInt("axis", -1);
+    if (axis < 0) axis += in.rank();
+    if (in.rank() == shape.rank() && axis >= 0 && axis < shape.rank() && in[axis] == shape[axis])
+        return ceilDiv(shape[axis], tile[axis]);
+    int64_t all = 1;
+    for (int d = 0; d < shape.rank(); ++d) all *= ceilDiv(shape[d], tile[d]);
+    return all;
+}
+
+} // namespace
+
+bool heldAcrossReduction(const Ctx& c, const Op& op, size_t i, const Shape& tile) {
+    const ValueId x = op.operands[i];
+    const Type& xt = c.src.type(x);
+    const int64_t budget = c.shapes.target().ubBytes / 2;
+    if (xt.shape.numel() * dtypeSize(xt.dtype) <= budget) return false; // never the issue
+    const Shape& shape = c.src.type(op.result).shape;
+    const Region first = broadcastRegion(Region{zeros(shape.rank()), tile}, shape, xt.shape);
+    const int64_t tileBytes = first.extent.numel() * dtypeSize(xt.dtype);
+    for (size_t j = 0; j < op.operands.size(); ++j) {
+        if (op.operands[j] == x) continue;
+        for (const Op* p : producersAbove(c.src, op.operands[j]))
+            if (opInfo(p->kind).cls == OpClass::Reduce && computedFrom(c.src, p->operands[0], x) &&
+                tilesPerReduction(c.src, *p, shape, tile) * tileBytes > budget)
+                return true;
+    }
+    return false;
+}
+
+} // namespace pto::expand
