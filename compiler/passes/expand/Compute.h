@@ -41,7 +41,8 @@ struct Ctx {
     TensorHomes& values;
     TileShapes& shapes;
     std::unordered_map<PrivateKey, ValueId, PrivateKeyHash> privateTiles = {};
-    uint32_t privateScope = 0; // PrivateKey::scope of the private tiles being made
+    uint32_t privateScope = 0;              // PrivateKey::scope of the private tiles being made
+    std::vector<ValueId> readFromHome = {}; // values the op being expanded reads from GM
 };
 
 // The dtype of an emitted tile.

@@ -29,10 +29,14 @@ void expandElementwise(Ctx& c, const Op& op) {
             heldHere || readersPerRegion(rt.shape, tile, c.src.type(op.operands[i]).shape) > 1);
     }
     c.privateScope = held ? op.id + 1 : 0;
+    c.readFromHome.clear();
+    for (size_t i = 0; i < op.operands.size(); ++i)
+        if (computedBackThroughCube(c, op, i)) c.readFromHome.push_back(op.operands[i]);
     forEachTile(rt.shape, tile, [&](const Region& r) {
         c.values.produce(op.result, r, computeTile(c, op, r, &r, privateOperand, 0));
     });
     c.privateScope = 0;
+    c.readFromHome.clear();
 }
 
 } // namespace pto::expand

@@ -1,7 +1,9 @@
-// Operand tiles an elementwise op would keep on chip across a reduction of themselves.
+// Operand tiles an elementwise op reads from GM: held across a reduction, or back from the cube.
 #include "compiler/passes/expand/HeldAcross.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace pto::expand {
@@ -59,7 +61,38 @@ int64_t tilesPerReduction(const Function& f, const Op& reduce, const Shape& shap
     return all;
 }
 
+// Whether some path up the Tensor graph from `from` reaches `target` through a matmul.
+bool reachesThroughMatmul(const Function& f, ValueId from, ValueId target) {
+    std::vector<uint8_t> seen(f.valueCount(), 0); // bit 0: reached, bit 1: through a matmul
+    std::vector<std::pair<ValueId, bool>> stack{{from, false}};
+    while (!stack.empty()) {
+        auto [v, cube] = stack.back();
+        stack.pop_back();
+        const uint8_t bit = cube ? 2 : 1;
+        if (seen[v] & bit) continue;
+        seen[v] |= bit;
+        if (v == target) {
+            if (cube) return true;
+            continue;
+        }
+        const Op* p = f.producer(v);
+        if (!p) continue;
+        const bool next = cube || p->kind == OpKind::Matmul;
+        for (ValueId x : p->operands) stack.push_back({x, next});
+    }
+    return false;
+}
+
 } // namespace
+
+bool computedBackThroughCube(const Ctx& c, const Op& op, size_t i) {
+    const ValueId x = op.operands[i];
+    // the matmul read x from GM, so x has a home by now
+    if (c.values.produced(x).empty() || !c.values.hasHome(x)) return false;
+    for (size_t j = 0; j < op.operands.size(); ++j)
+        if (op.operands[j] != x && reachesThroughMatmul(c.src, op.operands[j], x)) return true;
+    return false;
+}
 
 bool heldAcrossReduction(const Ctx& c, const Op& op, size_t i, const Shape& tile) {
     const ValueId x = op.operands[i];

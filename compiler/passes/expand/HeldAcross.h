@@ -1,5 +1,5 @@
-// Whether an elementwise op's operand tiles would all have to wait on chip for a reduction of
-// that same operand (rms_norm of a row longer than UB): such an operand is read again from GM.
+// Operand tiles an elementwise op must not take from its on-chip producer: those that would all
+// wait on chip for a reduction of themselves, and those another operand computed on the cube.
 #pragma once
 
 #include "compiler/passes/expand/Compute.h"
@@ -13,5 +13,11 @@ namespace pto::expand {
 // op then reads those tiles privately: recomputed from their inputs or loaded again from GM,
 // each just before its use (docs/PASSES.md, expand-tiles).
 bool heldAcrossReduction(const Ctx& c, const Op& op, size_t i, const Shape& tile);
+
+// Operand i of `op` has on-chip tiles, and another operand was computed from it through a
+// matmul (`%y = add (matmul %a, %w), %a`): the matmul read it from GM, so taking its tiles on
+// chip would make the vector chain and the cube task wait for each other (a GM cycle no task
+// order can honour). The op then reads it from its GM home instead.
+bool computedBackThroughCube(const Ctx& c, const Op& op, size_t i);
 
 } // namespace pto::expand

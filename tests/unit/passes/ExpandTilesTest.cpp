@@ -454,6 +454,24 @@ func @f(%x: tensor<4096xf16>) -> tensor<4096xf16> {
     EXPECT_EQ(countOps(g, OpKind::TLoad), 16);
 }
 
+TEST(ExpandTiles, AValueTheCubeReadsIsReadFromGmWhenItsProductComesBack) {
+    // %a goes to the matmul through a workspace; the sub reads it from there too, not from
+    // the exp tiles, or the vector chain and the cube task would wait for each other.
+    const Function f = expanded(R"(
+func @f(%x: tensor<128x128xf16>, %w: tensor<128x128xf16>) -> tensor<128x128xf16> {
+  vec_tile [32, 128]
+  %a = exp %x
+  %m = matmul %a, %w : tensor<128x128xf16>
+  %c = sub %a, %m
+  return %c
+})");
+    EXPECT_EQ(countGm(f, "workspace"), 2); // %a for the cube, %m for the vector ops
+    for (const Op& op : f.ops())
+        if (op.kind == OpKind::Sub) {
+            for (ValueId v : op.operands) EXPECT_EQ(f.producer(v)->kind, OpKind::TLoad);
+        }
+}
+
 TEST(ExpandTiles, DefaultTilesOfAColumnSoftmaxAreWholeColumnStrips) {
     const Function f = expanded(R"(
 func @f(%x: tensor<704x64xf32>) -> tensor<704x64xf32> {
