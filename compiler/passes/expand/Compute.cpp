@@ -12,8 +12,6 @@
 namespace pto::expand {
 namespace {
 
-constexpr int kMaxRecompute = 8; // depth of per-chain recomputation
-
 Attrs computeAttrs(const Op& op) {
     Attrs a;
     for (const Attr& attr : op.attrs.items())
@@ -32,20 +30,6 @@ ValueId broadcastTile(Ctx& c, ValueId tile, int64_t rows, int64_t cols, Provenan
 
 bool isCommutative(OpKind k) {
     return k == OpKind::Add || k == OpKind::Mul || k == OpKind::Max || k == OpKind::Min;
-}
-
-bool recomputable(const Op& op) {
-    switch (opInfo(op.kind).cls) {
-    case OpClass::Binary:
-    case OpClass::Scalar:
-    case OpClass::Unary:
-    case OpClass::Select:
-        return true;
-    case OpClass::Layout:
-        return op.kind == OpKind::Broadcast || op.kind == OpKind::Fill;
-    default:
-        return false;
-    }
 }
 
 // The tile of `region` of x for the result tile `position` of a reader, private to it, so
@@ -122,6 +106,20 @@ std::vector<ValueId> operandTiles(Ctx& c, const Op& op, const Region& r, const R
 }
 
 } // namespace
+
+bool recomputable(const Op& op) {
+    switch (opInfo(op.kind).cls) {
+    case OpClass::Binary:
+    case OpClass::Scalar:
+    case OpClass::Unary:
+    case OpClass::Select:
+        return true;
+    case OpClass::Layout:
+        return op.kind == OpKind::Broadcast || op.kind == OpKind::Fill;
+    default:
+        return false;
+    }
+}
 
 DType tileDType(const Ctx& c, ValueId tile) {
     return c.emit.type(tile).dtype;

@@ -45,6 +45,12 @@ struct Ctx {
     std::vector<ValueId> readFromHome = {}; // values the op being expanded reads from GM
 };
 
+constexpr int kMaxRecompute = 8; // depth of per-chain recomputation
+
+// Whether a private tile of the op's result can be made by recomputing the op (elementwise ops,
+// broadcast, fill) rather than shared or loaded.
+bool recomputable(const Op& op);
+
 // The dtype of an emitted tile.
 DType tileDType(const Ctx& c, ValueId tile);
 

@@ -83,6 +83,17 @@ bool reachesThroughMatmul(const Function& f, ValueId from, ValueId target) {
     return false;
 }
 
+// Whether a private tile of x (Compute.cpp, privateTile) at this recomputation depth is made
+// without an on-chip tile shared across the reduction: x comes from GM, is a reduction's (small)
+// result, or is recomputed from such values within kMaxRecompute ops.
+bool recomputedFromGm(const Ctx& c, ValueId x, int depth) {
+    const Op* p = c.src.producer(x);
+    if (!p || c.values.produced(x).empty() || opInfo(p->kind).cls == OpClass::Reduce) return true;
+    if (!recomputable(*p) || depth >= kMaxRecompute) return false;
+    return std::all_of(p->operands.begin(), p->operands.end(),
+                       [&](ValueId v) { return recomputedFromGm(c, v, depth + 1); });
+}
+
 } // namespace
 
 bool computedBackThroughCube(const Ctx& c, const Op& op, size_t i) {
@@ -102,6 +113,7 @@ bool heldAcrossReduction(const Ctx& c, const Op& op, size_t i, const Shape& tile
     const Shape& shape = c.src.type(op.result).shape;
     const Region first = broadcastRegion(Region{zeros(shape.rank()), tile}, shape, xt.shape);
     const int64_t tileBytes = first.extent.numel() * dtypeSize(xt.dtype);
+    if (!recomputedFromGm(c, x, 0)) return false; // a private copy would hold as much
     for (size_t j = 0; j < op.operands.size(); ++j) {
         if (op.operands[j] == x) continue;
         for (const Op* p : producersAbove(c.src, op.operands[j]))
