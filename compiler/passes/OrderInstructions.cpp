@@ -165,11 +165,11 @@ void orderInstructions(BlockProgram& program) {
     std::vector<uint32_t> local(program.tile.ops().size(), kNoId);
     std::vector<bool> written(program.tile.valueCount(), false);
     for (BlockFunction& block : program.blocks) {
+        BlockGraph graph(program.tile, block, local); // throws for sync items
         if (hasGmHazard(program.tile, block, written)) {
             reorderInProgramOrder(block);
             continue;
         }
-        BlockGraph graph(program.tile, block, local);
         const Chains chains = chainsOf(graph);
         block.items = postOrder(graph, chains, programOrdered(program.tile, graph, chains));
     }
