@@ -101,6 +101,9 @@ TEST(BuildExecGraph, CycleIsAnError) {
     } catch (const CompileError& e) {
         EXPECT_NE(std::string(e.what()).find("cycle"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("%w"), std::string::npos) << e.what();
+        // at the op of the second task that touches %w (its tload, line 3), not the function
+        EXPECT_EQ(e.loc().line, p.tile.op(2).loc.line) << e.what();
+        EXPECT_NE(e.loc().line, p.tile.loc.line) << e.what();
     }
 }
 
