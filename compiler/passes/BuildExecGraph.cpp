@@ -179,7 +179,18 @@ void checkAcyclic(const ExecGraph& graph, const BlockProgram& program,
         if (indegree[d.from] == 0 || indegree[d.to] == 0) continue;
         const BlockFunction& a = program.blocks[d.from];
         const BlockFunction& b = program.blocks[d.to];
-        throw CompileError({}, program.tile.loc,
+        // where the value comes back: b's first access of the tensor (else the function)
+        SourceLoc at = program.tile.loc;
+        for (const BlockItem& item : b.items) {
+            if (item.isSync()) continue;
+            const Op& op = program.tile.op(item.op);
+            if (readsOrWritesGm(op.kind) &&
+                gmRegionOf(program.tile, op).tensor == gmOrder[d.tensor]) {
+                at = op.loc;
+                break;
+            }
+        }
+        throw CompileError({}, at,
                            "tasks '" + a.name + "' and '" + b.name +
                                "' lie on a cycle of GM dependencies (through " +
                                gmName(program.tile, gmOrder[d.tensor]) +
@@ -192,7 +203,7 @@ void checkAcyclic(const ExecGraph& graph, const BlockProgram& program,
 
 } // namespace
 
-ExecGraph buildExecGraph(const BlockProgram& program) {
+ExecGraph gmDependencyGraph(const BlockProgram& program) {
     ExecGraph graph;
     graph.tasks.reserve(program.blocks.size());
     for (uint32_t i = 0; i < program.blocks.size(); ++i) {
@@ -213,7 +224,12 @@ ExecGraph buildExecGraph(const BlockProgram& program) {
     for (uint32_t t = 0; t < perTensor.size(); ++t)
         findConflicts(perTensor[t], t, clusterOf, edges);
     graph.deps = dedupe(edges);
-    checkAcyclic(graph, program, gmOrder);
+    return graph;
+}
+
+ExecGraph buildExecGraph(const BlockProgram& program) {
+    ExecGraph graph = gmDependencyGraph(program);
+    checkAcyclic(graph, program, gmLayoutOrder(program.tile));
     return graph;
 }
 

@@ -14,4 +14,7 @@ namespace pto {
 // not with tasks². Throws CompileError if two tasks depend on each other (a cycle).
 ExecGraph buildExecGraph(const BlockProgram& program);
 
+// The same graph without the cycle check (partition-blocks merges the tasks of a cycle).
+ExecGraph gmDependencyGraph(const BlockProgram& program);
+
 } // namespace pto

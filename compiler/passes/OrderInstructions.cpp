@@ -137,12 +137,42 @@ std::vector<BlockItem> postOrder(const BlockGraph& g, const Chains& c,
     return ordered;
 }
 
+// Whether two of the block's GM accesses overlap, one of them a write (tile chains
+// partition-blocks merged because data went through GM and came back): the depth-first order
+// follows on-chip dataflow only, so such a block keeps program order, in which every GM access
+// follows the ones it depends on. `written` is scratch indexed by value id, all false on entry
+// and on exit.
+bool hasGmHazard(const Function& tile, const BlockFunction& block, std::vector<bool>& written) {
+    std::vector<GmRegion> acc;
+    for (const BlockItem& item : block.items)
+        if (const Op& op = tile.op(item.op); readsOrWritesGm(op.kind)) {
+            acc.push_back(gmRegionOf(tile, op));
+            if (acc.back().write) written[acc.back().tensor] = true;
+        }
+    std::erase_if(acc, [&](const GmRegion& r) { return !written[r.tensor]; });
+    for (const GmRegion& r : acc) written[r.tensor] = false;
+    std::sort(acc.begin(), acc.end(), [](const GmRegion& a, const GmRegion& b) {
+        return std::pair(a.tensor, a.row) < std::pair(b.tensor, b.row);
+    });
+    for (size_t i = 0; i < acc.size(); ++i)
+        for (size_t j = i + 1; j < acc.size() && acc[j].tensor == acc[i].tensor &&
+                               acc[j].row < acc[i].row + acc[i].rows;
+             ++j)
+            if ((acc[i].write || acc[j].write) && acc[i].overlaps(acc[j])) return true;
+    return false;
+}
+
 } // namespace
 
 void orderInstructions(BlockProgram& program) {
     std::vector<uint32_t> local(program.tile.ops().size(), kNoId);
+    std::vector<bool> written(program.tile.valueCount(), false);
     for (BlockFunction& block : program.blocks) {
-        BlockGraph graph(program.tile, block, local);
+        BlockGraph graph(program.tile, block, local); // throws for sync items
+        if (hasGmHazard(program.tile, block, written)) {
+            reorderInProgramOrder(block);
+            continue;
+        }
         const Chains chains = chainsOf(graph);
         block.items = postOrder(graph, chains, programOrdered(program.tile, graph, chains));
     }

@@ -10,7 +10,9 @@ namespace pto {
 // of consecutive chains can overlap. Inside a chain the order is a depth-first post-order
 // from the chain's sinks (in program order), visiting operands left to right: every op comes
 // right after what it needs, loads just before their first use, and a matmul_acc chain keeps
-// k ascending (the accumulator is operand 0). Must run before insert-sync.
+// k ascending (the accumulator is operand 0). A block with two overlapping GM accesses, one a
+// write (chains partition-blocks merged on a GM cycle), keeps program order instead, since the
+// depth-first order sees on-chip dataflow only. Must run before insert-sync.
 void orderInstructions(BlockProgram& program);
 
 // The fallback order of a block whose depth-first order does not fit its on-chip memory

@@ -106,23 +106,26 @@ struct Components {
     OpId first(uint32_t c) const { return ops[start[c]]; }
 };
 
-Components findComponents(const Function& tile) {
-    const size_t n = tile.ops().size();
-    UnionFind uf(n);
-    std::vector<bool> inBlock(n, false);
+// Every op united with the producers of its on-chip operands (GM declarations stay alone).
+UnionFind onChipDataflow(const Function& tile) {
+    UnionFind uf(tile.ops().size());
     for (const Op& op : tile.ops()) {
         if (op.kind == OpKind::GmTensor) continue;
-        inBlock[op.id] = true;
         for (ValueId v : op.operands) {
             const Op* producer = tile.producer(v);
             if (producer && tile.type(v).space != MemSpace::GM) uf.unite(op.id, producer->id);
         }
     }
+    return uf;
+}
+
+// The components of `uf` (on-chip dataflow, plus the merges of mergeGmCycles).
+Components findComponents(const Function& tile, UnionFind& uf) {
     Components c;
-    c.ofOp.assign(n, kNoId);
+    c.ofOp.assign(tile.ops().size(), kNoId);
     std::vector<uint32_t> size;
     for (const Op& op : tile.ops()) {
-        if (!inBlock[op.id]) continue;
+        if (op.kind == OpKind::GmTensor) continue;
         CoreType core = coreOf(tile, op);
         uint32_t root = uf.find(op.id);
         if (root == op.id) {
@@ -179,9 +182,9 @@ std::vector<uint32_t> isomorphicGroups(const Function& tile, const Components& c
     return group;
 }
 
-// Depth of every component in the graph of GM dependencies between components (0 = depends on
-// nothing). The dependencies are those of buildExecGraph with one task per component.
-std::vector<uint32_t> gmDepths(Function& tile, const Components& comps) {
+// The GM dependencies between components: those of buildExecGraph with one task per component
+// (`checked`: throwing its error for a cycle).
+ExecGraph componentDeps(Function& tile, const Components& comps, bool checked) {
     BlockProgram probe;
     probe.tile = std::move(tile);
     probe.blocks.resize(comps.count());
@@ -201,27 +204,92 @@ std::vector<uint32_t> gmDepths(Function& tile, const Components& comps) {
         Function& from;
         ~Restore() { to = std::move(from); }
     } restore{tile, probe.tile};
-    ExecGraph deps = buildExecGraph(probe);
+    return checked ? buildExecGraph(probe) : gmDependencyGraph(probe);
+}
 
-    std::vector<uint32_t> depth(comps.count(), 0), indegree(comps.count(), 0);
-    std::vector<uint32_t> start(comps.count() + 1, 0);
+// Unites the components of every cycle of GM dependencies (a strongly connected component of
+// `deps`, Tarjan's algorithm) whose members run on one core type: a value left one chain's tiles
+// through GM, another chain worked on it, and the first chain reads the result back. One task
+// then runs them all in program order, in which every GM access follows the ones it depends
+// on. True when something was merged.
+bool mergeGmCycles(const Components& comps, const ExecGraph& deps, UnionFind& uf) {
+    const uint32_t n = comps.count();
+    std::vector<uint32_t> start(n + 1, 0);
+    for (const TaskDep& d : deps.deps) ++start[d.from + 1];
+    for (uint32_t c = 0; c < n; ++c) start[c + 1] += start[c]; // deps are sorted by `from`
+    std::vector<uint32_t> index(n, kNoId), low(n, 0), onStack;
+    std::vector<bool> stacked(n, false);
+    std::vector<std::pair<uint32_t, uint32_t>> walk; // (component, next edge)
+    uint32_t next = 0;
+    bool merged = false;
+    for (uint32_t root = 0; root < n; ++root) {
+        if (index[root] != kNoId) continue;
+        walk.push_back({root, start[root]});
+        index[root] = low[root] = next++;
+        onStack.push_back(root);
+        stacked[root] = true;
+        while (!walk.empty()) {
+            auto& [c, e] = walk.back();
+            if (e < start[c + 1]) {
+                const uint32_t to = deps.deps[e++].to;
+                if (index[to] == kNoId) {
+                    index[to] = low[to] = next++;
+                    onStack.push_back(to);
+                    stacked[to] = true;
+                    walk.push_back({to, start[to]});
+                } else if (stacked[to]) {
+                    low[c] = std::min(low[c], index[to]);
+                }
+                continue;
+            }
+            const uint32_t done = c;
+            walk.pop_back();
+            if (!walk.empty()) low[walk.back().first] = std::min(low[walk.back().first], low[done]);
+            if (low[done] != index[done]) continue;
+            std::vector<uint32_t> cycle;
+            uint32_t member = kNoId;
+            do {
+                member = onStack.back();
+                onStack.pop_back();
+                stacked[member] = false;
+                cycle.push_back(member);
+            } while (member != done);
+            const bool oneCore = std::all_of(cycle.begin(), cycle.end(), [&](uint32_t m) {
+                return comps.core[m] == comps.core[done];
+            });
+            if (cycle.size() < 2 || !oneCore) continue; // a mixed cycle stays an error
+            for (uint32_t m : cycle) uf.unite(comps.first(m), comps.first(done));
+            merged = true;
+        }
+    }
+    return merged;
+}
+
+// Depth of every component in the graph of its GM dependencies (0 = depends on nothing);
+// nullopt when they form a cycle.
+std::optional<std::vector<uint32_t>> gmDepths(const ExecGraph& deps, uint32_t count) {
+    std::vector<uint32_t> depth(count, 0), indegree(count, 0);
+    std::vector<uint32_t> start(count + 1, 0);
     for (const TaskDep& d : deps.deps) {
         ++indegree[d.to];
         ++start[d.from + 1];
     }
-    for (uint32_t c = 0; c < comps.count(); ++c) start[c + 1] += start[c];
+    for (uint32_t c = 0; c < count; ++c) start[c + 1] += start[c];
     std::vector<uint32_t> ready;
-    for (uint32_t c = 0; c < comps.count(); ++c)
+    for (uint32_t c = 0; c < count; ++c)
         if (indegree[c] == 0) ready.push_back(c);
+    uint32_t visited = 0;
     while (!ready.empty()) { // deps are sorted by `from`: CSR over deps.deps
         uint32_t c = ready.back();
         ready.pop_back();
+        ++visited;
         for (uint32_t e = start[c]; e < start[c + 1]; ++e) {
             uint32_t to = deps.deps[e].to;
             depth[to] = std::max(depth[to], depth[c] + 1);
             if (--indegree[to] == 0) ready.push_back(to);
         }
     }
+    if (visited != count) return std::nullopt;
     return depth;
 }
 
@@ -377,11 +445,18 @@ BlockProgram buildProgram(Function tile, const Components& comps,
 
 BlockProgram partitionBlocks(Function tile, const PartitionOptions& opts,
                              const std::optional<IterationPacking>& iterations) {
-    const Components comps = findComponents(tile);
+    UnionFind uf = onChipDataflow(tile);
+    Components comps = findComponents(tile, uf);
+    ExecGraph deps = componentDeps(tile, comps, false);
+    if (mergeGmCycles(comps, deps, uf)) {
+        comps = findComponents(tile, uf);
+        deps = componentDeps(tile, comps, false);
+    }
+    std::optional<std::vector<uint32_t>> depth = gmDepths(deps, comps.count());
+    if (!depth) componentDeps(tile, comps, true); // throws the cycle's error
     const std::vector<uint32_t> group = isomorphicGroups(tile, comps);
-    const std::vector<uint32_t> depth = gmDepths(tile, comps);
     const std::vector<PendingBlock> pending =
-        planBlocks(tile, comps, group, depth, opts, iterations);
+        planBlocks(tile, comps, group, *depth, opts, iterations);
     return buildProgram(std::move(tile), comps, pending);
 }
 

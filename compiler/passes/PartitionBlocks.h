@@ -31,10 +31,13 @@ struct PartitionOptions {
 // isomorphic group; a group's components are packed in program order into block functions,
 // `tilesPerTask` consecutive ones each (auto: spread evenly over the cores of the type). Two
 // components that depend on each other through GM, directly or not, never share a block: only
-// components at the same depth of the GM dependency graph are packed together. Blocks are
-// ordered by that depth, then by first op, and named <function>_<aic|aiv>_<n>; the items of
-// each block are its ops, component by component, in program order. GM declarations belong
-// to no block. With `iterations` (and auto packing), a bucket made of one component per lane and
+// components at the same depth of the GM dependency graph are packed together. Components on a
+// cycle of GM dependencies (a value leaves one chain through GM and a result computed from it
+// comes back, e.g. ops with different vec_tiles) are merged into one component first, whose
+// ops run in program order (order-instructions); a cycle between AIC and AIV work stays an error.
+// Blocks are ordered by that depth, then by first op, and named <function>_<aic|aiv>_<n>; the items
+// of each block are its ops, component by component, in program order. GM declarations belong to no
+// block. With `iterations` (and auto packing), a bucket made of one component per lane and
 // iteration of that loop (lane: the component's position within its iteration, e.g. the head)
 // is packed by iteration instead: each lane gets up to `period` blocks (as many as the cores
 // allow), and each block a contiguous range of iterations whose length is linear in the trip

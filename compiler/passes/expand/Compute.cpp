@@ -12,8 +12,6 @@
 namespace pto::expand {
 namespace {
 
-constexpr int kMaxRecompute = 8; // depth of per-chain recomputation
-
 Attrs computeAttrs(const Op& op) {
     Attrs a;
     for (const Attr& attr : op.attrs.items())
@@ -34,20 +32,6 @@ bool isCommutative(OpKind k) {
     return k == OpKind::Add || k == OpKind::Mul || k == OpKind::Max || k == OpKind::Min;
 }
 
-bool recomputable(const Op& op) {
-    switch (opInfo(op.kind).cls) {
-    case OpClass::Binary:
-    case OpClass::Scalar:
-    case OpClass::Unary:
-    case OpClass::Select:
-        return true;
-    case OpClass::Layout:
-        return op.kind == OpKind::Broadcast || op.kind == OpKind::Fill;
-    default:
-        return false;
-    }
-}
-
 // The tile of `region` of x for the result tile `position` of a reader, private to it, so
 // that result tiles (chains) do not share on-chip tiles and can run on different cores: an
 // elementwise producer is recomputed for this region (up to kMaxRecompute ops deep), a value
@@ -55,7 +39,7 @@ bool recomputable(const Op& op) {
 // depend on all of it anyway).
 ValueId privateTile(Ctx& c, ValueId x, const Region& region, const Region& position,
                     Provenance from, int depth) {
-    const PrivateKey key{x, region, position};
+    const PrivateKey key{x, region, position, c.privateScope};
     if (auto it = c.privateTiles.find(key); it != c.privateTiles.end()) return it->second;
     const Op* producer = c.src.producer(x);
     ValueId tile = kNoId;
@@ -74,6 +58,8 @@ ValueId operandTile(Ctx& c, const Op& op, size_t i, const Region& rx, const Regi
                     const std::vector<bool>& privateOperand, int depth) {
     const Provenance from = provenanceOf(op);
     const ValueId x = op.operands[i];
+    if (std::find(c.readFromHome.begin(), c.readFromHome.end(), x) != c.readFromHome.end())
+        return c.values.homeTile(x, rx, from);
     if (position && privateOperand[i]) return privateTile(c, x, rx, *position, from, depth);
     return c.values.tileOf(x, rx, from);
 }
@@ -120,6 +106,20 @@ std::vector<ValueId> operandTiles(Ctx& c, const Op& op, const Region& r, const R
 }
 
 } // namespace
+
+bool recomputable(const Op& op) {
+    switch (opInfo(op.kind).cls) {
+    case OpClass::Binary:
+    case OpClass::Scalar:
+    case OpClass::Unary:
+    case OpClass::Select:
+        return true;
+    case OpClass::Layout:
+        return op.kind == OpKind::Broadcast || op.kind == OpKind::Fill;
+    default:
+        return false;
+    }
+}
 
 DType tileDType(const Ctx& c, ValueId tile) {
     return c.emit.type(tile).dtype;

@@ -15,17 +15,21 @@
 
 namespace pto::expand {
 
-// A tile of a value made for one result tile (the `position`) of a broadcasting reader.
+// A tile of a value made for one result tile (the `position`) of a broadcasting reader; `scope`
+// is 0, or the reader's op id + 1 when its tiles must not be shared with earlier readers (an
+// operand held across a reduction, HeldAcross.h).
 struct PrivateKey {
     ValueId value;
     Region region;
     Region position;
+    uint32_t scope = 0;
     friend bool operator==(const PrivateKey&, const PrivateKey&) = default;
 };
 
 struct PrivateKeyHash {
     size_t operator()(const PrivateKey& k) const noexcept {
-        return RegionHash{}(k.region) * 31 + RegionHash{}(k.position) * 7 + k.value;
+        return RegionHash{}(k.region) * 31 + RegionHash{}(k.position) * 7 + k.value +
+               size_t(k.scope) * 131;
     }
 };
 
@@ -37,7 +41,15 @@ struct Ctx {
     TensorHomes& values;
     TileShapes& shapes;
     std::unordered_map<PrivateKey, ValueId, PrivateKeyHash> privateTiles = {};
+    uint32_t privateScope = 0;              // PrivateKey::scope of the private tiles being made
+    std::vector<ValueId> readFromHome = {}; // values the op being expanded reads from GM
 };
+
+constexpr int kMaxRecompute = 8; // depth of per-chain recomputation
+
+// Whether a private tile of the op's result can be made by recomputing the op (elementwise ops,
+// broadcast, fill) rather than shared or loaded.
+bool recomputable(const Op& op);
 
 // The dtype of an emitted tile.
 DType tileDType(const Ctx& c, ValueId tile);

@@ -1,5 +1,6 @@
 // expand-tiles of elementwise ops: one tile op per result tile over the result's vec tile grid.
 #include "compiler/passes/expand/Expanders.h"
+#include "compiler/passes/expand/HeldAcross.h"
 
 namespace pto::expand {
 
@@ -17,13 +18,25 @@ void expandElementwise(Ctx& c, const Op& op) {
         return false;
     };
     const Shape tile = c.shapes.vecTile(op, rt.shape, dtypesOf(c, op), blockBroadcast);
-    // Operands read by several result tiles at the same region get a copy per result tile.
+    // Operands read by several result tiles at the same region get a copy per result tile, and
+    // so do operands whose tiles would all wait on chip for a reduction of themselves.
     std::vector<bool> privateOperand;
-    for (ValueId x : op.operands)
-        privateOperand.push_back(readersPerRegion(rt.shape, tile, c.src.type(x).shape) > 1);
+    bool held = false; // then the private tiles are this op's own, not an earlier reader's
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+        const bool heldHere = heldAcrossReduction(c, op, i, tile);
+        held = held || heldHere;
+        privateOperand.push_back(
+            heldHere || readersPerRegion(rt.shape, tile, c.src.type(op.operands[i]).shape) > 1);
+    }
+    c.privateScope = held ? op.id + 1 : 0;
+    c.readFromHome.clear();
+    for (size_t i = 0; i < op.operands.size(); ++i)
+        if (computedBackThroughCube(c, op, i)) c.readFromHome.push_back(op.operands[i]);
     forEachTile(rt.shape, tile, [&](const Region& r) {
         c.values.produce(op.result, r, computeTile(c, op, r, &r, privateOperand, 0));
     });
+    c.privateScope = 0;
+    c.readFromHome.clear();
 }
 
 } // namespace pto::expand

@@ -101,6 +101,10 @@ ValueId TensorHomes::loadFresh(ValueId v, Home home, const Region& region, Prove
 
 ValueId TensorHomes::tileOf(ValueId v, const Region& region, Provenance from) {
     if (ValueId t = producedTile(v, region); t != kNoId) return t;
+    return homeTile(v, region, from);
+}
+
+ValueId TensorHomes::homeTile(ValueId v, const Region& region, Provenance from) {
     if (auto it = m_tiles[v].loaded.find(region); it != m_tiles[v].loaded.end()) return it->second;
     const Home home = materialise(v);
     const ValueId tile = loadFresh(v, home, region, from);

@@ -52,6 +52,9 @@ public:
     // The tile holding exactly `region` of Tensor value v: the one its producer computed, or
     // a load from v's home shared by every later reader of that region.
     ValueId tileOf(ValueId v, const Region& region, Provenance from);
+    // The shared load of `region` from v's home (materialising v first if it has none), even
+    // when v's producer computed that tile on chip.
+    ValueId homeTile(ValueId v, const Region& region, Provenance from);
     // The tile v's producer computed for exactly `region`, or kNoId.
     ValueId producedTile(ValueId v, const Region& region) const {
         const auto& at = m_tiles[v].producedAt;
@@ -64,6 +67,7 @@ public:
         t.producedAt.emplace(region, tile);
         t.produced.emplace_back(region, tile);
     }
+    bool hasHome(ValueId v) const { return m_tiles[v].home.has_value(); }
     // Sets v's home directly (views, and values written straight into GM).
     void setHome(ValueId v, Home home) { m_tiles[v].home = std::move(home); }
     // v's home, storing its produced tiles into a new workspace if it has none yet.

@@ -35,6 +35,7 @@ public:
     Shape vecTile(const Op& op, const Shape& space, const std::vector<DType>& dtypes,
                   const std::function<bool(const Shape&)>& needsLeadingOnes = {}) const;
     CubeTile cubeTile(const Op& op, int64_t m, int64_t k, int64_t n, DType a, DType b) const;
+    const TargetInfo& target() const { return m_target; }
 
     [[noreturn]] void fail(const Op& op, const std::string& message) const {
         throw CompileError(m_file, op.loc, fmt::format("{}: {}", opRef(m_src, op), message));

@@ -1,6 +1,7 @@
-// Tests of partition-blocks (components, groups, packing, GM depth) and order-instructions.
+// Tests of partition-blocks (components, groups, packing, GM depth and cycles), order-instructions.
 #include "LoweringTestUtil.h"
 
+#include "compiler/passes/BuildExecGraph.h"
 #include "compiler/passes/OrderInstructions.h"
 #include "compiler/passes/PartitionBlocks.h"
 
@@ -11,6 +12,11 @@
 
 namespace pto::test {
 namespace {
+
+struct TileProgramWithCycle {
+    Function tile;
+    std::vector<ValueId> workspaces;
+};
 
 size_t opItems(const BlockFunction& b) {
     return size_t(std::count_if(b.items.begin(), b.items.end(),
@@ -86,6 +92,56 @@ TEST(PartitionBlocks, GmDependentTilesNeverShareABlock) {
     }
     BlockProgram p = partitionBlocks(b.take(), {24, 1, 0});
     EXPECT_EQ(p.blocks.size(), 6u);
+}
+
+// Chain A stores a, chain B reads it and stores b, chain A reads b back (ops with different vec
+// tiles): a GM cycle between the two chains. They become one task, and the exec graph has no
+// cycle; order-instructions keeps that task in program order, so each store precedes the load
+// of what it wrote.
+TileProgramWithCycle chainsOnAGmCycle() {
+    TileBuilder b("cycle");
+    ValueId x = b.arg("x", DType::F32, {16, 256});
+    ValueId a = b.gmTensor("a_ws", DType::F32, {16, 256}, "workspace");
+    ValueId w = b.gmTensor("b_ws", DType::F32, {16, 256}, "workspace");
+    ValueId y = b.gmTensor("y", DType::F32, {16, 256}, "output");
+    ValueId ta = b.unary(OpKind::Exp, b.tload(x, {0, 0}, {16, 256}, MemSpace::UB));
+    b.tstore(ta, a, {0, 0});
+    ValueId tb = b.unary(OpKind::Exp, b.tload(a, {0, 0}, {16, 256}, MemSpace::UB));
+    b.tstore(tb, w, {0, 0});
+    ValueId back = b.tload(w, {0, 0}, {16, 256}, MemSpace::UB);
+    b.tstore(b.binary(OpKind::Add, ta, back, {16, 256}), y, {0, 0});
+    return {b.take(), {a, w}};
+}
+
+TEST(PartitionBlocks, ChainsOnAGmCycleBecomeOneTask) {
+    TileProgramWithCycle c = chainsOnAGmCycle();
+    BlockProgram p = partitionBlocks(std::move(c.tile), {});
+    ASSERT_EQ(p.blocks.size(), 1u);
+    const auto ops = std::count_if(p.tile.ops().begin(), p.tile.ops().end(),
+                                   [](const Op& op) { return op.kind != OpKind::GmTensor; });
+    EXPECT_EQ(opItems(p.blocks[0]), size_t(ops));
+    EXPECT_TRUE(buildExecGraph(p).deps.empty());
+}
+
+TEST(OrderInstructions, ATaskThatReadsBackWhatItStoredKeepsProgramOrder) {
+    TileProgramWithCycle c = chainsOnAGmCycle();
+    BlockProgram p = partitionBlocks(std::move(c.tile), {});
+    orderInstructions(p);
+    ASSERT_EQ(p.blocks.size(), 1u);
+    std::vector<OpId> order;
+    for (const BlockItem& i : p.blocks[0].items) order.push_back(i.op);
+    EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+    // Every load of a workspace comes after the store into it.
+    for (ValueId ws : c.workspaces) {
+        size_t store = order.size(), load = order.size();
+        for (size_t i = 0; i < order.size(); ++i) {
+            const Op& op = p.tile.op(order[i]);
+            if (op.kind == OpKind::TStore && op.operands[1] == ws) store = i;
+            if (op.kind == OpKind::TLoad && op.operands[0] == ws) load = i;
+        }
+        ASSERT_LT(store, order.size());
+        EXPECT_LT(store, load);
+    }
 }
 
 TEST(PartitionBlocks, IndependentTilesShareABlockOnOneCore) {

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -416,6 +417,59 @@ func @f(%x: tensor<12x1024xf32>) -> tensor<12x1024xf32> {
     EXPECT_EQ(countGm(f, "workspace"), 0);
     EXPECT_EQ(tileShapes(f, OpKind::Rsqrt), std::set<std::string>{"4x1"});
     EXPECT_EQ(tileShapes(f, OpKind::Mul), std::set<std::string>{"4x1024"});
+}
+
+// The users of each tload of %x in f (ops reading its tile).
+std::vector<int> usersOfLoads(const Function& f) {
+    std::vector<int> users;
+    for (const Op& load : f.ops()) {
+        if (load.kind != OpKind::TLoad) continue;
+        int n = 0;
+        for (const Op& op : f.ops())
+            n += int(std::count(op.operands.begin(), op.operands.end(), load.result));
+        users.push_back(n);
+    }
+    return users;
+}
+
+TEST(ExpandTiles, ARowLongerThanUBIsReadAgainAfterItsReduction) {
+    // 238 tiles of 1 KiB along the reduced axis would all wait for the norm: the scale reads
+    // %x again (fresh loads, the f16 → f32 cast recomputed) instead of keeping the tiles.
+    const Function f = expanded(R"(
+func @f(%x: tensor<60928xf16>) -> tensor<60928xf16> {
+  vec_tile [256]
+  %y = rms_norm %x
+  return %y
+})");
+    EXPECT_EQ(countOps(f, OpKind::TLoad), 2 * 238);
+    for (int users : usersOfLoads(f)) EXPECT_EQ(users, 1);
+    EXPECT_EQ(countGm(f, "workspace"), 0);
+    // A row that fits keeps its tiles: one load per tile, read by the square and the scale.
+    const Function g = expanded(R"(
+func @f(%x: tensor<4096xf16>) -> tensor<4096xf16> {
+  vec_tile [256]
+  %y = rms_norm %x
+  return %y
+})");
+    EXPECT_EQ(countOps(g, OpKind::TLoad), 16);
+}
+
+TEST(ExpandTiles, AValueTheCubeReadsIsReadFromGmWhenItsProductComesBack) {
+    // %a goes to the matmul through a workspace; the sub reads it from there too, not from
+    // the exp tiles, or the vector chain and the cube task would wait for each other.
+    const Function f = expanded(R"(
+func @f(%x: tensor<128x128xf16>, %w: tensor<128x128xf16>) -> tensor<128x128xf16> {
+  vec_tile [32, 128]
+  %a = exp %x
+  %m = matmul %a, %w : tensor<128x128xf16>
+  %c = sub %a, %m
+  return %c
+})");
+    EXPECT_EQ(countGm(f, "workspace"), 2); // %a for the cube, %m for the vector ops
+    for (const Op& op : f.ops())
+        if (op.kind == OpKind::Sub) {
+            for (ValueId v : op.operands) EXPECT_EQ(f.producer(v)->kind, OpKind::TLoad);
+        }
 }
 
 TEST(ExpandTiles, DefaultTilesOfAColumnSoftmaxAreWholeColumnStrips) {
