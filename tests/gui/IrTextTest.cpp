@@ -8,6 +8,7 @@
 #include "gui/widgets/IrTextViewEditor.h"
 #include "tests/gui/DiffFixtures.h"
 #include "tests/gui/support/Fixtures.h"
+#include "tests/gui/support/OpenIrView.h"
 #include "tests/support/Process.h"
 
 #include <QTabWidget>
@@ -223,12 +224,9 @@ std::filesystem::path bigRunTrace() {
 }
 
 TEST(GuiIrText, ABigRunShowsItsPtoListingAndSaysWhyTileStagesHaveNoText) {
-    StudioContext context;
-    context.setDocument(TraceDocument::open(bigRunTrace()));
-    IrTextView view(context);
-    view.resize(900, 700);
-    view.show();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
+    test::OpenIrView open(bigRunTrace());
+    ASSERT_TRUE(open.loaded());
+    auto& [context, view] = open;
     const auto& reader = context.document()->reader();
     std::int64_t tile = -1, pto = -1;
     for (const auto& s : reader.stages()) {
@@ -272,12 +270,9 @@ TEST(GuiIrText, AFinalRecordingShowsEveryListedStage) {
                     test::shellQuote(std::string(PTO_SOURCE_DIR) + "/samples/softmax.pto"),
                     test::shellQuote(trace.string())));
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    StudioContext context;
-    context.setDocument(TraceDocument::open(trace));
-    IrTextView view(context);
-    view.resize(900, 700);
-    view.show();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
+    test::OpenIrView open(trace);
+    ASSERT_TRUE(open.loaded());
+    auto& [context, view] = open;
     const auto& reader = context.document()->reader();
     const auto stages = reader.stages();
     ASSERT_EQ(stages.size(), 5u);
@@ -295,12 +290,9 @@ TEST(GuiIrText, AFinalRecordingShowsEveryListedStage) {
 
 TEST(GuiIrText, BothTabsNumberTheirLines) {
     const auto trace = test::sampleTrace("matmul");
-    StudioContext context;
-    context.setDocument(TraceDocument::open(trace));
-    IrTextView view(context);
-    view.resize(900, 700);
-    view.show();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
+    test::OpenIrView open(trace);
+    ASSERT_TRUE(open.loaded());
+    auto& [context, view] = open;
     for (QPlainTextEdit* plain : {view.irEditor(), view.sourceEditor()}) {
         auto* editor = static_cast<IrTextEditor*>(plain);
         ASSERT_GT(editor->blockCount(), 1);
@@ -322,12 +314,9 @@ TEST(GuiIrText, BothTabsNumberTheirLines) {
 
 TEST(GuiIrText, ViewMarksChangesAndFollowsTheSelectionBothWays) {
     const auto trace = test::bisectTrace("matmul", "shift-tile-offset").trace;
-    StudioContext context;
-    context.setDocument(TraceDocument::open(trace));
-    IrTextView view(context);
-    view.resize(900, 700);
-    view.show();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
+    test::OpenIrView open(trace);
+    ASSERT_TRUE(open.loaded());
+    auto& [context, view] = open;
     const auto& reader = context.document()->reader();
     std::int64_t assign = -1;
     for (const auto& s : reader.stages())

@@ -4,6 +4,7 @@
 #include "gui/model/PassTrace.h"
 #include "gui/widgets/IrTextView.h"
 #include "gui/widgets/PassTraceBar.h"
+#include "tests/gui/support/OpenIrView.h"
 #include "tests/support/Process.h"
 
 #include <QPushButton>
@@ -95,12 +96,9 @@ TEST(GuiPassTrace, TheIrViewStepsThroughThePassesThatChangedTheSelectedNode) {
                                            test::shellQuote(trace.string())))
                   .exitCode,
               0);
-    StudioContext context;
-    context.setDocument(TraceDocument::open(trace));
-    IrTextView view(context);
-    view.resize(900, 700);
-    view.show();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
+    test::OpenIrView open(trace);
+    ASSERT_TRUE(open.loaded());
+    auto& [context, view] = open;
     PassTraceBar& bar = *view.passTrace();
     EXPECT_FALSE(bar.traceButton()->isEnabled()); // nothing selected
     const auto& reader = context.document()->reader();
