@@ -269,5 +269,37 @@ TEST_F(CliTest, TraceWriteFailureIsAnErrorAndLeavesNoFile) {
     }
 }
 
+// Where the kernel gives transparent huge pages only on request, pto re-executes itself once
+// with glibc's malloc asking for them (cli/HugePages.h); PTO_HUGE_PAGES=0 or the user's own
+// GLIBC_TUNABLES keep it as started. Seen from outside: the running process's environment.
+TEST_F(CliTest, PtoAsksForHugePagesOnlyWhereTheKernelWantsItAsked) {
+    std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string modes;
+    std::getline(thp, modes);
+    if (modes.find("[madvise]") == std::string::npos)
+        GTEST_SKIP() << "THP mode is not madvise here: " << modes;
+    ASSERT_EQ(compileText("func @f(%x: tensor<16x16xf32>) -> tensor<16x16xf32> {\n"
+                          "  %y = exp %x\n  return %y\n}\n",
+                          "small.pto")
+                  .exitCode,
+              0);
+    // A query that runs for seconds; its environment is read while it runs (same pid after exec).
+    const std::string slow = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+                             "WHERE x < 400000000) SELECT count(*) FROM c";
+    auto tunablesOf = [&](const std::string& env) {
+        const auto r = runCommand(fmt::format(
+            "( {} {} query {} {} --timeout 20 >/dev/null 2>&1 & pid=$!; sleep 1; "
+            "tr '\\0' '\\n' < /proc/$pid/environ | grep '^GLIBC_TUNABLES=' || echo none; "
+            "kill $pid; wait $pid 2>/dev/null; true )",
+            env, PTO_CLI, shellQuote(out().string()), shellQuote(slow)));
+        return r.out;
+    };
+    EXPECT_EQ(tunablesOf("env -u GLIBC_TUNABLES -u PTO_HUGE_PAGES"),
+              "GLIBC_TUNABLES=glibc.malloc.hugetlb=1\n");
+    EXPECT_EQ(tunablesOf("env -u GLIBC_TUNABLES PTO_HUGE_PAGES=0"), "none\n");
+    EXPECT_EQ(tunablesOf("env -u PTO_HUGE_PAGES GLIBC_TUNABLES=glibc.malloc.arena_max=2"),
+              "GLIBC_TUNABLES=glibc.malloc.arena_max=2\n");
+}
+
 } // namespace
 } // namespace pto
