@@ -21,7 +21,7 @@ void compileToTrace(const std::string& program, const std::filesystem::path& out
     auto writer = pto::tracedb::TraceWriter::create(out);
     pto::compileProgram(state, options, &writer);
     writer.commit();
-    *tileOps = state.tile.ops().size();
+    *tileOps = state.tileFunction().ops().size();
     *instrs = 0;
     for (const auto& k : state.pto.kernels) *instrs += k.instrs.size();
 }
@@ -144,7 +144,7 @@ void BM_CompileLoop(benchmark::State& st) {
         auto writer = pto::tracedb::TraceWriter::create(out);
         pto::compileProgram(state, pto::CompileOptions{}, &writer);
         writer.commit();
-        tileOps = state.tile.ops().size();
+        tileOps = state.tileFunction().ops().size();
         instrs = 0;
         for (const auto& k : state.pto.kernels) instrs += k.instrs.size();
     }
@@ -186,7 +186,7 @@ void BM_CompileVectorLoop(benchmark::State& st) {
         auto writer = pto::tracedb::TraceWriter::create(out);
         pto::compileProgram(state, pto::CompileOptions{}, &writer);
         writer.commit();
-        tileOps = state.tile.ops().size();
+        tileOps = state.tileFunction().ops().size();
     }
     st.counters["trips"] = double(trips);
     st.counters["tile_ops"] = double(tileOps);

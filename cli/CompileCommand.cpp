@@ -45,7 +45,7 @@ void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
     fmt::print("compiled {} (@{}){}\n", args.input, s.tensor.name,
                args.output.empty() ? "" : fmt::format(" -> {}", args.output));
     fmt::print("  tensor  {} ops\n", s.tensor.ops().size());
-    if (s.kind >= StageKind::Tile) fmt::print("  tile    {} ops\n", s.tile.ops().size());
+    if (s.kind >= StageKind::Tile) fmt::print("  tile    {} ops\n", s.tileFunction().ops().size());
     if (s.kind >= StageKind::Block) {
         size_t buffers = 0;
         for (const BlockFunction& b : s.block.blocks) buffers += b.buffers.size();

@@ -43,6 +43,8 @@ struct CompileState {
     StageKind kind = StageKind::Tensor;
     Function tensor; // Tensor level (also kept after lowering: provenance and bisection need it)
     std::vector<Function> functions; // every function of the module (what `call` names)
+    // The Tile function until partition-blocks moves it into the Block program (the largest IR
+    // of a big compile, held once: gemm_6144's 388 k tile ops); tileFunction() finds it.
     Function tile;
     BlockProgram block;
     ExecGraph exec;
@@ -55,6 +57,9 @@ struct CompileState {
     // and why (probes that do not compile or extend linearly, a stretched program that fails the
     // static sync check, compiler/ir/PtoSyncCheck.h). "" when no loop was a candidate.
     std::string windowNote;
+
+    /// The Tile function of the compile so far: `tile` up to the Tile level, `block.tile` after.
+    const Function& tileFunction() const { return kind > StageKind::Tile ? block.tile : tile; }
 };
 
 } // namespace pto

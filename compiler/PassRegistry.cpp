@@ -81,7 +81,7 @@ void runPartition(CompileState& s, const CompileOptions& o) {
     p.aicCores = o.target.aicCores;
     p.aivCores = o.target.aivCores;
     p.tilesPerTask = o.tilesPerTask;
-    s.block = partitionBlocks(s.tile, p);
+    s.block = partitionBlocks(std::move(s.tile), p);
     s.block.doubleBuffer = o.doubleBuffer;
     s.kind = S::Block;
 }
@@ -112,12 +112,12 @@ void stretchWindow(CompileState& s) {
     if (!full) // compileProgram extrapolated the same program before choosing the window
         throw std::logic_error("loop window: the windowed compile differs from its probe");
     s.pto = std::move(*full);
-    relabelLoopEpilogue(s.pto, s.tile, w.loopName, w.trips - w.windowTrips);
+    relabelLoopEpilogue(s.pto, s.block.tile, w.loopName, w.trips - w.windowTrips);
 }
 void runEmit(CompileState& s, const CompileOptions& o) {
     s.pto = emitPto(s.block, s.exec);
     s.pto.name = s.tensor.name;
-    if (o.rerollLoops) rerollLoops(s.pto, s.tile);
+    if (o.rerollLoops) rerollLoops(s.pto, s.block.tile);
     if (s.window && s.window->later.size() == 2) stretchWindow(s);
     s.kind = S::Pto;
     checkInstrBudget(s.pto, o.budget, s.file);

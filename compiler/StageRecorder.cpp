@@ -189,8 +189,9 @@ void StageRecorder::onStage(const StageEvent& event) {
     row.passMicros = event.micros;
     row.nodeCount = nodes;
     // Below the Tile level the printed text still holds every tile op.
-    int64_t printed =
-        event.kind <= StageKind::Tile ? nodes : std::max(nodes, int64_t(s.tile.ops().size()));
+    int64_t printed = event.kind <= StageKind::Tile
+                          ? nodes
+                          : std::max(nodes, int64_t(s.tileFunction().ops().size()));
     if (printed <= m_limits.irTextNodes) {
         row.irText = printStage(s);
     } else {

@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
         size_t instrs = 0;
         for (const auto& k : state.pto.kernels) instrs += k.instrs.size();
         fmt::print("mlp_block: {} tile ops, {} tasks, {} PTO instructions -> {}\n",
-                   state.tile.ops().size(), state.exec.tasks.size(), instrs, argv[1]);
+                   state.tileFunction().ops().size(), state.exec.tasks.size(), instrs, argv[1]);
     } catch (const std::exception& e) {
         fmt::print(stderr, "{}\n", e.what());
         return 2;

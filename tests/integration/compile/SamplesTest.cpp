@@ -87,7 +87,7 @@ TEST_P(SampleTest, TensorTextRoundTrips) {
 
 TEST_P(SampleTest, TileTextAndPtoListingRoundTrip) {
     CompileState s = compileSample(GetParam());
-    std::string tile = printFunction(s.tile);
+    std::string tile = printFunction(s.tileFunction());
     EXPECT_EQ(printFunction(parseFunctionText(tile, "tile")), tile);
     std::string listing = printPtoProgram(s.pto);
     EXPECT_EQ(printPtoProgram(parsePtoProgram(listing, "listing")), listing);
@@ -196,7 +196,7 @@ TEST(StageRecorderTest, StagesLargerThanAChunkAreRecordedWhole) {
     });
     EXPECT_EQ(recorded, opcodes);
 
-    const Function& f = s.tile;
+    const Function& f = s.tileFunction();
     ASSERT_GT(f.ops().size(), size_t(16384));
     int64_t edges = int64_t(f.results.size());
     for (const Op& op : f.ops()) edges += int64_t(op.operands.size());
@@ -311,7 +311,7 @@ TEST_P(SampleTest, TileInterpreterMatchesTensorInterpreter) {
     CompileState written = loadProgram(samplePath(GetParam()));
     auto inputs = randomInputs(written.tensor, 11);
     TensorData ref = evaluateTensor(written.tensor, inputs).outputs.at(0);
-    TensorData tile = evaluateTile(s.tile, inputs).outputs.at(0);
+    TensorData tile = evaluateTile(s.tileFunction(), inputs).outputs.at(0);
     // Decomposed composites (gelu, rms_norm) round every intermediate; allow two f16 ulps.
     double rtol = ref.dtype == DType::F16 ? 2e-3 : 1e-6;
     EXPECT_EQ(compare(tile, ref, rtol, 1e-5), "");
@@ -336,7 +336,7 @@ TEST_P(IndexingSampleTest, TextsAndListingRoundTripWithTheIndexingInstructions) 
     const std::string printed = printModule(parseModule(readFile(path), path));
     EXPECT_EQ(printModule(parseModule(printed, path)), printed);
     CompileState s = compileSample(c.name);
-    const std::string tile = printFunction(s.tile);
+    const std::string tile = printFunction(s.tileFunction());
     EXPECT_EQ(printFunction(parseFunctionText(tile, "tile")), tile);
     const std::string listing = printPtoProgram(s.pto);
     EXPECT_EQ(printPtoProgram(parsePtoProgram(listing, "listing")), listing);

@@ -34,7 +34,7 @@ TEST(GatherRun, SimulatorEqualsBothInterpretersBitForBit) {
         EXPECT_LT(r.inputs[1].get(i), 64);
     }
     const TensorData& sim = r.sim.outputs.at(0).second;
-    EXPECT_EQ(sim, evaluateTile(r.state.tile, r.inputs).outputs.at(0));
+    EXPECT_EQ(sim, evaluateTile(r.state.tileFunction(), r.inputs).outputs.at(0));
     EXPECT_EQ(sim, evaluateTensor(r.state.tensor, r.inputs).outputs.at(0));
     // Each result row is its table row halved (exact in f16 here).
     for (int64_t j = 0; j < 10; ++j) {

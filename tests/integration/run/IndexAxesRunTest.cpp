@@ -42,7 +42,7 @@ TEST(IndexAxesRun, SimulatorEqualsBothInterpretersAndTheProgramAsWritten) {
     text << in.rdbuf();
     const Function written = parseFunctionText(text.str(), program());
     const EvalResult asWritten = evaluateTensor(written, r.inputs);
-    const EvalResult tile = evaluateTile(r.state.tile, r.inputs);
+    const EvalResult tile = evaluateTile(r.state.tileFunction(), r.inputs);
     const EvalResult tensor = evaluateTensor(r.state.tensor, r.inputs);
     ASSERT_EQ(r.sim.outputs.size(), 5u);
     for (size_t k = 0; k < 5; ++k) {

@@ -34,7 +34,7 @@ TEST_P(SimulatedSample, OutputsEqualTheTileInterpreterBitForBit) {
     RunResult r = runSample(GetParam(), 5);
     ASSERT_EQ(r.faultMessage, "");
     ASSERT_EQ(r.sim.outputs.size(), 1u);
-    TensorData tile = evaluateTile(r.state.tile, r.inputs).outputs.at(0);
+    TensorData tile = evaluateTile(r.state.tileFunction(), r.inputs).outputs.at(0);
     const TensorData& sim = r.sim.outputs[0].second;
     ASSERT_EQ(sim.shape, tile.shape);
     int64_t differ = 0;

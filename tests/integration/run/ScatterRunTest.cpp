@@ -36,7 +36,7 @@ TEST(ScatterRun, SimulatorEqualsBothInterpretersBitForBit) {
         EXPECT_GE(r.inputs[1].get(i), 0);
         EXPECT_LT(r.inputs[1].get(i), 16);
     }
-    const EvalResult tile = evaluateTile(r.state.tile, r.inputs);
+    const EvalResult tile = evaluateTile(r.state.tileFunction(), r.inputs);
     const EvalResult tensor = evaluateTensor(r.state.tensor, r.inputs);
     ASSERT_EQ(r.sim.outputs.size(), 3u);
     for (size_t k = 0; k < 3; ++k) {

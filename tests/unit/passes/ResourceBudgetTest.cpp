@@ -30,7 +30,7 @@ std::string budgetMessage(CompileState& state, const CompileOptions& options) {
     try {
         pm.run("expand-tiles");
     } catch (const BudgetError& e) {
-        EXPECT_TRUE(state.tile.ops().empty()) << "expanded before refusing";
+        EXPECT_TRUE(state.tileFunction().ops().empty()) << "expanded before refusing";
         return e.what();
     }
     return {};
@@ -49,7 +49,7 @@ TEST(ResourceBudget, EstimateTracksTheRealExpansionOfEverySample) {
         runToTensor(pm);
         const TileOpEstimate e = estimateTileOps(state.tensor, TargetInfo{});
         ASSERT_TRUE(pm.run("expand-tiles"));
-        const double real = double(state.tile.ops().size());
+        const double real = double(state.tileFunction().ops().size());
         // Within a factor of four either way: good enough to stop a blow-up of orders of
         // magnitude, never far from what the lowering really does.
         EXPECT_GE(e.total, real / 4) << "real " << real << ", estimate " << e.total;
@@ -65,7 +65,7 @@ TEST(ResourceBudget, EveryLimitAdmitsGemm4096) {
     CompileOptions options;
     compileProgram(state, options);
     ASSERT_EQ(state.kind, StageKind::Pto);
-    EXPECT_LT(int64_t(state.tile.ops().size()), options.budget.maxTileOps);
+    EXPECT_LT(int64_t(state.tileFunction().ops().size()), options.budget.maxTileOps);
     EXPECT_LT(gmImageBytes(state.pto), options.budget.maxGmBytes);
     EXPECT_NO_THROW(checkGmBudget(state.pto, options.budget, state.file));
 }
@@ -100,8 +100,9 @@ TEST(ResourceBudget, TinyVecTilesAreRefusedAndTheFlagValueIsHonoured) {
     compileProgram(admitted, CompileOptions{});
     ASSERT_EQ(admitted.kind, StageKind::Pto);
     const double estimate = estimateTileOps(admitted.tensor, TargetInfo{}).total;
-    EXPECT_LE(double(admitted.tile.ops().size()), estimate + 1); // + the output's gm_tensor
-    EXPECT_GE(double(admitted.tile.ops().size()), estimate / 2);
+    EXPECT_LE(double(admitted.tileFunction().ops().size()),
+              estimate + 1); // + the output's gm_tensor
+    EXPECT_GE(double(admitted.tileFunction().ops().size()), estimate / 2);
 }
 
 TEST(ResourceBudget, HostMemoryOfTheCompileHasItsOwnLimit) {
