@@ -145,9 +145,8 @@ bool StageRecorder::isLastOfLevel(const StageEvent& event) const {
 }
 
 bool StageRecorder::isFinalStage(const StageEvent& event) const {
-    const PassInfo* pass = findPass(event.pass);
-    if (!pass) return true; // the parsed program: the root of provenance
-    return isLastPassOfLevel(*pass) && event.kind != StageKind::Tensor;
+    // the parsed program (no pass) is the root of provenance; no Tensor pass's stage is kept
+    return isLastOfLevel(event) && (event.kind != StageKind::Tensor || !findPass(event.pass));
 }
 
 void StageRecorder::onStage(const StageEvent& event) {

@@ -43,10 +43,6 @@ bool computedFrom(const Function& f, ValueId v, ValueId from) {
     return false;
 }
 
-int64_t ceilDiv(int64_t a, int64_t b) {
-    return (a + b - 1) / b;
-}
-
 // The tiles of the grid `tile` over `shape` that a reduction over `reduce`'s axis sees
 // together: those along that axis when the ranks match, every tile otherwise.
 int64_t tilesPerReduction(const Function& f, const Op& reduce, const Shape& shape,

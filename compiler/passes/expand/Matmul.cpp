@@ -10,10 +10,6 @@
 namespace pto::expand {
 namespace {
 
-int64_t ceilDiv(int64_t a, int64_t b) {
-    return (a + b - 1) / b;
-}
-
 // Reserves room for the ops and values a matmul unrolls into (65k matmuls for 4096³).
 void reserveMatmul(Function& f, const CubeTile& ct, int64_t m, int64_t k, int64_t n) {
     const int64_t blocks = ceilDiv(m, ct.m1) * ceilDiv(n, ct.n1);

@@ -51,6 +51,11 @@ Region broadcastRegion(const Region& r, const Shape& shape, const Shape& xs);
 // shape `xs` (the product of the grid's extents along the dims the operand broadcasts).
 int64_t readersPerRegion(const Shape& shape, const Shape& tile, const Shape& xs);
 
+// Tiles of extent b that cover a extent (positive b).
+inline int64_t ceilDiv(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
+
 // Calls f(region) for every tile of `tile` over `shape`, row-major, edge tiles clipped.
 template <class F> void forEachTile(const Shape& shape, const Shape& tile, F&& f) {
     const int n = shape.rank();
