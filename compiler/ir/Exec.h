@@ -32,6 +32,16 @@ inline constexpr std::optional<ClusterRole> parseClusterRole(std::string_view s)
     return std::nullopt;
 }
 
+/// A GM rebase of one task: every GM operand of the task's kernel whose region lies in
+/// [begin, end) addresses `delta` bytes further for this task. One kernel text is then launched
+/// by many tasks, each on its own rows and workspaces, as a real kernel is launched over blocks
+/// with its block index (compiler/ir/PtoShare.h; docs/ARCHITECTURE.md "Kernels shared by
+/// isomorphic tasks").
+struct GmRebase {
+    int64_t begin = 0, end = 0, delta = 0;
+    friend bool operator==(const GmRebase&, const GmRebase&) = default;
+};
+
 struct Task {
     uint32_t id = 0;
     uint32_t block = 0; // block function (Block level) / kernel (PTO level) it runs
@@ -41,6 +51,8 @@ struct Task {
     /// two AIVs (AIC c with AIV 2c and 2c+1), dispatched as one; kNoCluster = on its own.
     uint32_t cluster = kNoCluster;
     uint8_t sub = 0; ///< an AIV task of a cluster: which of the two AIVs (0 or 1)
+    /// Sorted by begin, disjoint; empty = the kernel's GM addresses as written.
+    std::vector<GmRebase> rebases{};
 
     ClusterRole role() const {
         return core == CoreType::AIC ? ClusterRole::Aic
