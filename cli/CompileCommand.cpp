@@ -29,6 +29,7 @@ struct CompileArgs {
     bool noDoubleBuffer = false;
     bool noFuse = false;
     bool noReroll = false;
+    bool noClusterProbe = false;
     bool timePasses = false;
     bool checkSync = false;
     int tilesPerTask = 0;
@@ -62,6 +63,7 @@ void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
     if (s.kind >= StageKind::Tile && tileShrink > 0)
         fmt::print("  note    {}\n", tileShrinkNote(tileShrink));
     if (!s.windowNote.empty()) fmt::print("  window  {}\n", s.windowNote);
+    if (!s.clusterNote.empty()) fmt::print("  clusters  {}\n", s.clusterNote);
     fmt::print("  passes  {} in {:.1f} ms\n", timings.size(), total / 1000.0);
     if (args.timePasses)
         for (const PassTiming& t : timings)
@@ -96,6 +98,7 @@ int runCompile(const CompileArgs& args) {
     options.doubleBuffer = !args.noDoubleBuffer;
     options.fuse = !args.noFuse;
     options.rerollLoops = !args.noReroll;
+    options.clusterProbe = !args.noClusterProbe;
     options.tilesPerTask = args.tilesPerTask;
     options.fault = args.fault;
     PassManagerOptions pmOptions;
@@ -148,6 +151,8 @@ void registerCompile(CLI::App& app, Action& action) {
     cmd->add_flag(
         "--no-reroll", args->noReroll,
         "keep unrolled loop iterations written out in the PTO kernels (no counted loops)");
+    cmd->add_flag("--no-cluster-probe", args->noClusterProbe,
+                  "compile every fused cluster (not a few, replicated to the others)");
     addFaultOption(cmd, args->fault, kFaultHelp);
     addBindOption(cmd, args->binds);
     cmd->add_option("--tiles-per-task", args->tilesPerTask,

@@ -20,6 +20,7 @@ struct RunArgs {
     bool noDoubleBuffer = false;
     bool noFuse = false;
     bool noReroll = false;
+    bool noClusterProbe = false;
     bool json = false;
     std::string dump;       // --dump DIR
     bool dumpTiles = false; // --dump-tiles
@@ -86,6 +87,7 @@ int runRun(RunArgs& args) {
     args.options.compile.doubleBuffer = !args.noDoubleBuffer;
     args.options.compile.fuse = !args.noFuse;
     args.options.compile.rerollLoops = !args.noReroll;
+    args.options.compile.clusterProbe = !args.noClusterProbe;
     if (!args.dump.empty() && args.options.sim.timingOnly)
         throw std::invalid_argument("--dump needs the numerics: drop --timing-only");
     if (args.dumpTiles && args.dump.empty())
@@ -154,6 +156,8 @@ void registerRun(CLI::App& app, Action& action) {
     cmd->add_flag(
         "--no-reroll", args->noReroll,
         "keep unrolled loop iterations written out in the PTO kernels (no counted loops)");
+    cmd->add_flag("--no-cluster-probe", args->noClusterProbe,
+                  "compile every fused cluster (not a few, replicated to the others)");
     addFaultOption(cmd, o.compile.fault, kFaultHelp);
     addBindOption(cmd, o.binds);
     cmd->add_option("--tiles-per-task", o.compile.tilesPerTask, "tile chains per task")

@@ -9,6 +9,7 @@
 #include "compiler/ir/Graph.h"
 #include "compiler/ir/Pto.h"
 #include "compiler/ir/Target.h"
+#include "compiler/passes/ClusterProbe.h"
 #include "compiler/passes/LoopWindow.h"
 
 #include <optional>
@@ -35,6 +36,13 @@ struct CompileOptions {
     ResourceBudget budget;   // limits checked before expand-tiles and after emit-pto
     bool rerollLoops = true; // emit-pto folds unrolled iterations into counted loops
     bool loopWindow = true;  // a long loop whose lowering repeats is lowered through a window
+    // Many isomorphic fused clusters are compiled through a few and replicated
+    // (compiler/passes/ClusterProbe.h), from minProbeClusters clusters on.
+    bool clusterProbe = true;
+    int64_t minProbeClusters = kMinProbeClusters;
+    // The replicated program is written out with one kernel per task (expandSharedKernels)
+    // until the simulator, the listing and the trace read Task::rebases.
+    bool expandShared = true;
 };
 
 struct CompileState {
@@ -57,6 +65,11 @@ struct CompileState {
     // and why (probes that do not compile or extend linearly, a stretched program that fails the
     // static sync check, compiler/ir/PtoSyncCheck.h). "" when no loop was a candidate.
     std::string windowNote;
+    // A row-parallel program of many fused clusters compiled through a few of them: expand-tiles
+    // cuts the rows to clusters->probeClusters clusters, emit-pto replicates them.
+    std::optional<ClusterProbe> clusters;
+    // What became of it: compiled through a few clusters and replicated, or in full and why.
+    std::string clusterNote;
 
     /// The Tile function of the compile so far: `tile` up to the Tile level, `block.tile` after.
     const Function& tileFunction() const { return kind > StageKind::Tile ? block.tile : tile; }

@@ -1,10 +1,12 @@
 // The pass table: every pass of the lowering, adapted to run on a CompileState.
 #include "compiler/PassRegistry.h"
 
+#include "compiler/ir/PtoShare.h"
 #include "compiler/ir/Verifier.h"
 #include "compiler/passes/AllocateBuffers.h"
 #include "compiler/passes/AssignMemory.h"
 #include "compiler/passes/BuildExecGraph.h"
+#include "compiler/passes/ClusterProbe.h"
 #include "compiler/passes/DecomposeComposites.h"
 #include "compiler/passes/EliminateDeadCode.h"
 #include "compiler/passes/EmitPto.h"
@@ -19,6 +21,7 @@
 #include "compiler/passes/OrderInstructions.h"
 #include "compiler/passes/PartitionBlocks.h"
 #include "compiler/passes/RerollLoops.h"
+#include "compiler/passes/RowParallel.h"
 #include "compiler/passes/UnrollLoops.h"
 
 #include <fmt/format.h>
@@ -60,7 +63,18 @@ void runDeadCode(CompileState& s, const CompileOptions&) {
     eliminateDeadCode(s.tensor);
 }
 
+// A probe of a row-parallel program: its default tiles fixed for the full rows, then the rows
+// cut to its clusters' (compileProgram checked the program is row-parallel).
+void cutToProbe(CompileState& s, const TargetInfo& target) {
+    const RowParallel rp = analyzeRowParallel(s.tensor);
+    if (!rp.refusal.empty() || rp.rows != s.clusters->rows)
+        throw std::logic_error("cluster probe: the program is not row-parallel as probed");
+    pinDefaultTiles(s.tensor, target);
+    cutRows(s.tensor, rp, s.clusters->clusterRows * s.clusters->probeClusters);
+}
+
 void runExpandTiles(CompileState& s, const CompileOptions& o) {
+    if (s.clusters) cutToProbe(s, o.target);
     checkTileOpBudget(s.tensor, o.target, o.budget, s.file); // before anything is expanded
     s.tile = expandTiles(s.tensor, o.target, s.file);
     s.kind = S::Tile;
@@ -114,11 +128,22 @@ void stretchWindow(CompileState& s) {
     s.pto = std::move(*full);
     relabelLoopEpilogue(s.pto, s.block.tile, w.loopName, w.trips - w.windowTrips);
 }
+// The probe's clusters replicated to the full program (shared kernels, tasks with rebases).
+void replicateProbe(CompileState& s, const CompileOptions& o) {
+    const ClusterProbe& c = *s.clusters;
+    std::string why;
+    std::optional<PtoProgram> full =
+        replicateClusters(s.pto, c.later[0], c.later[1], c.probeClusters, c.clusters, why);
+    if (!full) // compileProgram replicated the same program before choosing to probe
+        throw std::logic_error("cluster probe: the traced compile differs from its probe: " + why);
+    s.pto = o.expandShared ? expandSharedKernels(*full) : std::move(*full);
+}
 void runEmit(CompileState& s, const CompileOptions& o) {
     s.pto = emitPto(s.block, s.exec);
     s.pto.name = s.tensor.name;
     if (o.rerollLoops) rerollLoops(s.pto, s.block.tile);
     if (s.window && s.window->later.size() == 2) stretchWindow(s);
+    if (s.clusters && s.clusters->later.size() == 2) replicateProbe(s, o);
     s.kind = S::Pto;
     checkInstrBudget(s.pto, o.budget, s.file);
 }

@@ -256,8 +256,15 @@ void checkInstrBudget(const PtoProgram& program, const ResourceBudget& budget,
     // Counted loops count every round: the simulator writes them out (compiler/ir/PtoLoops.h).
     int64_t n = 0, most = -1;
     const Kernel* largest = nullptr;
+    // A kernel shared by several tasks (Task::rebases) runs once per task.
+    std::vector<int64_t> launches(program.kernels.size(), 0);
+    for (const Task& t : program.exec.tasks)
+        if (t.block < launches.size()) ++launches[t.block];
     for (const Kernel& k : program.kernels) {
-        const int64_t executed = executedInstrCount(k);
+        int64_t executed = executedInstrCount(k);
+        const size_t index = size_t(&k - program.kernels.data());
+        if (launches[index] > 1 && __builtin_mul_overflow(executed, launches[index], &executed))
+            executed = INT64_MAX;
         if (__builtin_add_overflow(n, executed, &n)) n = INT64_MAX;
         if (executed > most) {
             most = executed;

@@ -9,6 +9,7 @@
 #include "compiler/ir/Cost.h"
 #include "compiler/ir/Parser.h"
 #include "compiler/ir/PtoParser.h"
+#include "compiler/passes/RowParallel.h"
 #include "compiler/passes/UnrollLoops.h"
 
 #include <fmt/format.h>
@@ -84,6 +85,94 @@ std::optional<LoopWindow> probeLoopWindow(CompileState& state, const CompileOpti
     return w;
 }
 
+// Whether the Tensor program may be compiled through a few of its fused clusters: a loop whose
+// body has a matmul (fuse-cube-vector's alternating chains), compiled in full with fusion on,
+// no loop window, no stop point, fault or observer.
+bool clusterCandidate(const CompileState& state, const CompileOptions& options,
+                      const PassManagerOptions& pm, bool observed) {
+    if (state.kind != StageKind::Tensor || !options.clusterProbe || !options.fuse || state.window ||
+        options.fault.active() || !pm.stopAfter.empty() || observed)
+        return false;
+    for (const Op& op : state.tensor.ops())
+        if (op.kind == OpKind::For && op.body.size() == 1)
+            for (const Op& inner : op.body.front().ops())
+                if (inner.kind == OpKind::Matmul) return true;
+    return false;
+}
+
+// The probe plan of a row-parallel program with at least options.minProbeClusters clusters:
+// its rows, the rows of one cluster (the cube tile's mL1 at the full shapes) and the count;
+// nullopt (with the reason in state.clusterNote when the program mixes rows) otherwise.
+std::optional<ClusterProbe> planClusterProbe(CompileState& state, const CompileOptions& options) {
+    CompileState pre = state;
+    CompileOptions quick = options;
+    quick.verifyEach = false;
+    PassManagerOptions upToTiles;
+    upToTiles.stopAfter = "dead-code";
+    try {
+        PassManager pm(pre, quick, upToTiles);
+        lowerToPto(pm);
+    } catch (const std::exception&) {
+        return std::nullopt; // the full compile reports it
+    }
+    const RowParallel rp = analyzeRowParallel(pre.tensor);
+    if (!rp.refusal.empty()) {
+        state.clusterNote = "fused clusters compiled in full: " + rp.refusal;
+        return std::nullopt;
+    }
+    pinDefaultTiles(pre.tensor, options.target);
+    ClusterProbe plan;
+    plan.rows = rp.rows;
+    plan.clusterRows = clusterRowsOf(pre.tensor, rp);
+    if (plan.clusterRows <= 0 || rp.rows % plan.clusterRows != 0) return std::nullopt;
+    plan.clusters = rp.rows / plan.clusterRows;
+    if (plan.clusters < std::max(options.minProbeClusters, kProbeClusters + 3)) return std::nullopt;
+    return plan;
+}
+
+// Compiles the program through kProbeClusters, one and two clusters more (no trace, no
+// observers) and keeps the probe when the three replicate to the full program with its checks
+// (compiler/passes/ClusterProbe.h); nullopt otherwise, with the reason in state.clusterNote.
+std::optional<ClusterProbe> probeClusters(CompileState& state, const CompileOptions& options) {
+    std::optional<ClusterProbe> plan = planClusterProbe(state, options);
+    if (!plan) return std::nullopt;
+    CompileOptions quick = options;
+    quick.verifyEach = false; // the traced compile verifies the probe it replicates
+    auto refuse = [&](const std::string& why) {
+        state.clusterNote =
+            fmt::format("{} fused clusters compiled in full: {}", plan->clusters, why);
+        return std::nullopt;
+    };
+    std::vector<PtoProgram> probes;
+    for (int64_t q = 0; q < 3; ++q) {
+        CompileState probe = state;
+        probe.clusters = *plan;
+        probe.clusters->probeClusters += q;
+        try {
+            PassManager pm(probe, quick);
+            lowerToPto(pm);
+        } catch (const std::exception&) {
+            return refuse(fmt::format("the probe of {} clusters does not compile",
+                                      probe.clusters->probeClusters));
+        }
+        probes.push_back(std::move(probe.pto));
+    }
+    std::string why;
+    std::optional<PtoProgram> full =
+        checkedReplicatedClusters(probes[0], probes[1], probes[2], plan->probeClusters,
+                                  plan->clusters, why, state.file, options.target);
+    if (!full)
+        return refuse(fmt::format("{} (probes of {}, {} and {} clusters)", why, plan->probeClusters,
+                                  plan->probeClusters + 1, plan->probeClusters + 2));
+    checkInstrBudget(*full, options.budget, state.file);
+    state.clusterNote = fmt::format("{} fused clusters compiled through {} and replicated ({} "
+                                    "kernels launched by {} tasks; sync check passed)",
+                                    plan->clusters, plan->probeClusters, full->kernels.size(),
+                                    full->exec.tasks.size());
+    plan->later = {std::move(probes[1]), std::move(probes[2])};
+    return plan;
+}
+
 } // namespace
 
 bool lowerToPto(PassManager& pm) {
@@ -100,6 +189,8 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
     // Observers (bisection) interpret every stage: they need every iteration.
     if (const Op* loop = windowCandidate(state, options, pmOptions, !observers.empty()))
         state.window = probeLoopWindow(state, options, *loop);
+    if (clusterCandidate(state, options, pmOptions, !observers.empty()))
+        state.clusters = probeClusters(state, options);
     PassManager pm(state, options, pmOptions);
     for (StageObserver* o : observers) pm.addObserver(o);
     std::optional<StageRecorder> recorder;
@@ -120,6 +211,11 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
 }
 
 double programFlops(const CompileState& state) {
+    // A probe's Tensor function holds probeClusters of the clusters' rows; the work of the
+    // row-parallel program grows with its rows.
+    if (state.clusters && !state.clusters->later.empty())
+        return countFlops(state.tensor) * double(state.clusters->clusters) /
+               double(state.clusters->probeClusters);
     if (!state.window || state.window->later.empty()) return countFlops(state.tensor);
     const LoopWindow& w = *state.window;
     // Every iteration has the same ops (no clipped tail): the window's share is exact.
