@@ -1,0 +1,162 @@
+// Tests of kernels shared by isomorphic tasks: finding them, rebasing and writing them out again
+// (compiler/ir/PtoShare.h).
+#include "compiler/ir/PtoShare.h"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+namespace pto::test {
+namespace {
+
+constexpr int64_t kRowBytes = 64 * 4; // one f32 row of 64
+
+// `clusters` copies of one AIV kernel: load row c of `x` and of its own workspace `ws<c>`, add
+// them, store row c of `y`. x, y: clusters × 64 f32; each workspace one row, after y.
+PtoProgram rowsProgram(int clusters, int64_t wsGap = kRowBytes) {
+    PtoProgram p;
+    p.name = "rows";
+    const int64_t tensorBytes = clusters * kRowBytes;
+    p.gm.push_back({"x", DType::F32, Shape{clusters, 64}, 0, GmRole::Input});
+    p.gm.push_back({"y", DType::F32, Shape{clusters, 64}, tensorBytes, GmRole::Output});
+    for (int c = 0; c < clusters; ++c)
+        p.gm.push_back({fmt::format("ws{}", c), DType::F32, Shape{1, 64},
+                        2 * tensorBytes + c * wsGap, GmRole::Workspace});
+    for (int c = 0; c < clusters; ++c) {
+        Kernel k;
+        k.id = uint32_t(c);
+        k.name = fmt::format("rows_aiv_{}", c);
+        auto move = [&](Opcode op, Pipe pipe, Operand dst, Operand src) {
+            Instr in;
+            in.opcode = op;
+            in.pipe = pipe;
+            in.operandCount = 2;
+            in.operands[0] = dst;
+            in.operands[1] = src;
+            in.tileOp = OpId(100 * c + int(k.instrs.size()));
+            in.loc = {uint32_t(3 + k.instrs.size()), 1};
+            k.instrs.push_back(in);
+        };
+        const int64_t ws = p.gm[size_t(2 + c)].addr;
+        move(Opcode::TLoad, Pipe::MTE2, {MemSpace::UB, DType::F32, 0, 1, 64, 64},
+             {MemSpace::GM, DType::F32, c * kRowBytes, 1, 64, 64});
+        move(Opcode::TLoad, Pipe::MTE2, {MemSpace::UB, DType::F32, 0x400, 1, 64, 64},
+             {MemSpace::GM, DType::F32, ws, 1, 64, 64});
+        move(Opcode::TStore, Pipe::MTE3,
+             {MemSpace::GM, DType::F32, tensorBytes + c * kRowBytes, 1, 64, 64},
+             {MemSpace::UB, DType::F32, 0, 1, 64, 64});
+        p.kernels.push_back(k);
+        p.exec.tasks.push_back({uint32_t(c), uint32_t(c), CoreType::AIV, k.name});
+    }
+    return p;
+}
+
+TEST(ShareIsomorphicKernels, KernelsEqualButForGmAddressesBecomeOneWithRebases) {
+    PtoProgram p = rowsProgram(4);
+    const PtoProgram original = p;
+    const ShareStats stats = shareIsomorphicKernels(p);
+    EXPECT_EQ(stats.kernelsBefore, 4u);
+    EXPECT_EQ(stats.kernelsAfter, 1u);
+    EXPECT_EQ(stats.merged(), 3u);
+    ASSERT_EQ(p.kernels.size(), 1u);
+    EXPECT_EQ(p.kernels[0].name, "rows_aiv_0");
+    EXPECT_EQ(p.kernels[0].instrs[0].tileOp, 0u); // the representative's provenance
+    const int64_t t = 4 * kRowBytes;
+    for (uint32_t c = 0; c < 4; ++c) {
+        const Task& task = p.exec.tasks[c];
+        EXPECT_EQ(task.block, 0u);
+        if (c == 0) {
+            EXPECT_TRUE(task.rebases.empty());
+            continue;
+        }
+        // x, y and the workspace (ws0 to ws<c>) all move by c rows: adjacent tensors with
+        // one distance share one rebase.
+        const std::vector<GmRebase> want{{0, 2 * t + kRowBytes, int64_t(c) * kRowBytes}};
+        EXPECT_EQ(task.rebases, want) << c;
+    }
+    // Written out again, each task's kernel has its original addresses.
+    const PtoProgram expanded = expandSharedKernels(p);
+    for (uint32_t c = 1; c < 4; ++c) {
+        const Kernel& k = expanded.kernels[expanded.exec.tasks[c].block];
+        for (size_t i = 0; i < k.instrs.size(); ++i)
+            for (size_t j = 0; j < 2; ++j)
+                EXPECT_EQ(k.instrs[i].operands[j], original.kernels[c].instrs[i].operands[j]);
+    }
+}
+
+TEST(ShareIsomorphicKernels, TensorsWithDifferentDistancesGetTheirOwnRebases) {
+    // Workspaces 0x1000 apart while rows move by 256 B: x/y one rebase, the workspace another.
+    PtoProgram p = rowsProgram(3, 0x1000);
+    shareIsomorphicKernels(p);
+    ASSERT_EQ(p.kernels.size(), 1u);
+    const int64_t t = 3 * kRowBytes;
+    const std::vector<GmRebase> want{{0, 2 * t, 2 * kRowBytes},
+                                     {2 * t, 2 * t + kRowBytes, 2 * 0x1000}};
+    EXPECT_EQ(p.exec.tasks[2].rebases, want);
+}
+
+TEST(ShareIsomorphicKernels, DistancesThatAreNotConstantPerTensorAreNotMerged) {
+    PtoProgram p = rowsProgram(3);
+    // Kernel 2 loads row 2 of x but stores row 1 of y: x moves by 2 rows, y by 1 — fine — but a
+    // second load of x row 0 (moving by 0) breaks x's single distance.
+    Instr extra = p.kernels[0].instrs[0];
+    for (Kernel& k : p.kernels) k.instrs.push_back(extra);
+    shareIsomorphicKernels(p);
+    // Kernel 1 and 2 load x at rows 1/2 and row 0: two distances in x — each stays its own.
+    EXPECT_EQ(p.kernels.size(), 3u);
+    for (const Task& t : p.exec.tasks) EXPECT_TRUE(t.rebases.empty());
+    for (uint32_t k = 0; k < 3; ++k) EXPECT_EQ(p.kernels[k].id, k);
+}
+
+TEST(ShareIsomorphicKernels, KernelsDifferingOnChipOrInSourceLineAreNotMerged) {
+    PtoProgram p = rowsProgram(3);
+    p.kernels[1].instrs[1].operands[0].addr = 0x800; // another UB buffer
+    p.kernels[2].instrs[2].loc.line = 99;
+    shareIsomorphicKernels(p);
+    EXPECT_EQ(p.kernels.size(), 3u);
+}
+
+TEST(ShareIsomorphicKernels, CountedLoopRoundsStayInOneRebase) {
+    // One kernel per cluster whose load walks 2 rows of x in a counted loop.
+    PtoProgram p = rowsProgram(4);
+    for (Kernel& k : p.kernels) {
+        k.instrs.resize(1);
+        k.loops.push_back(InstrLoop{0, 1, 2, 0, 1, {}, {}, "i", {{0, kRowBytes, 0, 0}}});
+    }
+    // Rows c and c + 1 for c = 0, 2 share (x moves by 2 rows); 1 and 3 are another class but
+    // equal in structure: kernel 1 moves kernel 0 by one row, which is fine as well.
+    shareIsomorphicKernels(p);
+    EXPECT_EQ(p.kernels.size(), 1u);
+    EXPECT_EQ(p.exec.tasks[3].rebases, (std::vector<GmRebase>{{0, 4 * kRowBytes, 3 * kRowBytes}}));
+    // A loop that would walk past x's end in the last cluster keeps that kernel apart: its
+    // representative's rounds leave the tensor the rebase covers.
+    PtoProgram q = rowsProgram(4);
+    for (Kernel& k : q.kernels) {
+        k.instrs.resize(1);
+        k.loops.push_back(InstrLoop{0, 1, 5, 0, 1, {}, {}, "i", {{0, kRowBytes, 0, 0}}});
+    }
+    shareIsomorphicKernels(q); // rounds of kernel 0 cover x rows 0..4: past x, into y
+    EXPECT_EQ(q.kernels.size(), 4u);
+}
+
+TEST(ShareIsomorphicKernels, TasksThatAlreadyMoveTheirKernelAreLeftAlone) {
+    PtoProgram p = rowsProgram(3);
+    p.exec.tasks[1].rebases = {{0, 10, 0x10}};
+    shareIsomorphicKernels(p);
+    ASSERT_EQ(p.kernels.size(), 2u); // kernel 2 merges into 0; kernel 1 is kept as it was
+    EXPECT_EQ(p.exec.tasks[1].block, 1u);
+    EXPECT_EQ(p.exec.tasks[1].rebases, (std::vector<GmRebase>{{0, 10, 0x10}}));
+    EXPECT_EQ(p.exec.tasks[2].block, 0u);
+}
+
+TEST(RebasedAddress, MovesOnlyAddressesInsideARebase) {
+    const std::vector<GmRebase> r{{0x100, 0x200, 0x1000}, {0x200, 0x300, -0x80}};
+    EXPECT_EQ(rebasedAddress(r, 0xff), 0xff);
+    EXPECT_EQ(rebasedAddress(r, 0x100), 0x1100);
+    EXPECT_EQ(rebasedAddress(r, 0x1ff), 0x11ff);
+    EXPECT_EQ(rebasedAddress(r, 0x200), 0x180);
+    EXPECT_EQ(rebasedAddress(r, 0x300), 0x300);
+}
+
+} // namespace
+} // namespace pto::test
