@@ -29,6 +29,7 @@ struct CompileArgs {
     bool noDoubleBuffer = false;
     bool noFuse = false;
     bool noReroll = false;
+    std::string shareKernels = "auto";
     bool timePasses = false;
     bool checkSync = false;
     int tilesPerTask = 0;
@@ -62,6 +63,7 @@ void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
     if (s.kind >= StageKind::Tile && tileShrink > 0)
         fmt::print("  note    {}\n", tileShrinkNote(tileShrink));
     if (!s.windowNote.empty()) fmt::print("  window  {}\n", s.windowNote);
+    if (!s.shareNote.empty()) fmt::print("  shared  {}\n", s.shareNote);
     fmt::print("  passes  {} in {:.1f} ms\n", timings.size(), total / 1000.0);
     if (args.timePasses)
         for (const PassTiming& t : timings)
@@ -96,6 +98,11 @@ int runCompile(const CompileArgs& args) {
     options.doubleBuffer = !args.noDoubleBuffer;
     options.fuse = !args.noFuse;
     options.rerollLoops = !args.noReroll;
+    const std::optional<ShareKernels> share = parseShareKernels(args.shareKernels);
+    if (!share)
+        throw std::invalid_argument(
+            fmt::format("unknown --share-kernels value '{}' (auto, on or off)", args.shareKernels));
+    options.shareKernels = *share;
     options.tilesPerTask = args.tilesPerTask;
     options.fault = args.fault;
     PassManagerOptions pmOptions;
@@ -148,6 +155,10 @@ void registerCompile(CLI::App& app, Action& action) {
     cmd->add_flag(
         "--no-reroll", args->noReroll,
         "keep unrolled loop iterations written out in the PTO kernels (no counted loops)");
+    cmd->add_option("--share-kernels", args->shareKernels,
+                    "one kernel text for kernels equal but for GM addresses, launched by each "
+                    "task with its GM rebases: auto (the default: programs of at least 1 M "
+                    "instructions), on, off");
     addFaultOption(cmd, args->fault, kFaultHelp);
     addBindOption(cmd, args->binds);
     cmd->add_option("--tiles-per-task", args->tilesPerTask,

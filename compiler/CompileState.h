@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace pto {
 
@@ -25,6 +26,17 @@ namespace pto {
 enum class StageKind : uint8_t { Tensor, Tile, Block, Exec, Pto };
 std::string_view stageKindName(StageKind kind);
 
+/// Whether emit-pto ends by sharing isomorphic kernels (shareIsomorphicKernels): auto does for
+/// programs of at least kShareKernelsAutoInstrs instructions.
+enum class ShareKernels : uint8_t { Auto, On, Off };
+inline constexpr size_t kShareKernelsAutoInstrs = 1'000'000;
+inline std::optional<ShareKernels> parseShareKernels(std::string_view text) {
+    if (text == "auto") return ShareKernels::Auto;
+    if (text == "on") return ShareKernels::On;
+    if (text == "off") return ShareKernels::Off;
+    return std::nullopt;
+}
+
 struct CompileOptions {
     TargetInfo target;
     bool doubleBuffer = true;
@@ -35,6 +47,7 @@ struct CompileOptions {
     ResourceBudget budget;   // limits checked before expand-tiles and after emit-pto
     bool rerollLoops = true; // emit-pto folds unrolled iterations into counted loops
     bool loopWindow = true;  // a long loop whose lowering repeats is lowered through a window
+    ShareKernels shareKernels = ShareKernels::Auto; // emit-pto's last step (PtoShare.h)
 };
 
 struct CompileState {
@@ -57,6 +70,8 @@ struct CompileState {
     // and why (probes that do not compile or extend linearly, a stretched program that fails the
     // static sync check, compiler/ir/PtoSyncCheck.h). "" when no loop was a candidate.
     std::string windowNote;
+    // "768 kernels share 3 kernel texts" when emit-pto shared isomorphic kernels, else "".
+    std::string shareNote;
 
     /// The Tile function of the compile so far: `tile` up to the Tile level, `block.tile` after.
     const Function& tileFunction() const { return kind > StageKind::Tile ? block.tile : tile; }

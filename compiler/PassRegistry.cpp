@@ -1,6 +1,7 @@
 // The pass table: every pass of the lowering, adapted to run on a CompileState.
 #include "compiler/PassRegistry.h"
 
+#include "compiler/ir/PtoShare.h"
 #include "compiler/ir/Verifier.h"
 #include "compiler/passes/AllocateBuffers.h"
 #include "compiler/passes/AssignMemory.h"
@@ -114,6 +115,19 @@ void stretchWindow(CompileState& s) {
     s.pto = std::move(*full);
     relabelLoopEpilogue(s.pto, s.block.tile, w.loopName, w.trips - w.windowTrips);
 }
+// The end of emit-pto: isomorphic kernels become one kernel launched by many tasks
+// (docs/ARCHITECTURE.md, "Kernels shared by isomorphic tasks").
+void shareKernels(CompileState& s, ShareKernels mode) {
+    if (mode == ShareKernels::Off) return;
+    size_t instrs = 0;
+    for (const Kernel& k : s.pto.kernels) instrs += k.instrs.size();
+    if (mode == ShareKernels::Auto && instrs < kShareKernelsAutoInstrs) return;
+    const ShareStats stats = shareIsomorphicKernels(s.pto);
+    if (stats.merged() > 0)
+        s.shareNote = fmt::format("{} kernels share {} kernel texts", stats.kernelsBefore,
+                                  stats.kernelsAfter);
+}
+
 void runEmit(CompileState& s, const CompileOptions& o) {
     s.pto = emitPto(s.block, s.exec);
     s.pto.name = s.tensor.name;
@@ -121,6 +135,7 @@ void runEmit(CompileState& s, const CompileOptions& o) {
     if (s.window && s.window->later.size() == 2) stretchWindow(s);
     s.kind = S::Pto;
     checkInstrBudget(s.pto, o.budget, s.file);
+    shareKernels(s, o.shareKernels);
 }
 
 // The pipeline: every pass in the order lowerToPto runs them (the one place it is written).

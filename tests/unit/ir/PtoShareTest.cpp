@@ -1,6 +1,9 @@
 // Tests of kernels shared by isomorphic tasks: finding them, rebasing and writing them out again
 // (compiler/ir/PtoShare.h).
 #include "compiler/ir/PtoShare.h"
+#include "compiler/ir/PtoParser.h"
+#include "compiler/ir/PtoPrinter.h"
+#include "compiler/ir/Verifier.h"
 
 #include <gtest/gtest.h>
 
@@ -156,6 +159,125 @@ TEST(RebasedAddress, MovesOnlyAddressesInsideARebase) {
     EXPECT_EQ(rebasedAddress(r, 0x1ff), 0x11ff);
     EXPECT_EQ(rebasedAddress(r, 0x200), 0x180);
     EXPECT_EQ(rebasedAddress(r, 0x300), 0x300);
+}
+
+// A listing of one kernel loading 16 rows of x (64 x 64 f32) and storing them to y, its tasks
+// given by `tasks`; `loop` puts the load in a counted loop of that many rounds (0 = none).
+std::string sharedListing(const std::string& tasks, int loop = 0) {
+    const std::string load = loop ? "MTE2 TLOAD UB[0x0]:f32[16x64/64], "
+                                    "GM[0x0 + 0x100*i]:f32[16x64/64]\n"
+                                  : "MTE2 TLOAD UB[0x0]:f32[16x64/64], GM[0x0]:f32[16x64/64]\n";
+    return "pto @s\n"
+           "gm %x : f32[64x64] @0x0 input\n"
+           "gm %y : f32[64x64] @0x4000 output\n"
+           "kernel @k aiv {\n" +
+           (loop ? fmt::format("loop \"r\" {} iter 0 {{\n", loop) + load + "}\n" : load) +
+           "MTE3 TSTORE GM[0x4000]:f32[16x64/64], UB[0x0]:f32[16x64/64]\n"
+           "}\n" +
+           tasks;
+}
+
+std::string verifierError(const std::string& listing) {
+    try {
+        verifyPtoProgram(parsePtoProgram(listing, "s.ptoasm"), "s.ptoasm");
+        return "no error";
+    } catch (const CompileError& e) {
+        return e.what();
+    }
+}
+
+TEST(SharedKernelListing, TasksPrintAndParseTheirRebases) {
+    const std::string text = sharedListing("task 0 @k aiv\n"
+                                           "task 1 @k aiv rebase [0x0, 0x8000) +0x1000\n"
+                                           "task 2 @k aiv rebase [0x0, 0x4000) +0x2000, "
+                                           "[0x4000, 0x8000) +0x2000 after 1 raw\n"
+                                           "task 3 @k aiv rebase [0x1000, 0x8000) -0x1000\n");
+    const PtoProgram p = parsePtoProgram(text, "s.ptoasm");
+    verifyPtoProgram(p, "s.ptoasm");
+    EXPECT_EQ(p.exec.tasks[1].rebases, (std::vector<GmRebase>{{0, 0x8000, 0x1000}}));
+    EXPECT_EQ(p.exec.tasks[2].rebases,
+              (std::vector<GmRebase>{{0, 0x4000, 0x2000}, {0x4000, 0x8000, 0x2000}}));
+    EXPECT_EQ(p.exec.tasks[3].rebases, (std::vector<GmRebase>{{0x1000, 0x8000, -0x1000}}));
+    const std::string printed = printPtoProgram(p);
+    EXPECT_NE(printed.find("task 2 @k aiv rebase [0x0, 0x4000) +0x2000, [0x4000, 0x8000) "
+                           "+0x2000 after 1 raw\n"),
+              std::string::npos)
+        << printed;
+    EXPECT_NE(printed.find("task 3 @k aiv rebase [0x1000, 0x8000) -0x1000\n"), std::string::npos)
+        << printed;
+    const PtoProgram back = parsePtoProgram(printed, "back.ptoasm");
+    EXPECT_EQ(printPtoProgram(back), printed);
+    for (size_t t = 0; t < 4; ++t) EXPECT_EQ(back.exec.tasks[t].rebases, p.exec.tasks[t].rebases);
+}
+
+TEST(SharedKernelListing, TheVerifierNamesTheTaskAndTheInstruction) {
+    const std::string prefix = "s.ptoasm: error: pto @s: ";
+    EXPECT_EQ(verifierError(sharedListing("task 0 @k aiv rebase [0x4000, 0x4000) +0x10\n")),
+              prefix + "task 0: rebase [0x4000, 0x4000) is empty");
+    EXPECT_EQ(verifierError(sharedListing(
+                  "task 0 @k aiv rebase [0x4000, 0x8000) +0x10, [0x0, 0x4000) +0x10\n")),
+              prefix + "task 0: rebase [0x0, 0x4000) does not start after [0x4000, 0x8000) "
+                       "(rebases are sorted by address and disjoint)");
+    EXPECT_EQ(verifierError(sharedListing(
+                  "task 0 @k aiv rebase [0x0, 0x2000) +0x10, [0x1000, 0x4000) +0x10\n")),
+              prefix + "task 0: rebase [0x1000, 0x4000) does not start after [0x0, 0x2000) "
+                       "(rebases are sorted by address and disjoint)");
+    // Moved by 49 rows, the 16-row load ends past x (64 rows) inside y: no tensor holds it.
+    EXPECT_EQ(verifierError(sharedListing("task 0 @k aiv\ntask 1 @k aiv rebase [0x0, 0x4000) "
+                                          "+0x3100\n")),
+              "s.ptoasm: error: kernel @k instr 0 (TLOAD): as task 1 runs it, operand 1 covers "
+              "GM [0x3100, 0x4100), which is not inside a declared GM tensor");
+    // A rebase ending inside the load's rows.
+    EXPECT_EQ(verifierError(sharedListing("task 0 @k aiv rebase [0x0, 0x800) +0x100\n")),
+              "s.ptoasm: error: kernel @k instr 0 (TLOAD): operand 1 covers GM [0x0, 0x1000), "
+              "which straddles the boundary of task 0's rebase [0x0, 0x800)");
+    EXPECT_EQ(verifierError(sharedListing("task 0 @k aiv rebase [0x800, 0x4000) +0x100\n")),
+              "s.ptoasm: error: kernel @k instr 0 (TLOAD): operand 1 covers GM [0x0, 0x1000), "
+              "which straddles the boundary of task 0's rebase [0x800, 0x4000)");
+    // Moved below address 0.
+    EXPECT_EQ(verifierError(sharedListing("task 0 @k aiv rebase [0x4000, 0x8000) -0x5000\n")),
+              "s.ptoasm: error: kernel @k instr 1 (TSTORE): as task 0 runs it, operand 0 moves "
+              "by -0x5000 outside the GM address range");
+    EXPECT_EQ(
+        verifierError(sharedListing("task 0 @k aiv rebase [0x4000, 0x8000) +0x7fffffffffffffff\n")),
+        "s.ptoasm: error: kernel @k instr 1 (TSTORE): as task 0 runs it, operand 0 moves "
+        "by +0x7fffffffffffffff outside the GM address range");
+}
+
+TEST(SharedKernelListing, ALoopsRoundsStayInOneRebase) {
+    // Rounds 0..3 read GM [0x0, 0x1000) … [0x300, 0x1300): a rebase ending at 0x1000 holds
+    // round 0 but cuts round 3.
+    EXPECT_EQ(verifierError(sharedListing("task 0 @k aiv rebase [0x0, 0x4000) +0x1000\n", 4)),
+              "no error");
+    EXPECT_EQ(verifierError(sharedListing("task 0 @k aiv rebase [0x0, 0x1000) +0x10\n", 4)),
+              "s.ptoasm: error: kernel @k instr 0 (TLOAD): operand 1 covers GM [0x300, 0x1300), "
+              "which straddles the boundary of task 0's rebase [0x0, 0x1000)");
+    // Moved by 48 rows, the last round ends past x.
+    EXPECT_EQ(verifierError(sharedListing("task 0 @k aiv rebase [0x0, 0x4000) +0x3000\n", 4)),
+              "s.ptoasm: error: kernel @k instr 0 (TLOAD): as task 0 runs it, operand 1 covers "
+              "GM [0x3300, 0x4300), which is not inside a declared GM tensor");
+}
+
+TEST(SharedKernelListing, MalformedRebasesAreParseErrors) {
+    auto parseError = [](const std::string& tasks) {
+        try {
+            parsePtoProgram(sharedListing(tasks), "s.ptoasm");
+            return std::string("no error");
+        } catch (const CompileError& e) {
+            return std::string(e.what());
+        }
+    };
+    EXPECT_NE(parseError("task 0 @k aiv rebase 0x0\n")
+                  .find("expected '[' to start a rebase range [begin, end)"),
+              std::string::npos);
+    EXPECT_NE(parseError("task 0 @k aiv rebase [0x0, 0x10] +1\n")
+                  .find("expected ')' to close the rebase range [begin, end)"),
+              std::string::npos);
+    EXPECT_NE(
+        parseError("task 0 @k aiv rebase [-1, 0x10) +1\n").find("rebase begin -1 is out of range"),
+        std::string::npos);
+    EXPECT_NE(parseError("task 0 @k aiv rebase [0x0, 0x10)\n").find("rebase distance"),
+              std::string::npos);
 }
 
 } // namespace
