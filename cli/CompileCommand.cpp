@@ -30,6 +30,7 @@ struct CompileArgs {
     bool noFuse = false;
     bool noReroll = false;
     bool noClusterProbe = false;
+    std::string shareKernels = "auto";
     bool timePasses = false;
     bool checkSync = false;
     int tilesPerTask = 0;
@@ -64,6 +65,7 @@ void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
         fmt::print("  note    {}\n", tileShrinkNote(tileShrink));
     if (!s.windowNote.empty()) fmt::print("  window  {}\n", s.windowNote);
     if (!s.clusterNote.empty()) fmt::print("  clusters  {}\n", s.clusterNote);
+    if (!s.shareNote.empty()) fmt::print("  shared  {}\n", s.shareNote);
     fmt::print("  passes  {} in {:.1f} ms\n", timings.size(), total / 1000.0);
     if (args.timePasses)
         for (const PassTiming& t : timings)
@@ -99,6 +101,11 @@ int runCompile(const CompileArgs& args) {
     options.fuse = !args.noFuse;
     options.rerollLoops = !args.noReroll;
     options.clusterProbe = !args.noClusterProbe;
+    const std::optional<ShareKernels> share = parseShareKernels(args.shareKernels);
+    if (!share)
+        throw std::invalid_argument(
+            fmt::format("unknown --share-kernels value '{}' (auto, on or off)", args.shareKernels));
+    options.shareKernels = *share;
     options.tilesPerTask = args.tilesPerTask;
     options.fault = args.fault;
     PassManagerOptions pmOptions;
@@ -153,6 +160,10 @@ void registerCompile(CLI::App& app, Action& action) {
         "keep unrolled loop iterations written out in the PTO kernels (no counted loops)");
     cmd->add_flag("--no-cluster-probe", args->noClusterProbe,
                   "compile every fused cluster (not a few, replicated to the others)");
+    cmd->add_option("--share-kernels", args->shareKernels,
+                    "one kernel text for kernels equal but for GM addresses, launched by each "
+                    "task with its GM rebases: auto (the default: programs of at least 1 M "
+                    "instructions), on, off");
     addFaultOption(cmd, args->fault, kFaultHelp);
     addBindOption(cmd, args->binds);
     cmd->add_option("--tiles-per-task", args->tilesPerTask,

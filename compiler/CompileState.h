@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace pto {
 
@@ -25,6 +26,17 @@ namespace pto {
 //   Pto    — per-kernel PTO virtual instructions with resolved operands.
 enum class StageKind : uint8_t { Tensor, Tile, Block, Exec, Pto };
 std::string_view stageKindName(StageKind kind);
+
+/// Whether emit-pto ends by sharing isomorphic kernels (shareIsomorphicKernels): auto does for
+/// programs of at least kShareKernelsAutoInstrs instructions.
+enum class ShareKernels : uint8_t { Auto, On, Off };
+inline constexpr size_t kShareKernelsAutoInstrs = 1'000'000;
+inline std::optional<ShareKernels> parseShareKernels(std::string_view text) {
+    if (text == "auto") return ShareKernels::Auto;
+    if (text == "on") return ShareKernels::On;
+    if (text == "off") return ShareKernels::Off;
+    return std::nullopt;
+}
 
 struct CompileOptions {
     TargetInfo target;
@@ -40,9 +52,7 @@ struct CompileOptions {
     // (compiler/passes/ClusterProbe.h), from minProbeClusters clusters on.
     bool clusterProbe = true;
     int64_t minProbeClusters = kMinProbeClusters;
-    // The replicated program is written out with one kernel per task (expandSharedKernels)
-    // until the simulator, the listing and the trace read Task::rebases.
-    bool expandShared = true;
+    ShareKernels shareKernels = ShareKernels::Auto; // emit-pto's last step (PtoShare.h)
 };
 
 struct CompileState {
@@ -70,6 +80,8 @@ struct CompileState {
     std::optional<ClusterProbe> clusters;
     // What became of it: compiled through a few clusters and replicated, or in full and why.
     std::string clusterNote;
+    // "768 kernels share 3 kernel texts" when emit-pto shared isomorphic kernels, else "".
+    std::string shareNote;
 
     /// The Tile function of the compile so far: `tile` up to the Tile level, `block.tile` after.
     const Function& tileFunction() const { return kind > StageKind::Tile ? block.tile : tile; }

@@ -136,8 +136,28 @@ void replicateProbe(CompileState& s, const CompileOptions& o) {
         replicateClusters(s.pto, c.later[0], c.later[1], c.probeClusters, c.clusters, why);
     if (!full) // compileProgram replicated the same program before choosing to probe
         throw std::logic_error("cluster probe: the traced compile differs from its probe: " + why);
-    s.pto = o.expandShared ? expandSharedKernels(*full) : std::move(*full);
+    // Written out with one kernel per task, as the full lowering writes them, where emit-pto
+    // would not share kernels (--share-kernels off, or auto below its size).
+    int64_t instrs = 0;
+    for (const Task& t : full->exec.tasks) instrs += int64_t(full->kernels[t.block].instrs.size());
+    const bool share =
+        o.shareKernels == ShareKernels::On ||
+        (o.shareKernels == ShareKernels::Auto && instrs >= int64_t(kShareKernelsAutoInstrs));
+    s.pto = share ? std::move(*full) : expandSharedKernels(*full);
 }
+// The end of emit-pto: isomorphic kernels become one kernel launched by many tasks
+// (docs/ARCHITECTURE.md, "Kernels shared by isomorphic tasks").
+void shareKernels(CompileState& s, ShareKernels mode) {
+    if (mode == ShareKernels::Off) return;
+    size_t instrs = 0;
+    for (const Kernel& k : s.pto.kernels) instrs += k.instrs.size();
+    if (mode == ShareKernels::Auto && instrs < kShareKernelsAutoInstrs) return;
+    const ShareStats stats = shareIsomorphicKernels(s.pto);
+    if (stats.merged() > 0)
+        s.shareNote = fmt::format("{} kernels share {} kernel texts", stats.kernelsBefore,
+                                  stats.kernelsAfter);
+}
+
 void runEmit(CompileState& s, const CompileOptions& o) {
     s.pto = emitPto(s.block, s.exec);
     s.pto.name = s.tensor.name;
@@ -146,6 +166,7 @@ void runEmit(CompileState& s, const CompileOptions& o) {
     if (s.clusters && s.clusters->later.size() == 2) replicateProbe(s, o);
     s.kind = S::Pto;
     checkInstrBudget(s.pto, o.budget, s.file);
+    if (!s.clusters) shareKernels(s, o.shareKernels); // a replicated program is shared already
 }
 
 // The pipeline: every pass in the order lowerToPto runs them (the one place it is written).

@@ -17,8 +17,9 @@ namespace {
 class ExecutorSink final : public InstrSink {
 public:
     explicit ExecutorSink(FunctionalExecutor& executor) : m_executor(executor) {}
-    void execute(int coreId, CoreType core, const Instr& instr) override {
-        m_executor.execute(coreId, core, instr);
+    void execute(int coreId, CoreType core, const Instr& instr,
+                 std::span<const GmRebase> rebases) override {
+        m_executor.execute(coreId, core, instr, rebases);
     }
 
 private:

@@ -49,6 +49,7 @@ private:
     Operand parseOperand();
     void parseInstrAttrs(Instr& in);
     void parseProvenance(Instr& in);
+    GmRebase parseRebase();
     void parseTask();
     void parseDep();
     TaskDep parseDepKind(TaskDep d);
@@ -443,6 +444,20 @@ TaskDep PtoParser::parseDepKind(TaskDep d) {
     return d;
 }
 
+// [0x0, 0x400) +0x100: the task's GM addresses in [begin, end) move by the delta. (Order and
+// overlap are the verifier's to check.)
+GmRebase PtoParser::parseRebase() {
+    GmRebase r;
+    expect(TokKind::LBracket, "'[' to start a rebase range [begin, end)");
+    r.begin = expectInt("rebase begin", 0, INT64_MAX);
+    expect(TokKind::Comma, "','");
+    r.end = expectInt("rebase end", 0, INT64_MAX);
+    expect(TokKind::RParen, "')' to close the rebase range [begin, end)");
+    accept(TokKind::Plus);
+    r.delta = expectInt("rebase distance", INT64_MIN, INT64_MAX);
+    return r;
+}
+
 void PtoParser::parseTask() {
     advance(); // task
     Task t;
@@ -462,6 +477,11 @@ void PtoParser::parseTask() {
         advance();
         t.cluster = uint32_t(expectInt("cluster id", 0, int64_t(UINT32_MAX) - 1));
         if (accept(TokKind::Slash)) t.sub = uint8_t(expectInt("the AIV of the cluster", 0, 1));
+    }
+    if (m_tok.isIdent("rebase")) {
+        advance();
+        do t.rebases.push_back(parseRebase());
+        while (accept(TokKind::Comma));
     }
     if (m_tok.isIdent("after")) {
         advance();

@@ -130,6 +130,11 @@ void appendTasks(std::string& out, const PtoProgram& p) {
             out.append(t.core == CoreType::AIV || t.sub != 0
                            ? fmt::format(" cluster {}/{}", t.cluster, t.sub)
                            : fmt::format(" cluster {}", t.cluster));
+        for (size_t j = 0; j < t.rebases.size(); ++j) {
+            const GmRebase& r = t.rebases[j];
+            fmt::format_to(std::back_inserter(out), "{}[0x{:x}, 0x{:x}) {:+#x}",
+                           j ? ", " : " rebase ", r.begin, r.end, r.delta);
+        }
         for (size_t j = 0; j < into[i].size(); ++j)
             out.append(j ? ", " : " after ").append(formatDep(*into[i][j], tensors, false));
         out += '\n';

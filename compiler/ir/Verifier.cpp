@@ -1,9 +1,9 @@
 // The Tensor/Tile-level and PTO-level verifiers (rules listed in Verifier.h).
 #include "compiler/ir/Verifier.h"
 
-#include "compiler/ir/PtoLoops.h"
-
 #include "compiler/ir/Printer.h"
+#include "compiler/ir/PtoLoops.h"
+#include "compiler/ir/PtoShare.h"
 #include "compiler/ir/ShapeInference.h"
 
 #include <fmt/format.h>
@@ -424,8 +424,11 @@ private:
     void checkInstr(const Kernel& k, size_t index, const Instr& in) const;
     void checkOperand(const Kernel& k, size_t index, const Instr& in, size_t i) const;
     void checkGmRegion(const Kernel& k, size_t index, const Instr& in, size_t i, int64_t begin,
-                       int64_t end) const;
+                       int64_t end, const Task* task = nullptr) const;
     void checkTasks() const;
+    void checkRebases(const Task& t) const;
+    void checkRebasedOperand(const Task& t, const Kernel& k, size_t index, const Instr& in,
+                             size_t i) const;
     void checkAcyclic() const;
     void checkClusters() const;
     void checkClusterMembers(uint32_t cluster, const std::array<int64_t, kClusterRoles>& members,
@@ -497,7 +500,7 @@ std::pair<int, int> opcodeOperands(Opcode op) {
 }
 
 void PtoVerifier::checkGmRegion(const Kernel& k, size_t index, const Instr& in, size_t i,
-                                int64_t begin, int64_t end) const {
+                                int64_t begin, int64_t end, const Task* task) const {
     auto it = std::upper_bound(m_gmByAddr.begin(), m_gmByAddr.end(), begin,
                                [&](int64_t a, size_t t) { return a < m_p.gm[t].addr; });
     // Tensors may overlap (workspace reuse): try every tensor starting at or before `begin`.
@@ -506,9 +509,77 @@ void PtoVerifier::checkGmRegion(const Kernel& k, size_t index, const Instr& in, 
         if (end <= t.addr + t.bytes()) return;
     }
     failInstr(k, index, in,
-              fmt::format("operand {} covers GM [0x{:x}, 0x{:x}), which is not inside a declared "
-                          "GM tensor",
-                          i, begin, end));
+              fmt::format("{}operand {} covers GM [0x{:x}, 0x{:x}), which is not inside a "
+                          "declared GM tensor",
+                          task ? fmt::format("as task {} runs it, ", task->id) : "", i, begin,
+                          end));
+}
+
+// A task's rebases: sorted, disjoint and non-empty (docs/PTO_LANGUAGE.md, "Tasks").
+void PtoVerifier::checkRebases(const Task& t) const {
+    for (size_t r = 0; r < t.rebases.size(); ++r) {
+        const GmRebase& b = t.rebases[r];
+        if (b.begin >= b.end)
+            failProgram(
+                fmt::format("task {}: rebase [0x{:x}, 0x{:x}) is empty", t.id, b.begin, b.end));
+        if (r > 0 && b.begin < t.rebases[r - 1].end)
+            failProgram(fmt::format("task {}: rebase [0x{:x}, 0x{:x}) does not start after "
+                                    "[0x{:x}, 0x{:x}) (rebases are sorted by address and "
+                                    "disjoint)",
+                                    t.id, b.begin, b.end, t.rebases[r - 1].begin,
+                                    t.rebases[r - 1].end));
+    }
+    if (t.rebases.empty() || t.block >= m_p.kernels.size()) return;
+    const Kernel& k = m_p.kernels[t.block];
+    for (size_t index = 0; index < k.instrs.size(); ++index)
+        for (size_t i = 0; i < k.instrs[index].operandCount; ++i)
+            if (k.instrs[index].operands[i].space == MemSpace::GM)
+                checkRebasedOperand(t, k, index, k.instrs[index], i);
+    // Addresses are affine in the round: the first and the last round enclose the others.
+    for (const InstrLoop& loop : k.loops)
+        if (loop.count > 1)
+            for (uint32_t index = loop.begin; index < loop.end; ++index) {
+                const Instr last =
+                    loopRoundInstr(k.instrs[index], loop, index - loop.begin, loop.count - 1);
+                for (size_t i = 0; i < last.operandCount; ++i)
+                    if (last.operands[i].space == MemSpace::GM) {
+                        checkRebasedOperand(t, k, index, last, i);
+                        const GmRebase* first =
+                            rebaseHolding(t.rebases, k.instrs[index].operands[i].addr);
+                        if (first != rebaseHolding(t.rebases, last.operands[i].addr))
+                            failInstr(k, index, last,
+                                      fmt::format("task {} moves the rounds of operand {} by "
+                                                  "different rebases (a loop's rounds stay in "
+                                                  "one)",
+                                                  t.id, i));
+                    }
+            }
+}
+
+// One GM operand as task `t` runs it: inside one rebase or none, and, moved, inside a GM tensor.
+void PtoVerifier::checkRebasedOperand(const Task& t, const Kernel& k, size_t index, const Instr& in,
+                                      size_t i) const {
+    const ByteRange r = *operandBytes(in.operands[i]);
+    const GmRebase* holder = rebaseHolding(t.rebases, r.begin);
+    const GmRebase* lastHolder = rebaseHolding(t.rebases, r.end - 1);
+    auto next = std::upper_bound(t.rebases.begin(), t.rebases.end(), r.begin,
+                                 [](int64_t a, const GmRebase& b) { return a < b.begin; });
+    if (holder != lastHolder || (!holder && next != t.rebases.end() && next->begin < r.end)) {
+        const GmRebase& b = holder ? *holder : *next;
+        failInstr(k, index, in,
+                  fmt::format("operand {} covers GM [0x{:x}, 0x{:x}), which straddles the "
+                              "boundary of task {}'s rebase [0x{:x}, 0x{:x})",
+                              i, r.begin, r.end, t.id, b.begin, b.end));
+    }
+    if (!holder) return;
+    int64_t begin = 0, end = 0;
+    if (__builtin_add_overflow(r.begin, holder->delta, &begin) ||
+        __builtin_add_overflow(r.end, holder->delta, &end) || begin < 0)
+        failInstr(k, index, in,
+                  fmt::format("as task {} runs it, operand {} moves by {:+#x} outside the GM "
+                              "address range",
+                              t.id, i, holder->delta));
+    checkGmRegion(k, index, in, i, begin, end, &t);
 }
 
 void PtoVerifier::checkOperand(const Kernel& k, size_t index, const Instr& in, size_t i) const {
@@ -584,6 +655,7 @@ void PtoVerifier::checkTasks() const {
         if (t.core != k.core)
             failProgram(fmt::format("task {} is on an {} core, but kernel @{} is {}", i,
                                     coreTypeName(t.core), k.name, coreTypeName(k.core)));
+        checkRebases(t);
     }
     size_t n = m_p.exec.tasks.size();
     for (const TaskDep& d : m_p.exec.deps) {

@@ -49,7 +49,7 @@ void markOperands(const Function& f, const Op& op, std::vector<bool>& row) {
         return;
     }
     if (opInfo(op.kind).cls == OpClass::Reduce || op.kind == OpKind::Softmax) {
-        mark(0);
+        if (normalizedAxis(op, result.rank()) != 0) mark(0);
         return;
     }
     if (keepsRowsElementwise(op.kind) || op.kind == OpKind::Broadcast)
@@ -121,20 +121,19 @@ RowParallel analyzeRowParallel(const Function& f) {
     // Backwards: every use of a value comes after its definition.
     for (auto it = f.ops().rbegin(); it != f.ops().rend(); ++it)
         if (it->result != kNoId && rp.rowValue[it->result]) markOperands(f, *it, rp.rowValue);
-    // Forwards: every op with a row-parallel result keeps its rows apart, and a row-parallel
-    // operand only flows into row-parallel results.
+    // Every op with a row-parallel result keeps its rows apart…
     for (const Op& op : f.ops()) {
-        if (isDirective(op.kind)) continue;
-        const bool rowResult = op.result != kNoId && rp.rowValue[op.result];
-        if (rowResult) {
-            if (f.type(op.result).shape[0] != rp.rows) {
-                rp.refusal = where(op) + " has a row-parallel result of another length";
-                return rp;
-            }
-            rp.refusal = rowResultProblem(f, op, rp.rowValue);
-            if (!rp.refusal.empty()) return rp;
-            continue;
+        if (isDirective(op.kind) || op.result == kNoId || !rp.rowValue[op.result]) continue;
+        if (f.type(op.result).shape[0] != rp.rows) {
+            rp.refusal = where(op) + " has a row-parallel result of another length";
+            return rp;
         }
+        rp.refusal = rowResultProblem(f, op, rp.rowValue);
+        if (!rp.refusal.empty()) return rp;
+    }
+    // … and a row-parallel operand only flows into row-parallel results.
+    for (const Op& op : f.ops()) {
+        if (isDirective(op.kind) || (op.result != kNoId && rp.rowValue[op.result])) continue;
         for (ValueId v : op.operands)
             if (rp.rowValue[v]) {
                 rp.refusal = where(op) + " mixes rows: it reads a row-parallel value into a "

@@ -225,6 +225,7 @@ void Engine::startTask(int slot) {
     const TimedTask& task = m_program.tasks()[core.task];
     core.kernel = &m_program.kernels()[task.kernel];
     core.source = &m_program.source().kernels[task.kernel];
+    core.rebases = task.rebases;
     core.startedAt = m_now;
     core.flags.fill(0);
     core.live = 0;
@@ -349,13 +350,14 @@ void Engine::startNext(int slot, Pipe pipe) {
         break;
     case InstrKind::GmDma: {
         const GmTransfer& transfer = m_program.gmTransfers()[ti.aux];
-        lookupL2(ps, transfer);
+        const Region gm = rebasedRegion(transfer.gm, core.rebases);
+        lookupL2(ps, transfer, gm);
         const bool allHit = !transfer.gm.write && ps.hbmBytes == 0;
         if (m_options.checkHazards && ti.regionCount)
             m_hazards.start(slot, *core.kernel, *core.source, m_program.tasks()[core.task].kernel,
                             ti, m_now, -1);
-        if (m_options.checkHazards && core.cluster >= 0 && inWorkspace(transfer.gm))
-            checkHandOff(slot, ti, transfer.gm);
+        if (m_options.checkHazards && core.cluster >= 0 && inWorkspace(gm))
+            checkHandOff(slot, ti, gm);
         int64_t latency = allHit ? m_costs.l2Latency() : transfer.cost.latency;
         if (ps.prevStreamAt >= 0) // back to back: requests went out during the last stream
             latency -=
@@ -390,7 +392,7 @@ void Engine::applyOccupancy(int slot, std::span<const OccupancyDelta> deltas) {
 
 // Splits a GM transfer's bytes into L2 hits and HBM traffic: reads of resident lines hit, the
 // rest miss and become resident; writes go through to HBM and leave their lines resident.
-void Engine::lookupL2(PipeState& ps, const GmTransfer& transfer) {
+void Engine::lookupL2(PipeState& ps, const GmTransfer& transfer, const Region& gm) {
     if (transfer.gather) { // its rows are data-dependent: every byte misses (an assumption)
         ps.l2Bytes = 0;
         ps.hbmBytes = transfer.cost.bytes;
@@ -404,7 +406,7 @@ void Engine::lookupL2(PipeState& ps, const GmTransfer& transfer) {
         m_result.memory.hbmReadBytes += bytes;
         return;
     }
-    const L2Cache::Split split = m_l2.access(transfer.gm);
+    const L2Cache::Split split = m_l2.access(gm);
     const double looked = static_cast<double>(split.hit + split.miss);
     const double hitShare =
         transfer.gm.write || looked <= 0 ? 0.0 : static_cast<double>(split.hit) / looked;
@@ -480,7 +482,7 @@ void Engine::completeInstr(int slot, Pipe pipe) {
     if (m_options.checkHazards) m_hazards.finish(slot, pipe, m_now);
     if (m_sink) {
         try {
-            m_sink->execute(core.index, core.type, instr);
+            m_sink->execute(core.index, core.type, instr, core.rebases);
         } catch (SimFault& fault) {
             fault.setCycle(m_now);
             throw;
@@ -518,7 +520,7 @@ void Engine::completeInstr(int slot, Pipe pipe) {
     if (core.occupancy) applyOccupancy(slot, core.occupancy->atEnd(index));
     if (ti.kind == InstrKind::GmDma) {
         ps.prevStreamAt = ps.streamAt;
-        const Region& gm = m_program.gmTransfers()[ti.aux].gm;
+        const Region gm = rebasedRegion(m_program.gmTransfers()[ti.aux].gm, core.rebases);
         if (m_options.checkHazards && core.cluster >= 0 && inWorkspace(gm)) {
             checkHandOff(slot, ti, gm); // again: a peer's access may have overlapped this one
             recordHandOff(slot, ti, gm);

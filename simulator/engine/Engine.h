@@ -113,8 +113,9 @@ private:
         int32_t task = -1; ///< task index dispatched or running, -1 = idle
         const TimedKernel* kernel = nullptr;
         const Kernel* source = nullptr;
-        int live = 0;         ///< pipes not yet drained
-        uint32_t waiting = 0; ///< bit per pipe blocked on a flag or barrier
+        std::span<const GmRebase> rebases; ///< the running task's (TimedTask::rebases)
+        int live = 0;                      ///< pipes not yet drained
+        uint32_t waiting = 0;              ///< bit per pipe blocked on a flag or barrier
         int64_t dispatchedAt = 0;
         int64_t startedAt = 0;
         std::array<PipeState, kPipeCount> pipes{};
@@ -154,7 +155,7 @@ private:
     CrossCounter& crossCounter(int slot, int counter) {
         return m_cross[static_cast<size_t>(slot) * kCrossSlots + static_cast<size_t>(counter)];
     }
-    void lookupL2(PipeState& ps, const GmTransfer& transfer);
+    void lookupL2(PipeState& ps, const GmTransfer& transfer, const Region& gm);
     void joinServers(int slot, Pipe pipe, PipeState& ps, double cap);
     void bandwidthDone(int server);
     void applyOccupancy(int slot, std::span<const OccupancyDelta> deltas);

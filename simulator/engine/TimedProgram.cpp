@@ -2,6 +2,7 @@
 // reduces it to a TimedInstr; builds per-pipe queues and the task graph.
 #include "simulator/engine/TimedProgram.h"
 
+#include "compiler/ir/PtoShare.h"
 #include "simulator/arch/OpcodeClass.h"
 #include "simulator/numerics/SimFault.h"
 
@@ -295,6 +296,39 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
     out.instrs = {grouped, inOrder.size()};
 }
 
+Region rebasedRegion(const Region& r, std::span<const GmRebase> rebases) {
+    const GmRebase* holder = rebaseHolding(rebases, r.lo);
+    if (!holder) return r;
+    Region moved = r;
+    moved.lo += holder->delta;
+    moved.hi += holder->delta;
+    return moved;
+}
+
+// A task that moves its kernel's GM transfers: each stays in one rebase (or none) and, moved,
+// inside the GM image.
+void TimedProgram::checkRebasedBounds(const Task& task, uint32_t kernel) const {
+    const Kernel& source = m_source->kernels[kernel];
+    for (const TimedInstr& t : m_kernels[kernel].instrs) {
+        if (t.kind != InstrKind::GmDma) continue;
+        const Region& gm = m_transfers[t.aux].gm;
+        const GmRebase* first = rebaseHolding(task.rebases, gm.lo);
+        const GmRebase* last = rebaseHolding(task.rebases, gm.hi - 1);
+        std::string problem;
+        if (first != last)
+            problem = fmt::format("task {} moves the GM bytes [0x{:x}, 0x{:x}) by two rebases "
+                                  "(a region lies inside one rebase or none)",
+                                  task.id, gm.lo, gm.hi);
+        const Region moved = rebasedRegion(gm, task.rebases);
+        if (problem.empty() && (moved.lo < 0 || moved.hi > m_gmBytes))
+            problem = fmt::format("task {} moves the GM bytes [0x{:x}, 0x{:x}) to [0x{:x}, "
+                                  "0x{:x}), outside the GM image of {} bytes",
+                                  task.id, gm.lo, gm.hi, moved.lo, moved.hi, m_gmBytes);
+        if (!problem.empty())
+            throw SimFault(FaultKind::OutOfBounds, siteOf(source, kernel, t.index), problem);
+    }
+}
+
 void TimedProgram::buildTasks(const ArchConfig& arch) {
     const ExecGraph& exec = m_source->exec;
     std::unordered_map<uint32_t, uint32_t> indexOf;
@@ -315,7 +349,9 @@ void TimedProgram::buildTasks(const ArchConfig& arch) {
         if (arch.count(count) < 1)
             taskFault(fmt::format("task {} needs an {} core; the chip has none", task.id,
                                   coreDisplayName(task.core)));
-        m_tasks[i] = TimedTask{task.id, task.block, task.core, 0, {}, -1, task.role()};
+        m_tasks[i] =
+            TimedTask{task.id, task.block, task.core, 0, {}, -1, task.role(), task.rebases};
+        if (!task.rebases.empty()) checkRebasedBounds(task, task.block);
     }
     for (const TaskDep& dep : exec.deps) {
         const auto from = indexOf.find(dep.from);

@@ -103,7 +103,14 @@ struct TimedTask {
     std::vector<uint32_t> successors; ///< task indices
     int32_t cluster = -1;             ///< index into TimedProgram::clusters(), -1 = none
     ClusterRole role = ClusterRole::Aic;
+    /// The task's GM rebases (Task::rebases of the source program): its kernel's GM regions as
+    /// it runs them are rebasedRegion(region, rebases). The kernel's records are shared.
+    std::span<const GmRebase> rebases;
 };
+
+/// `r`, a GM region of a kernel, as a task with `rebases` accesses it (the verifier and
+/// TimedProgram's checks make sure a region lies inside one rebase or none).
+Region rebasedRegion(const Region& r, std::span<const GmRebase> rebases);
 
 /// A fused cluster: its tasks (indices, -1 for a role it does not use) start together on one
 /// AIC and its two AIVs.
@@ -139,6 +146,7 @@ private:
     void buildTasks(const ArchConfig& arch);
     void buildClusters(const ArchConfig& arch);
     void checkCrossPeers(const TimedCluster& cluster) const;
+    void checkRebasedBounds(const Task& task, uint32_t kernel) const;
 
     const PtoProgram* m_source;
     TargetInfo m_target;

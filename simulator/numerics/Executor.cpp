@@ -2,6 +2,7 @@
 // dispatch of each opcode to its family's executor.
 #include "simulator/numerics/Executor.h"
 
+#include "compiler/ir/PtoShare.h"
 #include "simulator/numerics/ExecuteOps.h"
 
 #include <fmt/format.h>
@@ -41,12 +42,19 @@ CoreMemory& FunctionalExecutor::coreMemory(int coreId, CoreType core) {
     return *slot;
 }
 
-void FunctionalExecutor::execute(int coreId, CoreType core, const Instr& instr) {
+void FunctionalExecutor::execute(int coreId, CoreType core, const Instr& instr,
+                                 std::span<const GmRebase> rebases) {
+    if (rebases.empty()) return executeAt(coreId, core, instr, instr);
+    executeAt(coreId, core, rebasedInstr(instr, rebases), instr);
+}
+
+void FunctionalExecutor::executeAt(int coreId, CoreType core, const Instr& instr,
+                                   const Instr& located) {
     CoreMemory& memory = coreMemory(coreId, core);
     ++m_stats.instructions;
     if (static_cast<int>(instr.opcode) >= kOpcodeCount) {
         FaultSite site =
-            numerics::instrSite({&m_program, &m_options.sourceFile, core, coreId}, instr);
+            numerics::instrSite({&m_program, &m_options.sourceFile, core, coreId, &located}, instr);
         site.opcode.reset(); // it has no name
         throw SimFault(FaultKind::BadInstruction, site,
                        fmt::format("opcode {} does not exist", static_cast<int>(instr.opcode)));
@@ -61,7 +69,7 @@ void FunctionalExecutor::execute(int coreId, CoreType core, const Instr& instr) 
     default:
         break;
     }
-    const numerics::SiteInfo site{&m_program, &m_options.sourceFile, core, coreId};
+    const numerics::SiteInfo site{&m_program, &m_options.sourceFile, core, coreId, &located};
     numerics::InstrContext ctx(instr, site, m_gm, memory, m_options.checkUninitialized);
     if (!coreHasPipe(core, instr.pipe))
         ctx.bad(

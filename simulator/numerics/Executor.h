@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,9 +55,11 @@ public:
     FunctionalExecutor(const FunctionalExecutor&) = delete;
     FunctionalExecutor& operator=(const FunctionalExecutor&) = delete;
 
-    /// Executes `instr` on core `coreId` (0-based within `core`'s type) now. Throws SimFault
-    /// (see above); std::out_of_range for a core id the target does not have.
-    void execute(int coreId, CoreType core, const Instr& instr);
+    /// Executes `instr` on core `coreId` (0-based within `core`'s type) now, its GM operands
+    /// moved by `rebases` (the task's Task::rebases). Throws SimFault (see above; the site names
+    /// `instr` as written); std::out_of_range for a core id the target does not have.
+    void execute(int coreId, CoreType core, const Instr& instr,
+                 std::span<const GmRebase> rebases = {});
 
     /// The on-chip memory of a core (created on first use).
     CoreMemory& coreMemory(int coreId, CoreType core);
@@ -65,6 +68,9 @@ public:
     const ExecStats& stats() const { return m_stats; }
 
 private:
+    /// `located`: the program's instruction `instr` was rebased from (fault sites).
+    void executeAt(int coreId, CoreType core, const Instr& instr, const Instr& located);
+
     const PtoProgram& m_program;
     const TargetInfo& m_target;
     GlobalMemory& m_gm;

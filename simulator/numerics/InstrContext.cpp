@@ -41,13 +41,13 @@ FaultSite instrSite(const SiteInfo& info, const Instr& instr) {
     if (info.file) site.file = *info.file;
     if (!info.program) return site;
     const std::less<const Instr*> before; // a total order, also across unrelated arrays
+    const Instr& in = info.located ? *info.located : instr;
     for (size_t k = 0; k < info.program->kernels.size(); ++k) {
         const std::vector<Instr>& list = info.program->kernels[k].instrs;
-        if (list.empty() || before(&instr, list.data()) ||
-            !before(&instr, list.data() + list.size()))
+        if (list.empty() || before(&in, list.data()) || !before(&in, list.data() + list.size()))
             continue;
         site.kernel = int64_t(k);
-        site.instrIndex = &instr - list.data();
+        site.instrIndex = &in - list.data();
         break;
     }
     return site;

@@ -21,6 +21,9 @@ struct SiteInfo {
     const std::string* file = nullptr;   ///< the .pto file name, if known
     CoreType coreType = CoreType::None;
     int core = -1;
+    /// The program's instruction the executed one was made from (a task's rebased copy);
+    /// null = the executed one itself.
+    const Instr* located = nullptr;
 };
 
 /// The fault site of `instr`: core, pipe, opcode, provenance, and its kernel and index when it

@@ -315,7 +315,7 @@ TEST(Engine, MaxCyclesStopsTheRun) {
 // Records the order in which the engine hands instructions to the functional hook.
 class RecordingSink : public InstrSink {
 public:
-    void execute(int coreId, CoreType core, const Instr& in) override {
+    void execute(int coreId, CoreType core, const Instr& in, std::span<const GmRebase>) override {
         order.push_back({coreId, core, in.opcode});
     }
     struct Entry {
