@@ -105,6 +105,8 @@ int runRun(RunArgs& args) {
         progress.phase(fmt::format("{} ({}/{})", phase, index + 1, count), double(index) / count);
     };
     args.options.keepLowering = !args.dump.empty(); // --dump interprets the Tile stage
+    // … on the run's inputs: every cluster's rows, not a probe's (ClusterProbe.h).
+    if (!args.dump.empty()) args.options.compile.clusterProbe = false;
     RunResult r = runProgram(args.options);
     progress.done();
     if (!args.dump.empty() && r.faultMessage.empty()) dumpRunValues(r, {args.dump, args.dumpTiles});

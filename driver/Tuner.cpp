@@ -166,7 +166,7 @@ tracedb::TuneCandidate evaluate(SweepContext& ctx, int64_t id) {
         simOptions.traceLevel = sim::TraceLevel::None;
         simOptions.sourceFile = o.program;
         const sim::SimResult r = sim::simulate(state.pto, arch, {}, simOptions);
-        fillRunStats(row, r, arch, countFlops(state.tensor));
+        fillRunStats(row, r, arch, programFlops(state)); // every iteration and cluster
         lowerBest(ctx.best, *row.cycles);
     } catch (const std::exception& e) {
         row.status = tracedb::TuneStatus::SimError;
