@@ -9,6 +9,8 @@
 #include "compiler/passes/RowParallel.h"
 #include "driver/Session.h"
 #include "tests/support/Process.h"
+#include "trace_db/TraceReader.h"
+#include "trace_db/TraceWriter.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -106,6 +108,62 @@ TEST(ClusterProbe, AtS8192The64ClustersAreCompiledThrough12AndEqualTheFullLoweri
     // The probe's Tile function holds 12 clusters' rows (q is 1536 x 128).
     EXPECT_EQ(probed.tensor.type(probed.tensor.args[0]).shape, (Shape{1536, 128}));
     expectSameProgram(probed.pto, full.pto);
+}
+
+// Instructions whose provenance does not lead through the recorded stages to an op of the parsed
+// program with a source line.
+constexpr const char* kOrphanQuery = R"sql(
+WITH RECURSIVE walk(instr, stage_id, node_id) AS (
+    SELECT id, tile_stage_id, tile_op_id FROM instr
+  UNION ALL
+    SELECT w.instr, s.parent_stage_id, n.parent_id
+    FROM walk w
+    JOIN node n ON n.stage_id = w.stage_id AND n.id = w.node_id
+    JOIN stage s ON s.id = w.stage_id
+    WHERE s.parent_stage_id IS NOT NULL
+),
+rooted AS (
+    SELECT DISTINCT w.instr
+    FROM walk w
+    JOIN node n ON n.stage_id = w.stage_id AND n.id = w.node_id
+    JOIN stage s ON s.id = w.stage_id
+    WHERE s.ord = 0 AND s.level = 'tensor' AND n.src_line > 0
+)
+SELECT count(*) FROM instr WHERE id NOT IN (SELECT instr FROM rooted)
+)sql";
+
+// The traced compile is the smallest probe: its Tile stage holds 12 clusters, the PTO stage the
+// three shared kernel texts, and every instruction reaches a tile op of the probe, the parsed
+// program's op and its source line.
+TEST(ClusterProbe, TheTraceHoldsTheProbeAndEveryInstructionReachesItsSourceLine) {
+    test::TempDir dir;
+    const auto db = dir / "fa.db";
+    CompileState s = loadProgramText(flashAttentionText(8192), "fa.pto");
+    CompileOptions o;
+    o.shareKernels = ShareKernels::On;
+    {
+        auto writer = tracedb::TraceWriter::create(db);
+        compileProgram(s, o, &writer);
+        writer.commit();
+    }
+    ASSERT_FALSE(s.clusterNote.empty());
+    size_t instrs = 0;
+    for (const Kernel& k : s.pto.kernels) instrs += k.instrs.size();
+    auto reader = tracedb::TraceReader::open(db);
+    EXPECT_EQ(std::get<int64_t>(reader.query("SELECT count(*) FROM instr").rows[0][0]),
+              int64_t(instrs));
+    EXPECT_EQ(std::get<int64_t>(reader.query(kOrphanQuery).rows[0][0]), 0);
+    // The Exec stage is the probe's 12 clusters of three tasks, the PTO stage three kernels.
+    auto nodes = [&](const char* level) {
+        return std::get<int64_t>(
+            reader
+                .query(fmt::format("SELECT node_count FROM stage WHERE level = '{}' ORDER BY ord "
+                                   "DESC LIMIT 1",
+                                   level))
+                .rows[0][0]);
+    };
+    EXPECT_EQ(nodes("exec"), 36);
+    EXPECT_EQ(nodes("pto"), 3);
 }
 
 TEST(ClusterProbe, AtS8192TheRunTakesTheFullLoweringsCycles) {
