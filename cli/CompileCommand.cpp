@@ -54,8 +54,11 @@ void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
         fmt::print("  block   {} block functions, {} buffers\n", s.block.blocks.size(), buffers);
     }
     if (s.kind >= StageKind::Exec)
-        fmt::print("  exec    {} tasks, {} dependencies\n", s.exec.tasks.size(),
-                   s.exec.deps.size());
+        fmt::print("  exec    {} tasks, {} dependencies{}\n", s.exec.tasks.size(),
+                   s.exec.deps.size(),
+                   s.clusters && !s.clusters->later.empty()
+                       ? fmt::format(" (the probe's {} clusters)", s.clusters->probeClusters)
+                       : "");
     if (s.kind >= StageKind::Pto) {
         size_t instrs = 0;
         for (const Kernel& k : s.pto.kernels) instrs += k.instrs.size();

@@ -261,13 +261,14 @@ void checkInstrBudget(const PtoProgram& program, const ResourceBudget& budget,
     for (const Task& t : program.exec.tasks)
         if (t.block < launches.size()) ++launches[t.block];
     for (const Kernel& k : program.kernels) {
-        int64_t executed = executedInstrCount(k);
+        const int64_t once = executedInstrCount(k);
+        int64_t executed = once;
         const size_t index = size_t(&k - program.kernels.data());
-        if (launches[index] > 1 && __builtin_mul_overflow(executed, launches[index], &executed))
+        if (launches[index] > 1 && __builtin_mul_overflow(once, launches[index], &executed))
             executed = INT64_MAX;
         if (__builtin_add_overflow(n, executed, &n)) n = INT64_MAX;
-        if (executed > most) {
-            most = executed;
+        if (once > most) {
+            most = once;
             largest = &k;
         }
     }
