@@ -186,6 +186,27 @@ TEST(ClusterProbe, AtS8192TheRunTakesTheFullLoweringsCycles) {
     EXPECT_DOUBLE_EQ(probed.flops, full.flops);
 }
 
+// The instruction budget counts what the 192 tasks execute, not the three kernel texts: the
+// probed compile is refused as the full one is, before the traced compile starts.
+TEST(ClusterProbe, TheBudgetCountsEveryLaunchOfASharedKernel) {
+    auto budgetMessage = [](bool probe) {
+        CompileState s = loadProgramText(flashAttentionText(8192), "fa.pto");
+        CompileOptions o;
+        o.clusterProbe = probe;
+        o.shareKernels = ShareKernels::On;
+        o.budget.maxInstrs = 400000;
+        try {
+            compileProgram(s, o);
+        } catch (const BudgetError& e) {
+            return e.message();
+        }
+        return std::string("no budget error");
+    };
+    const std::string probed = budgetMessage(true);
+    EXPECT_NE(probed.find("has 445440 PTO instructions"), std::string::npos) << probed;
+    EXPECT_EQ(probed, budgetMessage(false));
+}
+
 // At S = 4096 (32 clusters, probed here from 16 on): the outputs too, bit for bit.
 TEST(ClusterProbe, AtS4096TheProbedRunsOutputsAndCyclesAreTheFullLowerings) {
     test::TempDir dir;
