@@ -73,7 +73,7 @@ std::string rowResultProblem(const Function& f, const Op& op, const std::vector<
         const auto offsets = op.attrs.getInts("offsets");
         const auto sizes = op.attrs.getInts("sizes");
         const Shape& src = f.type(op.operands[0]).shape;
-        if (op.operands.size() > 1 || !offsets || !sizes || offsets->empty() ||
+        if (op.operands.size() > 1 || !offsets || !sizes || offsets->empty() || sizes->empty() ||
             (*offsets)[0] != 0 || (*sizes)[0] != src[0] || op.attrs.has("clip"))
             return where(op) + " moves or cuts the rows (a view offset on the row dim)";
         return {};
