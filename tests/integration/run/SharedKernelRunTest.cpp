@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -144,6 +145,36 @@ TEST(SharedFlashAttention, AtS4096TwoKernelTextsRunAsTheNinetySixKernelsBitForBi
     for (int64_t i = 0; i < got.numel(); ++i)
         bad += std::fabs(got.get(i) - want.get(i)) > 2e-3 + 1e-2 * std::fabs(want.get(i));
     EXPECT_EQ(bad, 0) << "of " << got.numel();
+}
+
+// `pto report --format json` of a traced run (the CLI, as a user runs it).
+nlohmann::json reportOf(const test::TempDir& dir, const std::string& program,
+                        const std::string& share) {
+    const std::string db = (dir / fmt::format("{}.db", share)).string();
+    const auto run = test::runCommand(
+        fmt::format("{} run {} --share-kernels {} --timing-only --trace instructions -o {}",
+                    PTO_CLI, test::shellQuote(program), share, test::shellQuote(db)));
+    EXPECT_EQ(run.exitCode, 0) << run.err;
+    const auto report =
+        test::runCommand(fmt::format("{} report {} --format json", PTO_CLI, test::shellQuote(db)));
+    EXPECT_TRUE(report.exitCode == 0 || report.exitCode == 1) << report.err; // 1: findings
+    return nlohmann::json::parse(report.out, nullptr, false);
+}
+
+// The trace holds each shared kernel's instructions once; the tasks' slices link to them and
+// the kernel rows list the tasks, so the report counts every launch: the same FLOPs, GM bytes,
+// throughput and top ops as the unshared run's.
+TEST(SharedFlashAttention, TheReportOfASharedRunIsTheUnsharedOnes) {
+    test::TempDir dir;
+    const std::string path = flashAttentionTwin(dir, 4096);
+    nlohmann::json on = reportOf(dir, path, "on");
+    nlohmann::json off = reportOf(dir, path, "off");
+    ASSERT_TRUE(on.is_object() && off.is_object());
+    on["summary"].erase("trace");
+    off["summary"].erase("trace");
+    EXPECT_EQ(on["summary"], off["summary"]);
+    EXPECT_EQ(on["top_ops"], off["top_ops"]);
+    EXPECT_GT(on["summary"]["gm_bytes"].get<double>(), 3e8);
 }
 
 // At S = 1024 fuse-cube-vector does not fuse (8 clusters would use a third of the AICs): the
