@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -66,7 +67,7 @@ TEST(SharedKernelListing, EachTaskSquaresItsOwnRowsAsNumPyDoes) {
     const RunResult r = runProgram(o);
     ASSERT_EQ(r.faultMessage, "");
     ASSERT_EQ(r.state.pto.kernels.size(), 1u);
-    ASSERT_EQ(r.state.pto.exec.tasks.size(), 4u);
+    ASSERT_EQ(r.state.pto.exec.tasks.size(), 5u);
     test::TempDir dir;
     writeTensor(dir / "x.npy", r.inputs.at(0));
     const auto py = test::runCommand(
@@ -78,6 +79,8 @@ TEST(SharedKernelListing, EachTaskSquaresItsOwnRowsAsNumPyDoes) {
     EXPECT_TRUE(sameBytes(r.sim.outputs.at(0).second, want));
 }
 
+// Task 4 moves the kernel by a quarter row (0x100 B): its loads and stores leave the 512 B GM
+// alignment and stream slower (dma.misaligned_efficiency), exactly as written out.
 TEST(SharedKernelListing, RunsAsItsWrittenOutTwin) {
     RunOptions o;
     o.program = sourcePath("tests/integration/run/programs/shared_rows.ptoasm");
@@ -85,9 +88,31 @@ TEST(SharedKernelListing, RunsAsItsWrittenOutTwin) {
     const RunResult r = runProgram(o);
     ASSERT_EQ(r.faultMessage, "");
     const PtoProgram expanded = expandSharedKernels(r.state.pto);
-    EXPECT_EQ(expanded.kernels.size(), 4u);
+    EXPECT_EQ(expanded.kernels.size(), 5u);
     const sim::SimResult twin = sim::simulate(expanded, r.arch, r.inputs, o.sim);
     expectSameRun(r.sim, twin);
+}
+
+// A rebase that cuts an operand in two is the listing verifier's clean error through the CLI:
+// exit 2, the file, the task and the instruction, and no trace file left behind.
+TEST(SharedKernelListing, ARebaseCuttingAnOperandIsACleanErrorOfTheCli) {
+    test::TempDir dir;
+    std::string text = readFile(sourcePath("tests/integration/run/programs/shared_rows.ptoasm"));
+    const std::string good = "task 1 @rows aiv rebase [0x0, 0x20000) +0x4000";
+    ASSERT_NE(text.find(good), std::string::npos);
+    text.replace(text.find(good), good.size(), "task 1 @rows aiv rebase [0x0, 0x2000) +0x4000");
+    const std::string listing = (dir / "cut.ptoasm").string();
+    std::ofstream(listing) << text;
+    const std::string db = (dir / "cut.db").string();
+    const auto r = test::runCommand(
+        fmt::format("{} run {} -o {}", PTO_CLI, test::shellQuote(listing), test::shellQuote(db)));
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_NE(r.err.find("cut.ptoasm"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("kernel @rows instr 0 (TLOAD): operand 1 covers GM [0x0, 0x4000), which "
+                         "straddles the boundary of task 1's rebase [0x0, 0x2000)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(std::filesystem::exists(db));
 }
 
 // flash_attention_long.pto at sequence length S (S / 256 K/V blocks of 256 keys).
