@@ -371,13 +371,46 @@ void StageRecorder::recordExec(int64_t stage, const ExecGraph& exec) {
     send(edges);
 }
 
+namespace {
+
+// A program whose kernels are shared (compiler/ir/PtoShare.h): the tasks of each kernel with
+// their rebases, as the kernel node's attrs list them ({"id":3,"rebases":[[b,e,d]]}); "" for
+// a kernel of a program without shared kernels (one task per kernel, none moved).
+std::vector<std::string> kernelTasksAttrs(const PtoProgram& pto) {
+    std::vector<std::string> attrs(pto.kernels.size());
+    std::vector<int> runs(pto.kernels.size(), 0);
+    bool shared = false;
+    for (const Task& t : pto.exec.tasks) {
+        if (t.block >= pto.kernels.size()) continue;
+        shared = shared || !t.rebases.empty() || ++runs[t.block] > 1;
+    }
+    if (!shared) return attrs;
+    for (const Task& t : pto.exec.tasks) {
+        if (t.block >= pto.kernels.size()) continue;
+        std::string& a = attrs[t.block];
+        fmt::format_to(std::back_inserter(a), R"({}{{"id":{},"rebases":[)", a.empty() ? "" : ",",
+                       t.id);
+        for (size_t r = 0; r < t.rebases.size(); ++r)
+            fmt::format_to(std::back_inserter(a), "{}[{},{},{}]", r ? "," : "", t.rebases[r].begin,
+                           t.rebases[r].end, t.rebases[r].delta);
+        a += "]}";
+    }
+    return attrs;
+}
+
+} // namespace
+
 void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
     std::vector<NodeRow> nodes;
-    for (const Kernel& k : pto.kernels) {
+    const std::vector<std::string> tasks = kernelTasksAttrs(pto);
+    for (size_t i = 0; i < pto.kernels.size(); ++i) {
+        const Kernel& k = pto.kernels[i];
         NodeRow n{stage, k.id, "kernel", k.name};
         n.core = std::string(coreTypeName(k.core));
         n.parentId = k.id;
-        n.attrs = fmt::format(R"({{"instrs":{}}})", k.instrs.size());
+        n.attrs = tasks[i].empty()
+                      ? fmt::format(R"({{"instrs":{}}})", k.instrs.size())
+                      : fmt::format(R"({{"instrs":{},"tasks":[{}]}})", k.instrs.size(), tasks[i]);
         nodes.push_back(std::move(n));
     }
     send(nodes);

@@ -144,12 +144,16 @@ void recordCompileOptions(tracedb::TraceWriter& writer, const CompileOptions& op
             : "null";
     writer.setMeta(
         "compile_options",
-        fmt::format(R"({{"tiles_per_task":{},"double_buffer":{},"fault":{}{}{}}})",
+        fmt::format(R"({{"tiles_per_task":{},"double_buffer":{},"fault":{}{}{}{}}})",
                     options.tilesPerTask, options.doubleBuffer, fault,
                     options.fuse ? "" : R"(,"fuse":false)",
                     options.target.tileShrink == 0
                         ? ""
-                        : fmt::format(R"(,"tile_shrink":{})", options.target.tileShrink)));
+                        : fmt::format(R"(,"tile_shrink":{})", options.target.tileShrink),
+                    options.shareKernels == ShareKernels::Auto
+                        ? ""
+                        : fmt::format(R"(,"share_kernels":"{}")",
+                                      options.shareKernels == ShareKernels::On ? "on" : "off")));
 }
 
 void recordBinds(tracedb::TraceWriter& writer, std::span<const ScalarBind> binds) {

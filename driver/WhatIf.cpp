@@ -112,6 +112,9 @@ void recordedCompileOptions(const tracedb::TraceReader& reader, CompileOptions& 
     if (auto it = j.find("fault"); it != j.end() && it->is_string())
         compile.fault = parseFaultSpec(it->get<std::string>());
     if (auto it = j.find("fuse"); it != j.end() && it->is_boolean()) compile.fuse = it->get<bool>();
+    if (auto it = j.find("share_kernels"); it != j.end() && it->is_string())
+        compile.shareKernels =
+            parseShareKernels(it->get<std::string>()).value_or(ShareKernels::Auto);
 }
 
 RunOptions rerunOptions(const tracedb::TraceReader& reader, const fs::path& dir,

@@ -94,6 +94,8 @@ public:
     double pathRate(DmaPath path) const { return m_pathRate[static_cast<int>(path)]; }
     /// Transfer efficiency of a GM operand (size and alignment).
     double efficiency(const Operand& gm) const;
+    /// mem.gm_align: the efficiency depends on a GM address modulo this.
+    int64_t gmAlign() const { return m_gmAlign; }
     /// Bytes per cycle of HBM (transfers missing L2, writes) and of L2 (hits).
     double hbmBandwidth() const { return m_hbmBandwidth; }
     double l2Bandwidth() const { return m_l2Bandwidth; }

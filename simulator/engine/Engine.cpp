@@ -226,6 +226,7 @@ void Engine::startTask(int slot) {
     core.kernel = &m_program.kernels()[task.kernel];
     core.source = &m_program.source().kernels[task.kernel];
     core.rebases = task.rebases;
+    core.transferShift = task.transferShift;
     core.startedAt = m_now;
     core.flags.fill(0);
     core.live = 0;
@@ -302,7 +303,8 @@ void Engine::startNext(int slot, Pipe pipe) {
     if (ps.pos + kTransferAhead < ps.end) {
         const TimedInstr& soon = ps.instrs[ps.pos + kTransferAhead];
         if (soon.kind == InstrKind::GmDma) { // 72 bytes: on one or two cache lines
-            const auto* record = reinterpret_cast<const char*>(&m_program.gmTransfers()[soon.aux]);
+            const auto* record = reinterpret_cast<const char*>(
+                &m_program.gmTransfers()[soon.aux + core.transferShift]);
             __builtin_prefetch(record);
             __builtin_prefetch(record + sizeof(GmTransfer) - 1);
         }
@@ -349,7 +351,7 @@ void Engine::startNext(int slot, Pipe pipe) {
         m_queue.push(m_now + ti.cycles, EventKind::PipeDone, target);
         break;
     case InstrKind::GmDma: {
-        const GmTransfer& transfer = m_program.gmTransfers()[ti.aux];
+        const GmTransfer& transfer = m_program.gmTransfers()[ti.aux + core.transferShift];
         const Region gm = rebasedRegion(transfer.gm, core.rebases);
         lookupL2(ps, transfer, gm);
         const bool allHit = !transfer.gm.write && ps.hbmBytes == 0;
@@ -425,9 +427,10 @@ void Engine::lookupL2(PipeState& ps, const GmTransfer& transfer, const Region& g
 }
 
 void Engine::beginStream(int slot, Pipe pipe) {
+    const CoreState& core = m_cores[slot];
     PipeState& ps = m_cores[slot].pipes[static_cast<int>(pipe)];
     const TimedInstr& ti = ps.instrs[ps.pos];
-    const GmTransferCost& cost = m_program.gmTransfers()[ti.aux].cost;
+    const GmTransferCost& cost = m_program.gmTransfers()[ti.aux + core.transferShift].cost;
     ps.streamAt = m_now;
     if (cost.bytes <= 0) {
         completeInstr(slot, pipe);
@@ -492,8 +495,8 @@ void Engine::completeInstr(int slot, Pipe pipe) {
     int64_t slice = 0;
     if (m_trace) {
         if (m_trace->wantsInstructions() && ti.kind == InstrKind::GmDma &&
-            m_program.gmTransfers()[ti.aux].gather) {
-            const GmTransferCost& cost = m_program.gmTransfers()[ti.aux].cost;
+            m_program.gmTransfers()[ti.aux + core.transferShift].gather) {
+            const GmTransferCost& cost = m_program.gmTransfers()[ti.aux + core.transferShift].cost;
             const bool scatter = instr.opcode == Opcode::MScatter; // rows: its source's
             slice = m_trace->gatherInstr(slot, pipe, instr.opcode, core.kernel->traceId(index),
                                          taskId(core), ps.startedAt, m_now,
@@ -512,15 +515,17 @@ void Engine::completeInstr(int slot, Pipe pipe) {
             const auto lost =
                 static_cast<int64_t>(std::llround(std::max(ps.throttled[kHbm], ps.throttled[kL2])));
             if (ti.kind == InstrKind::GmDma && lost > 0)
-                m_trace->bandwidthStall(slot, pipe, core.kernel->traceId(index), taskId(core),
-                                        m_now - lost, m_now, hbmLimited ? "HBM" : "L2",
-                                        m_costs.pathRate(m_program.gmTransfers()[ti.aux].path));
+                m_trace->bandwidthStall(
+                    slot, pipe, core.kernel->traceId(index), taskId(core), m_now - lost, m_now,
+                    hbmLimited ? "HBM" : "L2",
+                    m_costs.pathRate(m_program.gmTransfers()[ti.aux + core.transferShift].path));
         }
     }
     if (core.occupancy) applyOccupancy(slot, core.occupancy->atEnd(index));
     if (ti.kind == InstrKind::GmDma) {
         ps.prevStreamAt = ps.streamAt;
-        const Region gm = rebasedRegion(m_program.gmTransfers()[ti.aux].gm, core.rebases);
+        const Region gm =
+            rebasedRegion(m_program.gmTransfers()[ti.aux + core.transferShift].gm, core.rebases);
         if (m_options.checkHazards && core.cluster >= 0 && inWorkspace(gm)) {
             checkHandOff(slot, ti, gm); // again: a peer's access may have overlapped this one
             recordHandOff(slot, ti, gm);

@@ -114,6 +114,7 @@ private:
         const TimedKernel* kernel = nullptr;
         const Kernel* source = nullptr;
         std::span<const GmRebase> rebases; ///< the running task's (TimedTask::rebases)
+        int64_t transferShift = 0;         ///< the running task's (TimedTask::transferShift)
         int live = 0;                      ///< pipes not yet drained
         uint32_t waiting = 0;              ///< bit per pipe blocked on a flag or barrier
         int64_t dispatchedAt = 0;

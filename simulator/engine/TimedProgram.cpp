@@ -108,6 +108,16 @@ private:
     int64_t m_gmBytes;
 };
 
+// The cost of a GM transfer (a DMA instruction along a GM path).
+GmTransferCost transferCost(const CostModel& costs, const Instr& in, DmaPath path) {
+    const Operand& dst = in.operands[0];
+    const Operand& src = in.operands[1];
+    const Operand& gm = src.space == MemSpace::GM ? src : dst;
+    if (in.opcode == Opcode::MGather) return costs.gatherTransfer(dst, gm);
+    if (in.opcode == Opcode::MScatter) return costs.scatterTransfer(src, gm);
+    return costs.gmTransfer(path, gm);
+}
+
 // Notes which on-chip spaces `in` writes (operand 0) and reads (the others), for the
 // overlapping-buffer check.
 void noteSpaces(const Instr& in, TimedInstr& t) {
@@ -189,7 +199,7 @@ TimedProgram::TimedProgram(const PtoProgram& program, const ArchConfig& arch,
         traceIds += static_cast<int64_t>(compact ? compact->kernels[k].instrs.size()
                                                  : program.kernels[k].instrs.size());
     }
-    buildTasks(arch);
+    buildTasks(arch, costs);
 }
 
 void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
@@ -208,6 +218,7 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
     std::vector<TimedInstr>& inOrder = m_scratch;
     inOrder.clear();
     inOrder.reserve(kernel.instrs.size());
+    out.firstTransfer = static_cast<uint32_t>(m_transfers.size());
     for (size_t i = 0; i < kernel.instrs.size(); ++i) {
         const Instr& in = kernel.instrs[i];
         if (i + kPrefetchAhead < kernel.instrs.size()) { // the fields read: opcode to event
@@ -263,9 +274,7 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
                 const Operand& gm = src.space == MemSpace::GM ? src : dst;
                 const bool gather = in.opcode == Opcode::MGather;
                 const bool indexed = gather || in.opcode == Opcode::MScatter;
-                GmTransfer transfer{gather    ? costs.gatherTransfer(dst, gm)
-                                    : indexed ? costs.scatterTransfer(src, gm)
-                                              : costs.gmTransfer(*path, gm),
+                GmTransfer transfer{transferCost(costs, in, *path),
                                     regionOf(gm, dst.space == MemSpace::GM), *path, indexed};
                 t.kind = InstrKind::GmDma;
                 t.aux = static_cast<uint32_t>(m_transfers.size());
@@ -285,6 +294,7 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
         ++perPipe[static_cast<int>(in.pipe)];
         inOrder.push_back(t);
     }
+    out.endTransfer = static_cast<uint32_t>(m_transfers.size());
     out.pipeBegin[0] = 0;
     for (int p = 0; p < kPipeCount; ++p) out.pipeBegin[p + 1] = out.pipeBegin[p] + perPipe[p];
     TimedInstr* grouped = m_instrs.extend(inOrder.size());
@@ -303,6 +313,35 @@ Region rebasedRegion(const Region& r, std::span<const GmRebase> rebases) {
     moved.lo += holder->delta;
     moved.hi += holder->delta;
     return moved;
+}
+
+// A task whose rebases move a GM transfer of its kernel by other than a multiple of the GM
+// alignment may see another efficiency (CostModel::efficiency): it gets its own copy of the
+// kernel's transfer records with the costs of its addresses. Returns the shift of its records
+// (0: the kernel's are its own).
+int64_t TimedProgram::rebasedTransfers(const Task& task, const CostModel& costs) {
+    const int64_t align = costs.gmAlign();
+    if (std::ranges::all_of(task.rebases, [&](const GmRebase& r) { return r.delta % align == 0; }))
+        return 0;
+    const Kernel& source = m_source->kernels[task.block];
+    const TimedKernel& kernel = m_kernels[task.block];
+    std::vector<std::pair<uint32_t, GmTransferCost>> changed;
+    for (const TimedInstr& t : kernel.instrs) {
+        if (t.kind != InstrKind::GmDma) continue;
+        const GmTransfer& shared = m_transfers[t.aux];
+        const GmTransferCost moved =
+            transferCost(costs, rebasedInstr(source.instrs[t.index], task.rebases), shared.path);
+        if (moved.efficiency != shared.cost.efficiency || moved.cap != shared.cost.cap)
+            changed.emplace_back(t.aux, moved);
+    }
+    if (changed.empty()) return 0;
+    const int64_t shift = static_cast<int64_t>(m_transfers.size()) - kernel.firstTransfer;
+    for (uint32_t i = kernel.firstTransfer; i < kernel.endTransfer; ++i) {
+        const GmTransfer copy = m_transfers[i];
+        m_transfers.push_back(copy);
+    }
+    for (const auto& [index, cost] : changed) m_transfers[size_t(index + shift)].cost = cost;
+    return shift;
 }
 
 // A task that moves its kernel's GM transfers: each stays in one rebase (or none) and, moved,
@@ -329,7 +368,7 @@ void TimedProgram::checkRebasedBounds(const Task& task, uint32_t kernel) const {
     }
 }
 
-void TimedProgram::buildTasks(const ArchConfig& arch) {
+void TimedProgram::buildTasks(const ArchConfig& arch, const CostModel& costs) {
     const ExecGraph& exec = m_source->exec;
     std::unordered_map<uint32_t, uint32_t> indexOf;
     m_tasks.resize(exec.tasks.size());
@@ -351,7 +390,10 @@ void TimedProgram::buildTasks(const ArchConfig& arch) {
                                   coreDisplayName(task.core)));
         m_tasks[i] =
             TimedTask{task.id, task.block, task.core, 0, {}, -1, task.role(), task.rebases};
-        if (!task.rebases.empty()) checkRebasedBounds(task, task.block);
+        if (!task.rebases.empty()) {
+            checkRebasedBounds(task, task.block);
+            m_tasks[i].transferShift = rebasedTransfers(task, costs);
+        }
     }
     for (const TaskDep& dep : exec.deps) {
         const auto from = indexOf.find(dep.from);

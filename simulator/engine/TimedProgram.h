@@ -77,6 +77,8 @@ struct TimedKernel {
     std::span<const TimedInstr> instrs;
     std::array<uint32_t, kPipeCount + 1> pipeBegin{};
     std::array<int64_t, kDmaPathCount> bytes{}; ///< bytes moved per path by one run
+    uint32_t firstTransfer = 0; ///< its GmTransfer records: [firstTransfer, endTransfer)
+    uint32_t endTransfer = 0;
     /// A kernel with counted loops runs expanded (compiler/ir/PtoLoops.h): per executed
     /// instruction its compact index and loop round; null when the kernel has no loops.
     const ExpandedKernelMap* expansion = nullptr;
@@ -106,6 +108,10 @@ struct TimedTask {
     /// The task's GM rebases (Task::rebases of the source program): its kernel's GM regions as
     /// it runs them are rebasedRegion(region, rebases). The kernel's records are shared.
     std::span<const GmRebase> rebases;
+    /// Added to a GmDma's TimedInstr::aux for this task: non-zero when a rebase moves a
+    /// transfer to another GM alignment (mem.gm_align), which changes its efficiency; the task
+    /// then has its own copy of the kernel's GmTransfer records, with costs of its addresses.
+    int64_t transferShift = 0;
 };
 
 /// `r`, a GM region of a kernel, as a task with `rebases` accesses it (the verifier and
@@ -143,7 +149,8 @@ public:
 
 private:
     void buildKernel(uint32_t index, const CostModel& costs);
-    void buildTasks(const ArchConfig& arch);
+    void buildTasks(const ArchConfig& arch, const CostModel& costs);
+    int64_t rebasedTransfers(const Task& task, const CostModel& costs);
     void buildClusters(const ArchConfig& arch);
     void checkCrossPeers(const TimedCluster& cluster) const;
     void checkRebasedBounds(const Task& task, uint32_t kernel) const;

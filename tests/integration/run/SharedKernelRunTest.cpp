@@ -9,9 +9,11 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -65,7 +67,7 @@ TEST(SharedKernelListing, EachTaskSquaresItsOwnRowsAsNumPyDoes) {
     const RunResult r = runProgram(o);
     ASSERT_EQ(r.faultMessage, "");
     ASSERT_EQ(r.state.pto.kernels.size(), 1u);
-    ASSERT_EQ(r.state.pto.exec.tasks.size(), 4u);
+    ASSERT_EQ(r.state.pto.exec.tasks.size(), 5u);
     test::TempDir dir;
     writeTensor(dir / "x.npy", r.inputs.at(0));
     const auto py = test::runCommand(
@@ -77,6 +79,8 @@ TEST(SharedKernelListing, EachTaskSquaresItsOwnRowsAsNumPyDoes) {
     EXPECT_TRUE(sameBytes(r.sim.outputs.at(0).second, want));
 }
 
+// Task 4 moves the kernel by a quarter row (0x100 B): its loads and stores leave the 512 B GM
+// alignment and stream slower (dma.misaligned_efficiency), exactly as written out.
 TEST(SharedKernelListing, RunsAsItsWrittenOutTwin) {
     RunOptions o;
     o.program = sourcePath("tests/integration/run/programs/shared_rows.ptoasm");
@@ -84,9 +88,31 @@ TEST(SharedKernelListing, RunsAsItsWrittenOutTwin) {
     const RunResult r = runProgram(o);
     ASSERT_EQ(r.faultMessage, "");
     const PtoProgram expanded = expandSharedKernels(r.state.pto);
-    EXPECT_EQ(expanded.kernels.size(), 4u);
+    EXPECT_EQ(expanded.kernels.size(), 5u);
     const sim::SimResult twin = sim::simulate(expanded, r.arch, r.inputs, o.sim);
     expectSameRun(r.sim, twin);
+}
+
+// A rebase that cuts an operand in two is the listing verifier's clean error through the CLI:
+// exit 2, the file, the task and the instruction, and no trace file left behind.
+TEST(SharedKernelListing, ARebaseCuttingAnOperandIsACleanErrorOfTheCli) {
+    test::TempDir dir;
+    std::string text = readFile(sourcePath("tests/integration/run/programs/shared_rows.ptoasm"));
+    const std::string good = "task 1 @rows aiv rebase [0x0, 0x20000) +0x4000";
+    ASSERT_NE(text.find(good), std::string::npos);
+    text.replace(text.find(good), good.size(), "task 1 @rows aiv rebase [0x0, 0x2000) +0x4000");
+    const std::string listing = (dir / "cut.ptoasm").string();
+    std::ofstream(listing) << text;
+    const std::string db = (dir / "cut.db").string();
+    const auto r = test::runCommand(
+        fmt::format("{} run {} -o {}", PTO_CLI, test::shellQuote(listing), test::shellQuote(db)));
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_NE(r.err.find("cut.ptoasm"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("kernel @rows instr 0 (TLOAD): operand 1 covers GM [0x0, 0x4000), which "
+                         "straddles the boundary of task 1's rebase [0x0, 0x2000)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(std::filesystem::exists(db));
 }
 
 // flash_attention_long.pto at sequence length S (S / 256 K/V blocks of 256 keys).
@@ -144,6 +170,36 @@ TEST(SharedFlashAttention, AtS4096TwoKernelTextsRunAsTheNinetySixKernelsBitForBi
     for (int64_t i = 0; i < got.numel(); ++i)
         bad += std::fabs(got.get(i) - want.get(i)) > 2e-3 + 1e-2 * std::fabs(want.get(i));
     EXPECT_EQ(bad, 0) << "of " << got.numel();
+}
+
+// `pto report --format json` of a traced run (the CLI, as a user runs it).
+nlohmann::json reportOf(const test::TempDir& dir, const std::string& program,
+                        const std::string& share) {
+    const std::string db = (dir / fmt::format("{}.db", share)).string();
+    const auto run = test::runCommand(
+        fmt::format("{} run {} --share-kernels {} --timing-only --trace instructions -o {}",
+                    PTO_CLI, test::shellQuote(program), share, test::shellQuote(db)));
+    EXPECT_EQ(run.exitCode, 0) << run.err;
+    const auto report =
+        test::runCommand(fmt::format("{} report {} --format json", PTO_CLI, test::shellQuote(db)));
+    EXPECT_TRUE(report.exitCode == 0 || report.exitCode == 1) << report.err; // 1: findings
+    return nlohmann::json::parse(report.out, nullptr, false);
+}
+
+// The trace holds each shared kernel's instructions once; the tasks' slices link to them and
+// the kernel rows list the tasks, so the report counts every launch: the same FLOPs, GM bytes,
+// throughput and top ops as the unshared run's.
+TEST(SharedFlashAttention, TheReportOfASharedRunIsTheUnsharedOnes) {
+    test::TempDir dir;
+    const std::string path = flashAttentionTwin(dir, 4096);
+    nlohmann::json on = reportOf(dir, path, "on");
+    nlohmann::json off = reportOf(dir, path, "off");
+    ASSERT_TRUE(on.is_object() && off.is_object());
+    on["summary"].erase("trace");
+    off["summary"].erase("trace");
+    EXPECT_EQ(on["summary"], off["summary"]);
+    EXPECT_EQ(on["top_ops"], off["top_ops"]);
+    EXPECT_GT(on["summary"]["gm_bytes"].get<double>(), 3e8);
 }
 
 // At S = 1024 fuse-cube-vector does not fuse (8 clusters would use a third of the AICs): the
