@@ -2,6 +2,7 @@
 #include "compiler/StageRecorder.h"
 
 #include "compiler/PassRegistry.h"
+#include "compiler/RecordText.h"
 #include "compiler/ir/Cost.h"
 #include "compiler/ir/Placement.h"
 #include "compiler/ir/Printer.h"
@@ -17,65 +18,10 @@ namespace {
 
 using tracedb::BufferRow;
 using tracedb::EdgeRow;
-using tracedb::InstrRow;
-using tracedb::NodeRow;
+using tracedb::InstrDataRow;
+using tracedb::NodeDataRow;
 using tracedb::StageLevel;
 using tracedb::StageRow;
-
-std::string jsonEscape(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            out += fmt::format("\\u{:04x}", int(c));
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-
-std::string jsonInts(std::span<const int64_t> v) {
-    return fmt::format("[{}]", fmt::join(v, ","));
-}
-
-std::string attrValueJson(const AttrValue& v) {
-    return std::visit(
-        [](const auto& x) -> std::string {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, bool>)
-                return x ? "true" : "false";
-            else if constexpr (std::is_same_v<T, int64_t>)
-                return std::to_string(x);
-            else if constexpr (std::is_same_v<T, double>)
-                return fmt::format("{}", x);
-            else if constexpr (std::is_same_v<T, std::string>)
-                return fmt::format("\"{}\"", jsonEscape(x));
-            else
-                return jsonInts(x);
-        },
-        v);
-}
-
-std::string attrsJson(const Function& f, const Op& op) {
-    std::string out = "{";
-    auto field = [&](std::string_view key, const std::string& value) {
-        if (out.size() > 1) out += ',';
-        out += fmt::format("\"{}\":{}", jsonEscape(key), value);
-    };
-    for (const Attr& a : op.attrs.items()) field(a.name, attrValueJson(a.value));
-    if (op.result != kNoId) {
-        const Value& v = f.value(op.result);
-        if (v.origin != kNoId) {
-            field("origin", std::to_string(v.origin));
-            field("origin_offset", jsonInts(v.offset.dims()));
-        }
-    }
-    return out + "}";
-}
 
 std::string valueName(const Function& f, ValueId v) {
     const std::string& name = f.value(v).name;
@@ -105,11 +51,15 @@ constexpr size_t kRowChunk = 16384;
 // Rows queued for the writer thread at most: the passes wait only when it is this far behind.
 constexpr size_t kQueuedRows = 2 * kRowChunk;
 
+// The address steps of an instruction outside a counted loop.
+constexpr std::array<int64_t, 4> kNoSteps{};
+
 } // namespace
 
 StageRecorder::StageRecorder(tracedb::TraceWriter& writer, const TargetInfo& target,
                              RecordLimits limits, RecordThread thread)
-    : m_writer(writer), m_target(target), m_limits(limits), m_nextStageId(writer.nextStageId()) {
+    : m_writer(writer), m_target(target), m_limits(limits), m_nextStageId(writer.nextStageId()),
+      m_names(writer), m_shapes(writer), m_attrs(writer), m_operands(writer) {
     if (thread == RecordThread::Writer) m_thread.emplace(writer, kQueuedRows);
 }
 
@@ -239,7 +189,7 @@ void StageRecorder::onStage(const StageEvent& event) {
     // indexes are built now, on the writer thread while the Block passes run, not at commit.
     if (event.kind == StageKind::Tile && findPass(event.pass) && isLastOfLevel(event))
         submit([](tracedb::TraceWriter& writer) {
-            writer.indexNow("node");
+            writer.indexNow("node_data");
             writer.indexNow("edge");
         });
     m_prevStage = stage;
@@ -259,7 +209,7 @@ std::vector<int64_t> StageRecorder::anchoredParents(const Function& f) const {
 
 void StageRecorder::recordFunction(int64_t stage, const Function& f,
                                    const std::vector<int64_t>& parents) {
-    std::vector<NodeRow> nodes;
+    std::vector<NodeDataRow> nodes;
     std::vector<EdgeRow> edges;
     nodes.reserve(f.ops().size() + f.args.size() + 1);
     auto sourceOf = [&](ValueId v) {
@@ -271,35 +221,36 @@ void StageRecorder::recordFunction(int64_t stage, const Function& f,
     };
     for (size_t i = 0; i < f.args.size(); ++i) {
         const Type& t = f.type(f.args[i]);
-        NodeRow n{stage,
-                  argNodeId(i),
-                  "arg",
-                  valueName(f, f.args[i]),
-                  std::string(dtypeName(t.dtype)),
-                  jsonInts(t.shape.dims()),
-                  std::string(memSpaceName(MemSpace::GM))};
+        NodeDataRow n{.stageId = stage,
+                      .id = argNodeId(i),
+                      .kindDict = m_names.idOfText("arg"),
+                      .name = valueName(f, f.args[i]),
+                      .dtypeDict = m_names.idOfText(dtypeName(t.dtype)),
+                      .shapeDict = shapeId(t.shape),
+                      .spaceDict = m_names.idOfText(memSpaceName(MemSpace::GM))};
         n.parentId = argNodeId(i);
         n.srcLine = f.loc.line;
         nodes.push_back(std::move(n));
     }
     for (const Op& op : f.ops()) {
-        NodeRow n;
+        NodeDataRow n;
         n.stageId = stage;
         n.id = op.id;
-        n.kind = std::string(opName(op.kind));
+        n.kindDict = m_names.idOfText(opName(op.kind));
         if (op.result != kNoId) {
             const Type& t = f.type(op.result);
             n.name = valueName(f, op.result);
-            n.dtype = std::string(dtypeName(t.dtype));
-            n.shape = jsonInts(t.shape.dims());
-            if (t.space != MemSpace::None) n.space = std::string(memSpaceName(t.space));
+            n.dtypeDict = m_names.idOfText(dtypeName(t.dtype));
+            n.shapeDict = shapeId(t.shape);
+            if (t.space != MemSpace::None) n.spaceDict = m_names.idOfText(memSpaceName(t.space));
         }
         if (f.level == Level::Tile) {
             Placement p = placeTileOp(f, op);
-            if (p.core != CoreType::None) n.core = std::string(coreTypeName(p.core));
-            if (p.core != CoreType::None) n.pipe = std::string(pipeName(p.pipe));
+            if (p.core != CoreType::None) n.coreDict = m_names.idOfText(coreTypeName(p.core));
+            if (p.core != CoreType::None) n.pipeDict = m_names.idOfText(pipeName(p.pipe));
         }
-        n.attrs = attrsJson(f, op);
+        attrsKey(m_key, f, op);
+        n.attrsDict = m_attrs.idOf(m_key, [&] { return attrsJson(f, op); });
         if (parents[op.id] != kNoParent) n.parentId = parents[op.id];
         if (op.loc.known()) {
             n.srcLine = op.loc.line;
@@ -307,16 +258,31 @@ void StageRecorder::recordFunction(int64_t stage, const Function& f,
         }
         nodes.push_back(std::move(n));
         for (ValueId v : op.operands)
-            edges.push_back({stage, sourceOf(v), op.id, v, typeLabel(f.type(v))});
+            edges.push_back({stage, sourceOf(v), op.id, v, labelOf(f.type(v))});
         sendChunk(nodes);
         sendChunk(edges);
     }
     int64_t ret = argNodeId(f.args.size());
-    nodes.push_back(NodeRow{stage, ret, "return", "return"});
+    nodes.push_back(NodeDataRow{
+        .stageId = stage, .id = ret, .kindDict = m_names.idOfText("return"), .name = "return"});
     nodes.back().parentId = ret;
-    for (ValueId v : f.results) edges.push_back({stage, sourceOf(v), ret, v, typeLabel(f.type(v))});
+    for (ValueId v : f.results) edges.push_back({stage, sourceOf(v), ret, v, labelOf(f.type(v))});
     send(nodes);
     send(edges);
+}
+
+RecordDict::Id StageRecorder::shapeId(const Shape& shape) {
+    shapeKey(m_key, shape.dims());
+    return m_shapes.idOf(m_key, [&] { return jsonInts(shape.dims()); });
+}
+
+const std::string& StageRecorder::labelOf(const Type& t) {
+    shapeKey(m_key, t.shape.dims());
+    m_key.add(t.dtype).add(t.space);
+    auto found = m_labels.find(m_key.bytes());
+    if (found == m_labels.end())
+        found = m_labels.emplace(std::string(m_key.bytes()), typeLabel(t)).first;
+    return found->second;
 }
 
 size_t StageRecorder::bufferCount(const BlockProgram& program) {
@@ -326,16 +292,18 @@ size_t StageRecorder::bufferCount(const BlockProgram& program) {
 }
 
 void StageRecorder::recordBlocks(int64_t stage, const BlockProgram& program, bool withBuffers) {
-    std::vector<NodeRow> nodes;
+    std::vector<NodeDataRow> nodes;
     std::vector<BufferRow> buffers;
     int64_t bufferId = 0;
     for (const BlockFunction& b : program.blocks) {
         size_t ops = 0, syncs = 0;
         for (const BlockItem& it : b.items) (it.isSync() ? syncs : ops)++;
-        NodeRow n{stage, b.id, "block_fn", b.name};
-        n.core = std::string(coreTypeName(b.core));
-        n.attrs = fmt::format(R"({{"group":{},"ops":{},"syncs":{},"buffers":{}}})", b.group, ops,
-                              syncs, b.buffers.size());
+        NodeDataRow n{
+            .stageId = stage, .id = b.id, .kindDict = m_names.idOfText("block_fn"), .name = b.name};
+        n.coreDict = m_names.idOfText(coreTypeName(b.core));
+        n.attrsDict =
+            m_names.idOfText(fmt::format(R"({{"group":{},"ops":{},"syncs":{},"buffers":{}}})",
+                                         b.group, ops, syncs, b.buffers.size()));
         n.groupId = b.group;
         nodes.push_back(std::move(n));
         if (!withBuffers) continue;
@@ -355,11 +323,12 @@ void StageRecorder::recordBlocks(int64_t stage, const BlockProgram& program, boo
 }
 
 void StageRecorder::recordExec(int64_t stage, const ExecGraph& exec) {
-    std::vector<NodeRow> nodes;
+    std::vector<NodeDataRow> nodes;
     std::vector<EdgeRow> edges;
     for (const Task& t : exec.tasks) {
-        NodeRow n{stage, t.id, "task", t.name};
-        n.core = std::string(coreTypeName(t.core));
+        NodeDataRow n{
+            .stageId = stage, .id = t.id, .kindDict = m_names.idOfText("task"), .name = t.name};
+        n.coreDict = m_names.idOfText(coreTypeName(t.core));
         n.groupId = t.block;
         n.parentId = t.block;
         nodes.push_back(std::move(n));
@@ -401,20 +370,22 @@ std::vector<std::string> kernelTasksAttrs(const PtoProgram& pto) {
 } // namespace
 
 void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
-    std::vector<NodeRow> nodes;
+    std::vector<NodeDataRow> nodes;
     const std::vector<std::string> tasks = kernelTasksAttrs(pto);
     for (size_t i = 0; i < pto.kernels.size(); ++i) {
         const Kernel& k = pto.kernels[i];
-        NodeRow n{stage, k.id, "kernel", k.name};
-        n.core = std::string(coreTypeName(k.core));
+        NodeDataRow n{
+            .stageId = stage, .id = k.id, .kindDict = m_names.idOfText("kernel"), .name = k.name};
+        n.coreDict = m_names.idOfText(coreTypeName(k.core));
         n.parentId = k.id;
-        n.attrs = tasks[i].empty()
-                      ? fmt::format(R"({{"instrs":{}}})", k.instrs.size())
-                      : fmt::format(R"({{"instrs":{},"tasks":[{}]}})", k.instrs.size(), tasks[i]);
+        n.attrsDict =
+            m_names.idOfText(tasks[i].empty() ? fmt::format(R"({{"instrs":{}}})", k.instrs.size())
+                                              : fmt::format(R"({{"instrs":{},"tasks":[{}]}})",
+                                                            k.instrs.size(), tasks[i]));
         nodes.push_back(std::move(n));
     }
     send(nodes);
-    std::vector<InstrRow> instrs;
+    std::vector<InstrDataRow> instrs;
     int64_t instrId = 1; // instruction ids are 1 + the running index over kernels in order
     for (const Kernel& k : pto.kernels) {
         // An instruction of a counted loop runs once per round: its operands show their
@@ -426,15 +397,16 @@ void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
             const Instr& in = k.instrs[i];
             const InstrLoop* loop = loopOf[i];
             const double rounds = loop ? double(loop->count) : 1.0;
-            InstrRow r;
+            InstrDataRow r;
             r.id = instrId++;
             r.stageId = stage;
             r.blockId = k.id;
             r.idx = int64_t(i);
-            r.pipe = std::string(pipeName(in.pipe));
-            r.opcode = std::string(opcodeName(in.opcode));
-            r.operands =
-                loop ? printPtoOperands(in, loop->steps[i - loop->begin]) : printPtoOperands(in);
+            r.pipeDict = m_names.idOfText(pipeName(in.pipe));
+            r.opcodeDict = m_names.idOfText(opcodeName(in.opcode));
+            const std::array<int64_t, 4>& steps = loop ? loop->steps[i - loop->begin] : kNoSteps;
+            operandsKey(m_key, in, steps);
+            r.operandsDict = m_operands.idOf(m_key, [&] { return printPtoOperands(in, steps); });
             if (in.tileOp != kNoId) {
                 r.tileOpId = in.tileOp;
                 r.tileStageId = m_lastTileStage;
@@ -443,7 +415,7 @@ void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
             r.flops = instrFlops(in) * rounds;
             r.gmBytes = instrGmBytes(in) * (loop ? loop->count : 1);
             if (int a = rateOperand(in); a >= 0)
-                r.srcDtype = std::string(dtypeName(in.operands[a].dtype));
+                r.srcDtypeDict = m_names.idOfText(dtypeName(in.operands[a].dtype));
             instrs.push_back(std::move(r));
             sendChunk(instrs);
         }

@@ -3,11 +3,14 @@
 #pragma once
 
 #include "compiler/PassManager.h"
+#include "compiler/RecordDict.h"
 #include "trace_db/TraceWriter.h"
 #include "trace_db/WriterThread.h"
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace pto {
@@ -60,6 +63,9 @@ private:
     static size_t bufferCount(const BlockProgram& program);
     void recordExec(int64_t stage, const ExecGraph& exec);
     void recordPto(int64_t stage, const PtoProgram& pto);
+    RecordDict::Id shapeId(const Shape& shape);
+    // An edge's label (its value's type, "[128,64]xf16 UB"), formatted once per type.
+    const std::string& labelOf(const Type& t);
 
     tracedb::TraceWriter& m_writer;
     TargetInfo m_target;
@@ -72,6 +78,15 @@ private:
     std::vector<int64_t> m_anchor;
     int64_t m_anchorStage = -1;
     int64_t m_lastTileStage = -1;
+    // The repeated text of nodes and instructions, each distinct value formatted once: names
+    // of enums and other short text by the text, shapes, attrs and operand lists by the value
+    // they are formatted from (m_key, reused to spare its allocations).
+    RecordDict m_names;
+    RecordDict m_shapes;
+    RecordDict m_attrs;
+    RecordDict m_operands;
+    DictKey m_key;
+    std::unordered_map<std::string, std::string, RecordDict::Hash, std::equal_to<>> m_labels;
     // Last, so that it is joined first; its jobs own their rows and touch only the writer.
     std::optional<tracedb::WriterThread> m_thread;
 };

@@ -5,6 +5,7 @@
 #include "profiler/MeasuredRun.h"
 #include "profiler/Provenance.h"
 #include "profiler/SqlRows.h"
+#include "trace_db/Schema.h"
 #include "trace_db/TraceError.h"
 
 #include <fmt/format.h>
@@ -231,42 +232,49 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
         std::int64_t gmBytes = 0, gmTransfers = 0;
     };
     std::unordered_map<std::int64_t, KernelCost> kernels;
-    // Schema-1 files have no cost columns: their instructions cost nothing.
-    const std::string costs =
-        reader.schemaVersion() >= 2 ? "flops, gm_bytes, src_dtype" : "NULL, NULL, NULL";
-    forEachRow(reader,
-               "SELECT id, block_id, pipe, opcode, " + costs +
-                   ", tile_op_id, tile_stage_id, src_line FROM instr",
-               [&](auto row) {
-                   InstrInfo info;
-                   info.kernel = cellInt(row[1]);
-                   info.pipe = parsePipeId(cellText(row[2])).value_or(PipeId::S);
-                   InstrCost cost =
-                       instrCost(cellText(row[3]),
-                                 cellNull(row[4]) ? std::nullopt : std::optional(cellReal(row[4])),
-                                 cellNull(row[5]) ? std::nullopt : std::optional(cellInt(row[5])),
-                                 cellText(row[6]));
-                   info.flops = cost.flops;
-                   info.nominalFlops = cost.nominalFlops();
-                   info.gmBytes = cost.gmBytes;
-                   info.srcLine = cellInt(row[9]);
-                   if (!cellNull(row[7]) && !cellNull(row[8])) {
-                       std::int64_t root = provenance.rootOf(cellInt(row[8]), cellInt(row[7]));
-                       if (auto it = indexOfOp.find(root); it != indexOfOp.end())
-                           info.tensorOp = it->second;
-                   }
-                   // Provenance breaks where the compiler recorded a big stage only as a row
-                   // (its nodes omitted): fall back to the only Tensor op on the source line.
-                   if (info.tensorOp < 0)
-                       if (auto it = opOfLine.find(info.srcLine); it != opOfLine.end())
-                           info.tensorOp = it->second;
-                   KernelCost& k = kernels[info.kernel];
-                   k.flops += info.flops;
-                   k.nominalFlops += info.nominalFlops;
-                   k.gmBytes += info.gmBytes;
-                   k.gmTransfers += cost.gmBytes > 0 ? 1 : 0;
-                   instrs.emplace(cellInt(row[0]), info);
-               });
+    // Schema-1 files have no cost columns: their instructions cost nothing. Schema 4 keeps the
+    // text in dict: the ids are read and looked up in memory, not through the view per row.
+    const bool compact = reader.schemaVersion() >= tracedb::kCompactSince;
+    const std::string costs = compact                       ? "flops, gm_bytes, src_dtype_dict"
+                              : reader.schemaVersion() >= 2 ? "flops, gm_bytes, src_dtype"
+                                                            : "NULL, NULL, NULL";
+    auto text = [&](const tracedb::SqlValue& cell) {
+        if (!compact || cellNull(cell)) return cellText(cell);
+        return tracedb::dictText(reader.dict(), cellInt(cell));
+    };
+    forEachRow(
+        reader,
+        std::string("SELECT id, block_id, ") +
+            (compact ? "pipe_dict, opcode_dict, " : "pipe, opcode, ") + costs +
+            ", tile_op_id, tile_stage_id, src_line FROM " + (compact ? "instr_data" : "instr"),
+        [&](auto row) {
+            InstrInfo info;
+            info.kernel = cellInt(row[1]);
+            info.pipe = parsePipeId(text(row[2])).value_or(PipeId::S);
+            InstrCost cost = instrCost(
+                text(row[3]), cellNull(row[4]) ? std::nullopt : std::optional(cellReal(row[4])),
+                cellNull(row[5]) ? std::nullopt : std::optional(cellInt(row[5])), text(row[6]));
+            info.flops = cost.flops;
+            info.nominalFlops = cost.nominalFlops();
+            info.gmBytes = cost.gmBytes;
+            info.srcLine = cellInt(row[9]);
+            if (!cellNull(row[7]) && !cellNull(row[8])) {
+                std::int64_t root = provenance.rootOf(cellInt(row[8]), cellInt(row[7]));
+                if (auto it = indexOfOp.find(root); it != indexOfOp.end())
+                    info.tensorOp = it->second;
+            }
+            // Provenance breaks where the compiler recorded a big stage only as a row
+            // (its nodes omitted): fall back to the only Tensor op on the source line.
+            if (info.tensorOp < 0)
+                if (auto it = opOfLine.find(info.srcLine); it != opOfLine.end())
+                    info.tensorOp = it->second;
+            KernelCost& k = kernels[info.kernel];
+            k.flops += info.flops;
+            k.nominalFlops += info.nominalFlops;
+            k.gmBytes += info.gmBytes;
+            k.gmTransfers += cost.gmBytes > 0 ? 1 : 0;
+            instrs.emplace(cellInt(row[0]), info);
+        });
     for (TaskRun& t : m.tasks) {
         auto k = kernels.find(t.kernel);
         if (k == kernels.end()) continue;

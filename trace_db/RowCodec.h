@@ -27,6 +27,8 @@ enum class TableId : std::size_t {
     Diff,
     Metric,
     Stat,
+    NodeData,
+    InstrData,
     Count
 };
 
@@ -49,6 +51,8 @@ template <> struct RowCodec<StageRow> {
     }
 };
 
+/// Reads the view `node` (schema 4; a table before); TraceWriter stores a NodeRow as a
+/// NodeDataRow.
 template <> struct RowCodec<NodeRow> {
     static constexpr TableId kTableId = TableId::Node;
     static constexpr std::string_view kTable = "node";
@@ -84,6 +88,8 @@ template <> struct RowCodec<BufferRow> {
     }
 };
 
+/// Reads the view `instr` (schema 4; a table before); TraceWriter stores an InstrRow as an
+/// InstrDataRow.
 template <> struct RowCodec<InstrRow> {
     static constexpr TableId kTableId = TableId::Instr;
     static constexpr std::string_view kTable = "instr";
@@ -94,6 +100,34 @@ template <> struct RowCodec<InstrRow> {
     template <typename R> static auto fields(R& r) {
         return std::tie(r.id, r.stageId, r.blockId, r.idx, r.pipe, r.opcode, r.operands, r.flags,
                         r.tileOpId, r.tileStageId, r.srcLine, r.flops, r.gmBytes, r.srcDtype);
+    }
+};
+
+template <> struct RowCodec<NodeDataRow> {
+    static constexpr TableId kTableId = TableId::NodeData;
+    static constexpr std::string_view kTable = "node_data";
+    static constexpr std::string_view kColumns =
+        "stage_id, id, kind_dict, name, dtype_dict, shape_dict, space_dict, core_dict, "
+        "pipe_dict, attrs_dict, group_id, parent_id, src_line, src_col";
+    static constexpr bool kHasAutoId = false;
+    template <typename R> static auto fields(R& r) {
+        return std::tie(r.stageId, r.id, r.kindDict, r.name, r.dtypeDict, r.shapeDict, r.spaceDict,
+                        r.coreDict, r.pipeDict, r.attrsDict, r.groupId, r.parentId, r.srcLine,
+                        r.srcCol);
+    }
+};
+
+template <> struct RowCodec<InstrDataRow> {
+    static constexpr TableId kTableId = TableId::InstrData;
+    static constexpr std::string_view kTable = "instr_data";
+    static constexpr std::string_view kColumns =
+        "id, stage_id, block_id, idx, pipe_dict, opcode_dict, operands_dict, flags_dict, "
+        "tile_op_id, tile_stage_id, src_line, flops, gm_bytes, src_dtype_dict";
+    static constexpr bool kHasAutoId = true;
+    template <typename R> static auto fields(R& r) {
+        return std::tie(r.id, r.stageId, r.blockId, r.idx, r.pipeDict, r.opcodeDict, r.operandsDict,
+                        r.flagsDict, r.tileOpId, r.tileStageId, r.srcLine, r.flops, r.gmBytes,
+                        r.srcDtypeDict);
     }
 };
 

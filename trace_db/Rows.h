@@ -98,6 +98,46 @@ struct InstrRow {
     std::optional<std::string> srcDtype{}; ///< dtype of a matmul's A, else of operand 1
 };
 
+/// A node as table node_data stores it (schema 4): the text columns a stage repeats are ids of
+/// table `dict` (TraceWriter::internDict), empty = NULL. For producers that intern each distinct
+/// value once themselves (compiler/StageRecorder); TraceWriter::add(NodeRow) interns a NodeRow's
+/// text into the same form. Read nodes back as NodeRow, through the view `node`.
+struct NodeDataRow {
+    std::int64_t stageId = 0;
+    std::int64_t id = 0;
+    std::optional<std::int64_t> kindDict{};
+    std::string name{};
+    std::optional<std::int64_t> dtypeDict{};
+    std::optional<std::int64_t> shapeDict{};
+    std::optional<std::int64_t> spaceDict{};
+    std::optional<std::int64_t> coreDict{};
+    std::optional<std::int64_t> pipeDict{};
+    std::optional<std::int64_t> attrsDict{};
+    std::optional<std::int64_t> groupId{};
+    std::optional<std::int64_t> parentId{};
+    std::optional<std::int64_t> srcLine{};
+    std::optional<std::int64_t> srcCol{};
+};
+
+/// An instruction as table instr_data stores it (schema 4), its text as `dict` ids like
+/// NodeDataRow's. Read instructions back as InstrRow, through the view `instr`.
+struct InstrDataRow {
+    std::int64_t id = kAutoId;
+    std::int64_t stageId = 0;
+    std::int64_t blockId = 0;
+    std::int64_t idx = 0;
+    std::optional<std::int64_t> pipeDict{};
+    std::optional<std::int64_t> opcodeDict{};
+    std::optional<std::int64_t> operandsDict{};
+    std::optional<std::int64_t> flagsDict{};
+    std::optional<std::int64_t> tileOpId{};
+    std::optional<std::int64_t> tileStageId{};
+    std::optional<std::int64_t> srcLine{};
+    std::optional<double> flops{};
+    std::optional<std::int64_t> gmBytes{};
+    std::optional<std::int64_t> srcDtypeDict{};
+};
+
 /// A timeline lane: chip → core → pipe, plus task and counter tracks.
 struct TrackRow {
     std::int64_t id = kAutoId;

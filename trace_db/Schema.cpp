@@ -3,6 +3,7 @@
 
 #include "trace_db/SchemaSql.h"
 #include "trace_db/Sqlite.h"
+#include "trace_db/TraceError.h"
 
 #include <fmt/format.h>
 
@@ -34,7 +35,69 @@ constexpr AddedColumn kAddedColumns[] = {
     {"track", "thread_id", "INTEGER", 3},
 };
 
+constexpr CompactedTable kCompactedTables[] = {{"node", "node_data"}, {"instr", "instr_data"}};
+
+constexpr std::string_view kDictSuffix = "_dict";
+
+/// The statement of schemaCreateSql() that starts with `head` (e.g. "CREATE VIEW node AS"),
+/// up to its closing ";\n".
+std::string_view createStatement(std::string_view head) {
+    const std::string_view sql = schemaCreateSql();
+    const std::size_t begin = sql.find(fmt::format("\n{}", head));
+    const std::size_t end = begin == std::string_view::npos ? begin : sql.find(";\n", begin);
+    if (end == std::string_view::npos)
+        throw TraceError(fmt::format("schema.sql has no statement '{}'", head));
+    return sql.substr(begin + 1, end - begin - 1);
+}
+
+std::vector<std::string> columnNames(SqliteDb& db, std::string_view table) {
+    Statement statement(db, "SELECT name FROM pragma_table_info(?) ORDER BY cid");
+    statement.bindAll(table);
+    std::vector<std::string> names;
+    while (statement.step()) {
+        std::string name;
+        statement.read(0, name);
+        names.push_back(std::move(name));
+    }
+    return names;
+}
+
+/// Moves the rows of the plain table `compacted.table` into `compacted.data`, interning the text
+/// of each <column>_dict column into dict, and puts the view in the table's place.
+void compactTable(SqliteDb& db, const CompactedTable& compacted) {
+    db.exec(createStatement(fmt::format("CREATE TABLE {}(", compacted.data)));
+    std::string columns, values;
+    for (const std::string& column : columnNames(db, compacted.data)) {
+        columns += fmt::format("{}{}", columns.empty() ? "" : ", ", column);
+        values += values.empty() ? "" : ", ";
+        if (!column.ends_with(kDictSuffix)) {
+            values += "t." + column;
+            continue;
+        }
+        const std::string text = column.substr(0, column.size() - kDictSuffix.size());
+        db.exec(fmt::format("INSERT OR IGNORE INTO dict(str) SELECT {0} FROM {1} "
+                            "WHERE {0} IS NOT NULL AND {0} != ''",
+                            text, compacted.table));
+        values += fmt::format("(SELECT id FROM dict WHERE str = t.{})", text);
+    }
+    db.exec(fmt::format("INSERT INTO {}({}) SELECT {} FROM {} t", compacted.data, columns, values,
+                        compacted.table));
+    db.exec(fmt::format("DROP TABLE {}", compacted.table));
+    db.exec(createStatement(fmt::format("CREATE VIEW {} AS", compacted.table)));
+}
+
 } // namespace
+
+std::span<const CompactedTable> compactedTables() {
+    return kCompactedTables;
+}
+
+bool tableAddedAfter(std::string_view name, int version) {
+    if (version >= kCompactSince) return false;
+    return name == "dict" ||
+           std::any_of(std::begin(kCompactedTables), std::end(kCompactedTables),
+                       [&](const CompactedTable& compacted) { return compacted.data == name; });
+}
 
 bool addedAfter(std::string_view table, std::string_view column, int version) {
     return std::any_of(
@@ -81,6 +144,9 @@ void migrateSchema(SqliteDb& db, int fromVersion) {
         if (fromVersion < added.since)
             db.exec(fmt::format("ALTER TABLE {} ADD COLUMN {} {}", added.table, added.column,
                                 added.sqlType));
+    if (fromVersion >= kCompactSince) return;
+    db.exec(createStatement("CREATE TABLE dict("));
+    for (const CompactedTable& compacted : kCompactedTables) compactTable(db, compacted);
 }
 
 void dropFinalizeIndexes(SqliteDb& db) {

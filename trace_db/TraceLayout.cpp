@@ -24,6 +24,7 @@ struct TableLayout {
 /// What schema.sql creates, read back from an in-memory database built from it.
 struct SchemaLayout {
     std::vector<TableLayout> tables;
+    std::vector<TableLayout> views;       ///< the same order as tempViewSql
     std::vector<std::string> tempViewSql; ///< "CREATE TEMP VIEW ..." of every view
 };
 
@@ -50,11 +51,16 @@ SchemaLayout readSchemaLayout() {
         layout.tables.push_back({std::move(table), std::move(columns)});
     }
     constexpr std::string_view kCreateView = "CREATE VIEW ";
-    for (const std::string& sql :
-         textColumn(db, "SELECT sql FROM sqlite_schema WHERE type = 'view' ORDER BY rowid", {})) {
+    for (std::string& view :
+         textColumn(db, "SELECT name FROM sqlite_schema WHERE type = 'view' ORDER BY rowid", {})) {
+        const std::string sql =
+            textColumn(db, "SELECT sql FROM sqlite_schema WHERE name = ?", view).at(0);
         if (!sql.starts_with(kCreateView))
             throw TraceError("schema.sql: a view must start with 'CREATE VIEW '");
         layout.tempViewSql.push_back("CREATE TEMP VIEW " + sql.substr(kCreateView.size()));
+        std::vector<std::string> columns =
+            textColumn(db, "SELECT name FROM pragma_table_info(?)", view);
+        layout.views.push_back({std::move(view), std::move(columns)});
     }
     return layout;
 }
@@ -127,18 +133,36 @@ void checkColumns(SqliteDb& db, const TableLayout& expected, int version) {
             refuse(db, expected.name, fmt::format("has no column '{}'", column));
 }
 
+/// A view of schema.sql that is a plain table in a file of `version` (node and instr before
+/// schema 4).
+bool isTableIn(std::string_view view, int version) {
+    if (version >= kCompactSince) return false;
+    const auto compacted = compactedTables();
+    return std::any_of(compacted.begin(), compacted.end(),
+                       [&](const CompactedTable& c) { return c.table == view; });
+}
+
 } // namespace
 
 void checkTableLayout(SqliteDb& db, int version) {
-    for (const TableLayout& table : expectedLayout().tables) {
+    const SchemaLayout& layout = expectedLayout();
+    for (const TableLayout& table : layout.tables) {
+        if (tableAddedAfter(table.name, version)) continue;
         checkIsPlainTable(db, table.name);
         checkColumns(db, table, version);
     }
+    for (const TableLayout& view : layout.views) {
+        if (!isTableIn(view.name, version)) continue;
+        checkIsPlainTable(db, view.name);
+        checkColumns(db, view, version);
+    }
 }
 
-void shadowViews(SqliteDb& db) {
+void shadowViews(SqliteDb& db, int version) {
     db.exec("PRAGMA temp_store = MEMORY");
-    for (const std::string& sql : expectedLayout().tempViewSql) db.exec(sql);
+    const SchemaLayout& layout = expectedLayout();
+    for (std::size_t i = 0; i < layout.views.size(); ++i)
+        if (!isTableIn(layout.views[i].name, version)) db.exec(layout.tempViewSql[i]);
 }
 
 } // namespace pto::tracedb

@@ -14,7 +14,8 @@ void checkTableLayout(SqliteDb& db, int version);
 
 /// Creates TEMP views with schema.sql's definitions of every view. TEMP names come first in
 /// SQLite's lookup, so they shadow the file's own views, whose SQL comes from whoever wrote
-/// the file. Run before the connection is made query_only.
-void shadowViews(SqliteDb& db);
+/// the file. Run before the connection is made query_only. A view that a file of an older
+/// `version` has as a plain table (node and instr before schema 4) is left to that table.
+void shadowViews(SqliteDb& db, int version);
 
 } // namespace pto::tracedb

@@ -1,8 +1,10 @@
 // Reads a trace file: typed accessors per table and a read-only SQL query entry point.
 #include "trace_db/TraceReader.h"
 
+#include "trace_db/DictText.h"
 #include "trace_db/ReadOnlyGuard.h"
 #include "trace_db/RowCodec.h"
+#include "trace_db/Schema.h"
 #include "trace_db/Sqlite.h"
 #include "trace_db/TraceFile.h"
 #include "trace_db/TraceLayout.h"
@@ -11,6 +13,7 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <mutex>
 #include <optional>
 
 namespace pto::tracedb {
@@ -38,6 +41,14 @@ std::vector<Row> readRows(SqliteDb& db, const std::string& sql, const Params&...
     return rows;
 }
 
+template <typename Compact>
+auto expandRows(const std::vector<Compact>& rows, const DictText& dict) {
+    std::vector<decltype(expandRow(rows.front(), dict))> out;
+    out.reserve(rows.size());
+    for (const Compact& row : rows) out.push_back(expandRow(row, dict));
+    return out;
+}
+
 std::vector<SqlValue> readValues(const Statement& statement) {
     std::vector<SqlValue> values;
     values.reserve(static_cast<std::size_t>(statement.columnCount()));
@@ -61,13 +72,21 @@ public:
         : m_path(path), m_db(readOnlyUri(path), kOpenFlags, path.string()) {
         sqlite3_db_config(m_db.handle(), SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
         m_schemaVersion = checkTraceFile(m_db);
-        shadowViews(m_db);
+        shadowViews(m_db, m_schemaVersion);
         m_db.exec("PRAGMA query_only = 1");
         m_guard.emplace(m_db);
     }
 
     const fs::path& path() const { return m_path; }
     int schemaVersion() const { return m_schemaVersion; }
+    /// Files of schema 4 keep node and instr text in dict (compactedTables()).
+    bool isCompact() const { return m_schemaVersion >= kCompactSince; }
+    const DictText& dict() {
+        std::call_once(m_dictRead, [&] {
+            if (isCompact()) m_dict = readDict(m_db);
+        });
+        return m_dict;
+    }
     SqliteDb& db() { return m_db; }
     ReadOnlyGuard& guard() { return *m_guard; }
     /// The innermost query() call's budget (a row callback may query again).
@@ -81,6 +100,8 @@ private:
     SqliteDb m_db;
     std::optional<ReadOnlyGuard> m_guard; // after m_db: removed before the connection closes
     int m_schemaVersion = 0;
+    std::once_flag m_dictRead;
+    DictText m_dict;
 };
 
 namespace {
@@ -232,7 +253,17 @@ std::vector<StageRow> TraceReader::stages() const {
     return readRows<StageRow>(m_impl->db(), selectSql<StageRow>() + " ORDER BY ord, id");
 }
 
+const DictText& TraceReader::dict() const {
+    return m_impl->dict();
+}
+
 std::vector<NodeRow> TraceReader::nodes(std::int64_t stageId) const {
+    if (m_impl->isCompact())
+        return expandRows(
+            readRows<NodeDataRow>(m_impl->db(),
+                                  selectSql<NodeDataRow>() + " WHERE stage_id = ? ORDER BY id",
+                                  stageId),
+            dict());
     return readRows<NodeRow>(m_impl->db(), selectSql<NodeRow>() + " WHERE stage_id = ? ORDER BY id",
                              stageId);
 }
@@ -248,11 +279,23 @@ std::vector<BufferRow> TraceReader::buffers(std::int64_t stageId) const {
 }
 
 std::vector<InstrRow> TraceReader::instrs() const {
+    if (m_impl->isCompact())
+        return expandRows(
+            readRows<InstrDataRow>(m_impl->db(), selectSql<InstrDataRow>() +
+                                                     " ORDER BY stage_id, block_id, idx, id"),
+            dict());
     return readRows<InstrRow>(m_impl->db(), selectSql<InstrRow>(schemaVersion()) +
                                                 " ORDER BY stage_id, block_id, idx, id");
 }
 
 std::vector<InstrRow> TraceReader::instrs(std::int64_t stageId, std::int64_t blockId) const {
+    if (m_impl->isCompact())
+        return expandRows(
+            readRows<InstrDataRow>(m_impl->db(),
+                                   selectSql<InstrDataRow>() +
+                                       " WHERE stage_id = ? AND block_id = ? ORDER BY idx, id",
+                                   stageId, blockId),
+            dict());
     return readRows<InstrRow>(m_impl->db(),
                               selectSql<InstrRow>(schemaVersion()) +
                                   " WHERE stage_id = ? AND block_id = ? ORDER BY idx, id",

@@ -1,6 +1,7 @@
 // Reads a trace file: typed accessors per table and a read-only SQL query entry point.
 #pragma once
 
+#include "trace_db/DictText.h"
 #include "trace_db/QueryLimits.h"
 #include "trace_db/QueryResult.h"
 #include "trace_db/Rows.h"
@@ -46,6 +47,9 @@ public:
     /// The interned string with this id (nullopt if none).
     std::optional<std::string> stringOf(std::int64_t id) const;
     std::unordered_map<std::int64_t, std::string> strings() const;
+    /// The text of table `dict` by id (schema 4; empty for older files), read once: for a
+    /// reader that scans node_data or instr_data itself rather than the views node and instr.
+    const DictText& dict() const;
 
     std::vector<StageRow> stages() const;                       ///< by ord
     std::vector<NodeRow> nodes(std::int64_t stageId) const;     ///< by id

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #ifndef PTO_VERSION
 #define PTO_VERSION "unknown"
@@ -56,6 +57,10 @@ constexpr int kAnalysisLimit = 1000;
 /// per row about doubles the slice insert rate (bench/bench_trace_write.cpp).
 constexpr int kRowsPerBatchInsert = 32;
 
+/// Rows whose text the file keeps in table dict: they are stored as their *DataRow (schema 4).
+template <typename Row>
+constexpr bool kStoredCompact = std::is_same_v<Row, NodeRow> || std::is_same_v<Row, InstrRow>;
+
 /// The single-row and the multi-row INSERT of one table, prepared on first use.
 struct InsertStatements {
     std::optional<Statement> single;
@@ -82,6 +87,7 @@ public:
 
     const fs::path& path() const { return m_file.target(); }
     std::int64_t intern(std::string_view text) { return m_strings.intern(text); }
+    std::int64_t internDict(std::string_view text) { return m_dict.intern(text); }
     void setMeta(std::string_view key, std::string_view value);
     std::int64_t nextStageId();
     void indexNow(std::string_view table);
@@ -91,6 +97,10 @@ public:
     template <typename Row> void insertAll(std::span<const Row> rows);
 
 private:
+    /// The dict id of `text`, none for empty text (stored as NULL, read back as "").
+    std::optional<std::int64_t> dictIdOf(std::string_view text);
+    NodeDataRow compact(const NodeRow& row);
+    InstrDataRow compact(const InstrRow& row);
     template <typename Row> Statement& insertStatement(int rows);
     template <typename Row> std::int64_t insertOne(const Row& row);
     /// Runs `action`; if it throws, the writer is closed: after a failed insert the file's
@@ -99,6 +109,7 @@ private:
     void requireOpen() const;
     void writeMeta(std::string_view key, std::string_view value);
     void preloadStrings();
+    void preloadDict();
     void flushStrings();
     void close();
 
@@ -110,6 +121,7 @@ private:
     std::optional<Statement> m_metaInsert;
     std::optional<Statement> m_stringInsert;
     StringInterner m_strings;
+    StringInterner m_dict;
     TrackSummary m_trackSummary;
     bool m_open = true;
 };
@@ -131,6 +143,7 @@ void TraceWriter::Impl::startAppend() {
     migrateSchema(m_db, version);
     dropFinalizeIndexes(m_db);
     preloadStrings();
+    preloadDict();
     m_trackSummary.load(m_db);
 }
 
@@ -166,31 +179,42 @@ void TraceWriter::Impl::commit() {
 }
 
 template <typename Row> std::int64_t TraceWriter::Impl::insert(const Row& row) {
-    requireOpen();
-    return closeOnError([&] {
-        std::int64_t id = insertOne(row);
-        if constexpr (std::is_same_v<Row, SliceRow>) m_trackSummary.add(row);
-        return id;
-    });
+    if constexpr (kStoredCompact<Row>) {
+        return insert(compact(row));
+    } else {
+        requireOpen();
+        return closeOnError([&] {
+            std::int64_t id = insertOne(row);
+            if constexpr (std::is_same_v<Row, SliceRow>) m_trackSummary.add(row);
+            return id;
+        });
+    }
 }
 
 template <typename Row> void TraceWriter::Impl::insertAll(std::span<const Row> rows) {
-    requireOpen();
-    closeOnError([&] {
-        constexpr auto kBatch = static_cast<std::size_t>(kRowsPerBatchInsert);
-        std::size_t at = 0;
-        if (rows.size() >= kBatch) {
-            Statement& batch = insertStatement<Row>(kRowsPerBatchInsert);
-            for (; rows.size() - at >= kBatch; at += kBatch) {
-                for (std::size_t r = 0; r < kBatch; ++r)
-                    bindRow(batch, rows[at + r], static_cast<int>(r) * kColumnCount<Row> + 1);
-                batch.run();
+    if constexpr (kStoredCompact<Row>) {
+        std::vector<decltype(compact(rows.front()))> compacted;
+        compacted.reserve(rows.size());
+        for (const Row& row : rows) compacted.push_back(compact(row));
+        insertAll(std::span<const typename decltype(compacted)::value_type>(compacted));
+    } else {
+        requireOpen();
+        closeOnError([&] {
+            constexpr auto kBatch = static_cast<std::size_t>(kRowsPerBatchInsert);
+            std::size_t at = 0;
+            if (rows.size() >= kBatch) {
+                Statement& batch = insertStatement<Row>(kRowsPerBatchInsert);
+                for (; rows.size() - at >= kBatch; at += kBatch) {
+                    for (std::size_t r = 0; r < kBatch; ++r)
+                        bindRow(batch, rows[at + r], static_cast<int>(r) * kColumnCount<Row> + 1);
+                    batch.run();
+                }
             }
-        }
-        for (; at < rows.size(); ++at) insertOne(rows[at]);
-        if constexpr (std::is_same_v<Row, SliceRow>)
-            for (const SliceRow& row : rows) m_trackSummary.add(row);
-    });
+            for (; at < rows.size(); ++at) insertOne(rows[at]);
+            if constexpr (std::is_same_v<Row, SliceRow>)
+                for (const SliceRow& row : rows) m_trackSummary.add(row);
+        });
+    }
 }
 
 template <typename Row> std::int64_t TraceWriter::Impl::insertOne(const Row& row) {
@@ -219,6 +243,45 @@ template <typename Action> auto TraceWriter::Impl::closeOnError(Action action) {
     }
 }
 
+std::optional<std::int64_t> TraceWriter::Impl::dictIdOf(std::string_view text) {
+    if (text.empty()) return std::nullopt;
+    return m_dict.intern(text);
+}
+
+NodeDataRow TraceWriter::Impl::compact(const NodeRow& row) {
+    return NodeDataRow{.stageId = row.stageId,
+                       .id = row.id,
+                       .kindDict = dictIdOf(row.kind),
+                       .name = row.name,
+                       .dtypeDict = dictIdOf(row.dtype),
+                       .shapeDict = dictIdOf(row.shape),
+                       .spaceDict = dictIdOf(row.space),
+                       .coreDict = dictIdOf(row.core),
+                       .pipeDict = dictIdOf(row.pipe),
+                       .attrsDict = dictIdOf(row.attrs),
+                       .groupId = row.groupId,
+                       .parentId = row.parentId,
+                       .srcLine = row.srcLine,
+                       .srcCol = row.srcCol};
+}
+
+InstrDataRow TraceWriter::Impl::compact(const InstrRow& row) {
+    return InstrDataRow{.id = row.id,
+                        .stageId = row.stageId,
+                        .blockId = row.blockId,
+                        .idx = row.idx,
+                        .pipeDict = dictIdOf(row.pipe),
+                        .opcodeDict = dictIdOf(row.opcode),
+                        .operandsDict = dictIdOf(row.operands),
+                        .flagsDict = dictIdOf(row.flags),
+                        .tileOpId = row.tileOpId,
+                        .tileStageId = row.tileStageId,
+                        .srcLine = row.srcLine,
+                        .flops = row.flops,
+                        .gmBytes = row.gmBytes,
+                        .srcDtypeDict = row.srcDtype ? dictIdOf(*row.srcDtype) : std::nullopt};
+}
+
 void TraceWriter::Impl::indexNow(std::string_view table) {
     requireOpen();
     closeOnError([&] { finalizeIndexesOf(m_db, table); });
@@ -240,11 +303,26 @@ void TraceWriter::Impl::preloadStrings() {
     }
 }
 
+void TraceWriter::Impl::preloadDict() {
+    Statement select(m_db, "SELECT id, str FROM dict");
+    while (select.step()) {
+        std::int64_t id = 0;
+        std::string text;
+        select.readAll(id, text);
+        m_dict.preload(id, std::move(text));
+    }
+}
+
 void TraceWriter::Impl::flushStrings() {
     if (!m_stringInsert) m_stringInsert.emplace(m_db, "INSERT INTO string(id, str) VALUES(?, ?)");
     for (const auto& [id, text] : m_strings.takePending()) {
         m_stringInsert->bindAll(id, std::string_view(text));
         m_stringInsert->run();
+    }
+    Statement dictInsert(m_db, "INSERT INTO dict(id, str) VALUES(?, ?)");
+    for (const auto& [id, text] : m_dict.takePending()) {
+        dictInsert.bindAll(id, std::string_view(text));
+        dictInsert.run();
     }
 }
 
@@ -289,6 +367,9 @@ void TraceWriter::setMeta(std::string_view key, std::string_view value) {
 std::int64_t TraceWriter::intern(std::string_view text) {
     return impl().intern(text);
 }
+std::int64_t TraceWriter::internDict(std::string_view text) {
+    return impl().internDict(text);
+}
 std::int64_t TraceWriter::nextStageId() {
     return impl().nextStageId();
 }
@@ -305,6 +386,9 @@ std::int64_t TraceWriter::add(const StageRow& row) {
 void TraceWriter::add(const NodeRow& row) {
     impl().insert(row);
 }
+void TraceWriter::add(const NodeDataRow& row) {
+    impl().insert(row);
+}
 void TraceWriter::add(const EdgeRow& row) {
     impl().insert(row);
 }
@@ -312,6 +396,9 @@ void TraceWriter::add(const BufferRow& row) {
     impl().insert(row);
 }
 std::int64_t TraceWriter::add(const InstrRow& row) {
+    return impl().insert(row);
+}
+std::int64_t TraceWriter::add(const InstrDataRow& row) {
     return impl().insert(row);
 }
 std::int64_t TraceWriter::add(const TrackRow& row) {
@@ -348,6 +435,9 @@ void TraceWriter::addAll(std::span<const StageRow> rows) {
 void TraceWriter::addAll(std::span<const NodeRow> rows) {
     impl().insertAll(rows);
 }
+void TraceWriter::addAll(std::span<const NodeDataRow> rows) {
+    impl().insertAll(rows);
+}
 void TraceWriter::addAll(std::span<const EdgeRow> rows) {
     impl().insertAll(rows);
 }
@@ -355,6 +445,9 @@ void TraceWriter::addAll(std::span<const BufferRow> rows) {
     impl().insertAll(rows);
 }
 void TraceWriter::addAll(std::span<const InstrRow> rows) {
+    impl().insertAll(rows);
+}
+void TraceWriter::addAll(std::span<const InstrDataRow> rows) {
     impl().insertAll(rows);
 }
 void TraceWriter::addAll(std::span<const TrackRow> rows) {

@@ -43,6 +43,9 @@ public:
     void setMeta(std::string_view key, std::string_view value);
     /// The id of `text` in table `string`, adding it once. Thread-safe.
     std::int64_t intern(std::string_view text);
+    /// The id of `text` in table `dict` (the repeated text of nodes and instructions), adding
+    /// it once. Thread-safe.
+    std::int64_t internDict(std::string_view text);
     /// The id the next StageRow added with kAutoId gets (one more than the highest so far), so
     /// a producer can number its stages before they are inserted on a WriterThread.
     std::int64_t nextStageId();
@@ -54,10 +57,12 @@ public:
     // One row per call, or a batch. Rows whose table has an `id` column return it (the one
     // given, or the one assigned when the row's id is kAutoId).
     std::int64_t add(const StageRow& row);
-    void add(const NodeRow& row);
+    void add(const NodeRow& row); ///< its text interned into `dict`, as a NodeDataRow
+    void add(const NodeDataRow& row);
     void add(const EdgeRow& row);
     void add(const BufferRow& row);
-    std::int64_t add(const InstrRow& row);
+    std::int64_t add(const InstrRow& row); ///< its text interned, as an InstrDataRow
+    std::int64_t add(const InstrDataRow& row);
     std::int64_t add(const TrackRow& row);
     std::int64_t add(const SliceRow& row);
     void add(const CounterRow& row);
@@ -70,9 +75,11 @@ public:
 
     void addAll(std::span<const StageRow> rows);
     void addAll(std::span<const NodeRow> rows);
+    void addAll(std::span<const NodeDataRow> rows);
     void addAll(std::span<const EdgeRow> rows);
     void addAll(std::span<const BufferRow> rows);
     void addAll(std::span<const InstrRow> rows);
+    void addAll(std::span<const InstrDataRow> rows);
     void addAll(std::span<const TrackRow> rows);
     void addAll(std::span<const SliceRow> rows);
     void addAll(std::span<const CounterRow> rows);

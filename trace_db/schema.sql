@@ -36,22 +36,30 @@ CREATE TABLE stage(
     edge_count      INTEGER
 );
 
--- Ops (Tensor/Tile stages), block functions (Block stage) and tasks (Exec stage).
-CREATE TABLE node(
-    stage_id  INTEGER NOT NULL,
-    id        INTEGER NOT NULL,
-    kind      TEXT,
-    name      TEXT,
-    dtype     TEXT,
-    shape     TEXT,
-    space     TEXT,
-    core      TEXT,
-    pipe      TEXT,
-    attrs     TEXT,
-    group_id  INTEGER,
-    parent_id INTEGER,
-    src_line  INTEGER,
-    src_col   INTEGER,
+-- Text repeated across node and instr rows (operand lists, attrs, op kinds, shapes...),
+-- stored once (schema 4). Ids start at 1; the views node and instr join it back in.
+CREATE TABLE dict(
+    id  INTEGER PRIMARY KEY,
+    str TEXT NOT NULL UNIQUE
+);
+
+-- Ops (Tensor/Tile stages), block functions (Block stage) and tasks (Exec stage), with their
+-- repeated text as dict ids; read them through the view `node`.
+CREATE TABLE node_data(
+    stage_id   INTEGER NOT NULL,
+    id         INTEGER NOT NULL,
+    kind_dict  INTEGER,
+    name       TEXT,
+    dtype_dict INTEGER,
+    shape_dict INTEGER,
+    space_dict INTEGER,
+    core_dict  INTEGER,
+    pipe_dict  INTEGER,
+    attrs_dict INTEGER,
+    group_id   INTEGER,
+    parent_id  INTEGER,
+    src_line   INTEGER,
+    src_col    INTEGER,
     PRIMARY KEY(stage_id, id)
 ) WITHOUT ROWID;
 
@@ -79,22 +87,23 @@ CREATE TABLE buffer(
     PRIMARY KEY(stage_id, id)
 ) WITHOUT ROWID;
 
--- PTO instructions, per block function, in program order.
-CREATE TABLE instr(
-    id            INTEGER PRIMARY KEY,
-    stage_id      INTEGER NOT NULL,
-    block_id      INTEGER NOT NULL,
-    idx           INTEGER NOT NULL,
-    pipe          TEXT,
-    opcode        TEXT,
-    operands      TEXT,
-    flags         TEXT,
-    tile_op_id    INTEGER,
-    tile_stage_id INTEGER,
-    src_line      INTEGER,
-    flops         REAL,
-    gm_bytes      INTEGER,
-    src_dtype     TEXT
+-- PTO instructions, per block function, in program order, with their repeated text as dict
+-- ids; read them through the view `instr`.
+CREATE TABLE instr_data(
+    id             INTEGER PRIMARY KEY,
+    stage_id       INTEGER NOT NULL,
+    block_id       INTEGER NOT NULL,
+    idx            INTEGER NOT NULL,
+    pipe_dict      INTEGER,
+    opcode_dict    INTEGER,
+    operands_dict  INTEGER,
+    flags_dict     INTEGER,
+    tile_op_id     INTEGER,
+    tile_stage_id  INTEGER,
+    src_line       INTEGER,
+    flops          REAL,
+    gm_bytes       INTEGER,
+    src_dtype_dict INTEGER
 );
 
 -- Timeline lanes: chip -> core -> pipe, plus task and counter tracks.
@@ -212,6 +221,32 @@ CREATE TABLE track_summary(
     max_depth   INTEGER NOT NULL
 );
 
+-- Ops, block functions and tasks with their text: the columns of schema 3's table node.
+-- Each text column is a dict lookup, made only when the query reads that column.
+CREATE VIEW node AS
+SELECT n.stage_id, n.id,
+       (SELECT str FROM dict WHERE id = n.kind_dict) AS kind,
+       n.name,
+       (SELECT str FROM dict WHERE id = n.dtype_dict) AS dtype,
+       (SELECT str FROM dict WHERE id = n.shape_dict) AS shape,
+       (SELECT str FROM dict WHERE id = n.space_dict) AS space,
+       (SELECT str FROM dict WHERE id = n.core_dict) AS core,
+       (SELECT str FROM dict WHERE id = n.pipe_dict) AS pipe,
+       (SELECT str FROM dict WHERE id = n.attrs_dict) AS attrs,
+       n.group_id, n.parent_id, n.src_line, n.src_col
+FROM node_data n;
+
+-- PTO instructions with their text: the columns of schema 3's table instr.
+CREATE VIEW instr AS
+SELECT i.id, i.stage_id, i.block_id, i.idx,
+       (SELECT str FROM dict WHERE id = i.pipe_dict) AS pipe,
+       (SELECT str FROM dict WHERE id = i.opcode_dict) AS opcode,
+       (SELECT str FROM dict WHERE id = i.operands_dict) AS operands,
+       (SELECT str FROM dict WHERE id = i.flags_dict) AS flags,
+       i.tile_op_id, i.tile_stage_id, i.src_line, i.flops, i.gm_bytes,
+       (SELECT str FROM dict WHERE id = i.src_dtype_dict) AS src_dtype
+FROM instr_data i;
+
 -- Slices with their names and their track's name joined in.
 CREATE VIEW slice_named AS
 SELECT s.id, s.ts, s.dur, s.track_id, s.name_id, n.str AS name, tn.str AS track_name,
@@ -252,10 +287,10 @@ CREATE INDEX IF NOT EXISTS counter_track_ts ON counter(track_id, ts);
 CREATE INDEX IF NOT EXISTS flow_out ON flow(slice_out);
 CREATE INDEX IF NOT EXISTS flow_in ON flow(slice_in);
 CREATE INDEX IF NOT EXISTS args_set ON args(arg_set_id);
-CREATE INDEX IF NOT EXISTS node_parent ON node(stage_id, parent_id);
-CREATE INDEX IF NOT EXISTS node_group ON node(stage_id, group_id);
+CREATE INDEX IF NOT EXISTS node_parent ON node_data(stage_id, parent_id);
+CREATE INDEX IF NOT EXISTS node_group ON node_data(stage_id, group_id);
 CREATE INDEX IF NOT EXISTS edge_src ON edge(stage_id, src);
 CREATE INDEX IF NOT EXISTS edge_dst ON edge(stage_id, dst);
-CREATE INDEX IF NOT EXISTS instr_block ON instr(stage_id, block_id, idx);
-CREATE INDEX IF NOT EXISTS instr_tile_op ON instr(tile_stage_id, tile_op_id);
+CREATE INDEX IF NOT EXISTS instr_block ON instr_data(stage_id, block_id, idx);
+CREATE INDEX IF NOT EXISTS instr_tile_op ON instr_data(tile_stage_id, tile_op_id);
 CREATE INDEX IF NOT EXISTS metric_analysis ON metric(analysis, entity, entity_id);

@@ -5,6 +5,7 @@
 #include "gui/model/LoopLabel.h"
 #include "profiler/Provenance.h"
 #include "profiler/SqlRows.h"
+#include "trace_db/Schema.h"
 
 #include <fmt/format.h>
 
@@ -117,30 +118,55 @@ SideData readSide(const tracedb::TraceReader& reader, std::int64_t stageId) {
     return side;
 }
 
+// Node columns of a file of schema 4 as dict ids, read through `text` (see readNodes).
+constexpr std::string_view kCompactNodeColumns =
+    "id, kind_dict, name, dtype_dict, shape_dict, space_dict, core_dict, pipe_dict, group_id, "
+    "parent_id, src_line, attrs_dict FROM node_data";
+constexpr std::string_view kNodeColumns = "id, kind, name, dtype, shape, space, core, pipe, "
+                                          "group_id, parent_id, src_line, attrs FROM node";
+
 void readNodes(const tracedb::TraceReader& reader, GraphStage& g) {
     Interner intern(g.strings);
+    // A file of schema 4 stores the repeated text once (table dict): each distinct id is
+    // interned and its loop label parsed once, without the view's lookup on every row.
+    const bool compact = reader.schemaVersion() >= tracedb::kCompactSince;
+    const tracedb::DictText& dict = reader.dict();
+    std::unordered_map<std::int64_t, std::uint16_t> internedOf; // dict id → interned text
+    auto internText = [&](const tracedb::SqlValue& cell) -> std::uint16_t {
+        if (!compact || cellNull(cell)) return intern(cell);
+        auto [it, added] = internedOf.try_emplace(cellInt(cell));
+        if (added) it->second = intern(tracedb::SqlValue(tracedb::dictText(dict, cellInt(cell))));
+        return it->second;
+    };
+    auto label = [&](const std::string& attrs) -> std::uint16_t {
+        std::string l = loopLabel(attrs);
+        return l.empty() ? 0 : intern(tracedb::SqlValue(std::move(l)));
+    };
+    std::unordered_map<std::int64_t, std::uint16_t> loopOf; // attrs dict id → interned label
+    auto loop = [&](const tracedb::SqlValue& attrs) -> std::uint16_t {
+        if (cellNull(attrs)) return 0;
+        if (!compact) return label(cellText(attrs));
+        auto [it, added] = loopOf.try_emplace(cellInt(attrs));
+        if (added) it->second = label(tracedb::dictText(dict, cellInt(attrs)));
+        return it->second;
+    };
     prof::forEachRow(reader,
-                     fmt::format("SELECT id, kind, name, dtype, shape, space, core, pipe, "
-                                 "group_id, parent_id, src_line, attrs FROM node WHERE "
-                                 "stage_id = {} "
-                                 "ORDER BY id",
-                                 g.stage.id),
+                     fmt::format("SELECT {} WHERE stage_id = {} ORDER BY id",
+                                 compact ? kCompactNodeColumns : kNodeColumns, g.stage.id),
                      [&](auto row) {
                          GraphNode n;
                          n.id = cellInt(row[0]);
-                         n.kind = intern(row[1]);
+                         n.kind = internText(row[1]);
                          n.name = cellText(row[2]);
-                         n.dtype = intern(row[3]);
-                         n.shape = intern(row[4]);
-                         n.space = intern(row[5]);
-                         n.core = intern(row[6]);
-                         n.pipe = intern(row[7]);
+                         n.dtype = internText(row[3]);
+                         n.shape = internText(row[4]);
+                         n.space = internText(row[5]);
+                         n.core = internText(row[6]);
+                         n.pipe = internText(row[7]);
                          n.groupId = intOr(row[8]);
                          n.parentId = intOr(row[9]);
                          n.srcLine = intOr(row[10]);
-                         if (!cellNull(row[11]))
-                             if (std::string loop = loopLabel(cellText(row[11])); !loop.empty())
-                                 n.loop = intern(tracedb::SqlValue(std::move(loop)));
+                         if (std::uint16_t l = loop(row[11]); l != 0) n.loop = l;
                          g.indexOfId.emplace(n.id, int(g.nodes.size()));
                          g.nodes.push_back(std::move(n));
                      });

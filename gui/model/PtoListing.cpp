@@ -2,6 +2,7 @@
 #include "gui/model/PtoListing.h"
 
 #include "profiler/SqlRows.h"
+#include "trace_db/Schema.h"
 
 #include <fmt/format.h>
 
@@ -28,11 +29,19 @@ RebuiltListing rebuildPtoListing(const tracedb::TraceReader& reader, std::int64_
     prof::forEachRow(reader, fmt::format("SELECT count(*) FROM instr WHERE stage_id = {}", stageId),
                      [&](auto row) { out.total = cellInt(row[0]); });
     std::int64_t block = -1;
+    // A file of schema 4 keeps the text in dict: read the ids and look them up in memory, not
+    // through the view's lookup per row and column.
+    const bool compact = reader.schemaVersion() >= tracedb::kCompactSince;
+    auto text = [&](const tracedb::SqlValue& cell) {
+        if (!compact || cellNull(cell)) return cellText(cell);
+        return tracedb::dictText(reader.dict(), cellInt(cell));
+    };
     prof::forEachRow(
         reader,
-        fmt::format("SELECT block_id, pipe, opcode, operands, tile_op_id, src_line FROM instr "
-                    "WHERE stage_id = {} ORDER BY id LIMIT {}",
-                    stageId, maxInstructions),
+        fmt::format("SELECT block_id, {} FROM {} WHERE stage_id = {} ORDER BY id LIMIT {}",
+                    compact ? "pipe_dict, opcode_dict, operands_dict, tile_op_id, src_line"
+                            : "pipe, opcode, operands, tile_op_id, src_line",
+                    compact ? "instr_data" : "instr", stageId, maxInstructions),
         [&](auto row) {
             if (const std::int64_t b = cellInt(row[0]); b != block) {
                 if (block >= 0) out.text += "}\n";
@@ -41,8 +50,7 @@ RebuiltListing rebuildPtoListing(const tracedb::TraceReader& reader, std::int64_
                 out.text +=
                     it != kernels.end() ? it->second : fmt::format("kernel @block{} {{\n", b);
             }
-            out.text += fmt::format("  {:<4} {:<13} {}", cellText(row[1]), cellText(row[2]),
-                                    cellText(row[3]));
+            out.text += fmt::format("  {:<4} {:<13} {}", text(row[1]), text(row[2]), text(row[3]));
             if (!cellNull(row[4])) out.text += fmt::format(" !op {}", cellInt(row[4]));
             if (!cellNull(row[5])) out.text += fmt::format(" !loc {}", cellInt(row[5]));
             out.text += '\n';

@@ -10,10 +10,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$pto" run samples/matmul.pto --seed 1 --trace full -o "$work/full.db" >/dev/null
 sqlite3 "$work/full.db" "
-DELETE FROM node WHERE id > 3;
+DELETE FROM node_data WHERE id > 3;
 DELETE FROM edge WHERE src > 3 OR dst > 3;
 DELETE FROM buffer WHERE id > 2;
-DELETE FROM instr WHERE id > 16;
+DELETE FROM instr_data WHERE id > 16;
 DELETE FROM track WHERE id NOT IN (SELECT id FROM track ORDER BY id LIMIT 10)
   AND id NOT IN (SELECT DISTINCT track_id FROM counter ORDER BY track_id LIMIT 2);
 DELETE FROM slice WHERE track_id NOT IN (SELECT id FROM track);
@@ -25,6 +25,10 @@ DELETE FROM args WHERE arg_set_id NOT IN (SELECT arg_set_id FROM slice WHERE arg
 DELETE FROM metric WHERE rowid NOT IN (SELECT rowid FROM metric LIMIT 16);
 DELETE FROM track_summary WHERE track_id NOT IN (SELECT id FROM track);
 DELETE FROM string WHERE id NOT IN (SELECT name_id FROM track) AND id NOT IN (SELECT name_id FROM slice);
+DELETE FROM dict WHERE id NOT IN (SELECT id FROM dict d WHERE EXISTS (SELECT 1 FROM node_data n
+  WHERE d.id IN (n.kind_dict, n.dtype_dict, n.shape_dict, n.space_dict, n.core_dict, n.pipe_dict,
+                 n.attrs_dict)) OR EXISTS (SELECT 1 FROM instr_data i WHERE d.id IN (i.pipe_dict,
+                 i.opcode_dict, i.operands_dict, i.flags_dict, i.src_dtype_dict)));
 DELETE FROM tensor;
 UPDATE stage SET ir_text = substr(ir_text, 1, 160);
 DELETE FROM sqlite_stat1;

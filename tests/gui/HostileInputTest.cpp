@@ -135,8 +135,9 @@ std::string openError(const fs::path& trace) {
 
 TEST(HostileGraph, ATraceWithoutItsNodeTableIsRefusedAtOpenNamingTheTable) {
     test::TempDir dir;
-    const auto trace = damagedTrace(dir, "no_node.db", "DROP TABLE node");
-    EXPECT_NE(openError(trace).find("table 'node' is missing"), std::string::npos)
+    // schema 4: the view `node` reads table node_data
+    const auto trace = damagedTrace(dir, "no_node.db", "DROP TABLE node_data");
+    EXPECT_NE(openError(trace).find("table 'node_data' is missing"), std::string::npos)
         << openError(trace);
 }
 

@@ -2,6 +2,7 @@
 // instruction in the trace file reaches a Tensor op and a source line; the Tensor interpreter
 // agrees with NumPy and the Tile interpreter with the Tensor interpreter.
 #include "compiler/Pipeline.h"
+#include "compiler/RecordText.h"
 #include "compiler/StageRecorder.h"
 #include "compiler/interp/TensorInterpreter.h"
 #include "compiler/interp/TileInterpreter.h"
@@ -260,7 +261,7 @@ TEST_P(ThreadedRecordingTest, EqualsTheSynchronousOne) {
     for (const char* sql : {"SELECT * FROM stage ORDER BY rowid", "SELECT * FROM node",
                             "SELECT * FROM edge ORDER BY "
                             "rowid",
-                            "SELECT * FROM buffer", "SELECT * FROM instr ORDER BY rowid",
+                            "SELECT * FROM buffer", "SELECT * FROM instr ORDER BY id",
                             "SELECT * FROM stats ORDER BY rowid", "SELECT * FROM provenance"}) {
         const std::string want = tableText(syncDb, sql);
         EXPECT_EQ(tableText(threadedDb, sql), want) << sql;
@@ -277,6 +278,74 @@ INSTANTIATE_TEST_SUITE_P(Samples, ThreadedRecordingTest,
                          [](const auto& p) {
                              return std::get<0>(p.param) + "_" + std::get<1>(p.param);
                          });
+
+// The recorder formats each distinct operand list and attrs object once, found by the value
+// it is printed from (compiler/RecordText.h): every row must still read the text its own
+// instruction and op print. int8_gemm and decode_attention have counted loops (operands with
+// address steps); attention 57 k instructions.
+class RecordedTextTest : public ::testing::TestWithParam<std::string> {};
+
+// Keeps a copy of the function of the last Tile stage (the Block passes change it later).
+struct LastTileStage : StageObserver {
+    void onStage(const StageEvent& event) override {
+        if (event.kind == StageKind::Tile) tile = event.state.tile;
+    }
+    Function tile;
+};
+
+TEST_P(RecordedTextTest, EveryRowReadsTheTextItsOwnInstructionAndOpPrint) {
+    test::TempDir dir;
+    const auto db = dir / "t.db";
+    CompileState state = loadProgram(samplePath(GetParam()));
+    LastTileStage lastTile;
+    int64_t tileStage = -1;
+    {
+        auto writer = tracedb::TraceWriter::create(db);
+        StageRecorder recorder(writer, TargetInfo{}, {}, RecordThread::Writer);
+        PassManager pm(state, CompileOptions{});
+        pm.addObserver(&recorder);
+        pm.addObserver(&lastTile);
+        pm.start();
+        ASSERT_TRUE(lowerToPto(pm));
+        recorder.finish();
+        tileStage = recorder.lastTileStage();
+        writer.commit();
+    }
+    auto reader = tracedb::TraceReader::open(db);
+    const std::vector<tracedb::InstrRow> rows = reader.instrs();
+    size_t next = 0, looped = 0;
+    for (const Kernel& k : state.pto.kernels) {
+        for (size_t i = 0; i < k.instrs.size(); ++i, ++next) {
+            ASSERT_LT(next, rows.size());
+            std::array<int64_t, 4> steps{};
+            for (const InstrLoop& l : k.loops)
+                if (l.begin <= i && i < l.end) {
+                    steps = l.steps[i - l.begin];
+                    ++looped;
+                }
+            ASSERT_EQ(rows[next].operands, printPtoOperands(k.instrs[i], steps))
+                << k.name << " #" << i;
+            ASSERT_EQ(rows[next].opcode, opcodeName(k.instrs[i].opcode));
+        }
+    }
+    EXPECT_EQ(next, rows.size());
+    if (GetParam() != "attention") {
+        EXPECT_GT(looped, 0U);
+    }
+    size_t ops = 0;
+    const Function& tile = lastTile.tile;
+    for (const tracedb::NodeRow& n : reader.nodes(tileStage)) {
+        if (n.id < 0) continue; // arguments and the return
+        const Op& op = tile.op(OpId(n.id));
+        ASSERT_EQ(n.attrs, attrsJson(tile, op)) << n.name;
+        ASSERT_EQ(n.kind, opName(op.kind)) << n.name;
+        ++ops;
+    }
+    EXPECT_EQ(ops, tile.ops().size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Samples, RecordedTextTest,
+                         ::testing::Values("int8_gemm", "decode_attention", "attention"));
 
 TEST_P(SampleTest, TensorInterpreterMatchesNumPy) {
     if (!test::pythonHas("numpy")) GTEST_SKIP() << "/usr/bin/python3 with numpy is needed";

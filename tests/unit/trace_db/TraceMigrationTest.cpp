@@ -1,6 +1,7 @@
 // Older trace files still open (docs/TRACE_SCHEMA.md, "Versions and compatibility"): a
 // schema-1 file — one without the instr cost columns — reads its costs as not recorded, a
-// schema-2 file its tracks without stream or thread, and appending migrates either.
+// schema-2 file its tracks without stream or thread, a schema-3 file its plain node and instr
+// tables, and appending migrates each.
 #include "TestTrace.h"
 
 #include "trace_db/SchemaVersion.h"
@@ -20,9 +21,58 @@ void runSql(const std::filesystem::path& path, const char* sql) {
     sqlite3_close(db);
 }
 
+// The sample trace as schema 3 wrote it: node and instr plain tables holding their text, no
+// dict, node_data or instr_data (the DDL of schema 3's schema.sql).
+void makeSchema3(const std::filesystem::path& path) {
+    test::writeSampleTrace(path);
+    runSql(path, R"(
+        CREATE TEMP TABLE node3 AS SELECT * FROM node;
+        CREATE TEMP TABLE instr3 AS SELECT * FROM instr;
+        DROP VIEW node; DROP VIEW instr; DROP TABLE node_data; DROP TABLE instr_data;
+        DROP TABLE dict;
+        CREATE TABLE node(
+            stage_id INTEGER NOT NULL, id INTEGER NOT NULL, kind TEXT, name TEXT, dtype TEXT,
+            shape TEXT, space TEXT, core TEXT, pipe TEXT, attrs TEXT, group_id INTEGER,
+            parent_id INTEGER, src_line INTEGER, src_col INTEGER,
+            PRIMARY KEY(stage_id, id)) WITHOUT ROWID;
+        INSERT INTO node SELECT * FROM node3;
+        CREATE TABLE instr(
+            id INTEGER PRIMARY KEY, stage_id INTEGER NOT NULL, block_id INTEGER NOT NULL,
+            idx INTEGER NOT NULL, pipe TEXT, opcode TEXT, operands TEXT, flags TEXT,
+            tile_op_id INTEGER, tile_stage_id INTEGER, src_line INTEGER, flops REAL,
+            gm_bytes INTEGER, src_dtype TEXT);
+        INSERT INTO instr SELECT * FROM instr3;
+        PRAGMA user_version = 3;
+        UPDATE meta SET value = '3' WHERE key = 'schema_version';)");
+}
+
+/// Every row `sql` selects, as text.
+std::string tableText(const TraceReader& reader, const std::string& sql) {
+    std::string text;
+    reader.query(sql, [&](std::span<const std::string>, std::span<const SqlValue> row) {
+        for (const SqlValue& cell : row) {
+            if (const auto* i = std::get_if<std::int64_t>(&cell))
+                text += std::to_string(*i);
+            else if (const auto* d = std::get_if<double>(&cell))
+                text += std::to_string(*d);
+            else if (const auto* t = std::get_if<std::string>(&cell))
+                text += "'" + *t + "'";
+            else
+                text += std::holds_alternative<std::monostate>(cell) ? "NULL" : "blob";
+            text += '|';
+        }
+        text += '\n';
+        return true;
+    });
+    return text;
+}
+
+constexpr const char* kAllNodes = "SELECT * FROM node ORDER BY stage_id, id";
+constexpr const char* kAllInstrs = "SELECT * FROM instr ORDER BY id";
+
 // The sample trace as schema 2 wrote it: no track.stream_id, thread_id.
 void makeSchema2(const std::filesystem::path& path) {
-    test::writeSampleTrace(path);
+    makeSchema3(path);
     runSql(path, "ALTER TABLE track DROP COLUMN stream_id; ALTER TABLE track DROP COLUMN "
                  "thread_id; PRAGMA user_version = 2; "
                  "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
@@ -110,6 +160,57 @@ TEST_F(TraceDbMigration, AppendingToASchema2FileMigratesItsTracks) {
     ASSERT_EQ(tracks.size(), before + 1);
     EXPECT_EQ(tracks.back().streamId, 7);
     EXPECT_FALSE(tracks.front().streamId.has_value());
+}
+
+TEST_F(TraceDbMigration, ASchema3FileReadsTheRowsItsTablesHold) {
+    test::writeSampleTrace(m_path);
+    TraceReader current = TraceReader::open(m_path);
+    const std::string nodes = tableText(current, kAllNodes);
+    const std::string instrs = tableText(current, kAllInstrs);
+    const auto instrRows = current.instrs();
+    const auto stages = current.stages();
+    ASSERT_FALSE(stages.empty());
+    const auto nodeRows = current.nodes(stages.front().id);
+    ASSERT_FALSE(nodeRows.empty());
+
+    const auto old = m_dir.file("v3.ptotrace");
+    makeSchema3(old);
+    TraceReader reader = TraceReader::open(old);
+    EXPECT_EQ(reader.schemaVersion(), 3);
+    EXPECT_EQ(tableText(reader, kAllNodes), nodes);
+    EXPECT_EQ(tableText(reader, kAllInstrs), instrs);
+    ASSERT_EQ(reader.instrs().size(), instrRows.size());
+    EXPECT_EQ(reader.instrs().back().operands, instrRows.back().operands);
+    EXPECT_EQ(reader.nodes(stages.front().id).back().attrs, nodeRows.back().attrs);
+    EXPECT_TRUE(reader.dict().empty());
+}
+
+TEST_F(TraceDbMigration, AppendingToASchema3FileMovesItsTextIntoDict) {
+    makeSchema3(m_path);
+    std::string nodes, instrs;
+    {
+        TraceReader reader = TraceReader::open(m_path);
+        nodes = tableText(reader, kAllNodes);
+        instrs = tableText(reader, kAllInstrs);
+    }
+    TraceWriter writer = TraceWriter::append(m_path);
+    writer.add(NodeRow{.stageId = 1, .id = 999, .kind = "exp", .name = "%late", .dtype = "f16"});
+    writer.commit();
+
+    TraceReader reader = TraceReader::open(m_path);
+    EXPECT_EQ(reader.schemaVersion(), kSchemaVersion);
+    EXPECT_EQ(tableText(reader, kAllInstrs), instrs);
+    const std::string after = tableText(reader, "SELECT * FROM node WHERE id != 999 "
+                                                "ORDER BY stage_id, id");
+    EXPECT_EQ(after, nodes);
+    const auto late = reader.query("SELECT kind, name, dtype FROM node WHERE id = 999").rows;
+    ASSERT_EQ(late.size(), 1U);
+    EXPECT_EQ(std::get<std::string>(late[0][0]), "exp");
+    EXPECT_EQ(reader.query("SELECT type FROM sqlite_schema WHERE name = 'instr'").rows.at(0).at(0),
+              SqlValue(std::string("view")));
+    // each distinct text once: "exp" was already a kind of the sample
+    EXPECT_EQ(reader.query("SELECT count(*) FROM dict WHERE str = 'exp'").rows.at(0).at(0),
+              SqlValue(std::int64_t(1)));
 }
 
 } // namespace

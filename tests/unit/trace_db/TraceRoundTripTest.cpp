@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <span>
+
 namespace pto::tracedb {
 namespace {
 
@@ -239,6 +241,45 @@ TEST(TraceDbWriter, InterningDeduplicates) {
     std::unordered_map<std::int64_t, std::string> strings = reader.strings();
     EXPECT_EQ(strings.size(), 3U);
     EXPECT_EQ(countRows(reader, "SELECT count(DISTINCT str) FROM string"), 3);
+}
+
+TEST(TraceDbWriter, RepeatedInstructionTextIsStoredOnce) {
+    // 100 instructions over 3 distinct operand lists: dict holds each text once, and every row
+    // reads back its own text through the view, the reader and the dict ids alike.
+    TempDir dir;
+    std::filesystem::path path = dir.file("t.ptotrace");
+    const std::string operands[] = {"UB[0x0]:f16[16x16/16]", "L1[0x200]:f32[8x8/8]", ""};
+    std::vector<InstrRow> rows;
+    for (std::int64_t i = 0; i < 100; ++i)
+        rows.push_back(InstrRow{.stageId = 1,
+                                .blockId = 2,
+                                .idx = i,
+                                .pipe = i % 2 ? "V" : "MTE2",
+                                .opcode = i % 2 ? "TADD" : "TLOAD",
+                                .operands = operands[i % 3]});
+    {
+        TraceWriter writer = TraceWriter::create(path);
+        writer.addAll(std::span<const InstrRow>(rows));
+        const std::int64_t tadd = writer.internDict("TADD");
+        EXPECT_EQ(writer.internDict("TADD"), tadd);
+        writer.add(InstrDataRow{.stageId = 1, .blockId = 2, .idx = 100, .opcodeDict = tadd});
+        writer.commit();
+    }
+    TraceReader reader = TraceReader::open(path);
+    EXPECT_EQ(countRows(reader, "SELECT count(*) FROM dict"), 6); // 2 operands, 2 pipes, 2 ops
+    EXPECT_EQ(countRows(reader, "SELECT count(*) FROM string"), 0);
+    const std::vector<InstrRow> back = reader.instrs(1, 2);
+    ASSERT_EQ(back.size(), 101U);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        EXPECT_EQ(back[i].operands, rows[i].operands) << i;
+        EXPECT_EQ(back[i].opcode, rows[i].opcode) << i;
+    }
+    EXPECT_EQ(back.back().opcode, "TADD");
+    EXPECT_EQ(back.back().pipe, "");
+    EXPECT_EQ(countRows(reader, "SELECT count(*) FROM instr WHERE operands IS NULL"), 33 + 1);
+    EXPECT_EQ(countRows(reader, "SELECT count(*) FROM instr WHERE operands = "
+                                "'L1[0x200]:f32[8x8/8]' AND opcode = 'TADD'"),
+              17);
 }
 
 TEST(TraceDbWriter, BatchedAddAllKeepsOrderAndEveryValue) {

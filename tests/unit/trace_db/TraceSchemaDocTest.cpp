@@ -113,9 +113,9 @@ template <typename... Rows> void expectCodecsMatchSchema(const TraceReader& read
 
 TEST_F(TraceDbSchemaDoc, RowCodecsListEveryColumnInSchemaOrder) {
     TraceReader reader = TraceReader::open(m_path);
-    expectCodecsMatchSchema<StageRow, NodeRow, EdgeRow, BufferRow, InstrRow, TrackRow, SliceRow,
-                            CounterRow, FlowRow, ArgRow, TensorRow, DiffRow, MetricRow, StatRow>(
-        reader);
+    expectCodecsMatchSchema<StageRow, NodeRow, NodeDataRow, EdgeRow, BufferRow, InstrRow,
+                            InstrDataRow, TrackRow, SliceRow, CounterRow, FlowRow, ArgRow,
+                            TensorRow, DiffRow, MetricRow, StatRow>(reader);
 }
 
 TEST(TraceDbSchemaSql, EmbeddedSchemaMatchesTheSourceFile) {
