@@ -141,19 +141,21 @@ std::vector<ClusterPlan> planClusters(const Components& comps, const std::vector
     }
     // A vector component outside the loop that exchanges data with one group only (the initial
     // state of its rows, the final division) joins it: one task wave instead of three.
+    // (kNoId: no group seen yet; kSeveralGroups: more than one, so it joins none.)
+    constexpr uint32_t kSeveralGroups = kNoId - 1;
     std::vector<uint32_t> joins(comps.count(), kNoId);
     for (const TaskDep& d : deps)
         for (auto [outer, inner] : {std::pair(d.from, d.to), std::pair(d.to, d.from)}) {
             if (comps.inLoop[outer] || !comps.inLoop[inner] || comps.core[outer] != CoreType::AIV)
                 continue;
             const uint32_t root = group.find(inner);
-            joins[outer] = joins[outer] == kNoId || joins[outer] == root ? root : kNoCluster;
+            joins[outer] = joins[outer] == kNoId || joins[outer] == root ? root : kSeveralGroups;
         }
     std::map<uint32_t, std::vector<uint32_t>> members; // root → components (first op order)
     for (uint32_t c = 0; c < comps.count(); ++c) {
         if (comps.inLoop[c])
             members[group.find(c)].push_back(c);
-        else if (joins[c] != kNoId && joins[c] != kNoCluster)
+        else if (joins[c] != kNoId && joins[c] != kSeveralGroups)
             members[joins[c]].push_back(c);
     }
 

@@ -225,11 +225,12 @@ const std::vector<SampleCase> kCases = {
     npyDiff("silu_mlp"), // 4096×11008
     sample("layer_norm"),
     int8Gemm(),
-    sample("attention"),            // reference.py: composite tolerance class
-    sample("flash_attention"),      // reference.py: composite tolerance class
-    sample("flash_attention_loop"), // the same online softmax written with a loop
-    flashAttentionLong(),           // one head, S = 32768: numbers on the S = 2048 twin
-    decodeAttention(),              // 1 query row per head, 32 k KV cache
+    sample("attention"),             // reference.py: composite tolerance class
+    sample("flash_attention"),       // reference.py: composite tolerance class
+    sample("flash_attention_loop"),  // the same online softmax written with a loop
+    sample("flash_attention_short"), // split-KV: two key halves combined (reference.py)
+    flashAttentionLong(),            // one head, S = 32768: numbers on the S = 2048 twin
+    decodeAttention(),               // 1 query row per head, 32 k KV cache
     sample("rope"),
     sample("moe_gating"),        // weights and expert indices (exact, ties to the lower index)
     sample("lightning_indexer"), // integer-valued inputs: exact scores, exact top-2048 positions

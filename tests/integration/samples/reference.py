@@ -158,6 +158,35 @@ def flash_attention_long_of(s):
     return gen
 
 
+def flash_attention_short(rng):
+    """Split-KV attention of flash_attention_short.pto: each half of the 1024 keys an online
+    softmax over 2 blocks of 256 keys (P in f16 before P·V), the halves combined with
+    w_p = exp(m_p − max m_p): out = Σ w_p·o_p / Σ w_p·l_p."""
+    q, k, v = (f16(rng, (1024, 128)) for _ in range(3))
+    qf, kf, vf = t32(q), t32(k), t32(v)
+    parts = []
+    for half in range(2):
+        m = torch.full((1024, 1), -math.inf)
+        l, o = torch.zeros(1024, 1), torch.zeros(1024, 128)
+        for j in range(2):
+            ks = slice(512 * half + 256 * j, 512 * half + 256 * (j + 1))
+            s = (qf @ kf[ks].T) * SCALE
+            mn = torch.maximum(m, s.amax(dim=-1, keepdim=True))
+            p = torch.exp(s - mn)
+            a = torch.exp(m - mn)
+            l, o = l * a + p.sum(dim=-1, keepdim=True), o * a + p.half().float() @ vf[ks]
+            m = mn
+        parts.append((m, l, o))
+    mx = torch.maximum(parts[0][0], parts[1][0])
+    w = [torch.exp(m - mx) for m, _, _ in parts]
+    lsum = parts[0][1] * w[0] + parts[1][1] * w[1]
+    osum = parts[0][2] * w[0] + parts[1][2] * w[1]
+    out = (osum / lsum).half()
+    plain = torch.softmax((qf @ kf.T) * SCALE, dim=-1) @ vf
+    assert torch.allclose(out.float(), plain, rtol=1e-2, atol=1e-2), "split-KV reference is off"
+    return [q, k, v], {"out": out.numpy()}, "composite"
+
+
 def decode_attention_of(s):
     def gen(rng):  # 8 heads, one query row each, a KV cache of s keys
         q = f16(rng, (8, 1, 128))
@@ -320,6 +349,7 @@ SAMPLES = {
     "flash_attention_loop": flash_attention,  # the same math written with a loop
     "flash_attention_long_2048": flash_attention_long_of(2048),
     "decode_attention_2048": decode_attention_of(2048),
+    "flash_attention_short": flash_attention_short,
     "rope": rope,
     "moe_gating": moe_gating,
     "lightning_indexer": lightning_indexer,

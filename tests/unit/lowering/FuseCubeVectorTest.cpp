@@ -103,6 +103,63 @@ TEST(FuseCubeVector, FewerClustersThanHalfTheAicsStayUnfused) {
     EXPECT_TRUE(noted);
 }
 
+// Split-KV at S = 1024: two loops over the key halves (8 clusters each), then a combine
+// chain outside the loops that reads both loops' final states. The combine belongs to neither
+// part's clusters: it must not join one (that cluster would wait for the other part's, which
+// serialised the parts).
+std::string splitKv() {
+    std::string text = R"(func @fa(%q: tensor<1024x128xf16>, %k: tensor<1024x128xf16>,
+           %v: tensor<1024x128xf16>) -> tensor<1024x128xf16> {
+)";
+    for (int part = 0; part < 2; ++part) {
+        const std::string p = std::to_string(part), base = std::to_string(512 * part);
+        text += R"(  vec_tile [32, 128]
+  %m0P = fill {value = -inf} : tensor<1024x1xf32>
+  %l0P = fill {value = 0.0} : tensor<1024x1xf32>
+  %o0P = fill {value = 0.0} : tensor<1024x128xf32>
+  %stP:3 = for "kvP" %j = 0 to 2 step 1 iter_args(%m = %m0P, %l = %l0P, %o = %o0P) {
+    vec_tile [16, 256]
+    %kj = view %k {offsets = [%j * 256 + BASE, 0], sizes = [256, 128]}
+    %vj = view %v {offsets = [%j * 256 + BASE, 0], sizes = [256, 128]}
+    %qk = matmul %q, %kj {transpose_b}
+    %s = muls %qk, 0.08838834764831845
+    %mj = max %m, (reduce_max %s {axis = 1, keepdim})
+    %p = exp (sub %s, %mj)
+    %r = reduce_sum %p {axis = 1, keepdim}
+    %pv = matmul (cast %p : tensor<1024x256xf16>), %vj
+    vec_tile [64, 128]
+    %a = exp (sub %m, %mj)
+    yield %mj, (add (mul %l, %a), %r), (add (mul %o, %a), %pv)
+  }
+)";
+        text = std::regex_replace(text, std::regex("P\\b"), p);
+        text = std::regex_replace(text, std::regex("BASE"), base);
+    }
+    return text + R"(  vec_tile [32, 128]
+  %mx = max %st0#0, %st1#0
+  %w0 = exp (sub %st0#0, %mx)
+  %w1 = exp (sub %st1#0, %mx)
+  %ls = add (mul %st0#1, %w0), (mul %st1#1, %w1)
+  %os = add (mul %st0#2, %w0), (mul %st1#2, %w1)
+  %out = cast (div %os, %ls) : tensor<1024x128xf16>
+  return %out
+}
+)";
+}
+
+TEST(FuseCubeVector, AChainReadingTwoLoopsClustersJoinsNeither) {
+    const CompileState s = compile(splitKv());
+    std::map<uint32_t, int> clusters;
+    for (const Task& t : s.pto.exec.tasks)
+        if (t.cluster != kNoCluster) ++clusters[t.cluster];
+    EXPECT_EQ(clusters.size(), 16u) << "8 query blocks × 2 key halves";
+    for (const TaskDep& d : s.pto.exec.deps) {
+        const uint32_t from = s.pto.exec.tasks[d.from].cluster, to = s.pto.exec.tasks[d.to].cluster;
+        EXPECT_FALSE(from != kNoCluster && to != kNoCluster)
+            << "cluster " << to << " waits for cluster " << from;
+    }
+}
+
 TEST(FuseCubeVector, AttentionWithoutALoopIsNotFused) {
     const CompileState s = compile(R"(func @att(%q: tensor<2048x128xf16>, %k: tensor<2048x128xf16>,
                 %v: tensor<2048x128xf16>) -> tensor<2048x128xf16> {
