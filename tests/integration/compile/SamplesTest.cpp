@@ -12,6 +12,7 @@
 #include "compiler/ir/PtoPrinter.h"
 #include "compiler/ir/PtoSyncCheck.h"
 #include "tests/support/Process.h"
+#include "tests/support/ProvenanceQuery.h"
 #include "trace_db/TraceReader.h"
 #include "trace_db/TraceWriter.h"
 #include "validate/TensorIo.h"
@@ -94,28 +95,6 @@ TEST_P(SampleTest, TileTextAndPtoListingRoundTrip) {
     EXPECT_EQ(printPtoProgram(parsePtoProgram(listing, "listing")), listing);
 }
 
-// Walks every instruction's provenance through the stages with one recursive SQL query and
-// counts the instructions whose chain does not end at a Tensor op with a source line.
-constexpr const char* kOrphanQuery = R"sql(
-WITH RECURSIVE walk(instr, stage_id, node_id) AS (
-    SELECT id, tile_stage_id, tile_op_id FROM instr
-  UNION ALL
-    SELECT w.instr, s.parent_stage_id, n.parent_id
-    FROM walk w
-    JOIN node n ON n.stage_id = w.stage_id AND n.id = w.node_id
-    JOIN stage s ON s.id = w.stage_id
-    WHERE s.parent_stage_id IS NOT NULL
-),
-rooted AS (
-    SELECT DISTINCT w.instr
-    FROM walk w
-    JOIN node n ON n.stage_id = w.stage_id AND n.id = w.node_id
-    JOIN stage s ON s.id = w.stage_id
-    WHERE s.ord = 0 AND s.level = 'tensor' AND n.src_line > 0
-)
-SELECT count(*) FROM instr WHERE id NOT IN (SELECT instr FROM rooted)
-)sql";
-
 // Big programs keep only the last stage of each level in full; provenance must still lead
 // every instruction to its source line (parents are composed across the skipped stages).
 // "last_stages" (limits.fullStageNodes = 0, --record levels) makes every sample behave like a
@@ -143,7 +122,7 @@ TEST_P(SampleProvenanceTest, EveryInstructionReachesATensorOpAndSourceLine) {
     auto reader = tracedb::TraceReader::open(db);
     auto instrs = reader.query("SELECT count(*) FROM instr");
     ASSERT_GT(std::get<int64_t>(instrs.rows[0][0]), 0);
-    auto orphans = reader.query(kOrphanQuery);
+    auto orphans = reader.query(test::kOrphanInstrsQuery);
     EXPECT_EQ(std::get<int64_t>(orphans.rows[0][0]), 0);
     auto levels = reader.query("SELECT count(DISTINCT level) FROM stage");
     EXPECT_EQ(std::get<int64_t>(levels.rows[0][0]), 5);
@@ -423,7 +402,7 @@ TEST_P(IndexingSampleTest, EveryInstructionReachesATensorOpAndSourceLine) {
         writer.commit();
     }
     auto reader = tracedb::TraceReader::open(db);
-    EXPECT_EQ(std::get<int64_t>(reader.query(kOrphanQuery).rows[0][0]), 0);
+    EXPECT_EQ(std::get<int64_t>(reader.query(test::kOrphanInstrsQuery).rows[0][0]), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(

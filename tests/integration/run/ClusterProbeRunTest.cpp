@@ -9,6 +9,7 @@
 #include "compiler/passes/RowParallel.h"
 #include "driver/Session.h"
 #include "tests/support/Process.h"
+#include "tests/support/ProvenanceQuery.h"
 #include "trace_db/TraceReader.h"
 #include "trace_db/TraceWriter.h"
 
@@ -110,28 +111,6 @@ TEST(ClusterProbe, AtS8192The64ClustersAreCompiledThrough12AndEqualTheFullLoweri
     expectSameProgram(probed.pto, full.pto);
 }
 
-// Instructions whose provenance does not lead through the recorded stages to an op of the parsed
-// program with a source line.
-constexpr const char* kOrphanQuery = R"sql(
-WITH RECURSIVE walk(instr, stage_id, node_id) AS (
-    SELECT id, tile_stage_id, tile_op_id FROM instr
-  UNION ALL
-    SELECT w.instr, s.parent_stage_id, n.parent_id
-    FROM walk w
-    JOIN node n ON n.stage_id = w.stage_id AND n.id = w.node_id
-    JOIN stage s ON s.id = w.stage_id
-    WHERE s.parent_stage_id IS NOT NULL
-),
-rooted AS (
-    SELECT DISTINCT w.instr
-    FROM walk w
-    JOIN node n ON n.stage_id = w.stage_id AND n.id = w.node_id
-    JOIN stage s ON s.id = w.stage_id
-    WHERE s.ord = 0 AND s.level = 'tensor' AND n.src_line > 0
-)
-SELECT count(*) FROM instr WHERE id NOT IN (SELECT instr FROM rooted)
-)sql";
-
 // The traced compile is the smallest probe: its Tile stage holds 12 clusters, the PTO stage the
 // three shared kernel texts, and every instruction reaches a tile op of the probe, the parsed
 // program's op and its source line.
@@ -152,7 +131,7 @@ TEST(ClusterProbe, TheTraceHoldsTheProbeAndEveryInstructionReachesItsSourceLine)
     auto reader = tracedb::TraceReader::open(db);
     EXPECT_EQ(std::get<int64_t>(reader.query("SELECT count(*) FROM instr").rows[0][0]),
               int64_t(instrs));
-    EXPECT_EQ(std::get<int64_t>(reader.query(kOrphanQuery).rows[0][0]), 0);
+    EXPECT_EQ(std::get<int64_t>(reader.query(test::kOrphanInstrsQuery).rows[0][0]), 0);
     // The Exec stage is the probe's 12 clusters of three tasks, the PTO stage three kernels.
     auto nodes = [&](const char* level) {
         return std::get<int64_t>(
