@@ -13,6 +13,7 @@
 #include "compiler/ir/PtoSyncCheck.h"
 #include "tests/support/Process.h"
 #include "tests/support/ProvenanceQuery.h"
+#include "tests/support/ReadFile.h"
 #include "trace_db/TraceReader.h"
 #include "trace_db/TraceWriter.h"
 #include "validate/TensorIo.h"
@@ -34,12 +35,7 @@ std::string samplePath(const std::string& name) {
     return fmt::format("{}/samples/{}.pto", PTO_SOURCE_DIR, name);
 }
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using test::readFile;
 
 CompileState compileSample(const std::string& name, StageObserver* observer = nullptr) {
     CompileState state = loadProgram(samplePath(name));

@@ -10,6 +10,7 @@
 #include "driver/Session.h"
 #include "tests/support/Process.h"
 #include "tests/support/ProvenanceQuery.h"
+#include "tests/support/ReadFile.h"
 #include "trace_db/TraceReader.h"
 #include "trace_db/TraceWriter.h"
 
@@ -23,12 +24,7 @@
 namespace pto {
 namespace {
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using test::readFile;
 
 // flash_attention_long.pto at sequence length S (S / 256 K/V blocks of 256 keys).
 std::string flashAttentionText(int s) {

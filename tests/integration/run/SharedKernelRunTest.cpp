@@ -5,6 +5,7 @@
 #include "driver/Session.h"
 #include "simulator/Simulator.h"
 #include "tests/support/Process.h"
+#include "tests/support/ReadFile.h"
 #include "validate/TensorIo.h"
 
 #include <fmt/format.h>
@@ -25,12 +26,7 @@ std::string sourcePath(const std::string& rel) {
     return fmt::format("{}/{}", PTO_SOURCE_DIR, rel);
 }
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using test::readFile;
 
 bool sameBytes(const TensorData& a, const TensorData& b) {
     return a.shape == b.shape && a.dtype == b.dtype && a.bytes == b.bytes;

@@ -4,6 +4,8 @@
 #include "compiler/ir/Parser.h"
 #include "compiler/ir/Printer.h"
 
+#include "tests/support/ReadFile.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,12 +17,7 @@
 namespace pto {
 namespace {
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using test::readFile;
 
 // The canonical text of a .pto file.
 std::string canonical(const std::string& path) {

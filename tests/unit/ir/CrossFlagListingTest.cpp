@@ -5,6 +5,8 @@
 #include "compiler/ir/PtoPrinter.h"
 #include "compiler/ir/Verifier.h"
 
+#include "tests/support/ReadFile.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -13,12 +15,7 @@
 namespace pto {
 namespace {
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using test::readFile;
 
 const std::string kPingPong =
     PTO_SOURCE_DIR "/tests/integration/run/programs/cross_pingpong.ptoasm";

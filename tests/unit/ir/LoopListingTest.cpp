@@ -6,6 +6,8 @@
 #include "compiler/ir/PtoPrinter.h"
 #include "compiler/ir/Verifier.h"
 
+#include "tests/support/ReadFile.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -14,12 +16,7 @@
 namespace pto {
 namespace {
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using test::readFile;
 
 const std::string kDir = PTO_SOURCE_DIR "/tests/integration/run/programs/";
 

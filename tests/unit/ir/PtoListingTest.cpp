@@ -4,6 +4,8 @@
 #include "compiler/ir/PtoPrinter.h"
 #include "compiler/ir/Verifier.h"
 
+#include "tests/support/ReadFile.h"
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -15,12 +17,7 @@
 namespace pto {
 namespace {
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using test::readFile;
 
 Operand op(MemSpace space, DType dtype, int64_t addr, int32_t rows, int32_t cols, int64_t stride) {
     return Operand{space, dtype, addr, rows, cols, stride};
