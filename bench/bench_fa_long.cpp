@@ -1,8 +1,9 @@
 // Flash attention at long sequence lengths through the CLI (issue 15 "Done when"): compile and
 // simulate samples/flash_attention_long.pto (one head, D = 128) timing-only with task-level
 // trace, at S = 8192, 16384 and the full S = 32768; wall time, the child's CPU time (user +
-// system: the machine is shared, so wall time alone says little) and its peak RSS. Until loops
-// survive lowering the loop is unrolled, so the budget flags are raised for the full size.
+// system: the machine is shared, so wall time alone says little) and its peak RSS. Side by side:
+// the same program with every cluster compiled (`--no-cluster-probe`, the form before the
+// clusters were compiled once). The loop is unrolled, so the budget flags are raised.
 #include <benchmark/benchmark.h>
 
 #include <sys/resource.h>
@@ -37,14 +38,15 @@ struct ChildUsage {
     double cpuSeconds = 0;  // user + system
 };
 
-// Runs `pto run` in a child; returns its peak RSS and CPU time.
-ChildUsage runChild(const fs::path& program, const fs::path& db) {
+// Runs `pto run` in a child (with `extra` as its last flag, if any); returns its peak RSS and
+// CPU time.
+ChildUsage runChild(const fs::path& program, const fs::path& db, const char* extra = nullptr) {
     const pid_t pid = fork();
     if (pid == 0) {
         const std::string p = program.string(), d = db.string();
         execl(PTO_CLI, PTO_CLI, "run", p.c_str(), "--timing-only", "--trace", "tasks", "-o",
               d.c_str(), "--max-tile-ops", "40000000", "--max-instrs", "80000000", "--max-memory",
-              "20GiB", "--max-gm", "8GiB", static_cast<char*>(nullptr));
+              "20GiB", "--max-gm", "8GiB", extra, static_cast<char*>(nullptr));
         _exit(127);
     }
     int status = 0;
@@ -56,23 +58,37 @@ ChildUsage runChild(const fs::path& program, const fs::path& db) {
     return {double(usage.ru_maxrss) / 1024.0, seconds(usage.ru_utime) + seconds(usage.ru_stime)};
 }
 
-void BM_FlashAttentionLongTimingOnly(benchmark::State& state) {
+void runAndCount(benchmark::State& state, const char* extra) {
     const int s = int(state.range(0));
     const fs::path program = programAt(s);
     const fs::path db = fs::temp_directory_path() / ("pto_bench_fa_" + std::to_string(s) + ".db");
     ChildUsage usage;
     for (auto _ : state) {
-        usage = runChild(program, db);
+        usage = runChild(program, db, extra);
         if (usage.peakRssMib < 0) return state.SkipWithError("pto run failed");
     }
     state.counters["peak_rss_mib"] = usage.peakRssMib;
     state.counters["cpu_s"] = usage.cpuSeconds;
     fs::remove(db);
 }
+
+void BM_FlashAttentionLongTimingOnly(benchmark::State& state) {
+    runAndCount(state, nullptr);
+}
+
+void BM_FlashAttentionLongEveryClusterCompiled(benchmark::State& state) {
+    runAndCount(state, "--no-cluster-probe");
+}
 BENCHMARK(BM_FlashAttentionLongTimingOnly)
     ->Arg(8192)
     ->Arg(16384)
     ->Arg(32768)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
+BENCHMARK(BM_FlashAttentionLongEveryClusterCompiled)
+    ->Arg(8192)
+    ->Arg(16384)
     ->Unit(benchmark::kSecond)
     ->UseRealTime()
     ->Iterations(1);
