@@ -104,7 +104,8 @@ int runRun(RunArgs& args) {
     args.options.onPhase = [&progress](const std::string& phase, int index, int count) {
         progress.phase(fmt::format("{} ({}/{})", phase, index + 1, count), double(index) / count);
     };
-    args.options.keepLowering = !args.dump.empty(); // --dump interprets the Tile stage
+    args.options.keepLowering = !args.dump.empty();          // --dump interprets the Tile stage
+    args.options.compile.keepTileLevel = !args.dump.empty(); // as the Tile level left it
     // … on the run's inputs: every cluster's rows, not a probe's (ClusterProbe.h).
     if (!args.dump.empty()) args.options.compile.clusterProbe = false;
     RunResult r = runProgram(args.options);

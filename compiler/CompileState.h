@@ -53,6 +53,9 @@ struct CompileOptions {
     bool clusterProbe = true;
     int64_t minProbeClusters = kMinProbeClusters;
     ShareKernels shareKernels = ShareKernels::Auto; // emit-pto's last step (PtoShare.h)
+    // Keep a copy of the Tile function as the Tile level left it (`pto run --dump` interprets
+    // it; fuse-cube-vector rewrites the Block program's own, appending its workspaces).
+    bool keepTileLevel = false;
 };
 
 struct CompileState {
@@ -83,8 +86,13 @@ struct CompileState {
     // "768 kernels share 3 kernel texts" when emit-pto shared isomorphic kernels, else "".
     std::string shareNote;
 
+    // The copy CompileOptions::keepTileLevel asks for, made as partition-blocks takes `tile`.
+    std::optional<Function> tileLevel;
+
     /// The Tile function of the compile so far: `tile` up to the Tile level, `block.tile` after.
     const Function& tileFunction() const { return kind > StageKind::Tile ? block.tile : tile; }
+    /// The Tile function as the Tile level left it: the kept copy, else tileFunction().
+    const Function& tileLevelFunction() const { return tileLevel ? *tileLevel : tileFunction(); }
 };
 
 } // namespace pto

@@ -95,6 +95,7 @@ void runPartition(CompileState& s, const CompileOptions& o) {
     p.aicCores = o.target.aicCores;
     p.aivCores = o.target.aivCores;
     p.tilesPerTask = o.tilesPerTask;
+    if (o.keepTileLevel) s.tileLevel = s.tile;
     s.block = partitionBlocks(std::move(s.tile), p);
     s.block.doubleBuffer = o.doubleBuffer;
     s.kind = S::Block;

@@ -104,7 +104,7 @@ private:
     /// The Tile interpreter's tiles put back into the Tensor-level values they cover.
     std::vector<Assembly> assemble(const Function& tensor, const NameTable& tensorNames) {
         std::vector<Assembly> parts(tensor.valueCount());
-        const Function& tile = m_run.state.tileFunction();
+        const Function& tile = m_run.state.tileLevelFunction();
         const EvalResult ev = evaluateTile(tile, m_run.inputs, true);
         const NameTable tileNames(tile);
         if (m_o.tiles) fs::create_directories(m_o.dir / "tiles");

@@ -189,5 +189,28 @@ print(np.allclose(v['%e'], np.exp(v['%d']), rtol=1e-6, atol=0), np.abs(v['%yh'] 
     EXPECT_NE(none.err.find("not a dump tree"), std::string::npos) << none.err;
 }
 
+// A fused program's dump: fuse-cube-vector rewrites the Block program's Tile function (its
+// workspaces are appended after their users), so --dump interprets the Tile level's own copy;
+// the dumped output is attention of the dumped inputs (NumPy, f32).
+TEST_F(DiagnoseCli, DumpOfAFusedProgramIsAttentionOfItsInputs) {
+    const std::string out = q(dir / "fused");
+    auto run = pto(fmt::format("run {} --dump {}", q(sample("flash_attention_short")), out));
+    ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+    const std::string script = fmt::format(R"PY(
+import json, numpy as np
+d = '{0}'
+m = json.load(open(d + '/manifest.json'))
+v = {{e['value']: np.load(d + '/' + e['file']).astype(np.float32) for e in m['values']}}
+s = v['%q'] @ v['%k'].T / np.sqrt(128.0)
+p = np.exp(s - s.max(axis=1, keepdims=True))
+ref = (p / p.sum(axis=1, keepdims=True)) @ v['%v']
+print(np.abs(v['%out'] - ref).max() < 1e-2)
+)PY",
+                                           (dir / "fused").string());
+    std::ofstream(dir / "fused.py") << script;
+    auto numpy = runCommand("/usr/bin/python3 " + q(dir / "fused.py"));
+    ASSERT_EQ(numpy.exitCode, 0) << numpy.err;
+    EXPECT_EQ(numpy.out, "True\n");
+}
 } // namespace
 } // namespace pto
