@@ -2,6 +2,7 @@
 // runs and returns an exit code (0 ok, 1 findings or mismatch, 2 usage or input error).
 #pragma once
 
+#include "compiler/CompileState.h"
 #include "compiler/FaultInjection.h"
 #include "compiler/ResourceBudget.h"
 #include "compiler/ir/BindScalars.h"
@@ -36,6 +37,17 @@ void addBindOption(CLI::App* cmd, std::vector<ScalarBind>& binds);
 // --max-tile-ops, --max-instrs, --max-gm and --max-memory (compiler/ResourceBudget.h) for
 // every command that compiles or simulates; a bad value is a CLI::ValidationError (exit 2).
 void addBudgetOptions(CLI::App* cmd, ResourceBudget& budget);
+
+// --no-cluster-probe and --share-kernels auto|on|off for compile and run (how a program of many
+// isomorphic fused clusters or kernels is compiled, compiler/passes/ClusterProbe.h and
+// compiler/ir/PtoShare.h); applyReplicationOptions puts them into the CompileOptions and throws
+// std::invalid_argument for an unknown --share-kernels value. cli/ReplicationOptions.cpp.
+struct ReplicationArgs {
+    bool noClusterProbe = false;
+    std::string shareKernels = "auto";
+};
+void addReplicationOptions(CLI::App* cmd, ReplicationArgs& args);
+void applyReplicationOptions(const ReplicationArgs& args, CompileOptions& options);
 
 // Integer flags: a ValidationError (exit 2) saying what was expected and what was given.
 // cli/CountValidators.cpp.

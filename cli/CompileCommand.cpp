@@ -29,8 +29,7 @@ struct CompileArgs {
     bool noDoubleBuffer = false;
     bool noFuse = false;
     bool noReroll = false;
-    bool noClusterProbe = false;
-    std::string shareKernels = "auto";
+    ReplicationArgs replication; // --no-cluster-probe, --share-kernels
     bool timePasses = false;
     bool checkSync = false;
     int tilesPerTask = 0;
@@ -103,12 +102,7 @@ int runCompile(const CompileArgs& args) {
     options.doubleBuffer = !args.noDoubleBuffer;
     options.fuse = !args.noFuse;
     options.rerollLoops = !args.noReroll;
-    options.clusterProbe = !args.noClusterProbe;
-    const std::optional<ShareKernels> share = parseShareKernels(args.shareKernels);
-    if (!share)
-        throw std::invalid_argument(
-            fmt::format("unknown --share-kernels value '{}' (auto, on or off)", args.shareKernels));
-    options.shareKernels = *share;
+    applyReplicationOptions(args.replication, options);
     options.tilesPerTask = args.tilesPerTask;
     options.fault = args.fault;
     PassManagerOptions pmOptions;
@@ -161,12 +155,7 @@ void registerCompile(CLI::App& app, Action& action) {
     cmd->add_flag(
         "--no-reroll", args->noReroll,
         "keep unrolled loop iterations written out in the PTO kernels (no counted loops)");
-    cmd->add_flag("--no-cluster-probe", args->noClusterProbe,
-                  "compile every fused cluster (not a few, replicated to the others)");
-    cmd->add_option("--share-kernels", args->shareKernels,
-                    "one kernel text for kernels equal but for GM addresses, launched by each "
-                    "task with its GM rebases: auto (the default: programs of at least 1 M "
-                    "instructions), on, off");
+    addReplicationOptions(cmd, args->replication);
     addFaultOption(cmd, args->fault, kFaultHelp);
     addBindOption(cmd, args->binds);
     cmd->add_option("--tiles-per-task", args->tilesPerTask,

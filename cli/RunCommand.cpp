@@ -20,8 +20,7 @@ struct RunArgs {
     bool noDoubleBuffer = false;
     bool noFuse = false;
     bool noReroll = false;
-    bool noClusterProbe = false;
-    std::string shareKernels = "auto";
+    ReplicationArgs replication; // --no-cluster-probe, --share-kernels
     bool json = false;
     std::string dump;       // --dump DIR
     bool dumpTiles = false; // --dump-tiles
@@ -88,12 +87,7 @@ int runRun(RunArgs& args) {
     args.options.compile.doubleBuffer = !args.noDoubleBuffer;
     args.options.compile.fuse = !args.noFuse;
     args.options.compile.rerollLoops = !args.noReroll;
-    args.options.compile.clusterProbe = !args.noClusterProbe;
-    const std::optional<ShareKernels> share = parseShareKernels(args.shareKernels);
-    if (!share)
-        throw std::invalid_argument(
-            fmt::format("unknown --share-kernels value '{}' (auto, on or off)", args.shareKernels));
-    args.options.compile.shareKernels = *share;
+    applyReplicationOptions(args.replication, args.options.compile);
     if (!args.dump.empty() && args.options.sim.timingOnly)
         throw std::invalid_argument("--dump needs the numerics: drop --timing-only");
     if (args.dumpTiles && args.dump.empty())
@@ -165,12 +159,7 @@ void registerRun(CLI::App& app, Action& action) {
     cmd->add_flag(
         "--no-reroll", args->noReroll,
         "keep unrolled loop iterations written out in the PTO kernels (no counted loops)");
-    cmd->add_flag("--no-cluster-probe", args->noClusterProbe,
-                  "compile every fused cluster (not a few, replicated to the others)");
-    cmd->add_option("--share-kernels", args->shareKernels,
-                    "one kernel text for kernels equal but for GM addresses, launched by each "
-                    "task with its GM rebases: auto (the default: programs of at least 1 M "
-                    "instructions), on, off");
+    addReplicationOptions(cmd, args->replication);
     addFaultOption(cmd, o.compile.fault, kFaultHelp);
     addBindOption(cmd, o.binds);
     cmd->add_option("--tiles-per-task", o.compile.tilesPerTask, "tile chains per task")

@@ -5,6 +5,7 @@
 #include "compiler/ir/PtoLoops.h"
 #include "compiler/ir/PtoSyncCheck.h"
 #include "compiler/ir/Verifier.h"
+#include "compiler/passes/LoopWindow.h"
 
 #include <fmt/format.h>
 
@@ -16,15 +17,6 @@ namespace pto {
 namespace {
 
 constexpr int kRoles = 3;
-
-// x + k·(y − x) when z − y == y − x, without overflow.
-std::optional<int64_t> linear(int64_t x, int64_t y, int64_t z, int64_t k) {
-    int64_t d = 0, d2 = 0, kd = 0, r = 0;
-    if (__builtin_sub_overflow(y, x, &d) || __builtin_sub_overflow(z, y, &d2) || d != d2 ||
-        __builtin_mul_overflow(k, d, &kd) || __builtin_add_overflow(x, kd, &r))
-        return std::nullopt;
-    return r;
-}
 
 // A name with a decimal run that numbers its cluster ("…_fused3_aic"): the text before and
 // after the run and the run's value; nullopt when the two names do not differ in one run.

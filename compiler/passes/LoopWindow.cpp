@@ -15,6 +15,15 @@
 #include <utility>
 
 namespace pto {
+
+std::optional<int64_t> linear(int64_t x, int64_t y, int64_t z, int64_t k) {
+    int64_t d = 0, d2 = 0, kd = 0, r = 0;
+    if (__builtin_sub_overflow(y, x, &d) || __builtin_sub_overflow(z, y, &d2) || d != d2 ||
+        __builtin_mul_overflow(k, d, &kd) || __builtin_add_overflow(x, kd, &r))
+        return std::nullopt;
+    return r;
+}
+
 namespace {
 
 // Iterations of the smallest window: a prologue, two rounds of a period and the last iterations
@@ -29,15 +38,6 @@ bool bodyIsWindowable(const Function& body) {
         if (!op.body.empty()) return false;
     }
     return true;
-}
-
-// x + k·(y − x) when z − y == y − x, without overflow.
-std::optional<int64_t> linear(int64_t x, int64_t y, int64_t z, int64_t k) {
-    int64_t d = 0, d2 = 0, kd = 0, r = 0;
-    if (__builtin_sub_overflow(y, x, &d) || __builtin_sub_overflow(z, y, &d2) || d != d2 ||
-        __builtin_mul_overflow(k, d, &kd) || __builtin_add_overflow(x, kd, &r))
-        return std::nullopt;
-    return r;
 }
 
 bool sameGm(const GmTensor& a, const GmTensor& b) {

@@ -37,6 +37,10 @@ struct LoopWindow {
     std::vector<PtoProgram> later;
 };
 
+// x + k·(y − x) when three probes one step apart agree linearly (z − y == y − x), without
+// overflow; nullopt otherwise. Loop windows and cluster probes extend their probes with it.
+std::optional<int64_t> linear(int64_t x, int64_t y, int64_t z, int64_t k);
+
 // The window for `loop`: 24 to 31 iterations, congruent to trips modulo
 // the period (8: double-buffer slots and round-robin event ids repeat within it).
 LoopWindow loopWindowFor(const Op& loop);
