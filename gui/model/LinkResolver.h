@@ -84,6 +84,7 @@ private:
 
     const tracedb::TraceReader& m_reader;
     prof::ProvenanceResolver m_provenance;
+    const char* m_instrTable; ///< "instr_data" (schema 4) or "instr" (schema 1–3)
     bool m_instrsLoaded = false;
     std::int64_t m_blockStage = -1;
     std::unordered_map<std::int64_t, std::int64_t> m_instrOp;    ///< instr id → Tensor op
