@@ -4,6 +4,7 @@
 // a slice with that task's GM addresses, and the same links; a schema-3 copy of it as well.
 #include "gui/model/GraphModel.h"
 #include "gui/model/LinkResolver.h"
+#include "gui/model/PtoListing.h"
 #include "gui/model/TimelineDetailsModel.h"
 #include "gui/model/TimelineLoader.h"
 #include "gui/widgets/GraphView.h"
@@ -209,6 +210,21 @@ TEST(SharedKernelTimeline, AWrittenOutTraceShowsItsRowsAsTheyAre) {
     const TimelineDetailsModel& d = t.details(sliceOf(t.reader(), 2, "TLOAD"));
     EXPECT_EQ(d.value(QStringLiteral("Operands")).toStdString(), writtenOutOperands(2, "TLOAD"));
     EXPECT_TRUE(d.value(QStringLiteral("Launch")).isEmpty());
+}
+
+// A big run's listing is rebuilt from the rows: it lists the tasks of a shared kernel text
+// with their rebases, as the printed listing does.
+TEST(SharedKernelLinks, TheRebuiltListingNamesEveryTaskWithItsRebases) {
+    const auto reader = tracedb::TraceReader::open(sharedTrace());
+    const std::int64_t pto = lastStageOf(reader, "pto");
+    const std::string printed = std::get<std::string>(
+        reader.query(fmt::format("SELECT ir_text FROM stage WHERE id = {}", pto)).rows.at(0).at(0));
+    const std::string rebuilt = rebuildPtoListing(reader, pto).text;
+    const std::string line = "task 2 @softmax_aiv_0 aiv rebase [0x0, 0x40000) +0x10000\n";
+    EXPECT_NE(rebuilt.find(line), std::string::npos) << rebuilt;
+    EXPECT_NE(printed.find("\"softmax_aiv_2\" rebase [0x0, 0x40000) +0x10000\n"), std::string::npos)
+        << printed;
+    EXPECT_NE(rebuilt.find("task 0 @softmax_aiv_0 aiv\n"), std::string::npos);
 }
 
 // A schema-3 copy (plain node and instr tables): the same overlay, details and links.
