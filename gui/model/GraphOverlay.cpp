@@ -104,6 +104,11 @@ void cycles(const tracedb::TraceReader& reader, const GraphStage& stage, GraphOv
     }
     if (level == Level::Block || level == Level::Pto || level == Level::Exec)
         fill(reader, stage, cyclesByLaunch(reader, level), KeyBy::Node, o.values);
+    // The trace keeps a shared kernel text's instructions once, with its first task's tile ops:
+    // those ops carry every launch, the other tasks' own ops none (docs/USER_GUIDE.md).
+    if (level == Level::Tile && o.hasValues() && prof::KernelLaunches::load(reader).anyShared())
+        o.note = "kernel texts are shared by several tasks: a tile op shows the cycles of every "
+                 "task that ran its instructions; the Block and Exec stages show each task's own";
     if (!o.hasValues())
         o.note = level == Level::Tile ? "cycles are attributed to the ops of the last Tile stage "
                                         "(and need a run at trace level instructions or full)"

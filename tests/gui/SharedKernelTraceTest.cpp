@@ -144,6 +144,29 @@ TEST(SharedKernelOverlay, EveryBlockShowsTheCyclesOfItsOwnTasksAsWrittenOut) {
     EXPECT_EQ(overlayOf(sharedTrace(), "block", OverlayKind::Bound).size(), 4u);
 }
 
+// On the Tile stage the shared text's tile ops carry every launch (the trace keeps one text's
+// ops), and the status line says so; a written-out trace has no such note.
+TEST(SharedKernelOverlay, TheTileStageSaysItsOpsCarryEveryLaunch) {
+    for (const auto& [trace, shared] :
+         {std::pair{sharedTrace(), true}, {writtenOutTrace(), false}}) {
+        StudioContext context;
+        context.setDocument(TraceDocument::open(trace));
+        GraphView view(context);
+        view.resize(900, 600);
+        view.show();
+        ASSERT_TRUE(
+            QTest::qWaitFor([&] { return view.isIdle() && view.canvas().itemCount(); }, 60000));
+        QSignalSpy ready(&view, &GraphView::overlayReady);
+        view.setOverlay(OverlayKind::Cycles);
+        ASSERT_TRUE(!ready.isEmpty() || ready.wait(60000));
+        ASSERT_TRUE(view.overlay().hasValues());
+        EXPECT_EQ(view.overlay().note.contains(QStringLiteral("shared by several tasks")), shared);
+        if (shared) {
+            EXPECT_EQ(view.statusText(), view.overlay().note);
+        }
+    }
+}
+
 // A context with `trace` open in a shown timeline whose summary is ready.
 struct Timeline {
     explicit Timeline(const std::filesystem::path& trace) {
