@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <unordered_set>
 
 namespace pto::prof {
 namespace {
@@ -86,6 +87,27 @@ std::string formatRebases(std::span<const LaunchRebase> rebases) {
     return out;
 }
 
+namespace {
+
+/// Block functions of the last Block stage by name; a name two of them carry is left out.
+std::unordered_map<std::string, std::int64_t> blocksByName(const tracedb::TraceReader& reader) {
+    std::unordered_map<std::string, std::int64_t> byName;
+    const std::int64_t block = lastStage(reader, tracedb::StageLevel::Block);
+    if (block < 0) return byName;
+    std::unordered_set<std::string> repeated;
+    forEachRow(
+        reader,
+        fmt::format("SELECT id, name FROM node WHERE stage_id = {} AND kind = 'block_fn'", block),
+        [&](auto row) {
+            if (!byName.emplace(cellText(row[1]), cellInt(row[0])).second)
+                repeated.insert(cellText(row[1]));
+        });
+    for (const std::string& name : repeated) byName.erase(name);
+    return byName;
+}
+
+} // namespace
+
 KernelLaunches KernelLaunches::load(const tracedb::TraceReader& reader) {
     KernelLaunches k;
     if (const std::int64_t exec = lastStage(reader, tracedb::StageLevel::Exec); exec >= 0)
@@ -94,26 +116,43 @@ KernelLaunches KernelLaunches::load(const tracedb::TraceReader& reader) {
                                "'task' AND parent_id IS NOT NULL",
                                exec),
                    [&](auto row) { k.m_taskBlock[cellInt(row[0])] = cellInt(row[1]); });
+    const auto byName = blocksByName(reader);
     if (const std::int64_t pto = lastStage(reader, tracedb::StageLevel::Pto); pto >= 0)
         forEachRow(reader,
-                   fmt::format("SELECT id, parent_id, attrs FROM node WHERE stage_id = {} AND "
-                               "kind = 'kernel'",
+                   fmt::format("SELECT id, parent_id, attrs, name FROM node WHERE stage_id = {} "
+                               "AND kind = 'kernel'",
                                pto),
                    [&](auto row) {
                        const std::int64_t kernel = cellInt(row[0]);
-                       const auto launches = sharedLaunches(cellText(row[2]));
-                       for (const SharedLaunch& l : launches) k.m_sharedKernel[l.task] = kernel;
-                       if (!launches.empty()) k.m_sharedKernels.insert(kernel);
-                       if (launches.empty())
-                           k.m_kernelBlock[kernel] = cellNull(row[1]) ? kernel : cellInt(row[1]);
+                       for (const SharedLaunch& l : sharedLaunches(cellText(row[2]))) {
+                           k.m_sharedKernel[l.task] = kernel;
+                           k.m_sharedKernels.insert(kernel);
+                       }
+                       const auto named = byName.find(cellText(row[3]));
+                       const std::int64_t block = named != byName.end() ? named->second
+                                                  : cellNull(row[1])    ? kernel
+                                                                        : cellInt(row[1]);
+                       k.m_kernelBlock[kernel] = block;
+                       k.m_blockKernel.emplace(block, kernel);
                    });
     return k;
 }
 
 std::int64_t KernelLaunches::blockOf(std::int64_t task, std::int64_t kernel) const {
     if (auto it = m_taskBlock.find(task); it != m_taskBlock.end()) return it->second;
-    if (auto it = m_kernelBlock.find(kernel); it != m_kernelBlock.end()) return it->second;
-    return m_sharedKernels.count(kernel) ? -1 : kernel;
+    if (m_sharedKernels.count(kernel)) return -1;
+    return blockOfKernel(kernel);
+}
+
+std::int64_t KernelLaunches::blockOfKernel(std::int64_t kernel) const {
+    const auto it = m_kernelBlock.find(kernel);
+    return it == m_kernelBlock.end() ? kernel : it->second;
+}
+
+std::int64_t KernelLaunches::kernelOfBlock(std::int64_t block) const {
+    if (m_kernelBlock.empty()) return block; // no PTO stage: ids are the same
+    const auto it = m_blockKernel.find(block);
+    return it == m_blockKernel.end() ? -1 : it->second;
 }
 
 std::int64_t KernelLaunches::sharedKernelOf(std::int64_t task) const {

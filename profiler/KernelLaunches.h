@@ -60,6 +60,14 @@ public:
     /// kernel id itself without a PTO stage); -1 when the trace cannot tell (a shared kernel's
     /// task outside the compiled clusters).
     std::int64_t blockOf(std::int64_t task, std::int64_t kernel) const;
+    /// The block function a kernel text was compiled from (a shared one: its first task's),
+    /// found by name in the last Block stage (a kernel is named after its block function; the
+    /// kernel node's parent_id is its kernel index, which renumbering after sharing moves away
+    /// from the block ids); the recorded parent otherwise (cluster probes' copies `@N`).
+    std::int64_t blockOfKernel(std::int64_t kernel) const;
+    /// The kernel text compiled from block function `block`; -1 when there is none (a block
+    /// whose task launches another block's text: its tile ops have no instructions in the trace).
+    std::int64_t kernelOfBlock(std::int64_t block) const;
     /// The shared kernel text task `task` launches; -1 for a task of a kernel of its own.
     std::int64_t sharedKernelOf(std::int64_t task) const;
     bool anyShared() const { return !m_sharedKernel.empty(); }
@@ -67,6 +75,7 @@ public:
 private:
     std::unordered_map<std::int64_t, std::int64_t> m_taskBlock;    ///< Exec task → block fn
     std::unordered_map<std::int64_t, std::int64_t> m_kernelBlock;  ///< PTO kernel → block fn
+    std::unordered_map<std::int64_t, std::int64_t> m_blockKernel;  ///< the inverse
     std::unordered_map<std::int64_t, std::int64_t> m_sharedKernel; ///< task → shared kernel
     std::unordered_set<std::int64_t> m_sharedKernels;
 };

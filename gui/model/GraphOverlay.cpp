@@ -38,19 +38,21 @@ ValueMap sqlMap(const tracedb::TraceReader& reader, const std::string& sql) {
 
 /// Fills values from a map keyed by node id, by block function, or by the node's root Tensor
 /// op. A block function is the node itself at the Block level, a task's parent at the Exec
-/// level and a kernel's (its representative's, for a shared kernel text) at the PTO level.
+/// level and the one a kernel text was compiled from at the PTO level (KernelLaunches.h).
 enum class KeyBy { Node, Block, Root };
 
 void fill(const tracedb::TraceReader& reader, const GraphStage& stage, const ValueMap& map,
           KeyBy by, std::vector<double>& out) {
     prof::ProvenanceResolver provenance(reader);
+    const bool kernels = by == KeyBy::Block && stage.stage.level == Level::Pto;
+    const prof::KernelLaunches launches =
+        kernels ? prof::KernelLaunches::load(reader) : prof::KernelLaunches{};
     for (std::size_t i = 0; i < stage.nodes.size(); ++i) {
         const GraphNode& n = stage.nodes[i];
         std::int64_t key = n.id;
         if (by == KeyBy::Block && stage.stage.level == Level::Exec)
             key = n.parentId >= 0 ? n.parentId : n.groupId;
-        if (by == KeyBy::Block && stage.stage.level == Level::Pto && n.parentId >= 0)
-            key = n.parentId;
+        if (kernels) key = launches.blockOfKernel(n.id);
         if (by == KeyBy::Root) key = provenance.rootOf(stage.stage.id, n.id);
         if (auto it = map.find(key); it != map.end()) out[i] = it->second;
     }
