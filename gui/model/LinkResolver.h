@@ -65,8 +65,9 @@ public:
     std::int64_t instrOfSlice(std::int64_t sliceId) const;
     /// Instructions generated for one tile op (a node of a Tile stage), ascending.
     std::vector<std::int64_t> instrsOfTileOp(std::int64_t tileStage, std::int64_t tileOp);
-    /// Block functions that run a tile op: node ids of the PTO stage (blockStage()), which
-    /// are also the block function ids of the Block stages. Ascending.
+    /// Kernels that run a tile op: node ids of the PTO stage (blockStage()), which are the
+    /// block function ids of the Block stages unless kernel texts are shared
+    /// (prof::KernelLaunches::blockOfKernel). Ascending.
     std::vector<std::int64_t> blocksOfTileOp(std::int64_t tileStage, std::int64_t tileOp);
     /// Block functions that run any tile of a Tensor op.
     std::vector<std::int64_t> blocksOf(std::int64_t tensorOp);

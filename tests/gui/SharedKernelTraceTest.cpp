@@ -5,6 +5,7 @@
 #include "gui/model/GraphModel.h"
 #include "gui/model/LinkResolver.h"
 #include "gui/model/PtoListing.h"
+#include "gui/model/StageCompareModel.h"
 #include "gui/model/TimelineDetailsModel.h"
 #include "gui/model/TimelineLoader.h"
 #include "gui/widgets/GraphView.h"
@@ -26,6 +27,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 namespace pto::gui {
 namespace {
@@ -248,6 +250,48 @@ TEST(SharedKernelLinks, TheRebuiltListingNamesEveryTaskWithItsRebases) {
     EXPECT_NE(printed.find("\"softmax_aiv_2\" rebase [0x0, 0x40000) +0x10000\n"), std::string::npos)
         << printed;
     EXPECT_NE(rebuilt.find("task 0 @softmax_aiv_0 aiv\n"), std::string::npos);
+}
+
+// Two ops of other widths: blocks 0–3 share one text, blocks 4–7 another, which is kernel 1.
+std::filesystem::path twoTextsTrace(const std::string& share) {
+    return test::programTrace(
+        "shared_two_texts_" + share,
+        "func @two(%x: tensor<64x1024xf16>, %y: tensor<64x512xf16>) -> (tensor<64x1024xf16>, "
+        "tensor<64x512xf16>) {\n  vec_tile [16, 1024]\n  %a = exp %x\n  %b = exp %y\n"
+        "  return %a, %b\n}\n",
+        "--share-kernels " + share);
+}
+
+std::set<std::int64_t> asSet(const std::vector<std::int64_t>& v) {
+    return {v.begin(), v.end()};
+}
+
+// Kernel ids are not block ids once texts are shared: the stage comparison maps a block to the
+// text compiled from it (or to nothing: its tile ops have no instructions in the trace), and a
+// tile op to the block its text came from; the PTO stage's buffer bytes are that block's.
+TEST(SharedKernelLinks, AKernelIsTheBlockItWasCompiledFromNotItsIndex) {
+    const auto shared = tracedb::TraceReader::open(twoTextsTrace("on"));
+    const auto written = tracedb::TraceReader::open(twoTextsTrace("off"));
+    ASSERT_EQ(test::sqlInt(shared, "SELECT count(*) FROM node WHERE kind = 'kernel'"), 2);
+    ASSERT_EQ(test::sqlInt(written, "SELECT count(*) FROM node WHERE kind = 'kernel'"), 8);
+    LinkResolver links(shared);
+    StageMapper mapper(shared, links);
+    const std::int64_t block = lastStageOf(shared, "block"), exec = lastStageOf(shared, "exec");
+    const std::int64_t tile = mapper.tileStage();
+    const auto ownOps = test::sqlInts(
+        written, "SELECT DISTINCT tile_op_id FROM instr WHERE block_id = 4 AND tile_op_id IS NOT "
+                 "NULL");
+    ASSERT_FALSE(ownOps.empty());
+    EXPECT_EQ(asSet(mapper.map(block, 4, tile)), ownOps);
+    EXPECT_TRUE(mapper.map(block, 1, tile).empty()); // launches block 0's text
+    EXPECT_EQ(asSet(mapper.map(tile, *ownOps.begin(), block)), std::set<std::int64_t>{4});
+    EXPECT_EQ(asSet(mapper.map(tile, *ownOps.begin(), exec)), std::set<std::int64_t>{4});
+    const auto on = overlayOf(twoTextsTrace("on"), "pto", OverlayKind::Buffer);
+    const auto off = overlayOf(twoTextsTrace("off"), "pto", OverlayKind::Buffer);
+    ASSERT_EQ(on.size(), 2u);
+    EXPECT_EQ(on.at(0), off.at(0));
+    EXPECT_EQ(on.at(1), off.at(4));
+    EXPECT_NE(off.at(0), off.at(4));
 }
 
 // A schema-3 copy (plain node and instr tables): the same overlay, details and links.
