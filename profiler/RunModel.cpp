@@ -2,6 +2,7 @@
 #include "profiler/RunModel.h"
 
 #include "profiler/InstrCost.h"
+#include "profiler/KernelLaunches.h"
 #include "profiler/MeasuredRun.h"
 #include "profiler/Provenance.h"
 #include "profiler/SqlRows.h"
@@ -69,23 +70,14 @@ TrackIndex loadCores(const tracedb::TraceReader& reader, RunModel& m) {
 }
 
 // Kernels shared by several tasks (docs/TRACE_SCHEMA.md, node attrs of the PTO stage's
-// kernels): a listed task runs that kernel, not the kernel of its Exec-level block.
-void loadSharedKernels(const tracedb::TraceReader& reader, RunModel& m) {
-    std::int64_t ptoStage = -1;
-    for (const tracedb::StageRow& s : reader.stages())
-        if (s.level == tracedb::StageLevel::Pto) ptoStage = s.id;
-    if (ptoStage < 0) return;
-    std::unordered_map<std::int64_t, std::int64_t> kernelOf;
-    for (const tracedb::NodeRow& n : reader.nodes(ptoStage)) {
-        if (n.kind != "kernel" || n.attrs.find("\"tasks\"") == std::string::npos) continue;
-        const nlohmann::json a = nlohmann::json::parse(n.attrs, nullptr, false);
-        if (!a.is_object() || !a.contains("tasks") || !a["tasks"].is_array()) continue;
-        for (const nlohmann::json& t : a["tasks"])
-            if (t.is_object() && t.contains("id") && t["id"].is_number_integer())
-                kernelOf[t["id"].get<std::int64_t>()] = n.id;
+// kernels): a listed task runs that kernel, not the kernel of its Exec-level block; every task
+// did the work of its own block function (-1 when the trace cannot tell).
+void loadLaunches(const tracedb::TraceReader& reader, RunModel& m) {
+    const KernelLaunches launches = KernelLaunches::load(reader);
+    for (TaskRun& t : m.tasks) {
+        if (const std::int64_t k = launches.sharedKernelOf(t.id); k >= 0) t.kernel = k;
+        t.block = launches.blockOf(t.id, t.kernel);
     }
-    for (TaskRun& t : m.tasks)
-        if (auto it = kernelOf.find(t.id); it != kernelOf.end()) t.kernel = it->second;
 }
 
 void loadExecGraph(const tracedb::TraceReader& reader, RunModel& m) {
@@ -106,7 +98,6 @@ void loadExecGraph(const tracedb::TraceReader& reader, RunModel& m) {
     }
     std::sort(m.tasks.begin(), m.tasks.end(), [](auto& a, auto& b) { return a.id < b.id; });
     for (const tracedb::EdgeRow& e : reader.edges(m.execStageId)) m.deps.emplace_back(e.src, e.dst);
-    loadSharedKernels(reader, m);
 }
 
 TaskRun& taskFor(RunModel& m, std::int64_t id) {
@@ -394,6 +385,7 @@ RunModel loadRunModel(const tracedb::TraceReader& reader) {
     if ((m.measured = isMeasuredTrace(reader))) loadMeasuredKernels(reader, m);
     loadPipeBusy(reader, index, m);
     loadWaits(reader, m);
+    loadLaunches(reader, m); // after every task is known: cluster probes' tasks have no Exec node
     auto instrs = loadInstrs(reader, m);
     attribute(reader, m, instrs);
     loadDoubleBuffering(reader, m);

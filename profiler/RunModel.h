@@ -46,9 +46,12 @@ struct CoreInfo {
 struct TaskRun {
     std::int64_t id = 0; ///< node id in the Exec stage
     std::string name;
-    std::string coreType;       ///< AIC or AIV
-    int core = -1;              ///< index into RunModel::cores; -1 if it never ran
-    std::int64_t kernel = -1;   ///< block function / kernel id
+    std::string coreType;     ///< AIC or AIV
+    int core = -1;            ///< index into RunModel::cores; -1 if it never ran
+    std::int64_t kernel = -1; ///< kernel text it launched (instr.block_id of its slices)
+    /// Block function whose work it did (Block and Exec stage ids); equals `kernel` unless the
+    /// kernel text is shared (docs/TRACE_SCHEMA.md); -1 for a task the stages do not name.
+    std::int64_t block = -1;
     std::int64_t dispatch = -1; ///< cycle the scheduler dispatched it (start if not traced)
     std::int64_t start = 0, end = 0;
     PipeCycles busy{}; ///< instruction time per pipe

@@ -2,9 +2,11 @@
 // table and validate's diff results, and carried across stages through provenance.
 #include "gui/model/GraphOverlay.h"
 
+#include "profiler/KernelLaunches.h"
 #include "profiler/Profile.h"
 #include "profiler/Provenance.h"
 #include "profiler/SqlRows.h"
+#include "trace_db/Schema.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -34,16 +36,23 @@ ValueMap sqlMap(const tracedb::TraceReader& reader, const std::string& sql) {
     return map;
 }
 
-/// Fills values from a map keyed by node id, by block id, or by the node's root Tensor op.
-enum class KeyBy { Node, Kernel, Root };
+/// Fills values from a map keyed by node id, by block function, or by the node's root Tensor
+/// op. A block function is the node itself at the Block level, a task's parent at the Exec
+/// level and the one a kernel text was compiled from at the PTO level (KernelLaunches.h).
+enum class KeyBy { Node, Block, Root };
 
 void fill(const tracedb::TraceReader& reader, const GraphStage& stage, const ValueMap& map,
           KeyBy by, std::vector<double>& out) {
     prof::ProvenanceResolver provenance(reader);
+    const bool kernels = by == KeyBy::Block && stage.stage.level == Level::Pto;
+    const prof::KernelLaunches launches =
+        kernels ? prof::KernelLaunches::load(reader) : prof::KernelLaunches{};
     for (std::size_t i = 0; i < stage.nodes.size(); ++i) {
         const GraphNode& n = stage.nodes[i];
         std::int64_t key = n.id;
-        if (by == KeyBy::Kernel && stage.stage.level == Level::Exec) key = n.groupId;
+        if (by == KeyBy::Block && stage.stage.level == Level::Exec)
+            key = n.parentId >= 0 ? n.parentId : n.groupId;
+        if (kernels) key = launches.blockOfKernel(n.id);
         if (by == KeyBy::Root) key = provenance.rootOf(stage.stage.id, n.id);
         if (auto it = map.find(key); it != map.end()) out[i] = it->second;
     }
@@ -52,6 +61,29 @@ void fill(const tracedb::TraceReader& reader, const GraphStage& stage, const Val
 std::int64_t lastTileStage(const tracedb::TraceReader& reader) {
     auto r = reader.query("SELECT max(tile_stage_id) FROM instr");
     return r.rows.empty() ? -1 : cellInt(r.rows[0][0], -1);
+}
+
+/// Instruction cycles per task (Exec), per block function whose work the slice's task did
+/// (Block), or per kernel text, every launch of it (PTO). Slices go by their task, not by
+/// instr.block_id: a kernel text shared by many tasks is one kernel id (docs/TRACE_SCHEMA.md).
+ValueMap cyclesByLaunch(const tracedb::TraceReader& reader, Level level) {
+    const bool compact = reader.schemaVersion() >= tracedb::kCompactSince;
+    const prof::KernelLaunches launches = prof::KernelLaunches::load(reader);
+    ValueMap map;
+    prof::forEachRow(
+        reader,
+        fmt::format("SELECT s.task_id, i.block_id, sum(s.dur) FROM slice s JOIN {} i ON i.id = "
+                    "s.instr_id WHERE s.category = 'instr' GROUP BY 1, 2",
+                    compact ? "instr_data" : "instr"),
+        [&](auto row) {
+            const std::int64_t task = prof::cellNull(row[0]) ? -1 : cellInt(row[0]);
+            const std::int64_t kernel = cellInt(row[1]);
+            std::int64_t key = kernel;
+            if (level == Level::Exec) key = task;
+            if (level == Level::Block) key = launches.blockOf(task, kernel);
+            if (key >= 0) map[key] += cellReal(row[2]);
+        });
+    return map;
 }
 
 void cycles(const tracedb::TraceReader& reader, const GraphStage& stage, GraphOverlay& o) {
@@ -73,9 +105,12 @@ void cycles(const tracedb::TraceReader& reader, const GraphStage& stage, GraphOv
         fill(reader, stage, perRoot, KeyBy::Root, o.values);
     }
     if (level == Level::Block || level == Level::Pto || level == Level::Exec)
-        fill(reader, stage,
-             sqlMap(reader, fmt::format("SELECT i.block_id, sum(s.dur) {} GROUP BY 1", instrJoin)),
-             KeyBy::Kernel, o.values);
+        fill(reader, stage, cyclesByLaunch(reader, level), KeyBy::Node, o.values);
+    // The trace keeps a shared kernel text's instructions once, with its first task's tile ops:
+    // those ops carry every launch, the other tasks' own ops none (docs/USER_GUIDE.md).
+    if (level == Level::Tile && o.hasValues() && prof::KernelLaunches::load(reader).anyShared())
+        o.note = "kernel texts are shared by several tasks: a tile op shows the cycles of every "
+                 "task that ran its instructions; the Block and Exec stages show each task's own";
     if (!o.hasValues())
         o.note = level == Level::Tile ? "cycles are attributed to the ops of the last Tile stage "
                                         "(and need a run at trace level instructions or full)"
@@ -92,18 +127,22 @@ void bound(const tracedb::TraceReader& reader, const GraphStage& stage, GraphOve
         o.note = QString::fromStdString(fmt::format("no bound classes: {}", e.what()));
         return;
     }
-    ValueMap perKernel, perOp, perTask;
+    ValueMap perKernel, perBlock, perOp, perTask;
     for (std::size_t t = 0; t < profile.model.tasks.size(); ++t) {
         const double cls = double(profile.bound.tasks[t].cls);
-        perTask[profile.model.tasks[t].id] = cls;
-        perKernel[profile.model.tasks[t].kernel] = cls;
+        const prof::TaskRun& task = profile.model.tasks[t];
+        perTask[task.id] = cls;
+        perKernel[task.kernel] = cls;
+        if (task.block >= 0) perBlock[task.block] = cls;
     }
     for (std::size_t k = 0; k < profile.model.tensorOps.size(); ++k)
         perOp[profile.model.tensorOps[k].id] = double(profile.bound.tensorOps[k].cls);
     const Level level = stage.stage.level;
     if (level == Level::Exec)
         fill(reader, stage, perTask, KeyBy::Node, o.values);
-    else if (level == Level::Block || level == Level::Pto)
+    else if (level == Level::Block)
+        fill(reader, stage, perBlock, KeyBy::Node, o.values);
+    else if (level == Level::Pto)
         fill(reader, stage, perKernel, KeyBy::Node, o.values);
     else
         fill(reader, stage, perOp, KeyBy::Root, o.values);
@@ -118,7 +157,7 @@ void buffers(const tracedb::TraceReader& reader, const GraphStage& stage, GraphO
              sqlMap(reader, fmt::format("SELECT block_id, sum(size) FROM buffer WHERE stage_id = "
                                         "{} GROUP BY 1",
                                         last)),
-             KeyBy::Kernel, o.values);
+             KeyBy::Block, o.values);
     if (level == Level::Tile) {
         // A buffer holds a value of the Tile stage; the node's name is "%<value id>".
         const ValueMap perValue =

@@ -65,8 +65,9 @@ public:
     std::int64_t instrOfSlice(std::int64_t sliceId) const;
     /// Instructions generated for one tile op (a node of a Tile stage), ascending.
     std::vector<std::int64_t> instrsOfTileOp(std::int64_t tileStage, std::int64_t tileOp);
-    /// Block functions that run a tile op: node ids of the PTO stage (blockStage()), which
-    /// are also the block function ids of the Block stages. Ascending.
+    /// Kernels that run a tile op: node ids of the PTO stage (blockStage()), which are the
+    /// block function ids of the Block stages unless kernel texts are shared
+    /// (prof::KernelLaunches::blockOfKernel). Ascending.
     std::vector<std::int64_t> blocksOfTileOp(std::int64_t tileStage, std::int64_t tileOp);
     /// Block functions that run any tile of a Tensor op.
     std::vector<std::int64_t> blocksOf(std::int64_t tensorOp);
@@ -84,6 +85,7 @@ private:
 
     const tracedb::TraceReader& m_reader;
     prof::ProvenanceResolver m_provenance;
+    const char* m_instrTable; ///< "instr_data" (schema 4) or "instr" (schema 1–3)
     bool m_instrsLoaded = false;
     std::int64_t m_blockStage = -1;
     std::unordered_map<std::int64_t, std::int64_t> m_instrOp;    ///< instr id → Tensor op

@@ -1,6 +1,7 @@
 // Rebuilds an emit-pto stage's listing from the trace's instr and kernel-node rows.
 #include "gui/model/PtoListing.h"
 
+#include "profiler/KernelLaunches.h"
 #include "profiler/SqlRows.h"
 #include "trace_db/Schema.h"
 
@@ -17,13 +18,19 @@ using prof::cellText;
 RebuiltListing rebuildPtoListing(const tracedb::TraceReader& reader, std::int64_t stageId,
                                  std::int64_t maxInstructions) {
     std::map<std::int64_t, std::string> kernels; // block id → `kernel @name core {`
+    std::string tasks; // `task 3 @name core rebase …` of the kernels several tasks share
     prof::forEachRow(reader,
-                     fmt::format("SELECT id, name, core FROM node WHERE stage_id = {} AND kind = "
-                                 "'kernel'",
+                     fmt::format("SELECT id, name, core, attrs FROM node WHERE stage_id = {} AND "
+                                 "kind = 'kernel'",
                                  stageId),
                      [&](auto row) {
                          kernels[cellInt(row[0])] =
                              fmt::format("kernel @{} {} {{\n", cellText(row[1]), cellText(row[2]));
+                         for (const prof::SharedLaunch& l : prof::sharedLaunches(cellText(row[3])))
+                             tasks += fmt::format(
+                                 "task {} @{} {}{}{}\n", l.task, cellText(row[1]), cellText(row[2]),
+                                 l.rebases.empty() ? "" : " rebase ",
+                                 l.rebases.empty() ? "" : prof::formatRebases(l.rebases));
                      });
     RebuiltListing out;
     prof::forEachRow(reader, fmt::format("SELECT count(*) FROM instr WHERE stage_id = {}", stageId),
@@ -57,6 +64,7 @@ RebuiltListing rebuildPtoListing(const tracedb::TraceReader& reader, std::int64_
             ++out.instructions;
         });
     if (block >= 0) out.text += "}\n";
+    out.text += tasks;
     return out;
 }
 

@@ -17,7 +17,9 @@ struct RebuiltListing {
 
 /// The kernels of stage `stageId` (its `kernel` nodes) with their instructions in id order, in
 /// the printed listing's instruction format (pipe, opcode, operands, `!op`, `!loc line`). The
-/// listing's `gm` declarations are not recorded per instruction and are left out. At most
+/// listing's `gm` declarations are not recorded per instruction and are left out; of its task
+/// lines, those of kernel texts several tasks share (their node attrs, docs/TRACE_SCHEMA.md)
+/// follow the kernels, with each task's GM rebases (without name, cluster and deps). At most
 /// `maxInstructions` are written (-1: all), the first in id order.
 RebuiltListing rebuildPtoListing(const tracedb::TraceReader& reader, std::int64_t stageId,
                                  std::int64_t maxInstructions = -1);

@@ -87,6 +87,13 @@ std::vector<std::int64_t> StageMapper::descendantsIn(std::int64_t stage, std::in
     return ids;
 }
 
+const prof::KernelLaunches& StageMapper::launches() {
+    if (!m_launches) m_launches = prof::KernelLaunches::load(m_reader);
+    return *m_launches;
+}
+
+// Instructions name kernels (PTO stage ids), which are the block functions' ids only while no
+// kernel text is shared: a block maps to the kernel compiled from it, if any (KernelLaunches.h).
 std::vector<std::int64_t> StageMapper::toTileStage(std::int64_t stage, std::int64_t node) {
     if (!isLowLevel(stage)) return map(stage, node, m_tileStage);
     std::int64_t block = node;
@@ -96,10 +103,13 @@ std::vector<std::int64_t> StageMapper::toTileStage(std::int64_t stage, std::int6
         if (it == map.end()) return {};
         block = it->second;
     }
+    const std::int64_t kernel =
+        m_stages[stage].level == "pto" ? node : launches().kernelOfBlock(block);
+    if (kernel < 0) return {};
     return prof::intColumn(m_reader,
                            fmt::format("SELECT DISTINCT tile_op_id FROM instr WHERE block_id = {} "
                                        "AND tile_op_id IS NOT NULL ORDER BY tile_op_id",
-                                       block));
+                                       kernel));
 }
 
 std::vector<std::int64_t> StageMapper::fromTileStage(std::span<const std::int64_t> tileOps,
@@ -110,9 +120,11 @@ std::vector<std::int64_t> StageMapper::fromTileStage(std::span<const std::int64_
             for (std::int64_t id : map(m_tileStage, op, toStage)) out.insert(id);
         return {out.begin(), out.end()};
     }
-    std::set<std::int64_t> blocks;
+    std::set<std::int64_t> kernels, blocks;
     for (std::int64_t op : tileOps)
-        for (std::int64_t b : m_links.blocksOfTileOp(m_tileStage, op)) blocks.insert(b);
+        for (std::int64_t k : m_links.blocksOfTileOp(m_tileStage, op)) kernels.insert(k);
+    if (m_stages[toStage].level == "pto") return {kernels.begin(), kernels.end()};
+    for (std::int64_t k : kernels) blocks.insert(launches().blockOfKernel(k));
     if (m_stages[toStage].level != "exec") return {blocks.begin(), blocks.end()};
     for (const auto& [task, block] : parents(toStage))
         if (blocks.count(block)) out.insert(task);

@@ -4,12 +4,14 @@
 
 #include "gui/model/CancelToken.h"
 #include "gui/model/LinkResolver.h"
+#include "profiler/KernelLaunches.h"
 #include "trace_db/TraceReader.h"
 
 #include <QAbstractListModel>
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -43,6 +45,7 @@ private:
     std::vector<std::int64_t> fromTileStage(std::span<const std::int64_t> tileOps,
                                             std::int64_t toStage);
     const std::unordered_map<std::int64_t, std::int64_t>& parents(std::int64_t stage);
+    const prof::KernelLaunches& launches(); ///< loaded on first use
     std::vector<std::int64_t> nodeIds(std::int64_t stage) const;
     bool isLowLevel(std::int64_t stage) const;
 
@@ -51,6 +54,7 @@ private:
     std::unordered_map<std::int64_t, StageInfo> m_stages;
     std::int64_t m_tileStage = -1; ///< the Tile stage instructions refer to
     std::unordered_map<std::int64_t, std::unordered_map<std::int64_t, std::int64_t>> m_parents;
+    std::optional<prof::KernelLaunches> m_launches;
 };
 
 /// One request of the stage comparison: both sides' stages, the sides whose node ids to read

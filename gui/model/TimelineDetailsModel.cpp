@@ -5,6 +5,7 @@
 
 #include "gui/model/LinkResolver.h"
 #include "gui/model/LoopLabel.h"
+#include "profiler/KernelLaunches.h"
 #include "trace_db/TraceReader.h"
 
 #include <fmt/format.h>
@@ -64,7 +65,7 @@ public:
                  add(QObject::tr("Duration"), timeText(std::get<std::int64_t>(r[4]), clockHz));
                  add(QObject::tr("Depth"), text(r[5]));
                  if (!isNull(r[6])) instr = std::get<std::int64_t>(r[6]);
-                 if (!isNull(r[7])) task(std::get<std::int64_t>(r[7]));
+                 if (!isNull(r[7])) task(m_task = std::get<std::int64_t>(r[7]));
                  if (!isNull(r[8])) args(std::get<std::int64_t>(r[8]));
              });
         return instr;
@@ -100,18 +101,41 @@ public:
              });
     }
 
+    // The instruction as the slice's task ran it: a kernel text shared by several tasks holds
+    // its first task's GM addresses; another task's are its rebased ones (KernelLaunches.h).
     void instruction(std::int64_t instr) {
-        each(fmt::format("SELECT i.opcode, i.pipe, i.operands, i.flags, i.idx, n.name "
+        each(fmt::format("SELECT i.opcode, i.pipe, i.operands, i.flags, i.idx, n.name, n.attrs "
                          "FROM instr i LEFT JOIN node n ON n.stage_id = i.stage_id AND "
                          "n.id = i.block_id WHERE i.id = {}",
                          instr),
              [&](Row r) {
+                 const auto launches = prof::sharedLaunches(text(r[6]).toStdString());
+                 const prof::SharedLaunch* launch = nullptr;
+                 for (const prof::SharedLaunch& l : launches)
+                     if (l.task == m_task) launch = &l;
+                 const std::string written = text(r[2]).toStdString();
+                 const std::string ran =
+                     launch ? prof::rebasedOperands(written, launch->rebases) : written;
                  add(QObject::tr("Instruction"),
                      QStringLiteral("%1 on %2 (#%3)").arg(text(r[0]), text(r[1])).arg(instr));
-                 add(QObject::tr("Operands"), text(r[2]));
+                 add(QObject::tr("Operands"), QString::fromStdString(ran));
                  add(QObject::tr("Flags"), text(r[3]));
                  add(QObject::tr("Kernel"),
                      QStringLiteral("%1, instruction %2").arg(text(r[5]), text(r[4])));
+                 if (!launch) return;
+                 add(QObject::tr("Launch"),
+                     QObject::tr("task #%1, one of %2 tasks that run this kernel text; its GM "
+                                 "rebases: %3")
+                         .arg(m_task)
+                         .arg(launches.size())
+                         .arg(QString::fromStdString(prof::formatRebases(launch->rebases))));
+                 if (ran == written) return;
+                 std::int64_t first = launches.front().task; // whose addresses the text holds
+                 for (const prof::SharedLaunch& l : launches)
+                     if (l.rebases.empty()) first = l.task;
+                 add(QObject::tr("Operands as written"), QObject::tr("%1 (task #%2's addresses)")
+                                                             .arg(QString::fromStdString(written))
+                                                             .arg(first));
              });
     }
 
@@ -184,7 +208,8 @@ private:
     const tracedb::TraceReader& m_reader;
     std::vector<DetailRow>& m_rows;
     std::int64_t m_line = -1;
-    QString m_sliceLoop; // the slice's `loop` arg, when it ran in a counted loop
+    std::int64_t m_task = -1; // the slice's task, -1 when it has none
+    QString m_sliceLoop;      // the slice's `loop` arg, when it ran in a counted loop
 };
 
 } // namespace

@@ -40,7 +40,7 @@ TaskGain gainOf(const TaskRun& t) {
 bool isDoubleBuffered(const RunModel& m, const TaskRun& t) {
     if (!m.doubleBuffer) return false;
     const auto& k = m.doubleBufferedKernels;
-    return std::find(k.begin(), k.end(), t.kernel) != k.end();
+    return std::find(k.begin(), k.end(), t.block >= 0 ? t.block : t.kernel) != k.end();
 }
 
 } // namespace

@@ -198,6 +198,22 @@ TEST(SharedFlashAttention, TheReportOfASharedRunIsTheUnsharedOnes) {
     EXPECT_GT(on["summary"]["gm_bytes"].get<double>(), 3e8);
 }
 
+// At S = 8192 (64 clusters) the clusters are compiled through a few probes and replicated: most
+// tasks have no Exec-stage node, and the report still counts every launch of the shared texts
+// (it read 36 of the 192 tasks' FLOPs and GM bytes before: 5.3x too few).
+TEST(SharedFlashAttention, TheReportOfAProbedSharedRunIsTheUnsharedOnes) {
+    test::TempDir dir;
+    const std::string path = flashAttentionTwin(dir, 8192);
+    nlohmann::json on = reportOf(dir, path, "on");
+    nlohmann::json off = reportOf(dir, path, "off");
+    ASSERT_TRUE(on.is_object() && off.is_object());
+    on["summary"].erase("trace");
+    off["summary"].erase("trace");
+    EXPECT_EQ(on["summary"], off["summary"]);
+    EXPECT_EQ(on["top_ops"], off["top_ops"]);
+    EXPECT_EQ(on["summary"]["tasks"], 192);
+}
+
 // At S = 1024 fuse-cube-vector does not fuse (8 clusters would use a third of the AICs): the
 // unfused tasks share kernels as well, and run as the unshared program does.
 TEST(SharedFlashAttention, UnfusedAtS1024SharesAndRunsBitForBit) {
