@@ -2,6 +2,7 @@
 // (compiler/PassRegistry.cpp, the one place the order is written), and loading programs.
 #include "compiler/Pipeline.h"
 
+#include "compiler/Concurrently.h"
 #include "compiler/PassRegistry.h"
 #include "compiler/ResourceBudget.h"
 
@@ -18,12 +19,40 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 
 namespace pto {
 
 namespace {
+
+// Compiles three copies of `state` without a trace, the q-th after prepare(copy, q), at once on
+// the machine's cores (probes are independent and deterministic, so the order they run in
+// changes nothing). Returns the first q whose copy does not compile, or -1 with the three PTO
+// programs in `probes`.
+int64_t compileProbes(const CompileState& state, const CompileOptions& quick,
+                      const std::function<void(CompileState&, int64_t)>& prepare,
+                      std::vector<PtoProgram>& probes) {
+    constexpr int64_t kProbes = 3;
+    probes.assign(kProbes, PtoProgram{});
+    std::vector<char> failed(kProbes, 0);
+    forEachConcurrently(kProbes, probeThreads(kProbes), [&](int64_t q) {
+        CompileState probe = state;
+        prepare(probe, q);
+        try {
+            PassManager pm(probe, quick);
+            lowerToPto(pm);
+        } catch (const std::exception&) {
+            failed[size_t(q)] = 1;
+            return;
+        }
+        probes[size_t(q)] = std::move(probe.pto);
+    });
+    for (int64_t q = 0; q < kProbes; ++q)
+        if (failed[size_t(q)]) return q;
+    return -1;
+}
 
 // Whether `state` may be compiled through a window of its loop's iterations: a Tensor program
 // with one long loop of a kind whose lowering repeats, compiled in full (no stop point, no
@@ -53,19 +82,16 @@ std::optional<LoopWindow> probeLoopWindow(CompileState& state, const CompileOpti
                                        w.loopName, w.trips, why);
         return std::nullopt;
     };
-    for (int64_t q = 0; q < 3; ++q) {
-        CompileState probe = state;
-        probe.window = w;
-        probe.window->windowTrips += q * w.period;
-        try {
-            PassManager pm(probe, quick);
-            lowerToPto(pm);
-        } catch (const std::exception&) {
-            return refuse(fmt::format("the window of {} iterations does not compile",
-                                      probe.window->windowTrips));
-        }
-        probes.push_back(std::move(probe.pto));
-    }
+    const int64_t failed = compileProbes(
+        state, quick,
+        [&](CompileState& probe, int64_t q) {
+            probe.window = w;
+            probe.window->windowTrips += q * w.period;
+        },
+        probes);
+    if (failed >= 0)
+        return refuse(fmt::format("the window of {} iterations does not compile",
+                                  w.windowTrips + failed * w.period));
     const int64_t k = (w.trips - w.windowTrips) / w.period;
     // Over the instruction budget the stretched program is refused now, with the message the
     // traced compile would give: the sync check below walks every round it executes (a loop of
@@ -144,19 +170,16 @@ std::optional<ClusterProbe> probeClusters(CompileState& state, const CompileOpti
         return std::nullopt;
     };
     std::vector<PtoProgram> probes;
-    for (int64_t q = 0; q < 3; ++q) {
-        CompileState probe = state;
-        probe.clusters = *plan;
-        probe.clusters->probeClusters += q;
-        try {
-            PassManager pm(probe, quick);
-            lowerToPto(pm);
-        } catch (const std::exception&) {
-            return refuse(fmt::format("the probe of {} clusters does not compile",
-                                      probe.clusters->probeClusters));
-        }
-        probes.push_back(std::move(probe.pto));
-    }
+    const int64_t failed = compileProbes(
+        state, quick,
+        [&](CompileState& probe, int64_t q) {
+            probe.clusters = *plan;
+            probe.clusters->probeClusters += q;
+        },
+        probes);
+    if (failed >= 0)
+        return refuse(
+            fmt::format("the probe of {} clusters does not compile", plan->probeClusters + failed));
     std::string why;
     std::optional<PtoProgram> full =
         checkedReplicatedClusters(probes[0], probes[1], probes[2], plan->probeClusters,
