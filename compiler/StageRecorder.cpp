@@ -54,6 +54,12 @@ constexpr size_t kQueuedRows = 2 * kRowChunk;
 // The address steps of an instruction outside a counted loop.
 constexpr std::array<int64_t, 4> kNoSteps{};
 
+// The tables a compile fills, whose indexes exist before their first row: their rows arrive
+// in (nearly) the order of those indexes, so SQLite appends each entry where the last one
+// went, which costs less than sorting them all in one CREATE INDEX at the end (gemm_6144:
+// 1.4 s of index builds; docs/PERFORMANCE.md, issue 17, session 14).
+constexpr std::string_view kIndexedAsInserted[] = {"node_data", "edge", "instr_data"};
+
 } // namespace
 
 StageRecorder::StageRecorder(tracedb::TraceWriter& writer, const TargetInfo& target,
@@ -61,6 +67,9 @@ StageRecorder::StageRecorder(tracedb::TraceWriter& writer, const TargetInfo& tar
     : m_writer(writer), m_target(target), m_limits(limits), m_nextStageId(writer.nextStageId()),
       m_names(writer), m_shapes(writer), m_attrs(writer), m_operands(writer) {
     if (thread == RecordThread::Writer) m_thread.emplace(writer, kQueuedRows);
+    submit([](tracedb::TraceWriter& w) {
+        for (std::string_view table : kIndexedAsInserted) w.indexNow(table);
+    });
 }
 
 void StageRecorder::finish() {
@@ -185,13 +194,6 @@ void StageRecorder::onStage(const StageEvent& event) {
         }
     }
     if (event.kind == StageKind::Tile && full) m_lastTileStage = stage;
-    // The Tile level's last stage holds most of the nodes and edges a trace will have: their
-    // indexes are built now, on the writer thread while the Block passes run, not at commit.
-    if (event.kind == StageKind::Tile && findPass(event.pass) && isLastOfLevel(event))
-        submit([](tracedb::TraceWriter& writer) {
-            writer.indexNow("node_data");
-            writer.indexNow("edge");
-        });
     m_prevStage = stage;
 }
 
