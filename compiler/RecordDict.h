@@ -11,6 +11,7 @@
 #include <string_view>
 #include <type_traits>
 #include <unordered_map>
+#include <vector>
 
 namespace pto {
 
@@ -71,6 +72,22 @@ private:
 
     tracedb::TraceWriter& m_writer;
     std::unordered_map<std::string, Id, Hash, std::equal_to<>> m_ids;
+};
+
+// The dict ids of an enum's names (op kinds, dtypes, pipes…) by the enum's value: each name is
+// looked up in the RecordDict once, not hashed again for every row that stores it.
+template <typename Enum> class EnumNameIds {
+public:
+    template <typename NameOf> RecordDict::Id get(RecordDict& dict, Enum value, NameOf&& nameOf) {
+        const auto index = static_cast<size_t>(value);
+        if (index >= m_ids.size()) m_ids.resize(index + 1);
+        std::optional<RecordDict::Id>& id = m_ids[index];
+        if (!id) id = dict.idOfText(nameOf(value));
+        return *id;
+    }
+
+private:
+    std::vector<std::optional<RecordDict::Id>> m_ids;
 };
 
 } // namespace pto

@@ -54,6 +54,12 @@ constexpr size_t kQueuedRows = 2 * kRowChunk;
 // The address steps of an instruction outside a counted loop.
 constexpr std::array<int64_t, 4> kNoSteps{};
 
+// The tables a compile fills, whose indexes exist before their first row: their rows arrive
+// in (nearly) the order of those indexes, so SQLite appends each entry where the last one
+// went, which costs less than sorting them all in one CREATE INDEX at the end (gemm_6144:
+// 1.4 s of index builds; docs/PERFORMANCE.md, issue 17, session 14).
+constexpr std::string_view kIndexedAsInserted[] = {"node_data", "edge", "instr_data"};
+
 } // namespace
 
 StageRecorder::StageRecorder(tracedb::TraceWriter& writer, const TargetInfo& target,
@@ -61,6 +67,9 @@ StageRecorder::StageRecorder(tracedb::TraceWriter& writer, const TargetInfo& tar
     : m_writer(writer), m_target(target), m_limits(limits), m_nextStageId(writer.nextStageId()),
       m_names(writer), m_shapes(writer), m_attrs(writer), m_operands(writer) {
     if (thread == RecordThread::Writer) m_thread.emplace(writer, kQueuedRows);
+    submit([](tracedb::TraceWriter& w) {
+        for (std::string_view table : kIndexedAsInserted) w.indexNow(table);
+    });
 }
 
 void StageRecorder::finish() {
@@ -185,13 +194,6 @@ void StageRecorder::onStage(const StageEvent& event) {
         }
     }
     if (event.kind == StageKind::Tile && full) m_lastTileStage = stage;
-    // The Tile level's last stage holds most of the nodes and edges a trace will have: their
-    // indexes are built now, on the writer thread while the Block passes run, not at commit.
-    if (event.kind == StageKind::Tile && findPass(event.pass) && isLastOfLevel(event))
-        submit([](tracedb::TraceWriter& writer) {
-            writer.indexNow("node_data");
-            writer.indexNow("edge");
-        });
     m_prevStage = stage;
 }
 
@@ -225,9 +227,9 @@ void StageRecorder::recordFunction(int64_t stage, const Function& f,
                       .id = argNodeId(i),
                       .kindDict = m_names.idOfText("arg"),
                       .name = valueName(f, f.args[i]),
-                      .dtypeDict = m_names.idOfText(dtypeName(t.dtype)),
+                      .dtypeDict = nameId(t.dtype),
                       .shapeDict = shapeId(t.shape),
-                      .spaceDict = m_names.idOfText(memSpaceName(MemSpace::GM))};
+                      .spaceDict = nameId(MemSpace::GM)};
         n.parentId = argNodeId(i);
         n.srcLine = f.loc.line;
         nodes.push_back(std::move(n));
@@ -236,18 +238,18 @@ void StageRecorder::recordFunction(int64_t stage, const Function& f,
         NodeDataRow n;
         n.stageId = stage;
         n.id = op.id;
-        n.kindDict = m_names.idOfText(opName(op.kind));
+        n.kindDict = nameId(op.kind);
         if (op.result != kNoId) {
             const Type& t = f.type(op.result);
             n.name = valueName(f, op.result);
-            n.dtypeDict = m_names.idOfText(dtypeName(t.dtype));
+            n.dtypeDict = nameId(t.dtype);
             n.shapeDict = shapeId(t.shape);
-            if (t.space != MemSpace::None) n.spaceDict = m_names.idOfText(memSpaceName(t.space));
+            if (t.space != MemSpace::None) n.spaceDict = nameId(t.space);
         }
         if (f.level == Level::Tile) {
             Placement p = placeTileOp(f, op);
-            if (p.core != CoreType::None) n.coreDict = m_names.idOfText(coreTypeName(p.core));
-            if (p.core != CoreType::None) n.pipeDict = m_names.idOfText(pipeName(p.pipe));
+            if (p.core != CoreType::None) n.coreDict = nameId(p.core);
+            if (p.core != CoreType::None) n.pipeDict = nameId(p.pipe);
         }
         attrsKey(m_key, f, op);
         n.attrsDict = m_attrs.idOf(m_key, [&] { return attrsJson(f, op); });
@@ -300,7 +302,7 @@ void StageRecorder::recordBlocks(int64_t stage, const BlockProgram& program, boo
         for (const BlockItem& it : b.items) (it.isSync() ? syncs : ops)++;
         NodeDataRow n{
             .stageId = stage, .id = b.id, .kindDict = m_names.idOfText("block_fn"), .name = b.name};
-        n.coreDict = m_names.idOfText(coreTypeName(b.core));
+        n.coreDict = nameId(b.core);
         n.attrsDict =
             m_names.idOfText(fmt::format(R"({{"group":{},"ops":{},"syncs":{},"buffers":{}}})",
                                          b.group, ops, syncs, b.buffers.size()));
@@ -328,7 +330,7 @@ void StageRecorder::recordExec(int64_t stage, const ExecGraph& exec) {
     for (const Task& t : exec.tasks) {
         NodeDataRow n{
             .stageId = stage, .id = t.id, .kindDict = m_names.idOfText("task"), .name = t.name};
-        n.coreDict = m_names.idOfText(coreTypeName(t.core));
+        n.coreDict = nameId(t.core);
         n.groupId = t.block;
         n.parentId = t.block;
         nodes.push_back(std::move(n));
@@ -376,7 +378,7 @@ void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
         const Kernel& k = pto.kernels[i];
         NodeDataRow n{
             .stageId = stage, .id = k.id, .kindDict = m_names.idOfText("kernel"), .name = k.name};
-        n.coreDict = m_names.idOfText(coreTypeName(k.core));
+        n.coreDict = nameId(k.core);
         n.parentId = k.id;
         n.attrsDict =
             m_names.idOfText(tasks[i].empty() ? fmt::format(R"({{"instrs":{}}})", k.instrs.size())
@@ -402,8 +404,8 @@ void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
             r.stageId = stage;
             r.blockId = k.id;
             r.idx = int64_t(i);
-            r.pipeDict = m_names.idOfText(pipeName(in.pipe));
-            r.opcodeDict = m_names.idOfText(opcodeName(in.opcode));
+            r.pipeDict = nameId(in.pipe);
+            r.opcodeDict = nameId(in.opcode);
             const std::array<int64_t, 4>& steps = loop ? loop->steps[i - loop->begin] : kNoSteps;
             operandsKey(m_key, in, steps);
             r.operandsDict = m_operands.idOf(m_key, [&] { return printPtoOperands(in, steps); });
@@ -414,8 +416,7 @@ void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
             if (in.loc.known()) r.srcLine = in.loc.line;
             r.flops = instrFlops(in) * rounds;
             r.gmBytes = instrGmBytes(in) * (loop ? loop->count : 1);
-            if (int a = rateOperand(in); a >= 0)
-                r.srcDtypeDict = m_names.idOfText(dtypeName(in.operands[a].dtype));
+            if (int a = rateOperand(in); a >= 0) r.srcDtypeDict = nameId(in.operands[a].dtype);
             instrs.push_back(std::move(r));
             sendChunk(instrs);
         }

@@ -64,6 +64,13 @@ private:
     void recordExec(int64_t stage, const ExecGraph& exec);
     void recordPto(int64_t stage, const PtoProgram& pto);
     RecordDict::Id shapeId(const Shape& shape);
+    // The dict id of an enum value's name.
+    RecordDict::Id nameId(OpKind kind) { return m_opKinds.get(m_names, kind, opName); }
+    RecordDict::Id nameId(DType dtype) { return m_dtypes.get(m_names, dtype, dtypeName); }
+    RecordDict::Id nameId(MemSpace space) { return m_spaces.get(m_names, space, memSpaceName); }
+    RecordDict::Id nameId(CoreType core) { return m_cores.get(m_names, core, coreTypeName); }
+    RecordDict::Id nameId(Pipe pipe) { return m_pipes.get(m_names, pipe, pipeName); }
+    RecordDict::Id nameId(Opcode opcode) { return m_opcodes.get(m_names, opcode, opcodeName); }
     // An edge's label (its value's type, "[128,64]xf16 UB"), formatted once per type.
     const std::string& labelOf(const Type& t);
 
@@ -85,6 +92,12 @@ private:
     RecordDict m_shapes;
     RecordDict m_attrs;
     RecordDict m_operands;
+    EnumNameIds<OpKind> m_opKinds;
+    EnumNameIds<DType> m_dtypes;
+    EnumNameIds<MemSpace> m_spaces;
+    EnumNameIds<CoreType> m_cores;
+    EnumNameIds<Pipe> m_pipes;
+    EnumNameIds<Opcode> m_opcodes;
     DictKey m_key;
     std::unordered_map<std::string, std::string, RecordDict::Hash, std::equal_to<>> m_labels;
     // Last, so that it is joined first; its jobs own their rows and touch only the writer.

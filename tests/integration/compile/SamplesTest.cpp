@@ -254,6 +254,52 @@ INSTANTIATE_TEST_SUITE_P(Samples, ThreadedRecordingTest,
                              return std::get<0>(p.param) + "_" + std::get<1>(p.param);
                          });
 
+// The compiler creates the indexes of node_data, edge and instr_data before their first row and
+// SQLite keeps them while the rows go in (docs/TRACE_SCHEMA.md, "Indexes"): they must agree with
+// their tables, and the readers' lookups of a stage's edges, a node's children and a tile op's
+// instructions must be served by them, not by scanning the table.
+TEST(StageRecorderTest, IndexesKeptWhileInsertingServeTheReadersLookups) {
+    test::TempDir dir;
+    const auto db = dir / "trace.db";
+    int64_t tileStage = -1;
+    {
+        auto writer = tracedb::TraceWriter::create(db);
+        StageRecorder recorder(writer, TargetInfo{}, {}, RecordThread::Writer);
+        CompileState state = loadProgram(samplePath("attention"));
+        PassManager pm(state, CompileOptions{});
+        pm.addObserver(&recorder);
+        pm.start();
+        ASSERT_TRUE(lowerToPto(pm));
+        recorder.finish();
+        tileStage = recorder.lastTileStage();
+        writer.commit();
+    }
+    auto reader = tracedb::TraceReader::open(db);
+    EXPECT_EQ(tableText(db, "PRAGMA integrity_check"), "ok|\n");
+    EXPECT_EQ(tableText(db,
+                        "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name IN "
+                        "('node_data', 'edge', 'instr_data') AND sql IS NOT NULL ORDER BY name"),
+              "edge_dst|\ninstr_block|\ninstr_tile_op|\nnode_parent|\n");
+    auto plan = [&](const std::string& sql) { return tableText(db, "EXPLAIN QUERY PLAN " + sql); };
+    const std::string stage = std::to_string(tileStage);
+    EXPECT_NE(
+        plan("SELECT src, dst, label FROM edge WHERE stage_id = " + stage).find("INDEX edge_dst "),
+        std::string::npos);
+    EXPECT_NE(plan("SELECT id FROM node WHERE stage_id = " + stage + " AND parent_id = 1")
+                  .find("INDEX node_parent "),
+              std::string::npos);
+    EXPECT_NE(plan("SELECT id FROM instr WHERE tile_stage_id = " + stage + " AND tile_op_id = 7")
+                  .find("INDEX instr_tile_op "),
+              std::string::npos);
+    EXPECT_NE(plan("SELECT idx FROM instr WHERE stage_id = 1 AND block_id = 0 ORDER BY idx")
+                  .find("INDEX instr_block "),
+              std::string::npos);
+    EXPECT_GT(
+        std::get<int64_t>(
+            reader.query("SELECT count(*) FROM edge WHERE stage_id = " + stage).rows.at(0).at(0)),
+        int64_t{1000});
+}
+
 // The recorder formats each distinct operand list and attrs object once, found by the value
 // it is printed from (compiler/RecordText.h): every row must still read the text its own
 // instruction and op print. int8_gemm and decode_attention have counted loops (operands with
