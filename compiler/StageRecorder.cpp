@@ -297,7 +297,9 @@ void StageRecorder::recordBlocks(int64_t stage, const BlockProgram& program, boo
     std::vector<NodeDataRow> nodes;
     std::vector<BufferRow> buffers;
     int64_t bufferId = 0;
+    m_blockIds.clear();
     for (const BlockFunction& b : program.blocks) {
+        m_blockIds.emplace(b.name, b.id);
         size_t ops = 0, syncs = 0;
         for (const BlockItem& it : b.items) (it.isSync() ? syncs : ops)++;
         NodeDataRow n{
@@ -379,7 +381,10 @@ void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
         NodeDataRow n{
             .stageId = stage, .id = k.id, .kindDict = m_names.idOfText("kernel"), .name = k.name};
         n.coreDict = nameId(k.core);
-        n.parentId = k.id;
+        // The block function the kernel text was written from (a listing loaded as such has
+        // none: its kernel index, as before).
+        const auto block = m_blockIds.find(k.name);
+        n.parentId = block != m_blockIds.end() ? block->second : k.id;
         n.attrsDict =
             m_names.idOfText(tasks[i].empty() ? fmt::format(R"({{"instrs":{}}})", k.instrs.size())
                                               : fmt::format(R"({{"instrs":{},"tasks":[{}]}})",

@@ -85,6 +85,9 @@ private:
     std::vector<int64_t> m_anchor;
     int64_t m_anchorStage = -1;
     int64_t m_lastTileStage = -1;
+    // The block functions of the last Block stage by name: a PTO kernel node's parent (after
+    // kernels are shared and renumbered, kernel i is no longer block function i).
+    std::unordered_map<std::string, int64_t> m_blockIds;
     // The repeated text of nodes and instructions, each distinct value formatted once: names
     // of enums and other short text by the text, shapes, attrs and operand lists by the value
     // they are formatted from (m_key, reused to spare its allocations).

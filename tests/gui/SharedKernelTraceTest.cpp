@@ -274,6 +274,9 @@ TEST(SharedKernelLinks, AKernelIsTheBlockItWasCompiledFromNotItsIndex) {
     const auto written = tracedb::TraceReader::open(twoTextsTrace("off"));
     ASSERT_EQ(test::sqlInt(shared, "SELECT count(*) FROM node WHERE kind = 'kernel'"), 2);
     ASSERT_EQ(test::sqlInt(written, "SELECT count(*) FROM node WHERE kind = 'kernel'"), 8);
+    // The PTO stage's kernel node names the block function its text was written from.
+    EXPECT_EQ(test::sqlInts(shared, "SELECT parent_id FROM node WHERE kind = 'kernel'"),
+              (std::set<std::int64_t>{0, 4}));
     LinkResolver links(shared);
     StageMapper mapper(shared, links);
     const std::int64_t block = lastStageOf(shared, "block"), exec = lastStageOf(shared, "exec");
