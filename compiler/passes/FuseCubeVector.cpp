@@ -17,6 +17,14 @@ namespace {
 
 constexpr int64_t kPingPongDepth = 2; // hand-off slots per workspace (double buffering)
 
+// The loop iterations an op's `iter` attr names (unroll-loops; the innermost last), or nullptr
+// when it has none. Read in place: every op of the program is asked.
+const std::vector<int64_t>* iterAttr(const Op& op) {
+    const AttrValue* v = op.attrs.find("iter");
+    const auto* iters = v ? std::get_if<std::vector<int64_t>>(v) : nullptr;
+    return iters && !iters->empty() ? iters : nullptr;
+}
+
 // The loop iteration of every tile op in a block (-1: none known). Compute ops carry the `iter`
 // attr of unroll-loops; the data movement insert-copies added takes it from its on-chip
 // producers (a store), else from its users (a load and its moves).
@@ -33,8 +41,8 @@ std::vector<int64_t> iterations(const BlockProgram& p) {
     for (OpId id = 0; id < n; ++id) {
         if (p.blockOfOp[id] == kNoId) continue;
         const Op& op = tile.op(id);
-        if (auto it = op.attrs.getInts("iter"); it && !it->empty()) {
-            iter[id] = it->back();
+        if (const std::vector<int64_t>* iters = iterAttr(op)) {
+            iter[id] = iters->back();
             continue;
         }
         for (ValueId v : op.operands)
@@ -516,6 +524,13 @@ void rebuildBlocks(BlockProgram& p, const Components& comps,
 
 FusionStats fuseCubeVector(BlockProgram& program, int aicCores) {
     FusionStats stats;
+    // Without an unrolled loop in a block (a loop's ops carry `iter`) no component is in one.
+    const std::vector<Op>& ops = program.tile.ops();
+    if (std::none_of(ops.begin(), ops.end(), [&](const Op& op) {
+            const std::vector<int64_t>* iters = iterAttr(op);
+            return program.blockOfOp[op.id] != kNoId && iters && iters->back() >= 0;
+        }))
+        return stats;
     const Components comps = findComponents(program);
     if (std::none_of(comps.inLoop.begin(), comps.inLoop.end(), [](bool b) { return b; }))
         return stats;
