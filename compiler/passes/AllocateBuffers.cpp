@@ -137,14 +137,24 @@ Liveness analyse(const Function& tile, const BlockFunction& block, const TargetI
 // role" and may reuse memory the previous chain's store still reads (V waits for MTE3: gelu
 // 4096×11008 ran 30 % slower). Loads keep the coarser role: separate pairs for every tload
 // cost more UB than they save (attention's 32 KiB score and mask tiles ran 10 % slower).
-using RoleKey = std::tuple<uint8_t, uint16_t, uint8_t, std::string, ValueId>;
+// The shape is compared by its extents (a formatted string per buffer cost more than the
+// allocation around it).
+using ShapeKey = std::array<int64_t, Shape::kMaxRank + 1>; // rank, then the extents
+using RoleKey = std::tuple<uint8_t, uint16_t, uint8_t, ShapeKey, ValueId>;
+
+ShapeKey shapeKey(const Shape& s) {
+    ShapeKey k{};
+    k[0] = s.rank();
+    std::copy(s.begin(), s.end(), k.begin() + 1);
+    return k;
+}
 
 RoleKey roleOf(const Function& tile, const Interval& iv) {
     const Value& v = tile.value(iv.head);
     const Type& t = tile.type(iv.head);
     const Op& def = *tile.producer(iv.head);
     const ValueId origin = iv.pipe == Pipe::V ? v.origin : kNoId;
-    return {uint8_t(iv.space), uint16_t(def.kind), uint8_t(t.dtype), t.shape.str(), origin};
+    return {uint8_t(iv.space), uint16_t(def.kind), uint8_t(t.dtype), shapeKey(t.shape), origin};
 }
 
 // Free address ranges of one space. Each range remembers, per pipe, until when other pipes
