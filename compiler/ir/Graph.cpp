@@ -77,6 +77,13 @@ void Function::renumber() {
     }
 }
 
+std::vector<OpId> definingOps(const Function& f) {
+    std::vector<OpId> defs;
+    defs.reserve(f.valueCount());
+    for (const Value& v : f.values()) defs.push_back(v.def);
+    return defs;
+}
+
 int64_t loopTripCount(const Op& op) {
     const int64_t lower = op.attrs.getInt("lower"), upper = op.attrs.getInt("upper");
     const int64_t step = op.attrs.getInt("step", 1);
