@@ -195,14 +195,16 @@ public:
         return true;
     }
     void give(int64_t addr, int64_t size, const PipeTimes& busy) {
-        m_free[addr] = {size, busy};
+        m_free[addr] = {size, forgotten(busy)};
         mergeAround(m_free.find(addr));
     }
     // Times before `floor` can no longer matter to any later writer: forget them and merge.
+    // The floor never decreases; ranges given back meanwhile were forgotten as they came, so
+    // only a new floor walks the list.
     void forgetBefore(int32_t floor) {
-        for (auto& [addr, r] : m_free)
-            for (int32_t& t : r.busy)
-                if (t < floor) t = kNever;
+        if (floor == m_floor) return;
+        m_floor = floor;
+        for (auto& [addr, r] : m_free) r.busy = forgotten(r.busy);
         for (auto it = m_free.begin(); it != m_free.end();) it = std::next(mergeAround(it));
     }
     int64_t largest() const {
@@ -255,7 +257,14 @@ private:
         return it;
     }
 
+    PipeTimes forgotten(PipeTimes busy) const {
+        for (int32_t& t : busy)
+            if (t < m_floor) t = kNever;
+        return busy;
+    }
+
     std::map<int64_t, Range> m_free; // addr → range
+    int32_t m_floor = INT32_MIN;     // of the last forgetBefore
 };
 
 struct Failure {
