@@ -32,11 +32,14 @@ std::vector<int64_t> iterations(const BlockProgram& p) {
     const Function& tile = p.tile;
     const size_t n = tile.ops().size();
     std::vector<int64_t> iter(n, -1);
-    auto onChip = [&](ValueId v) -> const Op* {
-        const Op* prod = tile.producer(v);
-        return prod && p.blockOfOp[prod->id] != kNoId && tile.type(v).space != MemSpace::GM
-                   ? prod
-                   : nullptr;
+    // The producer of v when it is a block op and v an on-chip tile, else kNoId (the value's
+    // def is the producer's id: the producer op itself is not read).
+    auto onChip = [&](ValueId v) -> OpId {
+        const Value& value = tile.value(v);
+        return value.def != kNoId && p.blockOfOp[value.def] != kNoId &&
+                       value.type.space != MemSpace::GM
+                   ? value.def
+                   : kNoId;
     };
     for (OpId id = 0; id < n; ++id) {
         if (p.blockOfOp[id] == kNoId) continue;
@@ -46,7 +49,8 @@ std::vector<int64_t> iterations(const BlockProgram& p) {
             continue;
         }
         for (ValueId v : op.operands)
-            if (const Op* prod = onChip(v)) iter[id] = std::max(iter[id], iter[prod->id]);
+            if (const OpId prod = onChip(v); prod != kNoId)
+                iter[id] = std::max(iter[id], iter[prod]);
     }
     // Loads and moves take the earliest iteration of their users (a value loaded once and
     // read in iterations j and j+1 belongs to j), so every edge keeps its iteration order.
@@ -55,9 +59,9 @@ std::vector<int64_t> iterations(const BlockProgram& p) {
     for (OpId id = OpId(n); id-- > 0;) {
         if (p.blockOfOp[id] == kNoId || iter[id] < 0) continue;
         for (ValueId v : tile.op(id).operands)
-            if (const Op* prod = onChip(v);
-                prod && fromUsers[prod->id] && (iter[prod->id] < 0 || iter[id] < iter[prod->id]))
-                iter[prod->id] = iter[id];
+            if (const OpId prod = onChip(v);
+                prod != kNoId && fromUsers[prod] && (iter[prod] < 0 || iter[id] < iter[prod]))
+                iter[prod] = iter[id];
     }
     return iter;
 }
@@ -81,9 +85,10 @@ Components findComponents(const BlockProgram& p) {
         for (const BlockItem& it : b.items) {
             if (it.isSync()) continue;
             for (ValueId v : tile.op(it.op).operands)
-                if (const Op* prod = tile.producer(v);
-                    prod && tile.type(v).space != MemSpace::GM && p.blockOfOp[prod->id] != kNoId)
-                    uf.unite(it.op, prod->id);
+                if (const Value& value = tile.value(v); value.def != kNoId &&
+                                                        value.type.space != MemSpace::GM &&
+                                                        p.blockOfOp[value.def] != kNoId)
+                    uf.unite(it.op, value.def);
         }
     Components c;
     c.ofOp.assign(n, kNoId);
