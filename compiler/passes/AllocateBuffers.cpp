@@ -14,6 +14,7 @@
 #include <map>
 #include <queue>
 #include <tuple>
+#include <unordered_map>
 
 namespace pto {
 namespace {
@@ -148,6 +149,21 @@ ShapeKey shapeKey(const Shape& s) {
     std::copy(s.begin(), s.end(), k.begin() + 1);
     return k;
 }
+
+// Roles are only looked up, never walked in order: a hash map (a std::map compared the shapes'
+// extents at every level of the tree).
+struct RoleKeyHash {
+    size_t operator()(const RoleKey& k) const {
+        const auto& [space, kind, dtype, shape, origin] = k;
+        size_t h = std::hash<uint64_t>()(uint64_t(space) << 32 | uint64_t(kind) << 16 | dtype);
+        auto mix = [&h](uint64_t v) {
+            h ^= std::hash<uint64_t>()(v) + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2);
+        };
+        for (int64_t d : shape) mix(uint64_t(d));
+        mix(origin);
+        return h;
+    }
+};
 
 RoleKey roleOf(const Function& tile, const Interval& iv) {
     const Value& v = tile.value(iv.head);
@@ -315,7 +331,7 @@ void assignRoles(const Function& tile, std::vector<Interval>& ivs, const std::ve
         uint32_t last = kNoId, beforeLast = kNoId;
         int count = 0;
     };
-    std::map<RoleKey, History> roles;
+    std::unordered_map<RoleKey, History, RoleKeyHash> roles;
     for (uint32_t id : ids) {
         Interval& iv = ivs[id];
         History& h = roles[roleOf(tile, iv)];
