@@ -40,14 +40,16 @@ void Function::linkToPreviousStage() {
 }
 
 void Function::renumber() {
+    // New value ids by first mention (arguments, then each op's operands and results, then the
+    // function's results); unmentioned values are dropped.
     std::vector<ValueId> remap(m_values.size(), kNoId);
-    std::vector<Value> kept;
-    kept.reserve(m_values.size());
+    std::vector<ValueId> order; // new id → old id
+    order.reserve(m_values.size());
     auto keep = [&](ValueId v) {
         if (v == kNoId) return kNoId;
         if (remap[v] == kNoId) {
-            remap[v] = ValueId(kept.size());
-            kept.push_back(std::move(m_values[v]));
+            remap[v] = ValueId(order.size());
+            order.push_back(v);
         }
         return remap[v];
     };
@@ -57,14 +59,29 @@ void Function::renumber() {
         o.id = OpId(i);
         for (ValueId& v : o.operands) v = keep(v);
         o.result = keep(o.result);
-        if (o.result != kNoId) kept[o.result].def = o.id;
-        for (ValueId& r : o.results) {
-            r = keep(r);
-            kept[r].def = o.id;
-        }
+        for (ValueId& r : o.results) r = keep(r);
     }
     for (ValueId& r : results) r = keep(r);
-    m_values = std::move(kept);
+    // Most passes keep every value in place: then the values need not move.
+    bool inPlace = order.size() == m_values.size();
+    for (size_t i = 0; inPlace && i < order.size(); ++i) inPlace = order[i] == ValueId(i);
+    if (!inPlace) {
+        std::vector<Value> kept;
+        kept.reserve(order.size());
+        for (ValueId old : order) kept.push_back(std::move(m_values[old]));
+        m_values = std::move(kept);
+    }
+    for (const Op& o : m_ops) {
+        if (o.result != kNoId) m_values[o.result].def = o.id;
+        for (ValueId r : o.results) m_values[r].def = o.id;
+    }
+}
+
+std::vector<OpId> definingOps(const Function& f) {
+    std::vector<OpId> defs;
+    defs.reserve(f.valueCount());
+    for (const Value& v : f.values()) defs.push_back(v.def);
+    return defs;
 }
 
 int64_t loopTripCount(const Op& op) {

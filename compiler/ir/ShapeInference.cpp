@@ -9,6 +9,7 @@
 #include <array>
 #include <climits>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace pto {
@@ -18,7 +19,7 @@ std::string shapeStr(const Shape& s) {
     return s.empty() ? std::string("[]") : s.str();
 }
 
-std::string listStr(const std::vector<int64_t>& v) {
+std::string listStr(std::span<const int64_t> v) {
     return fmt::format("[{}]", fmt::join(v, ", "));
 }
 
@@ -43,6 +44,8 @@ private:
     std::optional<int64_t> intAttr(std::string_view name) const;
     std::optional<double> numberAttr(std::string_view name) const;
     std::optional<std::vector<int64_t>> listAttr(std::string_view name) const;
+    // The same read in place: nullptr when absent (no copy, for attrs every tile op has).
+    const std::vector<int64_t>* listAttrIn(std::string_view name) const;
     std::optional<std::string> stringAttr(std::string_view name) const;
     bool unitAttr(std::string_view name) const;
     int64_t requireInt(std::string_view name, std::string_view what) const;
@@ -129,9 +132,14 @@ std::optional<double> Inference::numberAttr(std::string_view name) const {
 }
 
 std::optional<std::vector<int64_t>> Inference::listAttr(std::string_view name) const {
+    if (const std::vector<int64_t>* l = listAttrIn(name)) return *l;
+    return std::nullopt;
+}
+
+const std::vector<int64_t>* Inference::listAttrIn(std::string_view name) const {
     const AttrValue* v = m_attrs.find(name);
-    if (!v) return std::nullopt;
-    if (auto* l = std::get_if<std::vector<int64_t>>(v)) return *l;
+    if (!v) return nullptr;
+    if (auto* l = std::get_if<std::vector<int64_t>>(v)) return l;
     fail(fmt::format("attribute '{}' must be a list of integers, found {}", name,
                      formatAttrValue(*v)));
 }
@@ -242,8 +250,10 @@ void Inference::requireBroadcastsTo(int i, const Shape& target, std::string_view
 // view (rows = the product of the leading dims, cols = the last dim) that GM regions use, so a
 // 1x4096 tile may cover a [4096] tensor.
 void Inference::checkRegion(const Shape& tile, const Shape& tensor) const {
-    std::vector<int64_t> offset(size_t(tensor.rank()), 0);
-    if (auto o = listAttr("offset")) {
+    // The offset read in place (absent: zeros): the verifier asks this of every tload and tstore.
+    const std::array<int64_t, Shape::kMaxRank> zeros{};
+    std::span<const int64_t> offset(zeros.data(), size_t(tensor.rank()));
+    if (const std::vector<int64_t>* o = listAttrIn("offset")) {
         if (o->size() != size_t(tensor.rank()))
             fail(fmt::format("offset {} has {} entries, but the tensor {} has rank {}", listStr(*o),
                              o->size(), shapeStr(tensor), tensor.rank()));

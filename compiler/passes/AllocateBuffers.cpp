@@ -14,6 +14,7 @@
 #include <map>
 #include <queue>
 #include <tuple>
+#include <unordered_map>
 
 namespace pto {
 namespace {
@@ -137,14 +138,39 @@ Liveness analyse(const Function& tile, const BlockFunction& block, const TargetI
 // role" and may reuse memory the previous chain's store still reads (V waits for MTE3: gelu
 // 4096×11008 ran 30 % slower). Loads keep the coarser role: separate pairs for every tload
 // cost more UB than they save (attention's 32 KiB score and mask tiles ran 10 % slower).
-using RoleKey = std::tuple<uint8_t, uint16_t, uint8_t, std::string, ValueId>;
+// The shape is compared by its extents (a formatted string per buffer cost more than the
+// allocation around it).
+using ShapeKey = std::array<int64_t, Shape::kMaxRank + 1>; // rank, then the extents
+using RoleKey = std::tuple<uint8_t, uint16_t, uint8_t, ShapeKey, ValueId>;
+
+ShapeKey shapeKey(const Shape& s) {
+    ShapeKey k{};
+    k[0] = s.rank();
+    std::copy(s.begin(), s.end(), k.begin() + 1);
+    return k;
+}
+
+// Roles are only looked up, never walked in order: a hash map (a std::map compared the shapes'
+// extents at every level of the tree).
+struct RoleKeyHash {
+    size_t operator()(const RoleKey& k) const {
+        const auto& [space, kind, dtype, shape, origin] = k;
+        size_t h = std::hash<uint64_t>()(uint64_t(space) << 32 | uint64_t(kind) << 16 | dtype);
+        auto mix = [&h](uint64_t v) {
+            h ^= std::hash<uint64_t>()(v) + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2);
+        };
+        for (int64_t d : shape) mix(uint64_t(d));
+        mix(origin);
+        return h;
+    }
+};
 
 RoleKey roleOf(const Function& tile, const Interval& iv) {
     const Value& v = tile.value(iv.head);
     const Type& t = tile.type(iv.head);
     const Op& def = *tile.producer(iv.head);
     const ValueId origin = iv.pipe == Pipe::V ? v.origin : kNoId;
-    return {uint8_t(iv.space), uint16_t(def.kind), uint8_t(t.dtype), t.shape.str(), origin};
+    return {uint8_t(iv.space), uint16_t(def.kind), uint8_t(t.dtype), shapeKey(t.shape), origin};
 }
 
 // Free address ranges of one space. Each range remembers, per pipe, until when other pipes
@@ -185,14 +211,16 @@ public:
         return true;
     }
     void give(int64_t addr, int64_t size, const PipeTimes& busy) {
-        m_free[addr] = {size, busy};
+        m_free[addr] = {size, forgotten(busy)};
         mergeAround(m_free.find(addr));
     }
     // Times before `floor` can no longer matter to any later writer: forget them and merge.
+    // The floor never decreases; ranges given back meanwhile were forgotten as they came, so
+    // only a new floor walks the list.
     void forgetBefore(int32_t floor) {
-        for (auto& [addr, r] : m_free)
-            for (int32_t& t : r.busy)
-                if (t < floor) t = kNever;
+        if (floor == m_floor) return;
+        m_floor = floor;
+        for (auto& [addr, r] : m_free) r.busy = forgotten(r.busy);
         for (auto it = m_free.begin(); it != m_free.end();) it = std::next(mergeAround(it));
     }
     int64_t largest() const {
@@ -245,7 +273,14 @@ private:
         return it;
     }
 
+    PipeTimes forgotten(PipeTimes busy) const {
+        for (int32_t& t : busy)
+            if (t < m_floor) t = kNever;
+        return busy;
+    }
+
     std::map<int64_t, Range> m_free; // addr → range
+    int32_t m_floor = INT32_MIN;     // of the last forgetBefore
 };
 
 struct Failure {
@@ -296,7 +331,7 @@ void assignRoles(const Function& tile, std::vector<Interval>& ivs, const std::ve
         uint32_t last = kNoId, beforeLast = kNoId;
         int count = 0;
     };
-    std::map<RoleKey, History> roles;
+    std::unordered_map<RoleKey, History, RoleKeyHash> roles;
     for (uint32_t id : ids) {
         Interval& iv = ivs[id];
         History& h = roles[roleOf(tile, iv)];

@@ -272,8 +272,12 @@ private:
     Operand subTile(const Op& op) const {
         Operand src = tileOperand(op.operands.at(0), op);
         const Type& t = m_tile.type(op.result);
-        std::vector<int64_t> at = op.attrs.getInts("offset").value_or(std::vector<int64_t>{0, 0});
-        const int64_t i = at.size() >= 2 ? at[at.size() - 2] : 0, j = at.empty() ? 0 : at.back();
+        // The offset (absent: [0, 0]) read in place: a cube kernel has a tmove per L0 step.
+        const AttrValue* attr = op.attrs.find("offset");
+        const auto* at = attr ? std::get_if<std::vector<int64_t>>(attr) : nullptr;
+        int64_t i = 0, j = 0;
+        if (at && at->size() >= 2) i = (*at)[at->size() - 2];
+        if (at && !at->empty()) j = at->back();
         if (i < 0 || j < 0 || i + t.shape.rows() > src.rows || j + t.shape.cols() > src.cols)
             fail(op, "sub-tile " + t.shape.str() + " at [" + std::to_string(i) + ", " +
                          std::to_string(j) + "] lies outside its source " +

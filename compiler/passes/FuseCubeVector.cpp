@@ -17,6 +17,14 @@ namespace {
 
 constexpr int64_t kPingPongDepth = 2; // hand-off slots per workspace (double buffering)
 
+// The loop iterations an op's `iter` attr names (unroll-loops; the innermost last), or nullptr
+// when it has none. Read in place: every op of the program is asked.
+const std::vector<int64_t>* iterAttr(const Op& op) {
+    const AttrValue* v = op.attrs.find("iter");
+    const auto* iters = v ? std::get_if<std::vector<int64_t>>(v) : nullptr;
+    return iters && !iters->empty() ? iters : nullptr;
+}
+
 // The loop iteration of every tile op in a block (-1: none known). Compute ops carry the `iter`
 // attr of unroll-loops; the data movement insert-copies added takes it from its on-chip
 // producers (a store), else from its users (a load and its moves).
@@ -24,21 +32,25 @@ std::vector<int64_t> iterations(const BlockProgram& p) {
     const Function& tile = p.tile;
     const size_t n = tile.ops().size();
     std::vector<int64_t> iter(n, -1);
-    auto onChip = [&](ValueId v) -> const Op* {
-        const Op* prod = tile.producer(v);
-        return prod && p.blockOfOp[prod->id] != kNoId && tile.type(v).space != MemSpace::GM
-                   ? prod
-                   : nullptr;
+    // The producer of v when it is a block op and v an on-chip tile, else kNoId (the value's
+    // def is the producer's id: the producer op itself is not read).
+    auto onChip = [&](ValueId v) -> OpId {
+        const Value& value = tile.value(v);
+        return value.def != kNoId && p.blockOfOp[value.def] != kNoId &&
+                       value.type.space != MemSpace::GM
+                   ? value.def
+                   : kNoId;
     };
     for (OpId id = 0; id < n; ++id) {
         if (p.blockOfOp[id] == kNoId) continue;
         const Op& op = tile.op(id);
-        if (auto it = op.attrs.getInts("iter"); it && !it->empty()) {
-            iter[id] = it->back();
+        if (const std::vector<int64_t>* iters = iterAttr(op)) {
+            iter[id] = iters->back();
             continue;
         }
         for (ValueId v : op.operands)
-            if (const Op* prod = onChip(v)) iter[id] = std::max(iter[id], iter[prod->id]);
+            if (const OpId prod = onChip(v); prod != kNoId)
+                iter[id] = std::max(iter[id], iter[prod]);
     }
     // Loads and moves take the earliest iteration of their users (a value loaded once and
     // read in iterations j and j+1 belongs to j), so every edge keeps its iteration order.
@@ -47,9 +59,9 @@ std::vector<int64_t> iterations(const BlockProgram& p) {
     for (OpId id = OpId(n); id-- > 0;) {
         if (p.blockOfOp[id] == kNoId || iter[id] < 0) continue;
         for (ValueId v : tile.op(id).operands)
-            if (const Op* prod = onChip(v);
-                prod && fromUsers[prod->id] && (iter[prod->id] < 0 || iter[id] < iter[prod->id]))
-                iter[prod->id] = iter[id];
+            if (const OpId prod = onChip(v);
+                prod != kNoId && fromUsers[prod] && (iter[prod] < 0 || iter[id] < iter[prod]))
+                iter[prod] = iter[id];
     }
     return iter;
 }
@@ -73,9 +85,10 @@ Components findComponents(const BlockProgram& p) {
         for (const BlockItem& it : b.items) {
             if (it.isSync()) continue;
             for (ValueId v : tile.op(it.op).operands)
-                if (const Op* prod = tile.producer(v);
-                    prod && tile.type(v).space != MemSpace::GM && p.blockOfOp[prod->id] != kNoId)
-                    uf.unite(it.op, prod->id);
+                if (const Value& value = tile.value(v); value.def != kNoId &&
+                                                        value.type.space != MemSpace::GM &&
+                                                        p.blockOfOp[value.def] != kNoId)
+                    uf.unite(it.op, value.def);
         }
     Components c;
     c.ofOp.assign(n, kNoId);
@@ -516,6 +529,13 @@ void rebuildBlocks(BlockProgram& p, const Components& comps,
 
 FusionStats fuseCubeVector(BlockProgram& program, int aicCores) {
     FusionStats stats;
+    // Without an unrolled loop in a block (a loop's ops carry `iter`) no component is in one.
+    const std::vector<Op>& ops = program.tile.ops();
+    if (std::none_of(ops.begin(), ops.end(), [&](const Op& op) {
+            const std::vector<int64_t>* iters = iterAttr(op);
+            return program.blockOfOp[op.id] != kNoId && iters && iters->back() >= 0;
+        }))
+        return stats;
     const Components comps = findComponents(program);
     if (std::none_of(comps.inLoop.begin(), comps.inLoop.end(), [](bool b) { return b; }))
         return stats;

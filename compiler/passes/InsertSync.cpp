@@ -44,12 +44,17 @@ public:
                 need[int(s.writerPipe)] = std::max(need[int(s.writerPipe)], s.writer);
             for (int p = 0; p < kPipeCount; ++p) need[p] = std::max(need[p], s.readers[p]);
         });
-        auto first = m_segs.find(lo);
-        auto last = m_segs.lower_bound(hi);
-        m_segs.erase(first, last);
         Segment fresh{hi};
         fresh.writer = item;
         fresh.writerPipe = pipe;
+        auto first = m_segs.find(lo);
+        auto last = m_segs.lower_bound(hi);
+        if (first != m_segs.end() && first != last) { // the usual case: reuse the first node
+            first->second = fresh;
+            m_segs.erase(std::next(first), last);
+            return;
+        }
+        m_segs.erase(first, last);
         m_segs[lo] = fresh;
     }
 

@@ -15,9 +15,11 @@ uint32_t findRoot(std::vector<uint32_t>& parent, uint32_t x) {
 // The ops of one block with their in-block dataflow, indexed by position in the old items.
 class BlockGraph {
 public:
-    // `local` is scratch indexed by tile op id, all kNoId on entry and on exit.
-    BlockGraph(const Function& tile, const BlockFunction& block, std::vector<uint32_t>& local)
-        : m_tile(tile), m_local(local) {
+    // `local` is scratch indexed by tile op id, all kNoId on entry and on exit; `defs` is
+    // definingOps(tile).
+    BlockGraph(const Function& tile, const std::vector<OpId>& defs, const BlockFunction& block,
+               std::vector<uint32_t>& local)
+        : m_tile(tile), m_defs(defs), m_local(local) {
         m_ops.reserve(block.items.size());
         for (const BlockItem& item : block.items) {
             if (item.isSync())
@@ -40,12 +42,13 @@ public:
     const std::vector<ValueId>& operands(uint32_t i) const { return m_tile.op(m_ops[i]).operands; }
     // Position of the in-block producer of v, or kNoId.
     uint32_t producer(ValueId v) const {
-        const Op* p = m_tile.producer(v);
-        return p ? m_local[p->id] : kNoId;
+        const OpId def = m_defs[v];
+        return def == kNoId ? kNoId : m_local[def];
     }
 
 private:
     const Function& m_tile;
+    const std::vector<OpId>& m_defs;
     std::vector<uint32_t>& m_local;
     std::vector<OpId> m_ops;
 };
@@ -167,8 +170,9 @@ bool hasGmHazard(const Function& tile, const BlockFunction& block, std::vector<b
 void orderInstructions(BlockProgram& program) {
     std::vector<uint32_t> local(program.tile.ops().size(), kNoId);
     std::vector<bool> written(program.tile.valueCount(), false);
+    const std::vector<OpId> defs = definingOps(program.tile);
     for (BlockFunction& block : program.blocks) {
-        BlockGraph graph(program.tile, block, local); // throws for sync items
+        BlockGraph graph(program.tile, defs, block, local); // throws for sync items
         if (hasGmHazard(program.tile, block, written)) {
             reorderInProgramOrder(block);
             continue;

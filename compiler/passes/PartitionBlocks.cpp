@@ -112,8 +112,8 @@ UnionFind onChipDataflow(const Function& tile) {
     for (const Op& op : tile.ops()) {
         if (op.kind == OpKind::GmTensor) continue;
         for (ValueId v : op.operands) {
-            const Op* producer = tile.producer(v);
-            if (producer && tile.type(v).space != MemSpace::GM) uf.unite(op.id, producer->id);
+            const Value& value = tile.value(v); // its def is the producer's id (not read)
+            if (value.def != kNoId && value.type.space != MemSpace::GM) uf.unite(op.id, value.def);
         }
     }
     return uf;

@@ -129,20 +129,28 @@ private:
         }
     }
 
+    // Segment b is segment a `delta` iterations later (same loop, size and outer iterations).
+    static bool laterIteration(const Segment& a, const Segment& b, int64_t delta) {
+        return a.loop >= 0 && a.loop == b.loop && a.size() == b.size() &&
+               a.iter.size() == b.iter.size() && a.iter.back() + delta == b.iter.back() &&
+               std::equal(a.iter.begin(), a.iter.end() - 1, b.iter.begin());
+    }
+
+    // The address steps of instruction x to y, equal but for their addresses; false otherwise.
+    static bool stepOf(const Instr& x, const Instr& y, std::array<int64_t, 4>& d) {
+        if (!sameButAddresses(x, y)) return false;
+        d = {};
+        for (size_t j = 0; j < x.operandCount; ++j)
+            if (__builtin_sub_overflow(y.operands[j].addr, x.operands[j].addr, &d[j])) return false;
+        return true;
+    }
+
     // Segment b is segment a `delta` iterations later: appends the address steps to `steps`.
     bool stepsBetween(const Segment& a, const Segment& b, int64_t delta, Steps& steps) const {
-        if (a.loop < 0 || a.loop != b.loop || a.size() != b.size() ||
-            a.iter.size() != b.iter.size() || a.iter.back() + delta != b.iter.back() ||
-            !std::equal(a.iter.begin(), a.iter.end() - 1, b.iter.begin()))
-            return false;
+        if (!laterIteration(a, b, delta)) return false;
+        std::array<int64_t, 4> d;
         for (uint32_t i = 0; i < a.size(); ++i) {
-            const Instr& x = m_k.instrs[a.begin + i];
-            const Instr& y = m_k.instrs[b.begin + i];
-            if (!sameButAddresses(x, y)) return false;
-            std::array<int64_t, 4> d{};
-            for (size_t j = 0; j < x.operandCount; ++j)
-                if (__builtin_sub_overflow(y.operands[j].addr, x.operands[j].addr, &d[j]))
-                    return false;
+            if (!stepOf(m_k.instrs[a.begin + i], m_k.instrs[b.begin + i], d)) return false;
             steps.push_back(d);
         }
         return true;
@@ -157,6 +165,25 @@ private:
             if (!stepsBetween(m_segs[a + q], m_segs[b + q], int64_t(period), steps))
                 return std::nullopt;
         return steps;
+    }
+
+    // Whether round u + 1 of `period` segments from `first` follows round `u` by `steps`
+    // (roundSteps(first, period, u) == steps, without building the steps: a long K loop asks
+    // this once per round).
+    bool roundStepsAre(size_t first, size_t period, size_t u, const Steps& steps) const {
+        const size_t a = first + u * period, b = a + period;
+        if (b + period > m_segs.size()) return false;
+        size_t at = 0;
+        std::array<int64_t, 4> d;
+        for (size_t q = 0; q < period; ++q) {
+            const Segment &x = m_segs[a + q], &y = m_segs[b + q];
+            if (!laterIteration(x, y, int64_t(period))) return false;
+            for (uint32_t i = 0; i < x.size(); ++i, ++at)
+                if (at >= steps.size() ||
+                    !stepOf(m_k.instrs[x.begin + i], m_k.instrs[y.begin + i], d) || d != steps[at])
+                    return false;
+        }
+        return at == steps.size();
     }
 
     // The segments of round 0 are consecutive iterations of one loop.
@@ -182,11 +209,7 @@ private:
             if (!steps) continue;
             Chain c{first, period, 2, 0, std::move(*steps)};
             for (size_t q = 0; q < period; ++q) c.instrs += m_segs[first + q].size();
-            while (true) {
-                std::optional<Steps> next = roundSteps(first, period, c.units - 1);
-                if (!next || *next != c.steps) break;
-                ++c.units;
-            }
+            while (roundStepsAre(first, period, c.units - 1, c.steps)) ++c.units;
             if (c.saved() > best.saved()) best = std::move(c);
         }
         return best;
@@ -218,11 +241,14 @@ private:
     static bool writesOutTo(const Kernel& folded, const Kernel& original) {
         if (executedInstrCount(folded) != int64_t(original.instrs.size())) return false;
         size_t at = 0;
-        auto same = [&](const Instr& x) {
+        // x in round `round` of `loop` (nullptr: outside loops) is the next original one.
+        auto same = [&](const Instr& x, const InstrLoop* loop, size_t offset, int64_t round) {
             const Instr& y = original.instrs[at++];
             if (!sameButAddresses(x, y)) return false;
-            for (size_t j = 0; j < x.operandCount; ++j)
-                if (x.operands[j].addr != y.operands[j].addr) return false;
+            for (size_t j = 0; j < x.operandCount; ++j) {
+                const int64_t step = loop ? round * loop->steps[offset][j] : 0;
+                if (x.operands[j].addr + step != y.operands[j].addr) return false;
+            }
             return true;
         };
         uint32_t i = 0;
@@ -230,13 +256,12 @@ private:
             const uint32_t stop =
                 l < folded.loops.size() ? folded.loops[l].begin : uint32_t(folded.instrs.size());
             for (; i < stop; ++i)
-                if (!same(folded.instrs[i])) return false;
+                if (!same(folded.instrs[i], nullptr, 0, 0)) return false;
             if (l == folded.loops.size()) break;
             const InstrLoop& loop = folded.loops[l];
             for (int64_t r = 0; r < loop.count; ++r)
                 for (uint32_t j = loop.begin; j < loop.end; ++j)
-                    if (!same(loopRoundInstr(folded.instrs[j], loop, j - loop.begin, r)))
-                        return false;
+                    if (!same(folded.instrs[j], &loop, j - loop.begin, r)) return false;
             i = loop.end;
         }
         return true;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -57,22 +58,27 @@ int64_t tilesPerReduction(const Function& f, const Op& reduce, const Shape& shap
     return all;
 }
 
-// Whether some path up the Tensor graph from `from` reaches `target` through a matmul.
+// Whether some path up the Tensor graph from `from` reaches `target` through a matmul. Ops
+// come after the producers of their operands, so the search stops at values made before
+// `target`: it covers the ops between the two, not everything above (a loop's unrolled
+// iterations chain every iteration to the ones before).
 bool reachesThroughMatmul(const Function& f, ValueId from, ValueId target) {
-    std::vector<uint8_t> seen(f.valueCount(), 0); // bit 0: reached, bit 1: through a matmul
+    const OpId targetDef = f.value(target).def;
+    std::unordered_map<ValueId, uint8_t> seen; // bit 0: reached, bit 1: through a matmul
     std::vector<std::pair<ValueId, bool>> stack{{from, false}};
     while (!stack.empty()) {
         auto [v, cube] = stack.back();
         stack.pop_back();
         const uint8_t bit = cube ? 2 : 1;
-        if (seen[v] & bit) continue;
-        seen[v] |= bit;
+        uint8_t& mark = seen[v];
+        if (mark & bit) continue;
+        mark |= bit;
         if (v == target) {
             if (cube) return true;
             continue;
         }
         const Op* p = f.producer(v);
-        if (!p) continue;
+        if (!p || (targetDef != kNoId && p->id < targetDef)) continue;
         const bool next = cube || p->kind == OpKind::Matmul;
         for (ValueId x : p->operands) stack.push_back({x, next});
     }

@@ -96,10 +96,15 @@ public:
     }
 
 private:
+    // `base`, else `base` with the first free number (base1, base2, …). Names are never
+    // released, so the search for a base resumes where its last one ended: an unrolled loop
+    // names thousands of workspaces after one value.
     std::string uniqueName(std::string base) {
         if (base.empty()) base = "ws";
-        std::string name = base;
-        for (int i = 1; !m_names.insert(name).second; ++i) name = fmt::format("{}{}", base, i);
+        int& next = m_nextSuffix[base];
+        std::string name = next == 0 ? base : fmt::format("{}{}", base, next);
+        while (!m_names.insert(name).second) name = fmt::format("{}{}", base, ++next);
+        ++next;
         return name;
     }
     ValueId workspace(ValueId v, Provenance from) {
@@ -117,6 +122,7 @@ private:
     std::vector<std::vector<size_t>> m_resultIndices; // Tensor value → indices in results
     std::vector<ValueId> m_outputs;                   // gm_tensor per function result
     std::unordered_set<std::string> m_names;
+    std::unordered_map<std::string, int> m_nextSuffix; // base → the number to try next
 };
 
 } // namespace pto::expand
