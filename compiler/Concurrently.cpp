@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -23,7 +24,12 @@ void forEachConcurrently(int64_t n, unsigned threads, const std::function<void(i
     };
     std::vector<std::thread> helpers;
     const int64_t extra = std::min<int64_t>(int64_t(std::max(threads, 1u)), n) - 1;
-    for (int64_t t = 0; t < extra; ++t) helpers.emplace_back(work);
+    try {
+        for (int64_t t = 0; t < extra; ++t) helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+        // No more threads to be had (a process or container limit): the ones started and the
+        // calling thread do the rest.
+    }
     work();
     for (std::thread& h : helpers) h.join();
     for (const std::exception_ptr& e : errors)

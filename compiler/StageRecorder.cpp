@@ -381,8 +381,8 @@ void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
         NodeDataRow n{
             .stageId = stage, .id = k.id, .kindDict = m_names.idOfText("kernel"), .name = k.name};
         n.coreDict = nameId(k.core);
-        // The block function the kernel text was written from (a listing loaded as such has
-        // none: its kernel index, as before).
+        // The block function the kernel text was written from, by name (a listing loaded as
+        // such and the copies `@N` of cluster probes have none: their kernel index).
         const auto block = m_blockIds.find(k.name);
         n.parentId = block != m_blockIds.end() ? block->second : k.id;
         n.attrsDict =

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -30,28 +31,28 @@ namespace {
 // Compiles three copies of `state` without a trace, the q-th after prepare(copy, q), at once on
 // the machine's cores (probes are independent and deterministic, so the order they run in
 // changes nothing). Returns the first q whose copy does not compile, or -1 with the three PTO
-// programs in `probes`.
+// programs in `probes`. A probe after one that failed is not started: its program is not used.
 int64_t compileProbes(const CompileState& state, const CompileOptions& quick,
                       const std::function<void(CompileState&, int64_t)>& prepare,
                       std::vector<PtoProgram>& probes) {
     constexpr int64_t kProbes = 3;
     probes.assign(kProbes, PtoProgram{});
-    std::vector<char> failed(kProbes, 0);
+    std::atomic<int64_t> firstFailed{kProbes};
     forEachConcurrently(kProbes, probeThreads(kProbes), [&](int64_t q) {
+        if (q > firstFailed.load()) return;
         CompileState probe = state;
         prepare(probe, q);
         try {
             PassManager pm(probe, quick);
             lowerToPto(pm);
         } catch (const std::exception&) {
-            failed[size_t(q)] = 1;
+            for (int64_t seen = firstFailed.load(); q < seen;)
+                firstFailed.compare_exchange_weak(seen, q);
             return;
         }
         probes[size_t(q)] = std::move(probe.pto);
     });
-    for (int64_t q = 0; q < kProbes; ++q)
-        if (failed[size_t(q)]) return q;
-    return -1;
+    return firstFailed.load() < kProbes ? firstFailed.load() : -1;
 }
 
 // Whether `state` may be compiled through a window of its loop's iterations: a Tensor program

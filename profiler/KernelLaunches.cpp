@@ -70,8 +70,11 @@ std::string rebasedOperands(std::string_view operands, std::span<const LaunchReb
         const auto [end, ec] =
             std::from_chars(operands.data() + digits, operands.data() + operands.size(), addr, 16);
         out.append(operands.substr(at, digits - at));
+        if (ec != std::errc()) { // not an address: copied as it is
+            at = digits;
+            continue;
+        }
         at = std::size_t(end - operands.data());
-        if (ec != std::errc()) continue; // not an address: copied as it is
         out += fmt::format("{:x}", rebasedAddress(rebases, addr));
     }
     out.append(operands.substr(at));
@@ -120,7 +123,7 @@ KernelLaunches KernelLaunches::load(const tracedb::TraceReader& reader) {
     if (const std::int64_t pto = lastStage(reader, tracedb::StageLevel::Pto); pto >= 0)
         forEachRow(reader,
                    fmt::format("SELECT id, parent_id, attrs, name FROM node WHERE stage_id = {} "
-                               "AND kind = 'kernel'",
+                               "AND kind = 'kernel' ORDER BY id",
                                pto),
                    [&](auto row) {
                        const std::int64_t kernel = cellInt(row[0]);

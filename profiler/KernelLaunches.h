@@ -61,9 +61,10 @@ public:
     /// task outside the compiled clusters).
     std::int64_t blockOf(std::int64_t task, std::int64_t kernel) const;
     /// The block function a kernel text was compiled from (a shared one: its first task's),
-    /// found by name in the last Block stage (a kernel is named after its block function; the
-    /// kernel node's parent_id is its kernel index, which renumbering after sharing moves away
-    /// from the block ids); the recorded parent otherwise (cluster probes' copies `@N`).
+    /// found by name in the last Block stage (a kernel is named after its block function;
+    /// traces written before 2026-11-27 recorded the kernel index as the kernel node's
+    /// parent_id, which renumbering after sharing moves away from the block ids); the recorded
+    /// parent otherwise (cluster probes' copies `@N`).
     std::int64_t blockOfKernel(std::int64_t kernel) const;
     /// The kernel text compiled from block function `block`; -1 when there is none (a block
     /// whose task launches another block's text: its tile ops have no instructions in the trace).

@@ -77,6 +77,7 @@ void loadLaunches(const tracedb::TraceReader& reader, RunModel& m) {
     for (TaskRun& t : m.tasks) {
         if (const std::int64_t k = launches.sharedKernelOf(t.id); k >= 0) t.kernel = k;
         t.block = launches.blockOf(t.id, t.kernel);
+        t.textBlock = launches.blockOfKernel(t.kernel);
     }
 }
 
@@ -343,7 +344,7 @@ void loadDoubleBuffering(const tracedb::TraceReader& reader, RunModel& m) {
     forEachRow(reader,
                "SELECT DISTINCT block_id FROM buffer WHERE slot = 1 AND stage_id = "
                "(SELECT id FROM stage WHERE level = 'block' ORDER BY ord DESC LIMIT 1)",
-               [&](auto row) { m.doubleBufferedKernels.push_back(cellInt(row[0])); });
+               [&](auto row) { m.doubleBufferedBlocks.push_back(cellInt(row[0])); });
 }
 
 } // namespace

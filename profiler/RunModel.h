@@ -52,6 +52,9 @@ struct TaskRun {
     /// Block function whose work it did (Block and Exec stage ids); equals `kernel` unless the
     /// kernel text is shared (docs/TRACE_SCHEMA.md); -1 for a task the stages do not name.
     std::int64_t block = -1;
+    /// Block function its kernel text was compiled from (a shared text: its first task's):
+    /// the buffers the task ran with, also when `block` is unknown.
+    std::int64_t textBlock = -1;
     std::int64_t dispatch = -1; ///< cycle the scheduler dispatched it (start if not traced)
     std::int64_t start = 0, end = 0;
     PipeCycles busy{}; ///< instruction time per pipe
@@ -103,8 +106,8 @@ struct RunModel {
     };
     IndexedDma gathers;  ///< MGATHER: GM rows by index into UB, on MTE2
     IndexedDma scatters; ///< MSCATTER: UB rows added into GM rows by index, on MTE3
-    /// Block functions (kernels) whose buffers use double-buffering slot 1.
-    std::vector<std::int64_t> doubleBufferedKernels;
+    /// Block functions whose buffers use double-buffering slot 1.
+    std::vector<std::int64_t> doubleBufferedBlocks;
     /// Defects of the file the loader worked around (a stage.parent_stage_id loop), one
     /// sentence each: tools print them as warnings.
     std::vector<std::string> fileWarnings;

@@ -287,10 +287,12 @@ CREATE INDEX IF NOT EXISTS counter_track_ts ON counter(track_id, ts);
 CREATE INDEX IF NOT EXISTS flow_out ON flow(slice_out);
 CREATE INDEX IF NOT EXISTS flow_in ON flow(slice_in);
 CREATE INDEX IF NOT EXISTS args_set ON args(arg_set_id);
--- node_data(stage_id, group_id) and edge(stage_id, src) are not built (schema 4 files before
--- 2026-11-27 have them): no reader looks nodes up by group or edges by source alone, and
--- edge(stage_id, src), whose keys arrive in no order, cost gemm_6144's compile 0.3 s.
+-- node_data(stage_id, group_id) is not built (schema 4 files before 2026-11-27 have it): no
+-- reader looks nodes up by group. edge(stage_id, src) is, though its keys arrive in no order
+-- (0.3 s of gemm_6144's compile): the tile-layout queries of `pto diff` and the heat map start
+-- from the edges leaving one GM tensor, and without it scan the whole stage (4x slower).
 CREATE INDEX IF NOT EXISTS node_parent ON node_data(stage_id, parent_id);
+CREATE INDEX IF NOT EXISTS edge_src ON edge(stage_id, src);
 CREATE INDEX IF NOT EXISTS edge_dst ON edge(stage_id, dst);
 CREATE INDEX IF NOT EXISTS instr_block ON instr_data(stage_id, block_id, idx);
 CREATE INDEX IF NOT EXISTS instr_tile_op ON instr_data(tile_stage_id, tile_op_id);

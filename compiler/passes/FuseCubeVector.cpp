@@ -72,7 +72,7 @@ struct Components {
     std::vector<uint32_t> ofOp;         // tile op → component (kNoId: not in a block)
     std::vector<std::vector<OpId>> ops; // per component, in block item order
     std::vector<CoreType> core;
-    std::vector<bool> inLoop;  // some op carries the `loop` attr of unroll-loops
+    std::vector<bool> inLoop;  // some op carries the `iter` attr of unroll-loops
     std::vector<int64_t> iter; // tile op → loop iteration (-1: none)
     uint32_t count() const { return uint32_t(core.size()); }
 };

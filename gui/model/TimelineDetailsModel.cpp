@@ -132,7 +132,10 @@ public:
                  if (ran == written) return;
                  std::int64_t first = launches.front().task; // whose addresses the text holds
                  for (const prof::SharedLaunch& l : launches)
-                     if (l.rebases.empty()) first = l.task;
+                     if (l.rebases.empty()) {
+                         first = l.task;
+                         break;
+                     }
                  add(QObject::tr("Operands as written"), QObject::tr("%1 (task #%2's addresses)")
                                                              .arg(QString::fromStdString(written))
                                                              .arg(first));

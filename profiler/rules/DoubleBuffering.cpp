@@ -39,8 +39,8 @@ TaskGain gainOf(const TaskRun& t) {
 
 bool isDoubleBuffered(const RunModel& m, const TaskRun& t) {
     if (!m.doubleBuffer) return false;
-    const auto& k = m.doubleBufferedKernels;
-    return std::find(k.begin(), k.end(), t.block >= 0 ? t.block : t.kernel) != k.end();
+    const auto& k = m.doubleBufferedBlocks;
+    return std::find(k.begin(), k.end(), t.block >= 0 ? t.block : t.textBlock) != k.end();
 }
 
 } // namespace

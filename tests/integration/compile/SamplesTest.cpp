@@ -279,12 +279,16 @@ TEST(StageRecorderTest, IndexesKeptWhileInsertingServeTheReadersLookups) {
     EXPECT_EQ(tableText(db,
                         "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name IN "
                         "('node_data', 'edge', 'instr_data') AND sql IS NOT NULL ORDER BY name"),
-              "edge_dst|\ninstr_block|\ninstr_tile_op|\nnode_parent|\n");
+              "edge_dst|\nedge_src|\ninstr_block|\ninstr_tile_op|\nnode_parent|\n");
     auto plan = [&](const std::string& sql) { return tableText(db, "EXPLAIN QUERY PLAN " + sql); };
     const std::string stage = std::to_string(tileStage);
     EXPECT_NE(
         plan("SELECT src, dst, label FROM edge WHERE stage_id = " + stage).find("INDEX edge_dst "),
         std::string::npos);
+    // The tile-layout query of `pto diff` and the heat map: the edges leaving one GM tensor.
+    EXPECT_NE(plan("SELECT dst FROM edge WHERE stage_id = " + stage + " AND src = 0")
+                  .find("INDEX edge_src "),
+              std::string::npos);
     EXPECT_NE(plan("SELECT id FROM node WHERE stage_id = " + stage + " AND parent_id = 1")
                   .find("INDEX node_parent "),
               std::string::npos);
