@@ -38,6 +38,8 @@ TEST(ProfilerKernelLaunches, RebasesOperandTextAsTheSimulatorRebasesOperands) {
               "GM[0x1f000 + 0x100*i]:f32[8x8/8], GM[0x8100]:f32[8x8/8], GM[0x9000]:f32[8x8/8]");
     EXPECT_EQ(rebasedOperands("GM[0x100]:f32[8x8/8]", {}), "GM[0x100]:f32[8x8/8]");
     EXPECT_EQ(rebasedOperands("GM[0xzz] GM[0x", rebases), "GM[0xzz] GM[0x"); // not an address
+    EXPECT_EQ(rebasedOperands("GM[0x123456789abcdef0123]", rebases),         // too big: kept whole
+              "GM[0x123456789abcdef0123]");
     EXPECT_EQ(formatRebases(rebases), "[0x0, 0x8000) +0x8000, [0x20000, 0x40000) -0x1000");
 }
 
