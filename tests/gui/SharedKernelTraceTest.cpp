@@ -14,6 +14,7 @@
 #include "tests/gui/GraphTestSupport.h"
 #include "tests/gui/support/Fixtures.h"
 #include "tests/support/Process.h"
+#include "tests/support/Schema3.h"
 
 #include <QApplication>
 #include <QSignalSpy>
@@ -47,31 +48,7 @@ std::filesystem::path schema3Copy(const test::TempDir& dir) {
     std::filesystem::copy_file(sharedTrace(), path);
     sqlite3* db = nullptr;
     EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-    const char* sql = R"(
-        CREATE TEMP TABLE node3 AS SELECT * FROM node;
-        CREATE TEMP TABLE instr3 AS SELECT * FROM instr;
-        DROP VIEW provenance; DROP VIEW node; DROP VIEW instr; DROP TABLE node_data;
-        DROP TABLE instr_data; DROP TABLE dict;
-        CREATE TABLE node(
-            stage_id INTEGER NOT NULL, id INTEGER NOT NULL, kind TEXT, name TEXT, dtype TEXT,
-            shape TEXT, space TEXT, core TEXT, pipe TEXT, attrs TEXT, group_id INTEGER,
-            parent_id INTEGER, src_line INTEGER, src_col INTEGER,
-            PRIMARY KEY(stage_id, id)) WITHOUT ROWID;
-        INSERT INTO node SELECT * FROM node3;
-        CREATE TABLE instr(
-            id INTEGER PRIMARY KEY, stage_id INTEGER NOT NULL, block_id INTEGER NOT NULL,
-            idx INTEGER NOT NULL, pipe TEXT, opcode TEXT, operands TEXT, flags TEXT,
-            tile_op_id INTEGER, tile_stage_id INTEGER, src_line INTEGER, flops REAL,
-            gm_bytes INTEGER, src_dtype TEXT);
-        INSERT INTO instr SELECT * FROM instr3;
-        CREATE VIEW provenance AS
-        SELECT n.stage_id, 'node' AS kind, n.id, s.parent_stage_id, n.parent_id FROM node n
-        JOIN stage s ON s.id = n.stage_id WHERE n.parent_id IS NOT NULL
-        UNION ALL
-        SELECT i.stage_id, 'instr' AS kind, i.id, i.tile_stage_id, i.tile_op_id FROM instr i
-        WHERE i.tile_op_id IS NOT NULL;
-        PRAGMA user_version = 3;
-        UPDATE meta SET value = '3' WHERE key = 'schema_version';)";
+    const char* sql = test::kSchema3FromSchema4Sql;
     EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
     sqlite3_close(db);
     return path;

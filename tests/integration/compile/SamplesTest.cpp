@@ -258,22 +258,27 @@ INSTANTIATE_TEST_SUITE_P(Samples, ThreadedRecordingTest,
 // SQLite keeps them while the rows go in (docs/TRACE_SCHEMA.md, "Indexes"): they must agree with
 // their tables, and the readers' lookups of a stage's edges, a node's children and a tile op's
 // instructions must be served by them, not by scanning the table.
+// Compiles `state` recording every stage into `db` on a writer thread (`also` watching too);
+// the id of the last Tile stage recorded.
+int64_t recordCompile(CompileState& state, const std::filesystem::path& db,
+                      StageObserver* also = nullptr) {
+    auto writer = tracedb::TraceWriter::create(db);
+    StageRecorder recorder(writer, TargetInfo{}, {}, RecordThread::Writer);
+    PassManager pm(state, CompileOptions{});
+    pm.addObserver(&recorder);
+    if (also) pm.addObserver(also);
+    pm.start();
+    EXPECT_TRUE(lowerToPto(pm));
+    recorder.finish();
+    writer.commit();
+    return recorder.lastTileStage();
+}
+
 TEST(StageRecorderTest, IndexesKeptWhileInsertingServeTheReadersLookups) {
     test::TempDir dir;
     const auto db = dir / "trace.db";
-    int64_t tileStage = -1;
-    {
-        auto writer = tracedb::TraceWriter::create(db);
-        StageRecorder recorder(writer, TargetInfo{}, {}, RecordThread::Writer);
-        CompileState state = loadProgram(samplePath("attention"));
-        PassManager pm(state, CompileOptions{});
-        pm.addObserver(&recorder);
-        pm.start();
-        ASSERT_TRUE(lowerToPto(pm));
-        recorder.finish();
-        tileStage = recorder.lastTileStage();
-        writer.commit();
-    }
+    CompileState state = loadProgram(samplePath("attention"));
+    const int64_t tileStage = recordCompile(state, db);
     auto reader = tracedb::TraceReader::open(db);
     EXPECT_EQ(tableText(db, "PRAGMA integrity_check"), "ok|\n");
     EXPECT_EQ(tableText(db,
@@ -323,19 +328,7 @@ TEST_P(RecordedTextTest, EveryRowReadsTheTextItsOwnInstructionAndOpPrint) {
     const auto db = dir / "t.db";
     CompileState state = loadProgram(samplePath(GetParam()));
     LastTileStage lastTile;
-    int64_t tileStage = -1;
-    {
-        auto writer = tracedb::TraceWriter::create(db);
-        StageRecorder recorder(writer, TargetInfo{}, {}, RecordThread::Writer);
-        PassManager pm(state, CompileOptions{});
-        pm.addObserver(&recorder);
-        pm.addObserver(&lastTile);
-        pm.start();
-        ASSERT_TRUE(lowerToPto(pm));
-        recorder.finish();
-        tileStage = recorder.lastTileStage();
-        writer.commit();
-    }
+    const int64_t tileStage = recordCompile(state, db, &lastTile);
     auto reader = tracedb::TraceReader::open(db);
     const std::vector<tracedb::InstrRow> rows = reader.instrs();
     size_t next = 0, looped = 0;

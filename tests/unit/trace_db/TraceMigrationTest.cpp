@@ -4,6 +4,7 @@
 // tables, and appending migrates each.
 #include "TestTrace.h"
 
+#include "tests/support/Schema3.h"
 #include "trace_db/SchemaVersion.h"
 #include "trace_db/TraceReader.h"
 #include "trace_db/TraceWriter.h"
@@ -25,25 +26,7 @@ void runSql(const std::filesystem::path& path, const char* sql) {
 // dict, node_data or instr_data (the DDL of schema 3's schema.sql).
 void makeSchema3(const std::filesystem::path& path) {
     test::writeSampleTrace(path);
-    runSql(path, R"(
-        CREATE TEMP TABLE node3 AS SELECT * FROM node;
-        CREATE TEMP TABLE instr3 AS SELECT * FROM instr;
-        DROP VIEW node; DROP VIEW instr; DROP TABLE node_data; DROP TABLE instr_data;
-        DROP TABLE dict;
-        CREATE TABLE node(
-            stage_id INTEGER NOT NULL, id INTEGER NOT NULL, kind TEXT, name TEXT, dtype TEXT,
-            shape TEXT, space TEXT, core TEXT, pipe TEXT, attrs TEXT, group_id INTEGER,
-            parent_id INTEGER, src_line INTEGER, src_col INTEGER,
-            PRIMARY KEY(stage_id, id)) WITHOUT ROWID;
-        INSERT INTO node SELECT * FROM node3;
-        CREATE TABLE instr(
-            id INTEGER PRIMARY KEY, stage_id INTEGER NOT NULL, block_id INTEGER NOT NULL,
-            idx INTEGER NOT NULL, pipe TEXT, opcode TEXT, operands TEXT, flags TEXT,
-            tile_op_id INTEGER, tile_stage_id INTEGER, src_line INTEGER, flops REAL,
-            gm_bytes INTEGER, src_dtype TEXT);
-        INSERT INTO instr SELECT * FROM instr3;
-        PRAGMA user_version = 3;
-        UPDATE meta SET value = '3' WHERE key = 'schema_version';)");
+    runSql(path, pto::test::kSchema3FromSchema4Sql);
 }
 
 /// Every row `sql` selects, as text.
