@@ -1,12 +1,12 @@
 // Loads a simulated run from a trace file into the plain structs the analyses work on.
 #include "profiler/RunModel.h"
 
+#include "profiler/DictCells.h"
 #include "profiler/InstrCost.h"
 #include "profiler/KernelLaunches.h"
 #include "profiler/MeasuredRun.h"
 #include "profiler/Provenance.h"
 #include "profiler/SqlRows.h"
-#include "trace_db/Schema.h"
 #include "trace_db/TraceError.h"
 
 #include <fmt/format.h>
@@ -226,14 +226,11 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
     std::unordered_map<std::int64_t, KernelCost> kernels;
     // Schema-1 files have no cost columns: their instructions cost nothing. Schema 4 keeps the
     // text in dict: the ids are read and looked up in memory, not through the view per row.
-    const bool compact = reader.schemaVersion() >= tracedb::kCompactSince;
+    const bool compact = keepsTextInDict(reader);
     const std::string costs = compact                       ? "flops, gm_bytes, src_dtype_dict"
                               : reader.schemaVersion() >= 2 ? "flops, gm_bytes, src_dtype"
                                                             : "NULL, NULL, NULL";
-    auto text = [&](const tracedb::SqlValue& cell) {
-        if (!compact || cellNull(cell)) return cellText(cell);
-        return tracedb::dictText(reader.dict(), cellInt(cell));
-    };
+    auto text = [&](const tracedb::SqlValue& cell) { return dictCellText(reader, compact, cell); };
     forEachRow(
         reader,
         std::string("SELECT id, block_id, ") +

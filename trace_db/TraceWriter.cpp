@@ -2,6 +2,7 @@
 #include "trace_db/TraceWriter.h"
 
 #include "base/AtomicFile.h"
+#include "trace_db/DictText.h"
 #include "trace_db/RowCodec.h"
 #include "trace_db/Schema.h"
 #include "trace_db/SchemaVersion.h"
@@ -304,13 +305,7 @@ void TraceWriter::Impl::preloadStrings() {
 }
 
 void TraceWriter::Impl::preloadDict() {
-    Statement select(m_db, "SELECT id, str FROM dict");
-    while (select.step()) {
-        std::int64_t id = 0;
-        std::string text;
-        select.readAll(id, text);
-        m_dict.preload(id, std::move(text));
-    }
+    for (auto& [id, text] : readDict(m_db)) m_dict.preload(id, std::move(text));
 }
 
 void TraceWriter::Impl::flushStrings() {

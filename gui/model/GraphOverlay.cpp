@@ -2,11 +2,11 @@
 // table and validate's diff results, and carried across stages through provenance.
 #include "gui/model/GraphOverlay.h"
 
+#include "profiler/DictCells.h"
 #include "profiler/KernelLaunches.h"
 #include "profiler/Profile.h"
 #include "profiler/Provenance.h"
 #include "profiler/SqlRows.h"
-#include "trace_db/Schema.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -67,7 +67,7 @@ std::int64_t lastTileStage(const tracedb::TraceReader& reader) {
 /// (Block), or per kernel text, every launch of it (PTO). Slices go by their task, not by
 /// instr.block_id: a kernel text shared by many tasks is one kernel id (docs/TRACE_SCHEMA.md).
 ValueMap cyclesByLaunch(const tracedb::TraceReader& reader, Level level) {
-    const bool compact = reader.schemaVersion() >= tracedb::kCompactSince;
+    const bool compact = prof::keepsTextInDict(reader);
     const prof::KernelLaunches launches = prof::KernelLaunches::load(reader);
     ValueMap map;
     prof::forEachRow(

@@ -3,9 +3,9 @@
 
 #include "gui/model/CancelToken.h"
 #include "gui/model/LoopLabel.h"
+#include "profiler/DictCells.h"
 #include "profiler/Provenance.h"
 #include "profiler/SqlRows.h"
-#include "trace_db/Schema.h"
 
 #include <fmt/format.h>
 
@@ -129,7 +129,7 @@ void readNodes(const tracedb::TraceReader& reader, GraphStage& g) {
     Interner intern(g.strings);
     // A file of schema 4 stores the repeated text once (table dict): each distinct id is
     // interned and its loop label parsed once, without the view's lookup on every row.
-    const bool compact = reader.schemaVersion() >= tracedb::kCompactSince;
+    const bool compact = prof::keepsTextInDict(reader);
     const tracedb::DictText& dict = reader.dict();
     std::unordered_map<std::int64_t, std::uint16_t> internedOf; // dict id → interned text
     auto internText = [&](const tracedb::SqlValue& cell) -> std::uint16_t {

@@ -1,8 +1,8 @@
 // Provenance links for the shared selection: entity → Tensor op → derived entities.
 #include "gui/model/LinkResolver.h"
 
+#include "profiler/DictCells.h"
 #include "profiler/SqlRows.h"
-#include "trace_db/Schema.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -42,7 +42,7 @@ void forEachChunk(const tracedb::TraceReader& reader, std::string_view sqlPrefix
 // 16 → 49 µs), so the table is read directly.
 LinkResolver::LinkResolver(const tracedb::TraceReader& reader)
     : m_reader(reader), m_provenance(reader),
-      m_instrTable(reader.schemaVersion() >= tracedb::kCompactSince ? "instr_data" : "instr") {}
+      m_instrTable(prof::keepsTextInDict(reader) ? "instr_data" : "instr") {}
 
 std::optional<std::int64_t> LinkResolver::rootOf(std::int64_t stageId, std::int64_t nodeId) {
     return m_provenance.findRoot(stageId, nodeId);

@@ -1,9 +1,9 @@
 // Rebuilds an emit-pto stage's listing from the trace's instr and kernel-node rows.
 #include "gui/model/PtoListing.h"
 
+#include "profiler/DictCells.h"
 #include "profiler/KernelLaunches.h"
 #include "profiler/SqlRows.h"
-#include "trace_db/Schema.h"
 
 #include <fmt/format.h>
 
@@ -38,10 +38,9 @@ RebuiltListing rebuildPtoListing(const tracedb::TraceReader& reader, std::int64_
     std::int64_t block = -1;
     // A file of schema 4 keeps the text in dict: read the ids and look them up in memory, not
     // through the view's lookup per row and column.
-    const bool compact = reader.schemaVersion() >= tracedb::kCompactSince;
+    const bool compact = prof::keepsTextInDict(reader);
     auto text = [&](const tracedb::SqlValue& cell) {
-        if (!compact || cellNull(cell)) return cellText(cell);
-        return tracedb::dictText(reader.dict(), cellInt(cell));
+        return prof::dictCellText(reader, compact, cell);
     };
     prof::forEachRow(
         reader,
