@@ -29,6 +29,7 @@ struct CompileArgs {
     bool noDoubleBuffer = false;
     bool noFuse = false;
     bool noReroll = false;
+    bool verifyEach = false;
     ReplicationArgs replication; // --no-cluster-probe, --share-kernels
     bool timePasses = false;
     bool checkSync = false;
@@ -102,6 +103,7 @@ int runCompile(const CompileArgs& args) {
     options.doubleBuffer = !args.noDoubleBuffer;
     options.fuse = !args.noFuse;
     options.rerollLoops = !args.noReroll;
+    if (args.verifyEach) options.verify = VerifyStages::EachPass;
     applyReplicationOptions(args.replication, options);
     options.tilesPerTask = args.tilesPerTask;
     options.fault = args.fault;
@@ -155,6 +157,9 @@ void registerCompile(CLI::App& app, Action& action) {
     cmd->add_flag(
         "--no-reroll", args->noReroll,
         "keep unrolled loop iterations written out in the PTO kernels (no counted loops)");
+    cmd->add_flag("--verify-each", args->verifyEach,
+                  "run the level's verifier after every pass, not only after each level's last "
+                  "(names the pass that broke an invariant)");
     addReplicationOptions(cmd, args->replication);
     addFaultOption(cmd, args->fault, kFaultHelp);
     addBindOption(cmd, args->binds);

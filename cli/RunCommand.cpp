@@ -20,6 +20,7 @@ struct RunArgs {
     bool noDoubleBuffer = false;
     bool noFuse = false;
     bool noReroll = false;
+    bool verifyEach = false;
     ReplicationArgs replication; // --no-cluster-probe, --share-kernels
     bool json = false;
     std::string dump;       // --dump DIR
@@ -87,6 +88,7 @@ int runRun(RunArgs& args) {
     args.options.compile.doubleBuffer = !args.noDoubleBuffer;
     args.options.compile.fuse = !args.noFuse;
     args.options.compile.rerollLoops = !args.noReroll;
+    if (args.verifyEach) args.options.compile.verify = VerifyStages::EachPass;
     applyReplicationOptions(args.replication, args.options.compile);
     if (!args.dump.empty() && args.options.sim.timingOnly)
         throw std::invalid_argument("--dump needs the numerics: drop --timing-only");
@@ -159,6 +161,9 @@ void registerRun(CLI::App& app, Action& action) {
     cmd->add_flag(
         "--no-reroll", args->noReroll,
         "keep unrolled loop iterations written out in the PTO kernels (no counted loops)");
+    cmd->add_flag("--verify-each", args->verifyEach,
+                  "run the level's verifier after every pass, not only after each level's last "
+                  "(names the pass that broke an invariant)");
     addReplicationOptions(cmd, args->replication);
     addFaultOption(cmd, o.compile.fault, kFaultHelp);
     addBindOption(cmd, o.binds);

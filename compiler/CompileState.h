@@ -38,11 +38,16 @@ inline std::optional<ShareKernels> parseShareKernels(std::string_view text) {
     return std::nullopt;
 }
 
+/// When the level's verifier runs: after the last pass of each level (and at a --stop-after
+/// point), after every pass (`--verify-each`: names the pass that broke an invariant), or never
+/// (probes, whose traced compile verifies what it extends).
+enum class VerifyStages : uint8_t { LevelEnds, EachPass, Off };
+
 struct CompileOptions {
     TargetInfo target;
     bool doubleBuffer = true;
-    int tilesPerTask = 0;    // 0 = fill the cores
-    bool verifyEach = true;  // run the level's verifier after every pass
+    int tilesPerTask = 0; // 0 = fill the cores
+    VerifyStages verify = VerifyStages::LevelEnds;
     bool fuse = true;        // fuse-cube-vector: fused clusters for alternating chains of a loop
     FaultSpec fault;         // debug: a defect to plant (compiler/FaultInjection.h)
     ResourceBudget budget;   // limits checked before expand-tiles and after emit-pto

@@ -59,7 +59,7 @@ bool PassManager::run(std::string_view passName) {
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 
     m_timings.push_back({std::string(passName), micros});
-    if (m_options.verifyEach) verify(pass->to);
+    if (verifiesAfter(*pass)) verify(pass->to);
     notify(passName, micros);
     maybePrint(passName);
     if (isStopPoint(*pass)) m_stopped = true;
@@ -96,6 +96,18 @@ void PassManager::maybePrint(std::string_view pass) {
     *m_pm.printStream << fmt::format("// ----- IR after {} ({} level) -----\n", pass,
                                      stageKindName(m_state.kind))
                       << printStage(m_state) << "\n";
+}
+
+bool PassManager::verifiesAfter(const PassInfo& pass) const {
+    switch (m_options.verify) {
+    case VerifyStages::EachPass:
+        return true;
+    case VerifyStages::LevelEnds:
+        return isLastPassOfLevel(pass) || isStopPoint(pass);
+    case VerifyStages::Off:
+        return false;
+    }
+    return true;
 }
 
 bool PassManager::isStopPoint(const PassInfo& pass) const {

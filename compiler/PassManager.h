@@ -57,6 +57,8 @@ private:
     void notify(std::string_view pass, double micros);
     void maybePrint(std::string_view pass);
     bool isStopPoint(const PassInfo& pass) const;
+    // Whether the level's verifier runs after `pass` (CompileOptions::verify).
+    bool verifiesAfter(const PassInfo& pass) const;
 
     CompileState& m_state;
     CompileOptions m_options;

@@ -76,7 +76,7 @@ std::optional<LoopWindow> probeLoopWindow(CompileState& state, const CompileOpti
                                           const Op& loop) {
     LoopWindow w = loopWindowFor(loop);
     CompileOptions quick = options;
-    quick.verifyEach = false; // the traced compile verifies the window it extends
+    quick.verify = VerifyStages::Off; // the traced compile verifies the window it extends
     std::vector<PtoProgram> probes;
     auto refuse = [&](const std::string& why) {
         state.windowNote = fmt::format("loop \"{}\" ({} iterations) lowered in full: {}",
@@ -133,7 +133,7 @@ bool clusterCandidate(const CompileState& state, const CompileOptions& options,
 std::optional<ClusterProbe> planClusterProbe(CompileState& state, const CompileOptions& options) {
     CompileState pre = state;
     CompileOptions quick = options;
-    quick.verifyEach = false;
+    quick.verify = VerifyStages::Off;
     PassManagerOptions upToTiles;
     upToTiles.stopAfter = "dead-code";
     try {
@@ -164,7 +164,7 @@ std::optional<ClusterProbe> probeClusters(CompileState& state, const CompileOpti
     std::optional<ClusterProbe> plan = planClusterProbe(state, options);
     if (!plan) return std::nullopt;
     CompileOptions quick = options;
-    quick.verifyEach = false; // the traced compile verifies the probe it replicates
+    quick.verify = VerifyStages::Off; // the traced compile verifies the probe it replicates
     auto refuse = [&](const std::string& why) {
         state.clusterNote =
             fmt::format("{} fused clusters compiled in full: {}", plan->clusters, why);

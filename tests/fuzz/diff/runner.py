@@ -100,7 +100,8 @@ def run_pto(pto, program_text, p, inputs, workdir, fault=None, timeout=TIMEOUT_S
         gen.save_npy(path, inputs[a.name], a.dtype)
         files.append(path)
     outdir = os.path.join(workdir, "out")
-    cmd = [pto, "run", src, "--outputs", outdir, "--trace", "none"]
+    # Every pass verified: a broken invariant is reported by the pass that broke it.
+    cmd = [pto, "run", src, "--outputs", outdir, "--trace", "none", "--verify-each"]
     if files:
         cmd += ["--inputs", ",".join(files)]
     if fault:

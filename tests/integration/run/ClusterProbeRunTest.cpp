@@ -230,7 +230,7 @@ std::vector<PtoProgram> probesOf(const std::string& text) {
         CompileState s = loadProgramText(text, "fa.pto");
         s.clusters = ClusterProbe{4096, 128, 32, c, {}};
         CompileOptions o;
-        o.verifyEach = false;
+        o.verify = VerifyStages::Off;
         PassManager pm(s, o);
         lowerToPto(pm);
         out.push_back(std::move(s.pto));
