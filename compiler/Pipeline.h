@@ -6,6 +6,7 @@
 #include "compiler/StageRecorder.h"
 #include "compiler/ir/BindScalars.h"
 
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -49,14 +50,22 @@ std::vector<ProgramInput> programInputs(const CompileState& state);
 // ended it early.
 bool lowerToPto(PassManager& pm);
 
+// A compile's recording handed back still running (its writer thread inserting the last
+// stages' rows): the trace writer is the recording's until finish() returned or it is gone.
+// pto run simulates meanwhile (docs/PERFORMANCE.md, issue 17).
+using PendingRecording = std::unique_ptr<StageRecorder>;
+
 // The whole compile as the tools run it: a pass manager over `state` with the given options,
 // `observers` attached, and — with `trace` — the program meta and every stage recorded into
-// it within `limits` (the caller commits the writer). Returns the time of every pass that ran.
+// it within `limits` (the caller commits the writer). With `pending`, a successful compile
+// leaves its recording running there instead of waiting for it. Returns the time of every
+// pass that ran.
 std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions& options,
                                        tracedb::TraceWriter* trace = nullptr,
                                        const PassManagerOptions& pmOptions = {},
                                        std::span<StageObserver* const> observers = {},
-                                       const RecordLimits& limits = {});
+                                       const RecordLimits& limits = {},
+                                       PendingRecording* pending = nullptr);
 
 // The FLOPs of the compiled program's Tensor ops (countFlops), every iteration of a loop lowered
 // through a window counted (state.tensor holds the window's iterations only).

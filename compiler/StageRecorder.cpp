@@ -48,8 +48,80 @@ int64_t argNodeId(size_t i) {
 // rows built at once held ~0.6 GB (docs/PERFORMANCE.md, issue 17). The rows are the same, in
 // the same order within each table.
 constexpr size_t kRowChunk = 16384;
-// Rows queued for the writer thread at most: the passes wait only when it is this far behind.
-constexpr size_t kQueuedRows = 2 * kRowChunk;
+// Bytes of rows queued for the writer thread at most: the passes wait only when it is this far
+// behind. Large enough for a big Tile stage in compact form (the 6144³ GEMM's: ~75 MB), so the
+// Block passes run while SQLite inserts it (docs/PERFORMANCE.md, issue 17, session 15).
+constexpr size_t kQueuedBytes = size_t(96) << 20;
+
+constexpr int64_t kNone = INT64_MIN;
+int64_t packed(std::optional<int64_t> v) {
+    return v ? *v : kNone;
+}
+std::optional<int64_t> unpacked(int64_t v) {
+    return v == kNone ? std::nullopt : std::optional<int64_t>(v);
+}
+
+// A function stage's edge while it waits in the writer's queue: its label by address in the
+// recorder's label cache (a node-based map that only grows: entries never move), 40 bytes
+// instead of an EdgeRow's 72 plus its label's heap copy.
+struct QueuedEdge {
+    int64_t stageId = 0, src = 0, dst = 0, valueId = 0;
+    const std::string* label = nullptr;
+};
+
+// A function stage's node while it waits in the writer's queue: optional ints as kNone,
+// 136 bytes instead of a NodeDataRow's 264.
+struct QueuedNode {
+    int64_t stageId = 0, id = 0;
+    std::string name;
+    int64_t kind = kNone, dtype = kNone, shape = kNone, space = kNone, core = kNone, pipe = kNone,
+            attrs = kNone, parent = kNone;
+    int32_t srcLine = -1, srcCol = -1;
+};
+
+// The writer thread's side: a chunk of queued rows turned into the trace_db rows they stand
+// for, in rows reused from chunk to chunk (their strings keep their capacity), and inserted
+// with addAll (multi-row INSERTs).
+void insertQueued(tracedb::TraceWriter& writer, std::span<const QueuedEdge> edges) {
+    thread_local std::vector<EdgeRow> rows;
+    rows.resize(edges.size());
+    for (size_t i = 0; i < edges.size(); ++i) {
+        const QueuedEdge& e = edges[i];
+        EdgeRow& row = rows[i];
+        row.stageId = e.stageId;
+        row.src = e.src;
+        row.dst = e.dst;
+        row.valueId = e.valueId;
+        row.label = *e.label;
+    }
+    writer.addAll(std::span<const EdgeRow>(rows));
+}
+void insertQueued(tracedb::TraceWriter& writer, std::span<const QueuedNode> nodes) {
+    thread_local std::vector<NodeDataRow> rows;
+    rows.resize(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const QueuedNode& n = nodes[i];
+        NodeDataRow& row = rows[i];
+        row.stageId = n.stageId;
+        row.id = n.id;
+        row.name = n.name;
+        row.kindDict = unpacked(n.kind);
+        row.dtypeDict = unpacked(n.dtype);
+        row.shapeDict = unpacked(n.shape);
+        row.spaceDict = unpacked(n.space);
+        row.coreDict = unpacked(n.core);
+        row.pipeDict = unpacked(n.pipe);
+        row.attrsDict = unpacked(n.attrs);
+        row.groupId = std::nullopt;
+        row.parentId = unpacked(n.parent);
+        row.srcLine = n.srcLine < 0 ? std::nullopt : std::optional<int64_t>(n.srcLine);
+        row.srcCol = n.srcCol < 0 ? std::nullopt : std::optional<int64_t>(n.srcCol);
+    }
+    writer.addAll(std::span<const NodeDataRow>(rows));
+}
+template <typename Row> void insertQueued(tracedb::TraceWriter& writer, std::span<const Row> rows) {
+    writer.addAll(rows);
+}
 
 // The address steps of an instruction outside a counted loop.
 constexpr std::array<int64_t, 4> kNoSteps{};
@@ -66,29 +138,33 @@ StageRecorder::StageRecorder(tracedb::TraceWriter& writer, const TargetInfo& tar
                              RecordLimits limits, RecordThread thread)
     : m_writer(writer), m_target(target), m_limits(limits), m_nextStageId(writer.nextStageId()),
       m_names(writer), m_shapes(writer), m_attrs(writer), m_operands(writer) {
-    if (thread == RecordThread::Writer) m_thread.emplace(writer, kQueuedRows);
+    if (thread == RecordThread::Writer) m_thread.emplace(writer, kQueuedBytes);
     submit([](tracedb::TraceWriter& w) {
         for (std::string_view table : kIndexedAsInserted) w.indexNow(table);
     });
+}
+
+void StageRecorder::stagesDone() {
+    submit([](tracedb::TraceWriter& w) { w.flushText(); });
 }
 
 void StageRecorder::finish() {
     if (m_thread) m_thread->finish();
 }
 
-void StageRecorder::submit(tracedb::WriterThread::Job job, size_t rows) {
+void StageRecorder::submit(tracedb::WriterThread::Job job, size_t bytes) {
     if (m_thread)
-        m_thread->push(std::move(job), rows);
+        m_thread->push(std::move(job), bytes);
     else
         job(m_writer);
 }
 
 template <typename Row> void StageRecorder::send(std::vector<Row>& rows) {
     if (rows.empty()) return;
-    const size_t count = rows.size();
+    const size_t bytes = rows.size() * sizeof(Row);
     submit([rows = std::move(rows)](
-               tracedb::TraceWriter& writer) { writer.addAll(std::span<const Row>(rows)); },
-           count);
+               tracedb::TraceWriter& writer) { insertQueued(writer, std::span<const Row>(rows)); },
+           bytes);
     rows.clear();
 }
 
@@ -162,7 +238,8 @@ void StageRecorder::onStage(const StageEvent& event) {
     }
     const int64_t stage = m_nextStageId++;
     row.id = stage;
-    submit([row = std::move(row)](tracedb::TraceWriter& writer) { writer.add(row); });
+    const size_t rowBytes = sizeof(row) + row.irText.size();
+    submit([row = std::move(row)](tracedb::TraceWriter& writer) { writer.add(row); }, rowBytes);
 
     if (isFunction) {
         const Function& f = event.kind == StageKind::Tensor ? s.tensor : s.tile;
@@ -211,9 +288,9 @@ std::vector<int64_t> StageRecorder::anchoredParents(const Function& f) const {
 
 void StageRecorder::recordFunction(int64_t stage, const Function& f,
                                    const std::vector<int64_t>& parents) {
-    std::vector<NodeDataRow> nodes;
-    std::vector<EdgeRow> edges;
-    nodes.reserve(f.ops().size() + f.args.size() + 1);
+    std::vector<QueuedNode> nodes;
+    std::vector<QueuedEdge> edges;
+    nodes.reserve(std::min(f.ops().size() + f.args.size() + 1, kRowChunk));
     auto sourceOf = [&](ValueId v) {
         const Value& val = f.value(v);
         if (val.def != kNoId) return int64_t(val.def);
@@ -221,54 +298,55 @@ void StageRecorder::recordFunction(int64_t stage, const Function& f,
             if (f.args[i] == v) return argNodeId(i);
         return int64_t(kNoId);
     };
+    auto edge = [&](ValueId v, int64_t dst) {
+        edges.push_back({stage, sourceOf(v), dst, int64_t(v), &labelOf(f.type(v))});
+    };
     for (size_t i = 0; i < f.args.size(); ++i) {
         const Type& t = f.type(f.args[i]);
-        NodeDataRow n{.stageId = stage,
-                      .id = argNodeId(i),
-                      .kindDict = m_names.idOfText("arg"),
-                      .name = valueName(f, f.args[i]),
-                      .dtypeDict = nameId(t.dtype),
-                      .shapeDict = shapeId(t.shape),
-                      .spaceDict = nameId(MemSpace::GM)};
-        n.parentId = argNodeId(i);
-        n.srcLine = f.loc.line;
+        QueuedNode n{.stageId = stage, .id = argNodeId(i), .name = valueName(f, f.args[i])};
+        n.kind = packed(m_names.idOfText("arg"));
+        n.dtype = packed(nameId(t.dtype));
+        n.shape = packed(shapeId(t.shape));
+        n.space = packed(nameId(MemSpace::GM));
+        n.parent = argNodeId(i);
+        n.srcLine = int32_t(f.loc.line);
         nodes.push_back(std::move(n));
     }
     for (const Op& op : f.ops()) {
-        NodeDataRow n;
+        QueuedNode n;
         n.stageId = stage;
         n.id = op.id;
-        n.kindDict = nameId(op.kind);
+        n.kind = packed(nameId(op.kind));
         if (op.result != kNoId) {
             const Type& t = f.type(op.result);
             n.name = valueName(f, op.result);
-            n.dtypeDict = nameId(t.dtype);
-            n.shapeDict = shapeId(t.shape);
-            if (t.space != MemSpace::None) n.spaceDict = nameId(t.space);
+            n.dtype = packed(nameId(t.dtype));
+            n.shape = packed(shapeId(t.shape));
+            if (t.space != MemSpace::None) n.space = packed(nameId(t.space));
         }
         if (f.level == Level::Tile) {
             Placement p = placeTileOp(f, op);
-            if (p.core != CoreType::None) n.coreDict = nameId(p.core);
-            if (p.core != CoreType::None) n.pipeDict = nameId(p.pipe);
+            if (p.core != CoreType::None) n.core = packed(nameId(p.core));
+            if (p.core != CoreType::None) n.pipe = packed(nameId(p.pipe));
         }
         attrsKey(m_key, f, op);
-        n.attrsDict = m_attrs.idOf(m_key, [&] { return attrsJson(f, op); });
-        if (parents[op.id] != kNoParent) n.parentId = parents[op.id];
+        n.attrs = packed(m_attrs.idOf(m_key, [&] { return attrsJson(f, op); }));
+        if (parents[op.id] != kNoParent) n.parent = parents[op.id];
         if (op.loc.known()) {
-            n.srcLine = op.loc.line;
-            n.srcCol = op.loc.col;
+            n.srcLine = int32_t(op.loc.line);
+            n.srcCol = int32_t(op.loc.col);
         }
         nodes.push_back(std::move(n));
-        for (ValueId v : op.operands)
-            edges.push_back({stage, sourceOf(v), op.id, v, labelOf(f.type(v))});
+        for (ValueId v : op.operands) edge(v, op.id);
         sendChunk(nodes);
         sendChunk(edges);
     }
     int64_t ret = argNodeId(f.args.size());
-    nodes.push_back(NodeDataRow{
-        .stageId = stage, .id = ret, .kindDict = m_names.idOfText("return"), .name = "return"});
-    nodes.back().parentId = ret;
-    for (ValueId v : f.results) edges.push_back({stage, sourceOf(v), ret, v, labelOf(f.type(v))});
+    QueuedNode n{.stageId = stage, .id = ret, .name = "return"};
+    n.kind = packed(m_names.idOfText("return"));
+    n.parent = ret;
+    nodes.push_back(std::move(n));
+    for (ValueId v : f.results) edge(v, ret);
     send(nodes);
     send(edges);
 }

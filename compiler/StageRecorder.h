@@ -41,6 +41,10 @@ public:
     StageRecorder(tracedb::TraceWriter& writer, const TargetInfo& target, RecordLimits limits = {},
                   RecordThread thread = RecordThread::Caller);
     void onStage(const StageEvent& event) override;
+    // No stage comes after: the dict texts interned for the stages are inserted now (on the
+    // writer thread, if any) rather than by the writer's commit. Nobody may intern text into
+    // the writer until finish() returned.
+    void stagesDone();
     // Waits until every row is inserted; an insert's error (a full disk, …) is thrown here, or
     // by the onStage after it. Afterwards the writer is the caller's again. Idempotent.
     void finish();
@@ -51,7 +55,8 @@ public:
 private:
     bool isLastOfLevel(const StageEvent& event) const;
     bool isFinalStage(const StageEvent& event) const;
-    void submit(tracedb::WriterThread::Job job, size_t rows = 1);
+    // `bytes`: what the job holds, counted against the queue's bound.
+    void submit(tracedb::WriterThread::Job job, size_t bytes = 64);
     // Hands `rows` over (leaving it empty); sendChunk only once a chunk is full.
     template <typename Row> void send(std::vector<Row>& rows);
     template <typename Row> void sendChunk(std::vector<Row>& rows);
@@ -103,7 +108,8 @@ private:
     EnumNameIds<Opcode> m_opcodes;
     DictKey m_key;
     std::unordered_map<std::string, std::string, RecordDict::Hash, std::equal_to<>> m_labels;
-    // Last, so that it is joined first; its jobs own their rows and touch only the writer.
+    // Last, so that it is joined first; its jobs own their rows and touch only the writer (and
+    // the labels of m_labels that queued edges point to, which are never changed or removed).
     std::optional<tracedb::WriterThread> m_thread;
 };
 

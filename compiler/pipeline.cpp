@@ -209,7 +209,7 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
                                        tracedb::TraceWriter* trace,
                                        const PassManagerOptions& pmOptions,
                                        std::span<StageObserver* const> observers,
-                                       const RecordLimits& limits) {
+                                       const RecordLimits& limits, PendingRecording* pending) {
     // Observers (bisection) interpret every stage: they need every iteration.
     if (const Op* loop = windowCandidate(state, options, pmOptions, !observers.empty()))
         state.window = probeLoopWindow(state, options, *loop);
@@ -217,16 +217,21 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
         state.clusters = probeClusters(state, options);
     PassManager pm(state, options, pmOptions);
     for (StageObserver* o : observers) pm.addObserver(o);
-    std::optional<StageRecorder> recorder;
+    PendingRecording recorder;
     if (trace) {
         recordProgramMeta(*trace, state, options);
         // The passes go on while the stages before are inserted (docs/PERFORMANCE.md, issue 17).
-        recorder.emplace(*trace, options.target, limits, RecordThread::Writer);
-        pm.addObserver(&*recorder);
+        recorder =
+            std::make_unique<StageRecorder>(*trace, options.target, limits, RecordThread::Writer);
+        pm.addObserver(recorder.get());
     }
     pm.start();
     lowerToPto(pm);
-    if (recorder) recorder->finish(); // an insert's error is thrown here; the writer is ours again
+    if (recorder) recorder->stagesDone();
+    if (recorder && pending)
+        *pending = std::move(recorder); // the caller finishes it
+    else if (recorder)
+        recorder->finish(); // an insert's error is thrown here; the writer is ours again
     // A PTO listing skips every pass; a PTO-level fault is planted into it as loaded.
     if (state.kind == StageKind::Pto && !state.planted && options.fault.active() &&
         faultPass(options.fault.kind) == "emit-pto")

@@ -37,21 +37,20 @@ std::string_view recordLevelName(RecordLevel level) {
 std::vector<PassTiming> compileRecorded(CompileState& state, const CompileOptions& options,
                                         tracedb::TraceWriter* trace, RecordLevel level,
                                         const PassManagerOptions& pmOptions,
-                                        std::span<StageObserver* const> observers) {
+                                        std::span<StageObserver* const> observers,
+                                        PendingRecording* pending) {
     if (!trace || level == RecordLevel::All)
-        return compileProgram(state, options, trace, pmOptions, observers);
-    std::vector<PassTiming> timings;
+        return compileProgram(state, options, trace, pmOptions, observers, {}, pending);
+    // Before the compile: a recording left pending owns the writer when it returns.
+    trace->setMeta("record_level", std::string(recordLevelName(level)));
     if (level == RecordLevel::Levels || level == RecordLevel::Final) {
         RecordLimits limits;
         limits.fullStageNodes = 0; // only the last stage of each level in full
         limits.finalStagesOnly = level == RecordLevel::Final;
-        timings = compileProgram(state, options, trace, pmOptions, observers, limits);
-    } else {
-        recordProgramMeta(*trace, state, options); // the program, but no stage
-        timings = compileProgram(state, options, nullptr, pmOptions, observers);
+        return compileProgram(state, options, trace, pmOptions, observers, limits, pending);
     }
-    trace->setMeta("record_level", std::string(recordLevelName(level)));
-    return timings;
+    recordProgramMeta(*trace, state, options); // the program, but no stage
+    return compileProgram(state, options, nullptr, pmOptions, observers);
 }
 
 namespace {
@@ -67,11 +66,12 @@ std::vector<PassTiming> compileWithTileFallback(CompileState& state, CompileOpti
                                                 std::optional<tracedb::TraceWriter>& writer,
                                                 RecordLevel level,
                                                 const PassManagerOptions& pmOptions,
-                                                std::span<StageObserver* const> observers) {
+                                                std::span<StageObserver* const> observers,
+                                                PendingRecording* pending) {
     const CompileState initial = state;
     try {
         return compileRecorded(state, options, writer ? &*writer : nullptr, level, pmOptions,
-                               observers);
+                               observers, pending);
     } catch (const NoFitError&) {
         if (!observers.empty() || !pmOptions.stopAfter.empty() || options.target.tileShrink != 0 ||
             !hasDefaultVecTiles(state, options.target))
@@ -94,7 +94,7 @@ std::vector<PassTiming> compileWithTileFallback(CompileState& state, CompileOpti
             state = initial;
             options = smaller;
             return compileRecorded(state, options, writer ? &*writer : nullptr, level, pmOptions,
-                                   observers);
+                                   observers, pending);
         }
         std::rethrow_exception(first);
     }

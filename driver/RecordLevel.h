@@ -35,11 +35,13 @@ std::string_view recordLevelName(RecordLevel level);
 /// What --record accepts, for messages: "all, levels, final, none".
 inline constexpr std::string_view kRecordLevelNames = "all, levels, final, none";
 
-/// compileProgram with the stages recorded into `trace` (when not null) as `level` asks.
+/// compileProgram with the stages recorded into `trace` (when not null) as `level` asks; with
+/// `pending`, the recording is left running there (compileProgram).
 std::vector<PassTiming> compileRecorded(CompileState& state, const CompileOptions& options,
                                         tracedb::TraceWriter* trace, RecordLevel level,
                                         const PassManagerOptions& pmOptions = {},
-                                        std::span<StageObserver* const> observers = {});
+                                        std::span<StageObserver* const> observers = {},
+                                        PendingRecording* pending = nullptr);
 
 /// compileRecorded, and when that fails for lack of on-chip memory (NoFitError) in a program
 /// that has default-tiled vector ops, the compile is tried untraced with the default tiles'
@@ -47,12 +49,13 @@ std::vector<PassTiming> compileRecorded(CompileState& state, const CompileOption
 /// is recorded again into a fresh `writer` (same path), and `state` and `options` then hold that
 /// compile. A program that fits keeps its tiles: nothing that compiled before changes. Not with
 /// observers or a stop point (they have seen the failed compile's stages); if no retry
-/// compiles, the first error is thrown.
+/// compiles, the first error is thrown. `pending` as in compileRecorded.
 std::vector<PassTiming> compileWithTileFallback(CompileState& state, CompileOptions& options,
                                                 std::optional<tracedb::TraceWriter>& writer,
                                                 RecordLevel level,
                                                 const PassManagerOptions& pmOptions = {},
-                                                std::span<StageObserver* const> observers = {});
+                                                std::span<StageObserver* const> observers = {},
+                                                PendingRecording* pending = nullptr);
 
 /// What pto compile and pto run print when compileWithTileFallback shrank the default tiles.
 std::string tileShrinkNote(int tileShrink);

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -193,16 +194,27 @@ RunResult runProgram(const RunOptions& options) {
 
     CompileOptions compile = options.compile;
     compile.target = sim::toTargetInfo(r.arch);
+    sim::SimOptions simOptions = options.sim;
+    // Without recorded stages the run's slices would name instructions the file lacks.
+    if (options.record == RecordLevel::None) simOptions.traceLevel = sim::TraceLevel::None;
+    simOptions.sourceFile = options.program;
     std::optional<tracedb::TraceWriter> writer;
     if (!options.tracePath.empty()) writer.emplace(tracedb::TraceWriter::create(options.tracePath));
-    phase("compiling", 0);
-    compileWithTileFallback(r.state, compile, writer, options.record);
-    r.tileShrink = compile.target.tileShrink;
-    if (writer) {
+    // An untraced simulation writes nothing while it runs, so the compile's last stages are
+    // inserted meanwhile (docs/PERFORMANCE.md, issue 17). Declared after the writer: joined
+    // before it is closed.
+    const bool overlap = writer && simOptions.traceLevel == sim::TraceLevel::None;
+    PendingRecording recording;
+    auto recordRunMeta = [&] {
         recordArchMeta(*writer, r.arch, "pto run");
         recordCompileOptions(*writer, compile);
         recordBinds(*writer, options.binds);
-    }
+    };
+    phase("compiling", 0);
+    compileWithTileFallback(r.state, compile, writer, options.record, {}, {},
+                            overlap ? &recording : nullptr);
+    r.tileShrink = compile.target.tileShrink;
+    if (writer && !overlap) recordRunMeta();
 
     checkRunBudget(r.state, compile.budget, numerics); // before the simulator allocates
     if (!options.keepLowering) {
@@ -211,17 +223,24 @@ RunResult runProgram(const RunOptions& options) {
     }
 
     phase(numerics ? "simulating" : "simulating (timing only)", 1);
-    sim::SimOptions simOptions = options.sim;
-    // Without recorded stages the run's slices would name instructions the file lacks.
-    if (options.record == RecordLevel::None) simOptions.traceLevel = sim::TraceLevel::None;
-    simOptions.sourceFile = options.program;
     try {
-        r.sim =
-            sim::simulate(r.state.pto, r.arch, r.inputs, simOptions, writer ? &*writer : nullptr);
+        r.sim = sim::simulate(r.state.pto, r.arch, r.inputs, simOptions,
+                              writer && !overlap ? &*writer : nullptr);
     } catch (const SimFault& fault) {
         r.faultMessage = fault.what();
         r.faultCycle = fault.site().cycle;
-        if (writer) writer->setMeta("sim_fault", r.faultMessage);
+        if (writer && !overlap) writer->setMeta("sim_fault", r.faultMessage);
+    }
+    if (recording) {
+        recording->finish(); // an insert's error is thrown here; the writer is ours again
+        recording.reset();
+    }
+    if (overlap) {
+        recordRunMeta();
+        const int64_t cycles =
+            r.faultMessage.empty() ? r.sim.totalCycles.count() : std::max<int64_t>(r.faultCycle, 0);
+        sim::recordUntracedRun(*writer, r.arch, cycles);
+        if (!r.faultMessage.empty()) writer->setMeta("sim_fault", r.faultMessage);
     }
     r.flops = programFlops(r.state); // every iteration of a windowed loop
     r.gmBytes = gmTraffic(r.sim);

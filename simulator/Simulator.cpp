@@ -41,14 +41,6 @@ TraceSetup traceSetup(const PtoProgram& program, const ArchConfig& arch,
     return setup;
 }
 
-/// --trace none records no rows, but how long the run took still belongs in meta.
-void recordUntracedRun(tracedb::TraceWriter& trace, const ArchConfig& arch,
-                       std::int64_t totalCycles) {
-    trace.setMeta("trace_level", traceLevelName(TraceLevel::None));
-    trace.setMeta("sim_total_cycles", std::to_string(totalCycles));
-    trace.setMeta("clock_hz", fmt::format("{}", arch.clockHz()));
-}
-
 std::vector<std::string> warningTexts(const SimResult& result) {
     std::vector<std::string> texts;
     for (const SimWarning& w : result.warnings)
@@ -59,6 +51,14 @@ std::vector<std::string> warningTexts(const SimResult& result) {
 }
 
 } // namespace
+
+// --trace none records no rows, but how long the run took still belongs in meta.
+void recordUntracedRun(tracedb::TraceWriter& trace, const ArchConfig& arch,
+                       std::int64_t totalCycles) {
+    trace.setMeta("trace_level", traceLevelName(TraceLevel::None));
+    trace.setMeta("sim_total_cycles", std::to_string(totalCycles));
+    trace.setMeta("clock_hz", fmt::format("{}", arch.clockHz()));
+}
 
 const CoreStats& SimResult::core(CoreType type, int index) const {
     for (const CoreStats& c : cores)

@@ -36,4 +36,10 @@ SimResult simulate(const PtoProgram& program, const ArchConfig& arch,
                    std::span<const TensorData> inputs, const SimOptions& options,
                    tracedb::TraceWriter* trace = nullptr);
 
+/// What simulate writes into `trace` for a run without a traced timeline (trace level None):
+/// the level, the total cycles (the fault's cycle after a fault) and the clock. For a caller
+/// that simulated with no writer because the writer was busy meanwhile.
+void recordUntracedRun(tracedb::TraceWriter& trace, const ArchConfig& arch,
+                       std::int64_t totalCycles);
+
 } // namespace pto::sim

@@ -49,7 +49,7 @@ constexpr std::string_view kBulkPragmas = "PRAGMA journal_mode = OFF;"
                                           "PRAGMA synchronous = OFF;"
                                           "PRAGMA locking_mode = EXCLUSIVE;"
                                           "PRAGMA temp_store = MEMORY;"
-                                          "PRAGMA cache_size = -65536;"; // KiB, i.e. 64 MiB
+                                          "PRAGMA cache_size = -16384;"; // KiB, i.e. 16 MiB
 
 /// Rows ANALYZE samples per index: enough for the planner, cheap on big traces.
 constexpr int kAnalysisLimit = 1000;
@@ -93,6 +93,7 @@ public:
     std::int64_t nextStageId();
     void indexNow(std::string_view table);
     void commit();
+    void flushText();
 
     template <typename Row> std::int64_t insert(const Row& row);
     template <typename Row> void insertAll(std::span<const Row> rows);
@@ -321,6 +322,11 @@ void TraceWriter::Impl::flushStrings() {
     }
 }
 
+void TraceWriter::Impl::flushText() {
+    requireOpen();
+    closeOnError([&] { flushStrings(); });
+}
+
 void TraceWriter::Impl::close() {
     m_inserts = {};
     m_metaInsert.reset();
@@ -370,6 +376,9 @@ std::int64_t TraceWriter::nextStageId() {
 }
 void TraceWriter::indexNow(std::string_view table) {
     impl().indexNow(table);
+}
+void TraceWriter::flushText() {
+    impl().flushText();
 }
 void TraceWriter::commit() {
     impl().commit();

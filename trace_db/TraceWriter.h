@@ -90,6 +90,11 @@ public:
     void addAll(std::span<const MetricRow> rows);
     void addAll(std::span<const StatRow> rows);
 
+    /// Inserts the names and dict texts interned so far, which commit() would otherwise insert:
+    /// a recorder's writer thread does it while the caller goes on (no intern() or
+    /// internDict() may run meanwhile).
+    void flushText();
+
     /// Finishes the file and renames it over path(). The writer is closed afterwards.
     void commit();
 

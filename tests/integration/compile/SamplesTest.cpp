@@ -228,6 +228,8 @@ TEST_P(ThreadedRecordingTest, EqualsTheSynchronousOne) {
         pm.start();
         ASSERT_TRUE(lowerToPto(pm));
         EXPECT_EQ(threaded.lastTileStage(), sync.lastTileStage());
+        sync.stagesDone();
+        threaded.stagesDone(); // the dict texts inserted on the writer thread
         threaded.finish();
         syncWriter.commit();
         threadedWriter.commit();
@@ -237,7 +239,8 @@ TEST_P(ThreadedRecordingTest, EqualsTheSynchronousOne) {
                             "SELECT * FROM edge ORDER BY "
                             "rowid",
                             "SELECT * FROM buffer", "SELECT * FROM instr ORDER BY id",
-                            "SELECT * FROM stats ORDER BY rowid", "SELECT * FROM provenance"}) {
+                            "SELECT * FROM stats ORDER BY rowid", "SELECT * FROM provenance",
+                            "SELECT * FROM dict ORDER BY id"}) {
         const std::string want = tableText(syncDb, sql);
         EXPECT_EQ(tableText(threadedDb, sql), want) << sql;
         rows += int64_t(std::count(want.begin(), want.end(), '\n'));

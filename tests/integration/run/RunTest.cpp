@@ -208,6 +208,58 @@ TEST(TileFallback, DefaultTilesThatDoNotFitAreShrunkAndTheRunIsRight) {
     EXPECT_EQ(std::stoi(ran.out), 3) << tune.out; // as written, double buffering on and off
 }
 
+// A run without a traced timeline simulates while the compile's last stages are still being
+// inserted (driver/Session.cpp): its trace holds the same stages as a traced run's and the run's
+// meta, written once the recording is done.
+TEST(UntracedRun, RecordsEveryStageAndTheRunWhileItSimulates) {
+    test::TempDir dir;
+    RunOptions o;
+    o.program = sourcePath("samples/softmax.pto");
+    o.sim.timingOnly = true;
+    o.tracePath = (dir / "tasks.db").string();
+    o.sim.traceLevel = sim::TraceLevel::Tasks;
+    const RunResult traced = runProgram(o);
+    o.tracePath = (dir / "none.db").string();
+    o.sim.traceLevel = sim::TraceLevel::None;
+    const RunResult untraced = runProgram(o);
+    EXPECT_EQ(untraced.sim.totalCycles, traced.sim.totalCycles);
+    for (const char* sql :
+         {"SELECT id, ord, name, level, pass, parent_stage_id, ir_text, "
+          "node_count, edge_count FROM stage ORDER BY id", // not pass_micros
+          "SELECT * FROM node", "SELECT * FROM edge ORDER BY rowid", "SELECT * FROM buffer",
+          "SELECT * FROM instr ORDER BY id", "SELECT * FROM dict ORDER BY id"}) {
+        auto rows = [&](const std::string& db) {
+            return test::runCommand(
+                       fmt::format("sqlite3 -readonly {} \"{}\"", test::shellQuote(db), sql))
+                .out;
+        };
+        const std::string want = rows((dir / "tasks.db").string());
+        EXPECT_GT(want.size(), 0u) << sql;
+        EXPECT_EQ(rows(o.tracePath), want) << sql;
+    }
+    const auto reader = tracedb::TraceReader::open(o.tracePath);
+    EXPECT_EQ(reader.meta("trace_level"), "none");
+    EXPECT_EQ(reader.meta("sim_total_cycles"), std::to_string(untraced.sim.totalCycles.count()));
+    EXPECT_EQ(reader.meta("producer"), "pto run");
+    EXPECT_TRUE(reader.meta("compile_options").has_value());
+    EXPECT_EQ(reader.meta("record_level"), std::nullopt); // `all`, as in the traced run
+}
+
+TEST(PtoRunCli, AnUntracedRunThatFaultsKeepsTheTraceWithTheFault) {
+    test::TempDir dir;
+    auto db = dir / "run.db";
+    auto r = test::runCommand(
+        fmt::format("{} run {} --trace none -o {}", PTO_CLI,
+                    sourcePath("tests/integration/run/programs/missing_set_flag.ptoasm"),
+                    test::shellQuote(db.string())));
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("deadlock"), std::string::npos) << r.err;
+    const auto reader = tracedb::TraceReader::open(db);
+    EXPECT_NE(reader.meta("sim_fault").value_or("").find("deadlock"), std::string::npos);
+    EXPECT_EQ(reader.meta("trace_level"), "none");
+    EXPECT_TRUE(reader.meta("sim_total_cycles").has_value());
+}
+
 TEST(PtoRunCli, FaultExitsOneAndKeepsTheTrace) {
     test::TempDir dir;
     auto db = dir / "run.db";

@@ -6,6 +6,7 @@
 #include "trace_db/TraceReader.h"
 #include "trace_db/TraceWriter.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <span>
@@ -280,6 +281,39 @@ TEST(TraceDbWriter, RepeatedInstructionTextIsStoredOnce) {
     EXPECT_EQ(countRows(reader, "SELECT count(*) FROM instr WHERE operands = "
                                 "'L1[0x200]:f32[8x8/8]' AND opcode = 'TADD'"),
               17);
+}
+
+// A recorder flushes its dict texts before the commit (StageRecorder::stagesDone); texts
+// interned later keep their ids and are inserted by the commit, each once.
+TEST(TraceDbWriter, TextFlushedBeforeTheCommitIsStoredOnceWithItsId) {
+    TempDir dir;
+    std::filesystem::path path = dir.file("t.ptotrace");
+    std::int64_t a = 0, b = 0, name = 0;
+    {
+        TraceWriter writer = TraceWriter::create(path);
+        a = writer.internDict("before the flush");
+        name = writer.intern("a slice name");
+        writer.flushText();
+        EXPECT_EQ(writer.internDict("before the flush"), a);
+        b = writer.internDict("after the flush");
+        EXPECT_NE(a, b);
+        writer.flushText(); // nothing new but "after the flush"
+        writer.commit();
+    }
+    TraceReader reader = TraceReader::open(path);
+    EXPECT_EQ(countRows(reader, "SELECT count(*) FROM dict"), 2);
+    EXPECT_EQ(countRows(reader, fmt::format("SELECT count(*) FROM dict WHERE id = {} AND str = "
+                                            "'before the flush'",
+                                            a)),
+              1);
+    EXPECT_EQ(countRows(reader, fmt::format("SELECT count(*) FROM dict WHERE id = {} AND str = "
+                                            "'after the flush'",
+                                            b)),
+              1);
+    EXPECT_EQ(countRows(reader, fmt::format("SELECT count(*) FROM string WHERE id = {} AND str = "
+                                            "'a slice name'",
+                                            name)),
+              1);
 }
 
 TEST(TraceDbWriter, BatchedAddAllKeepsOrderAndEveryValue) {
