@@ -7,7 +7,8 @@ namespace pto::cli {
 
 // When the system gives huge pages only to memory that asks for them (THP "madvise") and the
 // environment does not set glibc's tunables already, re-executes this program with
-// GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (glibc's malloc then asks for them). Returns only when
+// GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864 (glibc's malloc then asks
+// for them, and grows the heap 64 MiB at a time). Returns only when
 // it does not re-execute (or exec fails, when the run simply goes on with 4 KiB pages).
 // PTO_HUGE_PAGES=0 turns it off.
 void reexecWithHugePages(char** argv);
