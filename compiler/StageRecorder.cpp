@@ -65,59 +65,61 @@ std::optional<int64_t> unpacked(int64_t v) {
 // recorder's label cache (a node-based map that only grows: entries never move), 40 bytes
 // instead of an EdgeRow's 72 plus its label's heap copy.
 struct QueuedEdge {
+    using Row = EdgeRow;
     int64_t stageId = 0, src = 0, dst = 0, valueId = 0;
     const std::string* label = nullptr;
+
+    void fill(EdgeRow& row) const {
+        row.stageId = stageId;
+        row.src = src;
+        row.dst = dst;
+        row.valueId = valueId;
+        row.label = *label;
+    }
 };
 
-// A function stage's node while it waits in the writer's queue: optional ints as kNone,
-// 136 bytes instead of a NodeDataRow's 264.
+// A function stage's node while it waits in the writer's queue: optional ints as kNone (the
+// source position as -1), 136 bytes instead of a NodeDataRow's 264.
 struct QueuedNode {
+    using Row = NodeDataRow;
     int64_t stageId = 0, id = 0;
     std::string name;
     int64_t kind = kNone, dtype = kNone, shape = kNone, space = kNone, core = kNone, pipe = kNone,
             attrs = kNone, parent = kNone;
     int32_t srcLine = -1, srcCol = -1;
+
+    void fill(NodeDataRow& row) const {
+        row.stageId = stageId;
+        row.id = id;
+        row.name = name;
+        row.kindDict = unpacked(kind);
+        row.dtypeDict = unpacked(dtype);
+        row.shapeDict = unpacked(shape);
+        row.spaceDict = unpacked(space);
+        row.coreDict = unpacked(core);
+        row.pipeDict = unpacked(pipe);
+        row.attrsDict = unpacked(attrs);
+        row.groupId = std::nullopt;
+        row.parentId = unpacked(parent);
+        row.srcLine = srcLine < 0 ? std::nullopt : std::optional<int64_t>(srcLine);
+        row.srcCol = srcCol < 0 ? std::nullopt : std::optional<int64_t>(srcCol);
+    }
+};
+
+template <typename T>
+concept QueuedForm = requires(const T& q, typename T::Row& row) {
+    q.fill(row);
 };
 
 // The writer thread's side: a chunk of queued rows turned into the trace_db rows they stand
 // for, in rows reused from chunk to chunk (their strings keep their capacity), and inserted
-// with addAll (multi-row INSERTs).
-void insertQueued(tracedb::TraceWriter& writer, std::span<const QueuedEdge> edges) {
-    thread_local std::vector<EdgeRow> rows;
-    rows.resize(edges.size());
-    for (size_t i = 0; i < edges.size(); ++i) {
-        const QueuedEdge& e = edges[i];
-        EdgeRow& row = rows[i];
-        row.stageId = e.stageId;
-        row.src = e.src;
-        row.dst = e.dst;
-        row.valueId = e.valueId;
-        row.label = *e.label;
-    }
-    writer.addAll(std::span<const EdgeRow>(rows));
-}
-void insertQueued(tracedb::TraceWriter& writer, std::span<const QueuedNode> nodes) {
-    thread_local std::vector<NodeDataRow> rows;
-    rows.resize(nodes.size());
-    for (size_t i = 0; i < nodes.size(); ++i) {
-        const QueuedNode& n = nodes[i];
-        NodeDataRow& row = rows[i];
-        row.stageId = n.stageId;
-        row.id = n.id;
-        row.name = n.name;
-        row.kindDict = unpacked(n.kind);
-        row.dtypeDict = unpacked(n.dtype);
-        row.shapeDict = unpacked(n.shape);
-        row.spaceDict = unpacked(n.space);
-        row.coreDict = unpacked(n.core);
-        row.pipeDict = unpacked(n.pipe);
-        row.attrsDict = unpacked(n.attrs);
-        row.groupId = std::nullopt;
-        row.parentId = unpacked(n.parent);
-        row.srcLine = n.srcLine < 0 ? std::nullopt : std::optional<int64_t>(n.srcLine);
-        row.srcCol = n.srcCol < 0 ? std::nullopt : std::optional<int64_t>(n.srcCol);
-    }
-    writer.addAll(std::span<const NodeDataRow>(rows));
+// with addAll (multi-row INSERTs); rows queued as trace_db rows are inserted as they are.
+template <QueuedForm Queued>
+void insertQueued(tracedb::TraceWriter& writer, std::span<const Queued> queued) {
+    thread_local std::vector<typename Queued::Row> rows;
+    rows.resize(queued.size());
+    for (size_t i = 0; i < queued.size(); ++i) queued[i].fill(rows[i]);
+    writer.addAll(std::span<const typename Queued::Row>(rows));
 }
 template <typename Row> void insertQueued(tracedb::TraceWriter& writer, std::span<const Row> rows) {
     writer.addAll(rows);

@@ -227,11 +227,13 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
     }
     pm.start();
     lowerToPto(pm);
-    if (recorder) recorder->stagesDone();
-    if (recorder && pending)
-        *pending = std::move(recorder); // the caller finishes it
-    else if (recorder)
-        recorder->finish(); // an insert's error is thrown here; the writer is ours again
+    if (recorder) {
+        recorder->stagesDone();
+        if (pending)
+            *pending = std::move(recorder); // the caller finishes it
+        else
+            recorder->finish(); // an insert's error is thrown here; the writer is ours again
+    }
     // A PTO listing skips every pass; a PTO-level fault is planted into it as loaded.
     if (state.kind == StageKind::Pto && !state.planted && options.fault.active() &&
         faultPass(options.fault.kind) == "emit-pto")

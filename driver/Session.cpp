@@ -229,19 +229,18 @@ RunResult runProgram(const RunOptions& options) {
     } catch (const SimFault& fault) {
         r.faultMessage = fault.what();
         r.faultCycle = fault.site().cycle;
-        if (writer && !overlap) writer->setMeta("sim_fault", r.faultMessage);
     }
     if (recording) {
         recording->finish(); // an insert's error is thrown here; the writer is ours again
         recording.reset();
     }
-    if (overlap) {
+    if (overlap) { // what simulate would have written
         recordRunMeta();
         const int64_t cycles =
             r.faultMessage.empty() ? r.sim.totalCycles.count() : std::max<int64_t>(r.faultCycle, 0);
         sim::recordUntracedRun(*writer, r.arch, cycles);
-        if (!r.faultMessage.empty()) writer->setMeta("sim_fault", r.faultMessage);
     }
+    if (writer && !r.faultMessage.empty()) writer->setMeta("sim_fault", r.faultMessage);
     r.flops = programFlops(r.state); // every iteration of a windowed loop
     r.gmBytes = gmTraffic(r.sim);
     phase(writer ? "writing the trace" : "writing outputs", 2);

@@ -245,13 +245,18 @@ TEST(UntracedRun, RecordsEveryStageAndTheRunWhileItSimulates) {
     EXPECT_EQ(reader.meta("record_level"), std::nullopt); // `all`, as in the traced run
 }
 
+// `pto run` of the listing whose wait has no matching set (a deadlock), with `flags`.
+test::ProcessResult runDeadlockingListing(const std::filesystem::path& db, const char* flags) {
+    return test::runCommand(
+        fmt::format("{} run {} {} -o {}", PTO_CLI,
+                    sourcePath("tests/integration/run/programs/missing_set_flag.ptoasm"), flags,
+                    test::shellQuote(db.string())));
+}
+
 TEST(PtoRunCli, AnUntracedRunThatFaultsKeepsTheTraceWithTheFault) {
     test::TempDir dir;
     auto db = dir / "run.db";
-    auto r = test::runCommand(
-        fmt::format("{} run {} --trace none -o {}", PTO_CLI,
-                    sourcePath("tests/integration/run/programs/missing_set_flag.ptoasm"),
-                    test::shellQuote(db.string())));
+    auto r = runDeadlockingListing(db, "--trace none");
     EXPECT_EQ(r.exitCode, 1);
     EXPECT_NE(r.err.find("deadlock"), std::string::npos) << r.err;
     const auto reader = tracedb::TraceReader::open(db);
@@ -263,10 +268,7 @@ TEST(PtoRunCli, AnUntracedRunThatFaultsKeepsTheTraceWithTheFault) {
 TEST(PtoRunCli, FaultExitsOneAndKeepsTheTrace) {
     test::TempDir dir;
     auto db = dir / "run.db";
-    auto r = test::runCommand(
-        fmt::format("{} run {} -o {}", PTO_CLI,
-                    sourcePath("tests/integration/run/programs/missing_set_flag.ptoasm"),
-                    test::shellQuote(db.string())));
+    auto r = runDeadlockingListing(db, "");
     EXPECT_EQ(r.exitCode, 1);
     EXPECT_NE(r.err.find("deadlock"), std::string::npos) << r.err;
     EXPECT_TRUE(std::filesystem::exists(db));
