@@ -4,17 +4,16 @@
 // system: the machine is shared, so wall time alone says little) and its peak RSS. Side by side:
 // the same program with every cluster compiled (`--no-cluster-probe`, the form before the
 // clusters were compiled once). The loop is unrolled, so the budget flags are raised.
-#include <benchmark/benchmark.h>
+#include "ChildProcess.h"
 
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <benchmark/benchmark.h>
 
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -33,36 +32,22 @@ fs::path programAt(int s) {
     return path;
 }
 
-struct ChildUsage {
-    double peakRssMib = -1; // -1: the run failed
-    double cpuSeconds = 0;  // user + system
-};
-
-// Runs `pto run` in a child (with `extra` as its last flag, if any); returns its peak RSS and
-// CPU time.
-ChildUsage runChild(const fs::path& program, const fs::path& db, const char* extra = nullptr) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-        const std::string p = program.string(), d = db.string();
-        execl(PTO_CLI, PTO_CLI, "run", p.c_str(), "--timing-only", "--trace", "tasks", "-o",
-              d.c_str(), "--max-tile-ops", "40000000", "--max-instrs", "80000000", "--max-memory",
-              "20GiB", "--max-gm", "8GiB", extra, static_cast<char*>(nullptr));
-        _exit(127);
-    }
-    int status = 0;
-    rusage usage{};
-    if (pid < 0 || wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) ||
-        WEXITSTATUS(status) != 0)
-        return {};
-    auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) * 1e-6; };
-    return {double(usage.ru_maxrss) / 1024.0, seconds(usage.ru_utime) + seconds(usage.ru_stime)};
+// Runs `pto run` timing-only at task level (with `extra` as its last flag, if any).
+pto::bench::ChildUsage runChild(const fs::path& program, const fs::path& db,
+                                const char* extra = nullptr) {
+    std::vector<std::string> args{
+        "run",      program.string(), "--timing-only",  "--trace",  "tasks",
+        "-o",       db.string(),      "--max-tile-ops", "40000000", "--max-instrs",
+        "80000000", "--max-memory",   "20GiB",          "--max-gm", "8GiB"};
+    if (extra) args.emplace_back(extra);
+    return pto::bench::runPto(args);
 }
 
 void runAndCount(benchmark::State& state, const char* extra) {
     const int s = int(state.range(0));
     const fs::path program = programAt(s);
     const fs::path db = fs::temp_directory_path() / ("pto_bench_fa_" + std::to_string(s) + ".db");
-    ChildUsage usage;
+    pto::bench::ChildUsage usage;
     for (auto _ : state) {
         usage = runChild(program, db, extra);
         if (usage.peakRssMib < 0) return state.SkipWithError("pto run failed");

@@ -51,6 +51,14 @@ constexpr std::string_view kBulkPragmas = "PRAGMA journal_mode = OFF;"
                                           "PRAGMA temp_store = MEMORY;"
                                           "PRAGMA cache_size = -16384;"; // KiB, i.e. 16 MiB
 
+/// A new trace's page size: a trace is written once in about key order, then read mostly by
+/// scans, so pages 4x SQLite's default mean fewer B-tree pages to fill, write and walk. Measured
+/// (docs/PERFORMANCE.md): gemm_4096 compile median 0.71 -> 0.55 s, `pto report` of a 150 MB run
+/// trace 1.4 -> 1.0 s, point lookups unchanged; 64 KiB pages gain little more but make the
+/// smallest trace (one page per table and index) 2.4 MB instead of 0.6 MB. An appended trace
+/// keeps the page size it has.
+constexpr std::string_view kNewFilePageSize = "PRAGMA page_size = 16384;";
+
 /// Rows ANALYZE samples per index: enough for the planner, cheap on big traces.
 constexpr int kAnalysisLimit = 1000;
 
@@ -129,6 +137,7 @@ private:
 };
 
 void TraceWriter::Impl::startNew() {
+    m_db.exec(kNewFilePageSize);
     m_db.exec(kBulkPragmas);
     m_db.exec("BEGIN");
     m_db.exec(fmt::format("PRAGMA application_id = {}", kApplicationId));
