@@ -11,6 +11,8 @@
 
 #include <functional>
 #include <memory>
+#include <type_traits>
+#include <utility>
 
 namespace pto::cli {
 
@@ -54,6 +56,21 @@ void applyReplicationOptions(const ReplicationArgs& args, CompileOptions& option
 CLI::Validator positiveInteger();
 CLI::Validator nonNegativeInteger();
 CLI::Validator nonNegativeNumber(); // seconds and other real values
+
+// Hands a command's big result (a compiled program, a run) to the process's exit instead of
+// freeing its millions of small objects one by one: the command returns right after, and the
+// system takes the memory back in one piece (`pto compile` of the 4096³ GEMM: 20-40 ms less from
+// the trace's rename to exit). Call it last, once everything is written and printed. What is kept
+// stays reachable from a static (a chain, if called more than once), so leak checkers do not
+// report it.
+template <typename T> void keepUntilExit(T&& value) {
+    struct Kept {
+        std::remove_cvref_t<T> value;
+        const void* previous;
+    };
+    static const void* last = nullptr;
+    last = new Kept{std::forward<T>(value), last};
+}
 
 // What the running command is doing ("compiling x.pto"), for the message when the host runs
 // out of memory anyway (main.cpp).

@@ -128,7 +128,9 @@ int runCompile(const CompileArgs& args) {
         std::cout << tracer->report(args.input);
     else
         printSummary(state, timings, args, options.target.tileShrink);
-    return args.checkSync ? checkSync(state, args) : kExitOk;
+    const int code = args.checkSync ? checkSync(state, args) : kExitOk;
+    keepUntilExit(std::move(state));
+    return code;
 }
 
 } // namespace

@@ -115,6 +115,7 @@ int runRun(RunArgs& args) {
         fmt::print(stderr, "{}\n", r.faultMessage);
         return kExitFindings;
     }
+    keepUntilExit(std::move(r));
     return kExitOk;
 }
 

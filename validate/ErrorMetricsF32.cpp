@@ -32,11 +32,20 @@ bool countUnusual(const float* a, const float* g, int64_t n, F32ChunkSums& out) 
 
 } // namespace
 
+// ThreadSanitizer instruments the ifunc resolver that target_clones adds, and the dynamic linker
+// runs that resolver while it relocates the program, before TSan's runtime is up: every TSan
+// binary linking this crashed at load (`pto --version` included). The TSan build gets the
+// baseline clone only, which computes the same sums (four f64 lanes in every clone).
+#if defined(__SANITIZE_THREAD__)
+#define PTO_F32_CLONES
+#else
+#define PTO_F32_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#endif
+
 // One function body on purpose: vector values never cross a call (the baseline clone would
 // pass them in memory, and its helpers would not get the AVX2 target).
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) bool
-scanF32Chunk(const float* a, const float* g, int64_t n, double atol, double rtol,
-             F32ChunkSums& out) {
+PTO_F32_CLONES bool scanF32Chunk(const float* a, const float* g, int64_t n, double atol,
+                                 double rtol, F32ChunkSums& out) {
     const V4d zero = {0, 0, 0, 0}, one = {1, 1, 1, 1}, minusOne = {-1, -1, -1, -1};
     const V4d atolV = zero + atol, rtolV = zero + rtol;
     const V4d fltMax = zero + double(FLT_MAX), fltMin = zero + double(FLT_MIN);
