@@ -13,6 +13,7 @@ namespace {
 // Tags that keep the parts of an attrs key apart (an attr's entry from the origin's).
 constexpr uint8_t kAttrTag = 1;
 constexpr uint8_t kOriginTag = 2;
+constexpr uint8_t kEventStepTag = 3; // a loop flag's event step follows
 
 std::string jsonEscape(std::string_view s) {
     std::string out;
@@ -104,9 +105,11 @@ void attrsKey(DictKey& key, const Function& f, const Op& op) {
     addInts(key, v.offset.dims());
 }
 
-void operandsKey(DictKey& key, const Instr& in, const std::array<int64_t, 4>& steps) {
+void operandsKey(DictKey& key, const Instr& in, const std::array<int64_t, 4>& steps,
+                 int eventStep) {
     key.clear();
     key.add(in.opcode).add(in.flagSrc).add(in.flagDst).add(in.event).add(in.peer);
+    if (eventStep != 0) key.add(kEventStepTag).add(eventStep);
     const size_t count = std::min<size_t>(in.operandCount, in.operands.size());
     key.add(count);
     for (size_t i = 0; i < count; ++i) {

@@ -20,8 +20,9 @@ std::string attrsJson(const Function& f, const Op& op);
 // Sets `key` to what attrsJson(f, op) is made from: equal keys, equal text.
 void attrsKey(DictKey& key, const Function& f, const Op& op);
 
-// Sets `key` to what printPtoOperands(in, steps) is made from: equal keys, equal text.
-void operandsKey(DictKey& key, const Instr& in, const std::array<int64_t, 4>& steps);
+// Sets `key` to what printPtoOperands(in, steps, eventStep) is made from: equal keys, equal text.
+void operandsKey(DictKey& key, const Instr& in, const std::array<int64_t, 4>& steps,
+                 int eventStep = 0);
 
 // Sets `key` to a shape's dims (the key of jsonInts(shape.dims())).
 void shapeKey(DictKey& key, std::span<const int64_t> dims);

@@ -492,8 +492,10 @@ void StageRecorder::recordPto(int64_t stage, const PtoProgram& pto) {
             r.pipeDict = nameId(in.pipe);
             r.opcodeDict = nameId(in.opcode);
             const std::array<int64_t, 4>& steps = loop ? loop->steps[i - loop->begin] : kNoSteps;
-            operandsKey(m_key, in, steps);
-            r.operandsDict = m_operands.idOf(m_key, [&] { return printPtoOperands(in, steps); });
+            const int eventStep = loop ? loop->eventStep(i - loop->begin) : 0;
+            operandsKey(m_key, in, steps, eventStep);
+            r.operandsDict =
+                m_operands.idOf(m_key, [&] { return printPtoOperands(in, steps, eventStep); });
             if (in.tileOp != kNoId) {
                 r.tileOpId = in.tileOp;
                 r.tileStageId = m_lastTileStage;

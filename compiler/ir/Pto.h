@@ -123,7 +123,12 @@ struct GmTensor {
 // to iteration firstIter + k · iterStride + iterOffsets[i] (iterOffsets empty = all 0).
 // `firstIter` is the loop iteration of round 0 (iterations before it were emitted in full),
 // `outerIters` the iterations of enclosing loops (nested loops of the program appear as
-// "outer/inner" names), so each executed instruction names its iteration.
+// "outer/inner" names), so each executed instruction names its iteration. A SET_FLAG or
+// WAIT_FLAG may rotate its event id: (event + k · eventSteps[i]) mod kFlagEventIds in round k
+// (eventSteps empty = none rotates; insert-sync hands out a pipe pair's ids round-robin, so a
+// pair used once per round of a matmul's output blocks takes the next id each round).
+inline constexpr int kFlagEventIds = 8;
+
 struct InstrLoop {
     uint32_t begin = 0, end = 0;
     int64_t count = 1;
@@ -133,6 +138,10 @@ struct InstrLoop {
     std::vector<int64_t> outerIters;
     std::string name;
     std::vector<std::array<int64_t, 4>> steps; // one per instruction of the range
+    std::vector<uint8_t> eventSteps;           // empty, or one per instruction of the range
+    int eventStep(size_t offset) const {
+        return offset < eventSteps.size() ? eventSteps[offset] : 0;
+    }
     friend bool operator==(const InstrLoop&, const InstrLoop&) = default;
 };
 

@@ -33,7 +33,14 @@ Instr loopRoundInstr(const Instr& in, const InstrLoop& loop, size_t offset, int6
     Instr out = in;
     const std::array<int64_t, 4>& steps = loop.steps[offset];
     for (size_t j = 0; j < in.operandCount; ++j) out.operands[j].addr += round * steps[j];
+    out.event = uint8_t(loopRoundEvent(in, loop, offset, round));
     return out;
+}
+
+int loopRoundEvent(const Instr& in, const InstrLoop& loop, size_t offset, int64_t round) {
+    const int step = loop.eventStep(offset);
+    if (step == 0) return in.event;
+    return int((in.event + (round % kFlagEventIds) * step) % kFlagEventIds);
 }
 
 std::string instrLoopProblem(const Kernel& k) {
@@ -56,6 +63,18 @@ std::string instrLoopProblem(const Kernel& k) {
         if (!loop.iterOffsets.empty() && loop.iterOffsets.size() != loop.steps.size())
             return fmt::format("loop {} has {} iteration offsets for {} instructions", l,
                                loop.iterOffsets.size(), loop.steps.size());
+        if (!loop.eventSteps.empty() && loop.eventSteps.size() != loop.steps.size())
+            return fmt::format("loop {} has {} event steps for {} instructions", l,
+                               loop.eventSteps.size(), loop.steps.size());
+        for (size_t i = 0; i < loop.eventSteps.size(); ++i) {
+            const Instr& in = k.instrs[loop.begin + i];
+            const bool flag = in.opcode == Opcode::SetFlag || in.opcode == Opcode::WaitFlag;
+            if (loop.eventSteps[i] != 0 &&
+                (!flag || in.event >= kFlagEventIds || loop.eventSteps[i] >= kFlagEventIds))
+                return fmt::format("loop {}: instruction {} rotates an event id, but is not a "
+                                   "SET_FLAG or WAIT_FLAG with an id and a step below {}",
+                                   l, loop.begin + i, kFlagEventIds);
+        }
         for (int64_t o : loop.iterOffsets)
             if (o < 0 || o >= loop.iterStride)
                 return fmt::format("loop {}: iteration offset {} is outside its round of {}", l, o,

@@ -20,6 +20,9 @@ bool sameButAddresses(const Instr& a, const Instr& b);
 /// Instruction `in` (at `offset` within its loop's range) as it executes in round `round`.
 Instr loopRoundInstr(const Instr& in, const InstrLoop& loop, size_t offset, int64_t round);
 
+/// The event id of flag instruction `in` (at `offset` within its loop's range) in `round`.
+int loopRoundEvent(const Instr& in, const InstrLoop& loop, size_t offset, int64_t round);
+
 /// "" or why the kernel's loops are malformed (ranges outside the kernel, overlapping or out of
 /// order, a negative count, a steps list of the wrong length, a step on a missing operand).
 std::string instrLoopProblem(const Kernel& k);

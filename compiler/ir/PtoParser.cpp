@@ -64,6 +64,7 @@ private:
     std::array<int64_t, 4>* m_steps = nullptr; // inside a loop: the steps of the instruction
     int64_t m_pendingStep = 0;                 // the step parseOperand read
     int64_t m_iterOffset = 0;                  // inside a loop: the instruction's `!iter +N`
+    int64_t m_eventStep = 0;                   // inside a loop: the flag's `+ N*i`
 };
 
 int64_t PtoParser::expectInt(std::string_view what, int64_t lo, int64_t hi) {
@@ -247,10 +248,12 @@ void PtoParser::parseLoop(Kernel& k) {
         std::array<int64_t, 4> steps{};
         m_steps = &steps;
         m_iterOffset = 0;
+        m_eventStep = 0;
         k.instrs.push_back(parseInstr());
         m_steps = nullptr;
         loop.steps.push_back(steps);
         loop.iterOffsets.push_back(m_iterOffset);
+        loop.eventSteps.push_back(uint8_t(m_eventStep));
         if (m_iterOffset >= loop.iterStride)
             fail(m_tok.loc, fmt::format("!iter +{} is outside a round of {} iteration(s)",
                                         m_iterOffset, loop.iterStride));
@@ -260,6 +263,9 @@ void PtoParser::parseLoop(Kernel& k) {
     if (std::all_of(loop.iterOffsets.begin(), loop.iterOffsets.end(),
                     [](int64_t o) { return o == 0; }))
         loop.iterOffsets.clear();
+    if (std::all_of(loop.eventSteps.begin(), loop.eventSteps.end(),
+                    [](uint8_t e) { return e == 0; }))
+        loop.eventSteps.clear();
     k.loops.push_back(std::move(loop));
 }
 
@@ -325,6 +331,14 @@ void PtoParser::parseFlags(Instr& in) {
     expect(TokKind::Arrow, "'->' between the source and destination pipes");
     in.flagDst = parsePipeName("the destination pipe");
     in.event = uint8_t(expectInt("event id", 0, 255));
+    if (!m_tok.is(TokKind::Plus)) return;
+    // `+ N*i` inside a loop: the id of round i is (event + N·i) mod kFlagEventIds.
+    if (!m_steps) fail(m_tok.loc, "an event step (+ N*i) is only valid inside a loop");
+    advance();
+    m_eventStep = expectInt("the event step", 1, kFlagEventIds - 1);
+    expect(TokKind::Star, "'*i' after the event step");
+    if (!m_tok.isIdent("i")) failExpected("'i' (the loop round) after '*'");
+    advance();
 }
 
 // CROSS_SET_FLAG aiv0 3: the peer core of the cluster and the flag id.

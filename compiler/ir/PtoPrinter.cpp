@@ -148,10 +148,11 @@ std::string printPtoOperands(const Instr& in) {
     return printPtoOperands(in, std::array<int64_t, 4>{});
 }
 
-std::string printPtoOperands(const Instr& in, const std::array<int64_t, 4>& steps) {
+std::string printPtoOperands(const Instr& in, const std::array<int64_t, 4>& steps, int eventStep) {
     std::string rest;
     if (in.opcode == Opcode::SetFlag || in.opcode == Opcode::WaitFlag)
-        rest = fmt::format("{}->{} {}", pipeName(in.flagSrc), pipeName(in.flagDst), in.event);
+        rest = fmt::format("{}->{} {}{}", pipeName(in.flagSrc), pipeName(in.flagDst), in.event,
+                           eventStep ? fmt::format(" + {}*i", eventStep) : std::string());
     else if (in.opcode == Opcode::Barrier)
         rest = std::string(pipeName(in.flagSrc));
     else if (isCrossFlag(in.opcode))
@@ -166,8 +167,9 @@ std::string printPtoOperands(const Instr& in, const std::array<int64_t, 4>& step
 
 namespace {
 
-std::string printInstrLine(const Instr& in, const std::array<int64_t, 4>& steps) {
-    std::string rest = printPtoOperands(in, steps);
+std::string printInstrLine(const Instr& in, const std::array<int64_t, 4>& steps,
+                           int eventStep = 0) {
+    std::string rest = printPtoOperands(in, steps, eventStep);
     if (in.tileOp != kNoId) rest += fmt::format("{}!op {}", rest.empty() ? "" : " ", in.tileOp);
     if (in.loc.known())
         rest += fmt::format("{}!loc {}:{}", rest.empty() ? "" : " ", in.loc.line, in.loc.col);
@@ -194,7 +196,8 @@ void appendKernelBody(std::string& out, const Kernel& k) {
                 ? &k.loops[next]
                 : nullptr;
         if (loop && i == loop->begin) out += "  " + loopHeader(*loop) + "\n";
-        out += loop ? "    " + printInstrLine(k.instrs[i], loop->steps[i - loop->begin])
+        out += loop ? "    " + printInstrLine(k.instrs[i], loop->steps[i - loop->begin],
+                                              loop->eventStep(i - loop->begin))
                     : "  " + printInstrLine(k.instrs[i], {});
         if (loop && !loop->iterOffsets.empty() && loop->iterOffsets[i - loop->begin] != 0)
             out += fmt::format(" !iter +{}", loop->iterOffsets[i - loop->begin]);

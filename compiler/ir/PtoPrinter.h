@@ -55,7 +55,9 @@ std::string printPtoInstr(const Instr& instr);
 // The instruction's operand part alone: flags or operands, then {attributes}, without pipe,
 // opcode and provenance ("UB[0x0]:f32[16x1024/1024], UB[0x8000]:f16[16x1024/1024]").
 std::string printPtoOperands(const Instr& instr);
-// The same with the address steps of a loop round (`GM[0x8000 + 0x4000*i]`).
-std::string printPtoOperands(const Instr& instr, const std::array<int64_t, 4>& steps);
+// The same with the address steps of a loop round (`GM[0x8000 + 0x4000*i]`) and the flag's
+// event step (`M->FIX 1 + 1*i`: the id of round i, mod kFlagEventIds).
+std::string printPtoOperands(const Instr& instr, const std::array<int64_t, 4>& steps,
+                             int eventStep = 0);
 
 } // namespace pto

@@ -160,8 +160,20 @@ private:
         }
     }
 
-    static int flagKey(const Instr& in) {
-        return (int(in.flagSrc) * kPipeCount + int(in.flagDst)) * 256 + in.event;
+    // The event id of flag instruction i in round r of segment s (a loop may rotate it).
+    int eventAt(uint32_t i, size_t s, int64_t r) const {
+        const Instr& in = m_k.instrs[i];
+        const Segment& seg = m_segments[s];
+        if (seg.loop < 0) return in.event;
+        return loopRoundEvent(in, m_k.loops[size_t(seg.loop)], i - seg.begin, r);
+    }
+
+    // The key of pipe p's head flag as it runs now.
+    int headFlagKey(Pipe p) const {
+        const Cursor& c = m_cursor[int(p)];
+        const Instr& in = m_k.instrs[head(p)];
+        return (int(in.flagSrc) * kPipeCount + int(in.flagDst)) * 256 +
+               eventAt(head(p), c.segment, c.round);
     }
 
     // Executed instructions of `awaited` before the barrier `instr` of segment `s`, round `r`
@@ -195,7 +207,7 @@ private:
         if (atEnd(p)) return false;
         const Instr& in = m_k.instrs[head(p)];
         if (in.opcode == Opcode::WaitFlag) {
-            const auto it = m_sets.find(flagKey(in));
+            const auto it = m_sets.find(headFlagKey(p));
             return it != m_sets.end() && !it->second.empty();
         }
         if (in.opcode == Opcode::Barrier && in.flagSrc != p) {
@@ -211,7 +223,7 @@ private:
         const Instr& in = m_k.instrs[i];
         Clock& known = m_known[int(p)];
         if (in.opcode == Opcode::WaitFlag) {
-            std::deque<Clock>& sets = m_sets[flagKey(in)];
+            std::deque<Clock>& sets = m_sets[headFlagKey(p)];
             join(known, sets.front());
             sets.pop_front();
         } else if (in.opcode == Opcode::Barrier && in.flagSrc != p) {
@@ -222,7 +234,7 @@ private:
             if (onChip(in.operands[j].space)) access(p, i, j);
         if (m_problem) return;
         known[int(p)] = ++m_pos[int(p)];
-        if (in.opcode == Opcode::SetFlag) m_sets[flagKey(in)].push_back(known);
+        if (in.opcode == Opcode::SetFlag) m_sets[headFlagKey(p)].push_back(known);
         std::vector<int64_t>& wanted = m_requests[int(p)];
         size_t& next = m_requestAt[int(p)];
         if (next < wanted.size() && wanted[next] == m_pos[int(p)]) {
@@ -325,7 +337,7 @@ private:
         const std::string what =
             in.opcode == Opcode::WaitFlag
                 ? fmt::format("no SET_FLAG {}->{}#{} is left to match it", pipeName(in.flagSrc),
-                              pipeName(in.flagDst), in.event)
+                              pipeName(in.flagDst), eventAt(at.instr, c.segment, c.round))
                 : fmt::format("the pipe {} it awaits never gets there", pipeName(in.flagSrc));
         problem.message = fmt::format("kernel @{}: {} can never start: {} (a deadlock)", m_k.name,
                                       describe(problem.first, m_k, m_file), what);

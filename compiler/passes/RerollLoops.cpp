@@ -27,18 +27,51 @@ struct Segment {
 constexpr size_t kMaxPeriod = 8;
 
 using Steps = std::vector<std::array<int64_t, 4>>;
+using EventSteps = std::vector<uint8_t>; // per instruction, as InstrLoop::eventSteps
+
+// What one iteration of a matmul with K steps (outside program loops) is: one K step (the K
+// steps fold, each output block written out around them), or one output L1 block with all its
+// K steps (a task's blocks fold; a block's K steps are written out in the body, and the flag
+// ids of the pipe pairs used once per block rotate: InstrLoop::eventSteps).
+enum class MatmulIteration { KStep, OutputBlock };
+
+// The output L1 block of every tile op with `k_step` outside a program loop: expand-tiles emits
+// a matmul's blocks one after another with K steps 0, 1, …, so a block starts where a matmul's
+// K step goes down. -1 for every other op.
+std::vector<int64_t> outputBlocks(const Function& tile) {
+    std::vector<int64_t> blocks(tile.ops().size(), -1);
+    std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int64_t>> last; // loc: block, step
+    for (OpId id = 0; id < tile.ops().size(); ++id) {
+        const Op& op = tile.op(id);
+        const AttrValue* step = op.attrs.find("k_step");
+        if (!step || !std::holds_alternative<int64_t>(*step) || op.attrs.find("loop")) continue;
+        const int64_t k = std::get<int64_t>(*step);
+        auto [it, fresh] = last.try_emplace({op.loc.line, op.loc.col}, 0, k);
+        if (!fresh && k < it->second.second) ++it->second.first;
+        it->second.second = k;
+        blocks[id] = it->second.first;
+    }
+    return blocks;
+}
+
+bool isFlag(const Instr& in) {
+    return in.opcode == Opcode::SetFlag || in.opcode == Opcode::WaitFlag;
+}
 
 // A candidate loop: `units` rounds of `period` segments from segment `first`.
 struct Chain {
     size_t first = 0, period = 1, units = 1;
     size_t instrs = 0; // per round
     Steps steps;
+    EventSteps events;
     size_t saved() const { return (units - 1) * instrs; }
 };
 
 class KernelReroller {
 public:
-    KernelReroller(Kernel& k, const Function& tile) : m_k(k), m_tile(tile) {}
+    KernelReroller(Kernel& k, const Function& tile, MatmulIteration mode,
+                   const std::vector<int64_t>& blocks)
+        : m_k(k), m_tile(tile), m_mode(mode), m_blocks(blocks) {}
 
     int64_t run() {
         segment();
@@ -95,23 +128,26 @@ private:
             iter.push_back(std::get<int64_t>(*step));
         }
         if (!loop && !step) return {-1, {}};
+        if (m_mode == MatmulIteration::OutputBlock && !loop && m_blocks[id] >= 0)
+            return {labelIndex(std::string(), &op.loc, true), {m_blocks[id]}};
         return {labelIndex(loop ? std::get<std::string>(*loop) : std::string(),
                            step ? &op.loc : nullptr),
                 std::move(iter)};
     }
 
-    // The label table's index of the program loop `loop` ("" = none), with the K steps of the
-    // matmul at `matmul` inside it (nullptr = none).
-    int32_t labelIndex(const std::string& loop, const SourceLoc* matmul) {
+    // The label table's index of the program loop `loop` ("" = none), with the K steps (or,
+    // `blocks`, the output blocks) of the matmul at `matmul` inside it (nullptr = none).
+    int32_t labelIndex(const std::string& loop, const SourceLoc* matmul, bool blocks = false) {
         const SourceLoc at = matmul ? *matmul : SourceLoc{};
         if (m_lastName && m_lastName->loop == loop && m_lastName->kSteps == (matmul != nullptr) &&
-            m_lastName->at == at)
+            m_lastName->blocks == blocks && m_lastName->at == at)
             return m_lastName->index;
         std::string name = loop;
-        if (matmul) name += (loop.empty() ? "" : "/") + kStepLoopName(at);
+        if (matmul)
+            name += (loop.empty() ? "" : "/") + (blocks ? blockLoopName(at) : kStepLoopName(at));
         auto [it, fresh] = m_labels.emplace(std::move(name), int32_t(m_names.size()));
         if (fresh) m_names.push_back(it->first);
-        m_lastName = LastName{loop, at, matmul != nullptr, it->second};
+        m_lastName = LastName{loop, at, matmul != nullptr, blocks, it->second};
         return it->second;
     }
 
@@ -136,33 +172,48 @@ private:
                std::equal(a.iter.begin(), a.iter.end() - 1, b.iter.begin());
     }
 
-    // The address steps of instruction x to y, equal but for their addresses; false otherwise.
-    static bool stepOf(const Instr& x, const Instr& y, std::array<int64_t, 4>& d) {
-        if (!sameButAddresses(x, y)) return false;
+    // The address steps (and, rotating, the event step) of instruction x to y, equal but for
+    // their addresses (and flag ids); false otherwise.
+    bool stepOf(const Instr& x, const Instr& y, std::array<int64_t, 4>& d, uint8_t& ev) const {
+        ev = 0;
+        if (m_mode == MatmulIteration::OutputBlock && isFlag(x) && isFlag(y) &&
+            x.event != y.event && x.event < kFlagEventIds && y.event < kFlagEventIds) {
+            Instr same = y;
+            same.event = x.event;
+            if (!sameButAddresses(x, same)) return false;
+            ev = uint8_t((y.event - x.event + kFlagEventIds) % kFlagEventIds);
+        } else if (!sameButAddresses(x, y)) {
+            return false;
+        }
         d = {};
         for (size_t j = 0; j < x.operandCount; ++j)
             if (__builtin_sub_overflow(y.operands[j].addr, x.operands[j].addr, &d[j])) return false;
         return true;
     }
 
-    // Segment b is segment a `delta` iterations later: appends the address steps to `steps`.
-    bool stepsBetween(const Segment& a, const Segment& b, int64_t delta, Steps& steps) const {
+    // Segment b is segment a `delta` iterations later: appends the steps to `steps`, `events`.
+    bool stepsBetween(const Segment& a, const Segment& b, int64_t delta, Steps& steps,
+                      EventSteps& events) const {
         if (!laterIteration(a, b, delta)) return false;
         std::array<int64_t, 4> d;
+        uint8_t ev = 0;
         for (uint32_t i = 0; i < a.size(); ++i) {
-            if (!stepOf(m_k.instrs[a.begin + i], m_k.instrs[b.begin + i], d)) return false;
+            if (!stepOf(m_k.instrs[a.begin + i], m_k.instrs[b.begin + i], d, ev)) return false;
             steps.push_back(d);
+            events.push_back(ev);
         }
         return true;
     }
 
     // The steps from round `u` to round u + 1 of `period` segments from `first`, or nullopt.
-    std::optional<Steps> roundSteps(size_t first, size_t period, size_t u) const {
+    std::optional<std::pair<Steps, EventSteps>> roundSteps(size_t first, size_t period,
+                                                           size_t u) const {
         const size_t a = first + u * period, b = a + period;
         if (b + period > m_segs.size()) return std::nullopt;
-        Steps steps;
+        std::pair<Steps, EventSteps> steps;
         for (size_t q = 0; q < period; ++q)
-            if (!stepsBetween(m_segs[a + q], m_segs[b + q], int64_t(period), steps))
+            if (!stepsBetween(m_segs[a + q], m_segs[b + q], int64_t(period), steps.first,
+                              steps.second))
                 return std::nullopt;
         return steps;
     }
@@ -170,17 +221,20 @@ private:
     // Whether round u + 1 of `period` segments from `first` follows round `u` by `steps`
     // (roundSteps(first, period, u) == steps, without building the steps: a long K loop asks
     // this once per round).
-    bool roundStepsAre(size_t first, size_t period, size_t u, const Steps& steps) const {
+    bool roundStepsAre(size_t first, size_t period, size_t u, const Steps& steps,
+                       const EventSteps& events) const {
         const size_t a = first + u * period, b = a + period;
         if (b + period > m_segs.size()) return false;
         size_t at = 0;
         std::array<int64_t, 4> d;
+        uint8_t ev = 0;
         for (size_t q = 0; q < period; ++q) {
             const Segment &x = m_segs[a + q], &y = m_segs[b + q];
             if (!laterIteration(x, y, int64_t(period))) return false;
             for (uint32_t i = 0; i < x.size(); ++i, ++at)
                 if (at >= steps.size() ||
-                    !stepOf(m_k.instrs[x.begin + i], m_k.instrs[y.begin + i], d) || d != steps[at])
+                    !stepOf(m_k.instrs[x.begin + i], m_k.instrs[y.begin + i], d, ev) ||
+                    d != steps[at] || ev != events[at])
                     return false;
         }
         return at == steps.size();
@@ -203,13 +257,17 @@ private:
     Chain bestChain(size_t first) const {
         Chain best;
         best.first = first;
-        for (size_t period = 1; period <= kMaxPeriod; ++period) {
+        // Output blocks fold one per round: their flag ids rotate instead, and a round of
+        // several blocks would pair blocks across a row of the output, whose steps hold for
+        // one round only and then cost the long run along the next row.
+        const size_t maxPeriod = m_mode == MatmulIteration::OutputBlock ? 1 : kMaxPeriod;
+        for (size_t period = 1; period <= maxPeriod; ++period) {
             if (!consecutive(first, period)) break;
-            std::optional<Steps> steps = roundSteps(first, period, 0);
+            auto steps = roundSteps(first, period, 0);
             if (!steps) continue;
-            Chain c{first, period, 2, 0, std::move(*steps)};
+            Chain c{first, period, 2, 0, std::move(steps->first), std::move(steps->second)};
             for (size_t q = 0; q < period; ++q) c.instrs += m_segs[first + q].size();
-            while (roundStepsAre(first, period, c.units - 1, c.steps)) ++c.units;
+            while (roundStepsAre(first, period, c.units - 1, c.steps, c.events)) ++c.units;
             if (c.saved() > best.saved()) best = std::move(c);
         }
         return best;
@@ -230,6 +288,8 @@ private:
         loop.outerIters.assign(first.iter.begin(), first.iter.end() - 1);
         loop.name = m_names[size_t(first.loop)];
         loop.steps = std::move(c.steps);
+        if (std::any_of(c.events.begin(), c.events.end(), [](uint8_t e) { return e != 0; }))
+            loop.eventSteps = std::move(c.events);
         return loop;
     }
 
@@ -244,11 +304,10 @@ private:
         // x in round `round` of `loop` (nullptr: outside loops) is the next original one.
         auto same = [&](const Instr& x, const InstrLoop* loop, size_t offset, int64_t round) {
             const Instr& y = original.instrs[at++];
-            if (!sameButAddresses(x, y)) return false;
-            for (size_t j = 0; j < x.operandCount; ++j) {
-                const int64_t step = loop ? round * loop->steps[offset][j] : 0;
-                if (x.operands[j].addr + step != y.operands[j].addr) return false;
-            }
+            const Instr run = loop ? loopRoundInstr(x, *loop, offset, round) : x;
+            if (!sameButAddresses(run, y)) return false;
+            for (size_t j = 0; j < run.operandCount; ++j)
+                if (run.operands[j].addr != y.operands[j].addr) return false;
             return true;
         };
         uint32_t i = 0;
@@ -269,6 +328,8 @@ private:
 
     Kernel& m_k;
     const Function& m_tile;
+    MatmulIteration m_mode;
+    const std::vector<int64_t>& m_blocks;
     std::vector<Segment> m_segs;
     std::map<std::string, int32_t> m_labels;
     std::vector<std::string> m_names;
@@ -276,6 +337,7 @@ private:
         std::string loop;
         SourceLoc at;
         bool kSteps = false;
+        bool blocks = false;
         int32_t index = -1;
     };
     std::optional<LastName> m_lastName;
@@ -289,11 +351,32 @@ std::string kStepLoopName(const SourceLoc& matmul) {
     return fmt::format("matmul@{}:{}.k", matmul.line, matmul.col);
 }
 
+std::string blockLoopName(const SourceLoc& matmul) {
+    return fmt::format("matmul@{}:{}.block", matmul.line, matmul.col);
+}
+
 RerollStats rerollLoops(PtoProgram& program, const Function& tile) {
     RerollStats stats;
+    const std::vector<int64_t> blocks = outputBlocks(tile);
+    const bool severalBlocks =
+        std::any_of(blocks.begin(), blocks.end(), [](int64_t b) { return b > 0; });
     for (Kernel& k : program.kernels) {
         stats.instrsBefore += int64_t(k.instrs.size());
-        if (k.loops.empty()) stats.loops += KernelReroller(k, tile).run();
+        if (k.loops.empty()) {
+            // Both ways of folding a long matmul: the one that leaves fewer instructions wins,
+            // a tie keeps the K steps.
+            Kernel byBlock = severalBlocks ? k : Kernel{};
+            int64_t loops = KernelReroller(k, tile, MatmulIteration::KStep, blocks).run();
+            if (severalBlocks) {
+                const int64_t blockLoops =
+                    KernelReroller(byBlock, tile, MatmulIteration::OutputBlock, blocks).run();
+                if (blockLoops > 0 && byBlock.instrs.size() < k.instrs.size()) {
+                    k = std::move(byBlock);
+                    loops = blockLoops;
+                }
+            }
+            stats.loops += loops;
+        }
         stats.instrsAfter += int64_t(k.instrs.size());
     }
     return stats;

@@ -37,4 +37,12 @@ RerollStats rerollLoops(PtoProgram& program, const Function& tile);
 // as an unnamed program loop is "for@7:3": a name no identifier can take.
 std::string kStepLoopName(const SourceLoc& matmul);
 
+// A matmul's output L1 blocks, each with all its K steps, as a loop for reroll-loops:
+// "matmul@3:8.block", iteration = the block's index in the matmul (in the order expand-tiles
+// emits them: batches, then rows, then columns of L1 blocks). A kernel folds its blocks this way
+// instead of its K steps when that leaves fewer instructions (a task of several blocks along a
+// row of the output); the flag ids insert-sync hands out once per block rotate from round to
+// round (InstrLoop::eventSteps).
+std::string blockLoopName(const SourceLoc& matmul);
+
 } // namespace pto

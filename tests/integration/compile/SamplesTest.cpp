@@ -339,12 +339,14 @@ TEST_P(RecordedTextTest, EveryRowReadsTheTextItsOwnInstructionAndOpPrint) {
         for (size_t i = 0; i < k.instrs.size(); ++i, ++next) {
             ASSERT_LT(next, rows.size());
             std::array<int64_t, 4> steps{};
+            int eventStep = 0;
             for (const InstrLoop& l : k.loops)
                 if (l.begin <= i && i < l.end) {
                     steps = l.steps[i - l.begin];
+                    eventStep = l.eventStep(i - l.begin);
                     ++looped;
                 }
-            ASSERT_EQ(rows[next].operands, printPtoOperands(k.instrs[i], steps))
+            ASSERT_EQ(rows[next].operands, printPtoOperands(k.instrs[i], steps, eventStep))
                 << k.name << " #" << i;
             ASSERT_EQ(rows[next].opcode, opcodeName(k.instrs[i].opcode));
         }

@@ -4,6 +4,7 @@
 #include "compiler/ir/PtoLoops.h"
 #include "compiler/ir/PtoParser.h"
 #include "compiler/ir/PtoPrinter.h"
+#include "compiler/ir/PtoSyncCheck.h"
 #include "compiler/ir/Verifier.h"
 
 #include "tests/support/ReadFile.h"
@@ -135,6 +136,73 @@ TEST(LoopListing, TheVerifierRejectsMalformedLoops) {
     PtoProgram negative = p;
     negative.kernels[0].loops[0].count = -1;
     EXPECT_NE(problem(negative).find("negative count -1"), std::string::npos);
+}
+
+// A pipe pair's flag taken once per round with the next id each round (insert-sync's
+// round-robin ids, a matmul's output blocks folded): `+ N*i` after the event id.
+const std::string kRotating = kHead + R"(  loop "blk" 10 iter 0 {
+    MTE2 TLOAD         UB[0x0]:f32[8x8/8], GM[0x0]:f32[8x8/32]
+    MTE2 SET_FLAG      MTE2->V 6 + 1*i
+    V    WAIT_FLAG     MTE2->V 6 + 1*i
+    V    TADD          UB[0x100]:f32[8x8/8], UB[0x0]:f32[8x8/8], UB[0x0]:f32[8x8/8]
+    V    SET_FLAG      V->MTE2 0 + 3*i
+    MTE2 WAIT_FLAG     V->MTE2 0 + 3*i
+  }
+}
+task 0 @k aiv
+)";
+
+TEST(LoopListing, RotatingFlagIdsRoundTripAndWriteOutModuloEight) {
+    const PtoProgram p = parsePtoProgram(kRotating, "rot.ptoasm");
+    const InstrLoop& loop = p.kernels[0].loops[0];
+    EXPECT_EQ(loop.eventSteps, (std::vector<uint8_t>{0, 1, 1, 0, 3, 3}));
+    const std::string text = printPtoProgram(p);
+    EXPECT_NE(text.find("MTE2 SET_FLAG      MTE2->V 6 + 1*i\n"), std::string::npos) << text;
+    EXPECT_EQ(printPtoProgram(parsePtoProgram(text, "back.ptoasm")), text);
+    const LoopExpansion e = expandInstrLoops(p, 1000);
+    std::vector<int> set, wait, back;
+    for (const Instr& in : e.flat.kernels[0].instrs) {
+        if (in.opcode == Opcode::SetFlag && in.flagDst == Pipe::V) set.push_back(in.event);
+        if (in.opcode == Opcode::WaitFlag && in.flagDst == Pipe::V) wait.push_back(in.event);
+        if (in.opcode == Opcode::SetFlag && in.flagDst == Pipe::MTE2) back.push_back(in.event);
+    }
+    EXPECT_EQ(set, (std::vector<int>{6, 7, 0, 1, 2, 3, 4, 5, 6, 7}));
+    EXPECT_EQ(wait, set);
+    EXPECT_EQ(back, (std::vector<int>{0, 3, 6, 1, 4, 7, 2, 5, 0, 3}));
+    // Written out, every set meets its wait: the static check finds the loop well ordered.
+    const std::optional<SyncProblem> none = checkPtoSync(p, "rot.ptoasm");
+    EXPECT_FALSE(none.has_value()) << none->message;
+}
+
+TEST(LoopListing, RotatingFlagErrorsNameTheProblem) {
+    EXPECT_NE(errorOf("MTE2 SET_FLAG MTE2->V 1 + 1*i\n")
+                  .find("an event step (+ N*i) is only valid inside a loop"),
+              std::string::npos);
+    EXPECT_NE(
+        errorOf("loop \"c\" 2 iter 0 {\nMTE2 SET_FLAG MTE2->V 1 + 8*i\n}\n").find("the event step"),
+        std::string::npos);
+    // A set whose id rotates and a wait whose id does not: round 1 waits for a set of id 1 that
+    // never comes — the static check names the deadlock.
+    std::string unmatched = kRotating;
+    unmatched.replace(unmatched.find("V    WAIT_FLAG     MTE2->V 6 + 1*i"),
+                      std::string("V    WAIT_FLAG     MTE2->V 6 + 1*i").size(),
+                      "V    WAIT_FLAG     MTE2->V 6");
+    const std::optional<SyncProblem> problem =
+        checkPtoSync(parsePtoProgram(unmatched, "u.ptoasm"), "u.ptoasm");
+    ASSERT_TRUE(problem.has_value());
+    EXPECT_NE(problem->message.find("a deadlock"), std::string::npos) << problem->message;
+    // The verifier: a rotating id on an instruction that has none.
+    PtoProgram bad = parsePtoProgram(kRotating, "rot.ptoasm");
+    bad.kernels[0].loops[0].eventSteps[0] = 1; // the TLOAD
+    try {
+        verifyPtoProgram(bad, "v.ptoasm");
+        ADD_FAILURE() << "a rotating TLOAD verified";
+    } catch (const CompileError& e) {
+        EXPECT_NE(std::string(e.what()).find("instruction 0 rotates an event id, but is not a "
+                                             "SET_FLAG or WAIT_FLAG"),
+                  std::string::npos)
+            << e.what();
+    }
 }
 
 } // namespace

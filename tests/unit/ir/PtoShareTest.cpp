@@ -124,7 +124,7 @@ TEST(ShareIsomorphicKernels, CountedLoopRoundsStayInOneRebase) {
     PtoProgram p = rowsProgram(4);
     for (Kernel& k : p.kernels) {
         k.instrs.resize(1);
-        k.loops.push_back(InstrLoop{0, 1, 2, 0, 1, {}, {}, "i", {{0, kRowBytes, 0, 0}}});
+        k.loops.push_back(InstrLoop{0, 1, 2, 0, 1, {}, {}, "i", {{0, kRowBytes, 0, 0}}, {}});
     }
     // Rows c and c + 1 for c = 0, 2 share (x moves by 2 rows); 1 and 3 are another class but
     // equal in structure: kernel 1 moves kernel 0 by one row, which is fine as well.
@@ -136,7 +136,7 @@ TEST(ShareIsomorphicKernels, CountedLoopRoundsStayInOneRebase) {
     PtoProgram q = rowsProgram(4);
     for (Kernel& k : q.kernels) {
         k.instrs.resize(1);
-        k.loops.push_back(InstrLoop{0, 1, 5, 0, 1, {}, {}, "i", {{0, kRowBytes, 0, 0}}});
+        k.loops.push_back(InstrLoop{0, 1, 5, 0, 1, {}, {}, "i", {{0, kRowBytes, 0, 0}}, {}});
     }
     shareIsomorphicKernels(q); // rounds of kernel 0 cover x rows 0..4: past x, into y
     EXPECT_EQ(q.kernels.size(), 4u);

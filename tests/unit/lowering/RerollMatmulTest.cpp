@@ -1,7 +1,9 @@
-// Tests that reroll-loops folds a matmul's K steps (expand-tiles' `k_step` labels) into counted
-// loops that write out to exactly the unrolled kernels (compiler/passes/RerollLoops.h).
+// Tests that reroll-loops folds a matmul's K steps (expand-tiles' `k_step` labels), or a task's
+// output blocks, into counted loops that write out to exactly the unrolled kernels
+// (compiler/passes/RerollLoops.h).
 #include "compiler/Pipeline.h"
 #include "compiler/ir/PtoLoops.h"
+#include "compiler/ir/PtoSyncCheck.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -70,6 +72,43 @@ TEST(RerollMatmul, KStepsOfAGemmBecomeCountedLoopsThatWriteOutToTheUnrolledKerne
     }
     EXPECT_LT(3 * instrCount(folded), instrCount(flat));
     expectSameStream(folded, flat);
+}
+
+TEST(RerollMatmul, ATasksOutputBlocksAlongARowBecomeOneLoopWithRotatingFlagIds) {
+    // 192 output blocks of 128×256 in one row, 8 per cube core; K = 1024 is 4 K steps each,
+    // too few rounds for the K steps to pay, while the blocks repeat but for their GM columns
+    // and the M<->FIX flag ids insert-sync hands out once per block.
+    const std::string text =
+        R"(func @wide(%a: tensor<128x1024xf16>, %b: tensor<1024x49152xf16>) -> tensor<128x49152xf32> {
+  cube_tile [128, 128], [64, 256], [256, 256]
+  %c = matmul %a, %b
+  return %c
+}
+)";
+    const PtoProgram folded = compiled(text, true);
+    const PtoProgram flat = compiled(text, false);
+    ASSERT_EQ(folded.kernels.size(), 24u);
+    for (const Kernel& k : folded.kernels) {
+        ASSERT_EQ(k.loops.size(), 1u) << k.name;
+        const InstrLoop& loop = k.loops.front();
+        EXPECT_EQ(loop.name, "matmul@3:8.block");
+        // The first and last blocks stay written out: the first sets the flags up, the last has
+        // no next block to prefetch for.
+        EXPECT_EQ(loop.count, 6);
+        EXPECT_EQ(loopIterLabel(loop, 2),
+                  fmt::format("matmul@3:8.block, iter {}", loop.firstIter + 2));
+        int rotating = 0;
+        for (size_t i = 0; i < loop.eventSteps.size(); ++i)
+            if (loop.eventSteps[i] != 0) {
+                const Instr& in = k.instrs[loop.begin + i];
+                EXPECT_TRUE(in.opcode == Opcode::SetFlag || in.opcode == Opcode::WaitFlag);
+                ++rotating;
+            }
+        EXPECT_GT(rotating, 0) << k.name;
+    }
+    EXPECT_LT(2 * instrCount(folded), instrCount(flat)); // 3 of 8 blocks written
+    expectSameStream(folded, flat);
+    EXPECT_FALSE(checkPtoSync(folded, "wide.pto").has_value());
 }
 
 TEST(RerollMatmul, KStepsInsideAProgramLoopAreAnInnerLoopOfIt) {
