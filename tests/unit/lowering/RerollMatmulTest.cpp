@@ -23,6 +23,19 @@ PtoProgram compiled(const std::string& text, bool reroll) {
     return state.pto;
 }
 
+// C = A·B in f16 with M×K and K×N operands, L1 blocks of 128×256 and K steps of 256; the
+// matmul sits at 3:8.
+std::string gemmText(int64_t m, int64_t k, int64_t n) {
+    return fmt::format(
+        R"(func @gemm(%a: tensor<{0}x{1}xf16>, %b: tensor<{1}x{2}xf16>) -> tensor<{0}x{2}xf32> {{
+  cube_tile [128, 128], [64, 256], [256, 256]
+  %c = matmul %a, %b
+  return %c
+}}
+)",
+        m, k, n);
+}
+
 int64_t instrCount(const PtoProgram& p) {
     int64_t n = 0;
     for (const Kernel& k : p.kernels) n += int64_t(k.instrs.size());
@@ -48,13 +61,7 @@ void expectSameStream(const PtoProgram& folded, const PtoProgram& flat) {
 }
 
 TEST(RerollMatmul, KStepsOfAGemmBecomeCountedLoopsThatWriteOutToTheUnrolledKernels) {
-    const std::string text =
-        R"(func @gemm(%a: tensor<128x8192xf16>, %b: tensor<8192x512xf16>) -> tensor<128x512xf32> {
-  cube_tile [128, 128], [64, 256], [256, 256]
-  %c = matmul %a, %b
-  return %c
-}
-)";
+    const std::string text = gemmText(128, 8192, 512);
     const PtoProgram folded = compiled(text, true);
     const PtoProgram flat = compiled(text, false);
     ASSERT_EQ(folded.kernels.size(), 2u); // two output blocks of 128×256
@@ -78,13 +85,7 @@ TEST(RerollMatmul, ATasksOutputBlocksAlongARowBecomeOneLoopWithRotatingFlagIds) 
     // 192 output blocks of 128×256 in one row, 8 per cube core; K = 1024 is 4 K steps each,
     // too few rounds for the K steps to pay, while the blocks repeat but for their GM columns
     // and the M<->FIX flag ids insert-sync hands out once per block.
-    const std::string text =
-        R"(func @wide(%a: tensor<128x1024xf16>, %b: tensor<1024x49152xf16>) -> tensor<128x49152xf32> {
-  cube_tile [128, 128], [64, 256], [256, 256]
-  %c = matmul %a, %b
-  return %c
-}
-)";
+    const std::string text = gemmText(128, 1024, 49152);
     const PtoProgram folded = compiled(text, true);
     const PtoProgram flat = compiled(text, false);
     ASSERT_EQ(folded.kernels.size(), 24u);
