@@ -153,6 +153,19 @@ TEST(LoopRun, ACountedLoopInAKernelRunsLikeItsWrittenOutTwin) {
     EXPECT_NE(cyclesOf(loop.out), "(none)");
 }
 
+TEST(LoopRun, ALoopWhoseFlagIdsRotateRunsLikeItsWrittenOutTwin) {
+    test::TempDir dir("pto-rotating-loop");
+    auto loop = runListing("loop_copy_rotating", dir);
+    auto flat = runListing("loop_copy_unrolled", dir);
+    ASSERT_EQ(loop.exitCode, 0) << loop.out << loop.err;
+    ASSERT_EQ(flat.exitCode, 0) << flat.out << flat.err;
+    EXPECT_TRUE(readBytes(dir / "loop_copy_rotating" / "y.npy") ==
+                readBytes(dir / "loop_copy_unrolled" / "y.npy"))
+        << "the outputs differ";
+    // A flag's id does not change when its hand-off happens.
+    EXPECT_EQ(cyclesOf(loop.out), cyclesOf(flat.out)) << loop.out << "\n---\n" << flat.out;
+}
+
 TEST(LoopRun, TheTraceHasOneInstrRowPerLoopInstructionAndNamesEachRound) {
     if (!test::pythonHas("sqlite3")) GTEST_SKIP() << "/usr/bin/python3 with sqlite3 is needed";
     test::TempDir dir("pto-counted-loop-trace");
