@@ -280,6 +280,9 @@ void attribute(const tracedb::TraceReader& reader, RunModel& m,
     std::unordered_map<std::int64_t, std::vector<std::int64_t>> tasksOfKernel;
     for (const TaskRun& t : m.tasks) tasksOfKernel[t.kernel].push_back(t.id);
     std::unordered_map<int, std::vector<std::int64_t>> kernelsOfOp;
+    // GM transfers as executed: an instruction of a counted loop is one instr row but a slice
+    // per round (and per task running its kernel).
+    std::unordered_map<std::int64_t, std::int64_t> executedTransfers; // kernel -> slices
     forEachRow(reader,
                "SELECT instr_id, sum(dur), min(ts), max(ts + dur), count(*) FROM slice "
                "WHERE category = 'instr' AND instr_id IS NOT NULL GROUP BY instr_id",
@@ -287,6 +290,7 @@ void attribute(const tracedb::TraceReader& reader, RunModel& m,
                    auto it = instrs.find(cellInt(row[0]));
                    if (it == instrs.end()) return;
                    const InstrInfo& info = it->second;
+                   if (info.gmBytes > 0) executedTransfers[info.kernel] += cellInt(row[4]);
                    std::int64_t cycles = cellInt(row[1]);
                    if (info.srcLine > 0) m.lineCycles[info.srcLine] += cycles;
                    if (info.tensorOp < 0) return;
@@ -296,6 +300,12 @@ void attribute(const tracedb::TraceReader& reader, RunModel& m,
                    op.first = op.first < 0 ? first : std::min(op.first, first);
                    op.last = std::max(op.last, last);
                });
+    for (TaskRun& t : m.tasks) {
+        auto done = executedTransfers.find(t.kernel);
+        auto runs = tasksOfKernel.find(t.kernel);
+        if (done != executedTransfers.end() && runs != tasksOfKernel.end())
+            t.gmTransfers = done->second / std::int64_t(runs->second.size());
+    }
     // Static costs count once per task that runs the instruction's kernel.
     for (const auto& [id, info] : instrs) {
         if (info.tensorOp < 0) continue;

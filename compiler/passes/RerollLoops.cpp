@@ -33,7 +33,7 @@ using EventSteps = std::vector<uint8_t>; // per instruction, as InstrLoop::event
 // steps fold, each output block written out around them), or one output L1 block with all its
 // K steps (a task's blocks fold; a block's K steps are written out in the body, and the flag
 // ids of the pipe pairs used once per block rotate: InstrLoop::eventSteps).
-enum class MatmulIteration { KStep, OutputBlock };
+enum class MatmulIteration { KStep, OutputBlock, Tile };
 
 // The output L1 block of every tile op with `k_step` outside a program loop: expand-tiles emits
 // a matmul's blocks one after another with K steps 0, 1, …, so a block starts where a matmul's
@@ -52,6 +52,34 @@ std::vector<int64_t> outputBlocks(const Function& tile) {
         blocks[id] = it->second.first;
     }
     return blocks;
+}
+
+// The tile of every op outside program loops and K steps whose result covers a corner of a
+// Tensor-level value: the corner's rank among all such corners (row-major), so that the tiles an
+// elementwise chain writes one after another into a task are consecutive iterations. -1 for
+// every other op.
+std::vector<int64_t> tileOrdinals(const Function& tile) {
+    std::vector<int64_t> ordinals(tile.ops().size(), -1);
+    std::map<std::vector<int64_t>, int64_t> rank;
+    for (OpId id = 0; id < tile.ops().size(); ++id) {
+        const Op& op = tile.op(id);
+        if (op.result == kNoId || op.attrs.find("loop") || op.attrs.find("k_step")) continue;
+        const Value& v = tile.value(op.result);
+        if (v.origin == kNoId) continue;
+        const auto dims = v.offset.dims();
+        rank.try_emplace(std::vector<int64_t>(dims.begin(), dims.end()), 0);
+    }
+    int64_t next = 0;
+    for (auto& [corner, r] : rank) r = next++;
+    for (OpId id = 0; id < tile.ops().size(); ++id) {
+        const Op& op = tile.op(id);
+        if (op.result == kNoId || op.attrs.find("loop") || op.attrs.find("k_step")) continue;
+        const Value& v = tile.value(op.result);
+        if (v.origin == kNoId) continue;
+        const auto dims = v.offset.dims();
+        ordinals[id] = rank.at(std::vector<int64_t>(dims.begin(), dims.end()));
+    }
+    return ordinals;
 }
 
 bool isFlag(const Instr& in) {
@@ -127,6 +155,8 @@ private:
             if (!std::holds_alternative<int64_t>(*step)) return {-1, {}};
             iter.push_back(std::get<int64_t>(*step));
         }
+        if (m_mode == MatmulIteration::Tile && !loop && !step && m_blocks[id] >= 0)
+            return {labelIndex("tiles", nullptr), {m_blocks[id]}};
         if (!loop && !step) return {-1, {}};
         if (m_mode == MatmulIteration::OutputBlock && !loop && m_blocks[id] >= 0)
             return {labelIndex(std::string(), &op.loc, true), {m_blocks[id]}};
@@ -176,8 +206,8 @@ private:
     // their addresses (and flag ids); false otherwise.
     bool stepOf(const Instr& x, const Instr& y, std::array<int64_t, 4>& d, uint8_t& ev) const {
         ev = 0;
-        if (m_mode == MatmulIteration::OutputBlock && isFlag(x) && isFlag(y) &&
-            x.event != y.event && x.event < kFlagEventIds && y.event < kFlagEventIds) {
+        if (m_mode != MatmulIteration::KStep && isFlag(x) && isFlag(y) && x.event != y.event &&
+            x.event < kFlagEventIds && y.event < kFlagEventIds) {
             Instr same = y;
             same.event = x.event;
             if (!sameButAddresses(x, same)) return false;
@@ -357,24 +387,28 @@ std::string blockLoopName(const SourceLoc& matmul) {
 
 RerollStats rerollLoops(PtoProgram& program, const Function& tile) {
     RerollStats stats;
-    const std::vector<int64_t> blocks = outputBlocks(tile);
-    const bool severalBlocks =
-        std::any_of(blocks.begin(), blocks.end(), [](int64_t b) { return b > 0; });
+    const std::vector<int64_t> blocks = outputBlocks(tile), tiles = tileOrdinals(tile);
+    auto several = [](const std::vector<int64_t>& v) {
+        return std::any_of(v.begin(), v.end(), [](int64_t b) { return b > 0; });
+    };
+    const bool severalBlocks = several(blocks), severalTiles = several(tiles);
     for (Kernel& k : program.kernels) {
         stats.instrsBefore += int64_t(k.instrs.size());
         if (k.loops.empty()) {
-            // Both ways of folding a long matmul: the one that leaves fewer instructions wins,
-            // a tie keeps the K steps.
-            Kernel byBlock = severalBlocks ? k : Kernel{};
+            // Each way of folding: the one that leaves fewer instructions wins, a tie keeps
+            // the K steps (the only way before output blocks and tiles).
+            const Kernel original = severalBlocks || severalTiles ? k : Kernel{};
             int64_t loops = KernelReroller(k, tile, MatmulIteration::KStep, blocks).run();
-            if (severalBlocks) {
-                const int64_t blockLoops =
-                    KernelReroller(byBlock, tile, MatmulIteration::OutputBlock, blocks).run();
-                if (blockLoops > 0 && byBlock.instrs.size() < k.instrs.size()) {
-                    k = std::move(byBlock);
-                    loops = blockLoops;
+            auto tryMode = [&](MatmulIteration mode, const std::vector<int64_t>& labels) {
+                Kernel other = original;
+                const int64_t n = KernelReroller(other, tile, mode, labels).run();
+                if (n > 0 && other.instrs.size() < k.instrs.size()) {
+                    k = std::move(other);
+                    loops = n;
                 }
-            }
+            };
+            if (severalBlocks) tryMode(MatmulIteration::OutputBlock, blocks);
+            if (severalTiles) tryMode(MatmulIteration::Tile, tiles);
             stats.loops += loops;
         }
         stats.instrsAfter += int64_t(k.instrs.size());

@@ -45,4 +45,9 @@ std::string kStepLoopName(const SourceLoc& matmul);
 // round (InstrLoop::eventSteps).
 std::string blockLoopName(const SourceLoc& matmul);
 
+// The tiles a kernel streams outside program loops and K steps (an elementwise chain's tiles,
+// one after another) are a loop of their own for reroll-loops, named "tiles", iteration = the
+// rank of the tile's corner among all tile corners (row-major); kept when it leaves fewer
+// instructions than the K-step and output-block foldings. Flag ids may rotate as for blocks.
+
 } // namespace pto

@@ -1,6 +1,6 @@
-// Tests that reroll-loops folds a matmul's K steps (expand-tiles' `k_step` labels), or a task's
-// output blocks, into counted loops that write out to exactly the unrolled kernels
-// (compiler/passes/RerollLoops.h).
+// Tests that reroll-loops folds a matmul's K steps (expand-tiles' `k_step` labels), a task's
+// output blocks, or the tiles a vector kernel streams, into counted loops that write out to
+// exactly the unrolled kernels (compiler/passes/RerollLoops.h).
 #include "compiler/Pipeline.h"
 #include "compiler/ir/PtoLoops.h"
 #include "compiler/ir/PtoSyncCheck.h"
@@ -112,6 +112,29 @@ TEST(RerollMatmul, ATasksOutputBlocksAlongARowBecomeOneLoopWithRotatingFlagIds) 
     EXPECT_FALSE(checkPtoSync(folded, "wide.pto").has_value());
 }
 
+TEST(RerollTiles, TheTilesOfAnElementwiseChainBecomeOneLoopPerKernel) {
+    // 512 tiles of 2×1024 over 48 vector cores: each kernel streams ~11 tiles of one chain,
+    // equal but for their GM addresses, their double-buffer slot and their flag ids.
+    const std::string text = R"(func @act(%x: tensor<1024x1024xf16>) -> tensor<1024x1024xf16> {
+  vec_tile [2, 1024]
+  %y = cast (exp (cast %x : tensor<1024x1024xf32>)) : tensor<1024x1024xf16>
+  return %y
+}
+)";
+    const PtoProgram folded = compiled(text, true);
+    const PtoProgram flat = compiled(text, false);
+    int looped = 0;
+    for (const Kernel& k : folded.kernels)
+        for (const InstrLoop& loop : k.loops) {
+            EXPECT_EQ(loop.name, "tiles");
+            ++looped;
+        }
+    EXPECT_GT(looped, 0);
+    EXPECT_LT(2 * instrCount(folded), instrCount(flat));
+    expectSameStream(folded, flat);
+    EXPECT_FALSE(checkPtoSync(folded, "act.pto").has_value());
+}
+
 TEST(RerollMatmul, KStepsInsideAProgramLoopAreAnInnerLoopOfIt) {
     const std::string text =
         R"(func @heads(%a: tensor<2x128x4096xf16>, %b: tensor<4096x256xf16>) -> tensor<128x256xf32> {
@@ -133,11 +156,14 @@ TEST(RerollMatmul, KStepsInsideAProgramLoopAreAnInnerLoopOfIt) {
     std::vector<int64_t> heads;
     for (const Kernel& k : folded.kernels)
         for (const InstrLoop& loop : k.loops) {
+            if (loop.name == "tiles") continue; // the vector kernels' tiles outside the loop
             EXPECT_EQ(loop.name, "head/matmul@7:10.k") << k.name;
             ASSERT_EQ(loop.outerIters.size(), 1u);
             heads.push_back(loop.outerIters.front());
+            // Round 1 is K step firstIter + iterStride of that head.
             EXPECT_EQ(loopIterLabel(loop, 1),
-                      fmt::format("head/matmul@7:10.k, iter {}/6", loop.outerIters.front()));
+                      fmt::format("head/matmul@7:10.k, iter {}/{}", loop.outerIters.front(),
+                                  loop.firstIter + loop.iterStride));
         }
     EXPECT_EQ(heads, (std::vector<int64_t>{0, 1}));
     expectSameStream(folded, flat);
