@@ -59,26 +59,23 @@ std::vector<int64_t> outputBlocks(const Function& tile) {
 // elementwise chain writes one after another into a task are consecutive iterations. -1 for
 // every other op.
 std::vector<int64_t> tileOrdinals(const Function& tile) {
-    std::vector<int64_t> ordinals(tile.ops().size(), -1);
+    // The corner an op's result covers, or none.
+    auto cornerOf = [&](const Op& op) -> std::optional<std::vector<int64_t>> {
+        if (op.result == kNoId || op.attrs.find("loop") || op.attrs.find("k_step"))
+            return std::nullopt;
+        const Value& v = tile.value(op.result);
+        if (v.origin == kNoId) return std::nullopt;
+        const auto dims = v.offset.dims();
+        return std::vector<int64_t>(dims.begin(), dims.end());
+    };
     std::map<std::vector<int64_t>, int64_t> rank;
-    for (OpId id = 0; id < tile.ops().size(); ++id) {
-        const Op& op = tile.op(id);
-        if (op.result == kNoId || op.attrs.find("loop") || op.attrs.find("k_step")) continue;
-        const Value& v = tile.value(op.result);
-        if (v.origin == kNoId) continue;
-        const auto dims = v.offset.dims();
-        rank.try_emplace(std::vector<int64_t>(dims.begin(), dims.end()), 0);
-    }
+    for (const Op& op : tile.ops())
+        if (auto corner = cornerOf(op)) rank.try_emplace(std::move(*corner), 0);
     int64_t next = 0;
-    for (auto& [corner, r] : rank) r = next++;
-    for (OpId id = 0; id < tile.ops().size(); ++id) {
-        const Op& op = tile.op(id);
-        if (op.result == kNoId || op.attrs.find("loop") || op.attrs.find("k_step")) continue;
-        const Value& v = tile.value(op.result);
-        if (v.origin == kNoId) continue;
-        const auto dims = v.offset.dims();
-        ordinals[id] = rank.at(std::vector<int64_t>(dims.begin(), dims.end()));
-    }
+    for (auto& entry : rank) entry.second = next++;
+    std::vector<int64_t> ordinals(tile.ops().size(), -1);
+    for (OpId id = 0; id < tile.ops().size(); ++id)
+        if (auto corner = cornerOf(tile.op(id))) ordinals[id] = rank.at(*corner);
     return ordinals;
 }
 
