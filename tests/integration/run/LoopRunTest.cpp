@@ -2,7 +2,9 @@
 // its hand-unrolled twin (with --no-fuse: fuse-cube-vector applies to loops only, and
 // tests/integration/run/fused_vs_torch.py checks the fused form); the trace keeps the loop in the
 // Tensor stage as written and labels every unrolled op with its loop and iteration.
+#include "profiler/RunModel.h"
 #include "tests/support/Process.h"
+#include "trace_db/TraceReader.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -164,6 +166,20 @@ TEST(LoopRun, ALoopWhoseFlagIdsRotateRunsLikeItsWrittenOutTwin) {
         << "the outputs differ";
     // A flag's id does not change when its hand-off happens.
     EXPECT_EQ(cyclesOf(loop.out), cyclesOf(flat.out)) << loop.out << "\n---\n" << flat.out;
+}
+
+TEST(LoopRun, TheProfilerCountsTheGmTransfersALoopExecutes) {
+    test::TempDir dir("pto-counted-loop-profile");
+    ASSERT_EQ(runListing("loop_copy", dir).exitCode, 0);
+    ASSERT_EQ(runListing("loop_copy_unrolled", dir).exitCode, 0);
+    for (const std::string name : {"loop_copy", "loop_copy_unrolled"}) {
+        const auto reader = tracedb::TraceReader::open(dir / (name + ".db"));
+        const prof::RunModel m = prof::loadRunModel(reader);
+        ASSERT_EQ(m.tasks.size(), 1u) << name;
+        // 4 rounds of one TLOAD and one TSTORE, written as a loop or out: 8 transfers (the
+        // double-buffering estimate's tile count), not the loop's 2 instr rows.
+        EXPECT_EQ(m.tasks[0].gmTransfers, 8) << name;
+    }
 }
 
 TEST(LoopRun, TheTraceHasOneInstrRowPerLoopInstructionAndNamesEachRound) {
