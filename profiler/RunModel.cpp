@@ -221,7 +221,7 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
     std::unordered_map<std::int64_t, InstrInfo> instrs;
     struct KernelCost {
         double flops = 0, nominalFlops = 0;
-        std::int64_t gmBytes = 0, gmTransfers = 0;
+        std::int64_t gmBytes = 0;
     };
     std::unordered_map<std::int64_t, KernelCost> kernels;
     // Schema-1 files have no cost columns: their instructions cost nothing. Schema 4 keeps the
@@ -261,7 +261,6 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
             k.flops += info.flops;
             k.nominalFlops += info.nominalFlops;
             k.gmBytes += info.gmBytes;
-            k.gmTransfers += cost.gmBytes > 0 ? 1 : 0;
             instrs.emplace(cellInt(row[0]), info);
         });
     for (TaskRun& t : m.tasks) {
@@ -270,7 +269,6 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
         t.flops = k->second.flops;
         t.nominalFlops = k->second.nominalFlops;
         t.gmBytes = k->second.gmBytes;
-        t.gmTransfers = k->second.gmTransfers;
     }
     return instrs;
 }

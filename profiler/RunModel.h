@@ -62,7 +62,7 @@ struct TaskRun {
     double flops = 0;
     double nominalFlops = 0; ///< Σ InstrCost::nominalFlops (dtype-aware compute roof)
     std::int64_t gmBytes = 0;
-    std::int64_t gmTransfers = 0; ///< TLOAD/TSTORE instructions
+    std::int64_t gmTransfers = 0; ///< TLOAD/TSTORE instructions it executed (instr slices)
     std::int64_t duration() const { return end - start; }
     bool ran() const { return core >= 0; }
 };

@@ -29,11 +29,11 @@ constexpr size_t kMaxPeriod = 8;
 using Steps = std::vector<std::array<int64_t, 4>>;
 using EventSteps = std::vector<uint8_t>; // per instruction, as InstrLoop::eventSteps
 
-// What one iteration of a matmul with K steps (outside program loops) is: one K step (the K
-// steps fold, each output block written out around them), or one output L1 block with all its
-// K steps (a task's blocks fold; a block's K steps are written out in the body, and the flag
-// ids of the pipe pairs used once per block rotate: InstrLoop::eventSteps).
-enum class MatmulIteration { KStep, OutputBlock, Tile };
+// What counts as one iteration besides the program's loops: a matmul's K step (the K steps
+// fold, each output block written out around them); one output L1 block of a matmul with all
+// its K steps (a task's blocks fold); or one tile a vector kernel streams. In the last two a
+// flag id may rotate from round to round (InstrLoop::eventSteps).
+enum class FoldBy { KStep, OutputBlock, Tile };
 
 // The output L1 block of every tile op with `k_step` outside a program loop: expand-tiles emits
 // a matmul's blocks one after another with K steps 0, 1, …, so a block starts where a matmul's
@@ -94,11 +94,14 @@ struct Chain {
 
 class KernelReroller {
 public:
-    KernelReroller(Kernel& k, const Function& tile, MatmulIteration mode,
-                   const std::vector<int64_t>& blocks)
-        : m_k(k), m_tile(tile), m_mode(mode), m_blocks(blocks) {}
+    // `ordinals`: the iteration of every tile op in `mode` (outputBlocks, tileOrdinals; unused
+    // for K steps).
+    KernelReroller(const Kernel& k, const Function& tile, FoldBy mode,
+                   const std::vector<int64_t>& ordinals)
+        : m_k(k), m_tile(tile), m_mode(mode), m_ordinals(ordinals) {}
 
-    int64_t run() {
+    // The kernel with its runs of iterations folded, or nullopt when none folds.
+    std::optional<Kernel> fold() {
         segment();
         std::vector<Instr> out;
         out.reserve(m_k.instrs.size());
@@ -114,12 +117,11 @@ public:
             for (size_t q = 0; q < best.period; ++q) append(out, m_segs[s + q]);
             s += best.units * best.period;
         }
-        if (loops.empty()) return 0;
+        if (loops.empty()) return std::nullopt;
         Kernel folded{m_k.id, m_k.name, m_k.core, std::move(out), {}};
         folded.loops = std::move(loops);
-        if (!writesOutTo(folded, m_k)) return 0; // never expected: keep the kernel as it was
-        m_k = std::move(folded);
-        return int64_t(m_k.loops.size());
+        if (!writesOutTo(folded, m_k)) return std::nullopt; // never expected: keep the kernel
+        return folded;
     }
 
 private:
@@ -152,11 +154,11 @@ private:
             if (!std::holds_alternative<int64_t>(*step)) return {-1, {}};
             iter.push_back(std::get<int64_t>(*step));
         }
-        if (m_mode == MatmulIteration::Tile && !loop && !step && m_blocks[id] >= 0)
-            return {labelIndex("tiles", nullptr), {m_blocks[id]}};
+        if (m_mode == FoldBy::Tile && !loop && !step && m_ordinals[id] >= 0)
+            return {labelIndex("tiles", nullptr), {m_ordinals[id]}};
         if (!loop && !step) return {-1, {}};
-        if (m_mode == MatmulIteration::OutputBlock && !loop && m_blocks[id] >= 0)
-            return {labelIndex(std::string(), &op.loc, true), {m_blocks[id]}};
+        if (m_mode == FoldBy::OutputBlock && !loop && m_ordinals[id] >= 0)
+            return {labelIndex(std::string(), &op.loc, true), {m_ordinals[id]}};
         return {labelIndex(loop ? std::get<std::string>(*loop) : std::string(),
                            step ? &op.loc : nullptr),
                 std::move(iter)};
@@ -203,7 +205,7 @@ private:
     // their addresses (and flag ids); false otherwise.
     bool stepOf(const Instr& x, const Instr& y, std::array<int64_t, 4>& d, uint8_t& ev) const {
         ev = 0;
-        if (m_mode != MatmulIteration::KStep && isFlag(x) && isFlag(y) && x.event != y.event &&
+        if (m_mode != FoldBy::KStep && isFlag(x) && isFlag(y) && x.event != y.event &&
             x.event < kFlagEventIds && y.event < kFlagEventIds) {
             Instr same = y;
             same.event = x.event;
@@ -287,7 +289,7 @@ private:
         // Output blocks fold one per round: their flag ids rotate instead, and a round of
         // several blocks would pair blocks across a row of the output, whose steps hold for
         // one round only and then cost the long run along the next row.
-        const size_t maxPeriod = m_mode == MatmulIteration::OutputBlock ? 1 : kMaxPeriod;
+        const size_t maxPeriod = m_mode == FoldBy::OutputBlock ? 1 : kMaxPeriod;
         for (size_t period = 1; period <= maxPeriod; ++period) {
             if (!consecutive(first, period)) break;
             auto steps = roundSteps(first, period, 0);
@@ -353,10 +355,10 @@ private:
         return true;
     }
 
-    Kernel& m_k;
+    const Kernel& m_k;
     const Function& m_tile;
-    MatmulIteration m_mode;
-    const std::vector<int64_t>& m_blocks;
+    FoldBy m_mode;
+    const std::vector<int64_t>& m_ordinals;
     std::vector<Segment> m_segs;
     std::map<std::string, int32_t> m_labels;
     std::vector<std::string> m_names;
@@ -385,28 +387,29 @@ std::string blockLoopName(const SourceLoc& matmul) {
 RerollStats rerollLoops(PtoProgram& program, const Function& tile) {
     RerollStats stats;
     const std::vector<int64_t> blocks = outputBlocks(tile), tiles = tileOrdinals(tile);
+    // A way applies when the program has two iterations of its kind (its loops and K steps
+    // then fold with rotating flag ids too).
     auto several = [](const std::vector<int64_t>& v) {
-        return std::any_of(v.begin(), v.end(), [](int64_t b) { return b > 0; });
+        return std::any_of(v.begin(), v.end(), [](int64_t o) { return o > 0; });
     };
     const bool severalBlocks = several(blocks), severalTiles = several(tiles);
     for (Kernel& k : program.kernels) {
         stats.instrsBefore += int64_t(k.instrs.size());
         if (k.loops.empty()) {
-            // Each way of folding: the one that leaves fewer instructions wins, a tie keeps
-            // the K steps (the only way before output blocks and tiles).
-            const Kernel original = severalBlocks || severalTiles ? k : Kernel{};
-            int64_t loops = KernelReroller(k, tile, MatmulIteration::KStep, blocks).run();
-            auto tryMode = [&](MatmulIteration mode, const std::vector<int64_t>& labels) {
-                Kernel other = original;
-                const int64_t n = KernelReroller(other, tile, mode, labels).run();
-                if (n > 0 && other.instrs.size() < k.instrs.size()) {
-                    k = std::move(other);
-                    loops = n;
-                }
-            };
-            if (severalBlocks) tryMode(MatmulIteration::OutputBlock, blocks);
-            if (severalTiles) tryMode(MatmulIteration::Tile, tiles);
-            stats.loops += loops;
+            // Each way of folding that applies: the one that leaves fewer instructions wins, a
+            // tie keeps the K steps (the only way before output blocks and tiles).
+            std::optional<Kernel> best = KernelReroller(k, tile, FoldBy::KStep, blocks).fold();
+            for (auto [mode, ordinals] :
+                 {std::pair{FoldBy::OutputBlock, &blocks}, std::pair{FoldBy::Tile, &tiles}}) {
+                if (!(mode == FoldBy::OutputBlock ? severalBlocks : severalTiles)) continue;
+                std::optional<Kernel> other = KernelReroller(k, tile, mode, *ordinals).fold();
+                const size_t shortest = best ? best->instrs.size() : k.instrs.size();
+                if (other && other->instrs.size() < shortest) best = std::move(other);
+            }
+            if (best) {
+                stats.loops += int64_t(best->loops.size());
+                k = std::move(*best);
+            }
         }
         stats.instrsAfter += int64_t(k.instrs.size());
     }
