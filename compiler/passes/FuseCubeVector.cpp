@@ -537,9 +537,21 @@ FusionStats fuseCubeVector(BlockProgram& program, int aicCores) {
         }))
         return stats;
     const Components comps = findComponents(program);
-    if (std::none_of(comps.inLoop.begin(), comps.inLoop.end(), [](bool b) { return b; }))
+    bool cubeInLoop = false; // a cluster alternates cube and vector work of the loop
+    for (uint32_t c = 0; c < comps.count(); ++c)
+        cubeInLoop = cubeInLoop || (comps.inLoop[c] && comps.core[c] == CoreType::AIC);
+    if (!cubeInLoop) return stats;
+    std::vector<TaskDep> deps;
+    try {
+        deps = componentDeps(program, comps);
+    } catch (const CompileError&) {
+        // Chains on a cycle of GM dependencies, which partition-blocks runs as one task (mixed
+        // vec_tiles): split into components again they cannot be ordered, so no cluster.
+        program.notes.push_back("fuse-cube-vector: the loop's tile chains depend on each other "
+                                "through GM both ways: left unfused");
         return stats;
-    const std::vector<ClusterPlan> plans = planClusters(comps, componentDeps(program, comps));
+    }
+    const std::vector<ClusterPlan> plans = planClusters(comps, deps);
     if (plans.empty()) return stats;
     if (2 * plans.size() < size_t(std::max(aicCores, 0))) {
         program.notes.push_back("fuse-cube-vector: " + std::to_string(plans.size()) +

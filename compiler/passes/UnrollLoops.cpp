@@ -47,7 +47,16 @@ public:
             keepRegion(src.value(a), m_out.value(top.map[a]));
         }
         for (const Op& op : src.ops()) emit(top, op, nullptr);
-        for (ValueId r : src.results) m_out.results.push_back(top.map[r]);
+        for (ValueId r : src.results) {
+            const ValueId v = top.map[r];
+            m_out.results.push_back(v);
+            // A returned loop result keeps the name written in `return` (the output's file
+            // name), not the name of what its last iteration yielded or, with no iteration,
+            // of its initial value.
+            const Op* def = src.producer(r);
+            if (def && def->kind == OpKind::For && m_out.producer(v) && !src.value(r).name.empty())
+                m_out.value(v).name = src.value(r).name;
+        }
         return std::move(m_out);
     }
 

@@ -38,16 +38,18 @@ def default_pto():
 # --- one program ------------------------------------------------------------------------------
 
 MIN_ELEMS = 0  # set by --min-elems (a global, so the worker processes see it through args)
+FAMILY = "flat"  # set by --family: flat, loops or mixed programs (gen.generate)
 
 
-def program_for(seed, max_elems, min_elems=None):
-    return gen.generate(seed, max_elems, MIN_ELEMS if min_elems is None else min_elems)
+def program_for(seed, max_elems, min_elems=None, family=None):
+    return gen.generate(seed, max_elems, MIN_ELEMS if min_elems is None else min_elems,
+                        FAMILY if family is None else family)
 
 
 def run_seed(args):
-    seed, pto, max_elems, fault, timeout, min_elems = args
+    seed, pto, max_elems, fault, timeout, min_elems, family = args
     try:
-        p = program_for(seed, max_elems, min_elems)
+        p = program_for(seed, max_elems, min_elems, family)
         out = runner.check_program(pto, p, seed, timeout=timeout)
     except Exception as e:  # a defect of the tester itself: reported, never hidden
         import traceback
@@ -66,7 +68,7 @@ def run_seed(args):
 
 def run_many(seeds, pto, jobs, max_elems, fault=None, timeout=runner.TIMEOUT_S, progress=True):
     results = []
-    work = [(s, pto, max_elems, fault, timeout, MIN_ELEMS) for s in seeds]
+    work = [(s, pto, max_elems, fault, timeout, MIN_ELEMS, FAMILY) for s in seeds]
     t0 = time.time()
     with cf.ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
         for i, r in enumerate(pool.map(run_seed, work, chunksize=4)):
@@ -144,7 +146,8 @@ def minimize_seed(seed, pto, max_elems, log=print):
 def save_case(p, seed, outcome, expect, name=None):
     os.makedirs(CASES_DIR, exist_ok=True)
     name = name or f"{outcome.cls}_{seed}"
-    header = (f"diff-case seed={seed} expect={expect}\n"
+    binds = "".join(f" bind={k}:{v}" for k, v in p.binds.items())
+    header = (f"diff-case seed={seed} expect={expect}{binds}\n"
               f"found: {outcome.cls}: {outcome.reason}")
     path = os.path.join(CASES_DIR, name + ".pto")
     with open(path, "w") as f:
@@ -160,13 +163,18 @@ def expectation(outcome):
 
 def read_case(path):
     text = open(path).read()
-    meta = {}
+    meta, binds = {}, {}
     for line in text.splitlines():
         if line.startswith("// diff-case"):
             for kv in line[len("// diff-case"):].split():
                 k, v = kv.split("=", 1)
-                meta[k] = v
+                if k == "bind":  # an index argument's trip count: bind=t:5
+                    name, value = v.split(":")
+                    binds[name] = int(value)
+                else:
+                    meta[k] = v
     p = parse_program(text)
+    p.binds = binds
     interp.infer_types(p)
     return p, int(meta.get("seed", 1)), meta.get("expect", "pass")
 
@@ -285,6 +293,9 @@ def main():
                     help="largest tensor, in elements (default 65536)")
     ap.add_argument("--min-elems", type=int, default=0,
                     help="smallest first argument, in elements (default 0)")
+    ap.add_argument("--family", choices=["flat", "loops", "mixed"], default="flat",
+                    help="straight-line programs (the default), programs with a counted loop, "
+                         "or a mix (a quarter loops)")
     sub = ap.add_subparsers(dest="mode", required=True)
     r = sub.add_parser("run", help="N programs; summary table and report")
     r.add_argument("count", type=int)
@@ -312,8 +323,9 @@ def main():
     o.add_argument("--minimize", action="store_true")
     o.add_argument("--save-cases", action="store_true")
     a = ap.parse_args()
-    global MIN_ELEMS
+    global MIN_ELEMS, FAMILY
     MIN_ELEMS = a.min_elems
+    FAMILY = a.family
     if a.mode in ("run", "ci", "fault") and not os.access(a.pto, os.X_OK):
         print(f"error: pto binary '{a.pto}' not found (build it, or pass --pto / PTO=)",
               file=sys.stderr)

@@ -6,7 +6,7 @@ import random
 import numpy as np
 
 import reference as R
-from program import FLOATS, Op, Program, Value
+from program import FLOATS, Loop, Op, Program, Value
 
 DIMS = [1, 2, 3, 4, 5, 7, 8, 16, 17, 32, 37, 64, 100, 128, 256, 333, 512, 1000, 1023, 1024]
 SCALARS = [0.5, 2.0, -1.5, 0.25, 3.0, -0.75, 1.5, 4.0]
@@ -57,6 +57,9 @@ class Gen:
         self.count = {}
         self.mode = self.r.choices(["none", "scoped", "per-op", "mixed"], [5, 2, 2, 1])[0]
         self.scope_shape = None  # the shape the vec_tile in scope was made for
+        # the vec_tile in scope is not known (a loop body's first iteration follows the scope
+        # before the loop, the others the body's last directive): ops then state their own
+        self.scope_unknown = False
 
     # --- values ---------------------------------------------------------------------------
 
@@ -177,8 +180,8 @@ class Gen:
         if per_op:
             # an override, always when the scoped sizes were made for another shape (sizes that
             # suit one shape can break the 32 B row rule of another)
-            if self.r.random() < 0.6 or (self.scope_shape is not None
-                                         and self.scope_shape != tuple(tiled)):
+            if self.r.random() < 0.6 or self.scope_unknown or (
+                    self.scope_shape is not None and self.scope_shape != tuple(tiled)):
                 sizes = self.sizes_for(op, tiled, dtype)
                 op.attrs.append(("vec_tile", "[" + ", ".join(str(s) for s in sizes) + "]"))
             return
@@ -186,9 +189,11 @@ class Gen:
             # its own sizes (both sides keep the 32 B rule); the scope is restated after it
             self.ops.append(Op("vec_tile", sizes=self.transpose_sizes(tiled)))
             self.scope_shape = None
-        elif self.scope_shape != tuple(tiled) or self.r.random() < 0.3:
+            self.scope_unknown = False
+        elif self.scope_shape != tuple(tiled) or self.scope_unknown or self.r.random() < 0.3:
             self.ops.append(Op("vec_tile", sizes=self.tile_sizes(tiled, dtype)))
             self.scope_shape = tuple(tiled)
+            self.scope_unknown = False
 
     # --- ops ------------------------------------------------------------------------------
 
@@ -515,8 +520,194 @@ class Gen:
         return Program(self.args, self.ops, returns, self.types)
 
 
-def generate(seed, max_elems=1 << 16, min_elems=0):
-    return Gen(seed, max_elems, min_elems).program()
+    # --- loop programs --------------------------------------------------------------------
+
+    # what a loop carries: a running elementwise value, a reduced statistic, a matmul's
+    # accumulator over K blocks (split-K), or online softmax's running max and sum
+    CARRIED = ["elementwise", "stats", "matmul", "softmax"]
+    TRIPS = [1, 2, 3, 4, 5, 7, 8, 13, 16, 64, 65, 71]
+
+    def loop_program(self):
+        """A program with one counted loop (docs/PTO_LANGUAGE.md, "Loops and calls") that walks
+        blocks of an argument through views affine in the induction variable and carries
+        values across iterations: named or not, any lower bound and step, the trip count
+        written or bound at run time (`--bind`), a partial last block (`clip`) where the carried
+        values reduce over it, ops before and after the loop."""
+        r = self.r
+        kind = r.choices(self.CARRIED, [4, 3, 3, 2])[0]
+        dtype = r.choices(["f32", "f16", "bf16"], [4, 3, 2])[0]
+        rows = r.choice([1, 2, 4, 8, 16, 32])
+        blk = r.choice([16, 32, 48, 64, 100, 128, 256])
+        trips = r.choices(self.TRIPS, [3, 3, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1])[0]
+        trips = max(1, min(trips, self.max_elems // (rows * blk * 2)))
+        lower, step = r.choice([0, 0, 0, 1, 3]), r.choice([1, 1, 1, 2, 3])
+        coef_per_trip = r.choice([blk, blk, blk // 2, 2 * blk])  # adjacent, overlapping, gaps
+        if coef_per_trip % step:
+            step = 1
+        coef = coef_per_trip // step
+        first = r.choice([0, 0, 5])
+        last_iv = lower + (trips - 1) * step
+        length = coef * (last_iv - lower) + first + blk
+        clip = kind != "elementwise" and trips > 1 and r.random() < 0.3
+        if clip:
+            length -= r.randint(1, blk - 1)
+        offset = f"%i * {coef}" + (f" + {first - coef * lower}" if first - coef * lower > 0
+                                   else f" - {coef * lower - first}" if coef * lower > first
+                                   else "")
+        upper = lower + (trips - 1) * step + r.randint(1, step)  # any bound past the last iv
+        x = self.arg((rows, length), dtype, r.choice(["x", "x", "p"]))
+        pre = self.r.random() < 0.3
+        if pre:  # an op on the whole argument first: the loop then reads a computed tensor
+            x = self.op_scalar(x)
+        body = []
+        outer = self.ops
+        self.ops = body
+        self.scope_unknown = True  # the body's first iteration follows the scope before the loop
+        view_attrs = [("offsets", f"[0, {offset}]"), ("sizes", f"[{rows}, {blk}]")]
+        if clip:
+            view_attrs.append(("clip", None))
+        xi = self.emit("view", [x], view_attrs, shape=(rows, blk), dtype=dtype,
+                       pos=self.info[x]["pos"], mag=self.info[x]["mag"])
+        inits, carried, yields = [], [], []
+        if kind == "softmax":
+            carried, yields = self.softmax_body(xi, rows, outer, inits)
+        else:
+            c = xi
+            for _ in range(r.randint(0, 2)):
+                c = self.keep_shape_step(c, cut=clip)
+            carried, yields = self.accumulate(kind, c, rows, blk, length, offset, clip, trips,
+                                              outer, inits)
+        self.ops = outer
+        results = [self.fresh("r") for _ in carried]
+        for res, y in zip(results, yields):
+            self.types[res] = self.types[y]
+            self.info[res] = dict(self.info[y])
+        binds = {}
+        bound = upper
+        if r.random() < 0.2:
+            bound = self.fresh("t")
+            self.args.append(Value(bound, None, "index"))
+            binds[bound] = upper
+        name = r.choice([None, "blk", "kv"])
+        self.ops.append(Op("for", operands=inits, results=results,
+                           loop=Loop("i", lower, bound, step, carried, body, yields, name)))
+        cur = results[0]
+        values = [cur]
+        for _ in range(r.randint(0, 2)):
+            cur = self.step(cur)
+            values.append(cur)
+        returns = [cur] + ([results[1]] if len(results) > 1 and r.random() < 0.5 else [])
+        return Program(self.args, self.ops, returns, self.types, binds)
+
+    def keep_shape_step(self, cur, cut=False):
+        """An op that keeps cur's shape and dtype (what the carried value adds up); no operand
+        of the block's full shape when the block may be `cut` (a clipped tail)."""
+        kind = self.r.choice(["scalar", "absnegrelu", "unary", "act"] + ([] if cut else ["binary"]))
+        out = getattr(self, "op_" + kind)(cur)
+        if self.types[out] != self.types[cur]:  # a broadcast operand widened it: combine back
+            return self.op_scalar(cur)
+        return out
+
+    def init_value(self, shape, dtype, fill, outer):
+        """The loop's initial value, emitted before the loop: a fill or an argument."""
+        body, self.ops = self.ops, outer
+        if self.r.random() < 0.6:
+            name = self.fresh("v")
+            op = Op("fill", name, [], [("value", fill)], (shape, dtype))
+            self.directive_for(op, shape)
+            self.ops.append(op)
+            self.types[name] = (shape, dtype)
+            self.info[name] = {"pos": False, "mag": 1.0 if fill != "-inf" else 2.0}
+        else:
+            name = self.arg(shape, dtype)
+        self.ops = body
+        return name
+
+    def accumulate(self, kind, c, rows, blk, length, offset, clip, trips, outer, inits):
+        """The carried value of `kind` from the block's contribution `c`: (iter_args, yields)."""
+        r = self.r
+        shape, dtype = self.types[c]
+        combine = r.choice(["add", "max", "min", "decay"])
+        if kind == "stats":
+            red = {"add": "reduce_sum", "decay": "reduce_sum", "max": "reduce_max",
+                   "min": "reduce_min"}[combine]
+            c = self.emit(red, [c], [("axis", "1"), ("keepdim", None)], shape=(rows, 1),
+                          dtype=dtype, mag=self.info[c]["mag"] * (blk if red == "reduce_sum"
+                                                                  else 1))
+        elif kind == "matmul":
+            n = r.choice([16, 32, 64, 128])
+            w = self.arg((length, n), dtype)
+            w_attrs = [("offsets", f"[{offset}, 0]"), ("sizes", f"[{blk}, {n}]")]
+            if clip:
+                w_attrs.append(("clip", None))
+            wi = self.emit("view", [w], w_attrs, shape=(blk, n), dtype=dtype, mag=2.0)
+            c = self.emit("matmul", [c, wi], shape=(rows, n), dtype="f32",
+                          mag=self.info[c]["mag"] * 2.0 * float(np.sqrt(blk)))
+            combine = r.choice(["add", "add", "decay"])
+        shape, dtype = self.types[c]
+        fill = {"max": "-inf", "min": "1000.0"}.get(combine, "0.0")
+        init = self.init_value(shape, dtype, fill, outer)
+        inits.append(init)
+        acc = self.fresh("a")
+        self.types[acc] = (shape, dtype)
+        mag_c = self.info[c]["mag"]
+        self.info[acc] = {"pos": False, "mag": max(self.info[init]["mag"], mag_c) * (
+            trips + 1 if combine == "add" else 2)}
+        if combine == "decay":  # acc * 0.5 + c stays within twice c
+            half = self.emit("muls", [acc], [("scalar", "0.5")], shape=shape, dtype=dtype,
+                             mag=self.info[acc]["mag"])
+            out = self.emit("add", [half, c], shape=shape, dtype=dtype,
+                            mag=self.info[acc]["mag"] + mag_c)
+        else:
+            out = self.emit(combine, [acc, c], shape=shape, dtype=dtype,
+                            mag=self.info[acc]["mag"] + mag_c)
+        return [acc], [out]
+
+    def softmax_body(self, xi, rows, outer, inits):
+        """Online softmax's running row max and sum of exponentials over the blocks."""
+        shape, dtype = self.types[xi]
+        stat = (rows, 1)
+        body, self.ops = self.ops, outer
+        for fill in ("-inf", "0.0"):
+            name = self.fresh("v")
+            op = Op("fill", name, [], [("value", fill)], (stat, "f32"))
+            self.directive_for(op, stat)
+            self.ops.append(op)
+            self.types[name] = (stat, "f32")
+            self.info[name] = {"pos": fill == "0.0", "mag": 4.0}
+            inits.append(name)
+        self.ops = body
+        m, s = self.fresh("a"), self.fresh("a")
+        for v in (m, s):
+            self.types[v] = (stat, "f32")
+        self.info[m] = {"pos": False, "mag": 4.0}
+        self.info[s] = {"pos": True, "mag": 1e6}
+        x = xi
+        if dtype != "f32":
+            x = self.emit("cast", [xi], declared=(shape, "f32"), shape=shape, dtype="f32",
+                          mag=self.info[xi]["mag"])
+        bm = self.emit("reduce_max", [x], [("axis", "1"), ("keepdim", None)], shape=stat,
+                       dtype="f32", mag=4.0)
+        mn = self.emit("max", [m, bm], shape=stat, dtype="f32", mag=4.0)
+        a = self.emit("exp", [self.emit("sub", [m, mn], shape=stat, dtype="f32", mag=8.0)],
+                      shape=stat, dtype="f32", pos=True, mag=1.0)
+        e = self.emit("exp", [self.emit("sub", [x, mn], shape=shape, dtype="f32", mag=8.0)],
+                      shape=shape, dtype="f32", pos=True, mag=1.0)
+        es = self.emit("reduce_sum", [e], [("axis", "1"), ("keepdim", None)], shape=stat,
+                       dtype="f32", pos=True, mag=float(shape[1]))
+        sn = self.emit("add", [self.emit("mul", [s, a], shape=stat, dtype="f32", pos=True,
+                                         mag=1e6), es], shape=stat, dtype="f32", pos=True,
+                       mag=1e6)
+        return [m, s], [mn, sn]
+
+
+def generate(seed, max_elems=1 << 16, min_elems=0, family="flat"):
+    """The program of `seed`: flat (straight-line ops), loops (one counted loop), or mixed (a
+    quarter of the seeds loops, chosen from the seed)."""
+    g = Gen(seed, max_elems, min_elems)
+    if family == "loops" or (family == "mixed" and random.Random(seed * 7919 + 1).random() < 0.25):
+        return g.loop_program()
+    return g.program()
 
 
 # --- inputs -------------------------------------------------------------------------------------
@@ -526,6 +717,8 @@ def make_inputs(p, seed):
     rng = np.random.default_rng(seed)
     out = {}
     for a in p.args:
+        if a.dtype == "index":  # a trip count, bound with --bind
+            continue
         role = a.name[0]  # x general, p positive, s scale, q int8 codes
         n = a.shape
         if a.dtype == "i1":

@@ -1,5 +1,7 @@
 # The differential tester's interpreter: runs a Program op by op on the reference (reference.py)
 # and infers the value types the printer needs.
+import re
+
 import numpy as np
 
 import reference as R
@@ -15,16 +17,30 @@ def _num(text):
     return float(text.strip('"'))
 
 
-def _ints(text):
-    return [int(x) for x in text.strip("[]").split(",") if x.strip()]
+def _ints(text, ivs=None):
+    """A list of integers; with `ivs` (induction variable -> value) each entry may be affine in
+    them (`%i * 64 + 3`)."""
+    out = []
+    for x in text.strip("[]").split(","):
+        if not x.strip():
+            continue
+        if "%" in x:
+            expr = re.sub(r"%(\w+)", lambda m: str(ivs[m.group(1)]), x)
+            if not re.fullmatch(r"[-+*0-9 ]+", expr):
+                raise ValueError(f"bad offset {x!r}")
+            out.append(int(eval(expr, {"__builtins__": {}})))  # digits and + - * only
+        else:
+            out.append(int(x))
+    return out
 
 
 def _str(text):
     return text.strip('"')
 
 
-def apply_op(op, env):
-    """The Val of `op` given the Vals of its operands in `env`."""
+def apply_op(op, env, ivs=None):
+    """The Val of `op` given the Vals of its operands in `env` (and the values of the enclosing
+    loops' induction variables in `ivs`)."""
     xs = [env[o] for o in op.operands]
     a = {k: v for k, v in op.attrs}
     k = op.kind
@@ -63,7 +79,9 @@ def apply_op(op, env):
         perm = _ints(a["perm"])
         return R.layout(lambda x: np.transpose(x, perm), xs[0])
     if k == "view":
-        offs, sizes = _ints(a["offsets"]), _ints(a["sizes"])
+        offs, sizes = _ints(a["offsets"], ivs), _ints(a["sizes"])
+        if "clip" in a:  # cut where it leaves the tensor (a loop's tail)
+            sizes = [min(s, d - o) for o, s, d in zip(offs, sizes, xs[0].v.shape)]
         sl = tuple(slice(o, o + s) for o, s in zip(offs, sizes))
         return R.layout(lambda x: x[sl], xs[0])
     if k == "concat":
@@ -79,19 +97,46 @@ def apply_op(op, env):
     raise R.Unsupported(k)
 
 
-def evaluate(p, inputs):
-    """Vals of every value of `p` for `inputs` (name -> float64 array holding dtype values)."""
-    env = {a.name: R.Val(inputs[a.name], 0.0, a.dtype) for a in p.args}
-    for op in p.ops:
+def run_ops(ops, env, ivs, seen):
+    """Runs `ops` in `env` (updated in place); `seen` collects every value computed, loop bodies'
+    too (their last iteration's)."""
+    for op in ops:
         if op.kind in ("vec_tile", "cube_tile"):
             continue
-        env[op.result] = apply_op(op, env)
-    return env
+        if op.kind == "for":
+            for name, val in zip(op.results, run_loop(op, env, ivs, seen)):
+                env[name] = seen[name] = val
+            continue
+        env[op.result] = seen[op.result] = apply_op(op, env, ivs)
+
+
+def run_loop(op, env, ivs, seen):
+    """The results of a counted loop: its iter_args start as the init operands, each iteration
+    sees the previous one's yields."""
+    lp = op.loop
+    upper = lp.upper if isinstance(lp.upper, int) else ivs["@" + lp.upper]
+    carried = [env[i] for i in op.operands]
+    for i in range(lp.lower, upper, lp.step):
+        inner = dict(env)
+        inner.update(zip(lp.carried, carried))
+        seen.update(zip(lp.carried, carried))
+        run_ops(lp.body, inner, {**ivs, lp.iv: i}, seen)
+        carried = [inner[y] for y in lp.yields]
+    return carried
+
+
+def evaluate(p, inputs):
+    """Vals of every value of `p` for `inputs` (name -> float64 array holding dtype values)."""
+    env = {a.name: R.Val(inputs[a.name], 0.0, a.dtype) for a in p.args if a.dtype != "index"}
+    ivs = {"@" + k: v for k, v in p.binds.items()}
+    seen = dict(env)
+    run_ops(p.ops, env, ivs, seen)
+    return seen
 
 
 def infer_types(p):
     """Fills p.types by evaluating on small stand-in data of the right shapes (zeros + 1)."""
-    inputs = {a.name: np.ones(a.shape) for a in p.args}
+    inputs = {a.name: np.ones(a.shape) for a in p.args if a.dtype != "index"}
     with np.errstate(all="ignore"):
         env = evaluate(p, inputs)
     p.types = {n: (tuple(v.shape), v.dtype) for n, v in env.items()}

@@ -56,13 +56,24 @@ def directives_ok(p):
     return True
 
 
+def _reads(o):
+    """The names op `o` reads: its operands, and for a loop every name its body reads."""
+    if o.kind != "for":
+        return list(o.operands)
+    names = list(o.operands)
+    for b in o.loop.body:
+        names += _reads(b)
+    return names + list(o.loop.yields)
+
+
 def _drop_dead(p):
     live = set(p.returns)
     keep = []
     for o in reversed(p.ops):
-        if o.kind in ("vec_tile", "cube_tile") or o.result in live:
+        if o.kind in ("vec_tile", "cube_tile") or o.result in live or (
+                o.kind == "for" and live.intersection(o.results)):
             keep.append(o)
-            live.update(o.operands)
+            live.update(_reads(o))
     p.ops = list(reversed(keep))
     p.args = [a for a in p.args if a.name in live]
     # directives with nothing after them
@@ -123,7 +134,7 @@ def candidates(p):
                 q.ops[i].attrs = [(a, v) for a, v in o.attrs if a != k]
                 yield q
     # 5. shrink a dim size everywhere it occurs
-    dims = sorted({d for a in p.args for d in a.shape if d > 1}, reverse=True)
+    dims = sorted({d for a in p.args if a.shape for d in a.shape if d > 1}, reverse=True)
     for d in dims:
         for new in sorted({1, 2, 3, d // 2, 16, 17, 32}):
             if new >= d or new < 1:
@@ -137,7 +148,7 @@ def _resize(p, d, new):
     def fix(shape):
         return tuple(new if x == d else x for x in shape)
 
-    q.args = [Value(a.name, fix(a.shape), a.dtype) for a in q.args]
+    q.args = [Value(a.name, fix(a.shape) if a.shape else a.shape, a.dtype) for a in q.args]
     for o in q.ops:
         if o.declared is not None:
             o.declared = (fix(o.declared[0]), o.declared[1])
@@ -161,7 +172,7 @@ def size(p):
     n_ops = len([o for o in p.ops if o.result])
     n_dir = len([o for o in p.ops if not o.result]) + sum(
         1 for o in p.ops for k, _ in o.attrs if k in ("vec_tile", "cube_tile"))
-    elems = sum(max(1, _numel(a.shape)) for a in p.args)
+    elems = sum(max(1, _numel(a.shape or ())) for a in p.args)
     return (n_ops, n_dir, elems, len(p.args))
 
 

@@ -1,5 +1,6 @@
 # The differential tester's program model: a Tensor-level .pto program as data, printed to and
 # parsed back from the canonical text the generator writes.
+import copy
 import re
 from dataclasses import dataclass, field
 
@@ -15,6 +16,19 @@ class Value:
 
 
 @dataclass
+class Loop:
+    """A counted loop's header and body (docs/PTO_LANGUAGE.md, "Loops and calls")."""
+    iv: str
+    lower: int
+    upper: object  # an int, or the name of an index argument bound with --bind
+    step: int
+    carried: list  # iter_args names, one per init operand of the op
+    body: list  # [Op]
+    yields: list  # value names
+    name: str = None  # the loop's label, or None (unnamed)
+
+
+@dataclass
 class Op:
     kind: str  # mnemonic, or "vec_tile" / "cube_tile" for a scoped directive
     result: str = ""  # value name without '%' ("" for directives)
@@ -22,6 +36,8 @@ class Op:
     attrs: list = field(default_factory=list)  # [(key, text)] in written order
     declared: tuple = None  # (shape, dtype) written after ':' or None
     sizes: list = None  # directive sizes: vec_tile [..]; cube_tile [[..], [..], [..]]
+    loop: Loop = None  # kind "for": header and body; `results` names the loop's results
+    results: list = None
 
     def attr(self, key, default=None):
         for k, v in self.attrs:
@@ -36,19 +52,13 @@ class Program:
     ops: list  # [Op]
     returns: list  # value names
     types: dict = field(default_factory=dict)  # value name -> (shape, dtype)
+    binds: dict = field(default_factory=dict)  # index argument -> the trip count bound at run
 
     def copy(self):
-        return Program(
-            [Value(a.name, a.shape, a.dtype) for a in self.args],
-            [
-                Op(o.kind, o.result, list(o.operands), list(o.attrs), o.declared,
-                   None if o.sizes is None else [list(s) if isinstance(s, list) else s
-                                                 for s in o.sizes])
-                for o in self.ops
-            ],
-            list(self.returns),
-            dict(self.types),
-        )
+        return copy.deepcopy(self)
+
+    def has_loops(self):
+        return any(o.kind == "for" for o in self.ops)
 
 
 def type_text(shape, dtype):
@@ -57,6 +67,34 @@ def type_text(shape, dtype):
 
 def int_list(xs):
     return "[" + ", ".join(str(x) for x in xs) + "]"
+
+
+def loop_lines(op, indent):
+    """A loop as lines: header, body one level deeper, yield, closing brace."""
+    lp = op.loop
+    head = ", ".join("%" + r for r in op.results) + " = for "
+    if lp.name:
+        head += f'"{lp.name}" '
+    upper = lp.upper if isinstance(lp.upper, int) else "%" + lp.upper
+    head += f"%{lp.iv} = {lp.lower} to {upper} step {lp.step}"
+    if lp.carried:
+        head += " iter_args(" + ", ".join(
+            f"%{c} = %{i}" for c, i in zip(lp.carried, op.operands)) + ")"
+    lines = [indent + head + " {"]
+    for o in lp.body:
+        lines += op_lines(o, indent + "  ")
+    if lp.yields:
+        lines.append(indent + "  yield " + ", ".join("%" + y for y in lp.yields))
+    lines.append(indent + "}")
+    return lines
+
+
+def op_lines(op, indent="  "):
+    return loop_lines(op, indent) if op.kind == "for" else [indent + op_text(op)]
+
+
+def arg_text(a):
+    return f"%{a.name}: " + ("index" if a.dtype == "index" else type_text(a.shape, a.dtype))
 
 
 def op_text(op):
@@ -80,11 +118,12 @@ def op_text(op):
 
 def print_program(p, header=""):
     lines = [f"// {line}" for line in header.splitlines()] if header else []
-    args = ", ".join(f"%{a.name}: {type_text(a.shape, a.dtype)}" for a in p.args)
+    args = ", ".join(arg_text(a) for a in p.args)
     rtypes = [type_text(*p.types[r]) for r in p.returns]
     res = rtypes[0] if len(rtypes) == 1 else "(" + ", ".join(rtypes) + ")"
     lines.append(f"func @main({args}) -> {res} {{")
-    lines += ["  " + op_text(o) for o in p.ops]
+    for o in p.ops:
+        lines += op_lines(o)
     lines.append("  return " + ", ".join("%" + r for r in p.returns))
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -125,6 +164,49 @@ def _parse_ints(text):
     return [int(x) for x in text.strip().strip("[]").split(",") if x.strip()]
 
 
+_FOR = re.compile(r'(%\w+(?:, %\w+)*) = for (?:"([^"]+)" )?%(\w+) = (-?\d+) to (%?\w+) '
+                  r'step (\d+)(?: iter_args\((.*)\))? \{$')
+
+
+def _parse_for(m, lines, at):
+    """The loop whose header matched `m`; its body starts at lines[at]. Returns (op, next)."""
+    results = [r.strip()[1:] for r in m.group(1).split(",")]
+    upper = m.group(5)
+    upper = upper[1:] if upper.startswith("%") else int(upper)
+    carried, inits = [], []
+    for pair in _split_top(m.group(7) or ""):
+        c, i = pair.split("=")
+        carried.append(c.strip()[1:])
+        inits.append(i.strip()[1:])
+    body, yields, at = _parse_ops(lines, at)
+    lp = Loop(m.group(3), int(m.group(4)), upper, int(m.group(6)), carried, body, yields,
+              m.group(2))
+    return Op("for", operands=inits, loop=lp, results=results), at
+
+
+def _parse_ops(lines, at):
+    """Ops from lines[at] to the closing '}' (or 'return'): (ops, yields or returns, next)."""
+    ops = []
+    while at < len(lines):
+        ln = lines[at]
+        at += 1
+        if ln == "}":
+            return ops, [], at
+        if ln.startswith("return") or ln.startswith("yield"):
+            word = ln.split(None, 1)[0]
+            names = [r.strip()[1:] for r in ln[len(word):].split(",")]
+            if word == "yield" and at < len(lines) and lines[at] == "}":
+                at += 1
+            return ops, names, at
+        m = _FOR.match(ln)
+        if m:
+            op, at = _parse_for(m, lines, at)
+            ops.append(op)
+            continue
+        ops.append(_parse_op(ln))
+    return ops, [], at
+
+
 def parse_program(text):
     """Parses the canonical text print_program writes (one op per line)."""
     body = [ln.split("//")[0].strip() for ln in text.splitlines()]
@@ -136,45 +218,43 @@ def parse_program(text):
     args = []
     for a in _split_top(m.group(1)):
         name, ty = a.split(":", 1)
+        if ty.strip() == "index":
+            args.append(Value(name.strip()[1:], None, "index"))
+            continue
         shape, dtype = parse_type(ty)
         args.append(Value(name.strip()[1:], shape, dtype))
-    ops, returns = [], []
-    for ln in body[1:]:
-        if ln == "}":
-            break
-        if ln.startswith("return"):
-            returns = [r.strip()[1:] for r in ln[len("return"):].split(",")]
-            continue
-        if ln.startswith("vec_tile"):
-            ops.append(Op("vec_tile", sizes=_parse_ints(ln[len("vec_tile"):])))
-            continue
-        if ln.startswith("cube_tile"):
-            ops.append(Op("cube_tile",
-                          sizes=[_parse_ints(s) for s in _split_top(ln[len("cube_tile"):])]))
-            continue
-        lhs, rhs = ln.split("=", 1)
-        rhs = rhs.strip()
-        declared = None
-        parts = _split_top(rhs, ":")
-        if len(parts) == 2:
-            rhs, declared = parts[0], parse_type(parts[1])
-        attrs = []
-        if "{" in rhs:
-            rhs, attr_text = rhs.split("{", 1)
-            for a in _split_top(attr_text.rsplit("}", 1)[0]):
-                if "=" in a:
-                    k, v = a.split("=", 1)
-                    attrs.append((k.strip(), v.strip()))
-                else:
-                    attrs.append((a.strip(), None))
-        words = rhs.strip().split(None, 1)
-        kind = words[0]
-        operands = []
-        for o in _split_top(words[1]) if len(words) > 1 else []:
-            if o.startswith("%"):
-                operands.append(o[1:])
+    ops, returns, _ = _parse_ops(body, 1)
+    return Program(args, ops, returns)
+
+
+def _parse_op(ln):
+    """One op or directive line."""
+    if ln.startswith("vec_tile"):
+        return Op("vec_tile", sizes=_parse_ints(ln[len("vec_tile"):]))
+    if ln.startswith("cube_tile"):
+        return Op("cube_tile",
+                  sizes=[_parse_ints(s) for s in _split_top(ln[len("cube_tile"):])])
+    lhs, rhs = ln.split("=", 1)
+    rhs = rhs.strip()
+    declared = None
+    parts = _split_top(rhs, ":")
+    if len(parts) == 2:
+        rhs, declared = parts[0], parse_type(parts[1])
+    attrs = []
+    if "{" in rhs:
+        rhs, attr_text = rhs.split("{", 1)
+        for a in _split_top(attr_text.rsplit("}", 1)[0]):
+            if "=" in a:
+                k, v = a.split("=", 1)
+                attrs.append((k.strip(), v.strip()))
             else:
-                attrs.insert(0, ("scalar", o))
-        ops.append(Op(kind, lhs.strip()[1:], operands, attrs, declared))
-    p = Program(args, ops, returns)
-    return p
+                attrs.append((a.strip(), None))
+    words = rhs.strip().split(None, 1)
+    kind = words[0]
+    operands = []
+    for o in _split_top(words[1]) if len(words) > 1 else []:
+        if o.startswith("%"):
+            operands.append(o[1:])
+        else:
+            attrs.insert(0, ("scalar", o))
+    return Op(kind, lhs.strip()[1:], operands, attrs, declared)

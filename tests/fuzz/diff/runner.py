@@ -96,6 +96,8 @@ def run_pto(pto, program_text, p, inputs, workdir, fault=None, timeout=TIMEOUT_S
         f.write(program_text)
     files = []
     for a in p.args:
+        if a.dtype == "index":
+            continue
         path = os.path.join(workdir, f"in_{a.name}.npy")
         gen.save_npy(path, inputs[a.name], a.dtype)
         files.append(path)
@@ -104,6 +106,8 @@ def run_pto(pto, program_text, p, inputs, workdir, fault=None, timeout=TIMEOUT_S
     cmd = [pto, "run", src, "--outputs", outdir, "--trace", "none", "--verify-each"]
     if files:
         cmd += ["--inputs", ",".join(files)]
+    for name, value in p.binds.items():
+        cmd += ["--bind", f"{name}={value}"]
     if fault:
         cmd += ["--fault", fault]
     try:

@@ -302,9 +302,9 @@ TEST(LoopBind, TheTailIterationEqualsTheHandUnrolledTwin) {
     auto flat = runBound("loop_bound_unrolled", "", dir, "flat");
     ASSERT_EQ(loop.exitCode, 0) << loop.out << loop.err;
     ASSERT_EQ(flat.exitCode, 0) << flat.out << flat.err;
-    EXPECT_EQ(readBytes(dir / "loop" / "mn.npy"), readBytes(dir / "flat" / "m4.npy"));
-    EXPECT_EQ(readBytes(dir / "loop" / "ln.npy"), readBytes(dir / "flat" / "l4.npy"));
-    EXPECT_FALSE(readBytes(dir / "loop" / "ln.npy").empty());
+    EXPECT_EQ(readBytes(dir / "loop" / "r#0.npy"), readBytes(dir / "flat" / "m4.npy"));
+    EXPECT_EQ(readBytes(dir / "loop" / "r#1.npy"), readBytes(dir / "flat" / "l4.npy"));
+    EXPECT_FALSE(readBytes(dir / "loop" / "r#1.npy").empty());
     EXPECT_EQ(cyclesOf(loop.out), cyclesOf(flat.out)) << loop.out << "\n---\n" << flat.out;
 }
 
@@ -374,9 +374,9 @@ TEST(LoopWindow, AWindowedLoopRunsLikeTheFullyLoweredOne) {
     auto full = runBound("loop_accumulate_100", "--no-reroll", dir, "full");
     ASSERT_EQ(windowed.exitCode, 0) << windowed.out << windowed.err;
     ASSERT_EQ(full.exitCode, 0) << full.out << full.err;
-    const std::string out = readBytes(dir / "windowed" / "a1.npy");
+    const std::string out = readBytes(dir / "windowed" / "r#0.npy");
     EXPECT_FALSE(out.empty());
-    EXPECT_TRUE(out == readBytes(dir / "full" / "a1.npy")) << "the outputs differ";
+    EXPECT_TRUE(out == readBytes(dir / "full" / "r#0.npy")) << "the outputs differ";
     EXPECT_EQ(cyclesOf(windowed.out), cyclesOf(full.out)) << windowed.out << "\n---\n" << full.out;
     EXPECT_NE(cyclesOf(windowed.out), "(none)");
     // The FLOPs of the run count all 100 iterations, not the window's.
@@ -434,9 +434,9 @@ TEST(LoopWindow, AStretchThatOutgrowsTheUbIsLoweredInFull) {
     auto full = runBound("loop_growing_live", "--no-reroll", dir, "full");
     ASSERT_EQ(dflt.exitCode, 0) << dflt.out << dflt.err;
     ASSERT_EQ(full.exitCode, 0) << full.out << full.err;
-    EXPECT_FALSE(readBytes(dir / "default" / "a1.npy").empty());
-    EXPECT_TRUE(readBytes(dir / "default" / "a1.npy") == readBytes(dir / "full" / "a1.npy"));
-    EXPECT_TRUE(readBytes(dir / "default" / "s1.npy") == readBytes(dir / "full" / "s1.npy"));
+    EXPECT_FALSE(readBytes(dir / "default" / "r#0.npy").empty());
+    EXPECT_TRUE(readBytes(dir / "default" / "r#0.npy") == readBytes(dir / "full" / "r#0.npy"));
+    EXPECT_TRUE(readBytes(dir / "default" / "r#1.npy") == readBytes(dir / "full" / "r#1.npy"));
     EXPECT_EQ(cyclesOf(dflt.out), cyclesOf(full.out)) << dflt.out << "\n---\n" << full.out;
 }
 
