@@ -159,6 +159,19 @@ TEST_F(DiffCli, BisectCleanAndPlanted) {
     EXPECT_NE(badFault.err.find("unknown fault 'nope'"), std::string::npos) << badFault.err;
 }
 
+// A returned loop result is compared under the name `return` gives it, whatever the trip count
+// (it was looked up under the last yield's name, found nowhere, and silently skipped).
+TEST_F(DiffCli, BisectComparesALoopsReturnedResults) {
+    const std::string prog =
+        std::string(PTO_SOURCE_DIR) + "/tests/integration/run/programs/loop_bound.pto";
+    for (int t : {0, 4}) {
+        auto r = pto(fmt::format("diff --bisect {} --bind t={}", q(prog), t));
+        EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+        EXPECT_NE(r.out.find("output r#0: PASS"), std::string::npos) << "t=" << t << r.out;
+        EXPECT_NE(r.out.find("output r#1: PASS"), std::string::npos) << "t=" << t << r.out;
+    }
+}
+
 TEST_F(DiffCli, CompileAndRunTakeFaultToo) {
     const std::string sample = std::string(PTO_SOURCE_DIR) + "/samples/softmax.pto";
     auto compiled = pto(fmt::format("compile {} --fault truncate-cast:0", q(sample)));
