@@ -7,6 +7,7 @@
 #include "compiler/passes/AssignMemory.h"
 #include "compiler/passes/BuildExecGraph.h"
 #include "compiler/passes/ClusterProbe.h"
+#include "compiler/passes/CubeRoundTrips.h"
 #include "compiler/passes/DecomposeComposites.h"
 #include "compiler/passes/EliminateDeadCode.h"
 #include "compiler/passes/EmitPto.h"
@@ -76,7 +77,7 @@ void cutToProbe(CompileState& s, const TargetInfo& target) {
 void runExpandTiles(CompileState& s, const CompileOptions& o) {
     if (s.clusters) cutToProbe(s, o.target);
     checkTileOpBudget(s.tensor, o.target, o.budget, s.file); // before anything is expanded
-    s.tile = expandTiles(s.tensor, o.target, s.file);
+    s.tile = expandTilesAvoidingCubeRoundTrips(s.tensor, o.target, s.file);
     s.kind = S::Tile;
     checkTileOpCount(s.tile, o.budget, s.file); // the estimate may have been low
 }

@@ -72,14 +72,15 @@ void expandOp(Ctx& c, const Op& op) {
 } // namespace
 } // namespace expand
 
-Function expandTiles(const Function& tensor, const TargetInfo& target, const std::string& file) {
+Function expandTiles(const Function& tensor, const TargetInfo& target, const std::string& file,
+                     const GmReads& gmReads) {
     using namespace expand;
     Function tile;
     tile.name = tensor.name;
     tile.level = Level::Tile;
     tile.loc = tensor.loc;
     TileEmitter emit(tile);
-    TensorHomes values(tensor, emit, file);
+    TensorHomes values(tensor, emit, file, gmReads);
     TileShapes shapes(tensor, target, file);
     Ctx ctx{tensor, emit, values, shapes};
 

@@ -8,15 +8,22 @@
 #include "compiler/ir/Graph.h"
 #include "compiler/ir/Target.h"
 
+#include <set>
 #include <string>
+#include <utility>
 
 namespace pto {
+
+// Tensor-level reads served from the value's GM home even when its producer computed the tile
+// on chip: (Tensor value, Tensor op reading it). CubeRoundTrips.h says when.
+using GmReads = std::set<std::pair<ValueId, OpId>>;
 
 // Tensor → Tile. The result is a fresh function: arguments and gm_tensor results are GM,
 // every tile has space None (assign-memory places them), origin = the Tensor value it covers
 // and offset = its corner there. Every op copies parent = the id of the Tensor op it comes
 // from and that op's loc. Throws CompileError (file:line:col, op and value named, the numbers)
 // for tile shapes that break a buffer capacity or alignment rule and for unsupported cases.
-Function expandTiles(const Function& tensor, const TargetInfo& target, const std::string& file);
+Function expandTiles(const Function& tensor, const TargetInfo& target, const std::string& file,
+                     const GmReads& gmReads = {});
 
 } // namespace pto

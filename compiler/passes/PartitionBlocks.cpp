@@ -207,21 +207,17 @@ ExecGraph componentDeps(Function& tile, const Components& comps, bool checked) {
     return checked ? buildExecGraph(probe) : gmDependencyGraph(probe);
 }
 
-// Unites the components of every cycle of GM dependencies (a strongly connected component of
-// `deps`, Tarjan's algorithm) whose members run on one core type: a value left one chain's tiles
-// through GM, another chain worked on it, and the first chain reads the result back. One task
-// then runs them all in program order, in which every GM access follows the ones it depends
-// on. True when something was merged.
-bool mergeGmCycles(const Components& comps, const ExecGraph& deps, UnionFind& uf) {
-    const uint32_t n = comps.count();
+// The cycles of GM dependencies between components: the strongly connected components of
+// `deps` with more than one member (Tarjan's algorithm, iterative).
+std::vector<std::vector<uint32_t>> gmCycles(uint32_t n, const ExecGraph& deps) {
     std::vector<uint32_t> start(n + 1, 0);
     for (const TaskDep& d : deps.deps) ++start[d.from + 1];
     for (uint32_t c = 0; c < n; ++c) start[c + 1] += start[c]; // deps are sorted by `from`
     std::vector<uint32_t> index(n, kNoId), low(n, 0), onStack;
     std::vector<bool> stacked(n, false);
     std::vector<std::pair<uint32_t, uint32_t>> walk; // (component, next edge)
+    std::vector<std::vector<uint32_t>> cycles;
     uint32_t next = 0;
-    bool merged = false;
     for (uint32_t root = 0; root < n; ++root) {
         if (index[root] != kNoId) continue;
         walk.push_back({root, start[root]});
@@ -254,13 +250,25 @@ bool mergeGmCycles(const Components& comps, const ExecGraph& deps, UnionFind& uf
                 stacked[member] = false;
                 cycle.push_back(member);
             } while (member != done);
-            const bool oneCore = std::all_of(cycle.begin(), cycle.end(), [&](uint32_t m) {
-                return comps.core[m] == comps.core[done];
-            });
-            if (cycle.size() < 2 || !oneCore) continue; // a mixed cycle stays an error
-            for (uint32_t m : cycle) uf.unite(comps.first(m), comps.first(done));
-            merged = true;
+            if (cycle.size() > 1) cycles.push_back(std::move(cycle));
         }
+    }
+    return cycles;
+}
+
+// Unites the components of every cycle of GM dependencies whose members run on one core type:
+// a value left one chain's tiles through GM, another chain worked on it, and the first chain
+// reads the result back. One task then runs them all in program order, in which every GM
+// access follows the ones it depends on. True when something was merged.
+bool mergeGmCycles(const Components& comps, const ExecGraph& deps, UnionFind& uf) {
+    bool merged = false;
+    for (const std::vector<uint32_t>& cycle : gmCycles(comps.count(), deps)) {
+        const bool oneCore = std::all_of(cycle.begin(), cycle.end(), [&](uint32_t m) {
+            return comps.core[m] == comps.core[cycle.front()];
+        });
+        if (!oneCore) continue; // a mixed cycle stays an error
+        for (uint32_t m : cycle) uf.unite(comps.first(m), comps.first(cycle.front()));
+        merged = true;
     }
     return merged;
 }
@@ -442,6 +450,68 @@ BlockProgram buildProgram(Function tile, const Components& comps,
 }
 
 } // namespace
+
+bool mayHaveMixedGmCycle(const Function& tile) {
+    UnionFind uf = onChipDataflow(tile); // expand-tiles' output: tiles have no space yet
+    const auto& ops = tile.ops();
+    std::vector<uint32_t> comp(ops.size(), kNoId);
+    std::vector<bool> cube;
+    for (const Op& op : ops) {
+        if (op.kind == OpKind::GmTensor) continue;
+        uint32_t& c = comp[uf.find(op.id)];
+        if (c == kNoId) {
+            c = uint32_t(cube.size());
+            cube.push_back(false);
+        }
+        comp[op.id] = c;
+        if (op.kind == OpKind::Matmul || op.kind == OpKind::MatmulAcc || op.kind == OpKind::TMove)
+            cube[c] = true;
+    }
+    // Read-after-write through each GM tensor, regions and order aside.
+    std::unordered_map<ValueId, std::vector<uint32_t>> writers, readers;
+    for (const Op& op : ops) {
+        if (!readsOrWritesGm(op.kind)) continue;
+        const bool store = op.kind == OpKind::TStore || op.kind == OpKind::TScatterAdd;
+        (store ? writers : readers)[op.operands.at(store ? 1 : 0)].push_back(comp[op.id]);
+    }
+    ExecGraph deps;
+    for (const auto& [tensor, from] : writers)
+        if (auto it = readers.find(tensor); it != readers.end())
+            for (uint32_t w : from)
+                for (uint32_t r : it->second)
+                    if (w != r) deps.deps.push_back({w, r});
+    std::sort(deps.deps.begin(), deps.deps.end(), [](const TaskDep& a, const TaskDep& b) {
+        return std::pair(a.from, a.to) < std::pair(b.from, b.to);
+    });
+    deps.deps.erase(std::unique(deps.deps.begin(), deps.deps.end(),
+                                [](const TaskDep& a, const TaskDep& b) {
+                                    return a.from == b.from && a.to == b.to;
+                                }),
+                    deps.deps.end());
+    for (const std::vector<uint32_t>& cycle : gmCycles(uint32_t(cube.size()), deps))
+        if (std::any_of(cycle.begin(), cycle.end(), [&](uint32_t c) { return cube[c]; }) &&
+            !std::all_of(cycle.begin(), cycle.end(), [&](uint32_t c) { return cube[c]; }))
+            return true;
+    return false;
+}
+
+std::vector<TileChain> mixedGmCycle(Function& tile) {
+    UnionFind uf = onChipDataflow(tile);
+    Components comps = findComponents(tile, uf);
+    ExecGraph deps = componentDeps(tile, comps, false);
+    if (mergeGmCycles(comps, deps, uf)) {
+        comps = findComponents(tile, uf);
+        deps = componentDeps(tile, comps, false);
+    }
+    std::vector<std::vector<uint32_t>> cycles = gmCycles(comps.count(), deps);
+    if (cycles.empty()) return {};
+    std::vector<TileChain> chains;
+    for (uint32_t c : cycles.front())
+        chains.push_back(
+            {comps.core[c], std::vector<OpId>(comps.ops.begin() + comps.start[c],
+                                              comps.ops.begin() + comps.start[c + 1])});
+    return chains;
+}
 
 BlockProgram partitionBlocks(Function tile, const PartitionOptions& opts,
                              const std::optional<IterationPacking>& iterations) {

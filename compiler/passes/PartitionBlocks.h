@@ -48,4 +48,21 @@ struct PartitionOptions {
 BlockProgram partitionBlocks(Function tile, const PartitionOptions& opts,
                              const std::optional<IterationPacking>& iterations = std::nullopt);
 
+// One on-chip dataflow component of a Tile function: its core type and its ops.
+struct TileChain {
+    CoreType core = CoreType::AIV;
+    std::vector<OpId> ops;
+};
+
+// The components on a cycle of GM dependencies that mixes AIC and AIV work — the cycle
+// partition-blocks rejects (one-core cycles it merges) — or nothing. `tile` as partition-blocks
+// takes it (after assign-memory); it is given back unchanged.
+std::vector<TileChain> mixedGmCycle(Function& tile);
+
+// A quick filter for mixedGmCycle on expand-tiles' output (no spaces assigned yet): false when
+// no cycle of read-after-write GM dependencies between its on-chip components mixes cube and
+// vector work (regions and order aside; write-after-read is left out, so a rare cycle through
+// one may pass unseen and partition-blocks reports it as before).
+bool mayHaveMixedGmCycle(const Function& tile);
+
 } // namespace pto

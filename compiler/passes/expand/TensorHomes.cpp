@@ -100,6 +100,7 @@ ValueId TensorHomes::loadFresh(ValueId v, Home home, const Region& region, Prove
 }
 
 ValueId TensorHomes::tileOf(ValueId v, const Region& region, Provenance from) {
+    if (readsFromHome(v, from.parent)) return homeTile(v, region, from);
     if (ValueId t = producedTile(v, region); t != kNoId) return t;
     return homeTile(v, region, from);
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "compiler/ir/Graph.h"
+#include "compiler/passes/ExpandTiles.h"
 #include "compiler/passes/expand/Messages.h"
 #include "compiler/passes/expand/Region.h"
 #include "compiler/passes/expand/TileEmitter.h"
@@ -42,9 +43,15 @@ struct TensorTiles {
 // and the loads, stores and copies that move values between the two.
 class TensorHomes {
 public:
-    TensorHomes(const Function& src, TileEmitter& emit, const std::string& file)
-        : m_src(src), m_emit(emit), m_file(file), m_tiles(src.valueCount()),
+    TensorHomes(const Function& src, TileEmitter& emit, const std::string& file,
+                const GmReads& gmReads)
+        : m_src(src), m_emit(emit), m_file(file), m_gmReads(gmReads), m_tiles(src.valueCount()),
           m_resultIndices(src.valueCount()) {}
+
+    // Whether Tensor op `reader` takes v from its GM home (a GmReads entry), not from chip.
+    bool readsFromHome(ValueId v, OpId reader) const {
+        return !m_gmReads.empty() && m_gmReads.count({v, reader});
+    }
 
     void declareArguments();
     void declareOutputs();
@@ -118,6 +125,7 @@ private:
     const Function& m_src;
     TileEmitter& m_emit;
     const std::string& m_file;
+    const GmReads& m_gmReads;
     std::vector<TensorTiles> m_tiles;
     std::vector<std::vector<size_t>> m_resultIndices; // Tensor value → indices in results
     std::vector<ValueId> m_outputs;                   // gm_tensor per function result

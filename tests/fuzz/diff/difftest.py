@@ -293,9 +293,9 @@ def main():
                     help="largest tensor, in elements (default 65536)")
     ap.add_argument("--min-elems", type=int, default=0,
                     help="smallest first argument, in elements (default 0)")
-    ap.add_argument("--family", choices=["flat", "loops", "mixed"], default="flat",
+    ap.add_argument("--family", choices=["flat", "loops", "mixed", "attention"], default="flat",
                     help="straight-line programs (the default), programs with a counted loop, "
-                         "or a mix (a quarter loops)")
+                         "a mix (a quarter loops), or flash attention's online-softmax loop")
     sub = ap.add_subparsers(dest="mode", required=True)
     r = sub.add_parser("run", help="N programs; summary table and report")
     r.add_argument("count", type=int)

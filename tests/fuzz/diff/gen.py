@@ -700,11 +700,105 @@ class Gen:
                        mag=1e6)
         return [m, s], [mn, sn]
 
+    # --- attention --------------------------------------------------------------------------
+
+    def attention_program(self):
+        """Flash attention as users write it: an online softmax over K/V blocks in a loop (the
+        running row max, sum and output as iter_args), one head or several (rank 3), an
+        optional additive bias per block, f16 or bf16, default tiles or the samples' kind of
+        vec_tiles, any size fuse-cube-vector may or may not turn into cube-vector clusters."""
+        r = self.r
+        self.mode = "none"  # the directives are the ones below
+        dt = r.choice(["f16", "f16", "bf16"])
+        heads = r.choice([None, 1, 2, 4, 8])  # None: rank 2
+        d = r.choice([32, 64, 128])
+        blk = r.choice([64, 128, 256])
+        rows = r.choice([16, 32, 64, 128, 256, 512, 1024, 2048])
+        budget = 1 << 21  # elements per tensor
+        h = heads or 1
+        while h * rows * d > budget:
+            rows //= 2
+        trips = r.choice([1, 2, 3, 4, 5, 8, 16])
+        while h * trips * blk * d > budget or rows * trips * blk > budget:
+            trips = max(1, trips // 2)
+            if trips == 1:
+                break
+        lead = (heads,) if heads else ()
+        q = self.arg(lead + (rows, d), dt)
+        k = self.arg(lead + (trips * blk, d), dt)
+        v = self.arg(lead + (trips * blk, d), dt)
+        bias = self.arg((rows, trips * blk), "f32") if r.random() < 0.3 else None
+        tiles = r.random() < 0.6
+        ax = len(lead) + 1  # the key axis of the scores
+        stat, acc, score = lead + (rows, 1), lead + (rows, d), lead + (rows, blk)
+        if tiles:
+            self.ops.append(Op("vec_tile", sizes=[1] * len(lead) + [min(rows, 32), d]))
+        inits = []
+        for shape, fill in ((stat, "-inf"), (stat, "0.0"), (acc, "0.0")):
+            name = self.fresh("v")
+            self.ops.append(Op("fill", name, [], [("value", fill)], (shape, "f32")))
+            self.types[name] = (shape, "f32")
+            self.info[name] = {"pos": False, "mag": 4.0}
+            inits.append(name)
+        outer, body = self.ops, []
+        self.ops = body
+        m, l, o = self.fresh("a"), self.fresh("a"), self.fresh("a")
+        for name, shape in ((m, stat), (l, stat), (o, acc)):
+            self.types[name] = (shape, "f32")
+            self.info[name] = {"pos": name == l, "mag": 1e4}
+        if tiles:
+            self.ops.append(Op("vec_tile", sizes=[1] * len(lead) + [min(rows, 16), blk]))
+        offs = "[" + "0, " * len(lead) + "%j * " + str(blk) + ", 0]"
+        kv_sizes = str(list(lead + (blk, d)))
+        kj = self.emit("view", [k], [("offsets", offs), ("sizes", kv_sizes)],
+                       shape=lead + (blk, d), dtype=dt, mag=2.0)
+        vj = self.emit("view", [v], [("offsets", offs), ("sizes", kv_sizes)],
+                       shape=lead + (blk, d), dtype=dt, mag=2.0)
+        qk = self.emit("matmul", [q, kj], [("transpose_b", None)], shape=score, dtype="f32",
+                       mag=4.0 * d)
+        sc = self.emit("muls", [qk], [("scalar", repr(float(1 / np.sqrt(d))))], shape=score,
+                       dtype="f32", mag=4.0 * np.sqrt(d))
+        if bias is not None:
+            bj = self.emit("view", [bias], [("offsets", f"[0, %j * {blk}]"),
+                                            ("sizes", f"[{rows}, {blk}]")],
+                           shape=(rows, blk), dtype="f32", mag=2.0)
+            sc = self.emit("add", [sc, bj], shape=score, dtype="f32", mag=4.0 * np.sqrt(d) + 2)
+        bm = self.emit("reduce_max", [sc], [("axis", str(ax)), ("keepdim", None)], shape=stat,
+                       dtype="f32", mag=4.0 * np.sqrt(d) + 2)
+        mj = self.emit("max", [m, bm], shape=stat, dtype="f32", mag=4.0 * np.sqrt(d) + 2)
+        p = self.emit("exp", [self.emit("sub", [sc, mj], shape=score, dtype="f32", mag=100.0)],
+                      shape=score, dtype="f32", pos=True, mag=1.0)
+        rs = self.emit("reduce_sum", [p], [("axis", str(ax)), ("keepdim", None)], shape=stat,
+                       dtype="f32", pos=True, mag=float(blk))
+        pc = self.emit("cast", [p], declared=(score, dt), shape=score, dtype=dt, pos=True,
+                       mag=1.0)
+        pv = self.emit("matmul", [pc, vj], shape=acc, dtype="f32", mag=2.0 * blk)
+        if tiles:
+            self.ops.append(Op("vec_tile", sizes=[1] * len(lead) + [min(rows, 64), d]))
+        a = self.emit("exp", [self.emit("sub", [m, mj], shape=stat, dtype="f32", mag=100.0)],
+                      shape=stat, dtype="f32", pos=True, mag=1.0)
+        lj = self.emit("add", [self.emit("mul", [l, a], shape=stat, dtype="f32", mag=1e4), rs],
+                       shape=stat, dtype="f32", pos=True, mag=1e4)
+        oj = self.emit("add", [self.emit("mul", [o, a], shape=acc, dtype="f32", mag=1e4), pv],
+                       shape=acc, dtype="f32", mag=1e4)
+        self.ops = outer
+        results = [self.fresh("r") for _ in range(3)]
+        for res, y in zip(results, (mj, lj, oj)):
+            self.types[res] = self.types[y]
+            self.info[res] = dict(self.info[y])
+        self.ops.append(Op("for", operands=inits, results=results,
+                           loop=Loop("j", 0, trips, 1, [m, l, o], body, [mj, lj, oj], "kv")))
+        div = self.emit("div", [results[2], results[1]], shape=acc, dtype="f32", mag=4.0)
+        out = self.emit("cast", [div], declared=(acc, dt), shape=acc, dtype=dt, mag=4.0)
+        return Program(self.args, self.ops, [out], self.types)
+
 
 def generate(seed, max_elems=1 << 16, min_elems=0, family="flat"):
-    """The program of `seed`: flat (straight-line ops), loops (one counted loop), or mixed (a
-    quarter of the seeds loops, chosen from the seed)."""
+    """The program of `seed`: flat (straight-line ops), loops (one counted loop), mixed (a
+    quarter of the seeds loops, chosen from the seed) or attention (flash attention's loop)."""
     g = Gen(seed, max_elems, min_elems)
+    if family == "attention":
+        return g.attention_program()
     if family == "loops" or (family == "mixed" and random.Random(seed * 7919 + 1).random() < 0.25):
         return g.loop_program()
     return g.program()

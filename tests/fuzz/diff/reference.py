@@ -173,6 +173,9 @@ def _finish(raw, prop, dtype, inexact=0, mode="rne"):
         lo = round_to(raw - prop - w, dtype, mode)
         hi = round_to(raw + prop + w, dtype, mode)
         e = np.maximum(np.abs(v - lo), np.abs(hi - v))
+        # both ends round to v: exact, infinities too (−inf − x is −inf for any x in the
+        # interval: online softmax's first block subtracts from −inf)
+        e = np.where((lo == v) & (hi == v), 0.0, e)
         exact = (prop == 0) & (w == 0)
         e = np.where(exact, 0.0, e)
         e = np.where(np.isnan(e) & ~exact, np.inf, e)
