@@ -547,13 +547,20 @@ class Gen:
         coef = coef_per_trip // step
         first = r.choice([0, 0, 5])
         last_iv = lower + (trips - 1) * step
-        length = coef * (last_iv - lower) + first + blk
+        span = coef * (last_iv - lower) + first + blk  # the columns one run of the loop reads
+        # nested: an outer loop "rows" (%o) runs the loop over consecutive spans, the inner
+        # loop starting from what the outer one carries (one accumulation over every block)
+        outer_trips = r.choice([2, 3, 4]) if r.random() < 0.25 else 0
+        outer_trips = min(outer_trips, self.max_elems // (rows * span * 2))
+        length = span * max(outer_trips, 1)
         clip = kind != "elementwise" and trips > 1 and r.random() < 0.3
         if clip:
             length -= r.randint(1, blk - 1)
         offset = f"%i * {coef}" + (f" + {first - coef * lower}" if first - coef * lower > 0
                                    else f" - {coef * lower - first}" if coef * lower > first
                                    else "")
+        if outer_trips > 1:
+            offset = f"%o * {span} + " + offset
         upper = lower + (trips - 1) * step + r.randint(1, step)  # any bound past the last iv
         x = self.arg((rows, length), dtype, r.choice(["x", "x", "p"]))
         pre = self.r.random() < 0.3
@@ -569,14 +576,15 @@ class Gen:
         xi = self.emit("view", [x], view_attrs, shape=(rows, blk), dtype=dtype,
                        pos=self.info[x]["pos"], mag=self.info[x]["mag"])
         inits, carried, yields = [], [], []
+        total_trips = trips * max(outer_trips, 1)
         if kind == "softmax":
             carried, yields = self.softmax_body(xi, rows, outer, inits)
         else:
             c = xi
             for _ in range(r.randint(0, 2)):
                 c = self.keep_shape_step(c, cut=clip)
-            carried, yields = self.accumulate(kind, c, rows, blk, length, offset, clip, trips,
-                                              outer, inits)
+            carried, yields = self.accumulate(kind, c, rows, blk, length, offset, clip,
+                                              total_trips, outer, inits)
         self.ops = outer
         results = [self.fresh("r") for _ in carried]
         for res, y in zip(results, yields):
@@ -589,8 +597,23 @@ class Gen:
             self.args.append(Value(bound, None, "index"))
             binds[bound] = upper
         name = r.choice([None, "blk", "kv"])
-        self.ops.append(Op("for", operands=inits, results=results,
-                           loop=Loop("i", lower, bound, step, carried, body, yields, name)))
+        loop = Op("for", operands=inits, results=results,
+                  loop=Loop("i", lower, bound, step, carried, body, yields, name))
+        if outer_trips > 1:
+            running = [self.fresh("b") for _ in carried]
+            for b, c in zip(running, carried):
+                self.types[b] = self.types[c]
+                self.info[b] = dict(self.info[c])
+            loop.operands = running  # the inner loop starts from the outer one's values
+            outer_results = [self.fresh("r") for _ in carried]
+            for res, y in zip(outer_results, results):
+                self.types[res] = self.types[y]
+                self.info[res] = dict(self.info[y])
+            loop = Op("for", operands=inits, results=outer_results,
+                      loop=Loop("o", 0, outer_trips, 1, running, [loop], list(results),
+                                r.choice([None, "rows"])))
+            results = outer_results
+        self.ops.append(loop)
         cur = results[0]
         values = [cur]
         for _ in range(r.randint(0, 2)):
