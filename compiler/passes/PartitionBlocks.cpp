@@ -273,6 +273,19 @@ bool mergeGmCycles(const Components& comps, const ExecGraph& deps, UnionFind& uf
     return merged;
 }
 
+// The on-chip components of `tile`, those on a one-core cycle of GM dependencies merged, and the
+// GM dependencies between them.
+std::pair<Components, ExecGraph> mergedComponents(Function& tile) {
+    UnionFind uf = onChipDataflow(tile);
+    Components comps = findComponents(tile, uf);
+    ExecGraph deps = componentDeps(tile, comps, false);
+    if (mergeGmCycles(comps, deps, uf)) {
+        comps = findComponents(tile, uf);
+        deps = componentDeps(tile, comps, false);
+    }
+    return {std::move(comps), std::move(deps)};
+}
+
 // Depth of every component in the graph of its GM dependencies (0 = depends on nothing);
 // nullopt when they form a cycle.
 std::optional<std::vector<uint32_t>> gmDepths(const ExecGraph& deps, uint32_t count) {
@@ -496,13 +509,7 @@ bool mayHaveMixedGmCycle(const Function& tile) {
 }
 
 std::vector<TileChain> mixedGmCycle(Function& tile) {
-    UnionFind uf = onChipDataflow(tile);
-    Components comps = findComponents(tile, uf);
-    ExecGraph deps = componentDeps(tile, comps, false);
-    if (mergeGmCycles(comps, deps, uf)) {
-        comps = findComponents(tile, uf);
-        deps = componentDeps(tile, comps, false);
-    }
+    auto [comps, deps] = mergedComponents(tile);
     std::vector<std::vector<uint32_t>> cycles = gmCycles(comps.count(), deps);
     if (cycles.empty()) return {};
     std::vector<TileChain> chains;
@@ -515,13 +522,7 @@ std::vector<TileChain> mixedGmCycle(Function& tile) {
 
 BlockProgram partitionBlocks(Function tile, const PartitionOptions& opts,
                              const std::optional<IterationPacking>& iterations) {
-    UnionFind uf = onChipDataflow(tile);
-    Components comps = findComponents(tile, uf);
-    ExecGraph deps = componentDeps(tile, comps, false);
-    if (mergeGmCycles(comps, deps, uf)) {
-        comps = findComponents(tile, uf);
-        deps = componentDeps(tile, comps, false);
-    }
+    auto [comps, deps] = mergedComponents(tile);
     std::optional<std::vector<uint32_t>> depth = gmDepths(deps, comps.count());
     if (!depth) componentDeps(tile, comps, true); // throws the cycle's error
     const std::vector<uint32_t> group = isomorphicGroups(tile, comps);
