@@ -13,6 +13,7 @@
 #include <exception>
 #include <map>
 #include <queue>
+#include <stdexcept>
 #include <tuple>
 #include <unordered_map>
 
@@ -398,7 +399,7 @@ void checkNoOverlap(const BlockFunction& block) {
 // (with a note), else a CompileError.
 void allocateSpace(BlockProgram& program, const BlockFunction& block, std::vector<Interval>& ivs,
                    const std::vector<uint32_t>& ids, MemSpace space, const TargetInfo& target,
-                   const std::string& file) {
+                   const std::string& file, bool describe) {
     const Function& tile = program.tile;
     const int64_t capacity = target.capacity(space);
     assignRoles(tile, ivs, ids, program.doubleBuffer);
@@ -413,7 +414,9 @@ void allocateSpace(BlockProgram& program, const BlockFunction& block, std::vecto
         assignRoles(tile, ivs, ids, false);
         f = placeSpace(ivs, ids, capacity);
     }
-    if (f.interval != kNoId) throwNoFit(program, block, ivs[f.interval], f, capacity, file);
+    if (f.interval == kNoId) return;
+    if (!describe) throw NoFitError(file, {}, "does not fit"); // the caller may retry
+    throwNoFit(program, block, ivs[f.interval], f, capacity, file);
 }
 
 // Clears what allocating `block` left in the per-value scratch arrays (after it, or a failure).
@@ -427,9 +430,12 @@ void forgetBlock(const Function& tile, const BlockFunction& block,
     }
 }
 
+// Allocates `block` in its current order. `describe`: a failure to fit throws the error naming
+// the value (building the function's name table: ~30 ms on a 1 M-value function), else a bare
+// NoFitError for a caller that retries first.
 void allocateInOrder(BlockProgram& program, BlockFunction& block, const TargetInfo& target,
                      const std::string& file, std::vector<uint32_t>& intervalOf,
-                     std::vector<uint32_t>& lastAt) {
+                     std::vector<uint32_t>& lastAt, bool describe) {
     const Function& tile = program.tile;
     Liveness live = analyse(tile, block, target, intervalOf, lastAt);
     std::vector<Interval>& ivs = live.intervals;
@@ -437,7 +443,7 @@ void allocateInOrder(BlockProgram& program, BlockFunction& block, const TargetIn
         std::vector<uint32_t> ids;
         for (uint32_t i = 0; i < ivs.size(); ++i)
             if (ivs[i].space == space) ids.push_back(i);
-        if (!ids.empty()) allocateSpace(program, block, ivs, ids, space, target, file);
+        if (!ids.empty()) allocateSpace(program, block, ivs, ids, space, target, file, describe);
     }
     block.buffers.clear();
     block.buffers.reserve(ivs.size());
@@ -459,21 +465,27 @@ void allocateBlock(BlockProgram& program, BlockFunction& block, const TargetInfo
                    std::vector<uint32_t>& lastAt) {
     const size_t notes = program.notes.size();
     try {
-        allocateInOrder(program, block, target, file, intervalOf, lastAt);
+        allocateInOrder(program, block, target, file, intervalOf, lastAt, false);
         return;
     } catch (const CompileError&) {
-        const std::exception_ptr first = std::current_exception();
         forgetBlock(program.tile, block, intervalOf, lastAt);
-        const std::vector<BlockItem> depthFirst = block.items;
-        if (block.cluster != kNoCluster || !reorderInProgramOrder(block)) throw;
+    }
+    const std::vector<BlockItem> depthFirst = block.items;
+    bool fits = false;
+    if (block.cluster == kNoCluster && reorderInProgramOrder(block)) {
         try {
             program.notes.resize(notes);
-            allocateInOrder(program, block, target, file, intervalOf, lastAt);
+            allocateInOrder(program, block, target, file, intervalOf, lastAt, false);
+            fits = true;
         } catch (const CompileError&) {
             forgetBlock(program.tile, block, intervalOf, lastAt);
             block.items = depthFirst;
-            std::rethrow_exception(first);
         }
+    }
+    if (!fits) { // the depth-first attempt again, for its error described
+        program.notes.resize(notes);
+        allocateInOrder(program, block, target, file, intervalOf, lastAt, true);
+        throw std::logic_error("allocate-buffers: a block that did not fit fits when retried");
     }
     program.notes.push_back(fmt::format("block '{}': does not fit in depth-first order; "
                                         "allocated in program order",
