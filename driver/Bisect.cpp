@@ -180,26 +180,32 @@ void simFaultDivergence(const CompileState& state, const SimRun& run, StageResul
     out.tilesFailed = 1;
 }
 
-void compareOutputs(const Function& ref, const EvalResult& refValues, const sim::SimResult& sim,
-                    const ComparePolicy& pol, BisectReport& report) {
+// Outputs by the names `ref` (the program as written) returns them under; the tolerance of each
+// from `lowered` (the last Tensor stage: loops unrolled, composites decomposed), whose chains
+// show every accumulation an output derives from — a loop's result has only the loop as its
+// producer in `ref`.
+void compareOutputs(const Function& ref, const Function& lowered, const EvalResult& refValues,
+                    const sim::SimResult& sim, const ComparePolicy& pol, BisectReport& report) {
     std::vector<TensorComparison>& out = report.outputs;
     // An output may carry the order drift of every accumulation it derives from (DriftChain.h):
     // no status says whether it did, so one whose inputs may drift is judged as drifted.
-    const std::vector<int64_t> chain = propagatedAccumulation(ref);
+    const bool sameResults = lowered.results.size() == ref.results.size();
+    const Function& tol = sameResults ? lowered : ref;
+    const std::vector<int64_t> chain = propagatedAccumulation(tol);
+    const NameTable names(ref);
     for (size_t i = 0; i < ref.results.size() && i < refValues.outputs.size(); ++i) {
-        const ValueId v = ref.results[i];
-        const NameTable names(ref);
-        const std::string name(names[v]);
+        const std::string name(names[ref.results[i]]);
         const TensorData* got = nullptr;
         for (const auto& [n, t] : sim.outputs)
             if (n == name) got = &t;
         if (!got) continue;
+        const ValueId v = tol.results[i];
         ComparePolicy p = pol;
-        if (const Op* op = ref.producer(v)) {
+        if (const Op* op = tol.producer(v)) {
             p.cls = toleranceClassOf(op->kind);
-            p.k = accumulationLength(ref, *op);
+            p.k = accumulationLength(tol, *op);
         }
-        if (inputsMayDrift(ref, v, chain)) std::tie(p.cls, p.k) = driftedTolerance(ref, v, chain);
+        if (inputsMayDrift(tol, v, chain)) std::tie(p.cls, p.k) = driftedTolerance(tol, v, chain);
         out.push_back(compareTensors(name, *got, refValues.outputs[i], p));
         report.diagnoses.push_back(
             diagnoseComparison(out.back(), *got, refValues.outputs[i], p, nullptr));
@@ -371,7 +377,8 @@ BisectReport bisectProgram(const BisectOptions& o) {
         simStage.evaluated = true;
         compareSimulatorStage(state, run.gm, run.result, lastTensorValues, o.policy,
                               o.maxTilesListed, simStage);
-        compareOutputs(*snaps.snapshots.front().fn, reference, run.result, o.policy, report);
+        compareOutputs(*snaps.snapshots.front().fn, state.tensor, reference, run.result, o.policy,
+                       report);
     }
     report.stages.push_back(std::move(simStage));
     findFirstDivergence(report);

@@ -210,6 +210,18 @@ bool isGm(const Function& f, ValueId v) {
            f.op(f.value(v).def).kind == OpKind::GmTensor;
 }
 
+// Whether a loop holds an op whose result may drift from the reference once lowered (a
+// composite, a reduction, a matmul), in nested loops too. The reference has one value per loop
+// result, so the unrolled ops have nothing to be compared with and inherit this.
+bool mayDriftInside(const Op& loop) {
+    for (const Function& body : loop.body)
+        for (const Op& op : body.ops())
+            if (toleranceClassOf(op.kind) != ToleranceClass::Elementwise ||
+                (op.kind == OpKind::For && mayDriftInside(op)))
+                return true;
+    return false;
+}
+
 } // namespace
 
 std::vector<OpId> chainRoots(const Function& fn, std::span<const OpId> previousRoots) {
@@ -233,6 +245,9 @@ void compareTensorStage(const Function& fn, std::span<const OpId> roots, const E
     std::vector<ValueStatus> status(fn.valueCount(), ValueStatus::Exact);
     const NameTable names(fn), refNames(ref);
     const std::vector<int64_t> chain = propagatedAccumulation(ref);
+    std::vector<char> driftingLoop(ref.ops().size(), 0);
+    for (const Op& op : ref.ops())
+        if (op.kind == OpKind::For) driftingLoop[op.id] = mayDriftInside(op);
     Tagged divs;
     for (const Op& op : fn.ops()) {
         if (op.result == kNoId) continue;
@@ -240,7 +255,8 @@ void compareTensorStage(const Function& fn, std::span<const OpId> roots, const E
         for (ValueId v : op.operands) in = worst(in, status[v]);
         const OpId root = roots[op.id];
         if (root == kNoId || counterpart[root] != op.id) {
-            status[op.result] = in;
+            const bool unrolled = root != kNoId && driftingLoop[root];
+            status[op.result] = unrolled ? worst(in, ValueStatus::Drift) : in;
             continue;
         }
         const Op& r = ref.op(root);
@@ -310,7 +326,9 @@ public:
         if (s != ValueStatus::Exact) m_regions.push_back({r, s});
     }
 
-    ValueStatus inputsOf(ValueId v) {
+    // `self`: v's own producer counts too (what a region v is stored into holds), not only what
+    // it reads (what judging v against the reference assumes of its inputs).
+    ValueStatus inputsOf(ValueId v, bool self) {
         ++m_stamp;
         ValueStatus worstSeen = ValueStatus::Exact;
         std::vector<ValueId> stack{v};
@@ -325,6 +343,10 @@ public:
                 worstSeen = worst(worstSeen, statusOfLoad(op));
                 continue;
             }
+            // An accumulation on chip (a row sum, a matmul) is not observed here: the simulator
+            // may add in another order than the reference, so what it feeds may have drifted.
+            if ((self || cur != v) && toleranceClassOf(op.kind) == ToleranceClass::Accumulation)
+                worstSeen = worst(worstSeen, ValueStatus::Drift);
             for (ValueId o : op.operands) stack.push_back(o);
         }
         return worstSeen;
@@ -405,7 +427,7 @@ void compareSimulatorStage(const CompileState& state, const std::vector<TensorDa
             try {
                 ValueStatus in = ValueStatus::Exact;
                 for (size_t i = 0; i < op.operands.size(); ++i)
-                    if (i != 1) in = worst(in, tracer.inputsOf(op.operands[i]));
+                    if (i != 1) in = worst(in, tracer.inputsOf(op.operands[i], true));
                 tracer.record(gmRegionOf(tile, op), in);
             } catch (const CompileError&) {
             }
@@ -416,7 +438,7 @@ void compareSimulatorStage(const CompileState& state, const std::vector<TensorDa
         if (overwritten.count(op.id)) {
             // Not observable in the final GM; its readers inherit what its inputs had.
             try {
-                tracer.record(gmRegionOf(tile, op), tracer.inputsOf(t));
+                tracer.record(gmRegionOf(tile, op), tracer.inputsOf(t, true));
             } catch (const CompileError&) {
             }
             continue;
@@ -435,7 +457,7 @@ void compareSimulatorStage(const CompileState& state, const std::vector<TensorDa
         auto actual = regionAt(gm[it->second], r.row, r.col, r.rows, r.cols, tv.type.shape);
         auto golden = tileRegion(tensorValues.values[tv.origin], tv.offset, tv.type.shape);
         if (!actual || !golden) continue;
-        const ValueStatus in = tracer.inputsOf(t);
+        const ValueStatus in = tracer.inputsOf(t, false);
         Judged j = judgeValue(*actual, *golden, toleranceFor(tensor, tv.origin, chain, in), policy,
                               in, roundsDriftedFloats(tensor, tv.origin, in));
         tracer.record(r, j.status);

@@ -172,6 +172,43 @@ TEST_F(DiffCli, BisectComparesALoopsReturnedResults) {
     }
 }
 
+// Correct programs the random-program bisection (session 17) reported as diverging: an
+// rms_norm whose rows span two column tiles (the simulator's row sums, unobserved on chip, add
+// in another order: drift, not a defect of the mul after them), and a loop whose body holds a
+// composite and a matmul (its unrolled ops have no reference value of their own).
+TEST_F(DiffCli, BisectOfCorrectProgramsFindsNoDivergence) {
+    std::ofstream(dir / "rms.pto") << "func @main(%x: tensor<16x100xf32>) -> tensor<16x100xf32> {\n"
+                                      "  %y = rms_norm %x {vec_tile = [7, 64]}\n  return %y\n}\n";
+    std::ofstream(dir / "loop.pto")
+        << "func @main(%p: tensor<2x133xf32>, %w: tensor<133x128xf32>, %a: tensor<2x128xf32>)\n"
+           "    -> tensor<2x128xf16> {\n"
+           "  %r = for \"blk\" %i = 0 to 4 step 1 iter_args(%acc = %a) {\n"
+           "    %b = adds (silu (view %p {offsets = [0, %i * 32 + 5], sizes = [2, 32]})), 2.0\n"
+           "    %wi = view %w {offsets = [%i * 32 + 5, 0], sizes = [32, 128]}\n"
+           "    %next = add (muls %acc, 0.5), (matmul %b, %wi)\n"
+           "    yield %next\n  }\n"
+           "  %y = cast (subs %r, -1.5) : tensor<2x128xf16>\n  return %y\n}\n";
+    // A returned loop result is judged with the accumulations its unrolled chain holds (its only
+    // producer in the program as written is the loop).
+    std::ofstream(dir / "acc.pto")
+        << "func @main(%p: tensor<4x261xf32>, %w: tensor<261x128xf32>) -> tensor<4x128xf32> {\n"
+           "  %z = fill {value = 0.0} : tensor<4x128xf32>\n"
+           "  %r = for %i = 0 to 2 step 1 iter_args(%acc = %z) {\n"
+           "    %b = sigmoid (view %p {offsets = [0, %i * 5], sizes = [4, 256]})\n"
+           "    %wi = view %w {offsets = [%i * 5, 0], sizes = [256, 128]}\n"
+           "    %next = add (muls %acc, 0.5), (matmul %b, %wi)\n"
+           "    yield %next\n  }\n  return %r\n}\n";
+    for (const char* name : {"rms.pto", "loop.pto", "acc.pto"}) {
+        auto r = pto(fmt::format("diff --bisect {} --seed 5", q(dir / name)));
+        EXPECT_EQ(r.exitCode, 0) << name << "\n" << r.out << r.err;
+        EXPECT_NE(r.out.find("PASS: every stage agrees"), std::string::npos) << name << r.out;
+    }
+    // … and still finds a planted defect in the loop.
+    auto planted = pto(
+        fmt::format("diff --bisect {} --seed 5 --fault shift-tile-offset", q(dir / "loop.pto")));
+    EXPECT_EQ(planted.exitCode, 1) << planted.out << planted.err;
+}
+
 TEST_F(DiffCli, CompileAndRunTakeFaultToo) {
     const std::string sample = std::string(PTO_SOURCE_DIR) + "/samples/softmax.pto";
     auto compiled = pto(fmt::format("compile {} --fault truncate-cast:0", q(sample)));
