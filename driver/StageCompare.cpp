@@ -193,14 +193,21 @@ bool isCopy(OpKind k) {
     return k == OpKind::TMove || k == OpKind::TLoad || k == OpKind::TStore || k == OpKind::Cast;
 }
 
-// Accumulator and partial-reduction tiles: read by a non-copy op that writes the same region.
+// Accumulator and partial-reduction tiles: read by a non-copy op that writes the same region;
+// and a tile a transpose turns into its region's layout (a row reduction of a rank-3 value
+// without keepdim: its r×1 sums become the 1×r row of the result), which holds the region's
+// elements in another shape.
 std::vector<char> partialTiles(const Function& tile) {
     std::vector<char> partial(tile.valueCount(), 0);
     for (const Op& op : tile.ops()) {
         if (op.result == kNoId || isCopy(op.kind)) continue;
         const Value& r = tile.value(op.result);
-        for (ValueId v : op.operands)
-            if (sameRegion(tile.value(v), r)) partial[v] = 1;
+        for (ValueId v : op.operands) {
+            const Value& x = tile.value(v);
+            if (sameRegion(x, r) || (op.kind == OpKind::Transpose && x.origin == r.origin &&
+                                     x.origin != kNoId && x.offset == r.offset))
+                partial[v] = 1;
+        }
     }
     return partial;
 }

@@ -3,7 +3,8 @@
 # a PyTorch float64 reference within a propagated error bound (docs/TESTING.md, "Differential
 # tester"). Modes: run (a long run with a summary and a report), ci (a fixed-seed slice that
 # fails on any wrong number, crash or hang), fault (the tester's self-check with a planted
-# compiler fault), replay (the golden regression cases), one (a single seed, verbosely).
+# compiler fault), replay (the golden regression cases), one (a single seed, verbosely), bisect
+# (`pto diff --bisect` of the programs: no stage may diverge).
 import argparse
 import collections
 import concurrent.futures as cf
@@ -235,6 +236,34 @@ def mode_ci(a):
     return 1 if bad or share > MAX_REJECTED_SHARE else 0
 
 
+def bisect_seed(args):
+    seed, pto, max_elems, family = args
+    try:
+        p = program_for(seed, max_elems, family=family)
+        out = runner.bisect_program(pto, p, seed)
+    except Exception as e:  # a defect of the tester itself
+        return {"seed": seed, "class": "tester-error", "reason": f"{type(e).__name__}: {e}"[:200]}
+    return {"seed": seed, **out.to_json()}
+
+
+def mode_bisect(a):
+    """`pto diff --bisect` of correct programs: every stage must agree with the reference (a
+    reported divergence is a false alarm of the bisection's tolerance model)."""
+    seeds = list(range(a.seed, a.seed + a.count))
+    work = [(s, a.pto, a.max_elems, FAMILY) for s in seeds]
+    with cf.ProcessPoolExecutor(max_workers=a.jobs) as ex:
+        results = list(ex.map(bisect_seed, work))
+    counts = collections.Counter(r["class"] for r in results)
+    print(f"bisect of {len(results)} {FAMILY} programs (seeds {a.seed}..{seeds[-1]}): "
+          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    for r in results:
+        if r["class"] != "pass":
+            print(f"FAIL seed {r['seed']}: {r['class']}: {r.get('reason', '')}\n"
+                  f"{r.get('detail', '')[-800:]}\n"
+                  f"{print_program(program_for(r['seed'], a.max_elems, family=FAMILY))}")
+    return 0 if counts["pass"] == len(results) else 1
+
+
 def mode_fault(a):
     seeds = list(range(a.seed, a.seed + a.count))
     results = run_many(seeds, a.pto, a.jobs, a.max_elems, fault=a.kind, progress=False)
@@ -314,6 +343,10 @@ def main():
     f.add_argument("--count", type=int, default=100)
     f.add_argument("--seed", type=int, default=1)
     f.add_argument("--jobs", type=int, default=2)
+    b = sub.add_parser("bisect", help="pto diff --bisect of correct programs: no divergence")
+    b.add_argument("--count", type=int, default=100)
+    b.add_argument("--seed", type=int, default=1)
+    b.add_argument("--jobs", type=int, default=2)
     p = sub.add_parser("replay", help="run the golden regression cases")
     p.add_argument("--cases", default=CASES_DIR)
     o = sub.add_parser("one", help="one seed, verbosely")
@@ -326,14 +359,14 @@ def main():
     global MIN_ELEMS, FAMILY
     MIN_ELEMS = a.min_elems
     FAMILY = a.family
-    if a.mode in ("run", "ci", "fault") and not os.access(a.pto, os.X_OK):
+    if a.mode in ("run", "ci", "fault", "bisect") and not os.access(a.pto, os.X_OK):
         print(f"error: pto binary '{a.pto}' not found (build it, or pass --pto / PTO=)",
               file=sys.stderr)
         return 2
     if getattr(a, "keep", None):
         os.makedirs(a.keep, exist_ok=True)
     return {"run": mode_run, "ci": mode_ci, "fault": mode_fault, "replay": mode_replay,
-            "one": mode_one}[a.mode](a)
+            "one": mode_one, "bisect": mode_bisect}[a.mode](a)
 
 
 if __name__ == "__main__":

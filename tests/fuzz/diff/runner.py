@@ -167,3 +167,44 @@ def check_program(pto, p, seed, fault=None, timeout=TIMEOUT_S, keep_dir=None):
     finally:
         if keep_dir is None:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def bisect_program(pto, p, seed, timeout=TIMEOUT_S):
+    """`pto diff --bisect` of a correct program on the inputs of `seed`: "pass" when every stage
+    agrees with the reference, "diverged" (a false divergence: the program is valid and the
+    compiler right) with the report's first divergence, or crash / hang."""
+    workdir = tempfile.mkdtemp(prefix="pto-bisect-")
+    try:
+        src = os.path.join(workdir, "prog.pto")
+        with open(src, "w") as f:
+            f.write(print_program(p))
+        inputs = gen.make_inputs(p, seed)
+        files = []
+        for a in p.args:
+            if a.dtype == "index":
+                continue
+            path = os.path.join(workdir, f"in_{a.name}.npy")
+            gen.save_npy(path, inputs[a.name], a.dtype)
+            files.append(path)
+        cmd = [pto, "diff", "--bisect", src]
+        if files:
+            cmd += ["--inputs", ",".join(files)]
+        for name, value in p.binds.items():
+            cmd += ["--bind", f"{name}={value}"]
+        t0 = time.time()
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return Outcome("hang", f"no exit within {timeout} s", "", time.time() - t0)
+        secs = time.time() - t0
+        if proc.returncode == 0:
+            return Outcome("pass", "", "", secs)
+        if proc.returncode == 1:
+            first = [ln for ln in proc.stdout.splitlines()
+                     if ln.startswith("first diverges") or ln.startswith("output")]
+            return Outcome("diverged", normalise_error(first[0] if first else ""),
+                           proc.stdout[-2000:], secs)
+        return Outcome("crash", f"exit {proc.returncode}", (proc.stderr + proc.stdout)[-2000:],
+                       secs)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
