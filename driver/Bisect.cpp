@@ -181,9 +181,8 @@ void simFaultDivergence(const CompileState& state, const SimRun& run, StageResul
 }
 
 // Outputs by the names `ref` (the program as written) returns them under; the tolerance of each
-// from `lowered` (the last Tensor stage: loops unrolled, composites decomposed), whose chains
-// show every accumulation an output derives from — a loop's result has only the loop as its
-// producer in `ref`.
+// from `lowered` (loops unrolled, calls inlined), whose chains show every accumulation an output
+// derives from — a loop's result has only the loop as its producer in `ref`.
 void compareOutputs(const Function& ref, const Function& lowered, const EvalResult& refValues,
                     const sim::SimResult& sim, const ComparePolicy& pol, BisectReport& report) {
     std::vector<TensorComparison>& out = report.outputs;
@@ -377,7 +376,12 @@ BisectReport bisectProgram(const BisectOptions& o) {
         simStage.evaluated = true;
         compareSimulatorStage(state, run.gm, run.result, lastTensorValues, o.policy,
                               o.maxTilesListed, simStage);
-        compareOutputs(*snaps.snapshots.front().fn, state.tensor, reference, run.result, o.policy,
+        // Outputs' chains from the stage after unroll-loops: loops unrolled and calls inlined, the
+        // composites not yet decomposed (their own rounding is in DriftChain's rules).
+        const Function* lowered = &state.tensor;
+        for (const Snapshot& snap : snaps.snapshots)
+            if (snap.pass == "unroll-loops" && snap.fn) lowered = &*snap.fn;
+        compareOutputs(*snaps.snapshots.front().fn, *lowered, reference, run.result, o.policy,
                        report);
     }
     report.stages.push_back(std::move(simStage));

@@ -217,14 +217,18 @@ bool isGm(const Function& f, ValueId v) {
            f.op(f.value(v).def).kind == OpKind::GmTensor;
 }
 
-// Whether a loop holds an op whose result may drift from the reference once lowered (a
-// composite, a reduction, a matmul), in nested loops too. The reference has one value per loop
-// result, so the unrolled ops have nothing to be compared with and inherit this.
-bool mayDriftInside(const Op& loop) {
-    for (const Function& body : loop.body)
-        for (const Op& op : body.ops())
-            if (toleranceClassOf(op.kind) != ToleranceClass::Elementwise ||
-                (op.kind == OpKind::For && mayDriftInside(op)))
+// Whether the ops a loop or a call stands for in the program as written may drift from the
+// reference once lowered: a loop holding a composite, a reduction, a matmul or a call (nested
+// loops too); any call (its callee is not at hand here, so assumed to). The reference has one
+// value per loop or call result, so the unrolled and inlined ops have nothing to be compared
+// with and inherit this.
+bool mayDriftInside(const Op& op) {
+    if (op.kind == OpKind::Call) return true;
+    if (op.kind != OpKind::For) return false;
+    for (const Function& body : op.body)
+        for (const Op& inner : body.ops())
+            if (toleranceClassOf(inner.kind) != ToleranceClass::Elementwise ||
+                mayDriftInside(inner))
                 return true;
     return false;
 }
@@ -253,8 +257,7 @@ void compareTensorStage(const Function& fn, std::span<const OpId> roots, const E
     const NameTable names(fn), refNames(ref);
     const std::vector<int64_t> chain = propagatedAccumulation(ref);
     std::vector<char> driftingLoop(ref.ops().size(), 0);
-    for (const Op& op : ref.ops())
-        if (op.kind == OpKind::For) driftingLoop[op.id] = mayDriftInside(op);
+    for (const Op& op : ref.ops()) driftingLoop[op.id] = mayDriftInside(op);
     Tagged divs;
     for (const Op& op : fn.ops()) {
         if (op.result == kNoId) continue;

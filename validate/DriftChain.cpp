@@ -51,7 +51,17 @@ std::vector<int64_t> propagate(const Function& fn, const std::vector<int64_t>& a
                 chain[op.results[i]] = a[i + 1];
             continue;
         }
-        for (ValueId r : op.results) chain[r] = in;
+        // A composite is decomposed into primitives that may round its f16 or bf16 result the
+        // other way; a call's callee may hold one (it is not at hand here).
+        const bool roundsItsOwn =
+            toleranceClassOf(op.kind) == ToleranceClass::Composite || op.kind == OpKind::Call;
+        auto ownRounding = [&](ValueId r) {
+            if (roundsItsOwn) chain[r] = std::max(chain[r], castStepUnits(fn.type(r).dtype));
+        };
+        for (ValueId r : op.results) {
+            chain[r] = in;
+            ownRounding(r);
+        }
         if (op.result == kNoId) continue;
         // A max or min is the same in any order: it passes drift on but adds none.
         const bool sums = op.kind != OpKind::ReduceMax && op.kind != OpKind::ReduceMin;
@@ -60,6 +70,7 @@ std::vector<int64_t> propagate(const Function& fn, const std::vector<int64_t>& a
         chain[op.result] = isFloatType(dt) ? in + (own > 1 ? own : 0) : 0;
         if (op.kind == OpKind::Cast && in > 0)
             chain[op.result] = std::max(chain[op.result], castStepUnits(dt));
+        ownRounding(op.result);
     }
     for (ValueId v = 0; v < chain.size(); ++v)
         if (!isFloatType(fn.type(v).dtype)) chain[v] = 0;

@@ -6,7 +6,7 @@ import random
 import numpy as np
 
 import reference as R
-from program import FLOATS, Loop, Op, Program, Value
+from program import FLOATS, Func, Loop, Op, Program, Value
 
 DIMS = [1, 2, 3, 4, 5, 7, 8, 16, 17, 32, 37, 64, 100, 128, 256, 333, 512, 1000, 1023, 1024]
 SCALARS = [0.5, 2.0, -1.5, 0.25, 3.0, -0.75, 1.5, 4.0]
@@ -60,6 +60,7 @@ class Gen:
         # the vec_tile in scope is not known (a loop body's first iteration follows the scope
         # before the loop, the others the body's last directive): ops then state their own
         self.scope_unknown = False
+        self.funcs = []  # helper functions the program calls
 
     # --- values ---------------------------------------------------------------------------
 
@@ -580,9 +581,13 @@ class Gen:
         if kind == "softmax":
             carried, yields = self.softmax_body(xi, rows, outer, inits)
         else:
-            c = xi
-            for _ in range(r.randint(0, 2)):
-                c = self.keep_shape_step(c, cut=clip)
+            steps = r.randint(0, 2)
+            if steps and not clip and r.random() < 0.3:
+                c = self.called(xi, steps)
+            else:
+                c = xi
+                for _ in range(steps):
+                    c = self.keep_shape_step(c, cut=clip)
             carried, yields = self.accumulate(kind, c, rows, blk, length, offset, clip,
                                               total_trips, outer, inits)
         self.ops = outer
@@ -620,7 +625,27 @@ class Gen:
             cur = self.step(cur)
             values.append(cur)
         returns = [cur] + ([results[1]] if len(results) > 1 and r.random() < 0.5 else [])
-        return Program(self.args, self.ops, returns, self.types, binds)
+        return Program(self.args, self.ops, returns, self.types, binds, self.funcs)
+
+    def called(self, x, steps):
+        """`steps` shape-keeping ops on x written as a helper function @h and called (inlined by
+        inline-calls): `%v = call @h(%x)`."""
+        hx = self.fresh("h")
+        self.types[hx] = self.types[x]
+        self.info[hx] = dict(self.info[x])
+        caller, self.ops = self.ops, []
+        self.scope_unknown = True  # the callee's ops follow the caller's scope at the call
+        c = hx
+        for _ in range(steps):
+            c = self.keep_shape_step(c, cut=True)  # no operand but its argument
+        self.funcs.append(Func("h", [Value(hx, *self.types[hx])], self.ops, [c]))
+        self.ops = caller
+        self.scope_unknown = True  # and its directives apply after the call
+        res = self.fresh("v")
+        self.types[res] = self.types[c]
+        self.info[res] = dict(self.info[c])
+        self.ops.append(Op("call", operands=[x], attrs=[("callee", "h")], results=[res]))
+        return res
 
     def keep_shape_step(self, cur, cut=False):
         """An op that keeps cur's shape and dtype (what the carried value adds up); no operand

@@ -97,20 +97,27 @@ def apply_op(op, env, ivs=None):
     raise R.Unsupported(k)
 
 
-def run_ops(ops, env, ivs, seen):
+def run_ops(ops, env, ivs, seen, funcs):
     """Runs `ops` in `env` (updated in place); `seen` collects every value computed, loop bodies'
-    too (their last iteration's)."""
+    and called functions' too (their last run's)."""
     for op in ops:
         if op.kind in ("vec_tile", "cube_tile"):
             continue
         if op.kind == "for":
-            for name, val in zip(op.results, run_loop(op, env, ivs, seen)):
+            for name, val in zip(op.results, run_loop(op, env, ivs, seen, funcs)):
                 env[name] = seen[name] = val
+            continue
+        if op.kind == "call":
+            f = funcs[op.attr("callee")]
+            inner = {a.name: env[o] for a, o in zip(f.args, op.operands)}
+            run_ops(f.ops, inner, ivs, seen, funcs)
+            for name, r in zip(op.results, f.returns):
+                env[name] = seen[name] = inner[r]
             continue
         env[op.result] = seen[op.result] = apply_op(op, env, ivs)
 
 
-def run_loop(op, env, ivs, seen):
+def run_loop(op, env, ivs, seen, funcs):
     """The results of a counted loop: its iter_args start as the init operands, each iteration
     sees the previous one's yields."""
     lp = op.loop
@@ -120,7 +127,7 @@ def run_loop(op, env, ivs, seen):
         inner = dict(env)
         inner.update(zip(lp.carried, carried))
         seen.update(zip(lp.carried, carried))
-        run_ops(lp.body, inner, {**ivs, lp.iv: i}, seen)
+        run_ops(lp.body, inner, {**ivs, lp.iv: i}, seen, funcs)
         carried = [inner[y] for y in lp.yields]
     return carried
 
@@ -130,7 +137,7 @@ def evaluate(p, inputs):
     env = {a.name: R.Val(inputs[a.name], 0.0, a.dtype) for a in p.args if a.dtype != "index"}
     ivs = {"@" + k: v for k, v in p.binds.items()}
     seen = dict(env)
-    run_ops(p.ops, env, ivs, seen)
+    run_ops(p.ops, env, ivs, seen, {f.name: f for f in p.funcs})
     return seen
 
 

@@ -47,12 +47,22 @@ class Op:
 
 
 @dataclass
+class Func:
+    """A helper function the entry calls (`call @name(…)`, inlined by the compiler)."""
+    name: str
+    args: list  # [Value]
+    ops: list  # [Op]
+    returns: list  # value names
+
+
+@dataclass
 class Program:
     args: list  # [Value]
     ops: list  # [Op]
     returns: list  # value names
     types: dict = field(default_factory=dict)  # value name -> (shape, dtype)
     binds: dict = field(default_factory=dict)  # index argument -> the trip count bound at run
+    funcs: list = field(default_factory=list)  # [Func] printed before @main
 
     def copy(self):
         return copy.deepcopy(self)
@@ -89,8 +99,16 @@ def loop_lines(op, indent):
     return lines
 
 
+def call_text(op):
+    """`%a, %b = call @h(%x, %y)`: a call's results and arguments."""
+    return (", ".join("%" + r for r in op.results) + f" = call @{op.attr('callee')}("
+            + ", ".join("%" + o for o in op.operands) + ")")
+
+
 def op_lines(op, indent="  "):
-    return loop_lines(op, indent) if op.kind == "for" else [indent + op_text(op)]
+    if op.kind == "for":
+        return loop_lines(op, indent)
+    return [indent + (call_text(op) if op.kind == "call" else op_text(op))]
 
 
 def arg_text(a):
@@ -116,16 +134,22 @@ def op_text(op):
     return text
 
 
+def function_lines(name, args, ops, returns, types):
+    rtypes = [type_text(*types[r]) for r in returns]
+    res = rtypes[0] if len(rtypes) == 1 else "(" + ", ".join(rtypes) + ")"
+    lines = [f"func @{name}({', '.join(arg_text(a) for a in args)}) -> {res} {{"]
+    for o in ops:
+        lines += op_lines(o)
+    lines.append("  return " + ", ".join("%" + r for r in returns))
+    lines.append("}")
+    return lines
+
+
 def print_program(p, header=""):
     lines = [f"// {line}" for line in header.splitlines()] if header else []
-    args = ", ".join(arg_text(a) for a in p.args)
-    rtypes = [type_text(*p.types[r]) for r in p.returns]
-    res = rtypes[0] if len(rtypes) == 1 else "(" + ", ".join(rtypes) + ")"
-    lines.append(f"func @main({args}) -> {res} {{")
-    for o in p.ops:
-        lines += op_lines(o)
-    lines.append("  return " + ", ".join("%" + r for r in p.returns))
-    lines.append("}")
+    for f in p.funcs:
+        lines += function_lines(f.name, f.args, f.ops, f.returns, p.types)
+    lines += function_lines("main", p.args, p.ops, p.returns, p.types)
     return "\n".join(lines) + "\n"
 
 
@@ -168,6 +192,9 @@ _FOR = re.compile(r'(%\w+(?:, %\w+)*) = for (?:"([^"]+)" )?%(\w+) = (-?\d+) to (
                   r'step (\d+)(?: iter_args\((.*)\))? \{$')
 
 
+_CALL = re.compile(r"(%\w+(?:, %\w+)*) = call @(\w+)\((.*)\)$")
+
+
 def _parse_for(m, lines, at):
     """The loop whose header matched `m`; its body starts at lines[at]. Returns (op, next)."""
     results = [r.strip()[1:] for r in m.group(1).split(",")]
@@ -203,28 +230,40 @@ def _parse_ops(lines, at):
             op, at = _parse_for(m, lines, at)
             ops.append(op)
             continue
+        m = _CALL.match(ln)
+        if m:
+            ops.append(Op("call", operands=[o.strip()[1:] for o in _split_top(m.group(3))],
+                          attrs=[("callee", m.group(2))],
+                          results=[r.strip()[1:] for r in m.group(1).split(",")]))
+            continue
         ops.append(_parse_op(ln))
     return ops, [], at
 
 
 def parse_program(text):
-    """Parses the canonical text print_program writes (one op per line)."""
+    """Parses the canonical text print_program writes (one op per line): helper functions, then
+    @main."""
     body = [ln.split("//")[0].strip() for ln in text.splitlines()]
     body = [ln for ln in body if ln]
-    head = body[0]
-    m = re.match(r"func @\w+\((.*)\) -> (.*) \{$", head)
-    if not m:
-        raise ValueError(f"bad header {head!r}")
-    args = []
-    for a in _split_top(m.group(1)):
-        name, ty = a.split(":", 1)
-        if ty.strip() == "index":
-            args.append(Value(name.strip()[1:], None, "index"))
-            continue
-        shape, dtype = parse_type(ty)
-        args.append(Value(name.strip()[1:], shape, dtype))
-    ops, returns, _ = _parse_ops(body, 1)
-    return Program(args, ops, returns)
+    funcs, at = [], 0
+    while at < len(body):
+        m = re.match(r"func @(\w+)\((.*)\) -> (.*) \{$", body[at])
+        if not m:
+            raise ValueError(f"bad header {body[at]!r}")
+        args = []
+        for a in _split_top(m.group(2)):
+            name, ty = a.split(":", 1)
+            if ty.strip() == "index":
+                args.append(Value(name.strip()[1:], None, "index"))
+                continue
+            shape, dtype = parse_type(ty)
+            args.append(Value(name.strip()[1:], shape, dtype))
+        ops, returns, at = _parse_ops(body, at + 1)
+        if at < len(body) and body[at] == "}":
+            at += 1
+        funcs.append(Func(m.group(1), args, ops, returns))
+    entry = funcs.pop()
+    return Program(entry.args, entry.ops, entry.returns, funcs=funcs)
 
 
 def _parse_op(ln):

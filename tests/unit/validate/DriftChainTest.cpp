@@ -91,5 +91,25 @@ TEST(DriftChain, ALoopCarriesItsBodysDriftThroughEveryIteration) {
     EXPECT_EQ(k[f.results[1]], 8);     // a sum of drifted terms: as drifted as the worst
 }
 
+// A composite is decomposed into primitives: its f16/bf16 result may round the other way, one
+// ulp of the type (2^14 resp. 2^17 units of 2^-24), whatever its inputs carry; an f32 one
+// carries nothing of its own. (Bisecting a random loop program with a bf16 gelu before a matmul
+// reported a false divergence at the matmul's K = 16.)
+TEST(DriftChain, ANarrowCompositeCarriesOneUlpOfItsType) {
+    const Function f = parseFunctionText(
+        R"(func @f(%x: tensor<2x16xbf16>, %w: tensor<16x16xbf16>, %y: tensor<2x16xf32>)
+    -> (tensor<2x16xf32>, tensor<2x16xf32>) {
+  %g = gelu %x
+  %m = matmul %g, %w
+  %h = gelu %y
+  return %m, %h
+}
+)",
+        "<composite>");
+    const std::vector<int64_t> k = propagatedAccumulation(f);
+    EXPECT_EQ(k[f.results[0]], (int64_t{1} << 17) + 16);
+    EXPECT_EQ(k[f.results[1]], 0);
+}
+
 } // namespace
 } // namespace pto
