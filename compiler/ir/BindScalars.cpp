@@ -53,6 +53,11 @@ ScalarBind parseScalarBind(std::string_view text) {
     ScalarBind b;
     b.name = std::string(name);
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), b.value);
+    if (ec == std::errc::result_out_of_range && end == digits.data() + digits.size())
+        throw CompileError("", {},
+                           fmt::format("--bind {}: {} is out of range (a trip count is a 64-bit "
+                                       "integer)",
+                                       text, digits));
     if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size())
         throw CompileError(
             "", {},
