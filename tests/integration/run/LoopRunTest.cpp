@@ -346,8 +346,7 @@ TEST(LoopBind, BadBindsAreErrors) {
     EXPECT_NE(word.err.find("'x' is not an integer"), std::string::npos) << word.err;
     auto huge = runBound("loop_bound", "--bind t=99999999999999999999", dir, "huge");
     EXPECT_EQ(huge.exitCode, 2);
-    EXPECT_NE(huge.err.find("99999999999999999999 is out of range"), std::string::npos)
-        << huge.err;
+    EXPECT_NE(huge.err.find("99999999999999999999 is out of range"), std::string::npos) << huge.err;
 }
 
 TEST(LoopBind, WhatIfReRunsWithTheRecordedBinds) {
