@@ -89,8 +89,9 @@ def compare(val, actual):
         checked
 
 
-def run_pto(pto, program_text, p, inputs, workdir, fault=None, timeout=TIMEOUT_S):
-    """Runs the program; returns (returncode or None on timeout, stderr, outputs dir)."""
+def program_files(program_text, p, inputs, workdir):
+    """Writes the program and its inputs into `workdir`: (the .pto path, the arguments that pass
+    the inputs and the bound trip counts to `pto run` or `pto diff --bisect`)."""
     src = os.path.join(workdir, "prog.pto")
     with open(src, "w") as f:
         f.write(program_text)
@@ -101,13 +102,18 @@ def run_pto(pto, program_text, p, inputs, workdir, fault=None, timeout=TIMEOUT_S
         path = os.path.join(workdir, f"in_{a.name}.npy")
         gen.save_npy(path, inputs[a.name], a.dtype)
         files.append(path)
+    args = ["--inputs", ",".join(files)] if files else []
+    for name, value in p.binds.items():
+        args += ["--bind", f"{name}={value}"]
+    return src, args
+
+
+def run_pto(pto, program_text, p, inputs, workdir, fault=None, timeout=TIMEOUT_S):
+    """Runs the program; returns (returncode or None on timeout, stderr, outputs dir)."""
+    src, args = program_files(program_text, p, inputs, workdir)
     outdir = os.path.join(workdir, "out")
     # Every pass verified: a broken invariant is reported by the pass that broke it.
-    cmd = [pto, "run", src, "--outputs", outdir, "--trace", "none", "--verify-each"]
-    if files:
-        cmd += ["--inputs", ",".join(files)]
-    for name, value in p.binds.items():
-        cmd += ["--bind", f"{name}={value}"]
+    cmd = [pto, "run", src, "--outputs", outdir, "--trace", "none", "--verify-each"] + args
     if fault:
         cmd += ["--fault", fault]
     try:
@@ -175,22 +181,8 @@ def bisect_program(pto, p, seed, timeout=TIMEOUT_S):
     compiler right) with the report's first divergence, or crash / hang."""
     workdir = tempfile.mkdtemp(prefix="pto-bisect-")
     try:
-        src = os.path.join(workdir, "prog.pto")
-        with open(src, "w") as f:
-            f.write(print_program(p))
-        inputs = gen.make_inputs(p, seed)
-        files = []
-        for a in p.args:
-            if a.dtype == "index":
-                continue
-            path = os.path.join(workdir, f"in_{a.name}.npy")
-            gen.save_npy(path, inputs[a.name], a.dtype)
-            files.append(path)
-        cmd = [pto, "diff", "--bisect", src]
-        if files:
-            cmd += ["--inputs", ",".join(files)]
-        for name, value in p.binds.items():
-            cmd += ["--bind", f"{name}={value}"]
+        src, args = program_files(print_program(p), p, gen.make_inputs(p, seed), workdir)
+        cmd = [pto, "diff", "--bisect", src] + args
         t0 = time.time()
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
