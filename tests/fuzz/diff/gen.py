@@ -591,10 +591,7 @@ class Gen:
             carried, yields = self.accumulate(kind, c, rows, blk, length, offset, clip,
                                               total_trips, outer, inits)
         self.ops = outer
-        results = [self.fresh("r") for _ in carried]
-        for res, y in zip(results, yields):
-            self.types[res] = self.types[y]
-            self.info[res] = dict(self.info[y])
+        results = self.copies("r", yields)
         binds = {}
         bound = upper
         if r.random() < 0.2:
@@ -605,20 +602,9 @@ class Gen:
         loop = Op("for", operands=inits, results=results,
                   loop=Loop("i", lower, bound, step, carried, body, yields, name))
         if outer_trips > 1:
-            running = [self.fresh("b") for _ in carried]
-            for b, c in zip(running, carried):
-                self.types[b] = self.types[c]
-                self.info[b] = dict(self.info[c])
-            loop.operands = running  # the inner loop starts from the outer one's values
-            outer_results = [self.fresh("r") for _ in carried]
-            for res, y in zip(outer_results, results):
-                self.types[res] = self.types[y]
-                self.info[res] = dict(self.info[y])
-            loop = Op("for", operands=inits, results=outer_results,
-                      loop=Loop("o", 0, outer_trips, 1, running, [loop], list(results),
-                                r.choice([None, "rows"])))
-            results = outer_results
+            loop = self.nested(loop, outer_trips)
         self.ops.append(loop)
+        results = loop.results
         cur = results[0]
         values = [cur]
         for _ in range(r.randint(0, 2)):
@@ -626,6 +612,24 @@ class Gen:
             values.append(cur)
         returns = [cur] + ([results[1]] if len(results) > 1 and r.random() < 0.5 else [])
         return Program(self.args, self.ops, returns, self.types, binds, self.funcs)
+
+    def copies(self, prefix, of):
+        """Fresh values named `prefix`N with the types and bounds of the values `of`."""
+        out = [self.fresh(prefix) for _ in of]
+        for new, old in zip(out, of):
+            self.types[new] = self.types[old]
+            self.info[new] = dict(self.info[old])
+        return out
+
+    def nested(self, inner, trips):
+        """An outer loop `%o` of `trips` iterations around `inner`, which starts from what the
+        outer one carries (initially the inner loop's own initial values)."""
+        running = self.copies("b", inner.loop.carried)
+        inits, inner.operands = inner.operands, running
+        results = self.copies("r", inner.results)
+        return Op("for", operands=inits, results=results,
+                  loop=Loop("o", 0, trips, 1, running, [inner], list(inner.results),
+                            self.r.choice([None, "rows"])))
 
     def called(self, x, steps):
         """`steps` shape-keeping ops on x written as a helper function @h and called (inlined by
