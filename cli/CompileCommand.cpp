@@ -1,5 +1,6 @@
 // `pto compile`: lower a .pto program through every pass and record each stage in a trace file.
 #include "cli/Command.h"
+#include "cli/CompileNotes.h"
 
 #include "cli/TraceValue.h"
 
@@ -69,6 +70,9 @@ void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
     if (!s.windowNote.empty()) fmt::print("  window  {}\n", s.windowNote);
     if (!s.clusterNote.empty()) fmt::print("  clusters  {}\n", s.clusterNote);
     if (!s.shareNote.empty()) fmt::print("  shared  {}\n", s.shareNote);
+    if (s.kind >= StageKind::Block)
+        for (const std::string& note : groupedNotes(s.block.notes))
+            fmt::print("  note    {}\n", note);
     fmt::print("  passes  {} in {:.1f} ms\n", timings.size(), total / 1000.0);
     if (args.timePasses)
         for (const PassTiming& t : timings)

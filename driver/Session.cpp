@@ -219,7 +219,9 @@ RunResult runProgram(const RunOptions& options) {
     checkRunBudget(r.state, compile.budget, numerics); // before the simulator allocates
     if (!options.keepLowering) {
         r.state.tile = Function{};
+        std::vector<std::string> notes = std::move(r.state.block.notes); // the summary prints them
         r.state.block = BlockProgram{};
+        r.state.block.notes = std::move(notes);
     }
 
     phase(numerics ? "simulating" : "simulating (timing only)", 1);

@@ -51,6 +51,32 @@ TEST_F(CliTest, CompileWritesEveryStageAndInfoShowsThem) {
     EXPECT_NE(json.out.find("\"stages\""), std::string::npos);
 }
 
+// The compiler's remarks reach the user, one line per remark however many blocks it concerns:
+// the flash-attention loop sample's 128 vector blocks cannot double-buffer UB (they were only in
+// BlockProgram::notes, which nothing printed). `pto run --json` carries them too.
+TEST_F(CliTest, CompileAndRunPrintTheCompilersNotesGroupedByBlock) {
+    auto r =
+        runCommand(pto(fmt::format("compile {} --record none -o {}", sample("flash_attention_loop"),
+                                   shellQuote(out().string()))));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("  note    UB does not fit double-buffered (tload at 33:11"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("; single-buffered (128 blocks: flash_attention_loop_fused0_aiv0, "
+                         "flash_attention_loop_fused0_aiv1, flash_attention_loop_fused1_aiv0, …)"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("  note    fuse-cube-vector: 64 cube-vector clusters"), std::string::npos)
+        << r.out;
+    auto run = runCommand(pto(fmt::format("run {} --timing-only --trace none --json -o {}",
+                                          sample("gemm_4096"), shellQuote(out().string()))));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_NE(run.out.find("\"notes\""), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("single-buffered (24 blocks: gemm_aic_0, gemm_aic_1, gemm_aic_2, …)"),
+              std::string::npos)
+        << run.out;
+}
+
 TEST_F(CliTest, PrintAfterAllAndStopAfter) {
     auto r = runCommand(
         pto(fmt::format("compile {} --print-after-all --stop-after tile", sample("softmax"))));
