@@ -1,12 +1,13 @@
 // `pto compile`: lower a .pto program through every pass and record each stage in a trace file.
 #include "cli/Command.h"
-#include "cli/CompileNotes.h"
 
 #include "cli/TraceValue.h"
 
 #include "compiler/Pipeline.h"
 #include "compiler/ir/PtoSyncCheck.h"
 #include "driver/RecordLevel.h"
+#include "driver/Session.h"
+#include "profiler/CompileNotes.h"
 #include "trace_db/TraceWriter.h"
 
 #include <fmt/format.h>
@@ -71,7 +72,7 @@ void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
     if (!s.clusterNote.empty()) fmt::print("  clusters  {}\n", s.clusterNote);
     if (!s.shareNote.empty()) fmt::print("  shared  {}\n", s.shareNote);
     if (s.kind >= StageKind::Block)
-        for (const std::string& note : groupedNotes(s.block.notes))
+        for (const std::string& note : prof::groupedNotes(s.block.notes))
             fmt::print("  note    {}\n", note);
     fmt::print("  passes  {} in {:.1f} ms\n", timings.size(), total / 1000.0);
     if (args.timePasses)
@@ -127,7 +128,10 @@ int runCompile(const CompileArgs& args) {
         throw std::invalid_argument(
             fmt::format("unknown record level '{}' ({})", args.record, kRecordLevelNames));
     auto timings = compileWithTileFallback(state, options, writer, *record, pmOptions, observers);
-    if (writer) writer->commit();
+    if (writer) {
+        if (state.kind >= StageKind::Block) recordCompileNotes(*writer, state.block.notes);
+        writer->commit();
+    }
     if (tracer)
         std::cout << tracer->report(args.input);
     else

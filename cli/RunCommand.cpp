@@ -1,10 +1,10 @@
 // `pto run`: compile and simulate a .pto program, write outputs and the trace, print timing.
 #include "cli/Command.h"
-#include "cli/CompileNotes.h"
 
 #include "cli/Progress.h"
 #include "driver/Session.h"
 #include "driver/ValueDump.h"
+#include "profiler/CompileNotes.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -43,7 +43,8 @@ nlohmann::json summaryJson(const RunResult& r) {
                         {"gbps", secs > 0 ? double(r.gmBytes) / secs / 1e9 : 0.0}};
     for (const auto& w : r.sim.warnings) j["warnings"].push_back(w.message);
     if (r.tileShrink > 0) j["tile_shrink"] = r.tileShrink;
-    for (const std::string& note : groupedNotes(r.state.block.notes)) j["notes"].push_back(note);
+    for (const std::string& note : prof::groupedNotes(r.state.block.notes))
+        j["notes"].push_back(note);
     if (!r.faultMessage.empty()) {
         j["fault"] = r.faultMessage;
         if (r.faultCycle >= 0) j["fault_cycle"] = r.faultCycle;
@@ -71,7 +72,7 @@ void printSummary(const RunResult& r, const RunArgs& args) {
                secs > 0 ? double(r.gmBytes) / secs / 1e9 : 0.0, r.gmBytes);
     for (const auto& w : r.sim.warnings) fmt::print("  warning: {}\n", w.message);
     if (r.tileShrink > 0) fmt::print("  note         {}\n", tileShrinkNote(r.tileShrink));
-    for (const std::string& note : groupedNotes(r.state.block.notes))
+    for (const std::string& note : prof::groupedNotes(r.state.block.notes))
         fmt::print("  note         {}\n", note);
     if (!args.options.outputsDir.empty() && r.faultMessage.empty())
         fmt::print("  outputs      {} file(s) in {}\n", r.sim.outputs.size(),

@@ -4,6 +4,7 @@
 #include "compiler/StageRecorder.h"
 #include "compiler/ir/Cost.h"
 #include "driver/InputRoles.h"
+#include "profiler/CompileNotes.h"
 #include "simulator/numerics/SimFault.h"
 #include "trace_db/TraceWriter.h"
 #include "validate/TensorIo.h"
@@ -138,6 +139,10 @@ void storeRunTensors(tracedb::TraceWriter& writer, const CompileState& state,
     }
 }
 
+void recordCompileNotes(tracedb::TraceWriter& writer, const std::vector<std::string>& notes) {
+    if (!notes.empty()) writer.setMeta("compile_notes", prof::notesJson(notes));
+}
+
 void recordCompileOptions(tracedb::TraceWriter& writer, const CompileOptions& options) {
     std::string fault =
         options.fault.active()
@@ -209,6 +214,7 @@ RunResult runProgram(const RunOptions& options) {
         recordArchMeta(*writer, r.arch, "pto run");
         recordCompileOptions(*writer, compile);
         recordBinds(*writer, options.binds);
+        recordCompileNotes(*writer, r.state.block.notes);
     };
     phase("compiling", 0);
     compileWithTileFallback(r.state, compile, writer, options.record, {}, {},

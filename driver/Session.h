@@ -81,6 +81,9 @@ void recordArchMeta(tracedb::TraceWriter& writer, const sim::ArchConfig& arch,
 // {"tiles_per_task": N, "double_buffer": bool, "fault": "KIND:N" or null}, so a what-if can
 // compile it the same way.
 void recordCompileOptions(tracedb::TraceWriter& writer, const CompileOptions& options);
+// The compiler's notes on the program (BlockProgram::notes) as meta `compile_notes`, when there
+// are any (`pto report` prints them).
+void recordCompileNotes(tracedb::TraceWriter& writer, const std::vector<std::string>& notes);
 // Meta `binds` ("t=37 n=4", the run's --bind values) when there are any, so what-if re-runs the
 // program with the same numbers.
 void recordBinds(tracedb::TraceWriter& writer, std::span<const ScalarBind> binds);

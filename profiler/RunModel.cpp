@@ -1,6 +1,8 @@
 // Loads a simulated run from a trace file into the plain structs the analyses work on.
 #include "profiler/RunModel.h"
 
+#include "profiler/CompileNotes.h"
+
 #include "profiler/DictCells.h"
 #include "profiler/InstrCost.h"
 #include "profiler/KernelLaunches.h"
@@ -31,6 +33,7 @@ void loadMeta(const tracedb::TraceReader& reader, RunModel& m) {
     if (auto traffic = parseMeasuredTraffic(reader.meta("sim_memory").value_or("")))
         applyMeasuredTraffic(m.peaks, *traffic);
     m.traceLevel = reader.meta("trace_level").value_or("");
+    m.compileNotes = notesFromJson(reader.meta("compile_notes").value_or(""));
     m.program = reader.meta("entry").value_or("");
     m.totalCycles = std::atoll(reader.meta("sim_total_cycles").value_or("0").c_str());
     auto target = nlohmann::json::parse(reader.meta("target").value_or(""), nullptr, false);

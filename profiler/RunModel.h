@@ -85,10 +85,11 @@ struct TensorOpCost {
 struct RunModel {
     std::string path;
     ArchPeaks peaks;
-    std::string traceLevel;        ///< tasks, instructions or full
-    std::string program;           ///< entry function name
-    bool doubleBuffer = true;      ///< from meta `target`
-    bool hasInstrSlices = false;   ///< trace level instructions or full
+    std::string traceLevel;                ///< tasks, instructions or full
+    std::vector<std::string> compileNotes; ///< the compiler's notes (meta compile_notes)
+    std::string program;                   ///< entry function name
+    bool doubleBuffer = true;              ///< from meta `target`
+    bool hasInstrSlices = false;           ///< trace level instructions or full
     bool measured = false;         ///< imported from a real profiler (profiler/MeasuredRun.h)
     std::int64_t totalCycles = 0;  ///< sim_total_cycles, else the last slice end
     std::int64_t execStageId = -1; ///< last Exec stage

@@ -1,5 +1,7 @@
 // Renders a profile as text, Markdown or JSON.
 #include "profiler/report/Report.h"
+
+#include "profiler/CompileNotes.h"
 #include "profiler/rules/Rules.h"
 
 #include "profiler/report/KernelTable.h"
@@ -201,6 +203,10 @@ std::string renderText(const Profile& p, const nlohmann::json& j) {
         line("      advice: {}", f["advice"].get<std::string>());
         line("      estimated gain: {}", gainText(p, f));
     }
+    if (j.contains("compile_notes")) {
+        line("compiler notes:");
+        for (const auto& n : j["compile_notes"]) line("  {}", n.get<std::string>());
+    }
     return out;
 }
 
@@ -275,6 +281,11 @@ std::string renderMarkdown(const Profile& p, const nlohmann::json& j) {
         out += fmt::format("\n**Advice:** {}\n\n**Estimated gain:** {}\n\n",
                            mdEscape(f["advice"].get<std::string>()), gainText(p, f));
     }
+    if (j.contains("compile_notes")) {
+        out += "## Compiler notes\n\n";
+        for (const auto& n : j["compile_notes"])
+            out += fmt::format("- {}\n", mdEscape(n.get<std::string>()));
+    }
     return out;
 }
 
@@ -286,6 +297,7 @@ nlohmann::json reportJson(const Profile& p, int topOps) {
                         {"top_ops", opsJson(p, topOps)},
                         {"findings", findingsJson(p)}};
     if (p.model.measured) j["top_kernels"] = topKernelsJson(p, topOps);
+    if (!p.model.compileNotes.empty()) j["compile_notes"] = groupedNotes(p.model.compileNotes);
     return j;
 }
 

@@ -53,7 +53,7 @@ TEST_F(CliTest, CompileWritesEveryStageAndInfoShowsThem) {
 
 // The compiler's remarks reach the user, one line per remark however many blocks it concerns:
 // the flash-attention loop sample's 128 vector blocks cannot double-buffer UB (they were only in
-// BlockProgram::notes, which nothing printed). `pto run --json` carries them too.
+// BlockProgram::notes, which nothing printed). `pto run --json` and `pto report` carry them too.
 TEST_F(CliTest, CompileAndRunPrintTheCompilersNotesGroupedByBlock) {
     auto r =
         runCommand(pto(fmt::format("compile {} --record none -o {}", sample("flash_attention_loop"),
@@ -68,13 +68,19 @@ TEST_F(CliTest, CompileAndRunPrintTheCompilersNotesGroupedByBlock) {
         << r.out;
     EXPECT_NE(r.out.find("  note    fuse-cube-vector: 64 cube-vector clusters"), std::string::npos)
         << r.out;
-    auto run = runCommand(pto(fmt::format("run {} --timing-only --trace none --json -o {}",
+    auto run = runCommand(pto(fmt::format("run {} --timing-only --trace tasks --json -o {}",
                                           sample("gemm_4096"), shellQuote(out().string()))));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_NE(run.out.find("\"notes\""), std::string::npos) << run.out;
     EXPECT_NE(run.out.find("single-buffered (24 blocks: gemm_aic_0, gemm_aic_1, gemm_aic_2, …)"),
               std::string::npos)
         << run.out;
+    // The trace keeps them (meta compile_notes): `pto report` of the run shows them too.
+    auto report = runCommand(pto("report --exit-zero " + shellQuote(out().string())));
+    ASSERT_EQ(report.exitCode, 0) << report.err;
+    EXPECT_NE(report.out.find("compiler notes:\n  L0C does not fit double-buffered"),
+              std::string::npos)
+        << report.out;
 }
 
 TEST_F(CliTest, PrintAfterAllAndStopAfter) {

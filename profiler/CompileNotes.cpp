@@ -1,12 +1,13 @@
 // The compiler's remarks grouped by what they say (see CompileNotes.h).
-#include "cli/CompileNotes.h"
+#include "profiler/CompileNotes.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <map>
 #include <string_view>
 
-namespace pto {
+namespace pto::prof {
 
 std::vector<std::string> groupedNotes(const std::vector<std::string>& notes) {
     constexpr size_t kNamed = 3; // blocks named in a grouped line
@@ -45,4 +46,17 @@ std::vector<std::string> groupedNotes(const std::vector<std::string>& notes) {
     return out;
 }
 
-} // namespace pto
+std::string notesJson(const std::vector<std::string>& notes) {
+    return nlohmann::json(notes).dump();
+}
+
+std::vector<std::string> notesFromJson(const std::string& json) {
+    const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+    std::vector<std::string> out;
+    if (!j.is_array()) return out;
+    for (const auto& e : j)
+        if (e.is_string()) out.push_back(e.get<std::string>());
+    return out;
+}
+
+} // namespace pto::prof
