@@ -2,7 +2,6 @@
 #include "profiler/RunModel.h"
 
 #include "profiler/CompileNotes.h"
-
 #include "profiler/DictCells.h"
 #include "profiler/InstrCost.h"
 #include "profiler/KernelLaunches.h"

@@ -17,7 +17,7 @@ namespace {
 constexpr int kMaxRounds = 4;
 
 bool isCube(OpKind k) {
-    return k == OpKind::Matmul || k == OpKind::MatmulAcc;
+    return opInfo(k).cls == OpClass::Matmul;
 }
 
 // The ops of one vector chain that come after the cube: reached on chip from its loads of
