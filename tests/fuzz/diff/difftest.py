@@ -67,8 +67,9 @@ def run_seed(args):
     return res
 
 
-def run_many(seeds, pto, jobs, max_elems, fault=None, timeout=runner.TIMEOUT_S, progress=True):
+def run_many(seeds, pto, jobs, max_elems, fault=None, timeout=None, progress=True):
     results = []
+    timeout = timeout or runner.TIMEOUT_S
     work = [(s, pto, max_elems, fault, timeout, MIN_ELEMS, FAMILY) for s in seeds]
     t0 = time.time()
     with cf.ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -237,10 +238,10 @@ def mode_ci(a):
 
 
 def bisect_seed(args):
-    seed, pto, max_elems, family = args
+    seed, pto, max_elems, family, timeout = args
     try:
         p = program_for(seed, max_elems, family=family)
-        out = runner.bisect_program(pto, p, seed)
+        out = runner.bisect_program(pto, p, seed, timeout)
     except Exception as e:  # a defect of the tester itself
         return {"seed": seed, "class": "tester-error", "reason": f"{type(e).__name__}: {e}"[:200]}
     return {"seed": seed, **out.to_json()}
@@ -250,7 +251,7 @@ def mode_bisect(a):
     """`pto diff --bisect` of correct programs: every stage must agree with the reference (a
     reported divergence is a false alarm of the bisection's tolerance model)."""
     seeds = list(range(a.seed, a.seed + a.count))
-    work = [(s, a.pto, a.max_elems, FAMILY) for s in seeds]
+    work = [(s, a.pto, a.max_elems, FAMILY, runner.TIMEOUT_S) for s in seeds]
     with cf.ProcessPoolExecutor(max_workers=a.jobs) as ex:
         results = list(ex.map(bisect_seed, work))
     counts = collections.Counter(r["class"] for r in results)
@@ -325,6 +326,9 @@ def main():
     ap.add_argument("--family", choices=["flat", "loops", "mixed", "attention"], default="flat",
                     help="straight-line programs (the default), programs with a counted loop, "
                          "a mix (a quarter loops), or flash attention's online-softmax loop")
+    ap.add_argument("--timeout", type=float, default=runner.TIMEOUT_S,
+                    help="seconds a program may run before it counts as a hang (default "
+                         f"{runner.TIMEOUT_S}; a sanitizer build needs minutes)")
     sub = ap.add_subparsers(dest="mode", required=True)
     r = sub.add_parser("run", help="N programs; summary table and report")
     r.add_argument("count", type=int)
@@ -359,6 +363,7 @@ def main():
     global MIN_ELEMS, FAMILY
     MIN_ELEMS = a.min_elems
     FAMILY = a.family
+    runner.TIMEOUT_S = a.timeout
     if a.mode in ("run", "ci", "fault", "bisect") and not os.access(a.pto, os.X_OK):
         print(f"error: pto binary '{a.pto}' not found (build it, or pass --pto / PTO=)",
               file=sys.stderr)

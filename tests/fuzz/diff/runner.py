@@ -17,7 +17,7 @@ from program import print_program
 
 # misnamed: the outputs are right but not written as <returned value>.npy (issue 12 item 2)
 CLASSES = ["pass", "wrong", "crash", "hang", "rejected", "misnamed", "tester-error"]
-TIMEOUT_S = 60
+TIMEOUT_S = 60  # per program; difftest.py --timeout sets it (a sanitizer build needs minutes)
 
 
 class Outcome:
@@ -108,8 +108,9 @@ def program_files(program_text, p, inputs, workdir):
     return src, args
 
 
-def run_pto(pto, program_text, p, inputs, workdir, fault=None, timeout=TIMEOUT_S):
+def run_pto(pto, program_text, p, inputs, workdir, fault=None, timeout=None):
     """Runs the program; returns (returncode or None on timeout, stderr, outputs dir)."""
+    timeout = timeout or TIMEOUT_S
     src, args = program_files(program_text, p, inputs, workdir)
     outdir = os.path.join(workdir, "out")
     # Every pass verified: a broken invariant is reported by the pass that broke it.
@@ -123,10 +124,11 @@ def run_pto(pto, program_text, p, inputs, workdir, fault=None, timeout=TIMEOUT_S
     return proc.returncode, proc.stderr + proc.stdout if proc.returncode else proc.stderr, outdir
 
 
-def check_program(pto, p, seed, fault=None, timeout=TIMEOUT_S, keep_dir=None):
+def check_program(pto, p, seed, fault=None, timeout=None, keep_dir=None):
     """Runs `p` on the inputs of `seed` and classifies it."""
     text = print_program(p)
     inputs = gen.make_inputs(p, seed)
+    timeout = timeout or TIMEOUT_S
     workdir = keep_dir or tempfile.mkdtemp(prefix="pto-diff-")
     t0 = time.time()
     try:
@@ -175,10 +177,11 @@ def check_program(pto, p, seed, fault=None, timeout=TIMEOUT_S, keep_dir=None):
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-def bisect_program(pto, p, seed, timeout=TIMEOUT_S):
+def bisect_program(pto, p, seed, timeout=None):
     """`pto diff --bisect` of a correct program on the inputs of `seed`: "pass" when every stage
     agrees with the reference, "diverged" (a false divergence: the program is valid and the
     compiler right) with the report's first divergence, or crash / hang."""
+    timeout = timeout or TIMEOUT_S
     workdir = tempfile.mkdtemp(prefix="pto-bisect-")
     try:
         src, args = program_files(print_program(p), p, gen.make_inputs(p, seed), workdir)
