@@ -1,6 +1,7 @@
 // Opens a trace for pto-studio and reads the summary facts shown in the status bar.
 #include "gui/model/TraceDocument.h"
 
+#include "profiler/CompileNotes.h"
 #include "profiler/SqlRows.h"
 
 #include <string_view>
@@ -35,6 +36,8 @@ TraceSummary readSummary(const tracedb::TraceReader& reader) {
     summary.trackCount = countOf(reader, "SELECT count(*) FROM track");
     summary.coreCount = countOf(reader, "SELECT count(*) FROM track WHERE kind = 'core'");
     summary.measured = reader.meta("trace_source").value_or("") == "measured";
+    summary.compileNotes =
+        prof::groupedNotes(prof::notesFromJson(reader.meta("compile_notes").value_or("")));
     if (summary.measured && summary.totalCycles == 0) // time in ns, up to the last slice end
         summary.totalCycles =
             countOf(reader, "SELECT coalesce(max(max_end), 0) FROM track_summary");

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace pto::gui {
 
@@ -21,6 +22,8 @@ struct TraceSummary {
     std::int64_t trackCount = 0;
     std::int64_t coreCount = 0;
     bool measured = false; ///< imported from a real profiler (meta trace_source): no IR
+    /// The compiler's notes (meta compile_notes), grouped as `pto report` lists them.
+    std::vector<std::string> compileNotes;
     bool hasRun() const { return trackCount > 0; }
 };
 

@@ -26,6 +26,10 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace pto::gui {
 
 namespace {
@@ -58,6 +62,33 @@ QString summaryOf(const prof::Profile& p, double micros) {
         .arg(p.findings.size())
         .arg(critical)
         .arg(warning);
+}
+
+// At most this many of the compiler's notes, each cut at kNoteChars, go to the details pane (a
+// hostile trace may hold megabytes of them); `pto report` lists them all.
+constexpr size_t kShownNotes = 20;
+constexpr qsizetype kNoteChars = 400;
+
+QString notesText(const std::vector<std::string>& notes) {
+    if (notes.empty()) return {};
+    QString out = BottleneckView::tr("Compiler notes:");
+    const size_t shown = std::min(notes.size(), kShownNotes);
+    for (size_t i = 0; i < shown; ++i) {
+        QString note = QString::fromStdString(notes[i]);
+        if (note.size() > kNoteChars) note = note.left(kNoteChars) + QStringLiteral("…");
+        out += QStringLiteral("\n  ") + note;
+    }
+    if (notes.size() > shown)
+        out += BottleneckView::tr("\n  … and %1 more (`pto report` lists them all)")
+                   .arg(notes.size() - shown);
+    return out;
+}
+
+QString notesCount(const std::vector<std::string>& notes) {
+    if (notes.empty()) return {};
+    return notes.size() == 1 ? BottleneckView::tr(" — 1 compiler note, listed with the details")
+                             : BottleneckView::tr(" — %1 compiler notes, listed with the details")
+                                   .arg(notes.size());
 }
 
 } // namespace
@@ -189,6 +220,7 @@ void BottleneckView::documentChanged() {
         m_header->setText(tr("This trace holds no simulated run (compile only: %1 IR stages) — "
                              "nothing to profile. Run it with `pto run` to see bottlenecks.")
                               .arg(doc->summary().stageCount));
+        m_details->setPlainText(notesText(doc->summary().compileNotes));
         emit profileLoaded();
         return;
     }
@@ -220,7 +252,8 @@ void BottleneckView::showProfile(std::shared_ptr<const prof::Profile> profile,
         m_header->setText(tr("Cannot analyze this run: %1").arg(error));
     else if (profile)
         m_header->setText(
-            summaryOf(*profile, document() ? document()->micros(profile->model.totalCycles) : 0.0));
+            summaryOf(*profile, document() ? document()->micros(profile->model.totalCycles) : 0.0) +
+            (document() ? notesCount(document()->summary().compileNotes) : QString()));
     if (m_findings->rowCount() > 0) {
         showSourceRow(m_findingsTable, 0);
         showDetails(m_findings->details(0));
@@ -244,7 +277,10 @@ QString BottleneckView::tuneHint() const {
 }
 
 void BottleneckView::showDetails(const QString& text) {
-    m_details->setPlainText(text + QStringLiteral("\n\n") + tuneHint());
+    QString all = text + QStringLiteral("\n\n");
+    if (const TraceDocument* doc = document(); doc && !doc->summary().compileNotes.empty())
+        all += notesText(doc->summary().compileNotes) + QStringLiteral("\n\n");
+    m_details->setPlainText(all + tuneHint());
 }
 
 QString BottleneckView::headline() const {

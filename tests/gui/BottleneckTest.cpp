@@ -324,5 +324,47 @@ TEST_F(BottleneckTest, ACompileOnlyTraceSaysWhyItIsEmpty) {
     EXPECT_EQ(m_view->roofline().rowCount(), 0);
 }
 
+// Two 128 KiB L0C accumulators (128x256 f32 tiles) in one task (--tiles-per-task 2) cannot be
+// double-buffered: allocate-buffers single-buffers them and leaves a note, which `pto compile`
+// prints and the trace keeps.
+constexpr const char* kWideAccumulator =
+    "func @mm(%a: tensor<256x128xf16>, %b: tensor<128x256xf16>) -> tensor<256x256xf32> {\n"
+    "  cube_tile [128, 128], [64, 256], [256, 256]\n  %c = matmul %a, %b\n  return %c\n}\n";
+
+TEST_F(BottleneckTest, TheCompilersNotesAreInTheHeaderAndTheDetails) {
+    open(test::programTrace("bottleneck_l0c_note", kWideAccumulator,
+                            "--timing-only --tiles-per-task 2"));
+    EXPECT_TRUE(m_view->headline().contains(QStringLiteral("1 compiler note")))
+        << m_view->headline().toStdString();
+    const QString details = m_view->detailsText();
+    EXPECT_TRUE(details.contains(QStringLiteral("Compiler notes:"))) << details.toStdString();
+    EXPECT_TRUE(details.contains(QStringLiteral("L0C does not fit double-buffered")))
+        << details.toStdString();
+    // Clicking a finding keeps the notes under its evidence.
+    if (m_view->findings().rowCount() > 0) {
+        clickRow(m_view->findingsTable(), 0);
+        EXPECT_TRUE(m_view->detailsText().contains(QStringLiteral("L0C does not fit")));
+    }
+}
+
+TEST_F(BottleneckTest, ARunWithoutNotesSaysNothingOfThem) {
+    open(addTrace());
+    EXPECT_FALSE(m_view->headline().contains(QStringLiteral("compiler note")));
+    EXPECT_FALSE(m_view->detailsText().contains(QStringLiteral("Compiler notes:")));
+}
+
+TEST_F(BottleneckTest, ACompileOnlyTraceListsTheCompilersNotes) {
+    const test::TempDir dir("bottleneck-notes");
+    std::ofstream(dir / "mm.pto") << kWideAccumulator;
+    const test::ProcessResult compiled = test::runCommand(fmt::format(
+        "{} compile {} --tiles-per-task 2 -o {}", PTO_CLI,
+        test::shellQuote((dir / "mm.pto").string()), test::shellQuote((dir / "mm.db").string())));
+    ASSERT_EQ(compiled.exitCode, 0) << compiled.err;
+    open(dir / "mm.db");
+    EXPECT_TRUE(m_view->headline().contains(QStringLiteral("no simulated run")));
+    EXPECT_TRUE(m_view->detailsText().contains(QStringLiteral("L0C does not fit double-buffered")))
+        << m_view->detailsText().toStdString();
+}
+
 } // namespace
 } // namespace pto::gui

@@ -60,8 +60,10 @@ std::filesystem::path programTrace(const std::string& name, const std::string& p
     const std::filesystem::path temp = dir / fmt::format("{}.{}.tmp.pto", name, ::getpid());
     std::ofstream(temp) << program;
     std::filesystem::rename(temp, source); // whole, for a concurrent test reading it
-    return makeTrace("program_" + name,
-                     fmt::format("{} run {} {}", PTO_CLI, shellQuote(source), extraArgs));
+    // Keyed by the text and the arguments too: a test that changes either gets a new trace.
+    const std::string key = fmt::format("program_{}_{:x}", sampleKey(name, extraArgs),
+                                        std::hash<std::string>{}(program));
+    return makeTrace(key, fmt::format("{} run {} {}", PTO_CLI, shellQuote(source), extraArgs));
 }
 
 std::filesystem::path whatifTrace(const std::filesystem::path& run, const std::string& name,

@@ -16,8 +16,8 @@ bool fixtureIsFresh(const std::filesystem::path& fixture);
 /// <build>/gui-fixtures and reused afterwards (written to a temp name, then renamed, so
 /// concurrent tests never see half a file). Fails the calling test on error.
 std::filesystem::path sampleTrace(const std::string& sample, const std::string& extraArgs = "");
-/// A trace of `pto run <program text> <extraArgs>` named `name`, same caching (the program is
-/// written next to it as <name>.pto).
+/// A trace of `pto run <program text> <extraArgs>` named `name`, same caching, keyed by the
+/// name, the arguments and the text (the program is written next to it as <name>.pto).
 std::filesystem::path programTrace(const std::string& name, const std::string& program,
                                    const std::string& extraArgs = "");
 /// The changed run of `pto whatif <run> <setArgs>` (e.g. "--set dma.gm_to_l1.rate=2x") named
