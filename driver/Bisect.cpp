@@ -190,7 +190,9 @@ void compareOutputs(const Function& ref, const Function& lowered, const EvalResu
     // no status says whether it did, so one whose inputs may drift is judged as drifted.
     const bool sameResults = lowered.results.size() == ref.results.size();
     const Function& tol = sameResults ? lowered : ref;
-    const std::vector<int64_t> chain = propagatedAccumulation(tol);
+    // The reference values are `ref`'s: only its chain can amplify drift by them (DriftChain.h).
+    const std::vector<int64_t> chain = propagatedAccumulation(
+        tol, &tol == &ref ? std::span(refValues.values) : std::span<const TensorData>());
     const NameTable names(ref);
     for (size_t i = 0; i < ref.results.size() && i < refValues.outputs.size(); ++i) {
         const std::string name(names[ref.results[i]]);

@@ -255,7 +255,7 @@ void compareTensorStage(const Function& fn, std::span<const OpId> roots, const E
     }
     std::vector<ValueStatus> status(fn.valueCount(), ValueStatus::Exact);
     const NameTable names(fn), refNames(ref);
-    const std::vector<int64_t> chain = propagatedAccumulation(ref);
+    const std::vector<int64_t> chain = propagatedAccumulation(ref, refValues.values);
     std::vector<char> driftingLoop(ref.ops().size(), 0);
     for (const Op& op : ref.ops()) driftingLoop[op.id] = mayDriftInside(op);
     Tagged divs;
@@ -289,7 +289,7 @@ void compareTileStage(const Function& tile, const EvalResult& got, const Functio
     const std::vector<char> partial = partialTiles(tile);
     std::vector<ValueStatus> status(tile.valueCount(), ValueStatus::Exact);
     const NameTable names(tile), tensorNames(tensor);
-    const std::vector<int64_t> chain = propagatedAccumulation(tensor);
+    const std::vector<int64_t> chain = propagatedAccumulation(tensor, tensorValues.values);
     Tagged divs;
     for (const Op& op : tile.ops()) {
         if (op.kind == OpKind::TStore || op.kind == OpKind::TScatterAdd) {
@@ -420,7 +420,7 @@ void compareSimulatorStage(const CompileState& state, const std::vector<TensorDa
     for (size_t i = 0; i < state.exec.tasks.size(); ++i)
         taskOfBlock.emplace(state.exec.tasks[i].block, i);
     const NameTable names(tile), tensorNames(tensor);
-    const std::vector<int64_t> chain = propagatedAccumulation(tensor);
+    const std::vector<int64_t> chain = propagatedAccumulation(tensor, tensorValues.values);
     LoadTracer tracer(tile);
     Tagged divs;
     // GM tensors scatter_add accumulates into: the final GM holds the base plus every

@@ -2,6 +2,7 @@
 #include "validate/DriftChain.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace pto {
 namespace {
@@ -21,6 +22,49 @@ int64_t castStepUnits(DType d) {
 // Loops longer than this are rare and their K is already far above any order drift.
 constexpr int64_t kMaxIterations = 1 << 16;
 
+// Drift of more than 2^24 u is a relative error of 1: every value passes.
+constexpr int64_t kMaxDrift = int64_t{1} << 24;
+
+// The largest |x| of a float value of the reference (0 when it is not at hand).
+double largestMagnitude(std::span<const TensorData> values, ValueId v) {
+    if (v >= values.size() || !isFloatType(values[v].dtype)) return 0;
+    const TensorData& t = values[v];
+    if (t.byteSize() != static_cast<int64_t>(t.bytes.size())) return 0;
+    std::vector<float> xs(static_cast<size_t>(t.numel()));
+    t.loadFloats(xs.data());
+    double m = 0;
+    for (float x : xs)
+        if (std::isfinite(x)) m = std::max(m, double(std::fabs(x)));
+    return m;
+}
+
+// A bound over the elements of x (X = max |x|) of the condition number |x·f'(x) / f(x)|: how
+// many times the relative error of x the relative error of f(x) is. Ops not listed pass it on
+// unchanged (1): the other elementwise ops' condition numbers are at most 1 in the error model
+// of the chain (products and quotients add the relative errors of their operands), and an add
+// or sub of nearly equal values is covered by the K·u·rms(g) part of the tolerance.
+double amplification(OpKind kind, double x) {
+    switch (kind) {
+    case OpKind::Exp:
+    case OpKind::Sigmoid: // |x|·(1 − σ(x))
+        return std::max(1.0, x);
+    case OpKind::Silu: // 1 + x·(1 − σ(x)), largest for negative x
+        return 1.0 + x;
+    case OpKind::Softmax: // exp(x − max x): the difference carries the error of both
+        return 1.0 + 2.0 * x;
+    case OpKind::Gelu: // tanh form: for negative x, 1 + tanh(z) ~ 2·exp(2z), z ~ 0.8x + 0.036x³
+        return 1.0 + 2.0 * x + 0.25 * x * x * x;
+    default:
+        return 1.0;
+    }
+}
+
+int64_t amplified(int64_t k, double factor) {
+    if (factor <= 1.0 || k <= 0) return k;
+    const double scaled = double(k) * factor;
+    return scaled >= double(kMaxDrift) ? kMaxDrift : std::max(k, int64_t(std::ceil(scaled)));
+}
+
 int64_t largestOf(const std::vector<int64_t>& chain, const std::vector<ValueId>& values) {
     int64_t k = 0;
     for (ValueId v : values) k = std::max(k, chain[v]);
@@ -30,11 +74,14 @@ int64_t largestOf(const std::vector<int64_t>& chain, const std::vector<ValueId>&
 // The body's results when its arguments carry `args` (one per body argument).
 std::vector<int64_t> bodyResults(const Function& body, const std::vector<int64_t>& args);
 
-std::vector<int64_t> propagate(const Function& fn, const std::vector<int64_t>& args) {
+std::vector<int64_t> propagate(const Function& fn, const std::vector<int64_t>& args,
+                               std::span<const TensorData> values = {}) {
     std::vector<int64_t> chain(fn.valueCount(), 0);
     for (size_t i = 0; i < fn.args.size() && i < args.size(); ++i) chain[fn.args[i]] = args[i];
     for (const Op& op : fn.ops()) {
-        const int64_t in = largestOf(chain, op.operands);
+        int64_t in = largestOf(chain, op.operands);
+        if (in > 0 && !values.empty() && op.operands.size() == 1)
+            in = amplified(in, amplification(op.kind, largestMagnitude(values, op.operands[0])));
         if (op.kind == OpKind::For && !op.body.empty()) {
             // body.args = [induction variable, iter_args..., captures...]; operands = [initial
             // iter_args..., captures...]; the iter_args take the body's results each iteration.
@@ -87,8 +134,9 @@ std::vector<int64_t> bodyResults(const Function& body, const std::vector<int64_t
 
 } // namespace
 
-std::vector<int64_t> propagatedAccumulation(const Function& fn) {
-    return propagate(fn, {});
+std::vector<int64_t> propagatedAccumulation(const Function& fn,
+                                            std::span<const TensorData> values) {
+    return propagate(fn, {}, values);
 }
 
 bool inputsMayDrift(const Function& fn, ValueId v, const std::vector<int64_t>& chain) {

@@ -3,9 +3,11 @@
 #pragma once
 
 #include "compiler/ir/Graph.h"
+#include "compiler/ir/TensorData.h"
 #include "validate/Tolerance.h"
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace pto {
@@ -21,7 +23,13 @@ namespace pto {
 // loop's iter_args go through its body once per iteration (what it accumulates into them grows
 // with the trip count); a call's results take the largest of its operands' (the callee is not
 // visible here).
-std::vector<int64_t> propagatedAccumulation(const Function& fn);
+// With `values` (the reference values of `fn`, by ValueId), an op whose result is far more
+// sensitive to its input than the input is to rounding passes on an amplified drift: exp turns
+// a relative error e of x into a relative error |x|·e of its result, so the K it passes on is
+// the operand's times max(1, max |x|) (and likewise sigmoid, silu, gelu and softmax, by their
+// condition numbers: amplification()); without them no op amplifies.
+std::vector<int64_t> propagatedAccumulation(const Function& fn,
+                                            std::span<const TensorData> values = {});
 
 // Whether an operand of the op producing `v` carries drift (`chain` from the function above).
 bool inputsMayDrift(const Function& fn, ValueId v, const std::vector<int64_t>& chain);
