@@ -303,8 +303,8 @@ void checkGmBudget(const PtoProgram& program, const ResourceBudget& budget,
             highestEnd = end;
             highest = &t;
         }
-        if (t.role == GmRole::Input) inputs += double(t.bytes());
-        if (t.role == GmRole::Output) outputs += double(t.bytes());
+        if (startsAsInput(t.role)) inputs += double(t.bytes());
+        if (endsAsOutput(t.role)) outputs += double(t.bytes());
     }
     if (!highest) return;
     const std::string where =

@@ -309,7 +309,7 @@ std::vector<ProgramInput> programInputs(const CompileState& state) {
     std::vector<ProgramInput> inputs;
     if (state.kind == StageKind::Pto && state.tensor.args.empty()) {
         for (const GmTensor& g : state.pto.gm)
-            if (g.role == GmRole::Input) inputs.push_back({g.name, Type{g.dtype, g.shape}});
+            if (startsAsInput(g.role)) inputs.push_back({g.name, Type{g.dtype, g.shape}});
         return inputs;
     }
     for (ValueId a : state.tensor.args)

@@ -5,6 +5,7 @@
 #include "compiler/StageRecorder.h"
 #include "compiler/interp/TileInterpreter.h"
 #include "compiler/ir/PtoLoops.h"
+#include "driver/KernelCompare.h"
 #include "driver/Session.h"
 #include "driver/StageCompare.h"
 #include "simulator/Simulator.h"
@@ -89,10 +90,13 @@ std::vector<TensorData> gmContents(const PtoProgram& p, std::span<const TensorDa
     for (const auto& [name, t] : sim.outputs) byName[name] = &t;
     size_t nextInput = 0;
     for (size_t i = 0; i < p.gm.size(); ++i) {
-        if (p.gm[i].role == GmRole::Input && nextInput < inputs.size())
-            gm[i] = inputs[nextInput++];
-        else if (auto it = byName.find(p.gm[i].name); it != byName.end())
+        // An inout tensor's data was given, but what the stage is judged by is its final state.
+        const bool given = startsAsInput(p.gm[i].role) && nextInput < inputs.size();
+        if (given) ++nextInput;
+        if (auto it = byName.find(p.gm[i].name); endsAsOutput(p.gm[i].role) && it != byName.end())
             gm[i] = *it->second;
+        else if (given)
+            gm[i] = inputs[nextInput - 1];
     }
     return gm;
 }
@@ -320,6 +324,14 @@ void evaluateStages(const std::vector<Snapshot>& snaps, std::span<const TensorDa
         } else if (got && lastTensor) {
             compareTileStage(*s.fn, *got, *lastTensor, lastTensorValues, o.policy, o.maxTilesListed,
                              out);
+        } else if (!ref && !lastTensor) {
+            // A Tile-level program: the parsed kernel is the reference, judged by what it stores.
+            if (!got) throw CompileError(o.program, {}, out.note);
+            ref = &*s.fn;
+            reference = *got;
+            out.note = "the reference";
+        } else if (got && !lastTensor) {
+            compareKernelStage(*s.fn, *got, *ref, reference, o.policy, out);
         }
         report.stages.push_back(std::move(out));
     }
@@ -385,6 +397,9 @@ BisectReport bisectProgram(const BisectOptions& o) {
             if (snap.pass == "unroll-loops" && snap.fn) lowered = &*snap.fn;
         compareOutputs(*snaps.snapshots.front().fn, *lowered, reference, run.result, o.policy,
                        report);
+        if (snaps.snapshots.front().kind == StageKind::Tile)
+            compareKernelOutputs(*snaps.snapshots.front().fn, reference, run.result, o.policy,
+                                 simStage, report);
     }
     report.stages.push_back(std::move(simStage));
     findFirstDivergence(report);

@@ -80,7 +80,7 @@ std::string operandBoundsProblem(const Operand& o, int64_t limit) {
 }
 
 std::string_view gmRoleName(GmRole role) {
-    constexpr std::string_view kNames[] = {"input", "output", "workspace"};
+    constexpr std::string_view kNames[] = {"input", "output", "workspace", "inout"};
     return kNames[static_cast<int>(role)];
 }
 

@@ -102,8 +102,17 @@ std::string operandSpaceProblem(const Operand& o, CoreType core);
 // past `limit` (an on-chip buffer's capacity, the GM image's size) is a problem.
 std::string operandBoundsProblem(const Operand& o, int64_t limit);
 
-enum class GmRole : uint8_t { Input, Output, Workspace };
+// InOut: an argument the program stores into (a hand-written Tile-level kernel's output buffer):
+// it starts as the given data, like an input, and its final contents are an output.
+enum class GmRole : uint8_t { Input, Output, Workspace, InOut };
 std::string_view gmRoleName(GmRole role);
+// Whether a run is given the tensor's data (inputs, in GM-table order) and returns it.
+inline bool startsAsInput(GmRole role) {
+    return role == GmRole::Input || role == GmRole::InOut;
+}
+inline bool endsAsOutput(GmRole role) {
+    return role == GmRole::Output || role == GmRole::InOut;
+}
 
 struct GmTensor {
     std::string name;

@@ -173,15 +173,18 @@ void PtoParser::parseGm() {
     if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
         fail(addr.loc,
              fmt::format("expected a GM address such as @0x20000, found '@{}'", addr.text));
-    Token role = expect(TokKind::Ident, "the tensor's role (input, output or workspace)");
+    Token role = expect(TokKind::Ident, "the tensor's role (input, output, workspace or inout)");
     if (role.text == "input")
         t.role = GmRole::Input;
     else if (role.text == "output")
         t.role = GmRole::Output;
     else if (role.text == "workspace")
         t.role = GmRole::Workspace;
+    else if (role.text == "inout")
+        t.role = GmRole::InOut;
     else
-        fail(role.loc, fmt::format("unknown role '{}' (input, output or workspace)", role.text));
+        fail(role.loc,
+             fmt::format("unknown role '{}' (input, output, workspace or inout)", role.text));
     if (m_tok.is(TokKind::Bang)) {
         advance();
         Token key = expect(TokKind::Ident, "'value'");

@@ -44,8 +44,17 @@ std::vector<ValueId> tensorValues(const Function& tile) {
     return known;
 }
 
-GmRole roleOf(const Function& tile, ValueId v, bool isArg) {
-    if (isArg) return GmRole::Input;
+// The GM values that a tstore or tscatter_add writes.
+std::vector<char> writtenGm(const Function& tile) {
+    std::vector<char> written(tile.valueCount(), 0);
+    for (const Op& op : tile.ops())
+        if ((op.kind == OpKind::TStore || op.kind == OpKind::TScatterAdd) && op.operands.size() > 1)
+            written[op.operands[1]] = 1;
+    return written;
+}
+
+GmRole roleOf(const Function& tile, ValueId v, bool isArg, bool written) {
+    if (isArg) return written ? GmRole::InOut : GmRole::Input;
     const Op* def = tile.producer(v);
     std::string role = def ? def->attrs.getString("role") : std::string();
     if (role == "workspace") return GmRole::Workspace;
@@ -58,6 +67,7 @@ GmRole roleOf(const Function& tile, ValueId v, bool isArg) {
 void layOutGm(const Function& tile, PtoProgram& out, std::vector<uint32_t>& gmIndex) {
     const std::vector<ValueId> order = gmLayoutOrder(tile);
     const std::vector<ValueId> tensorValue = tensorValues(tile);
+    const std::vector<char> written = writtenGm(tile);
     int64_t next = 0;
     for (size_t i = 0; i < order.size(); ++i) {
         const ValueId v = order[i];
@@ -67,7 +77,7 @@ void layOutGm(const Function& tile, PtoProgram& out, std::vector<uint32_t>& gmIn
         t.dtype = tile.type(v).dtype;
         t.shape = tile.type(v).shape;
         t.addr = next;
-        t.role = roleOf(tile, v, i < tile.args.size());
+        t.role = roleOf(tile, v, i < tile.args.size(), written[v]);
         t.tensorValue = tensorValue[v];
         next = alignUp(t.addr + t.bytes(), kGmAlign);
         gmIndex[v] = uint32_t(i);

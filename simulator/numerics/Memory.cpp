@@ -71,7 +71,7 @@ GlobalMemory::GlobalMemory(const PtoProgram& program, std::span<const TensorData
     : GlobalMemory(program) {
     size_t next = 0;
     for (size_t i = 0; i < m_tensors.size(); ++i) {
-        if (m_tensors[i].role != GmRole::Input) continue;
+        if (!startsAsInput(m_tensors[i].role)) continue;
         if (next >= inputs.size())
             throw std::invalid_argument(fmt::format(
                 "program '{}' has more GM inputs than the {} tensors given (no data for '{}')",
@@ -111,7 +111,7 @@ TensorData GlobalMemory::tensor(size_t index) const {
 std::vector<std::pair<std::string, TensorData>> GlobalMemory::outputs() const {
     std::vector<std::pair<std::string, TensorData>> out;
     for (size_t i = 0; i < m_tensors.size(); ++i)
-        if (m_tensors[i].role == GmRole::Output) out.emplace_back(m_tensors[i].name, tensor(i));
+        if (endsAsOutput(m_tensors[i].role)) out.emplace_back(m_tensors[i].name, tensor(i));
     return out;
 }
 

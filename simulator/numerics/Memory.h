@@ -45,8 +45,8 @@ class GlobalMemory {
 public:
     /// A zero-filled image of program.gmBytes() bytes; keeps a copy of the tensor table.
     explicit GlobalMemory(const PtoProgram& program);
-    /// As above, then writes `inputs` into the tensors of role Input, in table order (their
-    /// count, dtypes and element counts must match, else std::invalid_argument).
+    /// As above, then writes `inputs` into the tensors of role Input or InOut, in table order
+    /// (their count, dtypes and element counts must match, else std::invalid_argument).
     GlobalMemory(const PtoProgram& program, std::span<const TensorData> inputs);
 
     int64_t size() const { return static_cast<int64_t>(m_bytes.size()); }
@@ -65,7 +65,7 @@ public:
     /// The current contents of tensor `index` with its dtype and shape.
     TensorData tensor(size_t index) const;
     TensorData tensor(std::string_view name) const { return tensor(tensorIndex(name)); }
-    /// Every tensor of role Output, in table order, with its name.
+    /// Every tensor of role Output or InOut, in table order, with its name.
     std::vector<std::pair<std::string, TensorData>> outputs() const;
 
     /// The tensor (index) that holds the byte `addr`, preferring one that holds all of

@@ -289,6 +289,35 @@ TEST(Bisect, WritesDiffRowsIntoTheTrace) {
     EXPECT_FALSE(reader.tensors().empty());
 }
 
+// A Tile-level program (a hand-written kernel) returns nothing: it is judged by what it stores
+// into its arguments (y = 2x and the row sums z), after each Tile pass and after the simulator.
+std::string tileLoop() {
+    return std::string(PTO_SOURCE_DIR) + "/tests/integration/run/programs/tile_loop.pto";
+}
+
+TEST(Bisect, AHandWrittenKernelIsJudgedByWhatItStoresIntoItsArguments) {
+    const BisectReport r = bisect(tileLoop());
+    EXPECT_TRUE(r.passed()) << formatBisect(r);
+    ASSERT_EQ(r.outputs.size(), 2u) << formatBisect(r);
+    EXPECT_EQ(r.outputs[0].name, "y");
+    EXPECT_EQ(r.outputs[1].name, "z");
+    const StageResult& sim = r.stages.back();
+    EXPECT_EQ(sim.compared, 2);
+    EXPECT_EQ(r.stages.at(1).pass, "assign-memory");
+    EXPECT_EQ(r.stages.at(1).compared, 2) << formatBisect(r);
+}
+
+TEST(Bisect, ABufferReusedWhileLiveInAHandWrittenKernelIsFoundAtItsStore) {
+    const BisectReport r = bisect(tileLoop(), "reuse-live-buffer:0");
+    EXPECT_FALSE(r.passed());
+    const StageResult& st = firstStage(r);
+    EXPECT_EQ(st.pass, "simulator");
+    ASSERT_TRUE(st.first.has_value());
+    EXPECT_EQ(st.first->value, "%z");
+    EXPECT_EQ(st.first->mnemonic, "tstore");
+    EXPECT_EQ(st.first->loc.line, 12); // `tstore %s, %z` after the loop
+}
+
 TEST(Bisect, BadFaultSpecsAreInputErrors) {
     EXPECT_THROW(parseFaultSpec("drop-everything"), std::invalid_argument);
     EXPECT_THROW(parseFaultSpec("drop-sync:x"), std::invalid_argument);

@@ -129,6 +129,44 @@ TEST(LoopRun, ATileLevelLoopRunsLikeItsHandUnrolledTwin) {
     EXPECT_NE(cyclesOf(loop.out), "(none)");
 }
 
+// A hand-written kernel returns nothing: `pto run --outputs` writes the tensors it stores into
+// (its arguments y and z, role inout), checked against NumPy: y = 2x exactly, z the row sums.
+TEST(LoopRun, AHandWrittenKernelsOutputsAreTheArgumentsItStoresInto) {
+    if (!test::pythonHas("numpy")) GTEST_SKIP() << "/usr/bin/python3 with numpy is needed";
+    test::TempDir dir("pto-tile-loop-outputs");
+    const auto script = dir / "check.py";
+    std::ofstream(script) << R"(import sys, numpy as np
+d = sys.argv[2]
+if sys.argv[1] == 'make':
+    x = np.random.default_rng(7).uniform(-1, 1, (16, 1024)).astype(np.float32)
+    np.save(d + '/x.npy', x)
+    np.save(d + '/y0.npy', np.full((16, 1024), 5, np.float32))
+    np.save(d + '/z0.npy', np.zeros((16, 1), np.float32))
+else:
+    x = np.load(d + '/x.npy').astype(np.float64)
+    y, z = np.load(d + '/out/y.npy'), np.load(d + '/out/z.npy')
+    assert y.shape == (16, 1024) and y.dtype == np.float32, y.shape
+    assert np.array_equal(y, (2 * x).astype(np.float32)), 'y is not 2x'
+    ref = x.sum(axis=1, keepdims=True)
+    assert z.shape == (16, 1), z.shape
+    assert np.allclose(z, ref, rtol=1e-5, atol=1e-4), np.abs(z - ref).max()
+    print('OK')
+)";
+    const std::string py = "/usr/bin/python3 " + test::shellQuote(script.string()) + " ";
+    const std::string d = test::shellQuote(dir.path().string());
+    ASSERT_EQ(test::runCommand(py + "make " + d).exitCode, 0);
+    const auto run = test::runCommand(fmt::format(
+        "{} run {} --inputs {} --outputs {} --trace none", PTO_CLI,
+        test::shellQuote(program("tile_loop")),
+        test::shellQuote(fmt::format("{0}/x.npy,{0}/y0.npy,{0}/z0.npy", dir.path().string())),
+        test::shellQuote((dir / "out").string())));
+    ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+    EXPECT_NE(run.out.find("outputs      2 file(s)"), std::string::npos) << run.out;
+    const auto check = test::runCommand(py + "check " + d);
+    EXPECT_EQ(check.exitCode, 0) << check.out << check.err;
+    EXPECT_EQ(check.out, "OK\n");
+}
+
 // --- counted loops in a PTO kernel (issue 15 item 2) ----------------------------------------
 
 std::string listing(const std::string& name) {

@@ -38,7 +38,8 @@ PtoProgram sampleProgram() {
     p.gm = {{"a", DType::F16, {128, 64}, 0x0, GmRole::Input, 0},
             {"b", DType::F16, {64, 128}, 0x4000, GmRole::Input, kNoId},
             {"c", DType::F32, {128, 128}, 0x8000, GmRole::Output, 3},
-            {"ws", DType::F32, {128, 128}, 0x18000, GmRole::Workspace, kNoId}};
+            {"ws", DType::F32, {128, 128}, 0x18000, GmRole::Workspace, kNoId},
+            {"io", DType::F32, {16, 16}, 0x28000, GmRole::InOut, kNoId}};
     Kernel cube{0, "mm", CoreType::AIC, {}, {}};
     auto l1 = [](int64_t addr, int32_t r, int32_t c) {
         return op(MemSpace::L1, DType::F16, addr, r, c, c);
@@ -259,7 +260,9 @@ TEST(PtoListing, ErrorsHaveLineAndColumn) {
         {head + "}\ntask 0 @nope aiv\n", {5, 8}, "unknown kernel 'nope'"},
         {head + "}\ntask 0 @k aiv after 0 rar\n", {5, 23}, "unknown dependency kind 'rar'"},
         {"gm %x : f32[16] @0x0 input\n", {1, 1}, "expected 'pto' to start a PTO listing"},
-        {"pto @p\ngm %x : f32[16] @0x0 inout\n", {2, 22}, "unknown role 'inout'"},
+        {"pto @p\ngm %x : f32[16] @0x0 inplace\n",
+         {2, 22},
+         "unknown role 'inplace' (input, output, workspace or inout)"},
         {"pto @p\nkernel @k gpu {\n}\n", {2, 11}, "unknown core type 'gpu' (aic or aiv)"},
         {"pto @p\nblock @k aiv {\n}\n", {2, 1}, "expected 'gm', 'kernel', 'task' or 'dep'"},
     };
