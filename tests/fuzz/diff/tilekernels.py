@@ -1,0 +1,217 @@
+#!/usr/bin/python3
+# Random hand-written Tile-level kernels with a loop (tload/tstore at offsets affine in the
+# induction variable, tiles carried in iter_args, row broadcasts of the carried state) through
+# `pto run`, their outputs (the arguments they store into) compared with the float64 reference
+# of reference.py within its propagated bound; and `pto diff --bisect` of each (no divergence).
+import argparse
+import collections
+import concurrent.futures as cf
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import gen  # noqa: E402
+import reference as R  # noqa: E402
+import runner  # noqa: E402
+
+SCALARS = [0.5, 2.0, -1.5, 0.125, 3.0]
+WITH_W = ["add", "sub", "mul", "max", "min"]
+UNARY = ["relu", "abs", "neg", "exp"]
+
+
+class Kernel:
+    """The program text and what the reference needs: its shapes, ops and accumulators."""
+
+    def __init__(self, seed):
+        rng = np.random.default_rng(seed)
+        self.dtype = str(rng.choice(["f32", "f16"]))
+        while True:
+            self.rows = int(rng.choice([8, 16, 32]))
+            self.block = int(rng.choice([64, 128, 256]))
+            if self.rows * self.block <= 4096:
+                break
+        self.trips = int(rng.integers(1, 13))
+        self.down = bool(rng.integers(0, 3) == 0)  # blocks of rows, else of columns
+        self.chain = []  # (kind, operand): operand "w", "acc", a scalar or None
+        used_exp = False
+        for _ in range(int(rng.integers(1, 4))):
+            pick = rng.integers(0, 4)
+            if pick == 0:
+                self.chain.append((str(rng.choice(["muls", "adds"])), float(rng.choice(SCALARS))))
+            elif pick == 1:
+                self.chain.append((str(rng.choice(WITH_W)), "w"))
+            elif pick == 2:
+                kind = str(rng.choice(UNARY))
+                if kind == "exp" and used_exp:
+                    kind = "relu"
+                used_exp |= kind == "exp"
+                self.chain.append((kind, None))
+            else:  # the carried state, broadcast along the row
+                self.chain.append((str(rng.choice(["add", "sub", "mul", "max"])), "acc"))
+        self.reduce = str(rng.choice(["reduce_sum", "reduce_max"]))
+        self.acc_op = "add" if self.reduce == "reduce_sum" else "max"
+        self.reduce_stored = bool(rng.integers(0, 2))  # reduce the stored tile, else the loaded
+
+    def text(self):
+        r, b, d, n = self.rows, self.block, self.dtype, self.trips
+        shape = f"{r * n}x{b}" if self.down else f"{r}x{b * n}"
+        at = f"[%i * {r}, 0]" if self.down else f"[0, %i * {b}]"
+        init = "0.0" if self.acc_op == "add" else "-inf"
+        lines = [f"func @kernel(%x: tensor<{shape}x{d}>, %w: tensor<{shape}x{d}>, "
+                 f"%y: tensor<{shape}x{d}>, %s: tensor<{r}x1x{d}>) {{",
+                 f"  %a0 = fill {{value = {init}}} : tile<{r}x1x{d}, UB>",
+                 f'  %r = for "blk" %i = 0 to {n} step 1 iter_args(%acc = %a0) {{',
+                 f"    %t = tload %x {{offset = {at}}} : tile<{r}x{b}x{d}, UB>",
+                 f"    %u = tload %w {{offset = {at}}} : tile<{r}x{b}x{d}, UB>"]
+        cur = "%t"
+        for k, (kind, operand) in enumerate(self.chain):
+            if operand is None:
+                rhs = f"{kind} {cur}"
+            elif operand == "w":
+                rhs = f"{kind} {cur}, %u"
+            elif operand == "acc":
+                rhs = f"{kind} {cur}, %acc"
+            else:
+                rhs = f"{kind} {cur}, {operand}"
+            lines.append(f"    %v{k} = {rhs}")
+            cur = f"%v{k}"
+        lines.append(f"    tstore {cur}, %y {{offset = {at}}}")
+        red = cur if self.reduce_stored else "%t"
+        lines += [f"    %m = {self.reduce} {red} {{axis = 1, keepdim}}",
+                  f"    %acc1 = {self.acc_op} %acc, %m",
+                  "    yield %acc1",
+                  "  }",
+                  "  tstore %r, %s {offset = [0, 0]}",
+                  "  return",
+                  "}"]
+        return "\n".join(lines) + "\n"
+
+    def inputs(self, seed):
+        rng = np.random.default_rng(seed + 1)
+        shape = (self.rows * self.trips, self.block) if self.down else \
+            (self.rows, self.block * self.trips)
+        draw = {"x": shape, "w": shape, "y": shape, "s": (self.rows, 1)}
+        return {k: R.round_to(rng.uniform(-2.0, 2.0, size=s), self.dtype) for k, s in draw.items()}
+
+    def reference(self, ins):
+        """(y, s) as reference Vals."""
+        d, b, r = self.dtype, self.block, self.rows
+        acc = R.Val(np.full((self.rows, 1), 0.0 if self.acc_op == "add" else -np.inf), 0.0, d)
+        ys, es = [], []
+        for i in range(self.trips):
+            sl = np.s_[i * r:(i + 1) * r, :] if self.down else np.s_[:, i * b:(i + 1) * b]
+            t = R.Val(ins["x"][sl], 0.0, d)
+            u = R.Val(ins["w"][sl], 0.0, d)
+            cur = t
+            for kind, operand in self.chain:
+                if operand is None:
+                    cur = R.unary(kind, cur)
+                elif operand == "w":
+                    cur = R.binary(kind, cur, u)
+                elif operand == "acc":
+                    cur = R.binary(kind, cur, acc)
+                else:
+                    cur = R.scalar_op(kind, cur, operand)
+            ys.append(cur.v)
+            es.append(cur.e)
+            m = R.reduce(self.reduce, cur if self.reduce_stored else t, 1, True)
+            acc = R.binary(self.acc_op, acc, m)
+        axis = 0 if self.down else 1
+        return {"y": R.Val(np.concatenate(ys, axis), np.concatenate(es, axis), d), "s": acc}
+
+
+def check(args):
+    """Runs one kernel: {seed, class, reason}."""
+    seed, pto, bisect, timeout, fault = args
+    k = Kernel(seed)
+    work = tempfile.mkdtemp(prefix="pto-tilek-")
+    try:
+        src = os.path.join(work, "kernel.pto")
+        with open(src, "w") as f:
+            f.write(k.text())
+        ins = k.inputs(seed)
+        files = []
+        for name in ("x", "w", "y", "s"):
+            files.append(os.path.join(work, f"{name}0.npy"))
+            gen.save_npy(files[-1], ins[name], k.dtype)
+        cmd = [pto, "diff", "--bisect", src] if bisect else \
+            [pto, "run", src, "--outputs", os.path.join(work, "out"), "--trace", "none",
+             "--verify-each"]
+        cmd += ["--inputs", ",".join(files)] + (["--fault", fault] if fault else [])
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"seed": seed, "class": "hang", "reason": f"no exit within {timeout} s"}
+        tail = (proc.stderr + proc.stdout).strip()[-600:]
+        if bisect:
+            if proc.returncode == 0:
+                return {"seed": seed, "class": "pass", "reason": ""}
+            return {"seed": seed, "class": "diverged" if proc.returncode == 1 else "crash",
+                    "reason": tail}
+        if proc.returncode != 0:
+            cls = "rejected" if proc.returncode == 2 else "crash"
+            return {"seed": seed, "class": cls, "reason": tail}
+        ref = k.reference(ins)
+        problems = []
+        for name in ("y", "s"):
+            path = os.path.join(work, "out", name + ".npy")
+            if not os.path.exists(path):
+                problems.append(f"{name}.npy not written")
+                continue
+            actual, dtype = gen.load_npy(path)
+            ok, msg, _ = runner.compare(ref[name], actual)
+            if dtype != k.dtype or not ok:
+                problems.append(f"{name} ({dtype}): {msg}")
+        if problems:
+            return {"seed": seed, "class": "wrong", "reason": "; ".join(problems)[:600]}
+        return {"seed": seed, "class": "pass", "reason": ""}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--pto", default=os.environ.get("PTO", "build/dev/cli/pto"))
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=60, help="seconds per program")
+    ap.add_argument("--bisect", action="store_true", help="pto diff --bisect of each kernel")
+    ap.add_argument("--fault", help="plant this compiler fault (pto --fault) in every kernel: "
+                    "the self-check, where a pass is a miss")
+    ap.add_argument("--min-caught", type=float, default=0.6,
+                    help="with --fault: the share of kernels that must fail (default 0.6)")
+    ap.add_argument("--show", type=int, help="print the kernel of this seed and exit")
+    a = ap.parse_args()
+    if a.show is not None:
+        print(Kernel(a.show).text(), end="")
+        return 0
+    if not os.access(a.pto, os.X_OK):
+        print(f"error: pto binary '{a.pto}' not found (build it, or pass --pto)", file=sys.stderr)
+        return 2
+    work = [(s, a.pto, a.bisect, a.timeout, a.fault) for s in range(a.seed, a.seed + a.count)]
+    with cf.ProcessPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        results = list(pool.map(check, work))
+    counts = collections.Counter(r["class"] for r in results)
+    what = "bisect of" if a.bisect else "run of"
+    print(f"{what} {a.count} Tile-level kernels (seeds {a.seed}..{a.seed + a.count - 1}): "
+          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    bad = [r for r in results if r["class"] != "pass"]
+    if a.fault:  # the self-check: the fault must show in most kernels, and never as a hang
+        caught = len(bad) / max(1, a.count)
+        print(f"fault {a.fault}: caught in {caught:.0%} (at least {a.min_caught:.0%} wanted)")
+        return 0 if caught >= a.min_caught and not counts["hang"] else 1
+    for r in bad[:10]:
+        print(f"  seed {r['seed']}: {r['class']}: {r['reason']}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
