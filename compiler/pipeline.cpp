@@ -238,6 +238,13 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
     if (state.kind == StageKind::Pto && !state.planted && options.fault.active() &&
         faultPass(options.fault.kind) == "emit-pto")
         state.planted = injectFault(state, options.fault);
+    // A fault whose pass this program skips (a Tile-level program starts after the Tensor→Tile
+    // passes) is an input error, not a silent clean compile.
+    if (options.fault.active() && !state.planted && !pm.stopped())
+        throw std::invalid_argument(fmt::format(
+            "--fault {}: its pass {} does not run for this program (a Tile-level program or a "
+            "PTO listing starts after it)",
+            injectedFaultName(options.fault.kind), faultPass(options.fault.kind)));
     return pm.timings();
 }
 

@@ -318,6 +318,19 @@ TEST(Bisect, ABufferReusedWhileLiveInAHandWrittenKernelIsFoundAtItsStore) {
     EXPECT_EQ(st.first->loc.line, 12); // `tstore %s, %z` after the loop
 }
 
+// A fault planted by a Tensor-to-Tile pass has no site in a Tile-level program: an input error
+// naming the pass, not a clean compile that bisection would call a PASS.
+TEST(Bisect, AFaultWhosePassAHandWrittenKernelSkipsIsAnInputError) {
+    try {
+        bisect(tileLoop(), "shift-tile-offset:0");
+        ADD_FAILURE() << "no error";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("its pass expand-tiles does not run for this program"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(Bisect, BadFaultSpecsAreInputErrors) {
     EXPECT_THROW(parseFaultSpec("drop-everything"), std::invalid_argument);
     EXPECT_THROW(parseFaultSpec("drop-sync:x"), std::invalid_argument);
