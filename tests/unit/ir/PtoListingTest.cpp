@@ -335,7 +335,7 @@ TEST(PtoVerifier, CatchesEachDefect) {
         {[](PtoProgram& p) {
              p.exec.deps.push_back({0, 1, DepKind::Raw, 9});
          },
-         "names GM tensor 9, but there are 4"},
+         "names GM tensor 9, but there are 5"},
     };
     for (const Case& c : cases) {
         std::string got = verifyError(c.mutate);
