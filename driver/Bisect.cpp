@@ -184,19 +184,27 @@ void simFaultDivergence(const CompileState& state, const SimRun& run, StageResul
     out.tilesFailed = 1;
 }
 
+// A function with the values it evaluated to (by ValueId; empty when not at hand).
+struct Evaluated {
+    const Function& fn;
+    std::span<const TensorData> values;
+};
+
 // Outputs by the names `ref` (the program as written) returns them under; the tolerance of each
 // from `lowered` (loops unrolled, calls inlined), whose chains show every accumulation an output
-// derives from — a loop's result has only the loop as its producer in `ref`.
-void compareOutputs(const Function& ref, const Function& lowered, const EvalResult& refValues,
+// derives from — a loop's result has only the loop as its producer in `ref` — and whose values
+// show where an exp or a softmax amplifies an inherited drift (DriftChain.h).
+void compareOutputs(const Function& ref, Evaluated lowered, const EvalResult& refValues,
                     const sim::SimResult& sim, const ComparePolicy& pol, BisectReport& report) {
     std::vector<TensorComparison>& out = report.outputs;
     // An output may carry the order drift of every accumulation it derives from (DriftChain.h):
     // no status says whether it did, so one whose inputs may drift is judged as drifted.
-    const bool sameResults = lowered.results.size() == ref.results.size();
-    const Function& tol = sameResults ? lowered : ref;
-    // The reference values are `ref`'s: only its chain can amplify drift by them (DriftChain.h).
-    const std::vector<int64_t> chain = propagatedAccumulation(
-        tol, &tol == &ref ? std::span(refValues.values) : std::span<const TensorData>());
+    const bool sameResults = lowered.fn.results.size() == ref.results.size();
+    const Evaluated tol = sameResults ? lowered : Evaluated{ref, refValues.values};
+    // Values of another function (a stage whose evaluation failed) would amplify by the wrong ops.
+    const bool valuesFit = tol.values.size() == tol.fn.valueCount();
+    const std::vector<int64_t> chain =
+        propagatedAccumulation(tol.fn, valuesFit ? tol.values : std::span<const TensorData>());
     const NameTable names(ref);
     for (size_t i = 0; i < ref.results.size() && i < refValues.outputs.size(); ++i) {
         const std::string name(names[ref.results[i]]);
@@ -204,13 +212,14 @@ void compareOutputs(const Function& ref, const Function& lowered, const EvalResu
         for (const auto& [n, t] : sim.outputs)
             if (n == name) got = &t;
         if (!got) continue;
-        const ValueId v = tol.results[i];
+        const ValueId v = tol.fn.results[i];
         ComparePolicy p = pol;
-        if (const Op* op = tol.producer(v)) {
+        if (const Op* op = tol.fn.producer(v)) {
             p.cls = toleranceClassOf(op->kind);
-            p.k = accumulationLength(tol, *op);
+            p.k = accumulationLength(tol.fn, *op);
         }
-        if (inputsMayDrift(tol, v, chain)) std::tie(p.cls, p.k) = driftedTolerance(tol, v, chain);
+        if (inputsMayDrift(tol.fn, v, chain))
+            std::tie(p.cls, p.k) = driftedTolerance(tol.fn, v, chain);
         out.push_back(compareTensors(name, *got, refValues.outputs[i], p));
         report.diagnoses.push_back(
             diagnoseComparison(out.back(), *got, refValues.outputs[i], p, nullptr));
@@ -288,9 +297,17 @@ void attachStageIds(BisectReport& r, const std::string& trace, int64_t& lastTile
 
 // --- evaluation of the stages --------------------------------------------------------------
 
+// The values the simulator stage and the outputs are judged against.
+struct StageValues {
+    EvalResult reference;  // the program as written (the first Tensor stage, or the parsed kernel)
+    EvalResult lastTensor; // the last Tensor stage
+    EvalResult unrolled;   // the stage after unroll-loops, by the ValueIds of its snapshot
+};
+
 void evaluateStages(const std::vector<Snapshot>& snaps, std::span<const TensorData> inputs,
-                    const BisectOptions& o, BisectReport& report, EvalResult& reference,
-                    EvalResult& lastTensorValues) {
+                    const BisectOptions& o, BisectReport& report, StageValues& values) {
+    EvalResult& reference = values.reference;
+    EvalResult& lastTensorValues = values.lastTensor;
     const Function* ref = nullptr;
     const Function* lastTensor = nullptr;
     std::vector<OpId> roots;
@@ -320,6 +337,7 @@ void evaluateStages(const std::vector<Snapshot>& snaps, std::span<const TensorDa
                                        o.maxTilesListed, out);
             }
             lastTensor = &*s.fn;
+            if (got && s.pass == "unroll-loops") values.unrolled = *got;
             if (got) lastTensorValues = std::move(*got);
         } else if (got && lastTensor) {
             compareTileStage(*s.fn, *got, *lastTensor, lastTensorValues, o.policy, o.maxTilesListed,
@@ -376,8 +394,9 @@ BisectReport bisectProgram(const BisectOptions& o) {
     BisectReport report;
     report.program = o.program;
     report.planted = state.planted;
-    EvalResult reference, lastTensorValues;
-    evaluateStages(snaps.snapshots, inputs, o, report, reference, lastTensorValues);
+    StageValues values;
+    evaluateStages(snaps.snapshots, inputs, o, report, values);
+    const EvalResult& reference = values.reference;
 
     StageResult simStage;
     simStage.ordinal = int(snaps.snapshots.size());
@@ -388,15 +407,19 @@ BisectReport bisectProgram(const BisectOptions& o) {
         simFaultDivergence(state, run, simStage);
     } else {
         simStage.evaluated = true;
-        compareSimulatorStage(state, run.gm, run.result, lastTensorValues, o.policy,
+        compareSimulatorStage(state, run.gm, run.result, values.lastTensor, o.policy,
                               o.maxTilesListed, simStage);
         // Outputs' chains from the stage after unroll-loops: loops unrolled and calls inlined, the
         // composites not yet decomposed (their own rounding is in DriftChain's rules).
         const Function* lowered = &state.tensor;
+        const EvalResult* loweredValues = &values.lastTensor;
         for (const Snapshot& snap : snaps.snapshots)
-            if (snap.pass == "unroll-loops" && snap.fn) lowered = &*snap.fn;
-        compareOutputs(*snaps.snapshots.front().fn, *lowered, reference, run.result, o.policy,
-                       report);
+            if (snap.pass == "unroll-loops" && snap.fn) {
+                lowered = &*snap.fn;
+                loweredValues = &values.unrolled;
+            }
+        compareOutputs(*snaps.snapshots.front().fn, {*lowered, loweredValues->values}, reference,
+                       run.result, o.policy, report);
         if (snaps.snapshots.front().kind == StageKind::Tile)
             compareKernelOutputs(*snaps.snapshots.front().fn, reference, run.result, o.policy,
                                  simStage, report);

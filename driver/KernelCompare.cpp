@@ -65,6 +65,22 @@ void count(const Function& fn, ValueId arg, std::string_view name, const TensorC
     }
 }
 
+// A written argument the stage or the simulator run does not have: its contents are lost.
+void countMissing(const Function& ref, ValueId arg, std::string_view name, std::string reason,
+                  StageResult& out) {
+    ++out.compared;
+    if (++out.failed > 1) return;
+    Divergence d;
+    if (const Op* store = lastStore(ref, arg)) {
+        d.op = store->id;
+        d.mnemonic = std::string(opName(store->kind));
+        d.loc = store->loc;
+    }
+    d.value = "%" + std::string(name);
+    d.reason = std::move(reason);
+    out.first = d;
+}
+
 } // namespace
 
 std::vector<size_t> writtenArgs(const Function& fn) {
@@ -83,8 +99,12 @@ void compareKernelStage(const Function& fn, const EvalResult& got, const Functio
     const std::vector<int64_t> chain = propagatedAccumulation(ref, reference.values);
     const NameTable names(ref);
     for (size_t i : writtenArgs(ref)) {
-        if (i >= fn.args.size()) continue;
-        const ValueId a = ref.args[i], b = fn.args[i];
+        const ValueId a = ref.args[i];
+        if (i >= fn.args.size()) {
+            countMissing(ref, a, names[a], "this stage has no such argument any more", out);
+            continue;
+        }
+        const ValueId b = fn.args[i];
         if (a >= reference.values.size() || b >= got.values.size()) continue;
         const TensorComparison c =
             compareTensors(std::string(names[a]), got.values[b], reference.values[a],
@@ -104,7 +124,11 @@ void compareKernelOutputs(const Function& ref, const EvalResult& reference,
         const TensorData* got = nullptr;
         for (const auto& [n, t] : sim.outputs)
             if (n == name) got = &t;
-        if (!got || a >= reference.values.size()) continue;
+        if (a >= reference.values.size()) continue;
+        if (!got) {
+            countMissing(ref, a, name, "the simulated run returned no contents for it", out);
+            continue;
+        }
         const ComparePolicy p = storedPolicy(ref, a, chain, policy);
         report.outputs.push_back(compareTensors(name, *got, reference.values[a], p));
         report.diagnoses.push_back(

@@ -62,7 +62,9 @@ double amplification(OpKind kind, double x) {
 int64_t amplified(int64_t k, double factor) {
     if (factor <= 1.0 || k <= 0) return k;
     const double scaled = double(k) * factor;
-    return scaled >= double(kMaxDrift) ? kMaxDrift : std::max(k, int64_t(std::ceil(scaled)));
+    // The cap bounds what amplification adds; a K already past it (a long sum) stays as it is.
+    if (scaled >= double(kMaxDrift)) return std::max(k, kMaxDrift);
+    return std::max(k, int64_t(std::ceil(scaled)));
 }
 
 int64_t largestOf(const std::vector<int64_t>& chain, const std::vector<ValueId>& values) {

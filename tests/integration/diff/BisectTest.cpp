@@ -110,6 +110,26 @@ TEST(Bisect, AccumulationOrderDriftIsNotADivergence) {
 
 // A real fault behind that drift is still found, at the planted op, under the widened tolerance:
 // the scale of the muls that follows the drifting matmul doubled.
+// exp turns the matmul's order drift into a relative error |x| times larger: the final output is
+// judged by that amplified K, as the stages are, not by the matmul's own K = 2048.
+TEST(Bisect, AnOutputIsJudgedByTheDriftItsExpAmplifies) {
+    test::TempDir dir("pto-bisect");
+    const std::string path = (dir / "exp.pto").string();
+    std::ofstream(path) << "// exp of a K = 2048 matmul (|x| up to ~60 on random inputs)\n"
+                           "func @amp(%a: tensor<128x2048xf16>, %b: tensor<2048x128xf16>) -> "
+                           "tensor<128x128xf32> {\n"
+                           "  %d = exp (matmul %a, %b)\n"
+                           "  return %d\n"
+                           "}\n";
+    BisectReport r = bisect(path);
+    EXPECT_TRUE(r.passed()) << formatBisect(r);
+    ASSERT_EQ(r.outputs.size(), 1u);
+    const std::string& source = r.outputs[0].tolerance.source;
+    const size_t at = source.find("K = ");
+    ASSERT_NE(at, std::string::npos) << source;
+    EXPECT_GT(std::stoll(source.substr(at + 4)), 20 * 2048) << source;
+}
+
 TEST(Bisect, AFaultPlantedBehindDriftIsFoundAtItsOp) {
     test::TempDir dir("pto-bisect");
     BisectReport r = bisect(writeDriftProgram(dir), "wrong-scale:0");
