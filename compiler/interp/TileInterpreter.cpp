@@ -217,7 +217,12 @@ private:
         if (!fromGm && m_isGm[src])
             fail(op, "moves from GM tensor " + describe(src) + "; use tload");
         const Type& t = resultType(op);
-        const std::vector<int64_t> offset = offsetAttr(op);
+        // A tmove's offset is optional (the whole tile, or its corner: [0, 0], as emit-pto reads
+        // it); a tload needs one.
+        const std::vector<int64_t> offset =
+            !fromGm && !op.attrs.has("offset")
+                ? std::vector<int64_t>(size_t(m_values[src].shape.rank()), 0)
+                : offsetAttr(op);
         const Region r = region(op, t.shape, src, offset);
         TensorData tile(t.dtype, t.shape);
         copyBox(m_values[src], r.containerView, r.corner, tile, r.tileView, r.zeros, r.tileView);

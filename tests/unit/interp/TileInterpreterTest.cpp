@@ -453,6 +453,42 @@ func @ix(%b: tensor<7x13xf32>, %i: tensor<9xi32>, %x: tensor<9x13xf32>) -> (tens
     }
 }
 
+// A hand-written cube kernel: tmove without an offset moves the whole L1 tile (as emit-pto
+// reads it), and a K loop carries the L0C accumulator through matmul_acc into the argument it
+// stores to. The sums against a double-precision one over the same f16 inputs.
+TEST(TileInterpreter, AHandWrittenKLoopWithWholeTileMovesAccumulatesEveryBlock) {
+    const Function fn = parseFunctionText(R"(
+func @kloop(%a: tensor<32x256xf16>, %b: tensor<256x64xf16>, %y: tensor<32x64xf32>) {
+  %a1 = tload %a {offset = [0, 0]} : tile<32x64xf16, L1>
+  %b1 = tload %b {offset = [0, 0]} : tile<64x64xf16, L1>
+  %c0 = matmul (tmove %a1 : tile<32x64xf16, L0A>), (tmove %b1 : tile<64x64xf16, L0B>)
+  %r = for "k" %i = 1 to 4 step 1 iter_args(%acc = %c0) {
+    %ai = tload %a {offset = [0, %i * 64]} : tile<32x64xf16, L1>
+    %bi = tload %b {offset = [%i * 64, 0]} : tile<64x64xf16, L1>
+    %acc1 = matmul_acc %acc, (tmove %ai : tile<32x64xf16, L0A>), (tmove %bi : tile<64x64xf16, L0B>)
+    yield %acc1
+  }
+  tstore %r, %y {offset = [0, 0]}
+  return
+}
+)",
+                                          "<kloop>");
+    const TensorData a = randomTensor(DType::F16, {32, 256}, 41);
+    const TensorData b = randomTensor(DType::F16, {256, 64}, 42);
+    const std::vector<TensorData> in = {a, b, TensorData(DType::F32, {32, 64})};
+    const EvalResult got = evaluateTile(fn, in, true);
+    const TensorData& y = got.values.at(fn.args[2]);
+    for (int64_t r = 0; r < 32; ++r)
+        for (int64_t c = 0; c < 64; ++c) {
+            double want = 0.0, scale = 0.0;
+            for (int64_t k = 0; k < 256; ++k) {
+                want += double(a.get(r * 256 + k)) * double(b.get(k * 64 + c));
+                scale += std::abs(double(a.get(r * 256 + k)) * double(b.get(k * 64 + c)));
+            }
+            EXPECT_NEAR(y.get(r * 64 + c), want, 256 * 0x1p-24 * scale + 1e-6) << r << "," << c;
+        }
+}
+
 std::string tileError(Function fn, const std::vector<TensorData>& in) {
     try {
         evaluateTile(fn, in);
