@@ -1,6 +1,7 @@
 // The FLOP rule of the roofline, applied to Tensor ops and to PTO instructions.
 #include "compiler/ir/Cost.h"
 
+#include "compiler/ir/Graph.h"
 #include "compiler/ir/OpKind.h"
 
 namespace pto {
@@ -22,7 +23,7 @@ double ruleFlops(FlopRule rule, int64_t resultElems, int64_t sourceElems, int64_
 namespace {
 
 FlopRule opFlopRule(OpKind kind) {
-    if (kind == OpKind::Matmul) return FlopRule::Matmul;
+    if (kind == OpKind::Matmul || kind == OpKind::MatmulAcc) return FlopRule::Matmul;
     if (opInfo(kind).cls == OpClass::Reduce) return FlopRule::Reduce;
     if (isElementwise(kind) && kind != OpKind::Cast) return FlopRule::Elementwise;
     return FlopRule::None;
@@ -37,11 +38,17 @@ double countFlops(const Function& f) {
 double countFlops(const Function& f, std::string_view loop, double loopScale) {
     double flops = 0;
     for (const Op& op : f.ops()) {
+        // A loop still written as one (a Tile-level kernel's, as parsed): its body every trip.
+        if (op.kind == OpKind::For && op.body.size() == 1) {
+            flops += double(loopTripCount(op)) * countFlops(op.body.front(), loop, loopScale);
+            continue;
+        }
         if (op.result == kNoId) continue;
         const FlopRule rule = opFlopRule(op.kind);
         if (rule == FlopRule::None) continue;
         const Type& out = f.type(op.result);
-        const Type& src = f.type(op.operands[0]);
+        // matmul_acc's A follows its accumulator.
+        const Type& src = f.type(op.operands[op.kind == OpKind::MatmulAcc ? 1 : 0]);
         int64_t k = 0;
         if (rule == FlopRule::Matmul)
             k = op.attrs.has("transpose_a") ? src.shape[src.shape.rank() - 2] : src.shape.back();
