@@ -1,8 +1,12 @@
 #!/usr/bin/python3
-# Random hand-written Tile-level kernels with a loop (tload/tstore at offsets affine in the
-# induction variable, tiles carried in iter_args, row broadcasts of the carried state) through
-# `pto run`, their outputs (the arguments they store into) compared with the float64 reference
-# of reference.py within its propagated bound; and `pto diff --bisect` of each (no divergence).
+# Random hand-written Tile-level kernels with a loop through `pto run`, their outputs (the
+# arguments they store into) compared with the float64 reference of reference.py within its
+# propagated bound; and `pto diff --bisect` of each (no divergence). Two families: vector
+# kernels (tload/tstore at offsets affine in the induction variable, tiles carried in iter_args,
+# row broadcasts of the carried state) and cube kernels (L1 → L0A/L0B moves, whole or by
+# sub-tile offsets, matmul and matmul_acc with the L0C accumulator carried over K blocks, or a
+# loop over N blocks; stores from L0C in f32 or f16, and a vector epilogue through a GM
+# workspace with casts).
 import argparse
 import collections
 import concurrent.futures as cf
@@ -93,12 +97,18 @@ class Kernel:
                   "}"]
         return "\n".join(lines) + "\n"
 
-    def inputs(self, seed):
-        rng = np.random.default_rng(seed + 1)
+    def args(self):
+        """(name, dtype, shape) of each argument, in order."""
         shape = (self.rows * self.trips, self.block) if self.down else \
             (self.rows, self.block * self.trips)
-        draw = {"x": shape, "w": shape, "y": shape, "s": (self.rows, 1)}
-        return {k: R.round_to(rng.uniform(-2.0, 2.0, size=s), self.dtype) for k, s in draw.items()}
+        return [(n, self.dtype, sh) for n, sh in
+                (("x", shape), ("w", shape), ("y", shape), ("s", (self.rows, 1)))]
+
+    outputs = ("y", "s")
+
+    def inputs(self, seed):
+        rng = np.random.default_rng(seed + 1)
+        return {n: R.round_to(rng.uniform(-2.0, 2.0, size=sh), d) for n, d, sh in self.args()}
 
     def reference(self, ins):
         """(y, s) as reference Vals."""
@@ -127,10 +137,151 @@ class Kernel:
         return {"y": R.Val(np.concatenate(ys, axis), np.concatenate(es, axis), d), "s": acc}
 
 
+EPILOGUE = [("relu", None), ("abs", None), ("neg", None), ("muls", 0.5), ("adds", -1.5),
+            ("muls", 3.0)]
+
+
+class CubeKernel:
+    """A cube kernel: C = A·B over a loop of K blocks (the L0C accumulator carried through
+    matmul_acc, the first block peeled) or of N blocks (A moved to L0A once); each L1 block
+    moved to L0 whole or as two sub-tiles at offsets; C stored from L0C into %y (f32 or f16) and,
+    optionally, through a GM workspace into UB, 1-2 vector ops and a cast, into %z."""
+
+    def __init__(self, seed):
+        rng = np.random.default_rng(seed)
+        self.dtype = str(rng.choice(["f16", "bf16"]))
+        self.m = int(rng.choice([16, 32, 64]))
+        self.n = int(rng.choice([16, 32, 64, 128]))
+        self.kb = int(rng.choice([16, 32, 64]))
+        self.trips = int(rng.integers(1, 9))
+        self.over_k = bool(rng.integers(0, 2))  # loop over K blocks, else over N blocks
+        self.split = bool(rng.integers(0, 2))  # an L1 block is two L0 steps (tmove offsets)
+        self.ydtype = str(rng.choice(["f32", "f16"]))
+        self.epilogue = [EPILOGUE[int(i)] for i in rng.choice(len(EPILOGUE),
+                                                               int(rng.integers(0, 3)))]
+        self.zdtype = str(rng.choice(["f32", "f16"]))
+
+    def _shapes(self):
+        steps = 2 if self.split else 1
+        l1k = self.kb * steps  # K of one L1 block
+        k = l1k * self.trips if self.over_k else l1k
+        n = self.n if self.over_k else self.n * self.trips
+        return l1k, k, n
+
+    def args(self):
+        _, k, n = self._shapes()
+        out = [("a", self.dtype, (self.m, k)), ("b", self.dtype, (k, n)),
+               ("y", self.ydtype, (self.m, n))]
+        if self.epilogue:
+            out.append(("z", self.zdtype, (self.m, n)))
+        return out
+
+    @property
+    def outputs(self):
+        return ("y", "z") if self.epilogue else ("y",)
+
+    def inputs(self, seed):
+        rng = np.random.default_rng(seed + 1)
+        return {n: R.round_to(rng.uniform(-2.0, 2.0, size=sh), d) for n, d, sh in self.args()}
+
+    def _moves(self, lines, a1, b1, tag, indent):
+        """tmoves of L1 tiles a1 (m x l1k) and b1 (l1k x n) into L0: [(a0, b0)] per step."""
+        d, m, n, kb = self.dtype, self.m, self.n, self.kb
+        pairs = []
+        for s in range(2 if self.split else 1):
+            at = f" {{offset = [0, {s * kb}]}}" if self.split else ""
+            bt = f" {{offset = [{s * kb}, 0]}}" if self.split else ""
+            lines.append(f"{indent}%a0{tag}{s} = tmove {a1}{at} : tile<{m}x{kb}x{d}, L0A>")
+            lines.append(f"{indent}%b0{tag}{s} = tmove {b1}{bt} : tile<{kb}x{n}x{d}, L0B>")
+            pairs.append((f"%a0{tag}{s}", f"%b0{tag}{s}"))
+        return pairs
+
+    def _epilogue(self, lines, c, at, indent):
+        """Stores L0C tile c through a workspace into UB, the epilogue ops and a cast into %z."""
+        m, n = self.m, self.n
+        lines += [f"{indent}%ws = gm_tensor : tensor<{m}x{n}xf32>",
+                  f"{indent}tstore {c}, %ws {{offset = [0, 0]}}",
+                  f"{indent}%e = tload %ws {{offset = [0, 0]}} : tile<{m}x{n}xf32, UB>"]
+        cur = "%e"
+        for j, (kind, sc) in enumerate(self.epilogue):
+            rhs = f"{kind} {cur}" if sc is None else f"{kind} {cur}, {sc}"
+            lines.append(f"{indent}%p{j} = {rhs}")
+            cur = f"%p{j}"
+        if self.zdtype != "f32":
+            lines.append(f"{indent}%q = cast {cur} : tile<{m}x{n}x{self.zdtype}, UB>")
+            cur = "%q"
+        lines.append(f"{indent}tstore {cur}, %z {{offset = {at}}}")
+
+    def text(self):
+        d, m, n, t = self.dtype, self.m, self.n, self.trips
+        l1k, _, _ = self._shapes()
+        sig = ", ".join(f"%{nm}: tensor<{sh[0]}x{sh[1]}x{dt}>" for nm, dt, sh in self.args())
+        lines = [f"func @cube({sig}) {{"]
+        if self.over_k:
+            lines += [f"  %a1 = tload %a {{offset = [0, 0]}} : tile<{m}x{l1k}x{d}, L1>",
+                      f"  %b1 = tload %b {{offset = [0, 0]}} : tile<{l1k}x{n}x{d}, L1>"]
+            pairs = self._moves(lines, "%a1", "%b1", "f", "  ")
+            cur = "%c0"
+            lines.append(f"  %c0 = matmul {pairs[0][0]}, {pairs[0][1]}")
+            for j, (a0, b0) in enumerate(pairs[1:]):
+                lines.append(f"  %c0{j} = matmul_acc {cur}, {a0}, {b0}")
+                cur = f"%c0{j}"
+            lines.append(f'  %r = for "k" %i = 1 to {t} step 1 iter_args(%acc = {cur}) {{')
+            lines += [f"    %ai = tload %a {{offset = [0, %i * {l1k}]}} : tile<{m}x{l1k}x{d}, L1>",
+                      f"    %bi = tload %b {{offset = [%i * {l1k}, 0]}} : tile<{l1k}x{n}x{d}, L1>"]
+            acc = "%acc"
+            for j, (a0, b0) in enumerate(self._moves(lines, "%ai", "%bi", "i", "    ")):
+                lines.append(f"    %acc{j} = matmul_acc {acc}, {a0}, {b0}")
+                acc = f"%acc{j}"
+            lines += [f"    yield {acc}", "  }", "  tstore %r, %y {offset = [0, 0]}"]
+            if self.epilogue:
+                self._epilogue(lines, "%r", "[0, 0]", "  ")
+        else:
+            lines.append(f"  %a1 = tload %a {{offset = [0, 0]}} : tile<{m}x{l1k}x{d}, L1>")
+            a_moves = []
+            for s in range(2 if self.split else 1):
+                at = f" {{offset = [0, {s * self.kb}]}}" if self.split else ""
+                lines.append(f"  %a0{s} = tmove %a1{at} : tile<{m}x{self.kb}x{d}, L0A>")
+                a_moves.append(f"%a0{s}")
+            lines += [f'  for "n" %i = 0 to {t} step 1 {{',
+                      f"    %bi = tload %b {{offset = [0, %i * {n}]}} : tile<{l1k}x{n}x{d}, L1>"]
+            cur = None
+            for s, a0 in enumerate(a_moves):
+                bt = f" {{offset = [{s * self.kb}, 0]}}" if self.split else ""
+                lines.append(f"    %b0{s} = tmove %bi{bt} : tile<{self.kb}x{n}x{d}, L0B>")
+                rhs = f"matmul {a0}, %b0{s}" if cur is None else f"matmul_acc {cur}, {a0}, %b0{s}"
+                lines.append(f"    %c{s} = {rhs}")
+                cur = f"%c{s}"
+            lines.append(f"    tstore {cur}, %y {{offset = [0, %i * {n}]}}")
+            if self.epilogue:
+                self._epilogue(lines, cur, f"[0, %i * {n}]", "    ")
+            lines += ["    yield", "  }"]
+        lines += ["  return", "}"]
+        return "\n".join(lines) + "\n"
+
+    def reference(self, ins):
+        a = R.Val(ins["a"], 0.0, self.dtype)
+        b = R.Val(ins["b"], 0.0, self.dtype)
+        c = R.matmul(a, b, False, False, "f32")
+        out = {"y": R.matmul(a, b, False, False, self.ydtype)}
+        if self.epilogue:
+            cur = c
+            for kind, sc in self.epilogue:
+                cur = R.unary(kind, cur) if sc is None else R.scalar_op(kind, cur, sc)
+            out["z"] = R.cast(cur, self.zdtype) if self.zdtype != "f32" else cur
+        return out
+
+
+def make_kernel(seed, family):
+    if family == "mixed":
+        family = "cube" if seed % 2 else "vector"
+    return CubeKernel(seed) if family == "cube" else Kernel(seed)
+
+
 def check(args):
     """Runs one kernel: {seed, class, reason}."""
-    seed, pto, bisect, timeout, fault = args
-    k = Kernel(seed)
+    seed, pto, bisect, timeout, fault, family = args
+    k = make_kernel(seed, family)
     work = tempfile.mkdtemp(prefix="pto-tilek-")
     try:
         src = os.path.join(work, "kernel.pto")
@@ -138,9 +289,11 @@ def check(args):
             f.write(k.text())
         ins = k.inputs(seed)
         files = []
-        for name in ("x", "w", "y", "s"):
+        dtypes = {}
+        for name, dtype, _ in k.args():
             files.append(os.path.join(work, f"{name}0.npy"))
-            gen.save_npy(files[-1], ins[name], k.dtype)
+            gen.save_npy(files[-1], ins[name], dtype)
+            dtypes[name] = dtype
         cmd = [pto, "diff", "--bisect", src] if bisect else \
             [pto, "run", src, "--outputs", os.path.join(work, "out"), "--trace", "none",
              "--verify-each"]
@@ -160,14 +313,14 @@ def check(args):
             return {"seed": seed, "class": "pass", "reason": ""}
         ref = k.reference(ins)
         problems = []
-        for name in ("y", "s"):
+        for name in k.outputs:
             path = os.path.join(work, "out", name + ".npy")
             if not os.path.exists(path):
                 problems.append(f"{name}.npy not written")
                 continue
             actual, dtype = gen.load_npy(path)
             ok, msg, _ = runner.compare(ref[name], actual)
-            if dtype != k.dtype or not ok:
+            if dtype != dtypes[name] or not ok:
                 problems.append(f"{name} ({dtype}): {msg}")
         if problems:
             return {"seed": seed, "class": "wrong", "reason": "; ".join(problems)[:600]}
@@ -188,20 +341,23 @@ def main():
                     "the self-check, where a pass is a miss")
     ap.add_argument("--min-caught", type=float, default=0.6,
                     help="with --fault: the share of kernels that must fail (default 0.6)")
+    ap.add_argument("--family", choices=["vector", "cube", "mixed"], default="vector",
+                    help="vector kernels, cube kernels, or each by the seed's parity")
     ap.add_argument("--show", type=int, help="print the kernel of this seed and exit")
     a = ap.parse_args()
     if a.show is not None:
-        print(Kernel(a.show).text(), end="")
+        print(make_kernel(a.show, a.family).text(), end="")
         return 0
     if not os.access(a.pto, os.X_OK):
         print(f"error: pto binary '{a.pto}' not found (build it, or pass --pto)", file=sys.stderr)
         return 2
-    work = [(s, a.pto, a.bisect, a.timeout, a.fault) for s in range(a.seed, a.seed + a.count)]
+    work = [(s, a.pto, a.bisect, a.timeout, a.fault, a.family)
+            for s in range(a.seed, a.seed + a.count)]
     with cf.ProcessPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         results = list(pool.map(check, work))
     counts = collections.Counter(r["class"] for r in results)
     what = "bisect of" if a.bisect else "run of"
-    print(f"{what} {a.count} Tile-level kernels (seeds {a.seed}..{a.seed + a.count - 1}): "
+    print(f"{what} {a.count} {a.family} Tile-level kernels (seeds {a.seed}..{a.seed + a.count - 1}): "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     bad = [r for r in results if r["class"] != "pass"]
     if a.fault:
