@@ -142,14 +142,14 @@ EPILOGUE = [("relu", None), ("abs", None), ("neg", None), ("muls", 0.5), ("adds"
 
 
 class CubeKernel:
-    """A cube kernel: C = A·B over a loop of K blocks (the L0C accumulator carried through
+    """A cube kernel: C = A·B (f16, bf16, or i8 into i32) over a loop of K blocks (the L0C accumulator carried through
     matmul_acc, the first block peeled) or of N blocks (A moved to L0A once); each L1 block
     moved to L0 whole or as two sub-tiles at offsets; C stored from L0C into %y (f32 or f16) and,
     optionally, through a GM workspace into UB, 1-2 vector ops and a cast, into %z."""
 
     def __init__(self, seed):
         rng = np.random.default_rng(seed)
-        self.dtype = str(rng.choice(["f16", "bf16"]))
+        self.dtype = str(rng.choice(["f16", "bf16", "i8"]))
         self.m = int(rng.choice([16, 32, 64]))
         self.n = int(rng.choice([16, 32, 64, 128]))
         self.kb = int(rng.choice([16, 32, 64]))
@@ -160,6 +160,8 @@ class CubeKernel:
         self.epilogue = [EPILOGUE[int(i)] for i in rng.choice(len(EPILOGUE),
                                                                int(rng.integers(0, 3)))]
         self.zdtype = str(rng.choice(["f32", "f16"]))
+        if self.dtype == "i8":  # exact in an i32 accumulator, stored as i32
+            self.ydtype, self.epilogue = "i32", []
 
     def _shapes(self):
         steps = 2 if self.split else 1
@@ -182,7 +184,8 @@ class CubeKernel:
 
     def inputs(self, seed):
         rng = np.random.default_rng(seed + 1)
-        return {n: R.round_to(rng.uniform(-2.0, 2.0, size=sh), d) for n, d, sh in self.args()}
+        lo, hi = (-128, 128) if self.dtype == "i8" else (-2.0, 2.0)
+        return {n: R.round_to(rng.uniform(lo, hi, size=sh), d) for n, d, sh in self.args()}
 
     def _moves(self, lines, a1, b1, tag, indent):
         """tmoves of L1 tiles a1 (m x l1k) and b1 (l1k x n) into L0: [(a0, b0)] per step."""
