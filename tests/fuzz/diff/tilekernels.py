@@ -281,9 +281,98 @@ def make_kernel(seed, family):
     return CubeKernel(seed) if family == "cube" else Kernel(seed)
 
 
+# --- hostile kernels: a drawn kernel with a few random edits --------------------------------
+
+SPACES = ["UB", "L1", "L0A", "L0B", "L0C"]
+DTYPES = ["f32", "f16", "bf16", "i8", "i32"]
+
+
+def mutate(text, rng):
+    """`text` with 1-3 random edits of the kinds a hand-written kernel goes wrong by: a number
+    changed (shapes, offsets, bounds, strides), a memory space or dtype swapped, a line dropped
+    or repeated, an operand renamed, a trip bound made huge or negative."""
+    lines = text.split("\n")
+    for _ in range(int(rng.integers(1, 4))):
+        i = int(rng.integers(1, max(2, len(lines) - 2)))
+        line = lines[i]
+        kind = int(rng.integers(0, 7))
+        if kind == 0:  # a number
+            nums = [j for j, c in enumerate(line) if c.isdigit() and (j == 0 or not line[j - 1].isalnum())]
+            if nums:
+                j = nums[int(rng.integers(0, len(nums)))]
+                end = j
+                while end < len(line) and line[end].isdigit():
+                    end += 1
+                new = str(int(rng.choice([0, 1, 3, 7, 15, 17, 31, 33, 100, 4096, 65536, 1 << 31])))
+                line = line[:j] + new + line[end:]
+        elif kind == 1:
+            for sp in SPACES:
+                if sp in line:
+                    line = line.replace(sp, str(rng.choice(SPACES)), 1)
+                    break
+        elif kind == 2:
+            for dt in DTYPES:
+                if "x" + dt in line:
+                    line = line.replace("x" + dt, "x" + str(rng.choice(DTYPES)), 1)
+                    break
+        elif kind == 3:
+            line = ""
+        elif kind == 4:
+            lines.insert(i, line)
+        elif kind == 5 and "%" in line:
+            j = line.rfind("%")
+            line = line[:j] + "%" + str(rng.choice(["acc", "i", "a1", "r", "t", "nope"])) + \
+                line[j + 2:]
+        elif kind == 6 and " to " in line:
+            line = line.replace(" to ", " to " + str(rng.choice(["-5", "100000", "0"])) + " + ", 1)
+        lines[i] = line
+    return "\n".join(lines)
+
+
+def check_hostile(seed, pto, timeout, family, edits_seed):
+    """A mutated kernel through `pto run`: it runs (and then `pto diff --bisect` finds the
+    simulator agreeing with the Tile interpreter), is refused with a located message (exit 2),
+    or the simulator reports a fault (exit 1); never a crash, a hang, an unlocated error or a
+    divergence."""
+    text = mutate(make_kernel(seed, family).text(), np.random.default_rng(edits_seed))
+    work = tempfile.mkdtemp(prefix="pto-tileh-")
+    try:
+        src = os.path.join(work, "kernel.pto")
+        with open(src, "w") as f:
+            f.write(text)
+        cmd = [pto, "run", src, "--trace", "none", "--seed", "1", "--max-instrs", "2000000"]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"seed": seed, "class": "hang", "reason": f"no exit within {timeout} s"}
+        err = proc.stderr.strip()
+        if proc.returncode == 0:
+            # Accepted: odd but valid, so the simulator must agree with the Tile interpreter.
+            try:
+                proc = subprocess.run([pto, "diff", "--bisect", src, "--seed", "1"],
+                                      capture_output=True, text=True, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                return {"seed": seed, "class": "hang", "reason": f"bisect: no exit in {timeout} s"}
+            if proc.returncode == 0:
+                return {"seed": seed, "class": "pass", "reason": ""}
+            return {"seed": seed, "class": "diverged",
+                    "reason": f"exit {proc.returncode}: {(proc.stderr + proc.stdout)[-500:]}"
+                              f"\n--- kernel ---\n{text}"}
+        if proc.returncode == 1:
+            return {"seed": seed, "class": "faulted", "reason": err[-300:]}
+        if proc.returncode == 2 and "kernel.pto" in err and "error" in err:
+            return {"seed": seed, "class": "rejected", "reason": err[-300:]}
+        return {"seed": seed, "class": "crash",
+                "reason": f"exit {proc.returncode}: {err[-400:]}\n--- kernel ---\n{text}"}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def check(args):
     """Runs one kernel: {seed, class, reason}."""
-    seed, pto, bisect, timeout, fault, family = args
+    seed, pto, bisect, timeout, fault, family, hostile = args
+    if hostile:
+        return check_hostile(seed, pto, timeout, family, seed * 7919 + 13)
     k = make_kernel(seed, family)
     work = tempfile.mkdtemp(prefix="pto-tilek-")
     try:
@@ -346,23 +435,31 @@ def main():
                     help="with --fault: the share of kernels that must fail (default 0.6)")
     ap.add_argument("--family", choices=["vector", "cube", "mixed"], default="vector",
                     help="vector kernels, cube kernels, or each by the seed's parity")
+    ap.add_argument("--hostile", action="store_true",
+                    help="edit each kernel at random first: it must run, be refused with a "
+                    "located message or fault in the simulator, never crash or hang")
     ap.add_argument("--show", type=int, help="print the kernel of this seed and exit")
     a = ap.parse_args()
     if a.show is not None:
-        print(make_kernel(a.show, a.family).text(), end="")
+        text = make_kernel(a.show, a.family).text()
+        if a.hostile:
+            text = mutate(text, np.random.default_rng(a.show * 7919 + 13))
+        print(text, end="")
         return 0
     if not os.access(a.pto, os.X_OK):
         print(f"error: pto binary '{a.pto}' not found (build it, or pass --pto)", file=sys.stderr)
         return 2
-    work = [(s, a.pto, a.bisect, a.timeout, a.fault, a.family)
+    work = [(s, a.pto, a.bisect, a.timeout, a.fault, a.family, a.hostile)
             for s in range(a.seed, a.seed + a.count)]
     with cf.ProcessPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         results = list(pool.map(check, work))
     counts = collections.Counter(r["class"] for r in results)
-    what = "bisect of" if a.bisect else "run of"
+    what = "hostile run of" if a.hostile else "bisect of" if a.bisect else "run of"
     print(f"{what} {a.count} {a.family} Tile-level kernels (seeds {a.seed}..{a.seed + a.count - 1}): "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     bad = [r for r in results if r["class"] != "pass"]
+    if a.hostile:  # refusals and simulator faults are right answers to a broken kernel
+        bad = [r for r in results if r["class"] in ("crash", "hang", "diverged")]
     if a.fault:
         # The self-check: the fault must show in most kernels as wrong outputs, a divergence or a
         # simulator fault; a rejected kernel is not a catch, a crash or a hang fails the check.
