@@ -287,6 +287,19 @@ void Engine::finishTask(int slot) {
 
 // --- Pipes -------------------------------------------------------------------------------------
 
+// The hazard check of `ti` against the instructions other pipes have not started yet.
+void Engine::checkOrder(int slot, const TimedInstr& ti) const {
+    const CoreState& core = m_cores[slot];
+    std::array<uint32_t, kPipeCount> queued{};
+    for (size_t p = 0; p < kPipeCount; ++p) {
+        const PipeState& ps = core.pipes[p];
+        // A busy pipe's head has started (it is running); a waiting pipe's has not.
+        queued[p] = ps.status == PipeStatus::Busy && ps.pos < ps.end ? ps.pos + 1 : ps.pos;
+    }
+    m_hazards.checkOrder(slot, *core.kernel, *core.source, m_program.tasks()[core.task].kernel, ti,
+                         queued, m_now);
+}
+
 void Engine::startNext(int slot, Pipe pipe) {
     CoreState& core = m_cores[slot];
     PipeState& ps = core.pipes[static_cast<int>(pipe)];
@@ -355,9 +368,11 @@ void Engine::startNext(int slot, Pipe pipe) {
         const Region gm = rebasedRegion(transfer.gm, core.rebases);
         lookupL2(ps, transfer, gm);
         const bool allHit = !transfer.gm.write && ps.hbmBytes == 0;
-        if (m_options.checkHazards && ti.regionCount)
+        if (m_options.checkHazards && ti.regionCount) {
+            checkOrder(slot, ti);
             m_hazards.start(slot, *core.kernel, *core.source, m_program.tasks()[core.task].kernel,
                             ti, m_now, -1);
+        }
         if (m_options.checkHazards && core.cluster >= 0 && inWorkspace(gm))
             checkHandOff(slot, ti, gm);
         int64_t latency = allHit ? m_costs.l2Latency() : transfer.cost.latency;
@@ -371,9 +386,11 @@ void Engine::startNext(int slot, Pipe pipe) {
     case InstrKind::Fixed:
     case InstrKind::SetFlag:
     case InstrKind::CrossSet:
-        if (m_options.checkHazards && ti.regionCount)
+        if (m_options.checkHazards && ti.regionCount) {
+            checkOrder(slot, ti);
             m_hazards.start(slot, *core.kernel, *core.source, m_program.tasks()[core.task].kernel,
                             ti, m_now, m_now + ti.cycles);
+        }
         m_queue.push(m_now + ti.cycles, EventKind::PipeDone, target);
         break;
     }

@@ -143,6 +143,7 @@ private:
     void finishTask(int slot);
     // Pipes
     void startNext(int slot, Pipe pipe);
+    void checkOrder(int slot, const TimedInstr& ti) const;
     void beginStream(int slot, Pipe pipe);
     void completeInstr(int slot, Pipe pipe);
     void wakeWaiters(int slot, bool flagChanged, Pipe finishedPipe);

@@ -1,5 +1,5 @@
 // Detection of instructions on different pipes of one core touching the same on-chip bytes at
-// overlapping times, one of them writing (see HazardChecker.h).
+// overlapping times or against program order, one of them writing (see HazardChecker.h).
 #include "simulator/engine/HazardChecker.h"
 
 #include <fmt/format.h>
@@ -31,6 +31,15 @@ std::string overlapText(const HazardAccess& a, const HazardAccess& b, const std:
                        accessText(b.region), b.start, b.end);
 }
 
+std::string orderText(const HazardAccess& ran, const HazardAccess& earlier,
+                      const std::string& file) {
+    return fmt::format("out of program order: {} {} from cycle {}, before {} — which comes "
+                       "first in the program and {} — has started; no flag or barrier orders "
+                       "them",
+                       describe(ran, file), accessText(ran.region), ran.start,
+                       describe(earlier, file), accessText(earlier.region));
+}
+
 FaultSite overlapSite(CoreType coreType, int core, int64_t kernel, int64_t cycle,
                       const std::string& file) {
     FaultSite site;
@@ -42,6 +51,17 @@ FaultSite overlapSite(CoreType coreType, int core, int64_t kernel, int64_t cycle
     return site;
 }
 
+// The on-chip regions of an instruction's operands (up to four; operand 0 is written).
+uint8_t regionsOf(const Instr& in, std::array<Region, 4>& out) {
+    uint8_t count = 0;
+    for (size_t i = 0; i < in.operandCount && count < 4; ++i) {
+        const Operand& o = in.operands[i];
+        if (o.space != MemSpace::GM && o.space != MemSpace::None)
+            out[count++] = regionOf(o, i == 0);
+    }
+    return count;
+}
+
 bool timesOverlap(int64_t s1, int64_t e1, int64_t s2, int64_t e2) {
     return s1 < e2 && s2 < e1;
 }
@@ -49,9 +69,11 @@ bool timesOverlap(int64_t s1, int64_t e1, int64_t s2, int64_t e2) {
 } // namespace
 
 OverlapFault::OverlapFault(CoreType coreType, int core, int64_t kernel, HazardAccess first,
-                           HazardAccess second, int64_t cycle, const std::string& sourceFile)
+                           HazardAccess second, int64_t cycle, const std::string& sourceFile,
+                           bool outOfOrder)
     : SimFault(FaultKind::Overlap, overlapSite(coreType, core, kernel, cycle, sourceFile),
-               overlapText(first, second, sourceFile)),
+               outOfOrder ? orderText(first, second, sourceFile)
+                          : overlapText(first, second, sourceFile)),
       m_first(std::move(first)), m_second(std::move(second)) {}
 
 HazardChecker::HazardChecker(int aicCount, int cores, std::string sourceFile)
@@ -69,13 +91,7 @@ void HazardChecker::start(int slot, const TimedKernel& /*kernel*/, const Kernel&
     starting.regionCount = std::min<uint8_t>(ti.regionCount, 4);
     starting.readSpaces = ti.readSpaces;
     starting.writeSpaces = ti.writeSpaces;
-    const Instr& in = source.instrs[ti.index];
-    uint8_t count = 0;
-    for (size_t i = 0; i < in.operandCount && count < 4; ++i) {
-        const Operand& o = in.operands[i];
-        if (o.space != MemSpace::GM && o.space != MemSpace::None)
-            starting.regions[count++] = regionOf(o, i == 0);
-    }
+    regionsOf(source.instrs[ti.index], starting.regions);
     const auto touched = static_cast<uint8_t>(ti.readSpaces | ti.writeSpaces);
     for (uint32_t mask = m_active[slot]; mask != 0; mask &= mask - 1) {
         const InFlight& running = entry(slot, static_cast<Pipe>(std::countr_zero(mask)));
@@ -125,6 +141,43 @@ void HazardChecker::finish(int slot, Pipe pipe, int64_t now) {
         }
         if (timesOverlap(c.first.start, c.first.end, c.second.start, c.second.end)) raise(c, now);
         m_pending.erase(m_pending.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+}
+
+void HazardChecker::checkOrder(int slot, const TimedKernel& kernel, const Kernel& source,
+                               uint32_t kernelIndex, const TimedInstr& ti,
+                               const std::array<uint32_t, kPipeCount>& queued, int64_t now) const {
+    const auto touched = static_cast<uint8_t>(ti.readSpaces | ti.writeSpaces);
+    std::array<Region, 4> mine{};
+    uint8_t count = 0;
+    for (size_t p = 0; p < kPipeCount; ++p) {
+        if (p == static_cast<size_t>(ti.pipe)) continue;
+        const uint32_t end = kernel.pipeBegin[p + 1];
+        for (uint32_t i = queued[p], seen = 0; i < end && seen < kOrderLookahead; ++i, ++seen) {
+            const TimedInstr& other = kernel.instrs[i];
+            if (other.index > ti.index) break; // the rest of the queue comes later
+            const bool shared = (ti.writeSpaces & (other.readSpaces | other.writeSpaces)) ||
+                                (touched & other.writeSpaces);
+            if (!shared || !other.regionCount) continue;
+            if (count == 0) count = regionsOf(source.instrs[ti.index], mine);
+            std::array<Region, 4> theirs{};
+            const uint8_t n = regionsOf(source.instrs[other.index], theirs);
+            for (uint8_t a = 0; a < count; ++a)
+                for (uint8_t b = 0; b < n; ++b) {
+                    if (!(mine[a].write || theirs[b].write) || !intersects(mine[a], theirs[b]))
+                        continue;
+                    auto access = [&](const TimedInstr& t, const Region& r, int64_t at) {
+                        const Instr& in = source.instrs[t.index];
+                        return HazardAccess{t.pipe, t.index, in.opcode, in.tileOp,
+                                            in.loc, r,       at,        -1};
+                    };
+                    const bool aic = slot < m_aicCount;
+                    throw OverlapFault(aic ? CoreType::AIC : CoreType::AIV,
+                                       aic ? slot : slot - m_aicCount, kernelIndex,
+                                       access(ti, mine[a], now), access(other, theirs[b], -1), now,
+                                       m_sourceFile, true);
+                }
+        }
     }
 }
 

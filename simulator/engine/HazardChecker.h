@@ -41,9 +41,11 @@ struct HazardAccess {
 
 class OverlapFault : public SimFault {
 public:
-    /// `first` started no later than `second`.
+    /// `first` started no later than `second`. With `outOfOrder`, `second` comes first in
+    /// program order but had not started when `first` did (its start and end are -1).
     OverlapFault(CoreType coreType, int core, int64_t kernel, HazardAccess first,
-                 HazardAccess second, int64_t cycle, const std::string& sourceFile);
+                 HazardAccess second, int64_t cycle, const std::string& sourceFile,
+                 bool outOfOrder = false);
 
     const HazardAccess& first() const { return m_first; }
     const HazardAccess& second() const { return m_second; }
@@ -66,6 +68,16 @@ public:
     /// The instruction running on (slot, pipe) completes at `now`. Throws OverlapFault when
     /// a conflict it was part of is now known to overlap in time.
     void finish(int slot, Pipe pipe, int64_t now);
+    /// Instruction `ti` starts on core `slot` at `now` while `queued[q]` is the first
+    /// instruction of pipe q's queue (an index into kernel.instrs) not started yet. Throws
+    /// OverlapFault when one of those that comes earlier in program order touches the same
+    /// on-chip bytes, one of the two writing: `ti` runs before it, against the program (a
+    /// consumer whose producer has not even started overlaps it in no cycle). Looks at most
+    /// kOrderLookahead queued instructions per pipe.
+    static constexpr uint32_t kOrderLookahead = 16;
+    void checkOrder(int slot, const TimedKernel& kernel, const Kernel& source, uint32_t kernelIndex,
+                    const TimedInstr& ti, const std::array<uint32_t, kPipeCount>& queued,
+                    int64_t now) const;
 
 private:
     /// A running instruction with a copy of its regions (compared often, so kept close).

@@ -275,10 +275,80 @@ class CubeKernel:
         return out
 
 
+class IndexKernel:
+    """A gather/scatter kernel: per iteration a slice of G row indices is loaded, those rows of
+    %x gathered (columns [c, c + C)), 0-2 elementwise ops applied, the result stored into %y and
+    added by tscatter_add into the same rows of %acc (duplicates and all, rows in order)."""
+
+    def __init__(self, seed):
+        rng = np.random.default_rng(seed)
+        self.dtype = str(rng.choice(["f32", "f16"]))
+        self.rows = int(rng.choice([4, 8, 16, 33]))  # rows of %x and %acc
+        self.g = int(rng.choice([1, 3, 8, 16]))  # indices per iteration
+        self.cols = int(rng.choice([16, 64, 128]))  # gathered columns
+        self.col0 = int(rng.choice([0, 16])) if self.cols < 128 else 0
+        self.trips = int(rng.integers(1, 7))
+        self.chain = [EPILOGUE[int(i)] for i in rng.choice(len(EPILOGUE), int(rng.integers(0, 3)))]
+
+    def _width(self):
+        return self.col0 + self.cols + (16 if self.col0 else 0)
+
+    def args(self):
+        d, n = self.dtype, self.trips
+        return [("x", d, (self.rows, self._width())), ("ix", "i32", (self.g * n,)),
+                ("y", d, (self.g * n, self.cols)), ("acc", d, (self.rows, self.cols))]
+
+    outputs = ("y", "acc")
+
+    def inputs(self, seed):
+        rng = np.random.default_rng(seed + 1)
+        out = {}
+        for n, d, sh in self.args():
+            if d == "i32":
+                out[n] = rng.integers(0, self.rows, size=sh).astype(np.float64)
+            else:
+                out[n] = R.round_to(rng.uniform(-2.0, 2.0, size=sh), d)
+        return out
+
+    def text(self):
+        d, g, c, n = self.dtype, self.g, self.cols, self.trips
+        sig = ", ".join(f"%{nm}: tensor<{'x'.join(map(str, sh))}x{dt}>"
+                        for nm, dt, sh in self.args())
+        lines = [f"func @index({sig}) {{",
+                 f'  for "g" %i = 0 to {n} step 1 {{',
+                 f"    %iv = tload %ix {{offset = [%i * {g}]}} : tile<1x{g}xi32, UB>",
+                 f"    %t = gather %x, %iv {{offset = [0, {self.col0}]}} : tile<{g}x{c}x{d}, UB>"]
+        cur = "%t"
+        for j, (kind, sc) in enumerate(self.chain):
+            rhs = f"{kind} {cur}" if sc is None else f"{kind} {cur}, {sc}"
+            lines.append(f"    %h{j} = {rhs}")
+            cur = f"%h{j}"
+        lines += [f"    tstore {cur}, %y {{offset = [%i * {g}, 0]}}",
+                  f"    tscatter_add {cur}, %acc, %iv {{offset = [0, 0]}}",
+                  "    yield", "  }", "  return", "}"]
+        return "\n".join(lines) + "\n"
+
+    def reference(self, ins):
+        d, c0, c = self.dtype, self.col0, self.cols
+        rows = [int(v) for v in ins["ix"]]
+        t = R.Val(ins["x"][rows, c0:c0 + c], 0.0, d)
+        for kind, sc in self.chain:
+            t = R.unary(kind, t) if sc is None else R.scalar_op(kind, t, sc)
+        acc_v = np.array(ins["acc"], dtype=np.float64)
+        acc_e = np.zeros_like(acc_v)
+        for j, r in enumerate(rows):  # one add per gathered row, in order, rounded each time
+            s = R.binary("add", R.Val(acc_v[r], acc_e[r], d), R.Val(t.v[j], t.e[j], d))
+            acc_v[r], acc_e[r] = s.v, s.e
+        return {"y": t, "acc": R.Val(acc_v, acc_e, d)}
+
+
+FAMILIES = {"vector": Kernel, "cube": CubeKernel, "index": IndexKernel}
+
+
 def make_kernel(seed, family):
     if family == "mixed":
-        family = "cube" if seed % 2 else "vector"
-    return CubeKernel(seed) if family == "cube" else Kernel(seed)
+        family = ["vector", "cube", "index"][seed % 3]
+    return FAMILIES[family](seed)
 
 
 # --- hostile kernels: a drawn kernel with a few random edits --------------------------------
@@ -433,8 +503,8 @@ def main():
                     "the self-check, where a pass is a miss")
     ap.add_argument("--min-caught", type=float, default=0.6,
                     help="with --fault: the share of kernels that must fail (default 0.6)")
-    ap.add_argument("--family", choices=["vector", "cube", "mixed"], default="vector",
-                    help="vector kernels, cube kernels, or each by the seed's parity")
+    ap.add_argument("--family", choices=["vector", "cube", "index", "mixed"], default="vector",
+                    help="vector, cube or gather/scatter kernels, or each by the seed modulo 3")
     ap.add_argument("--hostile", action="store_true",
                     help="edit each kernel at random first: it must run, be refused with a "
                     "located message or fault in the simulator, never crash or hang")
