@@ -296,8 +296,32 @@ void Engine::checkOrder(int slot, const TimedInstr& ti) const {
         // A busy pipe's head has started (it is running); a waiting pipe's has not.
         queued[p] = ps.status == PipeStatus::Busy && ps.pos < ps.end ? ps.pos + 1 : ps.pos;
     }
-    m_hazards.checkOrder(slot, *core.kernel, *core.source, m_program.tasks()[core.task].kernel, ti,
-                         queued, m_now);
+    const uint32_t kernelIndex = m_program.tasks()[core.task].kernel;
+    m_hazards.checkOrder(slot, *core.kernel, *core.source, kernelIndex, ti, queued, m_now);
+    if (ti.kind != InstrKind::GmDma) return;
+    // The same for the GM bytes of this core's transfers: a TLOAD of what an earlier TSTORE of
+    // this core writes (a workspace round trip) must wait for it — until it has completed, so
+    // the running transfer of each pipe counts too (on chip, the overlap check sees that one).
+    auto gmOf = [&](const TimedInstr& t) {
+        return rebasedRegion(m_program.gmTransfers()[t.aux + core.transferShift].gm, core.rebases);
+    };
+    const Region mine = gmOf(ti);
+    for (size_t p = 0; p < kPipeCount; ++p) {
+        if (p == static_cast<size_t>(ti.pipe)) continue;
+        const uint32_t end = core.kernel->pipeBegin[p + 1];
+        for (uint32_t i = core.pipes[p].pos, seen = 0;
+             i < end && seen < HazardChecker::kOrderLookahead; ++i, ++seen) {
+            const TimedInstr& other = core.kernel->instrs[i];
+            if (other.index > ti.index) break;
+            if (other.kind != InstrKind::GmDma) continue;
+            const Region theirs = gmOf(other);
+            if (!(mine.write || theirs.write) || !intersects(mine, theirs)) continue;
+            const PipeState& ps = core.pipes[p];
+            const bool running = i == ps.pos && ps.status == PipeStatus::Busy;
+            m_hazards.raiseOrder(slot, *core.source, kernelIndex, ti, mine, other, theirs, m_now,
+                                 running ? ps.startedAt : -1);
+        }
+    }
 }
 
 void Engine::startNext(int slot, Pipe pipe) {

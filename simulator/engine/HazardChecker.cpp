@@ -33,11 +33,13 @@ std::string overlapText(const HazardAccess& a, const HazardAccess& b, const std:
 
 std::string orderText(const HazardAccess& ran, const HazardAccess& earlier,
                       const std::string& file) {
+    const std::string when =
+        earlier.start < 0 ? std::string("has started")
+                          : fmt::format("has completed (running since cycle {})", earlier.start);
     return fmt::format("out of program order: {} {} from cycle {}, before {} — which comes "
-                       "first in the program and {} — has started; no flag or barrier orders "
-                       "them",
+                       "first in the program and {} — {}; no flag or barrier orders them",
                        describe(ran, file), accessText(ran.region), ran.start,
-                       describe(earlier, file), accessText(earlier.region));
+                       describe(earlier, file), accessText(earlier.region), when);
 }
 
 FaultSite overlapSite(CoreType coreType, int core, int64_t kernel, int64_t cycle,
@@ -164,21 +166,24 @@ void HazardChecker::checkOrder(int slot, const TimedKernel& kernel, const Kernel
             const uint8_t n = regionsOf(source.instrs[other.index], theirs);
             for (uint8_t a = 0; a < count; ++a)
                 for (uint8_t b = 0; b < n; ++b) {
-                    if (!(mine[a].write || theirs[b].write) || !intersects(mine[a], theirs[b]))
-                        continue;
-                    auto access = [&](const TimedInstr& t, const Region& r, int64_t at) {
-                        const Instr& in = source.instrs[t.index];
-                        return HazardAccess{t.pipe, t.index, in.opcode, in.tileOp,
-                                            in.loc, r,       at,        -1};
-                    };
-                    const bool aic = slot < m_aicCount;
-                    throw OverlapFault(aic ? CoreType::AIC : CoreType::AIV,
-                                       aic ? slot : slot - m_aicCount, kernelIndex,
-                                       access(ti, mine[a], now), access(other, theirs[b], -1), now,
-                                       m_sourceFile, true);
+                    if ((mine[a].write || theirs[b].write) && intersects(mine[a], theirs[b]))
+                        raiseOrder(slot, source, kernelIndex, ti, mine[a], other, theirs[b], now);
                 }
         }
     }
+}
+
+void HazardChecker::raiseOrder(int slot, const Kernel& source, uint32_t kernelIndex,
+                               const TimedInstr& ti, const Region& mine, const TimedInstr& earlier,
+                               const Region& theirs, int64_t now, int64_t earlierStart) const {
+    auto access = [&](const TimedInstr& t, const Region& r, int64_t at) {
+        const Instr& in = source.instrs[t.index];
+        return HazardAccess{t.pipe, t.index, in.opcode, in.tileOp, in.loc, r, at, -1};
+    };
+    const bool aic = slot < m_aicCount;
+    throw OverlapFault(aic ? CoreType::AIC : CoreType::AIV, aic ? slot : slot - m_aicCount,
+                       kernelIndex, access(ti, mine, now), access(earlier, theirs, earlierStart),
+                       now, m_sourceFile, true);
 }
 
 void HazardChecker::raise(const Conflict& c, int64_t cycle) const {

@@ -75,6 +75,13 @@ public:
     /// consumer whose producer has not even started overlaps it in no cycle). Looks at most
     /// kOrderLookahead queued instructions per pipe.
     static constexpr uint32_t kOrderLookahead = 16;
+    /// Raises the out-of-program-order fault: `ti` (touching `mine`) started at `now` before
+    /// `earlier` (touching `theirs`), which comes first in the program, had started — or, with
+    /// `earlierStart` ≥ 0 (a GM transfer running since then), had completed.
+    [[noreturn]] void raiseOrder(int slot, const Kernel& source, uint32_t kernelIndex,
+                                 const TimedInstr& ti, const Region& mine,
+                                 const TimedInstr& earlier, const Region& theirs, int64_t now,
+                                 int64_t earlierStart = -1) const;
     void checkOrder(int slot, const TimedKernel& kernel, const Kernel& source, uint32_t kernelIndex,
                     const TimedInstr& ti, const std::array<uint32_t, kPipeCount>& queued,
                     int64_t now) const;

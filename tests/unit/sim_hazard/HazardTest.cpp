@@ -158,6 +158,54 @@ TEST(Hazard, ALoadIntoABufferARunningExpWritesOverlapsIt) {
     }
 }
 
+// A workspace round trip on one core: TSTORE a tile to GM, TLOAD it back. With the
+// MTE3 -> MTE2 flag the load waits for the store; without it the load reads GM the store has not
+// written yet (a GM race the on-chip check cannot see).
+std::string roundTrip(bool withWait) {
+    return fmt::format(R"(pto @trip
+gm %x : f32[16x256] @0x0 input
+gm %ws : f32[16x256] @0x4000 workspace
+gm %y : f32[16x256] @0x8000 output
+kernel @k0 aiv {{
+  MTE2 TLOAD         UB[0x0]:f32[16x256/256], GM[0x0]:f32[16x256/256] !op 1 !loc 2:5
+  MTE2 SET_FLAG      MTE2->V 0
+  V    WAIT_FLAG     MTE2->V 0
+  V    TEXP          UB[0x4000]:f32[16x256/256], UB[0x0]:f32[16x256/256] !op 2 !loc 3:5
+  V    SET_FLAG      V->MTE3 0
+  MTE3 WAIT_FLAG     V->MTE3 0
+  MTE3 TSTORE        GM[0x4000]:f32[16x256/256], UB[0x4000]:f32[16x256/256] !op 3 !loc 4:5
+  MTE3 SET_FLAG      MTE3->MTE2 0
+{}  MTE2 TLOAD         UB[0x8000]:f32[16x256/256], GM[0x4000]:f32[16x256/256] !op 4 !loc 5:5
+  MTE2 SET_FLAG      MTE2->MTE3 1
+  MTE3 WAIT_FLAG     MTE2->MTE3 1
+  MTE3 TSTORE        GM[0x8000]:f32[16x256/256], UB[0x8000]:f32[16x256/256] !op 5 !loc 6:5
+}}
+task 0 @k0 aiv
+)",
+                       withWait ? "  MTE2 WAIT_FLAG     MTE3->MTE2 0\n" : "");
+}
+
+TEST(Hazard, ALoadOfWhatAnEarlierStoreWritesToGmMustWaitForIt) {
+    EXPECT_NO_THROW(
+        simulate(parsePtoProgram(roundTrip(true), "trip.ptoasm"), ArchConfig(), {}, timingOnly()));
+    try {
+        simulate(parsePtoProgram(roundTrip(false), "trip.ptoasm"), ArchConfig(), {},
+                 timingOnly("trip.ptoasm"));
+        FAIL() << "expected an OverlapFault";
+    } catch (const OverlapFault& fault) {
+        EXPECT_EQ(fault.first().opcode, Opcode::TLoad);
+        EXPECT_EQ(fault.first().instrIndex, 8);
+        EXPECT_EQ(fault.first().region.space, MemSpace::GM);
+        EXPECT_EQ(fault.second().opcode, Opcode::TStore);
+        EXPECT_TRUE(fault.second().region.write);
+        EXPECT_NE(std::string(fault.what()).find("out of program order: TLOAD (pipe MTE2, instr 8"),
+                  std::string::npos)
+            << fault.what();
+        EXPECT_NE(std::string(fault.what()).find("writes GM [0x4000, 0x8000)"), std::string::npos)
+            << fault.what();
+    }
+}
+
 // A double-buffered load / exp / store pipeline over `tiles` tiles of 16x1024 f16 (`exps`
 // TEXPs per tile): the usual flags, with `dropWait` >= 0 leaving out the WAIT_FLAG that lets
 // the load of that tile reuse its buffer.
