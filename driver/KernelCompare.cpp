@@ -42,6 +42,19 @@ const Op* lastStore(const Function& fn, ValueId arg) {
     return last;
 }
 
+// The divergence of written argument `arg`: reported at its last store, with `reason`.
+Divergence atLastStore(const Function& fn, ValueId arg, std::string_view name, std::string reason) {
+    Divergence d;
+    if (const Op* store = lastStore(fn, arg)) {
+        d.op = store->id;
+        d.mnemonic = std::string(opName(store->kind));
+        d.loc = store->loc;
+    }
+    d.value = "%" + std::string(name);
+    d.reason = std::move(reason);
+    return d;
+}
+
 void count(const Function& fn, ValueId arg, std::string_view name, const TensorComparison& c,
            StageResult& out) {
     ++out.compared;
@@ -50,15 +63,10 @@ void count(const Function& fn, ValueId arg, std::string_view name, const TensorC
     else if (c.verdict.passed)
         ++out.drift;
     else if (++out.failed == 1) {
-        Divergence d;
-        if (const Op* store = lastStore(fn, arg)) {
-            d.op = store->id;
-            d.mnemonic = std::string(opName(store->kind));
-            d.loc = store->loc;
-        }
-        d.value = "%" + std::string(name);
+        Divergence d =
+            atLastStore(fn, arg, name,
+                        "its final contents differ from the reference's: " + c.verdict.summary());
         d.shape.assign(c.shape.begin(), c.shape.end());
-        d.reason = "its final contents differ from the reference's: " + c.verdict.summary();
         d.metrics = c.metrics;
         d.tolerance = c.tolerance;
         out.first = d;
@@ -69,16 +77,7 @@ void count(const Function& fn, ValueId arg, std::string_view name, const TensorC
 void countMissing(const Function& ref, ValueId arg, std::string_view name, std::string reason,
                   StageResult& out) {
     ++out.compared;
-    if (++out.failed > 1) return;
-    Divergence d;
-    if (const Op* store = lastStore(ref, arg)) {
-        d.op = store->id;
-        d.mnemonic = std::string(opName(store->kind));
-        d.loc = store->loc;
-    }
-    d.value = "%" + std::string(name);
-    d.reason = std::move(reason);
-    out.first = d;
+    if (++out.failed == 1) out.first = atLastStore(ref, arg, name, std::move(reason));
 }
 
 } // namespace

@@ -30,6 +30,29 @@ WITH_W = ["add", "sub", "mul", "max", "min"]
 UNARY = ["relu", "abs", "neg", "exp"]
 
 
+def draw_inputs(args, seed, lo=-2.0, hi=2.0, index_rows=None):
+    """Every argument drawn uniformly from [lo, hi) and rounded to its dtype (seed + 1); i32
+    arguments of an index kernel are row indices in [0, index_rows)."""
+    rng = np.random.default_rng(seed + 1)
+    out = {}
+    for n, d, sh in args:
+        if d == "i32" and index_rows is not None:
+            out[n] = rng.integers(0, index_rows, size=sh).astype(np.float64)
+        else:
+            out[n] = R.round_to(rng.uniform(lo, hi, size=sh), d)
+    return out
+
+
+def emit_chain(lines, ops, cur, prefix, indent):
+    """Appends `ops` ((kind, scalar or None) each) applied in turn to value `cur`, results named
+    prefix0, prefix1, …; returns the last value's name."""
+    for j, (kind, sc) in enumerate(ops):
+        rhs = f"{kind} {cur}" if sc is None else f"{kind} {cur}, {sc}"
+        lines.append(f"{indent}{prefix}{j} = {rhs}")
+        cur = f"{prefix}{j}"
+    return cur
+
+
 class Kernel:
     """The program text and what the reference needs: its shapes, ops and accumulators."""
 
@@ -107,8 +130,7 @@ class Kernel:
     outputs = ("y", "s")
 
     def inputs(self, seed):
-        rng = np.random.default_rng(seed + 1)
-        return {n: R.round_to(rng.uniform(-2.0, 2.0, size=sh), d) for n, d, sh in self.args()}
+        return draw_inputs(self.args(), seed)
 
     def reference(self, ins):
         """(y, s) as reference Vals."""
@@ -183,9 +205,8 @@ class CubeKernel:
         return ("y", "z") if self.epilogue else ("y",)
 
     def inputs(self, seed):
-        rng = np.random.default_rng(seed + 1)
         lo, hi = (-128, 128) if self.dtype == "i8" else (-2.0, 2.0)
-        return {n: R.round_to(rng.uniform(lo, hi, size=sh), d) for n, d, sh in self.args()}
+        return draw_inputs(self.args(), seed, lo, hi)
 
     def _moves(self, lines, a1, b1, tag, indent):
         """tmoves of L1 tiles a1 (m x l1k) and b1 (l1k x n) into L0: [(a0, b0)] per step."""
@@ -205,11 +226,7 @@ class CubeKernel:
         lines += [f"{indent}%ws = gm_tensor : tensor<{m}x{n}xf32>",
                   f"{indent}tstore {c}, %ws {{offset = [0, 0]}}",
                   f"{indent}%e = tload %ws {{offset = [0, 0]}} : tile<{m}x{n}xf32, UB>"]
-        cur = "%e"
-        for j, (kind, sc) in enumerate(self.epilogue):
-            rhs = f"{kind} {cur}" if sc is None else f"{kind} {cur}, {sc}"
-            lines.append(f"{indent}%p{j} = {rhs}")
-            cur = f"%p{j}"
+        cur = emit_chain(lines, self.epilogue, "%e", "%p", indent)
         if self.zdtype != "f32":
             lines.append(f"{indent}%q = cast {cur} : tile<{m}x{n}x{self.zdtype}, UB>")
             cur = "%q"
@@ -301,14 +318,7 @@ class IndexKernel:
     outputs = ("y", "acc")
 
     def inputs(self, seed):
-        rng = np.random.default_rng(seed + 1)
-        out = {}
-        for n, d, sh in self.args():
-            if d == "i32":
-                out[n] = rng.integers(0, self.rows, size=sh).astype(np.float64)
-            else:
-                out[n] = R.round_to(rng.uniform(-2.0, 2.0, size=sh), d)
-        return out
+        return draw_inputs(self.args(), seed, index_rows=self.rows)
 
     def text(self):
         d, g, c, n = self.dtype, self.g, self.cols, self.trips
@@ -318,11 +328,7 @@ class IndexKernel:
                  f'  for "g" %i = 0 to {n} step 1 {{',
                  f"    %iv = tload %ix {{offset = [%i * {g}]}} : tile<1x{g}xi32, UB>",
                  f"    %t = gather %x, %iv {{offset = [0, {self.col0}]}} : tile<{g}x{c}x{d}, UB>"]
-        cur = "%t"
-        for j, (kind, sc) in enumerate(self.chain):
-            rhs = f"{kind} {cur}" if sc is None else f"{kind} {cur}, {sc}"
-            lines.append(f"    %h{j} = {rhs}")
-            cur = f"%h{j}"
+        cur = emit_chain(lines, self.chain, "%t", "%h", "    ")
         lines += [f"    tstore {cur}, %y {{offset = [%i * {g}, 0]}}",
                   f"    tscatter_add {cur}, %acc, %iv {{offset = [0, 0]}}",
                   "    yield", "  }", "  return", "}"]

@@ -3,6 +3,7 @@
 // interpreter on the equivalent Tensor function; GM region rules, errors, speed.
 #include "compiler/interp/TileInterpreter.h"
 #include "compiler/ir/Parser.h"
+#include "tests/support/HandWrittenKernels.h"
 #include "tests/support/TestTensors.h"
 #include "tests/unit/interp/ReferenceHarness.h"
 
@@ -457,22 +458,7 @@ func @ix(%b: tensor<7x13xf32>, %i: tensor<9xi32>, %x: tensor<9x13xf32>) -> (tens
 // reads it), and a K loop carries the L0C accumulator through matmul_acc into the argument it
 // stores to. The sums against a double-precision one over the same f16 inputs.
 TEST(TileInterpreter, AHandWrittenKLoopWithWholeTileMovesAccumulatesEveryBlock) {
-    const Function fn = parseFunctionText(R"(
-func @kloop(%a: tensor<32x256xf16>, %b: tensor<256x64xf16>, %y: tensor<32x64xf32>) {
-  %a1 = tload %a {offset = [0, 0]} : tile<32x64xf16, L1>
-  %b1 = tload %b {offset = [0, 0]} : tile<64x64xf16, L1>
-  %c0 = matmul (tmove %a1 : tile<32x64xf16, L0A>), (tmove %b1 : tile<64x64xf16, L0B>)
-  %r = for "k" %i = 1 to 4 step 1 iter_args(%acc = %c0) {
-    %ai = tload %a {offset = [0, %i * 64]} : tile<32x64xf16, L1>
-    %bi = tload %b {offset = [%i * 64, 0]} : tile<64x64xf16, L1>
-    %acc1 = matmul_acc %acc, (tmove %ai : tile<32x64xf16, L0A>), (tmove %bi : tile<64x64xf16, L0B>)
-    yield %acc1
-  }
-  tstore %r, %y {offset = [0, 0]}
-  return
-}
-)",
-                                          "<kloop>");
+    const Function fn = parseFunctionText(test::kKLoopKernel, "<kloop>");
     const TensorData a = randomTensor(DType::F16, {32, 256}, 41);
     const TensorData b = randomTensor(DType::F16, {256, 64}, 42);
     const std::vector<TensorData> in = {a, b, TensorData(DType::F32, {32, 64})};

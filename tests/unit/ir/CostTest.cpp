@@ -4,6 +4,8 @@
 #include "compiler/ir/Parser.h"
 #include "compiler/ir/PtoParser.h"
 
+#include "tests/support/HandWrittenKernels.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -68,22 +70,7 @@ TEST(Cost, TensorTotalFollowsTheSameRule) {
 // A hand-written kernel keeps its loop as written: its body counts once per trip, and a
 // matmul_acc is a matmul (2·M·N·K) as much as the matmul that starts the sum.
 TEST(Cost, ATileLevelLoopCountsItsBodyEveryTrip) {
-    Module m = parseModule(R"(
-func @kloop(%a: tensor<32x256xf16>, %b: tensor<256x64xf16>, %y: tensor<32x64xf32>) {
-  %a1 = tload %a {offset = [0, 0]} : tile<32x64xf16, L1>
-  %b1 = tload %b {offset = [0, 0]} : tile<64x64xf16, L1>
-  %c0 = matmul (tmove %a1 : tile<32x64xf16, L0A>), (tmove %b1 : tile<64x64xf16, L0B>)
-  %r = for "k" %i = 1 to 4 step 1 iter_args(%acc = %c0) {
-    %ai = tload %a {offset = [0, %i * 64]} : tile<32x64xf16, L1>
-    %bi = tload %b {offset = [%i * 64, 0]} : tile<64x64xf16, L1>
-    %acc1 = matmul_acc %acc, (tmove %ai : tile<32x64xf16, L0A>), (tmove %bi : tile<64x64xf16, L0B>)
-    yield %acc1
-  }
-  tstore %r, %y {offset = [0, 0]}
-  return
-}
-)",
-                           "kloop.pto");
+    Module m = parseModule(test::kKLoopKernel, "kloop.pto");
     EXPECT_DOUBLE_EQ(countFlops(m.functions.at(0)), 2.0 * 32 * 64 * 256);
 }
 

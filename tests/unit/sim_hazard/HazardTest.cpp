@@ -61,24 +61,30 @@ TEST(Region, StridedRowsIntersectExactly) {
 // TLOAD x -> UB[0x0, 0x8000), TEXP into UB[0x8000, 0x10000); then a second TLOAD into
 // UB[0x4000, 0xC000) — the upper half of x's buffer and the lower half of the TEXP result —
 // with no flag after the TEXP: it starts before the TEXP, which comes first in the program.
-constexpr const char* kReusedBuffer = R"(pto @reuse
+// `afterExpStarts`: the second TLOAD waits for a flag V sets just before its TEXP, so the TEXP
+// is running when the load starts and the two overlap in time.
+std::string reusedBuffer(bool afterExpStarts) {
+    return fmt::format(R"(pto @reuse
 gm %x : f16[16x1024] @0x0 input
 gm %y : f16[16x1024] @0x8000 output
-kernel @k0 aiv {
+kernel @k0 aiv {{
   MTE2 TLOAD         UB[0x0]:f16[16x1024/1024], GM[0x0]:f16[16x1024/1024] !op 1 !loc 3:5
   MTE2 SET_FLAG      MTE2->V 0
   V    WAIT_FLAG     MTE2->V 0
-  V    TEXP          UB[0x8000]:f16[16x1024/1024], UB[0x0]:f16[16x1024/1024] !op 2 !loc 4:7
-  MTE2 TLOAD         UB[0x4000]:f16[16x1024/1024], GM[0x0]:f16[16x1024/1024] !op 3 !loc 5:3
+{}  V    TEXP          UB[0x8000]:f16[16x1024/1024], UB[0x0]:f16[16x1024/1024] !op 2 !loc 4:7
+{}  MTE2 TLOAD         UB[0x4000]:f16[16x1024/1024], GM[0x0]:f16[16x1024/1024] !op 3 !loc 5:3
   V    SET_FLAG      V->MTE3 0
   MTE3 WAIT_FLAG     V->MTE3 0
   MTE3 TSTORE        GM[0x8000]:f16[16x1024/1024], UB[0x8000]:f16[16x1024/1024]
-}
+}}
 task 0 @k0 aiv
-)";
+)",
+                       afterExpStarts ? "  V    SET_FLAG      V->MTE2 1\n" : "",
+                       afterExpStarts ? "  MTE2 WAIT_FLAG     V->MTE2 1\n" : "");
+}
 
 TEST(Hazard, ReusedLiveBufferIsAnOverlapFault) {
-    const PtoProgram program = parsePtoProgram(kReusedBuffer, "reuse.ptoasm");
+    const PtoProgram program = parsePtoProgram(reusedBuffer(false), "reuse.ptoasm");
     try {
         // No latency overlap: the second load pays its whole l2.latency on the pipe.
         simulate(program, parseArch("dma.latency_overlap = 0\n", "test.arch"), {},
@@ -120,28 +126,8 @@ TEST(Hazard, ReusedLiveBufferIsAnOverlapFault) {
     EXPECT_NO_THROW(simulate(program, ArchConfig(), {}, off));
 }
 
-// The same reuse, but the second TLOAD waits for a flag V sets just before its TEXP: the TEXP
-// is running when the load starts, and the two overlap in time.
-constexpr const char* kOverlappingReuse = R"(pto @overlap
-gm %x : f16[16x1024] @0x0 input
-gm %y : f16[16x1024] @0x8000 output
-kernel @k0 aiv {
-  MTE2 TLOAD         UB[0x0]:f16[16x1024/1024], GM[0x0]:f16[16x1024/1024] !op 1 !loc 3:5
-  MTE2 SET_FLAG      MTE2->V 0
-  V    WAIT_FLAG     MTE2->V 0
-  V    SET_FLAG      V->MTE2 1
-  V    TEXP          UB[0x8000]:f16[16x1024/1024], UB[0x0]:f16[16x1024/1024] !op 2 !loc 4:7
-  MTE2 WAIT_FLAG     V->MTE2 1
-  MTE2 TLOAD         UB[0x4000]:f16[16x1024/1024], GM[0x0]:f16[16x1024/1024] !op 3 !loc 5:3
-  V    SET_FLAG      V->MTE3 0
-  MTE3 WAIT_FLAG     V->MTE3 0
-  MTE3 TSTORE        GM[0x8000]:f16[16x1024/1024], UB[0x8000]:f16[16x1024/1024]
-}
-task 0 @k0 aiv
-)";
-
 TEST(Hazard, ALoadIntoABufferARunningExpWritesOverlapsIt) {
-    const PtoProgram program = parsePtoProgram(kOverlappingReuse, "overlap.ptoasm");
+    const PtoProgram program = parsePtoProgram(reusedBuffer(true), "overlap.ptoasm");
     try {
         simulate(program, ArchConfig(), {}, timingOnly("overlap.ptoasm"));
         FAIL() << "expected an OverlapFault";
