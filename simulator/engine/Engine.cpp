@@ -698,9 +698,10 @@ void Engine::checkHandOff(int slot, const TimedInstr& ti, const Region& gm) {
     const auto& synced = m_syncedTo[static_cast<size_t>(slot)];
     for (const HandOff& h : m_handOffs[static_cast<size_t>(hw)]) {
         if (h.slot == slot || !(h.write || gm.write) || h.hi <= gm.lo || gm.hi <= h.lo) continue;
-        const CoreState& other = m_cores[h.slot];
-        if (other.cluster != core.cluster) continue;
-        if (h.end > synced[static_cast<int>(other.role)]) throwRace(slot, ti, gm, h);
+        // Not the peer core's current state: its task may have ended (a read of a slot its AIC
+        // has not written yet, the AIV done before the write) or moved on to another cluster.
+        if (h.cluster != core.cluster) continue;
+        if (h.end > synced[static_cast<int>(h.role)]) throwRace(slot, ti, gm, h);
     }
 }
 
@@ -708,7 +709,7 @@ void Engine::recordHandOff(int slot, const TimedInstr& ti, const Region& gm) {
     const CoreState& core = m_cores[slot];
     const int hw = core.type == CoreType::AIC ? core.index : core.index / 2;
     auto& list = m_handOffs[static_cast<size_t>(hw)];
-    const HandOff h{gm.lo, gm.hi, m_now, ti.index, slot, gm.write};
+    const HandOff h{gm.lo, gm.hi, m_now, ti.index, slot, core.cluster, core.role, gm.write};
     for (HandOff& old : list)
         if (old.slot == slot && old.lo == h.lo && old.hi == h.hi && old.write == h.write) {
             old = h;
@@ -731,7 +732,7 @@ void Engine::throwRace(int slot, const TimedInstr& ti, const Region& gm, const H
     site.opcode = in.opcode;
     site.tileOp = in.tileOp;
     site.loc = in.loc;
-    const int64_t synced = m_syncedTo[static_cast<size_t>(slot)][static_cast<int>(peer.role)];
+    const int64_t synced = m_syncedTo[static_cast<size_t>(slot)][static_cast<int>(other.role)];
     throw SimFault(
         FaultKind::Overlap, site,
         fmt::format("cross-core race on workspace GM [0x{:x}, 0x{:x}): {} {} {} it at cycle {}, "
@@ -741,7 +742,7 @@ void Engine::throwRace(int slot, const TimedInstr& ti, const Region& gm, const H
                     std::max(gm.lo, other.lo), std::min(gm.hi, other.hi),
                     pipeLabel(core.type, core.index, ti.pipe), opcodeName(in.opcode),
                     gm.write ? "writes" : "reads", m_now, coreDisplayName(peer.type), peer.index,
-                    clusterRoleName(peer.role), m_program.clusters()[core.cluster].id,
+                    clusterRoleName(other.role), m_program.clusters()[core.cluster].id,
                     other.write ? "wrote" : "read", other.index, other.end,
                     coreDisplayName(core.type), core.index,
                     synced < 0 ? std::string("none") : fmt::format("sent at cycle {}", synced)));

@@ -87,6 +87,8 @@ private:
         int64_t end = 0;        ///< completion cycle
         uint32_t index = 0;     ///< instruction index in its kernel
         int slot = 0;           ///< core slot
+        int32_t cluster = -1;   ///< the cluster run it belongs to (its core may have moved on)
+        ClusterRole role = ClusterRole::Aic;
         bool write = false;
     };
 

@@ -3,8 +3,8 @@
 # WAIT_FLAG at a time (a random sample of them), run each listing with the same inputs, and
 # require that the run either faults or gives outputs bit-identical to the intact listing's (the
 # wait was implied by another order). Different numbers without a fault are a race the simulator
-# missed. Cross-core waits are left out: a read before the peer's write has started is a known
-# gap of the cross-core check (docs/SIMULATOR.md, "Out of program order").
+# missed. Both kinds of wait are candidates: WAIT_FLAG between the pipes of a core and
+# CROSS_WAIT_FLAG between the cores of a fused cluster (--only picks one kind).
 import argparse
 import collections
 import os
@@ -41,6 +41,12 @@ def run(pto, path, out, timeout):
     return proc.returncode, proc.stderr.strip()
 
 
+def wait_kind(line):
+    """'flag' for a WAIT_FLAG, 'cross' for a CROSS_WAIT_FLAG, None for any other line."""
+    words = line.split()  # "PIPE OPCODE operands…"
+    return {"WAIT_FLAG": "flag", "CROSS_WAIT_FLAG": "cross"}.get(words[1] if len(words) > 1 else "")
+
+
 def same_outputs(a, b):
     names = sorted(n for n in os.listdir(a) if n.endswith(".npy"))
     return names == sorted(n for n in os.listdir(b) if n.endswith(".npy")) and all(
@@ -54,9 +60,11 @@ def main():
     ap.add_argument("--per-sample", type=int, default=30, help="waits removed per sample")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=120, help="seconds per run")
+    ap.add_argument("--only", choices=["flag", "cross"], help="remove only this kind of wait")
     ap.add_argument("samples", nargs="+")
     a = ap.parse_args()
     counts = collections.Counter()
+    kinds = collections.Counter()
     missed = []
     work = tempfile.mkdtemp(prefix="pto-dropwait-")
     try:
@@ -69,9 +77,13 @@ def main():
             if rc != 0:
                 print(f"{sample}: the intact listing does not run (exit {rc}): {err[-300:]}")
                 return 1
-            waits = [i for i, l in enumerate(lines) if " WAIT_FLAG " in f" {l.strip()} "]
+            waits = [i for i, l in enumerate(lines) if wait_kind(l) and a.only in (None, wait_kind(l))]
+            if not waits:
+                print(f"{sample}: its listing has no wait of that kind")
+                return 1
             pick = random.Random(a.seed).sample(waits, min(a.per_sample, len(waits)))
             for i in pick:
+                kinds[wait_kind(lines[i])] += 1
                 cut = os.path.join(work, "cut.ptoasm")
                 with open(cut, "w") as f:
                     f.write("\n".join(lines[:i] + lines[i + 1:]))
@@ -94,7 +106,8 @@ def main():
                                   "no fault")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{sum(counts.values())} waits removed from {', '.join(a.samples)}: "
+    print(f"{sum(counts.values())} waits removed from {', '.join(a.samples)} "
+          f"({kinds['flag']} WAIT_FLAG, {kinds['cross']} CROSS_WAIT_FLAG): "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     for m in missed[:10]:
         print("  " + m)

@@ -180,6 +180,23 @@ TEST(CrossFlagRun, DroppedWaitInALateClusterOfCompiledAttentionIsCaught) {
     EXPECT_NE(m.find("a CROSS_WAIT_FLAG is missing"), std::string::npos) << m;
 }
 
+// The last CROSS_WAIT_FLAG of flash_attention_short (of 192; an AIV's wait for the last P·V block
+// of cluster 15) dropped: the AIV reads the slot before its AIC wrote it and ends its task; the
+// AIC's write must still be compared with that read (it was not while the check looked up the
+// peer's cluster in the core's current state: 32 of the 192 removals ran to the end unreported).
+TEST(CrossFlagRun, AReadByAnAivWhoseTaskHasEndedIsStillComparedWithItsAicsWrite) {
+    RunOptions o;
+    o.program = fmt::format("{}/samples/flash_attention_short.pto", PTO_SOURCE_DIR);
+    o.sim.timingOnly = true;
+    o.sim.traceLevel = sim::TraceLevel::None;
+    o.compile.fault = parseFaultSpec("drop-cross-wait:191");
+    RunResult r = runProgram(o);
+    const std::string& m = r.faultMessage;
+    EXPECT_NE(m.find("cross-core race on workspace GM"), std::string::npos) << m;
+    EXPECT_NE(m.find("AIC 15 pipe FIX TSTORE writes it"), std::string::npos) << m;
+    EXPECT_NE(m.find("AIV 31 (aiv1 of cluster 15) read it"), std::string::npos) << m;
+}
+
 TEST(CrossFlagRun, WaitWithNoMatchingSetIsADeadlockNamingBothCores) {
     RunResult r = runCluster("cross_missing_set");
     const std::string& m = r.faultMessage;
