@@ -297,7 +297,8 @@ void Engine::checkOrder(int slot, const TimedInstr& ti) const {
         queued[p] = ps.status == PipeStatus::Busy && ps.pos < ps.end ? ps.pos + 1 : ps.pos;
     }
     const uint32_t kernelIndex = m_program.tasks()[core.task].kernel;
-    m_hazards.checkOrder(slot, *core.kernel, *core.source, kernelIndex, ti, queued, m_now);
+    m_hazards.checkOrder(slot, *core.kernel, *core.source, kernelIndex, ti, queued, core.flags,
+                         m_now);
     if (ti.kind != InstrKind::GmDma) return;
     // The same for the GM bytes of this core's transfers: a TLOAD of what an earlier TSTORE of
     // this core writes (a workspace round trip) must wait for it — until it has completed, so
@@ -316,6 +317,7 @@ void Engine::checkOrder(int slot, const TimedInstr& ti) const {
             if (other.kind != InstrKind::GmDma) continue;
             const Region theirs = gmOf(other);
             if (!(mine.write || theirs.write) || !intersects(mine, theirs)) continue;
+            if (HazardChecker::heldBack(*core.kernel, queued[p], i, ti.pipe, core.flags)) break;
             const PipeState& ps = core.pipes[p];
             const bool running = i == ps.pos && ps.status == PipeStatus::Busy;
             m_hazards.raiseOrder(slot, *core.source, kernelIndex, ti, mine, other, theirs, m_now,

@@ -11,6 +11,16 @@
 namespace pto::sim {
 namespace {
 
+/// The first pair of regions, one of each side, that share bytes with at least one writing:
+/// their indices, or (-1, -1).
+std::pair<int, int> firstConflict(std::span<const Region> mine, std::span<const Region> theirs) {
+    for (size_t a = 0; a < mine.size(); ++a)
+        for (size_t b = 0; b < theirs.size(); ++b)
+            if ((mine[a].write || theirs[b].write) && intersects(mine[a], theirs[b]))
+                return {int(a), int(b)};
+    return {-1, -1};
+}
+
 // "TCVT (pipe V, instr 7, tile op #3, x.pto:5:3)".
 std::string describe(const HazardAccess& a, const std::string& file) {
     std::string text =
@@ -148,7 +158,8 @@ void HazardChecker::finish(int slot, Pipe pipe, int64_t now) {
 
 void HazardChecker::checkOrder(int slot, const TimedKernel& kernel, const Kernel& source,
                                uint32_t kernelIndex, const TimedInstr& ti,
-                               const std::array<uint32_t, kPipeCount>& queued, int64_t now) const {
+                               const std::array<uint32_t, kPipeCount>& queued,
+                               std::span<const int32_t> flags, int64_t now) const {
     const auto touched = static_cast<uint8_t>(ti.readSpaces | ti.writeSpaces);
     std::array<Region, 4> mine{};
     uint8_t count = 0;
@@ -164,13 +175,32 @@ void HazardChecker::checkOrder(int slot, const TimedKernel& kernel, const Kernel
             if (count == 0) count = regionsOf(source.instrs[ti.index], mine);
             std::array<Region, 4> theirs{};
             const uint8_t n = regionsOf(source.instrs[other.index], theirs);
-            for (uint8_t a = 0; a < count; ++a)
-                for (uint8_t b = 0; b < n; ++b) {
-                    if ((mine[a].write || theirs[b].write) && intersects(mine[a], theirs[b]))
-                        raiseOrder(slot, source, kernelIndex, ti, mine[a], other, theirs[b], now);
-                }
+            const auto [a, b] =
+                firstConflict(std::span(mine.data(), count), std::span(theirs.data(), n));
+            if (a < 0) continue;
+            if (heldBack(kernel, queued[p], i, ti.pipe, flags)) break; // and the rest of the queue
+            raiseOrder(slot, source, kernelIndex, ti, mine[a], other, theirs[b], now);
         }
     }
+}
+
+bool HazardChecker::heldBack(const TimedKernel& kernel, uint32_t from, uint32_t at, Pipe pipe,
+                             std::span<const int32_t> flags) {
+    std::array<std::pair<uint16_t, int32_t>, kOrderLookahead> used{}; // (flag, waits so far)
+    size_t usedCount = 0;
+    for (uint32_t i = from; i < at; ++i) {
+        const TimedInstr& t = kernel.instrs[i];
+        if (t.kind != InstrKind::WaitFlag || t.flag / kEventIds / kPipeCount != int(pipe)) continue;
+        auto* it = std::find_if(used.begin(), used.begin() + usedCount,
+                                [&](const auto& u) { return u.first == t.flag; });
+        if (it == used.begin() + usedCount) {
+            if (usedCount == used.size()) return false; // beyond the look-ahead: not proven
+            *it = {t.flag, 0};
+            ++usedCount;
+        }
+        if (++it->second > flags[t.flag]) return true;
+    }
+    return false;
 }
 
 void HazardChecker::raiseOrder(int slot, const Kernel& source, uint32_t kernelIndex,

@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -82,9 +83,18 @@ public:
                                  const TimedInstr& ti, const Region& mine,
                                  const TimedInstr& earlier, const Region& theirs, int64_t now,
                                  int64_t earlierStart = -1) const;
+    /// `flags` is the core's flag counters: an earlier instruction that a WAIT_FLAG from ti's
+    /// pipe holds back is no fault (heldBack).
     void checkOrder(int slot, const TimedKernel& kernel, const Kernel& source, uint32_t kernelIndex,
                     const TimedInstr& ti, const std::array<uint32_t, kPipeCount>& queued,
-                    int64_t now) const;
+                    std::span<const int32_t> flags, int64_t now) const;
+    /// Whether pipe `p`'s queued instructions [from, at) hold a WAIT_FLAG from `pipe` that the
+    /// flag's pending sets (`flags`, less those earlier waits of the queue use) do not cover:
+    /// then instruction `at` starts after a SET_FLAG that `pipe` has yet to run, so after what
+    /// `pipe` runs now — ordered, even when the listing writes it first (a listing may put a
+    /// consumer's wait above its producer; pipes follow only their own queues and flags).
+    static bool heldBack(const TimedKernel& kernel, uint32_t from, uint32_t at, Pipe pipe,
+                         std::span<const int32_t> flags);
 
 private:
     /// A running instruction with a copy of its regions (compared often, so kept close).

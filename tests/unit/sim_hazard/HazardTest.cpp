@@ -126,6 +126,78 @@ TEST(Hazard, ReusedLiveBufferIsAnOverlapFault) {
     EXPECT_NO_THROW(simulate(program, ArchConfig(), {}, off));
 }
 
+// A listing written pipe by pipe: the V pipe's TADD comes first on the page but waits for the
+// flag MTE2 sets after its TLOAD, so the load runs first — ordered by the flag, the other way
+// round from the listing. The pipes follow their own queues and flags, so this is a correct
+// program (and the static sync check says so); `withFlag` false drops the flag: a real race.
+std::string consumerListedFirst(bool withFlag) {
+    return fmt::format(R"(pto @listed
+gm %x : f32[16x64] @0x0 input
+gm %y : f32[16x64] @0x1000 output
+kernel @k0 aiv {{
+{}  V    TADDS         UB[0x1000]:f32[16x64/64], UB[0x0]:f32[16x64/64] {{scalar = 1}}
+  V    SET_FLAG      V->MTE3 0
+  MTE2 TLOAD         UB[0x0]:f32[16x64/64], GM[0x0]:f32[16x64/64]
+{}  MTE3 WAIT_FLAG     V->MTE3 0
+  MTE3 TSTORE        GM[0x1000]:f32[16x64/64], UB[0x1000]:f32[16x64/64]
+}}
+task 0 @k0 aiv
+)",
+                       withFlag ? "  V    WAIT_FLAG     MTE2->V 0\n" : "",
+                       withFlag ? "  MTE2 SET_FLAG      MTE2->V 0\n" : "");
+}
+
+TEST(Hazard, AConsumerListedAboveItsProducerButHeldByItsFlagIsNoFault) {
+    const PtoProgram program = parsePtoProgram(consumerListedFirst(true), "listed.ptoasm");
+    EXPECT_NO_THROW(simulate(program, ArchConfig(), {}, timingOnly("listed.ptoasm")));
+    // The numbers as well: y = x + 1 (the TADDS read what the TLOAD brought).
+    SimOptions full;
+    full.traceLevel = TraceLevel::None;
+    TensorData x(DType::F32, {16, 64});
+    for (int64_t i = 0; i < x.numel(); ++i) x.set(i, double(i % 7));
+    const std::vector<TensorData> inputs{x};
+    const SimResult r = simulate(program, ArchConfig(), inputs, full);
+    ASSERT_EQ(r.outputs.size(), 1u);
+    for (int64_t i = 0; i < x.numel(); ++i)
+        ASSERT_EQ(r.outputs[0].second.get(i), double(i % 7) + 1);
+}
+
+// The GM part of the same: a workspace round trip whose TLOAD is listed above the TSTORE it
+// reads back, held by the MTE3->MTE2 flag set after the store.
+TEST(Hazard, AGmReloadListedAboveItsStoreButHeldByItsFlagIsNoFault) {
+    const PtoProgram program = parsePtoProgram(R"(pto @trip
+gm %x : f32[16x64] @0x0 input
+gm %ws : f32[16x64] @0x1000 workspace
+gm %y : f32[16x64] @0x2000 output
+kernel @k0 aiv {
+  MTE2 TLOAD         UB[0x0]:f32[16x64/64], GM[0x0]:f32[16x64/64]
+  MTE2 SET_FLAG      MTE2->MTE3 0
+  MTE2 WAIT_FLAG     MTE3->MTE2 0
+  MTE2 TLOAD         UB[0x1000]:f32[16x64/64], GM[0x1000]:f32[16x64/64]
+  MTE2 SET_FLAG      MTE2->MTE3 1
+  MTE3 WAIT_FLAG     MTE2->MTE3 0
+  MTE3 TSTORE        GM[0x1000]:f32[16x64/64], UB[0x0]:f32[16x64/64]
+  MTE3 SET_FLAG      MTE3->MTE2 0
+  MTE3 WAIT_FLAG     MTE2->MTE3 1
+  MTE3 TSTORE        GM[0x2000]:f32[16x64/64], UB[0x1000]:f32[16x64/64]
+}
+task 0 @k0 aiv
+)",
+                                               "trip.ptoasm");
+    EXPECT_NO_THROW(simulate(program, ArchConfig(), {}, timingOnly("trip.ptoasm")));
+}
+
+TEST(Hazard, TheSameListingWithoutTheFlagIsARace) {
+    const PtoProgram program = parsePtoProgram(consumerListedFirst(false), "listed.ptoasm");
+    try {
+        simulate(program, ArchConfig(), {}, timingOnly("listed.ptoasm"));
+        FAIL() << "expected an OverlapFault";
+    } catch (const OverlapFault& fault) {
+        EXPECT_EQ(fault.first().opcode, Opcode::TLoad) << fault.what();
+        EXPECT_EQ(fault.second().opcode, Opcode::TAddS) << fault.what();
+    }
+}
+
 TEST(Hazard, ALoadIntoABufferARunningExpWritesOverlapsIt) {
     const PtoProgram program = parsePtoProgram(reusedBuffer(true), "overlap.ptoasm");
     try {
