@@ -208,7 +208,7 @@ bool Engine::dispatchCluster() {
     const int hw = freeCluster(cluster);
     if (hw < 0) return false;
     m_readyClusters.pop();
-    m_handOffs[static_cast<size_t>(hw)].clear();
+    dropEndedHandOffs(hw);
     for (int r = 0; r < kClusterRoles; ++r) {
         if (cluster.members[r] < 0) continue;
         const int slot = clusterSlot(hw, ClusterRole(r));
@@ -218,6 +218,20 @@ bool Engine::dispatchCluster() {
         dispatchTo(slot, static_cast<uint32_t>(cluster.members[r]));
     }
     return true;
+}
+
+// Forgets the hand-offs of cluster runs none of this hardware cluster's cores still runs. A
+// cluster may use only some roles, so another run can hold the rest of the cores meanwhile: its
+// records (an AIV's early read, its AIC's write still to come) stay.
+void Engine::dropEndedHandOffs(int hw) {
+    std::array<int32_t, kClusterRoles> running{};
+    for (int r = 0; r < kClusterRoles; ++r) {
+        const int slot = clusterSlot(hw, ClusterRole(r));
+        running[static_cast<size_t>(r)] = m_isIdle[slot] ? -1 : m_cores[slot].cluster;
+    }
+    std::erase_if(m_handOffs[static_cast<size_t>(hw)], [&](const HandOff& h) {
+        return std::ranges::find(running, h.cluster) == running.end();
+    });
 }
 
 void Engine::startTask(int slot) {

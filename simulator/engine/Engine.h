@@ -138,6 +138,7 @@ private:
     void traceReady();
     void makeReady(uint32_t task);
     bool dispatchCluster();
+    void dropEndedHandOffs(int hw);
     int freeCluster(const TimedCluster& cluster) const;
     void dispatchTo(int slot, uint32_t task);
     int clusterSlot(int hwCluster, ClusterRole role) const;

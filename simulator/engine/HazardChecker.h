@@ -14,6 +14,11 @@
 // durations are known: at once when both are fixed-time, else when the GM transfer among them
 // completes (its end depends on the bandwidth it gets). A pair whose times only touch (one
 // ends at the cycle the other starts) is no hazard. Works without data (timing-only mode).
+//
+// It also checks program order (checkOrder): an instruction that starts while one listed before
+// it on another pipe, touching the same bytes, has not started yet ran out of order — unless a
+// WAIT_FLAG from the starting pipe holds that earlier one back (heldBack), which orders the two
+// whatever the listing says.
 
 #include "compiler/ir/Pto.h"
 #include "compiler/ir/PtoRegion.h"

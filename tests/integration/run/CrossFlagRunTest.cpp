@@ -197,6 +197,24 @@ TEST(CrossFlagRun, AReadByAnAivWhoseTaskHasEndedIsStillComparedWithItsAicsWrite)
     EXPECT_NE(m.find("AIV 31 (aiv1 of cluster 15) read it"), std::string::npos) << m;
 }
 
+// A cluster run may use only some of a hardware cluster's cores: cluster 1 (AIV 1 alone) starts
+// on hardware cluster 0 while cluster 0's AIC still runs. Starting it must not forget cluster
+// 0's hand-offs: with AIV 0's wait dropped, its early read still meets the AIC's write (it ran to
+// the end with only a warning while every dispatch cleared the hardware cluster's records).
+TEST(CrossFlagRun, AnotherRunOnTheSameHardwareClusterKeepsTheHandOffsOfOneStillRunning) {
+    ASSERT_EQ(runCluster("cross_partial_clusters").faultMessage, "");
+    RunResult unchecked = runCluster("cross_partial_clusters", "drop-cross-wait:0", false);
+    ASSERT_EQ(unchecked.sim.tasks.size(), 3u);
+    EXPECT_EQ(unchecked.sim.tasks[2].coreType, CoreType::AIV);
+    EXPECT_EQ(unchecked.sim.tasks[2].core, 1);
+    EXPECT_LT(unchecked.sim.tasks[2].start, unchecked.sim.tasks[0].end);
+    RunResult r = runCluster("cross_partial_clusters", "drop-cross-wait:0");
+    const std::string& m = r.faultMessage;
+    EXPECT_NE(m.find("cross-core race on workspace GM"), std::string::npos) << m;
+    EXPECT_NE(m.find("AIC 0 pipe FIX TSTORE writes it"), std::string::npos) << m;
+    EXPECT_NE(m.find("AIV 0 (aiv0 of cluster 0) read it"), std::string::npos) << m;
+}
+
 TEST(CrossFlagRun, WaitWithNoMatchingSetIsADeadlockNamingBothCores) {
     RunResult r = runCluster("cross_missing_set");
     const std::string& m = r.faultMessage;
