@@ -784,6 +784,12 @@ Type Parser::parseIndexType() {
 // for ["name"] %i = LO to HI [step S] [iter_args(%a = %a0, ...)] [suffix] { ... [yield ...] }
 void Parser::parseFor(FunctionState& s, const ResultNames& results) {
     Token forTok = take();
+    int depth = 0;
+    for (const FunctionState* o = s.outer; o; o = o->outer) ++depth;
+    if (depth >= kMaxLoopNesting)
+        fail(forTok.loc, fmt::format("loops nested more than {} levels deep; split the nest or "
+                                     "move its inner loops into a function ('call @f')",
+                                     kMaxLoopNesting));
     Op op;
     op.kind = OpKind::For;
     op.loc = forTok.loc;

@@ -26,6 +26,11 @@ namespace pto {
 // limit keeps its stack bounded whatever the input). Name intermediate results instead.
 inline constexpr int kMaxOpNesting = 256;
 
+// Loops may nest this many levels deep: the parser, the verifier, the interpreters and
+// unroll-loops recurse once per level, so the limit keeps their stacks bounded (5000 nested
+// loops crashed the parser). Real kernels nest a handful.
+inline constexpr int kMaxLoopNesting = 64;
+
 // Parses every function of a .pto file; `file` names it in diagnostics. With `verify` (the
 // default) each function is checked by verifyFunction as well.
 Module parseModule(std::string_view text, std::string file, bool verify = true);

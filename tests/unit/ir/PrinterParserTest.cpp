@@ -67,6 +67,37 @@ TEST(PrinterParser, NestingIsLimitedAtBothLevelsWithoutExhaustingTheStack) {
     }
 }
 
+// `levels` loops nested one in another, each of one trip, around a copy of %x.
+std::string nestedLoops(int levels) {
+    std::string text = "func @f(%x: tensor<16x16xf32>) -> tensor<16x16xf32> {\n";
+    for (int i = 0; i < levels; ++i)
+        text += fmt::format("  %r{0} = for %i{0} = 0 to 1 iter_args(%a{0} = %{1}) {{\n", i,
+                            i == 0 ? "x" : fmt::format("a{}", i - 1));
+    text += fmt::format("  %y = neg %{}\n", levels == 0 ? "x" : fmt::format("a{}", levels - 1));
+    std::string result = "y";
+    for (int i = levels - 1; i >= 0; --i) {
+        text += fmt::format("  yield %{}\n  }}\n", result);
+        result = fmt::format("r{}", i);
+    }
+    return text + fmt::format("  return %{}\n}}\n", result);
+}
+
+TEST(PrinterParser, LoopNestingIsLimitedWithoutExhaustingTheStack) {
+    const Module ok = parseModule(nestedLoops(kMaxLoopNesting), "t.pto");
+    const Function* body = &ok.functions.at(0);
+    int depth = 0;
+    for (; !body->ops().empty() && body->ops().front().kind == OpKind::For; ++depth)
+        body = &body->ops().front().body.front();
+    EXPECT_EQ(depth, kMaxLoopNesting);
+    const CompileError e = parseError(nestedLoops(kMaxLoopNesting + 1));
+    EXPECT_EQ(e.loc().line, uint32_t(2 + kMaxLoopNesting)); // the 65th 'for'
+    EXPECT_NE(e.message().find("loops nested more than 64 levels deep"), std::string::npos)
+        << e.what();
+    // 5000 levels crashed the parser (one recursion per level).
+    const CompileError deep = parseError(nestedLoops(5000));
+    EXPECT_NE(deep.message().find("loops nested more than 64 levels deep"), std::string::npos);
+}
+
 TEST(PrinterParser, SamplesRoundTrip) {
     int count = 0;
     for (const auto& entry : std::filesystem::directory_iterator(PTO_SOURCE_DIR "/samples")) {
