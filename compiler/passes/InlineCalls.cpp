@@ -48,9 +48,18 @@ private:
                 std::vector<ValueId> inner(g.valueCount(), kNoId);
                 for (size_t i = 0; i < g.args.size() && i < op.operands.size(); ++i)
                     inner[g.args[i]] = map[op.operands[i]];
+                const size_t firstCopied = out.valueCount();
                 emitOps(out, g, inner, parent.value_or(op.parent), depth + 1);
-                for (size_t k = 0; k < op.results.size() && k < g.results.size(); ++k)
-                    map[op.results[k]] = inner[g.results[k]];
+                for (size_t k = 0; k < op.results.size() && k < g.results.size(); ++k) {
+                    const ValueId v = inner[g.results[k]];
+                    map[op.results[k]] = v;
+                    // Outputs are named after the returned values: a value the callee computed
+                    // takes the name the caller gives its result (the callee's own name could
+                    // be one the caller uses for another value). One the caller passed in
+                    // keeps its name.
+                    const std::string& name = src.value(op.results[k]).name;
+                    if (v != kNoId && v >= firstCopied && !name.empty()) out.value(v).name = name;
+                }
                 continue;
             }
             Op copy;

@@ -286,6 +286,40 @@ TEST(PtoRunCli, WritesOutputsAndReportsThroughput) {
     EXPECT_EQ(y.shape, (Shape{64, 1024}));
 }
 
+// Outputs are named after what `return` names: a result computed by a called function takes
+// the caller's name. Before, p.npy was written as v.npy (the callee's name) and the caller's %v
+// as v1.npy, so v.npy held 2x where the program's %v is 3x, and `pto diff --bisect` said PASS
+// for every stage, then FAIL for output v.
+TEST(PtoRunCli, AnOutputComputedByACalledFunctionTakesTheCallersName) {
+    test::TempDir dir;
+    const auto prog = dir / "call.pto";
+    std::ofstream(prog) << "func @f(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {\n"
+                           "  %v = muls %a, 2.0\n  return %v\n}\n"
+                           "func @main(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, "
+                           "tensor<4x8xf32>) {\n"
+                           "  %p = call @f(%x)\n  %v = muls %x, 3.0\n  return %p, %v\n}\n";
+    std::vector<float> xs(32);
+    for (size_t i = 0; i < xs.size(); ++i) xs[i] = 0.25f * float(i) - 3.0f;
+    writeTensor(dir / "x.npy", TensorData::fromFloats(DType::F32, Shape{4, 8}, xs));
+    const std::string in = test::shellQuote((dir / "x.npy").string());
+    auto r = test::runCommand(fmt::format("{} run {} --inputs {} --outputs {} --trace none",
+                                          PTO_CLI, test::shellQuote(prog.string()), in,
+                                          test::shellQuote((dir / "o").string())));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    ASSERT_TRUE(std::filesystem::exists(dir / "o" / "p.npy"));
+    ASSERT_FALSE(std::filesystem::exists(dir / "o" / "v1.npy"));
+    const TensorData p = readTensor(dir / "o" / "p.npy"), v = readTensor(dir / "o" / "v.npy");
+    for (int64_t i = 0; i < 32; ++i) {
+        EXPECT_EQ(p.get(i), 2.0 * xs[size_t(i)]) << i;
+        EXPECT_EQ(v.get(i), 3.0 * xs[size_t(i)]) << i;
+    }
+    auto bisect = test::runCommand(fmt::format("{} diff --bisect {} --inputs {}", PTO_CLI,
+                                               test::shellQuote(prog.string()), in));
+    EXPECT_EQ(bisect.exitCode, 0) << bisect.out << bisect.err;
+    EXPECT_NE(bisect.out.find("output p: PASS"), std::string::npos) << bisect.out;
+    EXPECT_NE(bisect.out.find("output v: PASS"), std::string::npos) << bisect.out;
+}
+
 TEST(PtoRunCli, InputOfTheWrongShapeIsAnInputError) {
     test::TempDir dir;
     auto bad = dir / "x.npy";
