@@ -10,6 +10,7 @@
 #include "compiler/ir/Cost.h"
 #include "compiler/ir/Parser.h"
 #include "compiler/ir/PtoParser.h"
+#include "compiler/ir/Verifier.h"
 #include "compiler/passes/RowParallel.h"
 #include "compiler/passes/UnrollLoops.h"
 
@@ -298,6 +299,9 @@ CompileState loadModule(Module module, const std::string& entry,
     bindScalars(state.tensor, binds, file);
     state.functions = module.functions;
     if (fn->level == Level::Tile) { // hand-written Tile IR: lowering starts at the Tile passes
+        // A bound trip count makes the loop checkable for every iteration (the parser could
+        // not): its errors name the program's values and the iteration, not unrolled copies.
+        if (!binds.empty()) verifyFunction(state.tensor, file);
         state.tile = state.tensor;
         // Its loops are unrolled as it is loaded (the Tile passes see straight-line IR, like
         // a Tensor program's after unroll-loops); state.tensor keeps them as written.

@@ -387,6 +387,21 @@ TEST(LoopBind, BadBindsAreErrors) {
     EXPECT_NE(huge.err.find("99999999999999999999 is out of range"), std::string::npos) << huge.err;
 }
 
+// A Tile-level loop is checked for every iteration once its trip count is bound, like one
+// written with the number: the error names %a and the iteration (it named the unrolled copy
+// `%a_3 (op #16)`).
+TEST(LoopBind, ATileLevelLoopBoundPastItsTensorNamesTheValueAndTheIteration) {
+    test::TempDir dir("pto-loop-bind-tile");
+    ASSERT_EQ(runBound("tile_loop_bound", "--bind t=3", dir, "fits").exitCode, 0);
+    auto past = runBound("tile_loop_bound", "--bind t=4", dir, "past");
+    EXPECT_EQ(past.exitCode, 2);
+    EXPECT_NE(past.err.find("tile_loop_bound.pto:6:10: error: tload %a (op #0): at %i = 3: tile "
+                            "16x256 at offset [0, 768] exceeds the tensor 16x1000 (dim 1: 768 + "
+                            "256 > 1000)"),
+              std::string::npos)
+        << past.err;
+}
+
 TEST(LoopBind, WhatIfReRunsWithTheRecordedBinds) {
     test::TempDir dir("pto-loop-bind-whatif");
     auto run = runBound("loop_bound", "--bind t=3", dir, "run");
