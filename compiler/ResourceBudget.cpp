@@ -272,12 +272,29 @@ void checkInstrBudget(const PtoProgram& program, const ResourceBudget& budget,
             largest = &k;
         }
     }
-    if (n > budget.maxInstrs)
-        throw BudgetError(file, {},
+    if (n > budget.maxInstrs) {
+        // Where most of them come from: the largest kernel's longest counted loop (a program
+        // loop run many times), else its first instruction.
+        const InstrLoop* loop = nullptr;
+        for (const InstrLoop& l : largest->loops)
+            if (!loop || double(l.end - l.begin) * double(l.count) >
+                             double(loop->end - loop->begin) * double(loop->count))
+                loop = &l;
+        SourceLoc at;
+        if (loop && loop->begin < largest->instrs.size())
+            at = largest->instrs[loop->begin].loc;
+        else if (!largest->instrs.empty())
+            at = largest->instrs.front().loc;
+        const std::string where =
+            loop ? fmt::format(", most in its loop \"{}\" of {} rounds", loop->name, loop->count)
+                 : std::string();
+        throw BudgetError(file, at,
                           fmt::format("@{} has {} PTO instructions ({} in its largest kernel "
-                                      "@{}), more than the budget of {}; use larger tiles or "
+                                      "@{}{}), more than the budget of {}; use larger tiles or "
                                       "raise the limit with --max-instrs",
-                                      program.name, n, most, largest->name, budget.maxInstrs));
+                                      program.name, n, most, largest->name, where,
+                                      budget.maxInstrs));
+    }
 }
 
 int64_t gmImageBytes(const PtoProgram& program) {

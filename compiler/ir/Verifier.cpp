@@ -211,10 +211,16 @@ void FunctionVerifier::checkAffineView(const Op& op) const {
             const IvRange& r = m_ivs.at(op.operands[base + k]);
             int64_t c = strides[k * rank + d];
             if (c == 0) continue;
-            int64_t a = c * r.first, b = c * r.last;
+            int64_t a = 0, b = 0;
             std::string_view iv = names[op.operands[base + k]];
-            lo += std::min(a, b);
-            hi += std::max(a, b);
+            const bool wraps = __builtin_mul_overflow(c, r.first, &a) ||
+                               __builtin_mul_overflow(c, r.last, &b) ||
+                               __builtin_add_overflow(lo, std::min(a, b), &lo) ||
+                               __builtin_add_overflow(hi, std::max(a, b), &hi);
+            if (wraps)
+                fail(op, fmt::format("the offset of dim {} ({} * %{} for %{} from {} to {}) does "
+                                     "not fit in 64 bits",
+                                     d, c, iv, iv, r.first, r.last));
             loAt +=
                 fmt::format("{}%{} = {}", loAt.empty() ? "" : ", ", iv, a <= b ? r.first : r.last);
             hiAt +=
