@@ -457,9 +457,10 @@ void allocateInOrder(BlockProgram& program, BlockFunction& block, const TargetIn
     checkNoOverlap(block);
 }
 
-// A block that does not fit in its depth-first order is tried once more in program order
-// (order-instructions' fallback); fused blocks keep the order fuse-cube-vector gave them. If
-// that fails too, the error is the first one (the order the Block stages show).
+// A block that does not fit in its depth-first order is tried in program order, then with every
+// op's readers run as soon as they are ready (order-instructions' fallbacks); fused blocks keep
+// the order fuse-cube-vector gave them. If none fits, the error is the first one (the order the
+// Block stages show).
 void allocateBlock(BlockProgram& program, BlockFunction& block, const TargetInfo& target,
                    const std::string& file, std::vector<uint32_t>& intervalOf,
                    std::vector<uint32_t>& lastAt) {
@@ -471,25 +472,34 @@ void allocateBlock(BlockProgram& program, BlockFunction& block, const TargetInfo
         forgetBlock(program.tile, block, intervalOf, lastAt);
     }
     const std::vector<BlockItem> depthFirst = block.items;
-    bool fits = false;
-    if (block.cluster == kNoCluster && reorderInProgramOrder(block)) {
+    // Each fallback order in turn: true when the block fits in it.
+    auto fitsIn = [&](bool reordered) {
+        if (!reordered) return false;
         try {
             program.notes.resize(notes);
             allocateInOrder(program, block, target, file, intervalOf, lastAt, false);
-            fits = true;
+            return true;
         } catch (const CompileError&) {
             forgetBlock(program.tile, block, intervalOf, lastAt);
             block.items = depthFirst;
+            return false;
         }
+    };
+    const char* order = nullptr;
+    if (block.cluster == kNoCluster) {
+        if (fitsIn(reorderInProgramOrder(block)))
+            order = "program order";
+        else if (fitsIn(reorderEagerly(program.tile, block)))
+            order = "an order that runs each op's readers as soon as they are ready";
     }
-    if (!fits) { // the depth-first attempt again, for its error described
+    if (!order) { // the depth-first attempt again, for its error described
         program.notes.resize(notes);
         allocateInOrder(program, block, target, file, intervalOf, lastAt, true);
         throw std::logic_error("allocate-buffers: a block that did not fit fits when retried");
     }
     program.notes.push_back(fmt::format("block '{}': does not fit in depth-first order; "
-                                        "allocated in program order",
-                                        block.name));
+                                        "allocated in {}",
+                                        block.name, order));
 }
 
 } // namespace

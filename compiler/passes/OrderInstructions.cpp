@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 
 namespace pto {
 namespace {
@@ -180,6 +181,48 @@ void orderInstructions(BlockProgram& program) {
         const Chains chains = chainsOf(graph);
         block.items = postOrder(graph, chains, programOrdered(program.tile, graph, chains));
     }
+}
+
+bool reorderEagerly(const Function& tile, BlockFunction& block) {
+    std::vector<bool> written(tile.valueCount(), false);
+    if (hasGmHazard(tile, block, written)) return false;
+    const std::vector<OpId> defs = definingOps(tile);
+    std::vector<uint32_t> local(tile.ops().size(), kNoId);
+    const BlockGraph g(tile, defs, block, local);
+    const auto n = uint32_t(g.size());
+    std::vector<std::vector<uint32_t>> users(n);
+    std::vector<uint32_t> waiting(n, 0); // in-block operands not emitted yet
+    for (uint32_t i = 0; i < n; ++i)
+        for (ValueId v : g.operands(i))
+            if (const uint32_t p = g.producer(v); p != kNoId) {
+                users[p].push_back(i);
+                ++waiting[i];
+            }
+    std::vector<bool> done(n, false);
+    std::vector<BlockItem> ordered;
+    ordered.reserve(n);
+    std::vector<uint32_t> stack;
+    for (uint32_t first = 0; first < n; ++first) {
+        if (done[first] || waiting[first] != 0) continue; // emitted, or its operands follow it
+        stack.push_back(first);
+        while (!stack.empty()) {
+            const uint32_t i = stack.back();
+            stack.pop_back();
+            if (done[i]) continue;
+            done[i] = true;
+            ordered.push_back({g.op(i), {}});
+            // Readers that are ready now, the first of them next.
+            for (auto it = users[i].rbegin(); it != users[i].rend(); ++it)
+                if (--waiting[*it] == 0) stack.push_back(*it);
+        }
+    }
+    if (ordered.size() != n)
+        throw std::logic_error("order-instructions: a block's items are not in dataflow order");
+    bool same = true;
+    for (uint32_t i = 0; i < n && same; ++i) same = ordered[i].op == block.items[i].op;
+    if (same) return false;
+    block.items = std::move(ordered);
+    return true;
 }
 
 bool reorderInProgramOrder(BlockFunction& block) {

@@ -21,4 +21,11 @@ void orderInstructions(BlockProgram& program);
 // instead of living until the second chain's turn. False when the items already are in it.
 bool reorderInProgramOrder(BlockFunction& block);
 
+// The last fallback (after program order): the block's current order with every op's readers
+// moved up to run as soon as their operands are ready. A tile several reductions along
+// different axes read (a column sum accumulated over row tiles and a row max of each) then dies
+// with its own row tile instead of staying live until the accumulation's sink comes up. False
+// when the items already are in it, or the block has a GM hazard (its order is program order).
+bool reorderEagerly(const Function& tile, BlockFunction& block);
+
 } // namespace pto
