@@ -17,8 +17,11 @@ constexpr const char* kProfilerVersion = "1";
 // The whole run as one roofline point against the cores it used.
 BoundVerdict classifyRun(const RunModel& m) {
     RooflinePoint point;
-    PipeCycles busy{};
-    std::int64_t active = 0;
+    // Per core type (AIC, AIV): a pipe of the cube cores and the same-named pipe of the vector
+    // cores are different hardware, so their busy cycles are not pooled — an AIC MTE2 busy 99 %
+    // of its tasks' time is a saturated pipe even when the AIVs' MTE2 idles.
+    std::array<PipeCycles, 2> busy{};
+    std::array<std::int64_t, 2> active{};
     double nominalFlops = 0;
     std::set<int> cores;
     for (const TaskRun& t : m.tasks) {
@@ -26,10 +29,10 @@ BoundVerdict classifyRun(const RunModel& m) {
         point.flops += t.flops;
         nominalFlops += t.nominalFlops;
         point.bytes += t.gmBytes;
-        active += t.duration();
-        for (std::size_t i = 0; i < kPipeCount; ++i) busy[i] += t.busy[i];
+        const bool cube = t.coreType == "AIC";
+        active[cube] += t.duration();
+        for (std::size_t i = 0; i < kPipeCount; ++i) busy[cube][i] += t.busy[i];
         if (!cores.insert(t.core).second) continue;
-        bool cube = t.coreType == "AIC";
         point.computeRoof += cube ? m.peaks.cubeFlopsPerCycle : m.peaks.vectorFlopsPerCycle;
         point.bandwidth += cube ? m.peaks.gmToL1Rate : m.peaks.gmToUbRate;
     }
@@ -39,8 +42,9 @@ BoundVerdict classifyRun(const RunModel& m) {
     point.cores = double(cores.size());
     completeRooflinePoint(point);
     std::array<double, kPipeCount> ratios{};
-    for (std::size_t i = 0; i < kPipeCount; ++i)
-        ratios[i] = active > 0 ? double(busy[i]) / double(active) : 0;
+    for (std::size_t type = 0; type < 2; ++type)
+        for (std::size_t i = 0; i < kPipeCount && active[type] > 0; ++i)
+            ratios[i] = std::max(ratios[i], double(busy[type][i]) / double(active[type]));
     return classify(point, ratios);
 }
 
