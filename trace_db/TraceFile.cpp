@@ -133,6 +133,14 @@ int checkTraceFile(SqliteDb& db) {
     if (version < 1 || !hasMeta)
         throw TraceError(fmt::format("'{}' is not a PTO Studio trace (schema version {}{})", path,
                                      version, hasMeta ? "" : ", no meta table"));
+    // The meta row says the same as the header in every trace we write; a newer number there
+    // (a file edited or written by another tool) is refused like a newer header.
+    const auto metaVersion = static_cast<int>(
+        db.queryInt("SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'schema_version'"));
+    if (metaVersion > kSchemaVersion)
+        throw TraceError(fmt::format("trace '{}' says it has schema {} (meta schema_version), "
+                                     "newer than this build reads (up to {}) — upgrade",
+                                     path, metaVersion, kSchemaVersion));
     checkTableLayout(db, version);
     return version;
 }

@@ -77,6 +77,19 @@ TEST_F(TraceDbReaderErrors, NewerSchemaVersion) {
     EXPECT_EQ(appendError(m_path), expected);
 }
 
+// The header says this build's schema, the meta row a newer one: refused the same way (every
+// tool and the GUI opened it with no word).
+TEST_F(TraceDbReaderErrors, NewerSchemaVersionInMetaOnly) {
+    test::writeSampleTrace(m_path);
+    runSql(m_path, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
+    const std::string expected = "trace '" + m_path.string() +
+                                 "' says it has schema 99 (meta schema_version), newer than this "
+                                 "build reads (up to " +
+                                 std::to_string(kSchemaVersion) + ") — upgrade";
+    EXPECT_EQ(openError(m_path), expected);
+    EXPECT_EQ(appendError(m_path), expected);
+}
+
 TEST_F(TraceDbReaderErrors, UnrelatedSqliteDatabase) {
     runSql(m_path, "CREATE TABLE customers(id INTEGER PRIMARY KEY, name TEXT)");
     EXPECT_EQ(openError(m_path), "'" + m_path.string() +
