@@ -2,6 +2,7 @@
 // a measured one (`pto import`) with `--match`.
 #include "cli/Command.h"
 
+#include "base/JsonText.h"
 #include "profiler/MeasuredRun.h"
 #include "profiler/RunCompare.h"
 #include "profiler/SimVsReal.h"
@@ -39,7 +40,7 @@ int runSimVsReal(const CompareArgs& args, const prof::Profile& a, const prof::Pr
     spec.outputShape = args.shape;
     const prof::SimRealComparison c = prof::compareSimToReal(sim, simPath, real, realPath, spec);
     if (args.json)
-        std::cout << prof::simRealJson(c, simPath, realPath).dump(2) << "\n";
+        std::cout << jsonText(prof::simRealJson(c, simPath, realPath), 2) << "\n";
     else
         std::cout << prof::simRealText(c, simPath, realPath);
     return kExitOk;
@@ -59,7 +60,7 @@ int runCompare(const CompareArgs& args) {
     }
     prof::RunComparison c = prof::compareRuns(a, b);
     if (args.json)
-        std::cout << prof::comparisonJson(c, args.a, args.b).dump(2) << "\n";
+        std::cout << jsonText(prof::comparisonJson(c, args.a, args.b), 2) << "\n";
     else
         std::cout << prof::comparisonText(c, args.a, args.b);
     return kExitOk;

@@ -2,6 +2,7 @@
 // stage (validate/); exit 0 pass, 1 mismatch, 2 usage or input error.
 #include "cli/Command.h"
 
+#include "base/JsonText.h"
 #include "driver/Bisect.h"
 #include "validate/DumpDiff.h"
 #include "validate/GoldenDiff.h"
@@ -94,7 +95,7 @@ int diffTwoFiles(const DiffArgs& a) {
         d = diagnoseComparison(c, actual.view(), golden.view(), policy,
                                layout ? &*layout : nullptr);
     if (a.json)
-        std::cout << withDiagnosis(comparisonJson(c), d).dump(2) << "\n";
+        std::cout << jsonText(withDiagnosis(comparisonJson(c), d), 2) << "\n";
     else
         std::cout << formatComparison(c) << (d ? formatDiagnosis(*d) : "");
     return c.verdict.passed ? kExitOk : kExitFindings;
@@ -103,7 +104,7 @@ int diffTwoFiles(const DiffArgs& a) {
 int diffDumpTrees(const DiffArgs& a) {
     const DumpDiffReport r = diffDumpTrees(a.files[0], a.files[1], policyOf(a));
     if (a.json)
-        std::cout << dumpDiffJson(r).dump(2) << "\n";
+        std::cout << jsonText(dumpDiffJson(r), 2) << "\n";
     else
         std::cout << formatDumpDiff(r);
     return r.passed() ? kExitOk : kExitFindings;
@@ -131,7 +132,8 @@ int diffRunOutputs(const DiffArgs& a) {
         }
     }
     if (!a.noStore) appendDiffRows(a.files[0], rows);
-    if (a.json) std::cout << nlohmann::json{{"passed", passed}, {"outputs", j}}.dump(2) << "\n";
+    if (a.json)
+        std::cout << jsonText(nlohmann::json{{"passed", passed}, {"outputs", j}}, 2) << "\n";
     return passed ? kExitOk : kExitFindings;
 }
 
@@ -147,7 +149,7 @@ int diffBisect(const DiffArgs& a) {
     o.budget = a.budget;
     const BisectReport report = bisectProgram(o);
     if (a.json)
-        std::cout << bisectJson(report).dump(2) << "\n";
+        std::cout << jsonText(bisectJson(report), 2) << "\n";
     else
         std::cout << formatBisect(report);
     return report.passed() ? kExitOk : kExitFindings;

@@ -1,6 +1,7 @@
 // `pto info`: what a trace file holds — its program, target, stages and run tables.
 #include "cli/Command.h"
 
+#include "base/JsonText.h"
 #include "trace_db/TraceReader.h"
 
 #include <fmt/format.h>
@@ -68,7 +69,7 @@ int runInfo(const InfoArgs& args) {
     auto reader = tracedb::TraceReader::open(args.file);
     nlohmann::json j = infoJson(reader);
     if (args.json)
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j, 2) << "\n";
     else
         printText(j);
     return kExitOk;

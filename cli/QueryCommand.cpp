@@ -1,6 +1,8 @@
 // `pto query`: run read-only SQL on a trace file and print the rows as a table, CSV or JSON.
 #include "cli/Command.h"
 
+#include "base/JsonText.h"
+#include "base/Utf8.h"
 #include "trace_db/TraceReader.h"
 
 #include <fmt/format.h>
@@ -60,7 +62,8 @@ void printTable(const tracedb::QueryResult& r) {
         std::string line;
         for (std::size_t c = 0; c < width.size(); ++c) {
             std::string text = cell(c);
-            if (text.size() > width[c]) text = text.substr(0, width[c] - 1) + "~";
+            // Cut at a character boundary: a "→" cut in half is not UTF-8.
+            if (text.size() > width[c]) text = text.substr(0, utf8Prefix(text, width[c] - 1)) + "~";
             line += fmt::format("{}{:<{}}", c ? "  " : "", text, width[c]);
         }
         line.erase(line.find_last_not_of(' ') + 1);
@@ -97,7 +100,7 @@ int runLimitedQuery(const QueryArgs& args) {
             if (json) {
                 nlohmann::json obj = nlohmann::json::object();
                 for (std::size_t c = 0; c < cols.size(); ++c) obj[cols[c]] = cellJson(row[c]);
-                fmt::print("{}\n{}", n++ ? "," : "", obj.dump());
+                fmt::print("{}\n{}", n++ ? "," : "", jsonText(obj));
                 return true;
             }
             if (!header) {

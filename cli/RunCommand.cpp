@@ -1,6 +1,7 @@
 // `pto run`: compile and simulate a .pto program, write outputs and the trace, print timing.
 #include "cli/Command.h"
 
+#include "base/JsonText.h"
 #include "cli/Progress.h"
 #include "driver/Session.h"
 #include "driver/ValueDump.h"
@@ -113,7 +114,7 @@ int runRun(RunArgs& args) {
     progress.done();
     if (!args.dump.empty() && r.faultMessage.empty()) dumpRunValues(r, {args.dump, args.dumpTiles});
     if (args.json)
-        std::cout << summaryJson(r).dump(2) << "\n";
+        std::cout << jsonText(summaryJson(r), 2) << "\n";
     else
         printSummary(r, args);
     if (!r.faultMessage.empty()) {

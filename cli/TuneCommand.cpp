@@ -2,6 +2,7 @@
 // merge chunk files, print or re-run a candidate of a tune file (docs/USER_GUIDE.md, "Tuning").
 #include "cli/Command.h"
 
+#include "base/JsonText.h"
 #include "cli/Progress.h"
 #include "cli/TuneSlurm.h"
 #include "driver/Tuner.h"
@@ -105,7 +106,7 @@ void printJsonSummary(const TuneData& data) {
     if (const TuneCandidate* c = candidateById(data, 0)) j["as_written"] = candidateJson(*c);
     if (const TuneCandidate* best = data.best()) j["best"] = candidateJson(*best);
     if (!data.metaOr("best_trace").empty()) j["best_trace"] = data.metaOr("best_trace");
-    std::cout << j.dump(2) << "\n";
+    std::cout << jsonText(j, 2) << "\n";
 }
 
 void printSummary(const TuneData& data, const std::string& out) {

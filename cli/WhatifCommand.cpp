@@ -2,6 +2,7 @@
 // per Tensor op and per core.
 #include "cli/Command.h"
 
+#include "base/JsonText.h"
 #include "cli/Progress.h"
 #include "driver/WhatIf.h"
 
@@ -38,7 +39,7 @@ int runWhatif(const WhatifArgs& args) {
         auto j = prof::comparisonJson(r.comparison, args.file, changed);
         j["overrides"] = args.overrides;
         j["notes"] = r.notes;
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j, 2) << "\n";
     } else {
         std::cout << prof::comparisonText(r.comparison, args.file, changed);
         for (const auto& note : r.notes) std::cout << "note: " << note << "\n";

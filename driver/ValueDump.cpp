@@ -3,6 +3,7 @@
 #include "driver/ValueDump.h"
 
 #include "base/AtomicFile.h"
+#include "base/JsonText.h"
 #include "compiler/interp/TileInterpreter.h"
 #include "compiler/ir/Hardware.h"
 #include "compiler/ir/Printer.h"
@@ -185,7 +186,7 @@ private:
         AtomicFile file = AtomicFile::createEmpty(target, "dump manifest");
         {
             std::ofstream out(file.tempPath());
-            out << m.dump(2) << "\n";
+            out << jsonText(m, 2) << "\n";
             if (!out) throw FileWriteError("dump manifest", target, "cannot write");
         }
         file.commit();

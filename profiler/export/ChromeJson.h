@@ -1,6 +1,7 @@
 // Chrome export internals: JSON string escaping, the output sink, cycle→µs, track pid/tid.
 #pragma once
 
+#include "base/Utf8.h"
 #include "trace_db/Rows.h"
 
 #include <fmt/format.h>
@@ -15,9 +16,21 @@
 namespace pto::prof::chrome {
 
 // Appends `s` as a JSON string (quotes included).
+// Bytes that are not UTF-8 (a corrupt trace's names) become U+FFFD, so the file stays JSON.
 inline void appendJsonString(fmt::memory_buffer& out, std::string_view s) {
     out.push_back('"');
-    for (char c : s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        if (static_cast<unsigned char>(c) >= 0x80) {
+            const std::size_t n = utf8SequenceLength(s, i);
+            if (n == 0) {
+                out.append(std::string_view("\\ufffd"));
+            } else {
+                out.append(s.substr(i, n));
+                i += n - 1;
+            }
+            continue;
+        }
         switch (c) {
         case '"':
             out.append(std::string_view("\\\""));

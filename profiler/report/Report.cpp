@@ -1,6 +1,7 @@
 // Renders a profile as text, Markdown or JSON.
 #include "profiler/report/Report.h"
 
+#include "base/JsonText.h"
 #include "profiler/CompileNotes.h"
 #include "profiler/rules/Rules.h"
 
@@ -305,7 +306,7 @@ std::string renderReport(const Profile& p, const ReportOptions& options) {
     nlohmann::json j = reportJson(p, options.topOps);
     switch (options.format) {
     case ReportFormat::Json:
-        return j.dump(2) + "\n";
+        return jsonText(j, 2) + "\n";
     case ReportFormat::Markdown:
         return renderMarkdown(p, j);
     default:

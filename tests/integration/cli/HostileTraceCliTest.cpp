@@ -237,5 +237,48 @@ TEST_F(HostileTraceCli, ConcurrentExportsToOnePathBothComplete) {
     EXPECT_TRUE(tempFilesIn(m_dir.path()).empty());
 }
 
+// A slice name whose last bytes are not UTF-8 (SQLite checks nothing; integrity_check passes):
+// the Chrome export and `pto query --format json` stay JSON (U+FFFD in their place). Before, the
+// export was invalid JSON with exit 0 and the query printed "[" then the JSON library's error.
+TEST_F(HostileTraceCli, NamesThatAreNotUtf8StillGiveJson) {
+    fs::path trace = m_dir / "t.db";
+    ASSERT_EQ(runCommand(pto(fmt::format("run {}/samples/matmul.pto --trace full -o {}",
+                                         PTO_SOURCE_DIR, q(trace))))
+                  .exitCode,
+              0);
+    auto edit = runCommand(fmt::format(
+        "sqlite3 {} \"UPDATE string SET str = CAST(str || X'FFFE' AS TEXT) WHERE str = 'TMATMUL'\"",
+        q(trace)));
+    ASSERT_EQ(edit.exitCode, 0) << edit.err;
+    const std::string isJson =
+        "/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))"
+        "; print(sum(\"\\ufffd\" in json.dumps(d, ensure_ascii=False) "
+        "for _ in [0]))' ";
+    auto chrome = runCommand(pto("export " + q(trace) + " -o " + q(m_dir / "t.json")));
+    ASSERT_EQ(chrome.exitCode, 0) << chrome.err;
+    auto valid = runCommand(isJson + q(m_dir / "t.json"));
+    EXPECT_EQ(valid.exitCode, 0) << valid.err;
+    EXPECT_EQ(valid.out, "1\n") << "the replacement character is in the export";
+    auto query = runCommand(
+        pto("query " + q(trace) +
+            " \"SELECT name FROM slice_named WHERE name LIKE 'TMATMUL%' LIMIT 2\" --format json"));
+    EXPECT_EQ(query.exitCode, 0) << query.err;
+    std::ofstream(m_dir / "q.json") << query.out;
+    auto queryValid = runCommand(isJson + q(m_dir / "q.json"));
+    EXPECT_EQ(queryValid.exitCode, 0) << queryValid.err;
+    EXPECT_EQ(queryValid.out, "1\n");
+    // The table format cuts long text at 60 bytes: 40 two-byte 'é' are cut between characters.
+    auto table = runCommand(pto("query " + q(trace) +
+                                " \"SELECT replace(hex(zeroblob(40)), '00', "
+                                "'é') AS word\""));
+    ASSERT_EQ(table.exitCode, 0) << table.err;
+    std::ofstream(m_dir / "table.txt") << table.out;
+    auto utf8 = runCommand("/usr/bin/python3 -c 'import sys; open(sys.argv[1], \"rb\").read()"
+                           ".decode(\"utf-8\")' " +
+                           q(m_dir / "table.txt"));
+    EXPECT_EQ(utf8.exitCode, 0) << table.out << utf8.err;
+    EXPECT_NE(table.out.find("é~"), std::string::npos) << table.out;
+}
+
 } // namespace
 } // namespace pto
