@@ -15,6 +15,7 @@
 #include <chrono>
 #include <mutex>
 #include <optional>
+#include <sstream>
 
 namespace pto::tracedb {
 namespace {
@@ -404,12 +405,19 @@ void TraceReader::query(std::string_view sql, const RowCallback& onRow,
 }
 
 void TraceReader::verifyIntegrity() const {
-    Statement statement(m_impl->db(), "PRAGMA quick_check");
+    // The first problems name the damage; a flipped page can add hundreds of "never used" ones.
+    Statement statement(m_impl->db(), "PRAGMA quick_check(3)");
     std::vector<std::string> problems;
     while (statement.step()) {
-        std::string line;
-        statement.read(0, line);
-        if (line != "ok") problems.push_back(std::move(line));
+        std::string text;
+        statement.read(0, text);
+        if (text == "ok") continue;
+        // One problem per line, after a "*** in database main ***" line.
+        const std::size_t before = problems.size();
+        std::istringstream lines(text);
+        for (std::string line; std::getline(lines, line);)
+            if (!line.empty() && !line.starts_with("*** ")) problems.push_back(std::move(line));
+        if (problems.size() == before) problems.push_back(std::move(text));
     }
     if (!problems.empty())
         throw TraceError(

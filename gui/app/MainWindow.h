@@ -56,6 +56,8 @@ public:
     /// Every action with a shortcut: (description, shortcut text), sorted by description.
     std::vector<std::pair<QString, QString>> shortcuts() const;
     QString statusText() const;
+    /// The views that could not show the open document, and why ("Graph: trace … is corrupt").
+    const QStringList& viewProblems() const { return m_viewProblems; }
 
 protected:
     void showEvent(QShowEvent* event) override;

@@ -16,6 +16,9 @@
 #include <QThread>
 #include <QThreadPool>
 
+#include <chrono>
+#include <exception>
+
 namespace pto::gui {
 namespace {
 
@@ -26,6 +29,17 @@ void settle(int ms) {
         QApplication::processEvents(QEventLoop::AllEvents, 20);
         QThread::msleep(5);
     }
+}
+
+/// The views with work pending, by title; "background workers" for work on the pool that no
+/// view owns up to.
+QStringList busyViews(const MainWindow& window) {
+    QStringList busy;
+    for (const StudioView* view : window.views())
+        if (view->hasPendingWork()) busy << view->viewTitle();
+    if (busy.isEmpty() && workerPool().activeThreadCount() > 0)
+        busy << QStringLiteral("background workers");
+    return busy;
 }
 
 /// The whole window is large: 8-bit palette and maximum compression keep it commit-sized.
@@ -40,23 +54,51 @@ QString writeCompactPng(QWidget& widget, const QString& path) {
 
 } // namespace
 
-bool waitUntilIdle(int timeoutMs) {
-    QElapsedTimer timer;
-    timer.start();
+QStringList waitUntilIdle(const MainWindow& window, QDeadlineTimer deadline) {
     settle(150);
-    while (workerPool().activeThreadCount() > 0) {
-        if (timer.elapsed() > timeoutMs) return false;
-        settle(20);
+    for (;;) {
+        for (QStringList busy = busyViews(window); !busy.isEmpty(); busy = busyViews(window)) {
+            if (deadline.hasExpired()) return busy;
+            settle(20);
+        }
+        settle(150); // results handed over by queued signals, then repaints
+        // A hand-over may start more work (a stage read → its layout): idle only if none did.
+        if (busyViews(window).isEmpty()) return {};
     }
-    settle(150); // results handed over by queued signals, then repaints
-    return true;
 }
 
-QString writeScreenshots(MainWindow& window, const QString& dir, int width, int height) {
-    if (!QDir().mkpath(dir)) return QStringLiteral("%1: cannot create the directory").arg(dir);
-    window.resize(width, height);
+QString checkOpenTraces(MainWindow& window) {
+    const StudioContext& context = window.context();
+    for (const TraceDocument* document : {context.document(), context.baseline()}) {
+        if (!document) continue;
+        try {
+            document->reader().verifyIntegrity();
+        } catch (const std::exception& error) {
+            return QString::fromStdString(error.what());
+        }
+    }
+    return {};
+}
+
+QString writeScreenshots(MainWindow& window, const QString& dir, const ScreenshotOptions& options) {
+    if (QString problem = checkOpenTraces(window); !problem.isEmpty()) return problem;
+    const QDeadlineTimer deadline(std::chrono::seconds(options.timeoutSeconds));
+    auto timedOut = [&](const QStringList& busy) {
+        return QStringLiteral("the views did not finish loading in %1 s (still loading: %2); "
+                              "--screenshot-timeout SECONDS allows longer")
+            .arg(options.timeoutSeconds)
+            .arg(busy.join(QStringLiteral(", ")));
+    };
+    window.resize(options.width, options.height);
     window.show();
-    if (!waitUntilIdle()) return QStringLiteral("the views did not finish loading in 60 s");
+    if (const QStringList busy = waitUntilIdle(window, deadline); !busy.isEmpty())
+        return timedOut(busy);
+    // Pictures of error views are no pictures of the trace: a view that could not read it
+    // fails the run as a file that does not open does.
+    if (!window.viewProblems().isEmpty())
+        return QStringLiteral("cannot show the trace: %1")
+            .arg(window.viewProblems().join(QStringLiteral("; ")));
+    if (!QDir().mkpath(dir)) return QStringLiteral("%1: cannot create the directory").arg(dir);
     // The whole window first: floating the docks below reorders their tabs.
     if (QString error = writeCompactPng(window, QDir(dir).filePath(QStringLiteral("window.png")));
         !error.isEmpty())
@@ -67,10 +109,13 @@ QString writeScreenshots(MainWindow& window, const QString& dir, int width, int 
         if (dock) {
             dock->show();
             dock->setFloating(true);
-            dock->resize(width, height);
+            dock->resize(options.width, options.height);
             dock->raise();
         }
-        waitUntilIdle();
+        if (const QStringList busy = waitUntilIdle(window, deadline); !busy.isEmpty()) {
+            if (dock) dock->setFloating(wasFloating);
+            return timedOut(busy);
+        }
         const QString error =
             window.exportView(*view, QDir(dir).filePath(view->viewId() + QStringLiteral(".png")));
         if (dock) dock->setFloating(wasFloating);

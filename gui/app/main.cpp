@@ -1,6 +1,6 @@
 // pto-studio: the desktop viewer of PTO Studio trace files.
-// Usage: pto-studio [FILE [--baseline B]]  |  pto-studio --screenshot DIR FILE (headless PNG of
-// each view)
+// Usage: pto-studio [FILE [--baseline B]]  |  pto-studio --screenshot DIR [--screenshot-timeout S]
+//        FILE (headless PNG of each view)
 //        pto-studio --list-shortcuts
 #include "gui/app/MainWindow.h"
 #include "gui/app/Screenshots.h"
@@ -26,12 +26,22 @@ void printError(const QString& text) {
     std::fprintf(stderr, "pto-studio: %s\n", text.toLocal8Bit().constData());
 }
 
-/// Exit codes: 0 written, 2 usage error, bad file or write failure.
+/// Exit codes: 0 written, 2 usage error, bad file (one that does not open, a damaged page, a
+/// view that cannot read it), views still loading at the time limit, or write failure.
 int screenshotMode(const QCommandLineParser& parser) {
     const QStringList files = parser.positionalArguments();
     if (files.size() != 1) {
         printError(QStringLiteral("--screenshot DIR needs exactly one trace FILE"));
         return 2;
+    }
+    pto::gui::ScreenshotOptions options;
+    if (parser.isSet(QStringLiteral("screenshot-timeout"))) {
+        bool ok = false;
+        options.timeoutSeconds = parser.value(QStringLiteral("screenshot-timeout")).toInt(&ok);
+        if (!ok || options.timeoutSeconds <= 0) {
+            printError(QStringLiteral("--screenshot-timeout needs a whole number of seconds > 0"));
+            return 2;
+        }
     }
     pto::gui::MainWindow window;
     QString reason = window.openReference(files.front(), true);
@@ -42,7 +52,7 @@ int screenshotMode(const QCommandLineParser& parser) {
         return 2;
     }
     const QString dir = parser.value(QStringLiteral("screenshot"));
-    const QString error = pto::gui::writeScreenshots(window, dir);
+    const QString error = pto::gui::writeScreenshots(window, dir, options);
     if (!error.isEmpty()) {
         printError(error);
         return 2;
@@ -65,9 +75,14 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription(QStringLiteral("Views PTO Studio trace files"));
     parser.addHelpOption();
     parser.addOption({QStringLiteral("screenshot"),
-                      QStringLiteral("Open FILE, write a PNG of each view into DIR, and exit "
-                                     "(no display needed; exit 2 on a bad file)."),
+                      QStringLiteral("Open FILE, write a PNG of each view into DIR once every "
+                                     "view has loaded, and exit (no display needed; exit 2 on a "
+                                     "bad file)."),
                       QStringLiteral("DIR")});
+    parser.addOption({QStringLiteral("screenshot-timeout"),
+                      QStringLiteral("With --screenshot: how long the views may take to load "
+                                     "(default 120); exit 2 when they take longer."),
+                      QStringLiteral("SECONDS")});
     parser.addOption({QStringLiteral("list-shortcuts"),
                       QStringLiteral("Print every keyboard shortcut (as Help→Keyboard shortcuts "
                                      "lists them) and exit.")});

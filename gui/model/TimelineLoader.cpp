@@ -13,7 +13,10 @@
 
 namespace pto::gui {
 
-TimelineLoader::TimelineLoader(QObject* parent) : QObject(parent) {}
+TimelineLoader::TimelineLoader(QObject* parent)
+    : QObject(parent), m_build([](const std::filesystem::path& trace, CancelToken& cancel) {
+          return buildTimelineLod(trace, cancel);
+      }) {}
 
 TimelineLoader::~TimelineLoader() {
     cancel();
@@ -34,7 +37,7 @@ void TimelineLoader::start(const std::filesystem::path& trace) {
     m_cancel = std::make_shared<CancelToken>();
     const std::uint64_t generation = m_generation;
     QPointer<TimelineLoader> self(this);
-    m_thread = std::thread([self, trace, generation, cancel = m_cancel] {
+    m_thread = std::thread([self, trace, generation, cancel = m_cancel, build = m_build] {
         const FinishGuard finish(*cancel);
         std::shared_ptr<const TimelineLod> lod;
         QString error;
@@ -53,7 +56,7 @@ void TimelineLoader::start(const std::filesystem::path& trace) {
                     if (self) self->deliverTracks(generation, tracks);
                 },
                 Qt::QueuedConnection);
-            lod = buildTimelineLod(trace, *cancel);
+            lod = build(trace, *cancel);
         } catch (...) {
             error = currentErrorText();
         }

@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -25,8 +26,16 @@ class CancelToken;
 class TimelineLoader : public QObject {
     Q_OBJECT
 public:
+    /// How the summary is built once the tracks are read: buildTimelineLod, or what a test
+    /// puts in its place (a slow build, to check who waits for it).
+    using Build = std::function<std::shared_ptr<const TimelineLod>(const std::filesystem::path&,
+                                                                   CancelToken&)>;
+
     explicit TimelineLoader(QObject* parent = nullptr);
     ~TimelineLoader() override;
+
+    /// Used by the next start().
+    void setBuild(Build build) { m_build = std::move(build); }
 
     void start(const std::filesystem::path& trace);
     void cancel();
@@ -46,6 +55,7 @@ private:
                  const QString& error);
     void deliverTracks(std::uint64_t generation, std::shared_ptr<TimelineTrackTree> tracks);
 
+    Build m_build;
     std::thread m_thread;
     std::shared_ptr<CancelToken> m_cancel;
     std::uint64_t m_generation = 0;

@@ -39,6 +39,7 @@ public:
     QString viewTitle() const override { return tr("Bottlenecks"); }
 
     bool isLoading() const { return m_loading; }
+    bool hasPendingWork() const override { return m_loading; }
     /// What the header says (run summary, or why there is nothing to show).
     QString headline() const;
     /// The details pane: the selected finding, or why there is none.

@@ -312,6 +312,11 @@ void CompareView::showTimelines() {
     }
 }
 
+bool CompareView::hasPendingWork() const {
+    return m_loading || (m_currentTimeline && m_currentTimeline->hasPendingWork()) ||
+           (m_baselineTimeline && m_baselineTimeline->hasPendingWork());
+}
+
 QString CompareView::headline() const {
     return m_header->text();
 }

@@ -35,7 +35,10 @@ public:
     QString viewId() const override { return QStringLiteral("compare"); }
     QString viewTitle() const override { return tr("Compare runs"); }
 
+    /// The comparison is being computed (the timelines may still load after it is shown).
     bool isLoading() const { return m_loading; }
+    /// The comparison or one of the two timelines is loading.
+    bool hasPendingWork() const override;
     /// The headline: both runs' totals and the change, or why there is nothing to compare.
     QString headline() const;
     /// The side-by-side bottleneck summaries (baseline, open run).

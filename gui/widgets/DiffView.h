@@ -41,6 +41,7 @@ public:
     const HeatmapData& heatmap() const { return m_map; }
     /// The heatmap of the chosen output is being built (on a worker: it reads the output).
     bool isLoading() const { return m_loading; }
+    bool hasPendingWork() const override { return m_loading; }
     HeatmapWidget* heatmapWidget() const { return m_heatmap; }
     QTableView* tableView() const { return m_view; }
 

@@ -30,6 +30,7 @@ public:
     /// Rebuilds the table with this grouping and filter (as the controls would).
     void showPivot(SliceGrouping grouping, const QString& filter);
     bool isLoading() const { return m_loading; }
+    bool hasPendingWork() const override { return m_loading; }
     QString statusText() const;
     RowTableModel& rows() { return *m_rows; }
     QTableView* table() const { return m_table; }

@@ -35,6 +35,7 @@ public:
     QListView* rightList() const { return m_rightList; }
     /// True while a picked stage or the selection's mapping is being read.
     bool isLoading() const { return m_loading; }
+    bool hasPendingWork() const override { return m_loading; }
     /// The line under the lists: the hint, "Reading…", or why the stages cannot be read.
     QString statusText() const;
 

@@ -18,6 +18,10 @@ public:
     virtual QString viewTitle() const = 0;
     /// The widget drawn when the view is exported (the whole view by default).
     virtual QWidget* exportTarget() { return this; }
+    /// True while work the view started for the open document is still running or its result
+    /// not yet shown — on workerPool() or on a thread of the view's own (the timeline's
+    /// summary, the graph's layout). `--screenshot` waits until no view has any.
+    virtual bool hasPendingWork() const { return false; }
 
 protected:
     /// Called after the context's document changed (also once at construction end through

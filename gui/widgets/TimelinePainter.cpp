@@ -214,29 +214,61 @@ void TimelinePainter::drawCounter(const QRect& lane, const CounterSeries& series
     const TimelineViewport& vp = *m_frame.viewport;
     if (series.ts.empty()) return;
     const double top = lane.top() + 3, bottom = lane.bottom() - 1;
+    const double left = lane.left(), right = lane.right();
     const double scale = series.maxValue > 0 ? (bottom - top) / series.maxValue : 0;
+    auto yOf = [&](std::size_t i) { return bottom - series.value[i] * scale; };
+    auto xAt = [&](std::size_t i) { return std::clamp(xOf(double(series.ts[i])), left, right); };
+    auto visible = [&](std::size_t i) {
+        return i < series.ts.size() && double(series.ts[i]) <= vp.end();
+    };
     auto first = std::upper_bound(series.ts.begin(), series.ts.end(), std::int64_t(vp.begin()));
     std::size_t i = first == series.ts.begin() ? 0 : std::size_t(first - series.ts.begin()) - 1;
-    QPolygonF area;
-    area << QPointF(lane.left(), bottom);
-    // A step graph; within one pixel only the highest value is kept (peaks stay visible).
-    double lastX = -1;
-    for (; i < series.ts.size() && double(series.ts[i]) <= vp.end(); ++i) {
-        const double x =
-            std::clamp(xOf(double(series.ts[i])), double(lane.left()), double(lane.right()));
-        const double y = bottom - series.value[i] * scale;
-        if (std::floor(x) == std::floor(lastX) && !area.isEmpty()) {
-            area.back().setY(std::min(area.back().y(), y));
-            continue;
+    // A step graph: a value holds until the next sample. Samples sharing a pixel column make
+    // that column as high as the highest of them (a burst stays visible however far out the
+    // view is); from the next column on, the last of them holds — not the highest, which
+    // would paint the burst's peak across the idle time after it.
+    QPolygonF area; // filled
+    QPolygonF edge; // its outline, drawn once: the dips between two crowded columns drop out
+    auto add = [&](double x, double y) {
+        area << QPointF(x, y);
+        const qsizetype n = edge.size();
+        if (n >= 2 && edge[n - 1].x() == x && edge[n - 2].x() == x)
+            edge[n - 1].setY(y); // one vertical stroke from where the column was entered
+        else
+            edge << QPointF(x, y);
+    };
+    add(left, bottom);
+    double held = bottom; // y of the value in force where the next sample starts
+    while (visible(i)) {
+        const double x = xAt(i);
+        const double column = std::floor(x);
+        double peak = yOf(i), last = peak;
+        std::size_t samples = 1;
+        for (++i; visible(i) && std::floor(xAt(i)) == column; ++i, ++samples) {
+            last = yOf(i);
+            peak = std::min(peak, last);
         }
-        area << QPointF(x, area.back().y()) << QPointF(x, y);
-        lastX = x;
+        if (samples == 1) {
+            add(x, held);
+            add(x, last);
+        } else {
+            const double end = std::min(column + 1, right);
+            add(column, held);
+            add(column, peak);
+            add(end, peak);
+            add(end, last);
+        }
+        held = last;
     }
-    area << QPointF(lane.right(), area.back().y()) << QPointF(lane.right(), bottom);
+    add(right, held);
+    add(right, bottom);
+    edge << QPointF(left, bottom);
     const QColor colour = theme::categoryColor(7, m_frame.palette);
-    m_painter.setPen(colour.darker(130));
+    m_painter.setPen(Qt::NoPen);
     m_painter.setBrush(QColor(colour.red(), colour.green(), colour.blue(), 140));
     m_painter.drawPolygon(area);
+    m_painter.setPen(colour.darker(130));
+    m_painter.drawPolyline(edge);
     m_painter.setPen(m_frame.palette.color(QPalette::Text));
     m_painter.drawText(lane.adjusted(4, 2, -4, 0), Qt::AlignTop | Qt::AlignRight,
                        QStringLiteral("max %1 %2").arg(series.maxValue, 0, 'g', 4).arg(unit));

@@ -231,6 +231,10 @@ void TimelineView::restoreView(const TimelineViewState& view) {
     m_canvas->update();
 }
 
+bool TimelineView::hasPendingWork() const {
+    return m_loader->busy() || m_detailsLoading || m_flowsLoading;
+}
+
 QString TimelineView::statusText() const {
     return m_status->text();
 }

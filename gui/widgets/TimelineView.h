@@ -61,6 +61,8 @@ public:
     /// The flows to draw (the selected slice's, or all in view) are being read on a worker.
     bool flowsLoading() const { return m_flowsLoading; }
     TimelineLoader& loader() { return *m_loader; }
+    /// The tracks or the summary (on the loader's thread), a slice's details or flows are read.
+    bool hasPendingWork() const override;
     QLineEdit* searchBox() const { return m_searchBox; }
     QComboBox* colouringBox() const { return m_colouring; }
     QCheckBox* allFlowsBox() const { return m_allFlows; }

@@ -2,10 +2,13 @@
 // one-core traces; drag and drop; layout restore; shortcuts; export; --screenshot.
 #include "gui/app/MainWindow.h"
 #include "gui/app/RecentFiles.h"
+#include "gui/app/Screenshots.h"
 #include "gui/app/ShortcutsDialog.h"
 #include "gui/app/Views.h"
+#include "gui/model/CancelToken.h"
 #include "gui/model/EntityReference.h"
 #include "gui/model/TimelineDetailsModel.h"
+#include "gui/model/TimelineLoader.h"
 #include "gui/model/TimelineSearchModel.h"
 #include "gui/model/UtilizationModel.h"
 #include "gui/widgets/BottleneckView.h"
@@ -41,7 +44,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
+#include <sstream>
+#include <thread>
 
 namespace pto::gui {
 namespace {
@@ -416,6 +422,101 @@ TEST(ShellCli, ScreenshotWritesOnePngPerViewAndRefusesABadFile) {
     EXPECT_EQ(bad.exitCode, 2);
     EXPECT_NE(bad.err.find("bad.db"), std::string::npos) << bad.err;
     EXPECT_FALSE(fs::exists(dir / "bad-shots" / "bottleneck.png"));
+}
+
+// A trace whose stage texts lie on damaged overflow pages passes the checks of opening (the
+// interactive window opens it and its views show their errors), but --screenshot must not
+// picture error views as the trace: it names the damage on stderr, exits 2, writes nothing.
+TEST(ShellCli, ScreenshotOfATraceWithDamagedPagesIsExit2AndWritesNothing) {
+    test::TempDir dir;
+    const fs::path damaged = dir / "damaged.db";
+    fs::copy_file(test::sampleTrace("matmul"), damaged); // its stage texts overflow their pages
+    auto sql = [&](const std::string& query) {
+        const auto r = test::runCommand(fmt::format("sqlite3 -readonly {} {}",
+                                                    test::shellQuote(damaged.string()),
+                                                    test::shellQuote(query)));
+        EXPECT_EQ(r.exitCode, 0) << r.err;
+        return r.out;
+    };
+    const long pageSize = std::stol(sql("PRAGMA page_size"));
+    std::istringstream pages(
+        sql("SELECT pageno FROM dbstat WHERE name = 'stage' AND pagetype = 'overflow'"));
+    int flipped = 0;
+    {
+        std::fstream file(damaged, std::ios::in | std::ios::out | std::ios::binary);
+        for (long page = 0; pages >> page; ++flipped) // every 7th byte inverted, as the tester did
+            for (long at = (page - 1) * pageSize; at < page * pageSize; at += 7) {
+                file.seekg(at);
+                const int byte = file.get();
+                file.seekp(at);
+                file.put(char(byte ^ 0xff));
+            }
+    }
+    ASSERT_GT(flipped, 0);
+    {
+        MainWindow window; // opening checks header, schema and tables: the file opens
+        EXPECT_TRUE(window.openFile(qpath(damaged), true).isEmpty());
+    }
+    const auto run = test::runCommand(fmt::format(
+        "QT_QPA_PLATFORM=offscreen {} --screenshot {} {}", PTO_STUDIO,
+        test::shellQuote((dir / "shots").string()), test::shellQuote(damaged.string())));
+    EXPECT_EQ(run.exitCode, 2) << run.out << run.err;
+    EXPECT_NE(run.err.find("pto-studio: trace '"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("damaged.db' is corrupt"), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find("*** in database"), std::string::npos) << run.err; // one line
+    EXPECT_FALSE(fs::exists(dir / "shots")) << "pictures of a damaged trace were written";
+}
+
+// The timeline's summary is built on a thread of its own, not on the worker pool: --screenshot
+// waits for it too (a big run's timeline.png said "summarising…" with hatched lanes and empty
+// counters), and at its time limit it gives up, naming the view, before writing anything.
+TEST_F(Shell, ScreenshotsWaitForTheTimelineSummary) {
+    const fs::path trace = test::sampleTrace("softmax", "--trace full");
+    // A summary that takes `delay` (cancellable, as the real one is) before building.
+    auto slowBuild = [](std::chrono::milliseconds delay) {
+        return [delay](const fs::path& path, CancelToken& cancel) {
+            const auto until = std::chrono::steady_clock::now() + delay;
+            while (std::chrono::steady_clock::now() < until && !cancel.cancelled())
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            return buildTimelineLod(path, cancel);
+        };
+    };
+    test::TempDir dir;
+    {
+        MainWindow window;
+        auto* timeline = static_cast<TimelineView*>(window.view(QStringLiteral("timeline")));
+        timeline->loader().setBuild(slowBuild(std::chrono::milliseconds(2000)));
+        bool summarised = false, picturedBefore = false;
+        QObject::connect(&timeline->loader(), &TimelineLoader::finished, &window, [&] {
+            summarised = true;
+            picturedBefore = fs::exists(dir / "shots"); // made just before window.png
+        });
+        ASSERT_TRUE(window.openFile(qpath(trace), true).isEmpty());
+        const QString error = writeScreenshots(window, qpath(dir / "shots"));
+        EXPECT_TRUE(error.isEmpty()) << error.toStdString();
+        EXPECT_TRUE(summarised);
+        EXPECT_FALSE(picturedBefore) << "pictures were taken while the timeline was summarising";
+        EXPECT_FALSE(timeline->loader().busy());
+        ASSERT_NE(timeline->canvas().lod(), nullptr) << "the timeline was pictured unsummarised";
+        EXPECT_FALSE(timeline->canvas().lod()->counters.empty());
+        EXPECT_TRUE(timeline->statusText().contains(QStringLiteral("summary built")))
+            << timeline->statusText().toStdString();
+        EXPECT_TRUE(fs::exists(dir / "shots" / "timeline.png"));
+    }
+    {
+        MainWindow window;
+        auto* timeline = static_cast<TimelineView*>(window.view(QStringLiteral("timeline")));
+        timeline->loader().setBuild(slowBuild(std::chrono::minutes(2)));
+        ASSERT_TRUE(window.openFile(qpath(trace), true).isEmpty());
+        ScreenshotOptions options;
+        options.timeoutSeconds = 1;
+        const QString error = writeScreenshots(window, qpath(dir / "late"), options);
+        EXPECT_TRUE(error.contains(QStringLiteral("did not finish loading in 1 s")))
+            << error.toStdString();
+        EXPECT_TRUE(error.contains(QStringLiteral("Timeline"))) << error.toStdString();
+        EXPECT_FALSE(fs::exists(dir / "late"));
+        EXPECT_TRUE(timeline->loader().busy());
+    } // closing cancels the slow summary
 }
 
 // A reference copied from the selection ("run.db#slice=N") opens the file with that slice
