@@ -75,7 +75,10 @@ Columns findColumns(const CsvTable& table, ImportModel& model) {
     return c;
 }
 
-tracedb::ArgValue argValue(const std::string& text) {
+// An integer column's value as an integer, any other number as a real, else the text.
+tracedb::ArgValue argValue(const std::string& key, const std::string& text) {
+    if (isIntegerArg(key))
+        if (auto integer = parseInt(text)) return *integer;
     if (auto real = parseReal(text)) return *real;
     return std::string(trim(text));
 }
@@ -110,7 +113,7 @@ void readKernelCsv(const std::filesystem::path& path, ImportModel& model) {
         Args args;
         for (const auto& [index, key] : c.args)
             if (trim(f[std::size_t(index)]) != "N/A" && !trim(f[std::size_t(index)]).empty())
-                args.emplace_back(key, argValue(f[std::size_t(index)]));
+                args.emplace_back(key, argValue(key, f[std::size_t(index)]));
         args.emplace_back("op_type", std::string(trim(f[std::size_t(c.type)])));
         args.emplace_back("accelerator_core", core);
         if (isCommunication(core)) {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <set>
 #include <unordered_map>
 
@@ -137,7 +138,11 @@ private:
                 key += "_us";
                 value /= 1000.0;
             }
-            m_kernels[it->second].kernel.args.emplace_back(key, value);
+            auto& args = m_kernels[it->second].kernel.args;
+            if (isIntegerArg(key) && std::trunc(value) == value && std::fabs(value) < 0x1p53)
+                args.emplace_back(key, std::int64_t(value)); // aic_total_cycles, …
+            else
+                args.emplace_back(key, value);
         });
     }
 

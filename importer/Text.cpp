@@ -81,4 +81,11 @@ std::string argKey(std::string_view header) {
     return key;
 }
 
+bool isIntegerArg(std::string_view key) {
+    for (std::string_view id :
+         {"step_id", "model_id", "task_id", "block_dim", "mix_block_dim", "context_id"})
+        if (key == id) return true;
+    return key.ends_with("_cycles");
+}
+
 } // namespace pto::importer

@@ -23,5 +23,9 @@ inline bool validNanos(std::int64_t ns) {
 std::optional<std::int64_t> parseInt(std::string_view text);
 /// "aic_mac_time(us)" → "aic_mac_time_us", "Input Shapes" → "input_shapes".
 std::string argKey(std::string_view header);
+/// An arg (by its argKey) whose column the profiler writes as an integer: ids and counts
+/// (step_id, model_id, task_id, block_dim, mix_block_dim, context_id) and cycle counts
+/// (*_cycles). Its values are stored as integers, not reals ("11051", not 11051.0).
+bool isIntegerArg(std::string_view key);
 
 } // namespace pto::importer

@@ -3,7 +3,9 @@
 
 #include "profiler/SqlRows.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <unordered_map>
 
 namespace pto::prof {
@@ -50,6 +52,18 @@ void loadMeasuredKernels(const tracedb::TraceReader& reader, RunModel& m) {
             t.busy[p] = std::llround(it->second[p] * double(t.duration()));
     }
     m.hasInstrSlices = false;
+    setMeasuredRunTime(m);
+}
+
+void setMeasuredRunTime(RunModel& m) {
+    std::optional<std::int64_t> first, last;
+    for (const TaskRun& t : m.tasks) {
+        if (!t.ran()) continue;
+        first = std::min(first.value_or(t.start), t.start);
+        last = std::max(last.value_or(t.end), t.end);
+    }
+    m.startCycle = first.value_or(0);
+    m.totalCycles = last ? *last - *first : 0;
 }
 
 } // namespace pto::prof

@@ -91,8 +91,10 @@ Profile analyzeTrace(const std::filesystem::path& path) {
 std::vector<tracedb::MetricRow> profileMetrics(const Profile& p) {
     std::vector<tracedb::MetricRow> rows;
     appendMetrics(p.pipeUtil, p.model, rows);
-    appendMetrics(p.throughput, rows);
-    appendMetrics(p.roofline, p.model, rows);
+    if (!p.model.measured) { // no FLOP or byte counts: the simulated chip's peaks do not apply
+        appendMetrics(p.throughput, rows);
+        appendMetrics(p.roofline, p.model, rows);
+    }
     appendMetrics(p.bound, p.model, rows);
     MetricList run(rows, "bound");
     run.text("run", std::nullopt, "class", std::string(boundName(p.runBound.cls)));

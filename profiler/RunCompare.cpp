@@ -29,6 +29,7 @@ std::string pct(const Delta& d) {
 
 RunComparison compareRuns(const Profile& a, const Profile& b) {
     RunComparison c;
+    c.measured = a.model.measured && b.model.measured;
     c.totalCycles = {double(a.model.totalCycles), double(b.model.totalCycles)};
     c.tasks = {double(a.model.tasks.size()), double(b.model.tasks.size())};
     c.gmBytes = {double(a.throughput.gmBytes), double(b.throughput.gmBytes)};
@@ -101,31 +102,56 @@ nlohmann::json comparisonJson(const RunComparison& c, const std::string& nameA,
     auto delta = [](const Delta& d) {
         return nlohmann::json{{"a", d.a}, {"b", d.b}, {"diff", d.diff()}, {"ratio", d.ratio()}};
     };
+    // "total_cycles", or "total_ns" for two measured traces: keys name the time unit.
+    auto timeKey = [&](std::string_view stem) { return fmt::format("{}_{}", stem, c.timeUnit()); };
     nlohmann::json j = {{"a", nameA},
                         {"b", nameB},
-                        {"total_cycles", delta(c.totalCycles)},
+                        {timeKey("total"), delta(c.totalCycles)},
                         {"tasks", delta(c.tasks)},
-                        {"gm_bytes", delta(c.gmBytes)},
-                        {"bound", {{"a", c.boundA}, {"b", c.boundB}}},
                         {"ops", nlohmann::json::array()},
                         {"cores", nlohmann::json::array()}};
+    if (c.measured) { // no GM bytes or FLOPs in the profiler files: no roof, no run bound
+        j["measured"] = true;
+    } else {
+        j["gm_bytes"] = delta(c.gmBytes);
+        j["bound"] = {{"a", c.boundA}, {"b", c.boundB}};
+    }
     for (const OpDelta& d : c.ops)
         j["ops"].push_back({{"op", d.op},
                             {"line", d.line},
-                            {"span_cycles", delta(d.span)},
-                            {"instr_cycles", delta(d.cycles)},
+                            {timeKey("span"), delta(d.span)},
+                            {timeKey("instr"), delta(d.cycles)},
                             {"bound_a", d.boundA},
                             {"bound_b", d.boundB},
                             {"only_in_a", d.onlyInA},
                             {"only_in_b", d.onlyInB}});
     for (const CoreDelta& d : c.cores)
         j["cores"].push_back(
-            {{"core", d.core}, {"busy_cycles", delta(d.busy)}, {"tasks", delta(d.tasks)}});
+            {{"core", d.core}, {timeKey("busy"), delta(d.busy)}, {"tasks", delta(d.tasks)}});
     return j;
+}
+
+// Two measured traces: run time from the first kernel start to the last end, kernels, streams.
+std::string measuredComparisonText(const RunComparison& c, const std::string& nameA,
+                                   const std::string& nameB) {
+    std::string out = fmt::format("A = {}\nB = {}\n", nameA, nameB);
+    out += fmt::format("  run time   {:.3f} -> {:.3f} us, first kernel start to last end ({}, "
+                       "{:.3f}x speedup)\n",
+                       c.totalCycles.a / 1000, c.totalCycles.b / 1000, pct(c.totalCycles),
+                       c.totalCycles.b > 0 ? c.totalCycles.a / c.totalCycles.b : 0.0);
+    out += fmt::format("  kernels    {:.0f} -> {:.0f}\n", c.tasks.a, c.tasks.b);
+    out += "  (measured traces: no GM bytes or Tensor ops in the profiler files; each kernel's "
+           "bound class is in pto report)\n";
+    out += "\nper stream track (ns running kernels):\n";
+    for (const CoreDelta& d : c.cores)
+        out += fmt::format("  {:<18} {:>12.0f} -> {:>12.0f}  {:>8}  kernels {:.0f} -> {:.0f}\n",
+                           d.core, d.busy.a, d.busy.b, pct(d.busy), d.tasks.a, d.tasks.b);
+    return out;
 }
 
 std::string comparisonText(const RunComparison& c, const std::string& nameA,
                            const std::string& nameB) {
+    if (c.measured) return measuredComparisonText(c, nameA, nameB);
     std::string out = fmt::format("A = {}\nB = {}\n", nameA, nameB);
     out += fmt::format("  run time   {:.0f} -> {:.0f} cycles ({}, {:.3f}x speedup)\n",
                        c.totalCycles.a, c.totalCycles.b, pct(c.totalCycles),

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pto::prof {
@@ -34,16 +35,20 @@ struct CoreDelta {
 };
 
 struct RunComparison {
-    Delta totalCycles;
+    /// Both runs measured (`pto import`): times are ns from the first kernel start to the last
+    /// end, the files hold no GM bytes and no Tensor ops, and the "cores" are stream tracks.
+    bool measured = false;
+    Delta totalCycles; ///< the run's time, in timeUnit()
     Delta tasks;
     Delta gmBytes;
     std::string boundA, boundB;
     std::vector<OpDelta> ops;     ///< in program order of run A, then ops only in B
     std::vector<CoreDelta> cores; ///< cores busy in either run
+    std::string_view timeUnit() const { return measured ? "ns" : "cycles"; }
 };
 
 /// Ops are matched by (kind, name, source line) — the same program compiled twice gives the
-/// same keys; cores by name.
+/// same keys; cores by name. Both runs are simulated or both measured.
 RunComparison compareRuns(const Profile& a, const Profile& b);
 
 nlohmann::json comparisonJson(const RunComparison& c, const std::string& nameA,

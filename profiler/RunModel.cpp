@@ -398,7 +398,7 @@ RunModel loadRunModel(const tracedb::TraceReader& reader) {
     attribute(reader, m, instrs);
     loadDoubleBuffering(reader, m);
     loadIndexedDmas(reader, m);
-    if (m.totalCycles <= 0)
+    if (m.totalCycles <= 0 && !m.measured) // a measured run's time is set from its kernels
         for (const TaskRun& t : m.tasks) m.totalCycles = std::max(m.totalCycles, t.end);
     return m;
 }

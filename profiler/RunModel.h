@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -90,12 +91,17 @@ struct RunModel {
     std::string program;                   ///< entry function name
     bool doubleBuffer = true;              ///< from meta `target`
     bool hasInstrSlices = false;           ///< trace level instructions or full
-    bool measured = false;         ///< imported from a real profiler (profiler/MeasuredRun.h)
-    std::int64_t totalCycles = 0;  ///< sim_total_cycles, else the last slice end
-    std::int64_t execStageId = -1; ///< last Exec stage
-    std::int64_t rootStageId = -1; ///< parsed program
-    std::vector<CoreInfo> cores;   ///< by track id
-    std::vector<TaskRun> tasks;    ///< by task id
+    bool measured = false; ///< imported from a real profiler (profiler/MeasuredRun.h)
+    /// Where the run starts on the trace's clock: 0 for a simulated run; a measured trace's
+    /// first kernel start (its ts 0 is its earliest event of any kind — host ops, counters).
+    std::int64_t startCycle = 0;
+    /// The run's length from startCycle: sim_total_cycles, else the last task end; for a
+    /// measured trace the first kernel start to the last kernel end.
+    std::int64_t totalCycles = 0;
+    std::int64_t execStageId = -1;                           ///< last Exec stage
+    std::int64_t rootStageId = -1;                           ///< parsed program
+    std::vector<CoreInfo> cores;                             ///< by track id
+    std::vector<TaskRun> tasks;                              ///< by task id
     std::vector<std::pair<std::int64_t, std::int64_t>> deps; ///< (from, to) task ids
     std::vector<TensorOpCost> tensorOps;                     ///< by id
     std::map<std::int64_t, std::int64_t> lineCycles;         ///< src line → instruction cycles
@@ -115,6 +121,11 @@ struct RunModel {
 
     const TaskRun* task(std::int64_t id) const;
     const CoreInfo* coreOf(const TaskRun& t) const;
+    /// Where the run ends on the trace's clock.
+    std::int64_t endCycle() const { return startCycle + totalCycles; }
+    /// The unit of every time in the model: cycles of a simulated run, nanoseconds of a
+    /// measured trace (its clock_hz is 1e9) — what reports print after a time.
+    std::string_view timeUnit() const { return measured ? "ns" : "cycles"; }
 };
 
 /// Loads the model. Throws tracedb::TraceError when the file holds no simulated run.

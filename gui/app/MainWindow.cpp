@@ -408,7 +408,12 @@ void MainWindow::updateStatus() {
     text += tr("  |  program: %1").arg(QString::fromStdString(summary.program));
     if (!summary.arch.empty())
         text += tr("  |  arch: %1").arg(QString::fromStdString(summary.arch));
-    if (summary.hasRun())
+    if (summary.hasRun() && summary.measured)
+        text += tr("  |  measured: %1 µs from the first kernel start to the last end on %2 %3")
+                    .arg(document->micros(summary.totalCycles), 0, 'f', 2)
+                    .arg(summary.coreCount)
+                    .arg(summary.coreCount == 1 ? tr("stream track") : tr("stream tracks"));
+    else if (summary.hasRun())
         text += tr("  |  %1 cycles (%2 µs) on %3 %4")
                     .arg(summary.totalCycles)
                     .arg(document->micros(summary.totalCycles), 0, 'f', 2)

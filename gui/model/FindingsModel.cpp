@@ -8,6 +8,13 @@
 namespace pto::gui {
 namespace {
 
+// The run's time unit: cycles, or ns for a measured trace (gains are in it).
+QString unitOf(const prof::Profile* p) {
+    if (!p) return QStringLiteral("cycles");
+    const std::string_view unit = p->model.timeUnit();
+    return QString::fromUtf8(unit.data(), static_cast<qsizetype>(unit.size()));
+}
+
 QString entityText(const prof::Finding& f) {
     QString text = QString::fromStdString(f.entity);
     if (f.entityId) text += QStringLiteral(" %1").arg(*f.entityId);
@@ -46,8 +53,10 @@ QString FindingsModel::details(int row) const {
     for (const std::string& line : f.evidence)
         text += QStringLiteral("  • %1\n").arg(QString::fromStdString(line));
     text += tr("advice: %1\n").arg(QString::fromStdString(f.advice));
-    text += tr("estimated gain: %1 cycles (%2 % of the run; range %3–%4 cycles)")
+    const QString unit = unitOf(m_profile.get());
+    text += tr("estimated gain: %1 %2 (%3 % of the run; range %4–%5 %2)")
                 .arg(f.gainCycles, 0, 'f', 0)
+                .arg(unit)
                 .arg(f.gainFraction * 100, 0, 'f', 1)
                 .arg(f.gainLow, 0, 'f', 0)
                 .arg(f.gainHigh, 0, 'f', 0);
@@ -107,9 +116,10 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
 
 QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* const kNames[] = {"Severity",     "Finding", "Gain (cycles)",
+    static const char* const kNames[] = {"Severity",     "Finding", "Gain (%1)",
                                          "Gain (% run)", "Range",   "About"};
     if (section < 0 || section >= ColumnCount) return {};
+    if (section == Gain) return tr(kNames[section]).arg(unitOf(m_profile.get()));
     return tr(kNames[section]);
 }
 

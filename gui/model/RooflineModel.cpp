@@ -37,7 +37,7 @@ void RooflineModel::setMode(Mode mode) {
 void RooflineModel::rebuild() {
     m_rows.clear();
     m_roofs.clear();
-    if (!m_profile) return;
+    if (!m_profile || m_profile->model.measured) return;
     const prof::RunModel& run = m_profile->model;
     const prof::ArchPeaks& peaks = run.peaks;
     if (m_mode == Mode::Tasks) {
@@ -61,6 +61,13 @@ void RooflineModel::rebuild() {
         if (!known && p.computeRoof > 0 && m_roofs.size() < 6)
             m_roofs.push_back({tr("%1 cores").arg(p.cores), p.computeRoof, p.bandwidth});
     }
+}
+
+QString RooflineModel::unavailableReason() const {
+    if (!m_profile || !m_profile->model.measured) return {};
+    return tr("No roofline for a measured trace: the profiler files hold no FLOP or byte counts, "
+              "and the simulated chip's roofs are not the device's. Each kernel's bound class "
+              "comes from its pipe ratios (Findings, pto report).");
 }
 
 const prof::RooflinePoint& RooflineModel::point(int row) const {

@@ -23,7 +23,9 @@ struct RooflineRoof {
 };
 
 /// Rows: the tasks that ran (Tasks) or the Tensor ops that ran instructions (TensorOps), in
-/// id order. The chart plots rows with plottable() points on log-log axes.
+/// id order. The chart plots rows with plottable() points on log-log axes. A measured trace
+/// (pto import) has no rows and no roofs: its files hold no FLOP or byte counts, and the
+/// simulated chip's roofs are not those of the device it ran on (unavailableReason says so).
 class RooflineModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -60,6 +62,8 @@ public:
     /// Intensity and achieved FLOP/cycle both > 0 (drawable on log axes).
     bool plottable(int row) const;
     const std::vector<RooflineRoof>& roofs() const { return m_roofs; }
+    /// Why there is no roofline for the profile (a measured trace), empty otherwise.
+    QString unavailableReason() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -38,9 +38,13 @@ TraceSummary readSummary(const tracedb::TraceReader& reader) {
     summary.measured = reader.meta("trace_source").value_or("") == "measured";
     summary.compileNotes =
         prof::groupedNotes(prof::notesFromJson(reader.meta("compile_notes").value_or("")));
-    if (summary.measured && summary.totalCycles == 0) // time in ns, up to the last slice end
+    // A measured run is its kernels (the core tracks): ns from the first kernel start to the
+    // last end, as `pto report` counts it — the file's ts 0 is its earliest host op or counter.
+    if (summary.measured && summary.totalCycles == 0)
         summary.totalCycles =
-            countOf(reader, "SELECT coalesce(max(max_end), 0) FROM track_summary");
+            countOf(reader, "SELECT coalesce(max(s.max_end) - min(s.min_ts), 0) FROM "
+                            "track_summary s JOIN track t ON t.id = s.track_id WHERE t.kind = "
+                            "'core'");
     return summary;
 }
 

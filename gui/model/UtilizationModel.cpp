@@ -91,12 +91,14 @@ QVariant UtilizationModel::data(const QModelIndex& index, int role) const {
         const QVariant ratio = ratioOf(row, column);
         if (!ratio.isValid()) return {};
         const auto pipe = prof::pipeIdName(static_cast<prof::PipeId>(column - FirstPipe));
-        return tr("%1, %2: busy %3 % of the %4 cycles the core spent in tasks (%5 cycles)")
+        const std::string_view unit = m_profile->model.timeUnit(); // ns for a measured trace
+        return tr("%1, %2: busy %3 % of the %4 %6 the core spent in tasks (%5 %6)")
             .arg(QString::fromStdString(core.name),
                  QString::fromUtf8(pipe.data(), qsizetype(pipe.size())))
             .arg(ratio.toDouble() * 100, 0, 'f', 1)
             .arg(ratios.activeCycles)
-            .arg(qint64(std::llround(ratio.toDouble() * double(ratios.activeCycles))));
+            .arg(qint64(std::llround(ratio.toDouble() * double(ratios.activeCycles))))
+            .arg(QString::fromUtf8(unit.data(), qsizetype(unit.size())));
     }
     const bool sort = role == kSortRole;
     if (role != Qt::DisplayRole && !sort) return {};
@@ -130,7 +132,8 @@ QVariant UtilizationModel::headerData(int section, Qt::Orientation orientation, 
     if (role != Qt::DisplayRole) return {};
     if (section == Core) return tr("Core");
     if (section == Type) return tr("Type");
-    if (section == Active) return tr("Active cycles");
+    if (section == Active)
+        return m_profile && m_profile->model.measured ? tr("Active (ns)") : tr("Active cycles");
     if (section == memoryBoundColumn()) return tr("memory_bound");
     const auto name = prof::pipeIdName(static_cast<prof::PipeId>(section - FirstPipe));
     return QString::fromUtf8(name.data(), static_cast<int>(name.size()));

@@ -12,6 +12,7 @@
 #include "gui/widgets/BottleneckViewParts.h"
 #include "gui/widgets/RooflineChart.h"
 #include "profiler/Profile.h"
+#include "profiler/report/MeasuredSummary.h"
 #include "profiler/rules/Rules.h"
 
 #include <QCheckBox>
@@ -22,6 +23,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSplitter>
+#include <QStringList>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -45,12 +47,34 @@ QWidget* titled(const QString& title, QWidget* content, QWidget* parent) {
     return box;
 }
 
+// A measured trace (pto import) as `pto report` summarizes it: its source, run time and kernels,
+// and what the profiler files do not hold — never the simulated chip's arch, peaks or roof.
+QString measuredSummaryOf(const prof::Profile& p) {
+    QString source;
+    QStringList facts;
+    for (const prof::SummaryRow& row : prof::measuredSummaryRows(prof::measuredSummaryJson(p))) {
+        const QString value = QString::fromStdString(row.value);
+        if (row.label == "source")
+            source = value;
+        else
+            facts << value;
+    }
+    return BottleneckView::tr("%1, %2: %3")
+        .arg(QString::fromStdString(p.model.program), source, facts.join(QStringLiteral("; ")));
+}
+
 QString summaryOf(const prof::Profile& p, double micros) {
     int critical = 0, warning = 0;
     for (const prof::Finding& f : p.findings) {
         critical += f.severity == prof::Severity::Critical;
         warning += f.severity == prof::Severity::Warning;
     }
+    if (p.model.measured)
+        return BottleneckView::tr("%1 — %2 findings (%3 critical, %4 warning)")
+            .arg(measuredSummaryOf(p))
+            .arg(p.findings.size())
+            .arg(critical)
+            .arg(warning);
     return BottleneckView::tr("%1 on %2: %3 cycles (%4 µs), %5 tasks — run is %6 bound, %7 % of "
                               "the roof — %8 findings (%9 critical, %10 warning)")
         .arg(QString::fromStdString(p.model.program), QString::fromStdString(p.model.peaks.name))

@@ -56,15 +56,23 @@ QString timeOf(const RunFile& run, std::int64_t cycles) {
 }
 
 /// One run's bottleneck summary: time, bound class, roof fraction, findings and the top one.
+/// A measured trace: its time from the first kernel start to the last end and its kernels (no
+/// roof or bound of the run: its files hold no FLOP or byte counts).
 QString summaryOf(const QString& role, const RunFile& run, const prof::Profile& p) {
-    QString text =
-        CompareView::tr("%1: %2 (%3)\n%4, %5 tasks\n%6 bound, %7 % of the roof\n")
-            .arg(role, run.name,
-                 p.model.measured ? CompareView::tr("measured") : CompareView::tr("simulated"),
-                 timeOf(run, p.model.totalCycles))
-            .arg(p.model.tasks.size())
-            .arg(QString::fromStdString(p.runBound.label()))
-            .arg(p.runBound.roofFraction * 100, 0, 'f', 0);
+    QString text;
+    if (p.model.measured)
+        text = CompareView::tr("%1: %2 (measured)\n%3 µs from the first kernel start to the last "
+                               "end, %4 kernels\nno throughput or roofline in the profiler files\n")
+                   .arg(role, run.name)
+                   .arg(double(p.model.totalCycles) / 1000, 0, 'f', 2)
+                   .arg(p.model.tasks.size());
+    else
+        text =
+            CompareView::tr("%1: %2 (%3)\n%4, %5 tasks\n%6 bound, %7 % of the roof\n")
+                .arg(role, run.name, CompareView::tr("simulated"), timeOf(run, p.model.totalCycles))
+                .arg(p.model.tasks.size())
+                .arg(QString::fromStdString(p.runBound.label()))
+                .arg(p.runBound.roofFraction * 100, 0, 'f', 0);
     if (p.findings.empty()) return text + CompareView::tr("no findings");
     return text + CompareView::tr("%1 findings; top: %2")
                       .arg(p.findings.size())
@@ -126,6 +134,17 @@ RunPairComparison compareFiles(const RunFile& base, const RunFile& open, CancelT
     out.cores = coreDeltaTable(c, *out.current);
     out.arrows = arrowsOf(c, baseline, *out.current);
     const prof::Delta& t = c.totalCycles;
+    if (c.measured) { // ns from the first kernel start to the last end; no roof, no bound class
+        out.headline = CompareView::tr("Open run %1 vs baseline %2 (measured): %3 → %4 ns from "
+                                       "the first kernel start to the last end (%5%6, ×%7)")
+                           .arg(open.name, base.name)
+                           .arg(qint64(t.a))
+                           .arg(qint64(t.b))
+                           .arg(t.diff() > 0 ? QStringLiteral("+") : QString())
+                           .arg(qint64(t.diff()))
+                           .arg(t.ratio(), 0, 'f', 3);
+        return out;
+    }
     out.headline =
         CompareView::tr("Open run %1 vs baseline %2: %3 → %4 cycles (%5%6, ×%7); bound %8 → %9")
             .arg(open.name, base.name)

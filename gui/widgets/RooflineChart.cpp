@@ -203,8 +203,14 @@ void RooflineChart::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.fillRect(rect(), palette().color(QPalette::Base));
     if (!m_model || m_model->rowCount() == 0) {
+        const QString reason = m_model ? m_model->unavailableReason() : QString();
         painter.setPen(palette().color(QPalette::Text));
-        painter.drawText(rect(), Qt::AlignCenter, tr("No roofline points: open a simulated run"));
+        if (reason.isEmpty())
+            painter.drawText(rect(), Qt::AlignCenter,
+                             tr("No roofline points: open a simulated run"));
+        else
+            painter.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap,
+                             reason);
         return;
     }
     const Axes a = axes();

@@ -43,7 +43,7 @@ Bubbles analyzeBubbles(const RunModel& model) {
         CoreBubbles& b = r.cores[c];
         std::sort(tasks.begin(), tasks.end(), [](auto* a, auto* x) { return a->start < x->start; });
         if (tasks.empty()) b.unused = model.totalCycles;
-        std::int64_t prevEnd = 0;
+        std::int64_t prevEnd = model.startCycle;
         for (const TaskRun* t : tasks) {
             std::int64_t idle = std::max<std::int64_t>(0, t->start - prevEnd);
             std::int64_t dispatch =
@@ -62,7 +62,7 @@ Bubbles analyzeBubbles(const RunModel& model) {
             ++b.tasks;
             prevEnd = std::max(prevEnd, t->end);
         }
-        if (!tasks.empty()) b.tail = std::max<std::int64_t>(0, model.totalCycles - prevEnd);
+        if (!tasks.empty()) b.tail = std::max<std::int64_t>(0, model.endCycle() - prevEnd);
         add(r.total, b);
     }
     return r;

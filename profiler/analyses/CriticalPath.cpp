@@ -56,7 +56,7 @@ std::vector<PathStep> walkBack(const RunModel& m, const Graph& g, std::size_t la
         std::size_t core = g.corePrev[cur];
         std::int64_t depEnd = dep == kNone ? -1 : m.tasks[dep].end;
         std::int64_t coreEnd = core == kNone ? -1 : m.tasks[core].end;
-        PathStep step{t.id, PathLink::Start, t.start};
+        PathStep step{t.id, PathLink::Start, t.start - m.startCycle};
         std::size_t next = kNone;
         if (depEnd >= 0 && depEnd >= coreEnd) {
             step = {t.id, PathLink::Dependency, t.start - depEnd};
@@ -84,11 +84,11 @@ std::vector<std::int64_t> slackOf(const RunModel& m, const Graph& g) {
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(),
               [&](auto a, auto b) { return m.tasks[a].start > m.tasks[b].start; });
-    std::vector<std::int64_t> latestStart(m.tasks.size(), m.totalCycles), slack(m.tasks.size(), 0);
+    std::vector<std::int64_t> latestStart(m.tasks.size(), m.endCycle()), slack(m.tasks.size(), 0);
     for (std::size_t i : order) {
         const TaskRun& t = m.tasks[i];
         if (!t.ran()) continue;
-        std::int64_t latestEnd = m.totalCycles;
+        std::int64_t latestEnd = m.endCycle();
         for (std::size_t s : g.succs[i])
             if (m.tasks[s].ran())
                 latestEnd = std::min(latestEnd, latestStart[s] - dispatchCost(m, m.tasks[s]));
@@ -124,7 +124,7 @@ CriticalPath analyzeCriticalPath(const RunModel& model) {
     r.slack = slackOf(model, g);
     if (last == kNone) return r;
     r.steps = walkBack(model, g, last);
-    r.length = model.tasks[last].end;
+    r.length = model.tasks[last].end - model.startCycle;
     for (const PathStep& s : r.steps) {
         r.taskCycles += model.tasks[index[s.task]].duration();
         r.gapCycles += std::max<std::int64_t>(0, s.gap);

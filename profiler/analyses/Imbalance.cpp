@@ -39,8 +39,8 @@ Imbalance analyzeImbalance(const RunModel& model) {
     int used = int(busyOfCore.size());
     ConcurrencyProfile running(intervals);
     std::int64_t end = running.lastTimeAtLeast(std::max(1, (used + 1) / 2));
-    r.tailStart = end < 0 ? model.totalCycles : std::min(end, model.totalCycles);
-    r.tailCycles = model.totalCycles - r.tailStart;
+    r.tailStart = end < 0 ? model.endCycle() : std::min(end, model.endCycle());
+    r.tailCycles = model.endCycle() - r.tailStart;
     return r;
 }
 

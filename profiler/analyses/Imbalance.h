@@ -24,7 +24,7 @@ struct TypeBalance {
 struct Imbalance {
     std::vector<TypeBalance> types; ///< AIC, AIV (types with tasks)
     std::int64_t tailStart = 0;     ///< from here on fewer than half of the used cores are busy
-    std::int64_t tailCycles = 0;    ///< total - tailStart
+    std::int64_t tailCycles = 0;    ///< the run's end - tailStart
 };
 
 Imbalance analyzeImbalance(const RunModel& model);

@@ -1,6 +1,8 @@
 // Renders the HTML report: tables and hand-written SVG charts, no scripts, no external files.
 #include "profiler/export/HtmlReport.h"
 
+#include "profiler/report/KernelTable.h"
+#include "profiler/report/MeasuredSummary.h"
 #include "profiler/report/Report.h"
 #include "profiler/rules/Rules.h"
 
@@ -39,6 +41,11 @@ std::string summaryTable(const Profile& p) {
     };
     row("trace", p.model.path);
     row("program", "@" + p.model.program);
+    if (p.model.measured) { // what the profiler files hold, as `pto report` shows it
+        for (const SummaryRow& r : measuredSummaryRows(measuredSummaryJson(p)))
+            row(r.label, r.value);
+        return "<table>\n" + rows + "</table>\n";
+    }
     row("arch", p.model.peaks.name);
     row("time",
         fmt::format("{} cycles = {}", p.model.totalCycles, us(p, double(p.model.totalCycles))));
@@ -69,10 +76,11 @@ std::string findingsHtml(const Profile& p) {
             fmt::format("<div class=\"finding {}\"><span class=\"sev\">{}</span> <b>{}</b>: {}<ul>",
                         sev, sev, esc(f.rule), esc(f.title));
         for (const auto& e : f.evidence) out += fmt::format("<li>{}</li>", esc(e));
-        out +=
-            fmt::format("</ul><p><b>Advice:</b> {}</p><p><b>Estimated gain:</b> {:.0f} cycles "
-                        "({:.1f}% of the run), range {:.0f}&ndash;{:.0f} cycles</p></div>\n",
-                        esc(f.advice), f.gainCycles, 100 * f.gainFraction, f.gainLow, f.gainHigh);
+        const std::string_view unit = p.model.timeUnit();
+        out += fmt::format("</ul><p><b>Advice:</b> {}</p><p><b>Estimated gain:</b> {:.0f} {} "
+                           "({:.1f}% of the run), range {:.0f}&ndash;{:.0f} {}</p></div>\n",
+                           esc(f.advice), f.gainCycles, unit, 100 * f.gainFraction, f.gainLow,
+                           f.gainHigh, unit);
     }
     return out;
 }
@@ -104,6 +112,15 @@ std::string opsChart(const Profile& p) {
     return svg + "</svg>\n";
 }
 
+// Width of the core name column: 70 px, or wide enough for a measured trace's stream tracks
+// ("Stream 2 MIX_AIV") at about 0.6 em per character.
+int coreLabelWidth(const Profile& p, int fontPx) {
+    std::size_t longest = 0;
+    if (p.model.measured)
+        for (const CoreInfo& core : p.model.cores) longest = std::max(longest, core.name.size());
+    return std::max(70, int(double(longest) * 0.6 * fontPx) + 10);
+}
+
 // Pipe busy ratio per used core, one coloured cell per pipe.
 std::string pipeHeatmap(const Profile& p) {
     std::vector<std::size_t> used;
@@ -112,7 +129,7 @@ std::string pipeHeatmap(const Profile& p) {
     if (used.empty()) return "<p>No pipe activity traced.</p>\n";
     const PipeId pipes[] = {PipeId::S,   PipeId::MTE2, PipeId::MTE1, PipeId::M,
                             PipeId::FIX, PipeId::V,    PipeId::MTE3};
-    int cellW = 64, cellH = 16, labelW = 70, top = 20;
+    int cellW = 64, cellH = 16, labelW = coreLabelWidth(p, 11), top = 20;
     int h = top + int(used.size()) * cellH + 4;
     std::string svg =
         fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
@@ -217,7 +234,7 @@ std::string timelineChart(const Profile& p) {
     for (const TaskRun& t : p.model.tasks)
         if (t.ran() && rowOf[std::size_t(t.core)] < 0) rowOf[std::size_t(t.core)] = rows++;
     if (rows == 0) return "<p>No tasks ran.</p>\n";
-    int labelW = 70, w = 900, rowH = 12, top = 6;
+    int labelW = coreLabelWidth(p, 9), w = 900, rowH = 12, top = 6;
     double total = double(std::max<std::int64_t>(p.model.totalCycles, 1));
     std::string svg = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
                                   "height=\"{}\" role=\"img\" aria-label=\"task timeline\">\n",
@@ -227,20 +244,39 @@ std::string timelineChart(const Profile& p) {
             svg +=
                 fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"9\" text-anchor=\"end\">{}</text>",
                             labelW - 4, top + rowOf[c] * rowH + 9, esc(p.model.cores[c].name));
+    const std::int64_t origin = p.model.startCycle; // the run's start is the chart's 0
+    const std::string_view unit = p.model.timeUnit();
     for (const TaskRun& t : p.model.tasks) {
         if (!t.ran()) continue;
-        double x0 = labelW + w * double(t.start) / total, x1 = labelW + w * double(t.end) / total;
+        const std::int64_t start = t.start - origin, end = t.end - origin;
+        double x0 = labelW + w * double(start) / total, x1 = labelW + w * double(end) / total;
         svg += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" "
-                           "fill=\"{}\"><title>{}: {}–{} cycles</title></rect>",
+                           "fill=\"{}\"><title>{}: {}–{} {}</title></rect>",
                            x0, top + rowOf[std::size_t(t.core)] * rowH, std::max(0.5, x1 - x0),
                            rowH - 2, t.coreType == "AIC" ? "#e08e7b" : "#7bc59a", esc(t.name),
-                           t.start, t.end);
+                           start, end, unit);
     }
     svg += fmt::format("\n<text x=\"{}\" y=\"{}\" font-size=\"10\">0</text><text x=\"{}\" y=\"{}\" "
-                       "font-size=\"10\" text-anchor=\"end\">{} cycles</text>\n",
+                       "font-size=\"10\" text-anchor=\"end\">{} {}</text>\n",
                        labelW, top + rows * rowH + 14, labelW + w, top + rows * rowH + 14,
-                       p.model.totalCycles);
+                       p.model.totalCycles, unit);
     return svg + "</svg>\n";
+}
+
+// The top device kernels of a measured trace by time (`pto report`'s table): what it has in
+// place of Tensor ops.
+std::string kernelsTable(const Profile& p) {
+    std::string out = "<table>\n<tr><th>us</th><th>share</th><th>core</th><th>bound</th>"
+                      "<th>kernel</th><th>busiest pipe</th></tr>\n";
+    for (const auto& k : topKernelsJson(p, 12))
+        out += fmt::format(
+            "<tr><td class=\"num\">{:.3f}</td><td class=\"num\">{:.1f}%</td><td>{}</td>"
+            "<td>{}</td><td>{}</td><td>{} {:.0f}%</td></tr>\n",
+            k["duration_us"].get<double>(), 100 * k["share"].get<double>(),
+            esc(k["core_type"].get<std::string>()), esc(k["bound"].get<std::string>()),
+            esc(k["name"].get<std::string>()), esc(k["busiest_pipe"].get<std::string>()),
+            100 * k["busiest_ratio"].get<double>());
+    return out + "</table>\n";
 }
 
 std::string opsTable(const Profile& p) {
@@ -299,11 +335,17 @@ std::string renderHtmlReport(const Profile& p, const HtmlOptions& options) {
                     esc(title), kStyle, esc(title));
     html += "<h2>Summary</h2>\n" + summaryTable(p);
     html += "<h2>Findings</h2>\n" + findingsHtml(p);
-    html += "<h2>Top ops by cycles</h2>\n" + opsChart(p);
-    html += "<h2>Pipe utilization per core</h2>\n" + pipeHeatmap(p);
-    html += "<h2>Roofline (tasks)</h2>\n" + rooflineChart(p);
-    html += "<h2>Task timeline</h2>\n" + timelineChart(p);
-    html += "<h2>Program ops</h2>\n" + opsTable(p);
+    if (p.model.measured) { // no IR and no FLOP or byte counts: kernels, pipes and time only
+        html += "<h2>Top kernels by time (measured)</h2>\n" + kernelsTable(p);
+        html += "<h2>Pipe utilization per stream</h2>\n" + pipeHeatmap(p);
+        html += "<h2>Kernel timeline</h2>\n" + timelineChart(p);
+    } else {
+        html += "<h2>Top ops by cycles</h2>\n" + opsChart(p);
+        html += "<h2>Pipe utilization per core</h2>\n" + pipeHeatmap(p);
+        html += "<h2>Roofline (tasks)</h2>\n" + rooflineChart(p);
+        html += "<h2>Task timeline</h2>\n" + timelineChart(p);
+        html += "<h2>Program ops</h2>\n" + opsTable(p);
+    }
     if (!options.graphSvg.empty())
         html += "<h2>" + esc(options.graphTitle.empty() ? "Graph" : options.graphTitle) +
                 "</h2>\n" + options.graphSvg + "\n";

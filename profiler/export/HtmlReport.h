@@ -1,5 +1,7 @@
 // One self-contained HTML report of a run: summary, findings, top ops, and inline SVG charts
-// (ops by cycles, pipe utilization per core, roofline, task timeline), every label escaped.
+// (ops by cycles, pipe utilization per core, roofline, task timeline), every label escaped. A
+// measured trace (pto import) gets its own summary (profiler/report/MeasuredSummary.h), its top
+// kernels, pipe utilization per stream and kernel timeline: no roofline, no Tensor ops.
 #pragma once
 
 #include "profiler/Profile.h"

@@ -6,6 +6,7 @@
 #include "profiler/rules/Rules.h"
 
 #include "profiler/report/KernelTable.h"
+#include "profiler/report/MeasuredSummary.h"
 
 #include <fmt/format.h>
 
@@ -18,7 +19,10 @@ double us(const Profile& p, double cycles) {
     return cycles * 1e6 / p.model.peaks.clockHz;
 }
 
+// A simulated run's summary: time, cores, throughput against the chip's peaks, bound, critical
+// path. A measured trace has its own (profiler/report/MeasuredSummary.h): none of these apply.
 nlohmann::json summaryJson(const Profile& p) {
+    if (p.model.measured) return measuredSummaryJson(p);
     const Throughput& t = p.throughput;
     const RunModel& m = p.model;
     nlohmann::json j = {{"trace", m.path},
@@ -48,7 +52,6 @@ nlohmann::json summaryJson(const Profile& p) {
                         {"tail_cycles", p.imbalance.tailCycles},
                         {"trace_level", m.traceLevel},
                         {"double_buffer", m.doubleBuffer}};
-    if (m.measured) j["measured"] = true; // absent for simulated runs
     return j;
 }
 
@@ -96,6 +99,11 @@ nlohmann::json opsJson(const Profile& p, int top) {
     return j;
 }
 
+// "gain_cycles", or "gain_ns" for a measured trace: keys name the run's time unit.
+std::string timeKey(const Profile& p, std::string_view stem) {
+    return fmt::format("{}_{}", stem, p.model.timeUnit());
+}
+
 nlohmann::json findingsJson(const Profile& p) {
     nlohmann::json j = nlohmann::json::array();
     for (const Finding& f : p.findings) {
@@ -105,9 +113,9 @@ nlohmann::json findingsJson(const Profile& p) {
                                {"advice", f.advice},
                                {"evidence", f.evidence},
                                {"entity", f.entity},
-                               {"gain_cycles", f.gainCycles},
-                               {"gain_low_cycles", f.gainLow},
-                               {"gain_high_cycles", f.gainHigh},
+                               {timeKey(p, "gain"), f.gainCycles},
+                               {timeKey(p, "gain_low"), f.gainLow},
+                               {timeKey(p, "gain_high"), f.gainHigh},
                                {"gain_fraction", f.gainFraction}};
         if (f.entityId) item["entity_id"] = *f.entityId;
         j.push_back(std::move(item));
@@ -116,11 +124,13 @@ nlohmann::json findingsJson(const Profile& p) {
 }
 
 std::string gainText(const Profile& p, const nlohmann::json& f) {
-    return fmt::format(
-        "{:.0f} cycles ({:.1f}% of the run; range {:.0f}–{:.0f} cycles, {:.2f}–{:.2f} us)",
-        f["gain_cycles"].get<double>(), 100 * f["gain_fraction"].get<double>(),
-        f["gain_low_cycles"].get<double>(), f["gain_high_cycles"].get<double>(),
-        us(p, f["gain_low_cycles"].get<double>()), us(p, f["gain_high_cycles"].get<double>()));
+    const double low = f[timeKey(p, "gain_low")].get<double>();
+    const double high = f[timeKey(p, "gain_high")].get<double>();
+    const std::string_view unit = p.model.timeUnit();
+    return fmt::format("{:.0f} {} ({:.1f}% of the run; range {:.0f}–{:.0f} {}, {:.2f}–{:.2f} us)",
+                       f[timeKey(p, "gain")].get<double>(), unit,
+                       100 * f["gain_fraction"].get<double>(), low, high, unit, us(p, low),
+                       us(p, high));
 }
 
 // The summary of a simulated run: time, cores, throughput against the roof, bound, critical path.
@@ -156,13 +166,11 @@ std::string simulatedSummaryText(const nlohmann::json& s) {
 // The summary of a measured trace: the profiler files hold times and pipe ratios, no FLOP or
 // byte counts and no task dependencies, so throughput, roof and critical path are not shown.
 std::string measuredSummaryText(const nlohmann::json& s) {
-    return fmt::format("{} (@{}), measured on a device (pto import)\n"
-                       "  time        {:.3f} us from the first kernel start to the last end\n"
-                       "  kernels     {} device kernels\n"
-                       "  throughput  not in the profiler files (no FLOP or byte counts); the "
-                       "bound class of each kernel comes from its pipe ratios (below)\n",
-                       s["trace"].get<std::string>(), s["program"].get<std::string>(),
-                       s["time_us"].get<double>(), s["tasks"].get<std::size_t>());
+    std::string out =
+        fmt::format("{} (@{})\n", s["trace"].get<std::string>(), s["program"].get<std::string>());
+    for (const SummaryRow& row : measuredSummaryRows(s))
+        out += fmt::format("  {:<11} {}\n", row.label, row.value);
+    return out;
 }
 
 std::string topOpsText(const nlohmann::json& j) {
@@ -189,7 +197,7 @@ std::string renderText(const Profile& p, const nlohmann::json& j) {
     std::string pipes;
     for (auto& [k, v] : j["pipes"].items())
         pipes += fmt::format(" {}={:.0f}%", k, 100 * v.get<double>());
-    line("  pipes      {}", pipes);
+    if (!pipes.empty()) line("  pipes      {}", pipes);
     line("");
     if (j.contains("top_kernels")) out += renderTopKernelsText(j["top_kernels"]);
     if (!measured) out += topOpsText(j); // a measured trace has no IR, so no Tensor ops
@@ -261,10 +269,8 @@ std::string renderMarkdown(const Profile& p, const nlohmann::json& j) {
                     mdEscape(s["program"].get<std::string>()));
     out += "| metric | value |\n|---|---|\n";
     if (s.value("measured", false))
-        out += fmt::format("| source | measured on a device (pto import): no FLOP or byte "
-                           "counts, bound class per kernel from its pipe ratios |\n"
-                           "| time | {:.3f} us |\n| kernels | {} |\n",
-                           s["time_us"].get<double>(), s["tasks"].get<std::size_t>());
+        for (const SummaryRow& row : measuredSummaryRows(s))
+            out += fmt::format("| {} | {} |\n", row.label, mdEscape(row.value));
     else
         out += simulatedRowsMarkdown(s);
     for (auto& [k, v] : j["pipes"].items())

@@ -20,7 +20,8 @@ struct Finding {
     std::vector<std::string> evidence; ///< numbers and where they come from
     std::string entity;                ///< run, core, task or tensor_op
     std::optional<std::int64_t> entityId;
-    /// Estimated run-time saving, cycles: the expected value and its range.
+    /// Estimated run-time saving in the run's time unit (cycles; ns for a measured trace):
+    /// the expected value and its range.
     double gainCycles = 0, gainLow = 0, gainHigh = 0;
     double gainFraction = 0; ///< gainCycles ÷ run cycles
 };

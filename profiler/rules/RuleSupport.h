@@ -15,8 +15,10 @@ inline std::string percent(double ratio) {
     return fmt::format("{:.0f}%", ratio * 100);
 }
 
+/// A time of the run in its unit (cycles, or ns for a measured trace) and in microseconds.
 inline std::string cyclesText(const Profile& p, double cycles) {
-    return fmt::format("{:.0f} cycles ({:.2f} us)", cycles, cycles * 1e6 / p.model.peaks.clockHz);
+    return fmt::format("{:.0f} {} ({:.2f} us)", cycles, p.model.timeUnit(),
+                       cycles * 1e6 / p.model.peaks.clockHz);
 }
 
 /// Fills the gain fields and the severity from an expected gain and its range.

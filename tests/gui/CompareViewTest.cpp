@@ -244,6 +244,32 @@ TEST_F(CompareViewTest, ASimulatedRunNextToAMeasuredTraceShowsTheKernelPairs) {
 }
 
 // Clearing the baseline empties the view; opening another run keeps the baseline and redoes it.
+// Two measured traces (ranks 0 and 1 of one job): their run times from the first kernel start
+// to the last end, in ns as `pto compare` gives them, and no roof or bound of the simulated chip.
+TEST_F(CompareViewTest, TwoMeasuredTracesCompareTheirKernelRunsInNanoseconds) {
+    if (!fs::is_directory(kMeasuredRun)) GTEST_SKIP() << "no test data at " << kMeasuredRun;
+    const fs::path rank0 = test::importedTrace(kMeasuredRun, "measured_level1_rank0");
+    const fs::path rank1 = test::importedTrace(kMeasuredRun.parent_path() / "rank1_ascend_pt",
+                                               "measured_level1_rank1");
+    open(rank1, rank0);
+    EXPECT_FALSE(m_view->simVsReal());
+    const json ref = compareJson(rank0, rank1);
+    const QString headline = m_view->headline();
+    EXPECT_TRUE(headline.contains(QString::number(ref["total_ns"]["a"].get<double>(), 'f', 0) +
+                                  " → " +
+                                  QString::number(ref["total_ns"]["b"].get<double>(), 'f', 0) +
+                                  " ns from the first kernel start to the last end"))
+        << headline.toStdString();
+    for (const QString& text : {headline, m_view->baselineSummary(), m_view->currentSummary()}) {
+        EXPECT_FALSE(text.contains("cycles")) << text.toStdString();
+        EXPECT_FALSE(text.contains("of the roof")) << text.toStdString();
+    }
+    EXPECT_TRUE(m_view->baselineSummary().contains(
+        QString::number(ref["total_ns"]["a"].get<double>() / 1000, 'f', 2) +
+        " µs from the first kernel start to the last end"))
+        << m_view->baselineSummary().toStdString();
+}
+
 TEST_F(CompareViewTest, ClearingTheBaselineEmptiesTheViewAndANewRunIsComparedAgain) {
     open(fasterDmaRun(), attentionRun());
     ASSERT_GT(m_view->opDeltas().rowCount(), 0);

@@ -34,6 +34,28 @@ TEST(GuiFoundation, OpensASimulatedTraceAndNamesProgramAndArch) {
     EXPECT_TRUE(statusText(window).contains(QStringLiteral("cycles")));
 }
 
+// A measured trace (`pto import`): the status bar gives its run as `pto report` does — the
+// first kernel start to the last end, in µs — never cycles.
+TEST(GuiFoundation, AMeasuredTraceShowsItsKernelRunTime) {
+    const std::filesystem::path run = std::filesystem::path(PTO_SOURCE_DIR) /
+                                      "../shared/data/ascend-profiler/text/level1/rank0_ascend_pt";
+    if (!std::filesystem::is_directory(run)) GTEST_SKIP() << "no test data at " << run;
+    const auto trace = test::importedTrace(run, "measured_level1_rank0");
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(QString::fromStdString(trace.string()), true).isEmpty());
+    const auto reader = tracedb::TraceReader::open(trace);
+    const auto kernels = reader.query("SELECT max(ts + dur) - min(ts) FROM slice WHERE category "
+                                      "= 'task' AND task_id IS NOT NULL");
+    const auto runNs = std::get<std::int64_t>(kernels.rows.at(0).at(0));
+    EXPECT_EQ(window.context().document()->summary().totalCycles, runNs);
+    const QString status = statusText(window);
+    EXPECT_TRUE(status.contains(QStringLiteral("measured: %1 µs from the first kernel start to "
+                                               "the last end")
+                                    .arg(double(runNs) / 1000, 0, 'f', 2)))
+        << status.toStdString();
+    EXPECT_FALSE(status.contains(QStringLiteral("cycles"))) << status.toStdString();
+}
+
 TEST(GuiFoundation, ACompileOnlyTraceOpensWithoutARun) {
     MainWindow window;
     ASSERT_TRUE(

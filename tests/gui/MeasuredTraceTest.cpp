@@ -1,7 +1,9 @@
 // A measured trace (`pto import` of real Ascend profiler output) in pto-studio offscreen: the
-// timeline shows its stream tracks, the bottleneck view profiles its kernels, the SQL console
-// queries it, and the graph and IR views say plainly that it has no IR.
+// timeline shows its stream tracks, the bottleneck view profiles its kernels (its run time from
+// the first kernel start to the last end, in ns, with no figure of the simulated chip model),
+// the SQL console queries it, and the graph and IR views say plainly that it has no IR.
 #include "gui/model/FindingsModel.h"
+#include "gui/model/RooflineModel.h"
 #include "gui/model/SqlConsoleModel.h"
 #include "gui/model/TimelineLoader.h"
 #include "gui/model/TimelineTrackModel.h"
@@ -21,6 +23,8 @@
 #include <QThread>
 
 #include <gtest/gtest.h>
+
+#include <fmt/format.h>
 
 #include <functional>
 
@@ -44,6 +48,14 @@ void waitUntil(const std::function<bool()>& done, int ms = 30000) {
         QThread::msleep(5);
     }
     QApplication::processEvents();
+}
+
+// The kernels' run in the file: first kernel start to last kernel end, ns.
+std::int64_t kernelRunNs(const fs::path& trace) {
+    const auto reader = tracedb::TraceReader::open(trace);
+    const auto r = reader.query("SELECT max(ts + dur) - min(ts) FROM slice WHERE category = "
+                                "'task' AND task_id IS NOT NULL");
+    return std::get<std::int64_t>(r.rows.at(0).at(0));
 }
 
 class MeasuredTrace : public ::testing::Test {
@@ -71,7 +83,8 @@ TEST_F(MeasuredTrace, TheTimelineShowsItsStreamTracks) {
     walk({});
     EXPECT_TRUE(names.contains(QStringLiteral("Stream 2 AIV"))) << names.join(", ").toStdString();
     EXPECT_TRUE(names.contains(QStringLiteral("Steps"))) << names.join(", ").toStdString();
-    EXPECT_GT(m_context.document()->summary().totalCycles, 0);
+    // The run is the kernels', not the file's from its first host op or counter at ts 0.
+    EXPECT_EQ(m_context.document()->summary().totalCycles, kernelRunNs(measuredTrace()));
     const fs::path shot = test::saveScreenshot(view, "measured_timeline");
     EXPECT_GT(test::drawnPixels(shot), 5000U);
 }
@@ -91,6 +104,27 @@ TEST_F(MeasuredTrace, TheBottleneckViewProfilesItsKernels) {
             rules << view.findings().index(r, c).data().toString();
     EXPECT_TRUE(rules.join(" ").contains(QStringLiteral("MTE2")))
         << rules.join(" | ").toStdString();
+
+    // The header says what `pto report` says of the run, and nothing of the simulated chip.
+    const QString headline = view.headline();
+    const std::string time = fmt::format("{:.3f} us from the first kernel start to the last end",
+                                         double(kernelRunNs(measuredTrace())) / 1000);
+    EXPECT_TRUE(headline.contains(QString::fromStdString(time))) << headline.toStdString();
+    EXPECT_TRUE(headline.contains(QStringLiteral("measured on a device")));
+    EXPECT_TRUE(headline.contains(QStringLiteral("no FLOP or byte counts")));
+    for (const char* absent : {"910B", "cycles", "of the roof", "bound,"})
+        EXPECT_FALSE(headline.contains(QString::fromUtf8(absent)))
+            << absent << ": " << headline.toStdString();
+    // Gains are in ns; the roofline has no points and no roofs of the simulated chip, and says
+    // why.
+    EXPECT_EQ(view.findings().headerData(FindingsModel::Gain, Qt::Horizontal).toString(),
+              QStringLiteral("Gain (ns)"));
+    const QString details = view.findings().details(0);
+    EXPECT_TRUE(details.contains(QStringLiteral(" ns ("))) << details.toStdString();
+    EXPECT_FALSE(details.contains(QStringLiteral("cycles"))) << details.toStdString();
+    EXPECT_EQ(view.roofline().rowCount(), 0);
+    EXPECT_TRUE(view.roofline().roofs().empty());
+    EXPECT_TRUE(view.roofline().unavailableReason().contains(QStringLiteral("measured trace")));
     test::saveScreenshot(view, "measured_bottlenecks");
 }
 

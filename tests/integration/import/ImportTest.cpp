@@ -73,6 +73,13 @@ Kernels kernelsOf(const fs::path& trace) {
     return k;
 }
 
+std::string readAll(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
 class Import : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -213,10 +220,217 @@ TEST_F(Import, ReportNamesTheBoundClassesTheCsvRatiosGive) {
     EXPECT_EQ(text.out.find("crit. path"), std::string::npos) << text.out;
     auto md = test::runCommand(fmt::format("{} report {} --format md --no-store", PTO_CLI,
                                            test::shellQuote((m_dir / "r.db").string())));
-    EXPECT_NE(md.out.find(fmt::format("| kernels | {} |", want.size())), std::string::npos)
+    EXPECT_NE(md.out.find(fmt::format("| kernels | {} device kernels", want.size())),
+              std::string::npos)
         << md.out;
     EXPECT_EQ(md.out.find("| arch |"), std::string::npos) << md.out;
     EXPECT_EQ(md.out.find("TFLOP/s"), std::string::npos) << md.out;
+}
+
+test::ProcessResult pto(const std::string& args) {
+    return test::runCommand(fmt::format("{} {}", PTO_CLI, args));
+}
+
+std::string q(const fs::path& p) {
+    return test::shellQuote(p.string());
+}
+
+fs::path kernelCsv(int level, int rank) {
+    return textRun(level, rank) / "ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+}
+
+// The run of a measured trace is its kernels: the first kernel start to the last kernel end,
+// as kernel_details.csv gives them — not the time from the file's earliest event (host ops and
+// counters start 130 ms before the first kernel in level 1 rank 0). The report's time, every
+// finding's share of the run and `pto compare` of two imported traces all use it.
+TEST_F(Import, TheRunTimeIsFirstKernelStartToLastKernelEnd) {
+    const json want = reference("span", kernelCsv(1, 0));
+    const json want1 = reference("span", kernelCsv(1, 1));
+    const fs::path trace = m_dir / "r0.db", trace1 = m_dir / "r1.db";
+    ASSERT_EQ(import(textRun(1, 0), trace).exitCode, 0);
+    ASSERT_EQ(import(textRun(1, 1), trace1).exitCode, 0);
+    const std::int64_t spanNs = want["span_ns"].get<std::int64_t>();
+    const std::int64_t origin =
+        std::stoll(*tracedb::TraceReader::open(trace).meta("time_origin_ns"));
+    ASSERT_LT(origin, want["first_start_ns"].get<std::int64_t>()); // events before the kernels
+
+    auto r = pto(fmt::format("report {} --format json --no-store", q(trace)));
+    ASSERT_LE(r.exitCode, 1) << r.err;
+    const json report = json::parse(r.out);
+    const json& summary = report["summary"];
+    EXPECT_EQ(summary["total_ns"].get<std::int64_t>(), spanNs);
+    EXPECT_NEAR(summary["time_us"].get<double>(), double(spanNs) / 1000, 1e-9);
+    EXPECT_EQ(summary["start_ns"].get<std::int64_t>() + origin,
+              want["first_start_ns"].get<std::int64_t>());
+    EXPECT_NEAR(summary["kernel_time_us"].get<double>(),
+                double(want["kernel_ns"].get<std::int64_t>()) / 1000, 1e-9);
+    ASSERT_FALSE(report["findings"].empty());
+    for (const json& f : report["findings"])
+        EXPECT_NEAR(f["gain_fraction"].get<double>(), f["gain_ns"].get<double>() / double(spanNs),
+                    1e-12)
+            << f["rule"];
+
+    const std::string time = fmt::format("{:.3f} us from the first kernel start to the last end",
+                                         double(spanNs) / 1000); // 136581.009 us
+    auto text = pto(fmt::format("report {} --no-store", q(trace)));
+    EXPECT_NE(text.out.find("  time        " + time), std::string::npos) << text.out;
+    const std::string fromZero = fmt::format(
+        "{:.3f}", double(want["last_end_ns"].get<std::int64_t>() - origin) / 1000); // 267336.301
+    EXPECT_EQ(text.out.find(fromZero), std::string::npos) << text.out;
+
+    // Two imported traces: run times and speed-up from their kernels.
+    auto cmp = pto(fmt::format("compare {} {} --json", q(trace), q(trace1)));
+    ASSERT_EQ(cmp.exitCode, 0) << cmp.err;
+    const json c = json::parse(cmp.out);
+    EXPECT_EQ(c["total_ns"]["a"].get<double>(), double(spanNs));
+    EXPECT_EQ(c["total_ns"]["b"].get<double>(), double(want1["span_ns"].get<std::int64_t>()));
+    auto cmpText = pto(fmt::format("compare {} {}", q(trace), q(trace1)));
+    EXPECT_NE(cmpText.out.find(fmt::format("run time   {:.3f} -> {:.3f} us, first kernel start to "
+                                           "last end",
+                                           double(spanNs) / 1000,
+                                           double(want1["span_ns"].get<std::int64_t>()) / 1000)),
+              std::string::npos)
+        << cmpText.out;
+}
+
+// A measured trace was not run on the simulator's 910B-like model: the report (text, Markdown,
+// JSON), the HTML export and the stored metrics show what the profiler files hold — the run
+// time, the kernels, their pipe ratios and bound classes — and say what they do not hold,
+// never the model's arch, peaks, roofs, core counts or critical path.
+TEST_F(Import, AMeasuredTraceShowsWhatItsFilesHoldNotTheSimulatedChipsPeaks) {
+    const json want = reference("span", kernelCsv(1, 0));
+    const json kernels = reference("kernels", kernelCsv(1, 0));
+    const fs::path trace = m_dir / "m.db", html = m_dir / "m.html";
+    ASSERT_EQ(import(textRun(1, 0), trace).exitCode, 0);
+    const std::string time = fmt::format("{:.3f} us from the first kernel start to the last end",
+                                         double(want["span_ns"].get<std::int64_t>()) / 1000);
+
+    auto r = pto(fmt::format("report {} --format json --no-store", q(trace)));
+    ASSERT_LE(r.exitCode, 1) << r.err;
+    const json summary = json::parse(r.out)["summary"];
+    for (const char* key : {"arch",
+                            "clock_hz",
+                            "aic_cores",
+                            "aiv_cores",
+                            "aic_used",
+                            "cube_tflops",
+                            "cube_peak_tflops",
+                            "vector_peak_tflops",
+                            "gm_gbps",
+                            "gm_peak_gbps",
+                            "gm_bytes",
+                            "arithmetic_intensity",
+                            "ridge_point",
+                            "bound",
+                            "roof_fraction",
+                            "critical_path_tasks",
+                            "critical_path_gap_cycles",
+                            "tail_cycles",
+                            "total_cycles",
+                            "double_buffer"})
+        EXPECT_FALSE(summary.contains(key)) << key << ": " << summary.dump();
+    EXPECT_EQ(summary["kernels"], kernels["count"]);
+    EXPECT_NE(summary["not_measured"].get<std::string>().find("no FLOP or byte counts"),
+              std::string::npos);
+
+    auto md = pto(fmt::format("report {} --format md --no-store", q(trace)));
+    EXPECT_NE(md.out.find("| time | " + time + " |"), std::string::npos) << md.out;
+    EXPECT_NE(md.out.find("| not measured | no FLOP or byte counts"), std::string::npos) << md.out;
+
+    auto exported = pto(fmt::format("export {} --format html -o {}", q(trace), q(html)));
+    ASSERT_EQ(exported.exitCode, 0) << exported.err;
+    const std::string page = readAll(html);
+    EXPECT_NE(page.find("<th>time</th><td>" + time + "</td>"), std::string::npos);
+    EXPECT_NE(page.find("<th>not measured</th><td>no FLOP or byte counts"), std::string::npos);
+    EXPECT_NE(page.find("Top kernels by time (measured)"), std::string::npos);
+    EXPECT_NE(page.find(kernels["top_name"].get<std::string>()), std::string::npos);
+    for (const char* absent :
+         {"910B", "TFLOP/s", "GB/s", "of the roof", "<th>arch</th>", "<th>critical path</th>",
+          "cycles in gaps", "AIC and", "No instruction cycles attributed", "Roofline", "<polyline",
+          "Program ops", "cycles"})
+        EXPECT_EQ(page.find(absent), std::string::npos) << absent;
+
+    // Stored metrics: the kernels' pipe ratios and bound classes, no throughput or roofline.
+    ASSERT_LE(pto(fmt::format("report {}", q(trace))).exitCode, 1);
+    auto reader = tracedb::TraceReader::open(trace);
+    auto count = [&](const std::string& analysis) {
+        return cellInt(
+            reader.query("SELECT count(*) FROM metric WHERE analysis = '" + analysis + "'")
+                .rows[0][0]);
+    };
+    EXPECT_GT(count("pipe_util"), 0);
+    EXPECT_GT(count("bound"), 0);
+    EXPECT_EQ(count("throughput"), 0);
+    EXPECT_EQ(count("roofline"), 0);
+}
+
+// Times of a measured trace are nanoseconds and say so (findings, compare); the profiler's
+// integer columns (ids, block dims, cycle counts) are stored as integers, pipe ratios as reals.
+TEST_F(Import, MeasuredTimesAreNanosecondsAndIntegerColumnsAreIntegers) {
+    const fs::path trace = m_dir / "n.db", trace1 = m_dir / "n1.db", db = m_dir / "d.db";
+    ASSERT_EQ(import(textRun(1, 0), trace).exitCode, 0);
+    ASSERT_EQ(import(textRun(1, 1), trace1).exitCode, 0);
+    auto text = pto(fmt::format("report {} --no-store", q(trace)));
+    ASSERT_LE(text.exitCode, 1) << text.err;
+    EXPECT_EQ(text.out.find("cycles"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("estimated gain: "), std::string::npos);
+    EXPECT_NE(text.out.find(" ns ("), std::string::npos) << text.out;
+    const json findings = json::parse(
+        pto(fmt::format("report {} --format json --no-store", q(trace))).out)["findings"];
+    ASSERT_FALSE(findings.empty());
+    for (const json& f : findings) {
+        EXPECT_TRUE(f.contains("gain_ns") && f.contains("gain_low_ns") &&
+                    f.contains("gain_high_ns"))
+            << f.dump();
+        EXPECT_FALSE(f.contains("gain_cycles")) << f.dump();
+    }
+    auto cmp = pto(fmt::format("compare {} {}", q(trace), q(trace1)));
+    ASSERT_EQ(cmp.exitCode, 0) << cmp.err;
+    EXPECT_EQ(cmp.out.find("cycles"), std::string::npos) << cmp.out;
+    EXPECT_NE(cmp.out.find("ns running kernels"), std::string::npos) << cmp.out;
+
+    // Every kernel's integer columns, against Python's csv module.
+    auto reader = tracedb::TraceReader::open(trace);
+    const std::int64_t origin = std::stoll(*reader.meta("time_origin_ns"));
+    std::map<std::pair<std::string, std::int64_t>, std::map<std::string, std::int64_t>> got;
+    auto rows = reader.query(
+        "SELECT s.name, s.ts, a.key, a.int_value, a.real_value FROM slice_named s JOIN args a "
+        "ON a.arg_set_id = s.arg_set_id WHERE s.task_id IS NOT NULL AND a.key IN ('step_id', "
+        "'model_id', 'task_id', 'block_dim', 'mix_block_dim', 'aic_total_cycles', "
+        "'aiv_total_cycles')");
+    for (const auto& row : rows.rows) {
+        const std::string key = std::get<std::string>(row[2]);
+        EXPECT_TRUE(std::holds_alternative<std::int64_t>(row[3])) << key << " is not an integer";
+        EXPECT_TRUE(std::holds_alternative<std::monostate>(row[4])) << key << " is also a real";
+        got[{std::get<std::string>(row[0]), cellInt(row[1]) + origin}][key] = cellInt(row[3]);
+    }
+    const json want = reference("ints", kernelCsv(1, 0));
+    ASSERT_EQ(got.size(), want.size());
+    for (const json& k : want) {
+        auto it = got.find({k["name"].get<std::string>(), k["start_ns"].get<std::int64_t>()});
+        ASSERT_NE(it, got.end()) << k.dump();
+        for (const auto& [key, value] : k.items()) {
+            if (key == "name" || key == "start_ns") continue;
+            EXPECT_EQ(it->second[key], value.get<std::int64_t>()) << k["name"] << " " << key;
+        }
+    }
+    auto ratios = reader.query("SELECT count(*), count(real_value) FROM args WHERE key LIKE "
+                               "'%\\_ratio' ESCAPE '\\'");
+    EXPECT_GT(cellInt(ratios.rows[0][0]), 0);
+    EXPECT_EQ(cellInt(ratios.rows[0][1]), cellInt(ratios.rows[0][0])); // ratios stay reals
+
+    // The db form: the PMU table's cycle counts, against Python's sqlite3.
+    const fs::path profilerDb = dbRun(1, 0) / "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db";
+    ASSERT_EQ(import(profilerDb, db).exitCode, 0);
+    const json cycles = reference("db_cycles", profilerDb);
+    auto dbReader = tracedb::TraceReader::open(db);
+    for (const char* key : {"aic_total_cycles", "aiv_total_cycles"}) {
+        auto sums = dbReader.query(fmt::format(
+            "SELECT count(*), count(int_value), sum(int_value) FROM args WHERE key = '{}'", key));
+        EXPECT_GT(cellInt(sums.rows[0][0]), 0) << key;
+        EXPECT_EQ(cellInt(sums.rows[0][1]), cellInt(sums.rows[0][0])) << key;
+        EXPECT_EQ(cellInt(sums.rows[0][2]), cycles[key].get<std::int64_t>()) << key;
+    }
 }
 
 TEST_F(Import, EveryExportFormatAndQueryWorkOnAMeasuredTrace) {
@@ -362,12 +576,6 @@ TEST_F(Import, CalibrateMovesTheSimulatedPipeTimeTowardsTheMeasuredOne) {
 }
 
 // Damaged copies of each input kind, written to a temp dir under the original's name.
-std::string readAll(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 TEST_F(Import, TruncatedAndCorruptedInputsExitZeroOrTwoNeverCrash) {
     const std::vector<fs::path> originals{

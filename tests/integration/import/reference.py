@@ -6,6 +6,12 @@
   reference.py db ascend_pytorch_profiler.db -> {"count", "total_ns", "top_name", "top_ns", "names"}
   reference.py match kernel_details.csv TYPE SHAPE -> {"count", "median_us", "pipes"}: the kernels
       of that Type whose first output shape is SHAPE; pipes = duration-weighted busy fractions
+  reference.py span kernel_details.csv      -> {"first_start_ns", "last_end_ns", "span_ns",
+      "kernel_ns"}: the run of the kernels, first start to last end (epoch ns), and their time
+  reference.py ints kernel_details.csv      -> [{"name", "start_ns", KEY: int}] per kernel, KEY
+      the integer columns (Step Id, Model ID, Task ID, Block Dim, aic/aiv_total_cycles) as args
+  reference.py db_cycles profiler.db        -> {"aic_total_cycles", "aiv_total_cycles"}: sums
+      over the compute tasks' TASK_PMU_INFO rows
 
 Device kernels are the compute tasks: kernel_details.csv rows whose Accelerator Core is not
 HCCL (those are communication ops), or the .db's COMPUTE_TASK_INFO rows. Durations are whole
@@ -84,10 +90,53 @@ def match(path, op_type, shape):
     return {"count": n, "median_us": median, "pipes": pipes}
 
 
+INT_COLUMNS = {"Step Id": "step_id", "Model ID": "model_id", "Task ID": "task_id",
+               "Block Dim": "block_dim", "Mix Block Dim": "mix_block_dim",
+               "aic_total_cycles": "aic_total_cycles", "aiv_total_cycles": "aiv_total_cycles"}
+
+
+def span(path):
+    rows = compute_rows(path)
+    starts = [ns(r["Start Time(us)"]) for r in rows]
+    ends = [s + ns(r["Duration(us)"]) for s, r in zip(starts, rows)]
+    return {"first_start_ns": min(starts), "last_end_ns": max(ends),
+            "span_ns": max(ends) - min(starts),
+            "kernel_ns": sum(ns(r["Duration(us)"]) for r in rows)}
+
+
+def ints(path):
+    out = []
+    for r in compute_rows(path):
+        row = {"name": r["Name"], "start_ns": ns(r["Start Time(us)"])}
+        for column, key in INT_COLUMNS.items():
+            text = r.get(column, "").strip()
+            if text and text != "N/A":
+                row[key] = int(text)
+        out.append(row)
+    return out
+
+
+def db_cycles(path):
+    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    out = {}
+    for key in ("aic_total_cycles", "aiv_total_cycles"):
+        out[key] = db.execute(
+            "SELECT sum(p.value) FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
+            "JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = p.globalTaskId WHERE s.value = ?",
+            (key,)).fetchone()[0]
+    return out
+
+
 def main():
     what, path = sys.argv[1], sys.argv[2]
     if what == "match":
         out = match(path, sys.argv[3], sys.argv[4])
+    elif what == "span":
+        out = span(path)
+    elif what == "ints":
+        out = ints(path)
+    elif what == "db_cycles":
+        out = db_cycles(path)
     elif what == "kernels":
         out = summary([(r["Name"], ns(r["Duration(us)"])) for r in compute_rows(path)])
     elif what == "bounds":
