@@ -12,7 +12,9 @@
 namespace pto::prof {
 
 /// Rows of one analysis; entity ids follow docs/PROFILER.md (core: the core's track id,
-/// task: the Exec-stage node id, tensor_op: the parsed program's node id, src_line: the line).
+/// task: the Exec-stage node id, tensor_op: the parsed program's node id, loop_op: an op of an
+/// unrolled loop's body, the node id of its first copy in the stage of its `stage` row,
+/// src_line: the line).
 class MetricList {
 public:
     MetricList(std::vector<tracedb::MetricRow>& rows, std::string analysis)

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace pto::prof {
@@ -119,6 +120,48 @@ std::optional<std::int64_t> ProvenanceResolver::findRoot(std::int64_t stageId,
     }
     for (const auto& [stage, node] : walked) m_memo[stage].emplace(node, root);
     return root;
+}
+
+bool ProvenanceResolver::isLoop(std::int64_t stageId, std::int64_t nodeId) {
+    auto it = m_loops.find(stageId);
+    if (it == m_loops.end())
+        it = m_loops
+                 .emplace(stageId, intColumn(m_reader, fmt::format("SELECT id FROM node WHERE "
+                                                                   "stage_id = {} AND kind = "
+                                                                   "'for' ORDER BY id",
+                                                                   stageId)))
+                 .first;
+    return std::binary_search(it->second.begin(), it->second.end(), nodeId);
+}
+
+std::optional<NodeRef> ProvenanceResolver::loopBodyOf(std::int64_t stageId, std::int64_t nodeId) {
+    // Up the chain to the root, a node already answered or a break; then back down: a node's
+    // answer is its parent's, else itself when its parent is a loop and it is not one.
+    std::vector<NodeRef> path{{stageId, nodeId}};
+    std::optional<NodeRef> top; // the answer of path.back()
+    bool known = false;
+    for (std::size_t steps = 0; steps <= m_parentStage.size(); ++steps) {
+        const NodeRef at = path.back();
+        if (const auto stage = m_bodyMemo.find(at.stageId); stage != m_bodyMemo.end())
+            if (const auto node = stage->second.find(at.id); node != stage->second.end()) {
+                top = node->second;
+                known = true;
+                break;
+            }
+        if (at.stageId == m_root) break;
+        const auto stage = m_parentStage.find(at.stageId);
+        if (stage == m_parentStage.end()) break;
+        const auto parent = parentOf(at.stageId, at.id);
+        if (!parent) break;
+        path.push_back({stage->second, *parent});
+    }
+    if (!known) m_bodyMemo[path.back().stageId].emplace(path.back().id, top);
+    for (std::size_t i = path.size() - 1; i-- > 0;) {
+        const NodeRef &node = path[i], &parent = path[i + 1];
+        if (!top && isLoop(parent.stageId, parent.id) && !isLoop(node.stageId, node.id)) top = node;
+        m_bodyMemo[node.stageId].emplace(node.id, top);
+    }
+    return top;
 }
 
 std::int64_t ProvenanceResolver::rootOf(std::int64_t stageId, std::int64_t nodeId) {

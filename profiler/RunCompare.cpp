@@ -16,6 +16,14 @@ OpKey keyOf(const TensorOpCost& op) {
     return {op.kind, op.name, op.srcLine};
 }
 
+// "matmul %qk"; "matmul %qk in kv" for an op of a loop's body; "for "kv" (total)" for a loop
+// holding its body ops' total.
+std::string opName(const TensorOpCost& op) {
+    if (op.isLoopTotal()) return opLabel(op) + " (total)";
+    std::string name = op.kind + (op.name.empty() ? "" : " " + op.name);
+    return op.loop >= 0 ? name + " in " + op.loopName : name;
+}
+
 std::int64_t spanOf(const TensorOpCost& op) {
     return op.last > op.first ? op.last - op.first : 0;
 }
@@ -39,11 +47,11 @@ RunComparison compareRuns(const Profile& a, const Profile& b) {
     for (std::size_t i = 0; i < b.model.tensorOps.size(); ++i)
         inB.emplace(keyOf(b.model.tensorOps[i]), i);
     std::vector<bool> matched(b.model.tensorOps.size(), false);
-    for (std::size_t i = 0; i < a.model.tensorOps.size(); ++i) {
+    for (std::size_t i : programOrder(a.model)) { // a loop's body ops follow it
         const TensorOpCost& op = a.model.tensorOps[i];
         if (op.cycles() == 0 && op.flops == 0) continue;
         OpDelta d;
-        d.op = op.kind + (op.name.empty() ? "" : " " + op.name);
+        d.op = opName(op);
         d.line = op.srcLine;
         d.span.a = double(spanOf(op));
         d.cycles.a = double(op.cycles());
@@ -61,11 +69,11 @@ RunComparison compareRuns(const Profile& a, const Profile& b) {
         }
         c.ops.push_back(std::move(d));
     }
-    for (std::size_t i = 0; i < b.model.tensorOps.size(); ++i) {
+    for (std::size_t i : programOrder(b.model)) {
         const TensorOpCost& op = b.model.tensorOps[i];
         if (matched[i] || (op.cycles() == 0 && op.flops == 0)) continue;
         OpDelta d;
-        d.op = op.kind + (op.name.empty() ? "" : " " + op.name);
+        d.op = opName(op);
         d.line = op.srcLine;
         d.span.b = double(spanOf(op));
         d.cycles.b = double(op.cycles());

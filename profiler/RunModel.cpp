@@ -5,6 +5,7 @@
 #include "profiler/DictCells.h"
 #include "profiler/InstrCost.h"
 #include "profiler/KernelLaunches.h"
+#include "profiler/LoopLabels.h"
 #include "profiler/MeasuredRun.h"
 #include "profiler/Provenance.h"
 #include "profiler/SqlRows.h"
@@ -14,7 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <tuple>
 #include <unordered_map>
 
 namespace pto::prof {
@@ -182,6 +185,24 @@ struct InstrInfo {
     std::int64_t gmBytes = 0;
 };
 
+// A `for` op's name and static trip count, from its attrs ({"lower":0,"upper":4,"step":1,
+// "name":"kv"}); unnamed loops are "for@LINE:COL", as unroll-loops labels them.
+void describeLoop(const tracedb::NodeRow& n, TensorOpCost& op) {
+    const auto attrs = nlohmann::json::parse(n.attrs, nullptr, false);
+    auto integer = [&](const char* key) -> std::optional<std::int64_t> {
+        if (!attrs.is_object() || !attrs.contains(key) || !attrs[key].is_number_integer())
+            return std::nullopt;
+        return attrs[key].get<std::int64_t>();
+    };
+    if (attrs.is_object() && attrs.contains("name") && attrs["name"].is_string())
+        op.loopName = attrs["name"].get<std::string>();
+    else
+        op.loopName = fmt::format("for@{}:{}", op.srcLine, op.srcCol);
+    const auto lower = integer("lower"), upper = integer("upper"), step = integer("step");
+    if (lower && upper && step && *step > 0 && *upper > *lower)
+        op.iterations = (*upper - *lower + *step - 1) / *step;
+}
+
 void loadTensorOps(const tracedb::TraceReader& reader, RunModel& m,
                    std::unordered_map<std::int64_t, int>& indexOfOp) {
     if (m.rootStageId < 0) return;
@@ -190,12 +211,76 @@ void loadTensorOps(const tracedb::TraceReader& reader, RunModel& m,
         indexOfOp[n.id] = int(m.tensorOps.size());
         TensorOpCost op;
         op.id = n.id;
+        op.stageId = m.rootStageId;
         op.kind = n.kind;
         op.name = n.name;
         op.srcLine = n.srcLine.value_or(0);
+        op.srcCol = n.srcCol.value_or(0);
+        if (op.kind == "for") describeLoop(n, op);
         m.tensorOps.push_back(std::move(op));
     }
 }
+
+// The entries of loop body ops (TensorOpCost::loop), one per loop, kind and source position,
+// made as the instructions' provenance meets the copies of each.
+class LoopBodyOps {
+public:
+    LoopBodyOps(const tracedb::TraceReader& reader, RunModel& m) : m_reader(reader), m_m(m) {}
+
+    // The entry of the body op whose copy is `node`, an op of the body of loop `loop` (an
+    // index into tensorOps).
+    int entryOf(const NodeRef& node, int loop) {
+        if (auto it = m_ofNode.find(node); it != m_ofNode.end()) return it->second;
+        TensorOpCost op;
+        op.id = node.id;
+        op.stageId = node.stageId;
+        op.loop = loop;
+        std::string attrs;
+        forEachRow(m_reader,
+                   fmt::format("SELECT kind, name, src_line, src_col, attrs FROM node WHERE "
+                               "stage_id = {} AND id = {}",
+                               node.stageId, node.id),
+                   [&](auto row) {
+                       op.kind = cellText(row[0]);
+                       op.name = cellText(row[1]);
+                       op.srcLine = cellInt(row[2]);
+                       op.srcCol = cellInt(row[3]);
+                       attrs = cellText(row[4]);
+                   });
+        op.loopName = loopNameOfAttrs(attrs);
+        if (op.loopName.empty()) op.loopName = m_m.tensorOps[std::size_t(loop)].loopName;
+        // Without a source position the name tells body ops of one line apart.
+        Key key{loop, op.kind, op.srcLine, op.srcCol,
+                op.srcLine > 0 && op.srcCol > 0 ? std::string() : op.name};
+        auto [it, fresh] = m_ofKey.try_emplace(std::move(key), int(m_m.tensorOps.size()));
+        if (fresh) {
+            ++m_m.tensorOps[std::size_t(loop)].bodyOps;
+            m_m.tensorOps.push_back(std::move(op));
+        } else {
+            // The copy with the lowest id (the first iteration's) names the entry, whichever
+            // instruction met a copy first.
+            TensorOpCost& entry = m_m.tensorOps[std::size_t(it->second)];
+            if (node.stageId == entry.stageId && node.id < entry.id) {
+                entry.id = node.id;
+                entry.name = op.name;
+            }
+        }
+        m_ofNode.emplace(node, it->second);
+        return it->second;
+    }
+
+private:
+    using Key = std::tuple<int, std::string, std::int64_t, std::int64_t, std::string>;
+    struct NodeLess {
+        bool operator()(const NodeRef& a, const NodeRef& b) const {
+            return std::pair(a.stageId, a.id) < std::pair(b.stageId, b.id);
+        }
+    };
+    const tracedb::TraceReader& m_reader;
+    RunModel& m_m;
+    std::map<NodeRef, int, NodeLess> m_ofNode;
+    std::map<Key, int> m_ofKey;
+};
 
 std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReader& reader,
                                                        RunModel& m) {
@@ -220,6 +305,7 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
         if (!fresh) it->second = -1;
     }
     std::erase_if(opOfLine, [](const auto& entry) { return entry.second < 0; });
+    LoopBodyOps bodyOps(reader, m);
     std::unordered_map<std::int64_t, InstrInfo> instrs;
     struct KernelCost {
         double flops = 0, nominalFlops = 0;
@@ -250,9 +336,14 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
             info.gmBytes = cost.gmBytes;
             info.srcLine = cellInt(row[9]);
             if (!cellNull(row[7]) && !cellNull(row[8])) {
-                std::int64_t root = provenance.rootOf(cellInt(row[8]), cellInt(row[7]));
+                const std::int64_t stage = cellInt(row[8]), tileOp = cellInt(row[7]);
+                std::int64_t root = provenance.rootOf(stage, tileOp);
                 if (auto it = indexOfOp.find(root); it != indexOfOp.end())
                     info.tensorOp = it->second;
+                // An op of an unrolled loop's body: its own entry, not the loop's.
+                if (info.tensorOp >= 0 && m.tensorOps[std::size_t(info.tensorOp)].kind == "for")
+                    if (const auto body = provenance.loopBodyOf(stage, tileOp))
+                        info.tensorOp = bodyOps.entryOf(*body, info.tensorOp);
             }
             // Provenance breaks where the compiler recorded a big stage only as a row
             // (its nodes omitted): fall back to the only Tensor op on the source line.
@@ -275,6 +366,12 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
     return instrs;
 }
 
+// The entries an instruction's cost adds to: its op's and, for a loop body op, its loop's
+// (which holds the total of its body); -1 = none.
+std::array<int, 2> withLoop(const RunModel& m, int op) {
+    return {op, m.tensorOps[std::size_t(op)].loop};
+}
+
 void attribute(const tracedb::TraceReader& reader, RunModel& m,
                const std::unordered_map<std::int64_t, InstrInfo>& instrs) {
     std::unordered_map<std::int64_t, std::vector<std::int64_t>> tasksOfKernel;
@@ -294,11 +391,14 @@ void attribute(const tracedb::TraceReader& reader, RunModel& m,
                    std::int64_t cycles = cellInt(row[1]);
                    if (info.srcLine > 0) m.lineCycles[info.srcLine] += cycles;
                    if (info.tensorOp < 0) return;
-                   TensorOpCost& op = m.tensorOps[std::size_t(info.tensorOp)];
-                   op.busy[std::size_t(info.pipe)] += cycles;
                    std::int64_t first = cellInt(row[2]), last = cellInt(row[3]);
-                   op.first = op.first < 0 ? first : std::min(op.first, first);
-                   op.last = std::max(op.last, last);
+                   for (int index : withLoop(m, info.tensorOp)) {
+                       if (index < 0) continue;
+                       TensorOpCost& op = m.tensorOps[std::size_t(index)];
+                       op.busy[std::size_t(info.pipe)] += cycles;
+                       op.first = op.first < 0 ? first : std::min(op.first, first);
+                       op.last = std::max(op.last, last);
+                   }
                });
     for (TaskRun& t : m.tasks) {
         auto done = executedTransfers.find(t.kernel);
@@ -311,11 +411,14 @@ void attribute(const tracedb::TraceReader& reader, RunModel& m,
         if (info.tensorOp < 0) continue;
         auto runs = tasksOfKernel.find(info.kernel);
         double times = runs == tasksOfKernel.end() ? 1.0 : double(runs->second.size());
-        TensorOpCost& op = m.tensorOps[std::size_t(info.tensorOp)];
-        op.flops += info.flops * times;
-        op.nominalFlops += info.nominalFlops * times;
-        op.gmBytes += std::int64_t(double(info.gmBytes) * times);
-        kernelsOfOp[info.tensorOp].push_back(info.kernel);
+        for (int index : withLoop(m, info.tensorOp)) {
+            if (index < 0) continue;
+            TensorOpCost& op = m.tensorOps[std::size_t(index)];
+            op.flops += info.flops * times;
+            op.nominalFlops += info.nominalFlops * times;
+            op.gmBytes += std::int64_t(double(info.gmBytes) * times);
+            kernelsOfOp[index].push_back(info.kernel);
+        }
     }
     for (auto& [opIndex, kernels] : kernelsOfOp) {
         std::sort(kernels.begin(), kernels.end());
@@ -364,6 +467,31 @@ std::optional<PipeId> parsePipeId(std::string_view name) {
     for (std::size_t i = 0; i < kPipeCount; ++i)
         if (kPipeNames[i] == name) return PipeId(i);
     return std::nullopt;
+}
+
+std::vector<std::size_t> programOrder(const RunModel& model) {
+    std::vector<std::vector<std::size_t>> bodies(model.tensorOps.size());
+    for (std::size_t i = 0; i < model.tensorOps.size(); ++i)
+        if (int loop = model.tensorOps[i].loop; loop >= 0) bodies[std::size_t(loop)].push_back(i);
+    std::vector<std::size_t> order;
+    order.reserve(model.tensorOps.size());
+    for (std::size_t i = 0; i < model.tensorOps.size(); ++i) {
+        if (model.tensorOps[i].loop >= 0) continue;
+        order.push_back(i);
+        auto& body = bodies[i];
+        std::sort(body.begin(), body.end(), [&](std::size_t a, std::size_t b) {
+            const TensorOpCost &x = model.tensorOps[a], &y = model.tensorOps[b];
+            return std::tuple(x.srcLine, x.srcCol, x.id) < std::tuple(y.srcLine, y.srcCol, y.id);
+        });
+        order.insert(order.end(), body.begin(), body.end());
+    }
+    return order;
+}
+
+std::string opLabel(const TensorOpCost& op) {
+    if (op.kind == "for" && op.name.empty() && !op.loopName.empty())
+        return fmt::format("for \"{}\"", op.loopName);
+    return op.name.empty() ? op.kind : op.kind + " " + op.name;
 }
 
 std::int64_t TensorOpCost::cycles() const {

@@ -68,12 +68,29 @@ struct TaskRun {
     bool ran() const { return core >= 0; }
 };
 
-/// An op of the program as the user wrote it (the root stage, parsed .pto), with the cost of
-/// every instruction generated for it.
+/// An op of the program as the user wrote it, with the cost of every instruction generated for
+/// it: an op of the root stage (the parsed .pto), or an op of a loop's body. The parsed program
+/// records a loop as its `for` op only, and unroll-loops writes the body out once per iteration,
+/// so an unrolled op's provenance climbs from its copy to the `for`; the copies of one body op
+/// (same loop, kind and source position) are gathered into one entry of their own
+/// (ProvenanceResolver::loopBodyOf), and the `for`'s entry holds the total of its body ops.
 struct TensorOpCost {
-    std::int64_t id = 0; ///< node id in the root stage
+    std::int64_t id = 0; ///< node id in `stageId`
+    /// The stage of node `id`: the root stage, or for a body op the stage where its loop was
+    /// written out (`id` = its copy with the lowest id, i.e. of the first iteration).
+    std::int64_t stageId = -1;
     std::string kind, name;
     std::int64_t srcLine = 0;
+    std::int64_t srcCol = 0;
+    /// A body op: index of its loop (the `for` of the root stage) in RunModel::tensorOps; -1 for
+    /// an op of the root stage.
+    int loop = -1;
+    /// A loop: its body ops that ran instructions; its costs are then their sum (a group).
+    int bodyOps = 0;
+    /// A loop: its name ("kv", "for@16:3" unnamed) and trip count when static (0: unknown);
+    /// a body op: the loop label of its copies ("kv", "outer/inner" when nested).
+    std::string loopName;
+    std::int64_t iterations = 0;
     double flops = 0;
     double nominalFlops = 0; ///< Σ InstrCost::nominalFlops (dtype-aware compute roof)
     std::int64_t gmBytes = 0;
@@ -81,6 +98,10 @@ struct TensorOpCost {
     std::int64_t first = -1, last = -1; ///< first instruction start, last end (cycles)
     std::vector<std::int64_t> tasks;    ///< tasks that ran its instructions
     std::int64_t cycles() const;        ///< sum of busy
+    /// A loop whose costs are the sum of its body ops' entries (which name it in `loop`).
+    bool isLoopTotal() const { return bodyOps > 0; }
+    /// The entity of its `metric` rows: `tensor_op` (root stage), `loop_op` (a body op).
+    std::string_view entity() const { return loop >= 0 ? "loop_op" : "tensor_op"; }
 };
 
 struct RunModel {
@@ -103,8 +124,9 @@ struct RunModel {
     std::vector<CoreInfo> cores;                             ///< by track id
     std::vector<TaskRun> tasks;                              ///< by task id
     std::vector<std::pair<std::int64_t, std::int64_t>> deps; ///< (from, to) task ids
-    std::vector<TensorOpCost> tensorOps;                     ///< by id
-    std::map<std::int64_t, std::int64_t> lineCycles;         ///< src line → instruction cycles
+    /// The root stage's ops by id, then the loop body ops in the order they were met.
+    std::vector<TensorOpCost> tensorOps;
+    std::map<std::int64_t, std::int64_t> lineCycles; ///< src line → instruction cycles
     /// Indexed DMAs (issue 16) of one opcode, from its slices and their args: count, pipe
     /// time, rows and bytes moved, and the byte-weighted DMA efficiency of the row transfers.
     struct IndexedDma {
@@ -130,5 +152,12 @@ struct RunModel {
 
 /// Loads the model. Throws tracedb::TraceError when the file holds no simulated run.
 RunModel loadRunModel(const tracedb::TraceReader& reader);
+
+/// Indices into model.tensorOps in program order: each op of the root stage, a loop followed
+/// by its body ops by source position.
+std::vector<std::size_t> programOrder(const RunModel& model);
+
+/// "matmul %qk", or "for kv" for a loop (its name for the result it does not have).
+std::string opLabel(const TensorOpCost& op);
 
 } // namespace pto::prof

@@ -243,13 +243,17 @@ SimRealComparison compareSimToReal(const Profile& sim, const std::string& simPat
         return c;
     }
     c.mode = "type";
-    const std::map<std::int64_t, OpShapes> shapes = loadOpShapes(simPath, sim.model.rootStageId);
+    // Shapes per stage: the root stage's ops, and loop body ops in the stage of their copies.
+    std::map<std::int64_t, std::map<std::int64_t, OpShapes>> shapes;
     for (const TensorOpCost& op : sim.model.tensorOps) {
-        if (op.cycles() == 0 && op.flops == 0) continue;
+        if ((op.cycles() == 0 && op.flops == 0) || op.isLoopTotal()) continue;
         KernelPair pair = opPair(sim, op);
-        auto it = shapes.find(op.id);
+        auto stage = shapes.find(op.stageId);
+        if (stage == shapes.end())
+            stage = shapes.emplace(op.stageId, loadOpShapes(simPath, op.stageId)).first;
+        auto it = stage->second.find(op.id);
         const Kernels ks = selectByType(
-            kernels, spec, op, it == shapes.end() ? OpShapes{} : it->second, pair.matchedOn);
+            kernels, spec, op, it == stage->second.end() ? OpShapes{} : it->second, pair.matchedOn);
         describeMeasured(pair, real.model, ks);
         c.pairs.push_back(std::move(pair));
     }

@@ -136,6 +136,12 @@ std::string loopIterLabel(const InstrLoop& loop, int64_t round, size_t offset) {
                        loop.firstIter + round * loop.iterStride + within);
 }
 
+std::string loopSliceLabel(const InstrLoop& loop, int64_t round, size_t offset) {
+    if (loop.name == kTilesLoopName)
+        return fmt::format("{}, round {} of {}", loop.name, round + 1, loop.count);
+    return loopIterLabel(loop, round, offset);
+}
+
 namespace {
 
 void expandKernel(const Kernel& k, Kernel& out, ExpandedKernelMap& map, int64_t maxInstrs) {

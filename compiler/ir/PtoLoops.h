@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pto {
@@ -37,6 +38,20 @@ int64_t writtenIndexOf(const Kernel& k, int64_t executed);
 /// "kv, iter 7" ("outer/inner, iter 1/3" when nested) for instruction `offset` of `loop` (its
 /// position in the range) in round `round`.
 std::string loopIterLabel(const InstrLoop& loop, int64_t round, size_t offset = 0);
+
+/// The loop reroll-loops makes of the tiles a vector kernel streams (RerollLoops.h). Its
+/// iterations are ranks of tile corners among every Tensor value's tile corners, which tell
+/// the compiler which tiles follow one another but count nothing the program has: tile
+/// [0,16,0] of a [8,1024,1] value is rank 5 when corners of other values ([0,0,64], …) sort
+/// before it.
+inline constexpr std::string_view kTilesLoopName = "tiles";
+
+/// What the trace names an executed round by (the instruction slice's arg `loop`): the
+/// iteration, loopIterLabel(), for a program loop, a matmul's K steps and output blocks; for
+/// the tiles loop (kTilesLoopName), whose iteration numbers mean nothing to the program, the
+/// round: "tiles, round 2 of 3" (1-based; the listing's address steps `+ step*i` use
+/// i = round - 1).
+std::string loopSliceLabel(const InstrLoop& loop, int64_t round, size_t offset = 0);
 
 /// Per expanded instruction of one kernel: its index in Kernel::instrs, and the loop
 /// (index into Kernel::loops, -1 = none) and round it executes in.

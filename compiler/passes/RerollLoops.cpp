@@ -155,7 +155,7 @@ private:
             iter.push_back(std::get<int64_t>(*step));
         }
         if (m_mode == FoldBy::Tile && !loop && !step && m_ordinals[id] >= 0)
-            return {labelIndex("tiles", nullptr), {m_ordinals[id]}};
+            return {labelIndex(std::string(kTilesLoopName), nullptr), {m_ordinals[id]}};
         if (!loop && !step) return {-1, {}};
         if (m_mode == FoldBy::OutputBlock && !loop && m_ordinals[id] >= 0)
             return {labelIndex(std::string(), &op.loc, true), {m_ordinals[id]}};

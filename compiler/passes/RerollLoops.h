@@ -46,8 +46,11 @@ std::string kStepLoopName(const SourceLoc& matmul);
 std::string blockLoopName(const SourceLoc& matmul);
 
 // The tiles a kernel streams outside program loops and K steps (an elementwise chain's tiles,
-// one after another) are a loop of their own for reroll-loops, named "tiles", iteration = the
-// rank of the tile's corner among all tile corners (row-major); kept when it leaves fewer
-// instructions than the K-step and output-block foldings. Flag ids may rotate as for blocks.
+// one after another) are a loop of their own for reroll-loops, named "tiles" (kTilesLoopName),
+// iteration = the rank of the tile's corner among all tile corners of the function
+// (row-major, every Tensor value's); kept when it leaves fewer instructions than the K-step and
+// output-block foldings. Flag ids may rotate as for blocks. The rank only orders tiles (the
+// ops of one tile share it, consecutive tiles have consecutive ranks), so the trace names a
+// round of this loop by its round (loopSliceLabel), not by the rank.
 
 } // namespace pto

@@ -74,9 +74,10 @@ RowTable opDeltaTable(const prof::RunComparison& c, const prof::Profile& current
         deltaCells(row, d.cycles);
         addCell(row, QString::fromStdString(d.boundA), QString::fromStdString(d.boundA));
         addCell(row, QString::fromStdString(d.boundB), QString::fromStdString(d.boundB));
-        if (d.indexB >= 0)
-            row.ref = EntityRef::node(current.model.rootStageId,
-                                      current.model.tensorOps[std::size_t(d.indexB)].id);
+        if (d.indexB >= 0) {
+            const prof::TensorOpCost& op = current.model.tensorOps[std::size_t(d.indexB)];
+            row.ref = EntityRef::node(op.stageId, op.id); // a loop body op: its first copy
+        }
         t.rows.push_back(std::move(row));
     }
     return t;

@@ -136,7 +136,8 @@ void bound(const tracedb::TraceReader& reader, const GraphStage& stage, GraphOve
         if (task.block >= 0) perBlock[task.block] = cls;
     }
     for (std::size_t k = 0; k < profile.model.tensorOps.size(); ++k)
-        perOp[profile.model.tensorOps[k].id] = double(profile.bound.tensorOps[k].cls);
+        if (profile.model.tensorOps[k].loop < 0) // ops of the root stage (a loop: its body's)
+            perOp[profile.model.tensorOps[k].id] = double(profile.bound.tensorOps[k].cls);
     const Level level = stage.stage.level;
     if (level == Level::Exec)
         fill(reader, stage, perTask, KeyBy::Node, o.values);

@@ -21,12 +21,12 @@ void OpCostModel::setProfile(std::shared_ptr<const prof::Profile> profile) {
     m_profile = std::move(profile);
     m_attributed = 0;
     m_rows.clear();
-    const std::size_t count = m_profile ? m_profile->model.tensorOps.size() : 0;
-    for (std::size_t i = 0; i < count; ++i) {
-        const prof::TensorOpCost& op = m_profile->model.tensorOps[i];
-        m_attributed += op.cycles();
-        if (op.cycles() > 0 || op.first >= 0) m_rows.push_back(i);
-    }
+    if (m_profile)
+        for (std::size_t i : prof::programOrder(m_profile->model)) {
+            const prof::TensorOpCost& op = m_profile->model.tensorOps[i];
+            if (op.loop < 0) m_attributed += op.cycles(); // a body op's are in its loop's
+            if (op.cycles() > 0 || op.first >= 0) m_rows.push_back(i);
+        }
     endResetModel();
 }
 
@@ -35,9 +35,14 @@ std::int64_t OpCostModel::opId(int row) const {
     return m_profile->model.tensorOps[m_rows[static_cast<std::size_t>(row)]].id;
 }
 
+std::int64_t OpCostModel::opStage(int row) const {
+    if (row < 0 || row >= rowCount()) return -1;
+    return m_profile->model.tensorOps[m_rows[static_cast<std::size_t>(row)]].stageId;
+}
+
 int OpCostModel::rowOfOp(std::int64_t id) const {
     for (int row = 0; row < rowCount(); ++row)
-        if (opId(row) == id) return row;
+        if (opId(row) == id && opStage(row) == rootStage()) return row;
     return -1;
 }
 
@@ -85,6 +90,11 @@ QString OpCostModel::text(int row, int column) const {
     const prof::TensorOpCost& op = m_profile->model.tensorOps[i];
     switch (column) {
     case Op:
+        if (op.isLoopTotal())
+            return tr("for \"%1\": total of its %n body op(s)", nullptr, op.bodyOps)
+                .arg(qs(op.loopName));
+        if (op.loop >= 0)
+            return qs(op.kind) + QLatin1Char(' ') + qs(op.name) + tr(" in %1").arg(qs(op.loopName));
         return qs(op.kind) + QLatin1Char(' ') + qs(op.name);
     case Share:
         return QStringLiteral("%1 %").arg(value(row, column).toDouble() * 100, 0, 'f', 1);
@@ -123,7 +133,8 @@ QVariant OpCostModel::headerData(int section, Qt::Orientation orientation, int r
                                          "FLOPs", "GM bytes", "FLOP/B",       "Roof",  "Bound"};
     static const char* const kTips[] = {
         "source line of the op",
-        "op kind and result",
+        "op kind and result; an op of a loop's body names its loop, whose own row is the total "
+        "of its body",
         "instruction cycles of every instruction generated for it, summed over pipes and cores",
         "of all attributed instruction cycles",
         "first instruction start to last instruction end, cycles",

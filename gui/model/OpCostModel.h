@@ -14,7 +14,9 @@ struct Profile;
 namespace pto::gui {
 
 /// One row per op of the parsed program (the root stage) that ran instructions, in program
-/// order (directives such as vec_tile and ops folded away have no row).
+/// order (directives such as vec_tile and ops folded away have no row). A loop that was
+/// unrolled is a group: its row holds the total of its body ops, whose rows follow it
+/// ("matmul %qk in kv"); shares are of the whole run, so a loop's body ops add up to it.
 class OpCostModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -37,8 +39,11 @@ public:
     ~OpCostModel() override;
 
     void setProfile(std::shared_ptr<const prof::Profile> profile);
-    /// The op's node id in the root stage; -1 for a bad row.
+    /// The op's node id in opStage(row) (the root stage, or the stage of a loop body op's
+    /// copies); -1 for a bad row.
     std::int64_t opId(int row) const;
+    std::int64_t opStage(int row) const;
+    /// The row of an op of the root stage (a loop's total for a loop).
     int rowOfOp(std::int64_t opId) const;
     /// Stage of the Tensor ops (RunModel::rootStageId); -1 without a profile.
     std::int64_t rootStage() const;

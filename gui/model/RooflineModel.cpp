@@ -53,7 +53,7 @@ void RooflineModel::rebuild() {
     }
     for (std::size_t i = 0; i < run.tensorOps.size(); ++i) {
         const prof::RooflinePoint& p = m_profile->roofline.tensorOps[i];
-        if (p.cycles <= 0) continue;
+        if (p.cycles <= 0 || run.tensorOps[i].isLoopTotal()) continue;
         m_rows.push_back(i);
         bool known = false;
         for (const RooflineRoof& roof : m_roofs)
@@ -85,6 +85,11 @@ std::int64_t RooflineModel::entityStage() const {
     return m_mode == Mode::Tasks ? m_profile->model.execStageId : m_profile->model.rootStageId;
 }
 
+std::int64_t RooflineModel::entityStage(int row) const {
+    if (!m_profile || m_mode == Mode::Tasks) return entityStage();
+    return m_profile->model.tensorOps[m_rows.at(static_cast<std::size_t>(row))].stageId;
+}
+
 std::pair<std::int64_t, std::int64_t> RooflineModel::timeRange(int row) const {
     const std::size_t i = m_rows.at(static_cast<std::size_t>(row));
     if (m_mode == Mode::Tasks)
@@ -96,6 +101,7 @@ QString RooflineModel::name(int row) const {
     const std::size_t i = m_rows.at(static_cast<std::size_t>(row));
     if (m_mode == Mode::Tasks) return QString::fromStdString(m_profile->model.tasks[i].name);
     const prof::TensorOpCost& op = m_profile->model.tensorOps[i];
+    if (op.loop >= 0) return QString::fromStdString(op.kind + " " + op.name + " in " + op.loopName);
     return QString::fromStdString(op.kind + " " + op.name);
 }
 

@@ -23,9 +23,10 @@ struct RooflineRoof {
 };
 
 /// Rows: the tasks that ran (Tasks) or the Tensor ops that ran instructions (TensorOps), in
-/// id order. The chart plots rows with plottable() points on log-log axes. A measured trace
-/// (pto import) has no rows and no roofs: its files hold no FLOP or byte counts, and the
-/// simulated chip's roofs are not those of the device it ran on (unavailableReason says so).
+/// id order; an unrolled loop's body ops stand for it (not its total as well). The chart plots
+/// rows with plottable() points on log-log axes. A measured trace (pto import) has no rows and no
+/// roofs: its files hold no FLOP or byte counts, and the simulated chip's roofs are not those of
+/// the device it ran on (unavailableReason says so).
 class RooflineModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -56,6 +57,9 @@ public:
     std::int64_t entityId(int row) const;
     /// The stage of entityId's node: the Exec stage (tasks) or the root stage (ops).
     std::int64_t entityStage() const;
+    /// The stage of row's entityId: entityStage(), or for an op of an unrolled loop's body the
+    /// stage of its copies (prof::TensorOpCost::stageId).
+    std::int64_t entityStage(int row) const;
     /// First and last cycle of the row's task or op.
     std::pair<std::int64_t, std::int64_t> timeRange(int row) const;
     QString name(int row) const;

@@ -6,6 +6,7 @@
 #include "gui/model/LinkResolver.h"
 #include "gui/model/LoopLabel.h"
 #include "profiler/KernelLaunches.h"
+#include "profiler/LoopLabels.h"
 #include "trace_db/TraceReader.h"
 
 #include <fmt/format.h>
@@ -89,8 +90,8 @@ public:
                  const QString value = !isNull(r[1])   ? text(r[1])
                                        : !isNull(r[2]) ? text(r[2])
                                                        : text(r[3]);
-                 // A round of a counted loop names its iteration ("kv, iter 7"): it is the
-                 // Loop row, and wins over the tile op's attrs (one op serves every round).
+                 // A round of a counted loop ("kv, iter 7", "tiles, round 2 of 3"): shown
+                 // with the source loop (provenance()).
                  if (key == QStringLiteral("loop")) {
                      m_sliceLoop = value;
                      return;
@@ -177,12 +178,25 @@ public:
         // An op unrolled from a loop keeps the line of the body op it copies, while its parent
         // (the root of the chain) is the loop itself: the body's line is the one to show.
         if (loopLine > 0) m_line = loopLine;
-        // The loop and iteration the instruction's op was unrolled from (the nearest op that
-        // says so: tile ops carry the attrs of the Tensor op they were expanded from).
-        if (!m_sliceLoop.isEmpty())
+        // The loop the user wrote and its iteration. A round of a counted loop names its own
+        // iteration when the loop is the program's (one instruction serves every round); a
+        // counted loop the compiler made (tiles, a matmul's K steps or blocks) is no loop of
+        // the program, so the iteration comes from the instruction's op (the nearest op of the
+        // chain that says so: tile ops carry the attrs of the Tensor op they were expanded
+        // from) and the compiler's round follows as "Counted loop".
+        const std::string round = m_sliceLoop.toStdString();
+        if (!round.empty() && prof::isProgramLoopRound(round, loop)) {
             add(QObject::tr("Loop"), m_sliceLoop);
-        else if (!loop.empty())
-            add(QObject::tr("Loop"), QString::fromStdString(loop));
+        } else {
+            if (!loop.empty()) add(QObject::tr("Loop"), QString::fromStdString(loop));
+            if (!round.empty()) {
+                const std::string what = prof::describeCompilerLoopRound(round);
+                add(QObject::tr("Counted loop"),
+                    what.empty()
+                        ? m_sliceLoop
+                        : QStringLiteral("%1 — %2").arg(m_sliceLoop, QString::fromStdString(what)));
+            }
+        }
         if (m_line > 0) {
             QString lineText =
                 m_line <= sourceLines.size() ? sourceLines[int(m_line - 1)].trimmed() : QString();

@@ -216,8 +216,9 @@ void BottleneckView::connectClicks() {
         if (track >= 0) selection().select(EntityRef::track(track), this);
     });
     connect(m_opTable, &QTableView::clicked, this, [this](const QModelIndex& index) {
-        const std::int64_t op = m_opCost->opId(sourceRow(m_opTable, index));
-        if (op >= 0) selection().select(EntityRef::node(m_opCost->rootStage(), op), this);
+        const int row = sourceRow(m_opTable, index);
+        const std::int64_t op = m_opCost->opId(row);
+        if (op >= 0) selection().select(EntityRef::node(m_opCost->opStage(row), op), this);
     });
     connect(m_chart, &RooflineChart::pointClicked, this, &BottleneckView::selectTaskOrOp);
 }
@@ -225,7 +226,8 @@ void BottleneckView::connectClicks() {
 void BottleneckView::selectTaskOrOp(int row) {
     m_chart->setHighlightedRow(row);
     const auto [begin, end] = m_roofline->timeRange(row);
-    selection().select(EntityRef::node(m_roofline->entityStage(), m_roofline->entityId(row)), this);
+    selection().select(EntityRef::node(m_roofline->entityStage(row), m_roofline->entityId(row)),
+                       this);
     if (begin >= 0 && end >= begin) emit context().revealTimeRequested(begin, end);
 }
 

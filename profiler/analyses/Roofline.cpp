@@ -107,7 +107,7 @@ void appendMetrics(const Roofline& result, const RunModel& model,
         if (model.tasks[i].ran()) emit(out, "task", model.tasks[i].id, result.tasks[i]);
     for (std::size_t i = 0; i < model.tensorOps.size(); ++i)
         if (result.tensorOps[i].cycles > 0)
-            emit(out, "tensor_op", model.tensorOps[i].id, result.tensorOps[i]);
+            emit(out, model.tensorOps[i].entity(), model.tensorOps[i].id, result.tensorOps[i]);
 }
 
 } // namespace pto::prof

@@ -101,6 +101,7 @@ std::string opsChart(const Profile& p) {
         int y = int(i) * rowH + 5;
         double w = barW * double(s.cycles) / maxCycles;
         std::string label = fmt::format("line {}: {} {}", op.srcLine, op.kind, op.name);
+        if (op.loop >= 0) label += " in " + op.loopName;
         svg +=
             fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\">{}</text>"
                         "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"#4a90d9\">"
@@ -283,16 +284,23 @@ std::string opsTable(const Profile& p) {
     std::string out =
         "<table>\n<tr><th>line</th><th>op</th><th>name</th><th>cycles</th><th>share</th>"
         "<th>FLOPs</th><th>GM bytes</th><th>roof</th><th>bound</th></tr>\n";
-    for (std::size_t i = 0; i < p.model.tensorOps.size(); ++i) {
+    // Program order; a loop's row is the total of its body ops', which follow it.
+    for (std::size_t i : programOrder(p.model)) {
         const TensorOpCost& op = p.model.tensorOps[i];
         double share = p.attribution.attributed > 0
                            ? double(op.cycles()) / double(p.attribution.attributed)
                            : 0;
+        std::string name = op.name;
+        if (op.isLoopTotal())
+            name = fmt::format("\"{}\": total of its {} body op{}", op.loopName, op.bodyOps,
+                               op.bodyOps == 1 ? "" : "s");
+        else if (op.loop >= 0)
+            name += " in " + op.loopName;
         out += fmt::format(
             "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>"
             "<td class=\"num\">{:.1f}%</td><td class=\"num\">{:.4g}</td><td class=\"num\">{}</td>"
             "<td class=\"num\">{:.0f}%</td><td>{}</td></tr>\n",
-            op.srcLine, esc(op.kind), esc(op.name), op.cycles(), 100 * share, op.flops, op.gmBytes,
+            op.srcLine, esc(op.kind), esc(name), op.cycles(), 100 * share, op.flops, op.gmBytes,
             100 * p.roofline.tensorOps[i].roofFraction, esc(p.bound.tensorOps[i].label()));
     }
     return out + "</table>\n";

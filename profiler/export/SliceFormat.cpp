@@ -1,32 +1,66 @@
 // Lookup tables of the Chrome export's slice formatting: escaped names, pid/tid fragments, args.
 #include "profiler/export/SliceFormat.h"
 
+#include "profiler/LoopLabels.h"
 #include "profiler/SqlRows.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace pto::prof::chrome {
 namespace {
 
-std::unordered_map<std::int64_t, std::string> loadArgs(const tracedb::TraceReader& reader) {
-    std::unordered_map<std::int64_t, std::string> args;
+// ,"key":"text" as JSON.
+std::string jsonMember(std::string_view key, std::string_view text) {
+    fmt::memory_buffer b;
+    b.push_back(',');
+    appendJsonString(b, key);
+    b.push_back(':');
+    appendJsonString(b, text);
+    return fmt::to_string(b);
+}
+
+std::unordered_map<std::int64_t, ArgSetJson> loadArgs(const tracedb::TraceReader& reader) {
+    std::unordered_map<std::int64_t, ArgSetJson> args;
     forEachRow(reader, "SELECT arg_set_id, key, int_value, string_value, real_value FROM args",
                [&](auto row) {
                    fmt::memory_buffer b;
                    b.push_back(',');
-                   appendJsonString(b, cellText(row[1]));
+                   const std::string key = cellText(row[1]);
+                   appendJsonString(b, key);
                    b.push_back(':');
-                   if (!cellNull(row[2]))
+                   ArgSetJson& set = args[cellInt(row[0])];
+                   if (!cellNull(row[2])) {
                        fmt::format_to(std::back_inserter(b), "{}", cellInt(row[2]));
-                   else if (!cellNull(row[4]) && std::isfinite(cellReal(row[4])))
+                   } else if (!cellNull(row[4]) && std::isfinite(cellReal(row[4]))) {
                        fmt::format_to(std::back_inserter(b), "{}", cellReal(row[4]));
-                   else
-                       appendJsonString(b, cellText(row[3]));
-                   args[cellInt(row[0])].append(b.data(), b.size());
+                   } else {
+                       const std::string text = cellText(row[3]);
+                       appendJsonString(b, text);
+                       // A round of a counted loop of the program names its own iteration.
+                       if (key == "loop" && !isCompilerLoopName(loopNameOfLabel(text)))
+                           set.srcLoop = jsonMember("src_loop", text);
+                   }
+                   set.json.append(b.data(), b.size());
                });
     return args;
+}
+
+// Each instruction's source as JSON members, rendered once per distinct source
+// (InstrSource.h).
+void loadInstrs(const tracedb::TraceReader& reader, SliceTables& t, std::size_t& longest) {
+    t.instrs = loadInstrSources(reader);
+    t.sources.reserve(t.instrs.sources().size());
+    for (const InstrSource& s : t.instrs.sources()) {
+        InstrJson& j = t.sources.emplace_back();
+        if (!s.location.empty()) j.source += jsonMember("src", s.location);
+        if (!s.op.empty()) j.source += jsonMember("tensor_op", s.op);
+        if (!s.tileOp.empty()) j.source += jsonMember("tile_op", s.tileOp);
+        if (!s.loop.empty()) j.loop = jsonMember("src_loop", s.loop);
+        longest = std::max(longest, j.source.size() + j.loop.size());
+    }
 }
 
 // Per-id lookup tables (ids are dense from 1): JSON-escaped names, "pid":P,"tid":T fragments.
@@ -47,6 +81,8 @@ SliceTables sliceTables(const tracedb::TraceReader& reader, const Places& places
     SliceTables t;
     t.clock = clock;
     t.args = loadArgs(reader);
+    std::size_t longestInstr = 0;
+    loadInstrs(reader, t, longestInstr);
     std::unordered_map<std::int64_t, std::string> escapedNames, lanes;
     std::size_t longest = 0, longestArgs = 0;
     for (const auto& [id, text] : names) {
@@ -57,10 +93,11 @@ SliceTables sliceTables(const tracedb::TraceReader& reader, const Places& places
     }
     for (const auto& [id, place] : places)
         lanes[id] = fmt::format(R"("pid":{},"tid":{},"ts":)", place.pid, place.tid);
-    for (const auto& [id, text] : t.args) longestArgs = std::max(longestArgs, text.size());
+    for (const auto& [id, set] : t.args)
+        longestArgs = std::max(longestArgs, set.json.size() + set.srcLoop.size());
     t.nameOf = denseTable(escapedNames);
     t.laneOf = denseTable(lanes);
-    t.rowBytes = 512 + longest + longestArgs;
+    t.rowBytes = 512 + longest + longestArgs + longestInstr;
     return t;
 }
 

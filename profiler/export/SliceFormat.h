@@ -1,6 +1,7 @@
 // Chrome export: one slice row → one ",\n{…}" trace event in a flat output buffer.
 #pragma once
 
+#include "profiler/InstrSource.h"
 #include "profiler/export/ChromeJson.h"
 #include "trace_db/TraceReader.h"
 
@@ -68,17 +69,37 @@ struct SliceRecord {
     bool hasInstr = false, hasTask = false, hasArgSet = false;
 };
 
+/// An arg set as JSON: ,"key":value… and, when its `loop` names a round of a loop of the
+/// program ("kv, iter 7"), the ,"src_loop":… that replaces the instruction's (round 0's).
+struct ArgSetJson {
+    std::string json;
+    std::string srcLoop;
+};
+
+/// What ties an instruction to the program (InstrSource.h) as JSON, rendered once per
+/// instruction: ,"src":"file.pto:22","tensor_op":…,"tile_op":… and ,"src_loop":….
+struct InstrJson {
+    std::string source;
+    std::string loop;
+};
+
 /// What formatting needs, shared read-only by the worker threads.
 struct SliceTables {
-    std::vector<std::string> nameOf;                    // name id → JSON string
-    std::vector<std::string> laneOf;                    // track id → "pid":P,"tid":T,"ts":
-    std::unordered_map<std::int64_t, std::string> args; // arg set → ,"key":value…
+    std::vector<std::string> nameOf;                   // name id → JSON string
+    std::vector<std::string> laneOf;                   // track id → "pid":P,"tid":T,"ts":
+    std::unordered_map<std::int64_t, ArgSetJson> args; // arg set → its JSON
+    std::vector<InstrJson> sources;                    // distinct instruction sources
+    InstrSources instrs;                               // instr id → index into `sources`
     std::size_t rowBytes = 512;
     Clock clock{1e9};
 
     bool exported(std::int64_t track) const {
         return track > 0 && std::size_t(track) < laneOf.size() &&
                !laneOf[std::size_t(track)].empty();
+    }
+    const InstrJson* instr(std::int64_t id) const {
+        const std::int32_t i = instrs.indexOf(id);
+        return i < 0 ? nullptr : &sources[std::size_t(i)];
     }
 };
 
@@ -100,7 +121,8 @@ inline void putCategory(RawBuffer& out, std::string_view category) {
 }
 
 /// Appends ",\n{…}" for `s` (whose track must be exported): "X" with ts/dur in µs, or "i"
-/// for an instant; the cycles, ids and the arg set in args.
+/// for an instant; the cycles, ids, the instruction's source (src, tensor_op, tile_op,
+/// src_loop) and the arg set in args.
 inline void formatSlice(RawBuffer& out, const SliceTables& t, const SliceRecord& s) {
     std::int64_t t0 = t.clock.ns(s.ts);
     out.reserve(t.rowBytes);
@@ -136,8 +158,16 @@ inline void formatSlice(RawBuffer& out, const SliceTables& t, const SliceRecord&
         out.put(",\"task_id\":");
         out.putInt(s.task);
     }
+    const InstrJson* source = s.hasInstr ? t.instr(s.instr) : nullptr;
+    const ArgSetJson* set = nullptr;
     if (s.hasArgSet && !t.args.empty())
-        if (auto a = t.args.find(s.argSet); a != t.args.end()) out.put(a->second);
+        if (auto a = t.args.find(s.argSet); a != t.args.end()) set = &a->second;
+    if (source) out.put(source->source);
+    if (set && !set->srcLoop.empty())
+        out.put(set->srcLoop);
+    else if (source)
+        out.put(source->loop);
+    if (set) out.put(set->json);
     out.put("}}");
 }
 

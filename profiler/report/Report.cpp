@@ -76,25 +76,42 @@ nlohmann::json pipesJson(const Profile& p) {
     return j;
 }
 
-nlohmann::json opsJson(const Profile& p, int top) {
+nlohmann::json opJson(const Profile& p, const OpShare& s) {
+    const TensorOpCost& op = p.model.tensorOps[s.op];
+    const BoundVerdict& b = p.bound.tensorOps[s.op];
+    const RooflinePoint& r = p.roofline.tensorOps[s.op];
+    nlohmann::json j = {{"id", op.id},
+                        {"op", op.kind},
+                        {"name", op.name},
+                        {"line", op.srcLine},
+                        {"cycles", s.cycles},
+                        {"share", s.share},
+                        {"span_cycles", r.cycles},
+                        {"flops", op.flops},
+                        {"gm_bytes", op.gmBytes},
+                        {"intensity", r.intensity},
+                        {"roof_fraction", r.roofFraction},
+                        {"bound", b.label()}};
+    if (op.loop >= 0) { // an op of an unrolled loop's body: `id` is a node of stage `stage_id`
+        const TensorOpCost& loop = p.model.tensorOps[std::size_t(op.loop)];
+        j["stage_id"] = op.stageId;
+        j["loop"] = op.loopName;
+        j["loop_id"] = loop.id;
+        j["loop_line"] = loop.srcLine;
+    }
+    if (op.isLoopTotal()) {
+        j["loop"] = op.loopName;
+        j["iterations"] = op.iterations;
+        j["body_ops"] = op.bodyOps;
+    }
+    return j;
+}
+
+nlohmann::json opsJson(const Profile& p, const std::vector<OpShare>& ops, int top) {
     nlohmann::json j = nlohmann::json::array();
-    for (const OpShare& s : p.attribution.ops) {
+    for (const OpShare& s : ops) {
         if (int(j.size()) >= top) break;
-        const TensorOpCost& op = p.model.tensorOps[s.op];
-        const BoundVerdict& b = p.bound.tensorOps[s.op];
-        const RooflinePoint& r = p.roofline.tensorOps[s.op];
-        j.push_back({{"id", op.id},
-                     {"op", op.kind},
-                     {"name", op.name},
-                     {"line", op.srcLine},
-                     {"cycles", s.cycles},
-                     {"share", s.share},
-                     {"span_cycles", r.cycles},
-                     {"flops", op.flops},
-                     {"gm_bytes", op.gmBytes},
-                     {"intensity", r.intensity},
-                     {"roof_fraction", r.roofFraction},
-                     {"bound", b.label()}});
+        j.push_back(opJson(p, s));
     }
     return j;
 }
@@ -173,17 +190,45 @@ std::string measuredSummaryText(const nlohmann::json& s) {
     return out;
 }
 
-std::string topOpsText(const nlohmann::json& j) {
-    std::string out = "top ops by cycles:\n";
-    out += fmt::format("  {:>5}  {:<22} {:>12} {:>6}  {:>6}  {}\n", "line", "op", "cycles", "share",
-                       "roof", "bound");
-    for (const auto& op : j["top_ops"])
-        out += fmt::format("  {:>5}  {:<22} {:>12} {:>5.1f}%  {:>5.0f}%  {}\n",
-                           op["line"].get<std::int64_t>(),
-                           op["op"].get<std::string>() + " " + op["name"].get<std::string>(),
+// "matmul %qk", "matmul %qk in kv" for an op of a loop's body, "for "kv", 4 iterations" for
+// a loop (the total of its body ops).
+std::string opText(const nlohmann::json& op) {
+    std::string text = op["op"].get<std::string>() + " " + op["name"].get<std::string>();
+    if (op.contains("body_ops")) {
+        const auto iterations = op["iterations"].get<std::int64_t>();
+        text = fmt::format("for \"{}\"", op["loop"].get<std::string>());
+        if (iterations > 0)
+            text += fmt::format(", {} iteration{}", iterations, iterations == 1 ? "" : "s");
+    } else if (op.contains("loop")) {
+        text += " in " + op["loop"].get<std::string>();
+    }
+    return text;
+}
+
+// The op column is `width` wide (the top ops' stays 22, as it always was).
+std::string opRowsText(const nlohmann::json& ops, std::string_view title, std::size_t width) {
+    std::string out = fmt::format("{}:\n", title);
+    out += fmt::format("  {:>5}  {:<{}} {:>12} {:>6}  {:>6}  {}\n", "line", "op", width, "cycles",
+                       "share", "roof", "bound");
+    for (const auto& op : ops)
+        out += fmt::format("  {:>5}  {:<{}} {:>12} {:>5.1f}%  {:>5.0f}%  {}\n",
+                           op["line"].get<std::int64_t>(), opText(op), width,
                            op["cycles"].get<std::int64_t>(), 100 * op["share"].get<double>(),
                            100 * op["roof_fraction"].get<double>(), op["bound"].get<std::string>());
     return out + "\n";
+}
+
+std::string topOpsText(const nlohmann::json& j) {
+    constexpr std::size_t kOpWidth = 22;
+    std::string out = opRowsText(j["top_ops"], "top ops by cycles", kOpWidth);
+    if (j.contains("loops")) {
+        std::size_t width = kOpWidth; // "for "kv", 128 iterations" is wider
+        for (const auto& loop : j["loops"]) width = std::max(width, opText(loop).size());
+        out += opRowsText(j["loops"],
+                          "loops (each the total of its body ops, listed as \"… in LOOP\" above)",
+                          width);
+    }
+    return out;
 }
 
 std::string renderText(const Profile& p, const nlohmann::json& j) {
@@ -234,12 +279,20 @@ std::string topOpsMarkdown(const nlohmann::json& j) {
     std::string out;
     out += "\n## Top ops by cycles\n\n| line | op | cycles | share | roof | bound "
            "|\n|---:|---|---:|---:|---:|---|\n";
-    for (const auto& op : j["top_ops"])
-        out += fmt::format("| {} | {} {} | {} | {:.1f}% | {:.0f}% | {} |\n",
-                           op["line"].get<std::int64_t>(), mdEscape(op["op"].get<std::string>()),
-                           mdEscape(op["name"].get<std::string>()),
-                           op["cycles"].get<std::int64_t>(), 100 * op["share"].get<double>(),
-                           100 * op["roof_fraction"].get<double>(), op["bound"].get<std::string>());
+    auto rows = [&](const nlohmann::json& ops) {
+        for (const auto& op : ops)
+            out += fmt::format("| {} | {} | {} | {:.1f}% | {:.0f}% | {} |\n",
+                               op["line"].get<std::int64_t>(), mdEscape(opText(op)),
+                               op["cycles"].get<std::int64_t>(), 100 * op["share"].get<double>(),
+                               100 * op["roof_fraction"].get<double>(),
+                               op["bound"].get<std::string>());
+    };
+    rows(j["top_ops"]);
+    if (j.contains("loops")) {
+        out += "\n## Loops\n\nEach the total of its body ops (listed as \"… in LOOP\" above).\n\n"
+               "| line | loop | cycles | share | roof | bound |\n|---:|---|---:|---:|---:|---|\n";
+        rows(j["loops"]);
+    }
     return out;
 }
 
@@ -301,8 +354,9 @@ std::string renderMarkdown(const Profile& p, const nlohmann::json& j) {
 nlohmann::json reportJson(const Profile& p, int topOps) {
     nlohmann::json j = {{"summary", summaryJson(p)},
                         {"pipes", pipesJson(p)},
-                        {"top_ops", opsJson(p, topOps)},
+                        {"top_ops", opsJson(p, p.attribution.ops, topOps)},
                         {"findings", findingsJson(p)}};
+    if (!p.attribution.loops.empty()) j["loops"] = opsJson(p, p.attribution.loops, topOps);
     if (p.model.measured) j["top_kernels"] = topKernelsJson(p, topOps);
     if (!p.model.compileNotes.empty()) j["compile_notes"] = groupedNotes(p.model.compileNotes);
     return j;

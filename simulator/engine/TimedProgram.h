@@ -88,12 +88,13 @@ struct TimedKernel {
     int64_t traceId(uint32_t index) const {
         return firstInstrId + (expansion ? expansion->compactIndex[index] : index);
     }
-    /// "kv, iter 7" for an executed instruction of a counted loop, "" for the others.
+    /// "kv, iter 7" ("tiles, round 2 of 3": loopSliceLabel) for an executed instruction of a
+    /// counted loop, "" for the others.
     std::string loopLabel(uint32_t index) const {
         if (!expansion || expansion->loop[index] < 0) return {};
         const InstrLoop& loop = compact->loops[size_t(expansion->loop[index])];
-        return loopIterLabel(loop, expansion->round[index],
-                             expansion->compactIndex[index] - loop.begin);
+        return loopSliceLabel(loop, expansion->round[index],
+                              expansion->compactIndex[index] - loop.begin);
     }
 };
 

@@ -248,6 +248,70 @@ TEST_F(BottleneckTest, SoftmaxOpsAgreeWithTheReportAndShapes) {
     test::saveScreenshot(*m_view, "bottleneck_softmax");
 }
 
+// flash_attention_loop: the op table names the body's ops (the matmul at line 22 first among
+// them, as `pto report` does), each "in kv"; the loop's row is their total, and clicking a body
+// op selects its first copy in the stage where the loop was unrolled.
+TEST_F(BottleneckTest, ALoopsBodyOpsHaveRowsOfTheirOwnUnderTheLoopsTotal) {
+    const fs::path trace = test::sampleTrace("flash_attention_loop");
+    open(trace);
+    OpCostModel& ops = m_view->opCost();
+    QAbstractItemModelTester tester(&ops, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    const int qk = opRow(QStringLiteral("matmul %qk in kv"));
+    ASSERT_GE(qk, 0);
+    EXPECT_EQ(cell(ops, qk, OpCostModel::Line), QStringLiteral("22"));
+    int loop = -1;
+    for (int row = 0; row < ops.rowCount(); ++row)
+        if (cell(ops, row, OpCostModel::Op).startsWith(QStringLiteral("for \"kv\": total")))
+            loop = row;
+    ASSERT_GE(loop, 0);
+    EXPECT_EQ(cell(ops, loop, OpCostModel::Line), QStringLiteral("16"));
+    EXPECT_LT(loop, qk); // program order: the loop, then its body
+    // The body's rows add up to the loop's, and the shares of the ops outside it to the rest.
+    qint64 body = 0;
+    double outside = 0;
+    for (int row = 0; row < ops.rowCount(); ++row) {
+        const QString op = cell(ops, row, OpCostModel::Op);
+        const auto value = [&](int column) {
+            return ops.index(row, column).data(OpCostModel::kSortRole);
+        };
+        if (op.endsWith(QStringLiteral(" in kv")))
+            body += value(OpCostModel::Cycles).toLongLong();
+        else if (row != loop)
+            outside += value(OpCostModel::Share).toDouble();
+    }
+    EXPECT_EQ(body, ops.index(loop, OpCostModel::Cycles).data(OpCostModel::kSortRole).toLongLong());
+    EXPECT_NEAR(outside +
+                    ops.index(loop, OpCostModel::Share).data(OpCostModel::kSortRole).toDouble(),
+                1.0, 1e-9);
+    // The report's top op is the table's biggest body op.
+    const auto report = test::runCommand(
+        fmt::format("({} report {} --format json --no-store --exit-zero | /usr/bin/python3 -c "
+                    "\"import json,sys; o=json.load(sys.stdin)['top_ops'][0]; "
+                    "print(o['op']+' '+o['name']+' in '+o['loop'])\")",
+                    PTO_CLI, test::shellQuote(trace.string())));
+    ASSERT_EQ(report.exitCode, 0) << report.err;
+    const int top = opRow(QString::fromStdString(report.out).trimmed());
+    ASSERT_GE(top, 0) << report.out;
+    const auto cycles = [&](int row) {
+        return ops.index(row, OpCostModel::Cycles).data(OpCostModel::kSortRole).toLongLong();
+    };
+    for (int row = 0; row < ops.rowCount(); ++row) {
+        if (cell(ops, row, OpCostModel::Op).endsWith(QStringLiteral(" in kv"))) {
+            EXPECT_LE(cycles(row), cycles(top));
+        }
+    }
+    clickRow(m_view->opTable(), qk);
+    const EntityRef selected = m_context.selection().current();
+    EXPECT_EQ(selected.kind, EntityRef::Kind::Node);
+    EXPECT_EQ(selected.stageId, ops.opStage(qk));
+    EXPECT_NE(selected.stageId, ops.rootStage()); // a copy in the unrolled stage, not the loop
+    EXPECT_EQ(
+        sqlInt(trace, fmt::format("SELECT src_line FROM node_data WHERE stage_id = {} AND id = {}",
+                                  selected.stageId, selected.id)),
+        22);
+    test::saveScreenshot(*m_view, "bottleneck_flash_attention_loop");
+}
+
 TEST_F(BottleneckTest, ClickingRowsAndPointsSelectsEverywhere) {
     open(test::sampleTrace("softmax"));
     clickRow(m_view->opTable(), opRow(QStringLiteral("div %y")));

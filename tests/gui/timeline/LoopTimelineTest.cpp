@@ -11,9 +11,11 @@
 #include "gui/widgets/TimelineView.h"
 #include "tests/gui/support/Fixtures.h"
 #include "tests/gui/timeline/TimelineTestSupport.h"
+#include "trace_db/TraceReader.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QRegularExpression>
 #include <QTest>
 #include <QThread>
 
@@ -127,6 +129,90 @@ TEST(LoopTimeline, ASliceOfACountedLoopNamesItsRoundsIteration) {
     EXPECT_EQ(view.details().value(QStringLiteral("Loop")), QStringLiteral("kv, iter 10"));
     const QString line = view.details().value(QStringLiteral("Source line"));
     EXPECT_TRUE(line.contains(QStringLiteral("%p = exp (sub %s, %mj)"))) << line.toStdString();
+}
+
+// The details of `slice`: (field, value) rows in order.
+std::vector<DetailRow> detailsOf(const tracedb::TraceReader& reader, std::int64_t slice) {
+    LinkResolver links(reader);
+    return TimelineDetailsModel::read(reader, links, slice, 0).rows;
+}
+
+std::ptrdiff_t rowIndex(const std::vector<DetailRow>& rows, const QString& field) {
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].field == field) return std::ptrdiff_t(i);
+    return -1;
+}
+
+// A matmul's K steps inside the program's loop "kv" become a counted loop the compiler made,
+// "kv/matmul@7:10.k": a slice of K step s in iteration 3 shows the user's loop first ("kv, iter
+// 3", as a program without the K-step loop would), then the compiler's round, explained.
+TEST(LoopTimeline, AKStepRoundInIteration3ShowsTheSourceLoopFirst) {
+    const auto trace = test::programTrace(
+        "loop_ksteps",
+        R"(func @heads(%a: tensor<4x128x4096xf16>, %b: tensor<4096x256xf16>) -> tensor<128x256xf32> {
+  cube_tile [128, 128], [64, 256], [256, 256]
+  %z = fill {value = 0.0} : tensor<128x256xf32>
+  %r:1 = for "kv" %h = 0 to 4 step 1 iter_args(%acc = %z) {
+    %ah = view %a {offsets = [%h, 0, 0], sizes = [1, 128, 4096]}
+    %a2 = reshape %ah : tensor<128x4096xf16>
+    %p = matmul %a2, %b
+    %acc1 = add %acc, %p
+    yield %acc1
+  }
+  return %r#0
+}
+)",
+        "--trace instructions");
+    const auto reader = tracedb::TraceReader::open(trace);
+    const auto rows = reader
+                          .query("SELECT s.id, a.string_value FROM slice s JOIN args a ON "
+                                 "a.arg_set_id = s.arg_set_id AND a.key = 'loop' WHERE "
+                                 "a.string_value LIKE 'kv/matmul@7:10.k, iter 3/%' ORDER BY s.ts "
+                                 "LIMIT 1")
+                          .rows;
+    ASSERT_EQ(rows.size(), 1u) << "no K-step round of iteration 3";
+    const std::vector<DetailRow> details = detailsOf(reader, std::get<std::int64_t>(rows[0][0]));
+    const auto loop = rowIndex(details, QStringLiteral("Loop"));
+    const auto counted = rowIndex(details, QStringLiteral("Counted loop"));
+    ASSERT_GE(loop, 0);
+    ASSERT_GT(counted, loop); // the user's loop first
+    EXPECT_EQ(details[std::size_t(loop)].value, QStringLiteral("kv, iter 3"));
+    const QString round = details[std::size_t(counted)].value;
+    const QString label = QString::fromStdString(std::get<std::string>(rows[0][1]));
+    EXPECT_TRUE(round.startsWith(label)) << round.toStdString();
+    EXPECT_TRUE(round.contains(QStringLiteral("of the matmul at 7:10"))) << round.toStdString();
+    EXPECT_TRUE(
+        details[std::size_t(rowIndex(details, QStringLiteral("Source line")))].value.startsWith(
+            QStringLiteral("7: ")));
+}
+
+// flash_attention_loop: the tiles a vector kernel streams outside the user's ops' own tiling
+// (the loads of %m for the first block) are a loop the compiler made, whose rounds are named
+// "tiles, round R of N"; the details name the user's loop iteration of the op first.
+TEST(LoopTimeline, ATilesRoundShowsTheSourceLoopFirstAndItsRound) {
+    const auto trace = test::sampleTrace("flash_attention_loop");
+    const auto reader = tracedb::TraceReader::open(trace);
+    const auto rows = reader
+                          .query("SELECT s.id, a.string_value FROM slice s JOIN args a ON "
+                                 "a.arg_set_id = s.arg_set_id AND a.key = 'loop' WHERE "
+                                 "a.string_value LIKE 'tiles, %' ORDER BY s.ts LIMIT 1")
+                          .rows;
+    ASSERT_EQ(rows.size(), 1u) << "no round of a tiles loop";
+    const QString label = QString::fromStdString(std::get<std::string>(rows[0][1]));
+    EXPECT_TRUE(QRegularExpression(QStringLiteral("^tiles, round [0-9]+ of [0-9]+$"))
+                    .match(label)
+                    .hasMatch())
+        << label.toStdString();
+    const std::vector<DetailRow> details = detailsOf(reader, std::get<std::int64_t>(rows[0][0]));
+    const auto loop = rowIndex(details, QStringLiteral("Loop"));
+    const auto counted = rowIndex(details, QStringLiteral("Counted loop"));
+    ASSERT_GE(loop, 0);
+    ASSERT_GT(counted, loop);
+    EXPECT_TRUE(details[std::size_t(loop)].value.startsWith(QStringLiteral("kv, iter ")))
+        << details[std::size_t(loop)].value.toStdString();
+    EXPECT_TRUE(details[std::size_t(counted)].value.startsWith(label));
+    EXPECT_TRUE(
+        details[std::size_t(counted)].value.contains(QStringLiteral("not one of the program")));
 }
 
 } // namespace

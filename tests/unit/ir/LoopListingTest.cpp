@@ -59,6 +59,29 @@ TEST(LoopListing, WrittenOutItIsTheHandUnrolledTwin) {
 
 const std::string kHead = "pto @p\ngm %x : f32[8x32] @0x0 input\nkernel @k aiv {\n";
 
+// The trace names a round of the compiler's `tiles` loop by its round (its iterations are ranks
+// of tile corners, which count nothing of the program); every other loop by its iteration.
+TEST(LoopListing, TheTraceNamesATilesRoundByItsRound) {
+    const std::string text = kHead + R"(  loop "tiles" 3 iter 5 {
+    MTE2 TLOAD         UB[0x200 + 0x100*i]:f32[8x8/8], GM[0x0 + 0x20*i]:f32[8x8/32]
+  }
+  loop "kv" 2 iter 1 by 2 {
+    MTE2 TLOAD         UB[0x0]:f32[8x8/8], GM[0x0 + 0x40*i]:f32[8x8/32]
+    MTE2 TLOAD         UB[0x100]:f32[8x8/8], GM[0x20 + 0x40*i]:f32[8x8/32] !iter +1
+  }
+}
+task 0 @k aiv
+)";
+    PtoProgram p = parsePtoProgram(text, "tiles.ptoasm");
+    const InstrLoop& tiles = p.kernels[0].loops[0];
+    EXPECT_EQ(loopSliceLabel(tiles, 0), "tiles, round 1 of 3");
+    EXPECT_EQ(loopSliceLabel(tiles, 2), "tiles, round 3 of 3");
+    EXPECT_EQ(loopIterLabel(tiles, 2), "tiles, iter 7"); // the compiler's diagnostics keep it
+    const InstrLoop& kv = p.kernels[0].loops[1];
+    EXPECT_EQ(loopSliceLabel(kv, 1, 1), loopIterLabel(kv, 1, 1));
+    EXPECT_EQ(loopSliceLabel(kv, 1, 1), "kv, iter 4");
+}
+
 TEST(LoopListing, RoundsOfSeveralIterationsNameEachInstructionsIteration) {
     const std::string text = kHead + R"(  loop "kv" 2 iter 1 by 2 {
     MTE2 TLOAD         UB[0x0]:f32[8x8/8], GM[0x0 + 0x40*i]:f32[8x8/32]

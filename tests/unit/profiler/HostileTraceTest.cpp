@@ -56,6 +56,11 @@ TEST(HostileTrace, StageParentLoopsAreCutAndReported) {
     EXPECT_EQ(provenance.rootOf(4, 30), -1);
     EXPECT_EQ(provenance.findRoot(5, 40), std::nullopt);
     EXPECT_EQ(provenance.rootOf(2, 10), 0); // the sound chain still resolves
+    // The walk to a loop's body op ends on the same cut stages (no loop node anywhere).
+    EXPECT_EQ(provenance.loopBodyOf(3, 20), std::nullopt);
+    EXPECT_EQ(provenance.loopBodyOf(4, 30), std::nullopt);
+    EXPECT_EQ(provenance.loopBodyOf(5, 40), std::nullopt);
+    EXPECT_EQ(provenance.loopBodyOf(2, 10), std::nullopt);
 }
 
 std::string exportCsv(const tracedb::TraceReader& reader, const std::filesystem::path& out) {
