@@ -19,6 +19,10 @@ std::string_view stringAttr(std::string_view json, std::string_view quotedKey) {
 
 constexpr std::string_view kLoopKey = "\"loop\":\"";
 
+// The name reroll-loops gives the loop over the tiles a kernel streams (compiler/ir/PtoLoops.h
+// kTilesLoopName; the profiler reads traces without the compiler's headers).
+constexpr std::string_view kTilesLoop = "tiles";
+
 // The integers of `quotedKey` ("\"iter\":[") in compact JSON.
 std::vector<std::string_view> intListAttr(std::string_view json, std::string_view quoted) {
     const std::size_t at = json.find(quoted);
@@ -96,7 +100,7 @@ std::string_view loopNameOfLabel(std::string_view label) {
 
 bool isCompilerLoopName(std::string_view name) {
     const std::string_view last = lastComponent(name);
-    return name == "tiles" || !matmulPosition(last, "k").empty() ||
+    return name == kTilesLoop || !matmulPosition(last, "k").empty() ||
            !matmulPosition(last, "block").empty();
 }
 
@@ -109,7 +113,7 @@ bool isProgramLoopRound(std::string_view roundLabel, std::string_view sourceLabe
 std::string describeCompilerLoopRound(std::string_view roundLabel) {
     const std::string_view name = loopNameOfLabel(roundLabel);
     const std::string_view tail = labelTail(roundLabel);
-    if (name == "tiles") {
+    if (name == kTilesLoop) {
         std::string text = "a loop the compiler made over the tiles this kernel streams "
                            "(reroll-loops), not one of the program";
         // Traces before rounds were named: the iteration is a rank that only orders tiles.
