@@ -5,6 +5,7 @@
 #include "profiler/rules/Rules.h"
 #include "trace_db/TraceWriter.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <set>
@@ -49,13 +50,15 @@ BoundVerdict classifyRun(const RunModel& m) {
 }
 
 void appendFindings(const Profile& p, std::vector<tracedb::MetricRow>& rows) {
+    // "gain_cycles", or "gain_ns" for a measured trace (the run's time unit, as in the report).
+    const std::string gainKey = fmt::format("gain_{}", p.model.timeUnit());
     for (const Finding& f : p.findings) {
         nlohmann::json j = {{"severity", severityName(f.severity)},
                             {"title", f.title},
                             {"advice", f.advice},
                             {"evidence", f.evidence},
                             {"entity", f.entity},
-                            {"gain_cycles", f.gainCycles},
+                            {gainKey, f.gainCycles},
                             {"gain_low", f.gainLow},
                             {"gain_high", f.gainHigh},
                             {"gain_fraction", f.gainFraction}};

@@ -148,6 +148,12 @@ struct RunModel {
     /// The unit of every time in the model: cycles of a simulated run, nanoseconds of a
     /// measured trace (its clock_hz is 1e9) — what reports print after a time.
     std::string_view timeUnit() const { return measured ? "ns" : "cycles"; }
+    /// The fixed cost between a task becoming ready and starting, when the trace records no
+    /// dispatch stall: the simulated arch's sched.dispatch_cost; 0 for a measured trace (the
+    /// real launch cost is not known, so a gap is not taken for it).
+    std::int64_t assumedDispatch() const {
+        return measured ? 0 : std::int64_t(peaks.dispatchCycles);
+    }
 };
 
 /// Loads the model. Throws tracedb::TraceError when the file holds no simulated run.

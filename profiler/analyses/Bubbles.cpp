@@ -46,10 +46,9 @@ Bubbles analyzeBubbles(const RunModel& model) {
         std::int64_t prevEnd = model.startCycle;
         for (const TaskRun* t : tasks) {
             std::int64_t idle = std::max<std::int64_t>(0, t->start - prevEnd);
-            std::int64_t dispatch =
-                t->waits.dispatch > 0
-                    ? t->dispatch
-                    : std::max(prevEnd, t->start - std::int64_t(model.peaks.dispatchCycles));
+            std::int64_t dispatch = t->waits.dispatch > 0
+                                        ? t->dispatch
+                                        : std::max(prevEnd, t->start - model.assumedDispatch());
             std::int64_t readyAt = ready.count(t->id) ? ready[t->id] : 0;
             std::int64_t waitPred =
                 std::clamp(std::min(readyAt, dispatch) - prevEnd, std::int64_t(0), idle);

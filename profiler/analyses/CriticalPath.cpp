@@ -73,10 +73,10 @@ std::vector<PathStep> walkBack(const RunModel& m, const Graph& g, std::size_t la
 }
 
 // The fixed cost between a task becoming ready and starting: its traced dispatch stall, or
-// the arch's dispatch cost when the trace has no stalls.
+// the arch's dispatch cost when the trace has no stalls (none for a measured trace).
 std::int64_t dispatchCost(const RunModel& m, const TaskRun& t) {
     if (t.waits.dispatch > 0) return t.waits.dispatch;
-    return std::int64_t(m.peaks.dispatchCycles);
+    return m.assumedDispatch();
 }
 
 std::vector<std::int64_t> slackOf(const RunModel& m, const Graph& g) {

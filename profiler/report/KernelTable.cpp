@@ -23,16 +23,17 @@ nlohmann::json topKernelsJson(const Profile& p, int top) {
         const TaskRun& t = tasks[i];
         const BoundVerdict& b = p.bound.tasks[i];
         const CoreInfo* core = p.model.coreOf(t);
-        j.push_back({{"id", t.id},
-                     {"name", t.name},
-                     {"track", core ? core->name : std::string()},
-                     {"core_type", t.coreType},
-                     {"start_us", double(t.start) * 1e6 / p.model.peaks.clockHz},
-                     {"duration_us", double(t.duration()) * 1e6 / p.model.peaks.clockHz},
-                     {"share", total > 0 ? double(t.duration()) / total : 0.0},
-                     {"bound", b.label()},
-                     {"busiest_pipe", std::string(pipeIdName(b.busiestPipe))},
-                     {"busiest_ratio", b.busiestRatio}});
+        j.push_back(
+            {{"id", t.id},
+             {"name", t.name},
+             {"track", core ? core->name : std::string()},
+             {"core_type", t.coreType},
+             {"start_us", double(t.start - p.model.startCycle) * 1e6 / p.model.peaks.clockHz},
+             {"duration_us", double(t.duration()) * 1e6 / p.model.peaks.clockHz},
+             {"share", total > 0 ? double(t.duration()) / total : 0.0},
+             {"bound", b.label()},
+             {"busiest_pipe", std::string(pipeIdName(b.busiestPipe))},
+             {"busiest_ratio", b.busiestRatio}});
     }
     return j;
 }

@@ -55,6 +55,11 @@ std::int64_t cellInt(const tracedb::SqlValue& v) {
     return i ? *i : 0;
 }
 
+std::string cellText(const tracedb::SqlValue& v) {
+    const auto* s = std::get_if<std::string>(&v);
+    return s ? *s : std::string();
+}
+
 Kernels kernelsOf(const fs::path& trace) {
     auto reader = tracedb::TraceReader::open(trace);
     Kernels k;
@@ -270,6 +275,19 @@ TEST_F(Import, TheRunTimeIsFirstKernelStartToLastKernelEnd) {
                     1e-12)
             << f["rule"];
 
+    // Every kernel's start counts from the first kernel's: the earliest is 0, the latest end
+    // is the span (not the file's ts 0, 130 ms earlier).
+    const json all = json::parse(
+        pto(fmt::format("report {} --format json --top 100000 --no-store", q(trace))).out);
+    ASSERT_EQ(all["top_kernels"].size(), want["kernels"].get<std::size_t>());
+    double firstStart = 1e300, lastEnd = 0;
+    for (const json& k : all["top_kernels"]) {
+        firstStart = std::min(firstStart, k["start_us"].get<double>());
+        lastEnd = std::max(lastEnd, k["start_us"].get<double>() + k["duration_us"].get<double>());
+    }
+    EXPECT_EQ(firstStart, 0.0);
+    EXPECT_NEAR(lastEnd, double(spanNs) / 1000, 1e-6);
+
     const std::string time = fmt::format("{:.3f} us from the first kernel start to the last end",
                                          double(spanNs) / 1000); // 136581.009 us
     auto text = pto(fmt::format("report {} --no-store", q(trace)));
@@ -362,6 +380,14 @@ TEST_F(Import, AMeasuredTraceShowsWhatItsFilesHoldNotTheSimulatedChipsPeaks) {
     EXPECT_GT(count("bound"), 0);
     EXPECT_EQ(count("throughput"), 0);
     EXPECT_EQ(count("roofline"), 0);
+    // Stored findings name their gain in the run's unit, as the report's JSON does.
+    const auto stored = reader.query("SELECT text FROM metric WHERE analysis = 'finding'");
+    ASSERT_FALSE(stored.rows.empty());
+    for (const auto& row : stored.rows) {
+        const json f = json::parse(cellText(row[0]));
+        EXPECT_TRUE(f.contains("gain_ns")) << f.dump();
+        EXPECT_FALSE(f.contains("gain_cycles")) << f.dump();
+    }
 }
 
 // Times of a measured trace are nanoseconds and say so (findings, compare); the profiler's

@@ -7,7 +7,7 @@
   reference.py match kernel_details.csv TYPE SHAPE -> {"count", "median_us", "pipes"}: the kernels
       of that Type whose first output shape is SHAPE; pipes = duration-weighted busy fractions
   reference.py span kernel_details.csv      -> {"first_start_ns", "last_end_ns", "span_ns",
-      "kernel_ns"}: the run of the kernels, first start to last end (epoch ns), and their time
+      "kernel_ns", "kernels"}: the run of the kernels, first start to last end (epoch ns), and their time
   reference.py ints kernel_details.csv      -> [{"name", "start_ns", KEY: int}] per kernel, KEY
       the integer columns (Step Id, Model ID, Task ID, Block Dim, aic/aiv_total_cycles) as args
   reference.py db_cycles profiler.db        -> {"aic_total_cycles", "aiv_total_cycles"}: sums
@@ -101,7 +101,7 @@ def span(path):
     ends = [s + ns(r["Duration(us)"]) for s, r in zip(starts, rows)]
     return {"first_start_ns": min(starts), "last_end_ns": max(ends),
             "span_ns": max(ends) - min(starts),
-            "kernel_ns": sum(ns(r["Duration(us)"]) for r in rows)}
+            "kernel_ns": sum(ns(r["Duration(us)"]) for r in rows), "kernels": len(rows)}
 
 
 def ints(path):
