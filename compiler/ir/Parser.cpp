@@ -781,6 +781,22 @@ Type Parser::parseIndexType() {
     return t;
 }
 
+// Why a loop's name cannot label it in traces and listings ("" when it can): the compiler's own
+// counted loops are "tiles" and "matmul@LINE:COL.k" / ".block", nested loops are labelled
+// "outer/inner" and iterations "kv, iter 7".
+std::string loopNameProblem(std::string_view name) {
+    if (name == "tiles")
+        return "is the compiler's name for the loop over the tiles a vector kernel streams; "
+               "choose another";
+    if (name.starts_with("matmul@"))
+        return "looks like the compiler's name for a matmul's K-step or block loop; choose "
+               "another";
+    if (name.find_first_of("/,") != std::string_view::npos)
+        return "has a '/' or ',' (traces label nested loops 'outer/inner' and iterations "
+               "'kv, iter 7'); choose another";
+    return {};
+}
+
 // for ["name"] %i = LO to HI [step S] [iter_args(%a = %a0, ...)] [suffix] { ... [yield ...] }
 void Parser::parseFor(FunctionState& s, const ResultNames& results) {
     Token forTok = take();
@@ -794,7 +810,12 @@ void Parser::parseFor(FunctionState& s, const ResultNames& results) {
     op.kind = OpKind::For;
     op.loc = forTok.loc;
     std::string name;
-    if (m_tok.is(TokKind::String)) name = take().str;
+    if (m_tok.is(TokKind::String)) {
+        Token nameTok = take();
+        name = nameTok.str;
+        if (std::string problem = loopNameProblem(name); !problem.empty())
+            fail(nameTok.loc, fmt::format("loop name \"{}\" {}", name, problem));
+    }
     Token iv = expect(TokKind::ValueName, "the induction variable such as %i after 'for'");
     expect(TokKind::Equal, fmt::format("'=' and the lower bound after %{}", iv.text));
     int64_t lower = parseLoopBound("lower bound");
