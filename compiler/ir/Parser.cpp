@@ -781,22 +781,6 @@ Type Parser::parseIndexType() {
     return t;
 }
 
-// Why a loop's name cannot label it in traces and listings ("" when it can): the compiler's own
-// counted loops are "tiles" and "matmul@LINE:COL.k" / ".block", nested loops are labelled
-// "outer/inner" and iterations "kv, iter 7".
-std::string loopNameProblem(std::string_view name) {
-    if (name == "tiles")
-        return "is the compiler's name for the loop over the tiles a vector kernel streams; "
-               "choose another";
-    if (name.starts_with("matmul@"))
-        return "looks like the compiler's name for a matmul's K-step or block loop; choose "
-               "another";
-    if (name.find_first_of("/,") != std::string_view::npos)
-        return "has a '/' or ',' (traces label nested loops 'outer/inner' and iterations "
-               "'kv, iter 7'); choose another";
-    return {};
-}
-
 // for ["name"] %i = LO to HI [step S] [iter_args(%a = %a0, ...)] [suffix] { ... [yield ...] }
 void Parser::parseFor(FunctionState& s, const ResultNames& results) {
     Token forTok = take();

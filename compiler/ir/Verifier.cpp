@@ -306,6 +306,9 @@ void FunctionVerifier::checkLoopTypes(const Op& op, const Function& body) const 
 
 void FunctionVerifier::checkLoop(const Op& op) const {
     if (op.body.size() != 1) fail(op, "needs exactly one body");
+    if (op.attrs.has("name"))
+        if (const std::string name = op.attrs.getString("name"); !loopNameProblem(name).empty())
+            fail(op, fmt::format("loop name \"{}\" {}", name, loopNameProblem(name)));
     // A trip count bound when the program runs (upper_arg) is checked once bound.
     const bool bound = !op.attrs.has("upper_arg");
     for (std::string_view a : {"lower", "upper", "step"}) {
@@ -886,6 +889,19 @@ void verifyModule(const Module& m) {
 void verifyPtoProgram(const PtoProgram& program, const std::string& file,
                       const TargetInfo& target) {
     PtoVerifier(program, file, target).run();
+}
+
+std::string loopNameProblem(std::string_view name) {
+    if (name == "tiles")
+        return "is the compiler's name for the loop over the tiles a vector kernel streams; "
+               "choose another";
+    if (name.starts_with("matmul@"))
+        return "looks like the compiler's name for a matmul's K-step or block loop; choose "
+               "another";
+    if (name.find_first_of("/,") != std::string_view::npos)
+        return "has a '/' or ',' (traces label nested loops 'outer/inner' and iterations "
+               "'kv, iter 7'); choose another";
+    return {};
 }
 
 std::pair<int, int> ptoOperandCountRange(Opcode opcode) {

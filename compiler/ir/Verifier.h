@@ -30,6 +30,7 @@
 #include "compiler/ir/Target.h"
 
 #include <string>
+#include <string_view>
 
 namespace pto {
 
@@ -38,6 +39,12 @@ void verifyModule(const Module& m);
 
 void verifyPtoProgram(const PtoProgram& program, const std::string& file = {},
                       const TargetInfo& target = {});
+
+// Why a loop's name cannot label it in traces and listings ("" when it can): the compiler's own
+// counted loops are "tiles" and "matmul@LINE:COL.k" / ".block", nested loops are labelled
+// "outer/inner" and iterations "kv, iter 7". The parser reports it at the name; the verifier
+// for loops built in C++.
+std::string loopNameProblem(std::string_view name);
 
 // The number of operands a PTO instruction of `opcode` takes: [min, max].
 std::pair<int, int> ptoOperandCountRange(Opcode opcode);

@@ -3,6 +3,7 @@
 #include "compiler/frontend/Builder.h"
 #include "compiler/ir/Parser.h"
 #include "compiler/ir/Printer.h"
+#include "compiler/ir/Verifier.h"
 
 #include "tests/support/ReadFile.h"
 
@@ -130,6 +131,25 @@ TEST(Builder, LoopMisuseIsReported) {
         return std::vector<ValueRef>{b.adds(it[0], 1.0)};
     });
     EXPECT_THROW(kept->adds(x, 1.0), CompileError);
+}
+
+// A C++ loop gets the parser's rule on names: the verifier refuses one traces use otherwise.
+TEST(Builder, ALoopNamedLikeTheCompilersTileLoopIsRefusedByTheVerifier) {
+    ModuleBuilder mb("tiles_loop.cpp");
+    auto f = mb.function("main");
+    auto x = f.arg("x", tensorType({16, 16}, DType::F32));
+    auto r = f.forLoop("tiles", 0, 2, {x}, [&](FunctionBuilder& b, ValueRef, const auto& it) {
+        return std::vector<ValueRef>{b.adds(it[0], 1.0)};
+    });
+    f.ret(r[0]);
+    try {
+        const Module m = mb.finish();
+        verifyModule(m);
+        ADD_FAILURE() << "no error";
+    } catch (const CompileError& e) {
+        EXPECT_NE(e.message().find("loop name \"tiles\" is the compiler's name"), std::string::npos)
+            << e.message();
+    }
 }
 
 TEST(Builder, MlpExample) {
