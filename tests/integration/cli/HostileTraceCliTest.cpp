@@ -78,6 +78,22 @@ TEST_F(HostileTraceCli, StageParentLoopGivesAReportAndAWarningNotACrash) {
     EXPECT_GT(fs::file_size(m_dir / "r.html"), 1000u);
 }
 
+// A trace with damaged pages: `pto info` checks every page and says where (exit 2, JSON too),
+// as pto-studio refuses the file; a sound trace says "integrity: ok".
+TEST_F(HostileTraceCli, InfoNamesTheDamagedPagesOfACorruptTrace) {
+    const fs::path trace = copyOf("c2_gui_abort_corrupt_page.db");
+    auto text = runCommand(pto("info " + q(trace)));
+    EXPECT_EQ(text.exitCode, 2) << text.out;
+    EXPECT_NE(text.out.find("stages:"), std::string::npos) << text.out; // what it could read
+    EXPECT_NE(text.err.find("is corrupt: On tree page 79"), std::string::npos) << text.err;
+    auto json = runCommand(pto("info --json " + q(trace)));
+    EXPECT_EQ(json.exitCode, 2);
+    EXPECT_NE(json.out.find("\"integrity\": \"trace '"), std::string::npos) << json.out;
+    auto sound = runCommand(pto("info " + q(copyOf("c4_trace.db"))));
+    EXPECT_EQ(sound.exitCode, 0) << sound.err;
+    EXPECT_NE(sound.out.find("integrity: ok"), std::string::npos) << sound.out;
+}
+
 TEST_F(HostileTraceCli, EndlessViewInPlaceOfSliceIsRefusedWithinASecond) {
     fs::path trace = reproDir() / "c2_hang_slice_is_infinite_view.db";
     const std::vector<std::string> commands = {
