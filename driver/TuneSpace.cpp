@@ -5,8 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -250,16 +252,28 @@ void parseTextSpec(TuneSpace& space, const std::string& text, const std::string&
 
 } // namespace
 
+std::optional<size_t> TuneSpace::asWrittenCombination() const {
+    size_t index = 0;
+    for (const TuneDimension& d : dimensions) {
+        auto at = std::find(d.values.begin(), d.values.end(), json("as_written"));
+        if (at == d.values.end()) return std::nullopt;
+        index = index * d.values.size() + size_t(at - d.values.begin());
+    }
+    return index;
+}
+
 size_t TuneSpace::candidateCount() const {
     size_t n = 1;
     for (const TuneDimension& d : dimensions) n *= d.values.size();
-    return n + 1;
+    return n + 1 - (asWrittenCombination() ? 1 : 0);
 }
 
 json TuneSpace::candidate(size_t id) const {
     json config = json::object();
     if (id == 0) return config;
     size_t k = id - 1;
+    // The combination of every dimension's as_written is candidate 0: skipped, not run twice.
+    if (std::optional<size_t> skip = asWrittenCombination(); skip && k >= *skip) ++k;
     for (size_t i = dimensions.size(); i-- > 0;) {
         const TuneDimension& d = dimensions[i];
         const json& v = d.values[k % d.values.size()];

@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,8 +48,12 @@ struct TuneSpace {
     std::vector<TuneDimension> dimensions;
     std::string text; ///< the spec as given (stored in the tune file)
 
-    /// Number of candidates including candidate 0 (the program as written).
+    /// Number of candidates including candidate 0 (the program as written); the combination of
+    /// every dimension's `as_written` value is that same program and not counted again.
     size_t candidateCount() const;
+    /// The index among the dimensions' combinations (the last dimension fastest) where every
+    /// dimension takes `as_written`, if each has that value.
+    std::optional<size_t> asWrittenCombination() const;
     /// Candidate `id`'s configuration: an object of the settings it changes (empty for 0).
     nlohmann::json candidate(size_t id) const;
 };

@@ -76,14 +76,20 @@ void fillRunStats(tracedb::TuneCandidate& row, const sim::SimResult& r, const si
                   double flops) {
     const prof::ArchPeaks peaks = prof::parseArchPeaks(sim::archJson(arch));
     std::array<int64_t, kPipeCount> busy{};
+    std::array<prof::CoreTypeBusy, 2> byType{}; // AIV, AIC; the profiler's pipe order
     int64_t active = 0, used = 0;
     prof::RooflinePoint point;
     for (const sim::CoreStats& c : r.cores) {
         if (c.tasks == 0) continue;
         ++used;
         active += c.taskTime.count();
-        for (size_t p = 0; p < kPipeCount; ++p) busy[p] += c.busy[p].count();
         const bool cube = c.type == CoreType::AIC;
+        byType[cube].active += c.taskTime.count();
+        for (size_t p = 0; p < kPipeCount; ++p) {
+            busy[p] += c.busy[p].count();
+            const auto id = prof::parsePipeId(pipeName(Pipe(p)));
+            if (id) byType[cube].busy[size_t(*id)] += c.busy[p].count();
+        }
         point.computeRoof += cube ? peaks.cubeFlopsPerCycle : peaks.vectorFlopsPerCycle;
         point.bandwidth += cube ? peaks.gmToL1Rate : peaks.gmToUbRate;
     }
@@ -98,7 +104,7 @@ void fillRunStats(tracedb::TuneCandidate& row, const sim::SimResult& r, const si
         ratios[p] = active > 0 ? double(busy[p]) / double(active) : 0;
         if (busy[p] > 0) row.pipes.push_back({std::string(pipeName(Pipe(p))), busy[p], ratios[p]});
     }
-    row.boundClass = prof::classify(point, ratios).label();
+    row.boundClass = prof::classifyRunTotals(point, byType[1], byType[0]).label();
     row.coresUsed = used;
     row.cycles = r.totalCycles.count();
     row.instructions = r.instructions;

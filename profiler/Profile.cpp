@@ -21,8 +21,7 @@ BoundVerdict classifyRun(const RunModel& m) {
     // Per core type (AIC, AIV): a pipe of the cube cores and the same-named pipe of the vector
     // cores are different hardware, so their busy cycles are not pooled — an AIC MTE2 busy 99 %
     // of its tasks' time is a saturated pipe even when the AIVs' MTE2 idles.
-    std::array<PipeCycles, 2> busy{};
-    std::array<std::int64_t, 2> active{};
+    std::array<CoreTypeBusy, 2> busy{}; // AIV, AIC
     double nominalFlops = 0;
     std::set<int> cores;
     for (const TaskRun& t : m.tasks) {
@@ -31,8 +30,8 @@ BoundVerdict classifyRun(const RunModel& m) {
         nominalFlops += t.nominalFlops;
         point.bytes += t.gmBytes;
         const bool cube = t.coreType == "AIC";
-        active[cube] += t.duration();
-        for (std::size_t i = 0; i < kPipeCount; ++i) busy[cube][i] += t.busy[i];
+        busy[cube].active += t.duration();
+        for (std::size_t i = 0; i < kPipeCount; ++i) busy[cube].busy[i] += t.busy[i];
         if (!cores.insert(t.core).second) continue;
         point.computeRoof += cube ? m.peaks.cubeFlopsPerCycle : m.peaks.vectorFlopsPerCycle;
         point.bandwidth += cube ? m.peaks.gmToL1Rate : m.peaks.gmToUbRate;
@@ -42,11 +41,8 @@ BoundVerdict classifyRun(const RunModel& m) {
     point.cycles = m.totalCycles;
     point.cores = double(cores.size());
     completeRooflinePoint(point);
-    std::array<double, kPipeCount> ratios{};
-    for (std::size_t type = 0; type < 2; ++type)
-        for (std::size_t i = 0; i < kPipeCount && active[type] > 0; ++i)
-            ratios[i] = std::max(ratios[i], double(busy[type][i]) / double(active[type]));
-    return classify(point, ratios);
+    const BoundVerdict v = classifyRunTotals(point, busy[1], busy[0]);
+    return m.measured || m.hasInstrSlices ? v : withoutPipeTimes(v);
 }
 
 void appendFindings(const Profile& p, std::vector<tracedb::MetricRow>& rows) {

@@ -46,6 +46,8 @@ std::string_view boundName(BoundClass c) {
         return "compute";
     case BoundClass::Memory:
         return "memory";
+    case BoundClass::Unknown:
+        return "unknown";
     default:
         return "latency";
     }
@@ -65,6 +67,7 @@ std::string_view causeName(LatencyCause c) {
 }
 
 std::string BoundVerdict::label() const {
+    if (cls == BoundClass::Unknown) return "unknown (no pipe times at --trace tasks)";
     if (cause == LatencyCause::None) return std::string(boundName(cls));
     return std::string(boundName(cls)) + " (" + std::string(causeName(cause)) + ")";
 }
@@ -99,11 +102,29 @@ BoundVerdict classifyMeasured(const std::array<double, kPipeCount>& ratios) {
     return v;
 }
 
+BoundVerdict classifyRunTotals(const RooflinePoint& point, const CoreTypeBusy& aic,
+                               const CoreTypeBusy& aiv) {
+    std::array<double, kPipeCount> ratios{};
+    for (const CoreTypeBusy* type : {&aic, &aiv})
+        for (std::size_t i = 0; i < kPipeCount && type->active > 0; ++i)
+            ratios[i] = std::max(ratios[i], double(type->busy[i]) / double(type->active));
+    return classify(point, ratios);
+}
+
+BoundVerdict withoutPipeTimes(BoundVerdict v) {
+    if (v.cls == BoundClass::Latency) v.cls = BoundClass::Unknown, v.cause = LatencyCause::None;
+    return v;
+}
+
 Bound analyzeBound(const RunModel& model, const PipeUtil& util, const Roofline& roofline) {
     Bound b;
-    for (std::size_t i = 0; i < model.tasks.size(); ++i)
-        b.tasks.push_back(model.measured ? classifyMeasured(util.tasks[i].ratio)
-                                         : classify(roofline.tasks[i], util.tasks[i].ratio));
+    // A simulated run traced at --trace tasks has no pipe busy times: only the roof can tell.
+    const bool pipeTimes = model.measured || model.hasInstrSlices;
+    for (std::size_t i = 0; i < model.tasks.size(); ++i) {
+        const BoundVerdict v = model.measured ? classifyMeasured(util.tasks[i].ratio)
+                                              : classify(roofline.tasks[i], util.tasks[i].ratio);
+        b.tasks.push_back(pipeTimes ? v : withoutPipeTimes(v));
+    }
     for (std::size_t i = 0; i < model.tensorOps.size(); ++i)
         b.tensorOps.push_back(
             classify(roofline.tensorOps[i], opRatios(model.tensorOps[i], roofline.tensorOps[i])));

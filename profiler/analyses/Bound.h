@@ -11,7 +11,9 @@
 
 namespace pto::prof {
 
-enum class BoundClass { Compute, Memory, Latency };
+/// Unknown: a simulated run traced at --trace tasks below the roof threshold — without its
+/// instructions' pipe busy time the rule cannot tell compute from latency.
+enum class BoundClass { Compute, Memory, Latency, Unknown };
 enum class LatencyCause { None, Pipeline, Compute, Memory };
 std::string_view boundName(BoundClass c);
 std::string_view causeName(LatencyCause c);
@@ -44,6 +46,20 @@ BoundVerdict classify(const RooflinePoint& point, const std::array<double, kPipe
 /// the roof gives a simulated run), S ≥ kPipeThreshold latency (compute), else latency
 /// (pipeline).
 BoundVerdict classifyMeasured(const std::array<double, kPipeCount>& ratios);
+/// `v` as the verdict of a simulated run traced at --trace tasks, whose pipes have no busy
+/// times (all read 0): a latency class, which only says no pipe was busy, becomes Unknown;
+/// compute or memory by the roof stands.
+BoundVerdict withoutPipeTimes(BoundVerdict v);
+/// Busy cycles per pipe (PipeId order) and active cycles of one core type's tasks.
+struct CoreTypeBusy {
+    std::array<std::int64_t, kPipeCount> busy{};
+    std::int64_t active = 0;
+};
+/// A whole run: `point` against the cores it used, and per pipe the busiest core type's ratio
+/// (an AIC pipe and the same-named AIV pipe are different hardware, so they are not pooled).
+/// `pto report` and `pto tune` both classify runs with it.
+BoundVerdict classifyRunTotals(const RooflinePoint& point, const CoreTypeBusy& aic,
+                               const CoreTypeBusy& aiv);
 Bound analyzeBound(const RunModel& model, const PipeUtil& util, const Roofline& roofline);
 void appendMetrics(const Bound& result, const RunModel& model,
                    std::vector<tracedb::MetricRow>& rows);

@@ -57,6 +57,7 @@ nlohmann::json summaryJson(const Profile& p) {
 
 nlohmann::json pipesJson(const Profile& p) {
     nlohmann::json j = nlohmann::json::object();
+    if (!p.model.measured && !p.model.hasInstrSlices) return j; // --trace tasks: not recorded
     for (std::string type : {"AIC", "AIV"}) {
         std::array<double, kPipeCount> busy{};
         double active = 0;
@@ -242,7 +243,10 @@ std::string renderText(const Profile& p, const nlohmann::json& j) {
     std::string pipes;
     for (auto& [k, v] : j["pipes"].items())
         pipes += fmt::format(" {}={:.0f}%", k, 100 * v.get<double>());
-    if (!pipes.empty()) line("  pipes      {}", pipes);
+    if (!pipes.empty())
+        line("  pipes      {}", pipes);
+    else if (!measured)
+        line("  pipes       not recorded at this trace level (pto run --trace instructions)");
     line("");
     if (j.contains("top_kernels")) out += renderTopKernelsText(j["top_kernels"]);
     if (!measured) out += topOpsText(j); // a measured trace has no IR, so no Tensor ops

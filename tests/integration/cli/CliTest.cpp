@@ -83,6 +83,30 @@ TEST_F(CliTest, CompileAndRunPrintTheCompilersNotesGroupedByBlock) {
         << report.out;
 }
 
+// A run traced at --trace tasks has no instruction slices, so no pipe busy times: the report
+// says so instead of 0 % pipes and a "latency (pipeline)" class; the same run at the default
+// level is "compute" (its vector pipe 82 % busy).
+TEST_F(CliTest, ATasksLevelTraceHasNoPipeTimesAndSaysSo) {
+    ASSERT_EQ(runCommand(pto(fmt::format("run {} --trace tasks -o {}", sample("softmax"),
+                                         shellQuote(out().string()))))
+                  .exitCode,
+              0);
+    auto text = runCommand(pto("report --no-store " + shellQuote(out().string())));
+    ASSERT_LE(text.exitCode, 1) << text.err;
+    EXPECT_NE(text.out.find("  bound       unknown (no pipe times at --trace tasks)"),
+              std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("  pipes       not recorded at this trace level"), std::string::npos)
+        << text.out;
+    EXPECT_EQ(text.out.find("ratio=0%"), std::string::npos) << text.out;
+    const auto full = out().string() + ".full.db";
+    ASSERT_EQ(
+        runCommand(pto(fmt::format("run {} -o {}", sample("softmax"), shellQuote(full)))).exitCode,
+        0);
+    auto json = runCommand(pto("report --no-store --format json " + shellQuote(full)));
+    EXPECT_NE(json.out.find("\"bound\": \"compute\""), std::string::npos) << json.out;
+}
+
 TEST_F(CliTest, PrintAfterAllAndStopAfter) {
     auto r = runCommand(
         pto(fmt::format("compile {} --print-after-all --stop-after tile", sample("softmax"))));

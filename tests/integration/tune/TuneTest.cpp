@@ -93,6 +93,40 @@ TEST(TuneTest, SoftmaxFindsMoreCoresAndFewerCycles) {
     EXPECT_EQ(runCycles(dir / "best.pto"), best["cycles"].get<int64_t>());
 }
 
+// Every candidate's bound class is the one `pto report` gives its run (the tuner's pipe busy
+// times were read in another pipe order: softmax's vector pipe, 82 % busy, was taken for FIX
+// and the run called "latency (memory)" where the report says "compute"); the program as
+// written is candidate 0 only, even when each dimension lists as_written.
+TEST(TuneTest, BoundClassesAreTheReportsAndTheProgramAsWrittenRunsOnce) {
+    TempDir dir("pto-tune");
+    const fs::path db = dir / "t.db";
+    ProcessResult r = runCommand(pto("tune " + kSoftmax +
+                                     " --space 'vec_tile = as_written | [4, 1024] | [1, 1024]' "
+                                     "--threads 2 -o " +
+                                     db.string()));
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    const TuneData data = tracedb::readTuneFile(db);
+    ASSERT_EQ(data.candidates.size(), 3u) << r.out; // as written, [4, 1024], [1, 1024]
+    int asWritten = 0;
+    for (const TuneCandidate& c : data.candidates) {
+        asWritten += c.label == "as written";
+        ASSERT_EQ(c.status, TuneStatus::Ok) << c.label;
+        const fs::path trace = dir / ("c" + std::to_string(c.id) + ".db");
+        ASSERT_EQ(runCommand(pto("tune " + db.string() + " --candidate " + std::to_string(c.id) +
+                                 " -o " + trace.string()))
+                      .exitCode,
+                  0);
+        ProcessResult report =
+            runCommand(pto("report " + trace.string() + " --format json --no-store"));
+        ASSERT_LE(report.exitCode, 1) << report.err;
+        EXPECT_EQ(c.boundClass,
+                  nlohmann::json::parse(report.out)["summary"]["bound"].get<std::string>())
+            << c.label;
+    }
+    EXPECT_EQ(asWritten, 1);
+    EXPECT_EQ(byId(data, 0).boundClass, "compute"); // V 82 % busy: the vector unit saturated
+}
+
 TEST(TuneTest, CandidatesThatDoNotCompileAreRecordedWithTheReason) {
     TempDir dir("pto-tune");
     const fs::path db = dir / "t.db";
