@@ -39,6 +39,12 @@ RunComparison compareRuns(const Profile& a, const Profile& b) {
     RunComparison c;
     c.measured = a.model.measured && b.model.measured;
     c.totalCycles = {double(a.model.totalCycles), double(b.model.totalCycles)};
+    auto us = [](const Profile& p) {
+        return p.model.peaks.clockHz > 0 ? double(p.model.totalCycles) * 1e6 / p.model.peaks.clockHz
+                                         : 0.0;
+    };
+    c.timeUs = {us(a), us(b)};
+    c.sameClock = a.model.peaks.clockHz == b.model.peaks.clockHz;
     c.tasks = {double(a.model.tasks.size()), double(b.model.tasks.size())};
     c.gmBytes = {double(a.throughput.gmBytes), double(b.throughput.gmBytes)};
     c.boundA = a.runBound.label();
@@ -115,6 +121,8 @@ nlohmann::json comparisonJson(const RunComparison& c, const std::string& nameA,
     nlohmann::json j = {{"a", nameA},
                         {"b", nameB},
                         {timeKey("total"), delta(c.totalCycles)},
+                        {"time_us", delta(c.timeUs)},
+                        {"speedup", c.speedup()},
                         {"tasks", delta(c.tasks)},
                         {"ops", nlohmann::json::array()},
                         {"cores", nlohmann::json::array()}};
@@ -146,7 +154,7 @@ std::string measuredComparisonText(const RunComparison& c, const std::string& na
     out += fmt::format("  run time   {:.3f} -> {:.3f} us, first kernel start to last end ({}, "
                        "{:.3f}x speedup)\n",
                        c.totalCycles.a / 1000, c.totalCycles.b / 1000, pct(c.totalCycles),
-                       c.totalCycles.b > 0 ? c.totalCycles.a / c.totalCycles.b : 0.0);
+                       c.speedup());
     out += fmt::format("  kernels    {:.0f} -> {:.0f}\n", c.tasks.a, c.tasks.b);
     out += "  (measured traces: no GM bytes or Tensor ops in the profiler files; each kernel's "
            "bound class is in pto report)\n";
@@ -161,9 +169,14 @@ std::string comparisonText(const RunComparison& c, const std::string& nameA,
                            const std::string& nameB) {
     if (c.measured) return measuredComparisonText(c, nameA, nameB);
     std::string out = fmt::format("A = {}\nB = {}\n", nameA, nameB);
-    out += fmt::format("  run time   {:.0f} -> {:.0f} cycles ({}, {:.3f}x speedup)\n",
-                       c.totalCycles.a, c.totalCycles.b, pct(c.totalCycles),
-                       c.totalCycles.b > 0 ? c.totalCycles.a / c.totalCycles.b : 0.0);
+    if (c.sameClock)
+        out += fmt::format("  run time   {:.0f} -> {:.0f} cycles ({}, {:.3f}x speedup)\n",
+                           c.totalCycles.a, c.totalCycles.b, pct(c.totalCycles), c.speedup());
+    else // cycles of different clocks: the speed-up is in time
+        out += fmt::format("  run time   {:.0f} -> {:.0f} cycles, {:.3f} -> {:.3f} us at different "
+                           "clocks ({}, {:.3f}x speedup in time)\n",
+                           c.totalCycles.a, c.totalCycles.b, c.timeUs.a, c.timeUs.b, pct(c.timeUs),
+                           c.speedup());
     out += fmt::format(
         "  tasks      {:.0f} -> {:.0f}\n  GM bytes   {:.0f} -> {:.0f}\n  bound      {} -> {}\n",
         c.tasks.a, c.tasks.b, c.gmBytes.a, c.gmBytes.b, c.boundA, c.boundB);

@@ -39,12 +39,16 @@ struct RunComparison {
     /// end, the files hold no GM bytes and no Tensor ops, and the "cores" are stream tracks.
     bool measured = false;
     Delta totalCycles; ///< the run's time, in timeUnit()
+    Delta timeUs;      ///< the run's time in µs, each at its own clock (runs may differ in it)
+    bool sameClock = true;
     Delta tasks;
     Delta gmBytes;
     std::string boundA, boundB;
     std::vector<OpDelta> ops;     ///< in program order of run A, then ops only in B
     std::vector<CoreDelta> cores; ///< cores busy in either run
     std::string_view timeUnit() const { return measured ? "ns" : "cycles"; }
+    /// A's time over B's in µs — not in cycles, which runs at different clocks do not share.
+    double speedup() const { return timeUs.b > 0 ? timeUs.a / timeUs.b : 0.0; }
 };
 
 /// Ops are matched by (kind, name, source line) — the same program compiled twice gives the

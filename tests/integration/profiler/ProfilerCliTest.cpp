@@ -391,5 +391,25 @@ TEST_F(ProfilerCli, WhatifAndCompare) {
     EXPECT_NE(bad.err.find("hbm.bandwith"), std::string::npos) << bad.err;
 }
 
+// Half the clock: fewer cycles (GM latency in ns is fewer cycles) but a longer run. The
+// speed-up is in time, each run's cycles at its own clock: A's µs ÷ B's µs, not the cycles'.
+TEST_F(ProfilerCli, ASpeedUpBetweenDifferentClocksIsInTime) {
+    const auto slow = m_dir / "slow.db";
+    auto r =
+        runCommand(pto("whatif " + q(trace()) + " --set clock.freq=0.5x --json -o " + q(slow)));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const double cyclesA = j["total_cycles"]["a"], cyclesB = j["total_cycles"]["b"];
+    const double usA = cyclesA / 1.8e3, usB = cyclesB / 0.9e3; // 1.8 GHz, then 0.9 GHz
+    EXPECT_LT(cyclesB, cyclesA);
+    EXPECT_NEAR(j["time_us"]["a"].get<double>(), usA, 1e-9);
+    EXPECT_NEAR(j["time_us"]["b"].get<double>(), usB, 1e-9);
+    EXPECT_NEAR(j["speedup"].get<double>(), usA / usB, 1e-12);
+    EXPECT_LT(j["speedup"].get<double>(), 1.0); // a slow-down
+    auto text = runCommand(pto("compare " + q(trace()) + " " + q(slow)));
+    EXPECT_NE(text.out.find(fmt::format("{:.3f}x speedup in time", usA / usB)), std::string::npos)
+        << text.out;
+}
+
 } // namespace
 } // namespace pto
