@@ -32,19 +32,28 @@ struct PipeParams {
     bool rates = true;
 };
 
-PipeParams paramsOf(prof::PipeId pipe) {
+// MTE2 and MTE3 move data on both core types through different paths: only the paths of the
+// core types whose simulated tasks were fitted change (vector kernels say nothing of GM→L1).
+std::vector<std::string> pathsOf(const prof::PipeFit& f, const char* aicPath, const char* aivPath) {
+    std::vector<std::string> keys;
+    if (f.onAic) keys.push_back(aicPath);
+    if (f.onAiv) keys.push_back(aivPath);
+    return keys;
+}
+
+PipeParams paramsOf(const prof::PipeFit& f) {
     using prof::PipeId;
-    switch (pipe) {
+    switch (f.pipe) {
     case PipeId::M:
         return {{"cost.tmatmul.slope", "cost.tmatmul_acc.slope"}, false};
     case PipeId::MTE2:
-        return {{"dma.gm_to_l1.rate", "dma.gm_to_ub.rate"}, true};
+        return {pathsOf(f, "dma.gm_to_l1.rate", "dma.gm_to_ub.rate"), true};
     case PipeId::MTE1:
         return {{"dma.l1_to_l0a.rate", "dma.l1_to_l0b.rate"}, true};
     case PipeId::FIX:
         return {{"dma.l0c_to_gm.rate", "dma.l0c_to_l1.rate"}, true};
     case PipeId::MTE3:
-        return {{"dma.ub_to_gm.rate", "dma.l1_to_gm.rate"}, true};
+        return {pathsOf(f, "dma.l1_to_gm.rate", "dma.ub_to_gm.rate"), true};
     case PipeId::V: { // every vector instruction's per-repeat slope
         PipeParams p{{}, false};
         for (const sim::ParamSpec& spec : sim::ParamTable::get().specs())
@@ -67,7 +76,13 @@ std::vector<prof::KernelPair> pairAll(const CalibrateArgs& args) {
             args.real));
     prof::MatchSpec spec;
     if (args.match != "type") spec.kernel = args.match;
-    spec.outputShape = args.shape;
+    if (!args.shape.empty()) {
+        const std::optional<std::string> shape = prof::parseShapeFilter(args.shape);
+        if (!shape)
+            throw std::runtime_error(
+                fmt::format("--shape '{}' is not a shape such as 32,4096 or 32x4096", args.shape));
+        spec.outputShape = *shape;
+    }
     std::vector<prof::KernelPair> pairs;
     for (const std::string& path : args.sims) {
         const prof::Profile sim = prof::analyzeTrace(path);
@@ -90,7 +105,7 @@ std::string describeFit(const prof::PipeFit& f, const PipeParams& params, bool a
     const std::string keys =
         params.keys.size() > 2
             ? fmt::format("cost.t*.slope of {} vector instructions", params.keys.size())
-            : params.keys[0] + ", " + params.keys[1];
+            : params.keys[0] + (params.keys.size() > 1 ? ", " + params.keys[1] : "");
     return out + fmt::format("\n        {} x {:.4g}\n", keys, params.rates ? 1 / f.scale : f.scale);
 }
 
@@ -119,7 +134,7 @@ int runCalibrate(const CalibrateArgs& args) {
     std::string text =
         fmt::format("{} simulated/measured pairs (--match {})\n", c.pairs, args.match);
     for (const prof::PipeFit& f : c.pipes) {
-        const PipeParams params = paramsOf(f.pipe);
+        const PipeParams params = paramsOf(f);
         const bool applied = f.scale >= kMinScale && f.scale <= kMaxScale;
         if (applied)
             for (const std::string& key : params.keys)
@@ -130,9 +145,17 @@ int runCalibrate(const CalibrateArgs& args) {
     if (c.time)
         text += fmt::format("  kernel time: measured = {:.2f} us + {:.3f} x simulated (a fixed "
                             "cost per kernel; reported, not applied)\n",
-                            c.time->overheadUs, c.time->slope);
+                            c.time->overheadUs + 0.0, c.time->slope + 0.0); // no "-0.000"
     else
         text += "  kernel time: one simulated size only, so no fixed per-kernel cost is fitted\n";
+    if (overrides.empty()) {
+        fmt::print(stderr,
+                   "{}error: nothing to calibrate: no pipe is busy in both a simulated op and its "
+                   "measured kernels with a plausible scale (a run traced at --trace tasks has no "
+                   "pipe times); no file written\n",
+                   text);
+        return kExitUsage;
+    }
     sim::ArchConfig arch = loadArchConfig(args.arch, overrides);
     if (arch.name().find("calibrated") == std::string::npos)
         arch.setName(arch.name() + "-calibrated");

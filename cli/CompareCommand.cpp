@@ -37,8 +37,25 @@ int runSimVsReal(const CompareArgs& args, const prof::Profile& a, const prof::Pr
     const std::string& realPath = aIsSim ? args.b : args.a;
     prof::MatchSpec spec;
     if (args.match != "type") spec.kernel = args.match;
-    spec.outputShape = args.shape;
+    if (!args.shape.empty()) {
+        const std::optional<std::string> shape = prof::parseShapeFilter(args.shape);
+        if (!shape) {
+            fmt::print(stderr, "error: --shape '{}' is not a shape such as 32,4096 or 32x4096\n",
+                       args.shape);
+            return kExitUsage;
+        }
+        spec.outputShape = *shape;
+    }
     const prof::SimRealComparison c = prof::compareSimToReal(sim, simPath, real, realPath, spec);
+    if (!spec.kernel.empty() && c.pairs.front().realCount == 0) {
+        fmt::print(stderr,
+                   "error: no measured kernel of '{}' is named or typed '{}'{} (pto report {} "
+                   "lists them)\n",
+                   realPath, spec.kernel,
+                   spec.outputShape.empty() ? "" : " with first output " + spec.outputShape,
+                   realPath);
+        return kExitUsage;
+    }
     if (args.json)
         std::cout << jsonText(prof::simRealJson(c, simPath, realPath), 2) << "\n";
     else

@@ -17,12 +17,15 @@ double rmsRelative(const std::vector<double>& x, const std::vector<double>& y, d
 
 std::optional<PipeFit> fitPipe(const std::vector<KernelPair>& pairs, PipeId pipe) {
     std::vector<double> x, y; // simulated and measured pipe time per core, µs
+    bool aic = false, aiv = false;
     for (const KernelPair& p : pairs) {
         const auto& sim = p.simPipes[std::size_t(pipe)];
         const auto& real = p.realPipes[std::size_t(pipe)];
         if (p.realCount == 0 || !sim || !real || *sim <= 0 || *real <= 0) continue;
         x.push_back(*sim * p.simUs);
         y.push_back(*real * p.realUs);
+        aic = aic || p.simOnAic;
+        aiv = aiv || p.simOnAiv;
     }
     if (x.empty()) return std::nullopt;
     // Least squares on the relative error Σ((s·x − y) ÷ y)²: s = Σr ÷ Σr², r = x ÷ y.
@@ -38,6 +41,8 @@ std::optional<PipeFit> fitPipe(const std::vector<KernelPair>& pairs, PipeId pipe
     fit.scale = sumR / sumRR;
     fit.residualBefore = rmsRelative(x, y, 1);
     fit.residualAfter = rmsRelative(x, y, fit.scale);
+    fit.onAic = aic;
+    fit.onAiv = aiv;
     return fit;
 }
 

@@ -19,6 +19,7 @@ struct PipeFit {
     int pairs = 0;
     double scale = 1;
     double residualBefore = 0, residualAfter = 0;
+    bool onAic = false, onAiv = false; ///< core types of the simulated tasks fitted
 };
 
 /// Measured kernel time ≈ overhead + slope × simulated time, fitted over the pairs when at

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
+#include <stdexcept>
 
 namespace pto::prof {
 namespace {
@@ -113,12 +115,15 @@ PipeFractions measuredPipes(const RunModel& real, const std::vector<const Measur
 
 // Busy fraction per pipe of simulated tasks over `span` cycles, averaged over the cores (of a
 // type that has the pipe) that ran them.
+// The pair's simOnAic / simOnAiv are set from the tasks.
 PipeFractions simulatedPipes(const RunModel& sim, const std::vector<std::int64_t>& taskIds,
-                             const PipeCycles& busy, std::int64_t span) {
+                             const PipeCycles& busy, std::int64_t span, KernelPair& pair) {
     std::set<int> aic, aiv;
     for (std::int64_t id : taskIds)
         if (const TaskRun* t = sim.task(id); t && t->ran())
             (t->coreType == "AIC" ? aic : aiv).insert(t->core);
+    pair.simOnAic = !aic.empty();
+    pair.simOnAiv = !aiv.empty();
     PipeFractions out{};
     for (std::size_t p = 0; p < kPipeCount; ++p) {
         std::size_t cores = 0;
@@ -145,7 +150,13 @@ void describeMeasured(KernelPair& pair, const RunModel& real,
     pair.realName = std::max_element(names.begin(), names.end(), [](auto& a, auto& b) {
                         return a.second < b.second;
                     })->first;
-    pair.realType = ks.front()->type;
+    if (names.size() > 1) // the median kernel may be one of the others
+        pair.realName +=
+            fmt::format(" and {} other name{}", names.size() - 1, names.size() > 2 ? "s" : "");
+    std::set<std::string> types; // a type key pools versions: MatMulV2 with MatMulV3
+    for (const MeasuredKernel* k : ks) types.insert(k->type);
+    pair.realType.clear();
+    for (const std::string& t : types) pair.realType += (pair.realType.empty() ? "" : "+") + t;
     if (shapes.size() == 1) pair.outputShape = *shapes.begin();
     pair.realUs = median(std::move(us));
     pair.realPipes = measuredPipes(real, ks);
@@ -194,7 +205,7 @@ KernelPair wholeRun(const Profile& sim) {
         for (std::size_t p = 0; p < kPipeCount; ++p) busy[p] += t.busy[p];
         ids.push_back(t.id);
     }
-    pair.simPipes = simulatedPipes(sim.model, ids, busy, sim.model.totalCycles);
+    pair.simPipes = simulatedPipes(sim.model, ids, busy, sim.model.totalCycles, pair);
     return pair;
 }
 
@@ -205,7 +216,7 @@ KernelPair opPair(const Profile& sim, const TensorOpCost& op) {
     pair.line = op.srcLine;
     const std::int64_t span = op.last > op.first ? op.last - op.first : 0;
     pair.simUs = toUs(span, sim.model);
-    pair.simPipes = simulatedPipes(sim.model, op.tasks, op.busy, span);
+    pair.simPipes = simulatedPipes(sim.model, op.tasks, op.busy, span, pair);
     return pair;
 }
 
@@ -214,6 +225,33 @@ std::string fraction(const std::optional<double>& v) {
 }
 
 } // namespace
+
+std::optional<std::string> parseShapeFilter(std::string_view text) {
+    std::string out, dim;
+    auto endDim = [&] {
+        if (dim.empty()) return false;
+        out += (out.empty() ? "" : ",") + dim;
+        dim.clear();
+        return true;
+    };
+    std::string_view body = text;
+    if (body.starts_with('[') && body.ends_with(']')) body = body.substr(1, body.size() - 2);
+    bool afterSeparator = true;
+    for (char c : body) {
+        if (std::isdigit(static_cast<unsigned char>(c))) {
+            if (dim.size() >= 18) return std::nullopt;
+            dim += c;
+            afterSeparator = false;
+        } else if (c == ',' || c == 'x' || c == 'X') {
+            if (afterSeparator || !endDim()) return std::nullopt;
+            afterSeparator = true;
+        } else if (c != ' ') {
+            return std::nullopt;
+        }
+    }
+    if (afterSeparator || !endDim()) return std::nullopt;
+    return out;
+}
 
 std::string opTypeKey(std::string_view type) {
     std::string key = lower(type);
@@ -237,12 +275,21 @@ SimRealComparison compareSimToReal(const Profile& sim, const std::string& simPat
     if (!spec.kernel.empty()) {
         c.mode = "kernel " + spec.kernel;
         KernelPair pair = wholeRun(sim);
-        pair.matchedOn = "name";
-        describeMeasured(pair, real.model, selectByName(kernels, spec));
+        const Kernels ks = selectByName(kernels, spec);
+        const bool byName = std::any_of(ks.begin(), ks.end(), [&](const MeasuredKernel* k) {
+            return lower(k->name) == lower(spec.kernel);
+        });
+        pair.matchedOn = ks.empty() || byName ? "name" : "type";
+        describeMeasured(pair, real.model, ks);
         c.pairs.push_back(std::move(pair));
         return c;
     }
     c.mode = "type";
+    if (!sim.model.hasInstrSlices)
+        throw std::runtime_error(fmt::format(
+            "'{}' was traced at --trace tasks: it has no instruction slices, so no op's time or "
+            "pipes; run it with --trace instructions, or pair the whole run with --match KERNEL",
+            simPath));
     // Shapes per stage: the root stage's ops, and loop body ops in the stage of their copies.
     std::map<std::int64_t, std::map<std::int64_t, OpShapes>> shapes;
     for (const TensorOpCost& op : sim.model.tensorOps) {

@@ -23,6 +23,10 @@ struct MatchSpec {
     std::string outputShape;
 };
 
+/// A --shape argument in the profiler files' spelling: "32,4096" from "32,4096", "32x4096",
+/// "32, 4096" or "[32, 4096]"; nullopt unless it is one or more non-negative integers.
+std::optional<std::string> parseShapeFilter(std::string_view text);
+
 /// Busy fraction of each pipe over the kernel's time, averaged over the cores that ran it
 /// (for measured kernels: the profiler's aic_*/aiv_* ratios, duration-weighted).
 using PipeFractions = std::array<std::optional<double>, kPipeCount>;
@@ -39,6 +43,7 @@ struct KernelPair {
     double realUs = 0;         ///< median duration of the measured kernels
     double simUs = 0;          ///< simulated span of the op (or the run)
     PipeFractions realPipes{}, simPipes{};
+    bool simOnAic = false, simOnAiv = false; ///< the core types the simulated tasks ran on
     double ratio() const { return realUs > 0 ? simUs / realUs : 0; } ///< simulated ÷ measured
 };
 

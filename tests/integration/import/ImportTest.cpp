@@ -538,6 +538,38 @@ TEST_F(Import, CompareMatchPutsASimulatedRunNextToTheMeasuredKernels) {
                                              test::shellQuote(sim.string())));
     EXPECT_EQ(both.exitCode, 2);
     EXPECT_NE(both.err.find("both simulated"), std::string::npos) << both.err;
+
+    // MatMulV2 is an op type, no kernel's name: the pair says it matched on type. The same
+    // shape in the other spellings a user types gives the same kernels.
+    EXPECT_EQ(got["matched_on"], "type") << got;
+    for (const char* spelling : {"32x4096", "'32, 4096'", "'[32, 4096]'"}) {
+        auto same = compare(fmt::format("--match MatMulV2 --shape {}", spelling));
+        ASSERT_EQ(same.exitCode, 0) << spelling << same.err;
+        EXPECT_EQ(json::parse(same.out)["pairs"][0]["real_count"], ref["count"]) << spelling;
+    }
+    // A shape that is none, or a kernel nothing is named or typed: exit 2 saying which.
+    for (const char* bad : {"abc", "32,-4096", "32,,4096"}) {
+        auto r = compare(fmt::format("--match MatMulV2 --shape {}", bad));
+        EXPECT_EQ(r.exitCode, 2) << bad;
+        EXPECT_NE(r.err.find("is not a shape"), std::string::npos) << r.err;
+    }
+    auto nothing = compare("--match NoSuchKernel");
+    EXPECT_EQ(nothing.exitCode, 2);
+    EXPECT_NE(nothing.err.find("is named or typed 'NoSuchKernel'"), std::string::npos)
+        << nothing.err;
+
+    // A run traced at --trace tasks has no op times: pairing ops is refused, not 0 us.
+    const fs::path tasks = m_dir / "tasks.db";
+    ASSERT_EQ(test::runCommand(fmt::format("{} run {} --trace tasks -o {}", PTO_CLI,
+                                           test::shellQuote(program.string()),
+                                           test::shellQuote(tasks.string())))
+                  .exitCode,
+              0);
+    auto byOp =
+        test::runCommand(fmt::format("{} compare {} {}", PTO_CLI, test::shellQuote(tasks.string()),
+                                     test::shellQuote(real.string())));
+    EXPECT_EQ(byOp.exitCode, 2);
+    EXPECT_NE(byOp.err.find("was traced at --trace tasks"), std::string::npos) << byOp.err;
 }
 
 // The cube (M pipe) time of a pair: measured and simulated busy fraction × time, per core (µs).
@@ -599,6 +631,44 @@ TEST_F(Import, CalibrateMovesTheSimulatedPipeTimeTowardsTheMeasuredOne) {
                                              PTO_CLI, q(real), q(sim), q(m_dir / "x.arch")));
     EXPECT_EQ(none.exitCode, 2);
     EXPECT_FALSE(fs::exists(m_dir / "x.arch"));
+    // A run traced at --trace tasks pairs its whole run but has no pipe times: nothing to fit.
+    const fs::path tasks = m_dir / "tasks.db";
+    ASSERT_EQ(test::runCommand(
+                  fmt::format("{} run {} --trace tasks -o {}", PTO_CLI, q(program), q(tasks)))
+                  .exitCode,
+              0);
+    auto noPipes = test::runCommand(fmt::format("{} calibrate {} {} --match MatMulV2 -o {}",
+                                                PTO_CLI, q(real), q(tasks), q(m_dir / "x.arch")));
+    EXPECT_EQ(noPipes.exitCode, 2) << noPipes.out;
+    EXPECT_NE(noPipes.err.find("nothing to calibrate"), std::string::npos) << noPipes.err;
+    EXPECT_FALSE(fs::exists(m_dir / "x.arch"));
+}
+
+// Vector kernels say nothing of the cube's data paths: calibrating from Relu kernels alone
+// changes the AIV paths of MTE2 and MTE3 (GM→UB, UB→GM), not GM→L1 or L1→GM.
+TEST_F(Import, CalibratingFromVectorKernelsLeavesTheCubesPathsAlone) {
+    fs::path real = m_dir / "real.db", sim = m_dir / "relu.db", program = m_dir / "relu.pto";
+    fs::path arch = m_dir / "cal.arch";
+    ASSERT_EQ(import(textRun(1, 0), real).exitCode, 0);
+    std::ofstream(program) << "func @r(%x: tensor<32x4096xf32>) -> tensor<32x4096xf32> {\n"
+                              "  %y = relu %x\n  return %y\n}\n";
+    auto q = [](const fs::path& p) { return test::shellQuote(p.string()); };
+    ASSERT_EQ(
+        test::runCommand(fmt::format("{} run {} --timing-only -o {}", PTO_CLI, q(program), q(sim)))
+            .exitCode,
+        0);
+    auto cal = test::runCommand(
+        fmt::format("{} calibrate {} {} --match Relu -o {}", PTO_CLI, q(real), q(sim), q(arch)));
+    ASSERT_EQ(cal.exitCode, 0) << cal.err;
+    auto value = [&](const std::string& archArgs, const std::string& key) {
+        const std::string text = test::runCommand(fmt::format("{} arch {}", PTO_CLI, archArgs)).out;
+        const auto at = text.find(key + " = ");
+        return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
+    };
+    const std::string calibrated = "--arch " + q(arch);
+    EXPECT_NE(value(calibrated, "dma.gm_to_ub.rate"), value("", "dma.gm_to_ub.rate")) << cal.out;
+    EXPECT_EQ(value(calibrated, "dma.gm_to_l1.rate"), value("", "dma.gm_to_l1.rate")) << cal.out;
+    EXPECT_EQ(value(calibrated, "dma.l1_to_gm.rate"), value("", "dma.l1_to_gm.rate")) << cal.out;
 }
 
 // Damaged copies of each input kind, written to a temp dir under the original's name.
