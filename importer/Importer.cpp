@@ -158,6 +158,16 @@ ImportModel readInputs(const InputPlan& plan) {
 ImportSummary importProfile(const fs::path& input, const fs::path& output) {
     InputPlan plan = planImport(input);
     ImportModel model = readInputs(plan);
+    if (model.kernels.empty() && model.stepFigures.empty()) { // nothing any analysis reads
+        std::int64_t skipped = 0;
+        for (const auto& [key, n] : model.problems)
+            if (key.first == "import_row_skipped") skipped += n;
+        throw ImportError(fmt::format(
+            "{}: no device kernels or step times ({} input rows read, {} skipped for a missing or "
+            "invalid time); give a folder or file with kernels: kernel_details.csv, "
+            "trace_view.json, op_summary*.csv or a profiler .db with TASK rows (docs/IMPORT.md)",
+            input.string(), model.rowsRead, skipped));
+    }
     model.meta["source_path"] = fs::absolute(input).lexically_normal().string();
     model.meta["entry"] = input.filename().string();
     return writeMeasuredTrace(model, output);

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -669,6 +670,45 @@ TEST_F(Import, CalibratingFromVectorKernelsLeavesTheCubesPathsAlone) {
     EXPECT_NE(value(calibrated, "dma.gm_to_ub.rate"), value("", "dma.gm_to_ub.rate")) << cal.out;
     EXPECT_EQ(value(calibrated, "dma.gm_to_l1.rate"), value("", "dma.gm_to_l1.rate")) << cal.out;
     EXPECT_EQ(value(calibrated, "dma.l1_to_gm.rate"), value("", "dma.l1_to_gm.rate")) << cal.out;
+}
+
+// A profiler file with no kernel (a header line only, every row without a valid time) is
+// refused: a trace of nothing would only be refused later by every other command. Step times
+// alone import (they are figures), and the commands that need kernels say what the file is.
+TEST_F(Import, NoKernelsIsRefusedAndAStepTimesTraceIsNamedForWhatItIs) {
+    const fs::path csv = kernelCsv(1, 0), dir = m_dir / "in";
+    fs::create_directories(dir);
+    std::ifstream in(csv);
+    std::string header, row;
+    std::getline(in, header);
+    std::getline(in, row);
+    std::ofstream(dir / "kernel_details.csv") << header << "\n";
+    // The same row with its start time blanked: skipped, so no kernel either.
+    const auto startAt = header.find("Start Time(us)");
+    ASSERT_NE(startAt, std::string::npos);
+    const auto column = std::count(header.begin(), header.begin() + long(startAt), ',');
+    std::vector<std::string> cells;
+    std::stringstream split(row);
+    for (std::string cell; std::getline(split, cell, ',');) cells.push_back(cell);
+    cells.at(std::size_t(column)) = "";
+    std::string blanked;
+    for (const std::string& cell : cells) blanked += (blanked.empty() ? "" : ",") + cell;
+    fs::create_directories(dir / "b");
+    std::ofstream(dir / "b" / "kernel_details.csv") << header << "\n" << blanked << "\n";
+    for (const fs::path& input : {dir / "kernel_details.csv", dir / "b" / "kernel_details.csv"}) {
+        auto r = import(input, m_dir / "none.db");
+        EXPECT_EQ(r.exitCode, 2) << input;
+        EXPECT_NE(r.err.find("no device kernels or step times"), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(m_dir / "none.db"));
+    }
+    const fs::path steps = m_dir / "steps.db";
+    ASSERT_EQ(import(textRun(1, 0) / "ASCEND_PROFILER_OUTPUT/step_trace_time.csv", steps).exitCode,
+              0);
+    auto report = pto(fmt::format("report {}", q(steps)));
+    EXPECT_EQ(report.exitCode, 2);
+    EXPECT_NE(report.err.find("is a measured trace with no device kernels"), std::string::npos)
+        << report.err;
+    EXPECT_EQ(report.err.find("pto run"), std::string::npos) << report.err;
 }
 
 // Damaged copies of each input kind, written to a temp dir under the original's name.
