@@ -42,11 +42,13 @@ void loadMeasuredKernels(const tracedb::TraceReader& reader, RunModel& m) {
                    it->name = cellText(row[1]);
                    auto pipe = pipeOfRatioKey(cellText(row[2]));
                    if (!pipe || cellNull(row[3])) return;
+                   m.measuredRatioKeys.insert(cellText(row[2]));
                    double& r = ratios[id][std::size_t(*pipe)];
                    r = std::max(r, std::clamp(cellReal(row[3]), 0.0, 1.0));
                });
     for (TaskRun& t : m.tasks) {
         auto it = ratios.find(t.id);
+        t.pipeRatiosMissing = it == ratios.end();
         if (it == ratios.end()) continue;
         for (std::size_t p = 0; p < kPipeCount; ++p)
             t.busy[p] = std::llround(it->second[p] * double(t.duration()));

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -64,6 +65,9 @@ struct TaskRun {
     double nominalFlops = 0; ///< Σ InstrCost::nominalFlops (dtype-aware compute roof)
     std::int64_t gmBytes = 0;
     std::int64_t gmTransfers = 0; ///< TLOAD/TSTORE instructions it executed (instr slices)
+    /// A measured kernel whose profiler files give no pipe ratio (op_summary without the
+    /// *_ratio columns, a DSA kernel): its busy times are unknown, not 0.
+    bool pipeRatiosMissing = false;
     std::int64_t duration() const { return end - start; }
     bool ran() const { return core >= 0; }
 };
@@ -113,6 +117,9 @@ struct RunModel {
     bool doubleBuffer = true;              ///< from meta `target`
     bool hasInstrSlices = false;           ///< trace level instructions or full
     bool measured = false; ///< imported from a real profiler (profiler/MeasuredRun.h)
+    /// A measured trace's pipe ratio columns that hold a value for some kernel
+    /// ("aic_mac_ratio", …): reports list these, not every pipe a core type has.
+    std::set<std::string> measuredRatioKeys;
     /// Where the run starts on the trace's clock: 0 for a simulated run; a measured trace's
     /// first kernel start (its ts 0 is its earliest event of any kind — host ops, counters).
     std::int64_t startCycle = 0;

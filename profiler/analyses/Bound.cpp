@@ -67,7 +67,7 @@ std::string_view causeName(LatencyCause c) {
 }
 
 std::string BoundVerdict::label() const {
-    if (cls == BoundClass::Unknown) return "unknown (no pipe times at --trace tasks)";
+    if (cls == BoundClass::Unknown) return "unknown (" + std::string(unknownWhy) + ")";
     if (cause == LatencyCause::None) return std::string(boundName(cls));
     return std::string(boundName(cls)) + " (" + std::string(causeName(cause)) + ")";
 }
@@ -121,8 +121,14 @@ Bound analyzeBound(const RunModel& model, const PipeUtil& util, const Roofline& 
     // A simulated run traced at --trace tasks has no pipe busy times: only the roof can tell.
     const bool pipeTimes = model.measured || model.hasInstrSlices;
     for (std::size_t i = 0; i < model.tasks.size(); ++i) {
-        const BoundVerdict v = model.measured ? classifyMeasured(util.tasks[i].ratio)
-                                              : classify(roofline.tasks[i], util.tasks[i].ratio);
+        const TaskRun& t = model.tasks[i];
+        BoundVerdict v = model.measured ? classifyMeasured(util.tasks[i].ratio)
+                                        : classify(roofline.tasks[i], util.tasks[i].ratio);
+        if (t.pipeRatiosMissing) {
+            v.cls = BoundClass::Unknown;
+            v.cause = LatencyCause::None;
+            v.unknownWhy = "no ratios";
+        }
         b.tasks.push_back(pipeTimes ? v : withoutPipeTimes(v));
     }
     for (std::size_t i = 0; i < model.tensorOps.size(); ++i)

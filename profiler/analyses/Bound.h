@@ -24,6 +24,8 @@ struct BoundVerdict {
     PipeId busiestPipe = PipeId::S;
     double busiestRatio = 0;
     double roofFraction = 0;
+    /// Why the class is Unknown: the pipe times the rule needs are not in the trace.
+    std::string_view unknownWhy = "no pipe times at --trace tasks";
     std::string label() const; ///< "memory", "latency (pipeline)", …
 };
 

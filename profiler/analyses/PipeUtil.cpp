@@ -64,7 +64,7 @@ PipeUtil analyzePipeUtil(const RunModel& model) {
     std::vector<std::int64_t> coreActive(model.cores.size(), 0);
     for (const TaskRun& t : model.tasks) {
         result.tasks.push_back(ratiosOf(t.coreType, t.busy, t.duration()));
-        if (!t.ran()) continue;
+        if (!t.ran() || t.pipeRatiosMissing) continue; // a core's ratios: of known times only
         std::size_t c = std::size_t(t.core);
         coreActive[c] += t.duration();
         for (std::size_t p = 0; p < kPipeCount; ++p) coreBusy[c][p] += t.busy[p];

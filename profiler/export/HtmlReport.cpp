@@ -270,13 +270,12 @@ std::string kernelsTable(const Profile& p) {
     std::string out = "<table>\n<tr><th>us</th><th>share</th><th>core</th><th>bound</th>"
                       "<th>kernel</th><th>busiest pipe</th></tr>\n";
     for (const auto& k : topKernelsJson(p, 12))
-        out += fmt::format(
-            "<tr><td class=\"num\">{:.3f}</td><td class=\"num\">{:.1f}%</td><td>{}</td>"
-            "<td>{}</td><td>{}</td><td>{} {:.0f}%</td></tr>\n",
-            k["duration_us"].get<double>(), 100 * k["share"].get<double>(),
-            esc(k["core_type"].get<std::string>()), esc(k["bound"].get<std::string>()),
-            esc(k["name"].get<std::string>()), esc(k["busiest_pipe"].get<std::string>()),
-            100 * k["busiest_ratio"].get<double>());
+        out +=
+            fmt::format("<tr><td class=\"num\">{:.3f}</td><td class=\"num\">{:.1f}%</td><td>{}</td>"
+                        "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                        k["duration_us"].get<double>(), 100 * k["share"].get<double>(),
+                        esc(k["core_type"].get<std::string>()), esc(k["bound"].get<std::string>()),
+                        esc(k["name"].get<std::string>()), esc(busiestPipeText(k)));
     return out + "</table>\n";
 }
 

@@ -34,8 +34,16 @@ nlohmann::json topKernelsJson(const Profile& p, int top) {
              {"bound", b.label()},
              {"busiest_pipe", std::string(pipeIdName(b.busiestPipe))},
              {"busiest_ratio", b.busiestRatio}});
+        if (t.pipeRatiosMissing) // no ratio in the file: no busiest pipe either
+            j.back()["busiest_pipe"] = j.back()["busiest_ratio"] = nullptr;
     }
     return j;
+}
+
+std::string busiestPipeText(const nlohmann::json& k) {
+    if (k["busiest_pipe"].is_null()) return "-";
+    return fmt::format("{} {:.0f}%", k["busiest_pipe"].get<std::string>(),
+                       100 * k["busiest_ratio"].get<double>());
 }
 
 std::string renderTopKernelsText(const nlohmann::json& kernels) {
@@ -43,11 +51,10 @@ std::string renderTopKernelsText(const nlohmann::json& kernels) {
     out += fmt::format("  {:>12}  {:>6}  {:<8} {:<20} {}\n", "us", "share", "core", "bound",
                        "kernel (busiest pipe)");
     for (const auto& k : kernels)
-        out += fmt::format("  {:>12.3f}  {:>5.1f}%  {:<8} {:<20} {} ({} {:.0f}%)\n",
+        out += fmt::format("  {:>12.3f}  {:>5.1f}%  {:<8} {:<20} {} ({})\n",
                            k["duration_us"].get<double>(), 100 * k["share"].get<double>(),
                            k["core_type"].get<std::string>(), k["bound"].get<std::string>(),
-                           k["name"].get<std::string>(), k["busiest_pipe"].get<std::string>(),
-                           100 * k["busiest_ratio"].get<double>());
+                           k["name"].get<std::string>(), busiestPipeText(k));
     return out + "\n";
 }
 
@@ -55,11 +62,10 @@ std::string renderTopKernelsMarkdown(const nlohmann::json& kernels) {
     std::string out = "\n## Top kernels by time (measured)\n\n| us | share | core | bound | kernel "
                       "| busiest pipe |\n|---:|---:|---|---|---|---|\n";
     for (const auto& k : kernels)
-        out += fmt::format("| {:.3f} | {:.1f}% | {} | {} | `{}` | {} {:.0f}% |\n",
+        out += fmt::format("| {:.3f} | {:.1f}% | {} | {} | `{}` | {} |\n",
                            k["duration_us"].get<double>(), 100 * k["share"].get<double>(),
                            k["core_type"].get<std::string>(), k["bound"].get<std::string>(),
-                           k["name"].get<std::string>(), k["busiest_pipe"].get<std::string>(),
-                           100 * k["busiest_ratio"].get<double>());
+                           k["name"].get<std::string>(), busiestPipeText(k));
     return out;
 }
 

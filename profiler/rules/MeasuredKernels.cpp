@@ -50,6 +50,7 @@ void ruleMeasuredKernels(const Profile& p, std::vector<Finding>& out) {
     Group memory, scalar, cube;
     for (std::size_t i = 0; i < p.model.tasks.size(); ++i) {
         const TaskRun& t = p.model.tasks[i];
+        if (t.pipeRatiosMissing) continue; // no ratio is no evidence
         const auto& r = p.pipeUtil.tasks[i].ratio;
         const BoundVerdict& v = p.bound.tasks[i];
         double dur = double(t.duration());

@@ -711,6 +711,30 @@ TEST_F(Import, NoKernelsIsRefusedAndAStepTimesTraceIsNamedForWhatItIs) {
     EXPECT_EQ(report.err.find("pto run"), std::string::npos) << report.err;
 }
 
+// msprof's op_summary has no *_ratio columns: its kernels' pipes are unknown, not 0 % — no
+// bound class from them, no finding (a 5.4 ms "low cube utilisation" gain came from ratios the
+// file does not hold), no pipes line. kernel_details has no aic_mte3_ratio column: the pipes
+// line lists the file's columns only.
+TEST_F(Import, KernelsWithoutPipeRatiosAreUnknownNotZero) {
+    const fs::path ops = m_dir / "ops.db", text = m_dir / "t.db";
+    ASSERT_EQ(import(kData / "msprof/op_summary_1.csv", ops).exitCode, 0);
+    auto r = pto(fmt::format("report {} --format json --top 1000 --no-store", q(ops)));
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out; // no finding
+    const json report = json::parse(r.out);
+    EXPECT_TRUE(report["findings"].empty()) << report["findings"];
+    EXPECT_TRUE(report["pipes"].empty()) << report["pipes"];
+    ASSERT_FALSE(report["top_kernels"].empty());
+    for (const json& k : report["top_kernels"]) {
+        EXPECT_EQ(k["bound"], "unknown (no ratios)") << k;
+        EXPECT_TRUE(k["busiest_pipe"].is_null()) << k;
+    }
+    ASSERT_EQ(import(textRun(1, 0), text).exitCode, 0);
+    const json pipes =
+        json::parse(pto(fmt::format("report {} --format json --no-store", q(text))).out)["pipes"];
+    EXPECT_FALSE(pipes.contains("aic_mte3_ratio")) << pipes;
+    EXPECT_TRUE(pipes.contains("aic_mac_ratio") && pipes.contains("aiv_mte3_ratio")) << pipes;
+}
+
 // Damaged copies of each input kind, written to a temp dir under the original's name.
 
 TEST_F(Import, TruncatedAndCorruptedInputsExitZeroOrTwoNeverCrash) {
