@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <optional>
 
 namespace pto {
@@ -46,7 +45,7 @@ int64_t cycleLowerBound(const PtoProgram& program, const sim::ArchConfig& arch) 
     }
     const double spread = std::max(aicWork / double(arch.count(sim::Param::AicCount)),
                                    aivWork / double(arch.count(sim::Param::AivCount)));
-    return static_cast<int64_t>(std::floor(std::max(longest, spread)));
+    return sim::toCycles(std::max(longest, spread), sim::CycleRounding::Down);
 }
 
 } // namespace pto

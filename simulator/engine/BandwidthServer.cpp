@@ -2,6 +2,8 @@
 // cap grouped under one rate (see BandwidthServer.h).
 #include "simulator/engine/BandwidthServer.h"
 
+#include "simulator/engine/Cycles.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -60,7 +62,8 @@ void BandwidthServer::collect(int64_t now, std::vector<Finished>& done) {
 std::optional<int64_t> BandwidthServer::next() const {
     if (m_active == 0) return std::nullopt;
     // Done within the current cycle counts as the next cycle: time always moves forward.
-    return m_updated + std::max<int64_t>(1, static_cast<int64_t>(std::ceil(m_earliest - 1e-9)));
+    // A share too small to finish within kCyclesCeiling saturates there (never wraps around).
+    return m_updated + std::max<int64_t>(1, toCycles(m_earliest));
 }
 
 void BandwidthServer::advance(int64_t now) {

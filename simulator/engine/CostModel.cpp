@@ -1,15 +1,13 @@
 // Instruction durations from the arch config (see CostModel.h for every formula).
 #include "simulator/engine/CostModel.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
 namespace pto::sim {
 namespace {
-
-int64_t ceilCycles(double cycles) {
-    return static_cast<int64_t>(std::ceil(cycles - 1e-9));
-}
 
 double ceilDiv(double a, double b) {
     return std::ceil(a / b);
@@ -20,7 +18,33 @@ constexpr Param kPathParam[kDmaPathCount] = {
     Param::DmaL0cToL1, Param::DmaL1ToL0a, Param::DmaL1ToL0b, Param::DmaUbToUb,
 };
 
+std::string_view keyOf(Param p) {
+    return ParamTable::get().spec(p).key;
+}
+
 } // namespace
+
+Param dmaPathParam(DmaPath path) {
+    return kPathParam[static_cast<int>(path)];
+}
+
+std::string durationParams(const Instr& instr) {
+    const ParamTable& table = ParamTable::get();
+    if (opcodeClass(instr.opcode) == OpcodeClass::Dma) {
+        const std::optional<DmaPath> path =
+            dmaPathOf(instr.operands[1].space, instr.operands[0].space);
+        const std::string_view rate = path ? keyOf(dmaPathParam(*path)) : "dma.*.rate";
+        if (path && !isGmPath(*path)) return fmt::format("dma.onchip_latency and {}", rate);
+        return fmt::format("hbm.latency, l2.latency, hbm.bandwidth, l2.bandwidth and {}", rate);
+    }
+    std::string keys;
+    for (CostPart part : {CostPart::Startup, CostPart::Slope})
+        if (const std::optional<int> row = table.costIndex(instr.opcode, part))
+            keys += fmt::format("{}{}", keys.empty() ? "" : " and ", table.spec(*row).key);
+    if (instr.opcode == Opcode::CrossWaitFlag)
+        keys += fmt::format(" and {}", keyOf(Param::SyncCrossCoreLatency));
+    return keys;
+}
 
 double cumsumPasses(int64_t n) {
     double passes = 1;
@@ -111,8 +135,8 @@ CostModel::CostModel(const ArchConfig& arch)
         m_cost[i] = {arch.cost(op, CostPart::Startup), arch.cost(op, CostPart::Slope)};
     }
     for (int p = 0; p < kDmaPathCount; ++p) m_pathRate[p] = arch.bytesPerCycle(kPathParam[p]);
-    m_hbmLatency = ceilCycles(arch.cycles(Param::HbmLatency));
-    m_l2Latency = ceilCycles(arch.cycles(Param::L2Latency));
+    m_hbmLatency = toCycles(arch.cycles(Param::HbmLatency));
+    m_l2Latency = toCycles(arch.cycles(Param::L2Latency));
     m_hbmBandwidth = arch.bytesPerCycle(Param::HbmBandwidth);
     m_l2Bandwidth = arch.bytesPerCycle(Param::L2Bandwidth);
 }
@@ -127,7 +151,7 @@ int64_t CostModel::cubeCycles(const Instr& instr) const {
     const double factor = a.dtype == DType::F32 ? m_f32Factor : 1.0;
     const double fractals = ceilDiv(m, m_m0) * ceilDiv(k, k0) * ceilDiv(n, m_n0);
     const OpCost& c = m_cost[static_cast<int>(instr.opcode)];
-    return ceilCycles(c.startup + c.slope * fractals * factor);
+    return toCycles(c.startup + c.slope * fractals * factor);
 }
 
 int64_t CostModel::vectorCycles(const Instr& instr) const {
@@ -149,15 +173,15 @@ int64_t CostModel::vectorCycles(const Instr& instr) const {
         }
     }
     const OpCost& c = m_cost[static_cast<int>(instr.opcode)];
-    return ceilCycles(c.startup * issues + c.slope * repeats);
+    return toCycles(c.startup * issues + c.slope * repeats);
 }
 
 int64_t CostModel::syncCycles(Opcode op) const {
-    return ceilCycles(m_cost[static_cast<int>(op)].startup);
+    return toCycles(m_cost[static_cast<int>(op)].startup);
 }
 
 int64_t CostModel::onchipCycles(DmaPath path, int64_t bytes) const {
-    return ceilCycles(m_onchipLatency + static_cast<double>(bytes) / pathRate(path));
+    return toCycles(m_onchipLatency + static_cast<double>(bytes) / pathRate(path));
 }
 
 double CostModel::efficiency(const Operand& gm) const {

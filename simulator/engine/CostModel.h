@@ -21,10 +21,12 @@
 #include "compiler/ir/Pto.h"
 #include "simulator/arch/ArchConfig.h"
 #include "simulator/arch/OpcodeClass.h"
+#include "simulator/engine/Cycles.h"
 
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace pto::sim {
@@ -55,6 +57,13 @@ bool opcodeMovesAlong(Opcode op, DmaPath path);
 /// The pipe that runs a move along `path`: MTE2 into the core, MTE3 out of UB/L1, FIX out of
 /// L0C, MTE1 from L1 to L0, V within UB.
 Pipe dmaPathPipe(DmaPath path);
+
+/// The dma.<path>.rate parameter of a path.
+Param dmaPathParam(DmaPath path);
+/// The arch parameters an instruction's duration comes from, for messages: "cost.trelu.startup
+/// and cost.trelu.slope", "dma.onchip_latency and dma.l1_to_l0a.rate"; for a GM transfer its
+/// latencies, the shared bandwidths and its path rate.
+std::string durationParams(const Instr& instr);
 
 /// Which shared resource limits GM transfers when they saturate it.
 enum class SharedLimit : uint8_t { Hbm, L2 };

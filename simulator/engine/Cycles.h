@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <compare>
 #include <cstdint>
 #include <limits>
@@ -53,6 +54,31 @@ constexpr Cycles min(Cycles a, Cycles b) {
 }
 constexpr Cycles max(Cycles a, Cycles b) {
     return a < b ? b : a;
+}
+
+/// The most cycles the engine counts (2^61, about 40 years at 1.8 GHz). A duration that does
+/// not fit saturates here, so that a time (at most this) plus a duration (at most this) never
+/// overflows int64: such a run stops at the safety bound (SimOptions::maxCycles, never above
+/// kCyclesCeiling - 1) instead of wrapping around.
+inline constexpr int64_t kCyclesCeiling = int64_t(1) << 61;
+
+/// How toCycles rounds.
+enum class CycleRounding : uint8_t {
+    Up,      ///< durations: a partial cycle counts, less 1e-9 for the error of unit conversions
+    Nearest, ///< half away from zero (llround)
+    Down,    ///< lower bounds
+};
+
+/// The one place where a number of cycles computed in floating point (a cost formula, bytes
+/// over a rate, a latency in ns) becomes whole cycles: rounded as asked, and saturated at
+/// kCyclesCeiling when it does not fit (+inf and NaN too), never a wrapped-around int64.
+/// Negative values give 0.
+inline int64_t toCycles(double cycles, CycleRounding rounding = CycleRounding::Up) {
+    const double whole = rounding == CycleRounding::Up        ? std::ceil(cycles - 1e-9)
+                         : rounding == CycleRounding::Nearest ? std::round(cycles)
+                                                              : std::floor(cycles);
+    if (!(whole < static_cast<double>(kCyclesCeiling))) return kCyclesCeiling; // NaN too
+    return whole > 0 ? static_cast<int64_t>(whole) : 0;
 }
 
 /// "1234 cycles"

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 
 namespace pto::sim {
 namespace {
@@ -54,8 +53,9 @@ Engine::Engine(const TimedProgram& program, const ArchConfig& arch, const CostMo
       m_aicCount(static_cast<int>(arch.count(Param::AicCount))),
       m_hwClusters(
           static_cast<int>(std::min(arch.count(Param::AicCount), arch.count(Param::AivCount) / 2))),
-      m_dispatchCost(static_cast<int64_t>(std::ceil(arch.cycles(Param::SchedDispatchCost)))),
-      m_crossLatency(static_cast<int64_t>(std::ceil(arch.cycles(Param::SyncCrossCoreLatency)))),
+      m_dispatchCost(toCycles(arch.cycles(Param::SchedDispatchCost))),
+      m_crossLatency(toCycles(arch.cycles(Param::SyncCrossCoreLatency))),
+      m_bound(std::min(options.maxCycles, kCyclesCeiling - 1)),
       m_servers{BandwidthServer(costs.hbmBandwidth()), BandwidthServer(costs.l2Bandwidth())},
       m_l2(program.source().gmBytes(), arch.bytes(Param::L2Size), arch.bytes(Param::L2LineSize)),
       m_hazards(m_aicCount, m_aicCount + static_cast<int>(arch.count(Param::AivCount)),
@@ -101,14 +101,15 @@ SimResult Engine::run() {
     dispatchReady();
     while (!m_queue.empty()) {
         const Event e = m_queue.pop();
-        if (e.time > m_options.maxCycles)
-            throw SimLimitExceeded(fmt::format(
-                "simulation stopped at cycle {}: past the safety bound maxCycles = {} with {} of "
-                "{} tasks done",
-                e.time, m_options.maxCycles, m_tasksDone, m_program.tasks().size()));
+        const uint32_t target = e.target();
+        if (e.time > m_bound) { // unless a stale completion, foreseen before the rates changed
+            if (e.kind() != EventKind::BandwidthDone ||
+                target == serverTag(m_servers[target & 1u].generation(), target & 1))
+                throwLimit(e);
+            continue;
+        }
         m_now = e.time;
         ++m_result.events;
-        const uint32_t target = e.target();
         switch (e.kind()) {
         case EventKind::PipeDone:
             completeInstr(static_cast<int>(target / kPipes), static_cast<Pipe>(target % kPipes));
@@ -368,9 +369,9 @@ void Engine::startNext(int slot, Pipe pipe) {
             checkHandOff(slot, ti, gm);
         int64_t latency = allHit ? m_costs.l2Latency() : transfer.cost.latency;
         if (ps.prevStreamAt >= 0) // back to back: requests went out during the last stream
-            latency -=
-                std::llround(m_costs.latencyOverlap() *
-                             static_cast<double>(std::min(latency, m_now - ps.prevStreamAt)));
+            latency -= toCycles(m_costs.latencyOverlap() *
+                                    static_cast<double>(std::min(latency, m_now - ps.prevStreamAt)),
+                                CycleRounding::Nearest);
         m_queue.push(m_now + latency, EventKind::DmaStream, target);
         break;
     }
@@ -520,8 +521,8 @@ void Engine::completeInstr(int slot, Pipe pipe) {
             if (ti.kind == InstrKind::WaitFlag) m_trace->flagConsumed(slot, ti.flag, slice);
             if (ti.kind == InstrKind::CrossWait) m_trace->crossFlagConsumed(slot, ti.flag, slice);
             const bool hbmLimited = ps.throttled[kHbm] >= ps.throttled[kL2];
-            const auto lost =
-                static_cast<int64_t>(std::llround(std::max(ps.throttled[kHbm], ps.throttled[kL2])));
+            const int64_t lost =
+                toCycles(std::max(ps.throttled[kHbm], ps.throttled[kL2]), CycleRounding::Nearest);
             if (ti.kind == InstrKind::GmDma && lost > 0)
                 m_trace->bandwidthStall(
                     slot, pipe, core.kernel->traceId(index), taskId(core), m_now - lost, m_now,

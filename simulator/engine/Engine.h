@@ -173,6 +173,8 @@ private:
                         const std::vector<int>& entryOf) const;
     void traceDependencies();
     [[noreturn]] void throwDeadlock();
+    [[noreturn]] void throwLimit(const Event& e) const;
+    std::string limitCause(const Event& e) const;
     uint32_t taskId(const CoreState& core) const { return m_program.tasks()[core.task].id; }
 
     const TimedProgram& m_program;
@@ -184,6 +186,7 @@ private:
     int m_hwClusters; ///< AIC c with AIVs 2c, 2c+1, for c < min(AICs, AIVs / 2)
     int64_t m_dispatchCost;
     int64_t m_crossLatency;
+    int64_t m_bound; ///< the last cycle simulated: maxCycles, never past kCyclesCeiling - 1
 
     EventQueue m_queue;
     std::array<BandwidthServer, 2> m_servers;                         // kHbm, kL2

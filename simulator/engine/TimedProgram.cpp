@@ -279,7 +279,7 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
                 t.kind = InstrKind::GmDma;
                 t.aux = static_cast<uint32_t>(m_transfers.size());
                 t.cycles = transfer.cost.latency +
-                           static_cast<int64_t>(transfer.cost.bytes / transfer.cost.cap);
+                           toCycles(transfer.cost.bytes / transfer.cost.cap, CycleRounding::Down);
                 out.bytes[static_cast<int>(*path)] += static_cast<int64_t>(transfer.cost.bytes);
                 m_transfers.push_back(transfer);
             } else {
