@@ -17,6 +17,7 @@ constexpr const char* kProfilerVersion = "1";
 
 // The whole run as one roofline point against the cores it used.
 BoundVerdict classifyRun(const RunModel& m) {
+    if (!m.executed()) return {.cls = BoundClass::None}; // no data to classify
     RooflinePoint point;
     // Per core type (AIC, AIV): a pipe of the cube cores and the same-named pipe of the vector
     // cores are different hardware, so their busy cycles are not pooled — an AIC MTE2 busy 99 %

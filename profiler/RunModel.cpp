@@ -9,6 +9,7 @@
 #include "profiler/MeasuredRun.h"
 #include "profiler/Provenance.h"
 #include "profiler/SqlRows.h"
+#include "profiler/UsableSlices.h"
 #include "trace_db/TraceError.h"
 
 #include <fmt/format.h>
@@ -28,10 +29,7 @@ constexpr std::array<std::string_view, kPipeCount> kPipeNames{"S", "MTE1", "MTE2
 
 void loadMeta(const tracedb::TraceReader& reader, RunModel& m) {
     m.peaks = parseArchPeaks(reader.meta("arch_config").value_or(""));
-    if (auto clock = reader.meta("clock_hz")) {
-        double hz = std::atof(clock->c_str());
-        if (hz > 0) m.peaks.clockHz = hz;
-    }
+    if (const auto hz = reader.clockHz()) m.peaks.clockHz = *hz;
     if (auto traffic = parseMeasuredTraffic(reader.meta("sim_memory").value_or("")))
         applyMeasuredTraffic(m.peaks, *traffic);
     m.traceLevel = reader.meta("trace_level").value_or("");
@@ -117,11 +115,15 @@ TaskRun& taskFor(RunModel& m, std::int64_t id) {
     return *m.tasks.insert(it, std::move(t));
 }
 
-void loadTaskSlices(const tracedb::TraceReader& reader, const TrackIndex& index, RunModel& m) {
+void loadTaskSlices(const tracedb::TraceReader& reader, const TrackIndex& index,
+                    UsableSlices& usable, RunModel& m) {
     forEachRow(reader,
-               "SELECT task_id, ts, dur, track_id FROM slice WHERE category = 'task' AND "
-               "task_id IS NOT NULL ORDER BY ts",
+               fmt::format("SELECT task_id, ts, dur, track_id, {} FROM slice WHERE category = "
+                           "'task' AND task_id IS NOT NULL ORDER BY ts",
+                           usable.verdict()),
                [&](auto row) {
+                   if (const std::int64_t verdict = cellInt(row[4]); verdict != 0)
+                       return usable.setAside(verdict);
                    auto core = index.coreOfTrack.find(cellInt(row[3]));
                    if (core == index.coreOfTrack.end()) return;
                    TaskRun& t = taskFor(m, cellInt(row[0]));
@@ -133,11 +135,18 @@ void loadTaskSlices(const tracedb::TraceReader& reader, const TrackIndex& index,
                });
 }
 
-void loadPipeBusy(const tracedb::TraceReader& reader, const TrackIndex& index, RunModel& m) {
+// The instruction slices set aside are counted here (a slice without a task, which no figure
+// of a task counts, is only left out of the op and line figures).
+void loadPipeBusy(const tracedb::TraceReader& reader, const TrackIndex& index, UsableSlices& usable,
+                  RunModel& m) {
     forEachRow(reader,
-               "SELECT task_id, track_id, sum(dur) FROM slice WHERE category = 'instr' AND "
-               "task_id IS NOT NULL GROUP BY task_id, track_id",
+               fmt::format("SELECT task_id, track_id, sum(dur * (v = 0)), v, count(*) FROM "
+                           "(SELECT task_id, track_id, dur, {} AS v FROM slice WHERE category = "
+                           "'instr' AND task_id IS NOT NULL) GROUP BY task_id, track_id, v",
+                           usable.verdict()),
                [&](auto row) {
+                   if (const std::int64_t verdict = cellInt(row[3]); verdict != 0)
+                       return usable.setAside(verdict, cellInt(row[4]));
                    auto pipe = index.pipeOfTrack.find(cellInt(row[1]));
                    if (pipe == index.pipeOfTrack.end()) return;
                    m.hasInstrSlices = true;
@@ -146,13 +155,17 @@ void loadPipeBusy(const tracedb::TraceReader& reader, const TrackIndex& index, R
                });
 }
 
-void loadWaits(const tracedb::TraceReader& reader, RunModel& m) {
+void loadWaits(const tracedb::TraceReader& reader, UsableSlices& usable, RunModel& m) {
     forEachRow(reader,
-               "SELECT s.task_id, a.string_value, sum(s.dur), min(s.ts) FROM slice s "
-               "LEFT JOIN args a ON a.arg_set_id = s.arg_set_id AND a.key = 'reason' "
-               "WHERE s.category IN ('wait', 'stall') AND s.task_id IS NOT NULL "
-               "GROUP BY s.task_id, a.string_value",
+               fmt::format("SELECT task_id, reason, sum(dur * (v = 0)), min(ts), v, count(*) "
+                           "FROM (SELECT s.task_id, a.string_value AS reason, s.dur, s.ts, {} "
+                           "AS v FROM slice s LEFT JOIN args a ON a.arg_set_id = s.arg_set_id AND "
+                           "a.key = 'reason' WHERE s.category IN ('wait', 'stall') AND "
+                           "s.task_id IS NOT NULL) GROUP BY task_id, reason, v",
+                           usable.verdict("s")),
                [&](auto row) {
+                   if (const std::int64_t verdict = cellInt(row[4]); verdict != 0)
+                       return usable.setAside(verdict, cellInt(row[5]));
                    TaskRun& t = taskFor(m, cellInt(row[0]));
                    std::string reason = cellText(row[1]);
                    std::int64_t cycles = cellInt(row[2]);
@@ -372,7 +385,7 @@ std::array<int, 2> withLoop(const RunModel& m, int op) {
     return {op, m.tensorOps[std::size_t(op)].loop};
 }
 
-void attribute(const tracedb::TraceReader& reader, RunModel& m,
+void attribute(const tracedb::TraceReader& reader, const UsableSlices& usable, RunModel& m,
                const std::unordered_map<std::int64_t, InstrInfo>& instrs) {
     std::unordered_map<std::int64_t, std::vector<std::int64_t>> tasksOfKernel;
     for (const TaskRun& t : m.tasks) tasksOfKernel[t.kernel].push_back(t.id);
@@ -381,8 +394,10 @@ void attribute(const tracedb::TraceReader& reader, RunModel& m,
     // per round (and per task running its kernel).
     std::unordered_map<std::int64_t, std::int64_t> executedTransfers; // kernel -> slices
     forEachRow(reader,
-               "SELECT instr_id, sum(dur), min(ts), max(ts + dur), count(*) FROM slice "
-               "WHERE category = 'instr' AND instr_id IS NOT NULL GROUP BY instr_id",
+               fmt::format("SELECT instr_id, sum(dur), min(ts), max(ts + dur), count(*) FROM "
+                           "slice WHERE category = 'instr' AND instr_id IS NOT NULL AND {} "
+                           "GROUP BY instr_id",
+                           usable.usable()),
                [&](auto row) {
                    auto it = instrs.find(cellInt(row[0]));
                    if (it == instrs.end()) return;
@@ -431,7 +446,7 @@ void attribute(const tracedb::TraceReader& reader, RunModel& m,
     }
 }
 
-void loadIndexedDmas(const tracedb::TraceReader& reader, RunModel& m) {
+void loadIndexedDmas(const tracedb::TraceReader& reader, const UsableSlices& usable, RunModel& m) {
     forEachRow(reader,
                "SELECT n.str, count(*), sum(s.dur), sum(r.int_value), sum(b.int_value), "
                "sum(e.real_value * b.int_value) FROM slice s "
@@ -439,7 +454,8 @@ void loadIndexedDmas(const tracedb::TraceReader& reader, RunModel& m) {
                "JOIN args r ON r.arg_set_id = s.arg_set_id AND r.key = 'rows' "
                "JOIN args b ON b.arg_set_id = s.arg_set_id AND b.key = 'bytes' "
                "JOIN args e ON e.arg_set_id = s.arg_set_id AND e.key = 'dma_efficiency' "
-               "WHERE s.category = 'instr' GROUP BY n.str",
+               "WHERE s.category = 'instr' AND " +
+                   usable.usable("s") + " GROUP BY n.str",
                [&](auto row) {
                    RunModel::IndexedDma& d = cellText(row[0]) == "MGATHER" ? m.gathers : m.scatters;
                    d.count = cellInt(row[1]);
@@ -504,6 +520,10 @@ const TaskRun* RunModel::task(std::int64_t id) const {
     return it != tasks.end() && it->id == id ? &*it : nullptr;
 }
 
+bool RunModel::executed() const {
+    return std::any_of(tasks.begin(), tasks.end(), [](const TaskRun& t) { return t.ran(); });
+}
+
 const CoreInfo* RunModel::coreOf(const TaskRun& t) const {
     return t.core >= 0 ? &cores[std::size_t(t.core)] : nullptr;
 }
@@ -529,15 +549,18 @@ RunModel loadRunModel(const tracedb::TraceReader& reader) {
             "'{}' holds no simulated run (no core tracks): run it with `pto run` first", m.path));
     }
     loadExecGraph(reader, m);
-    loadTaskSlices(reader, index, m);
+    UsableSlices usable(m.totalCycles); // sim_total_cycles, when recorded
+    loadTaskSlices(reader, index, usable, m);
     if ((m.measured = isMeasuredTrace(reader))) loadMeasuredKernels(reader, m);
-    loadPipeBusy(reader, index, m);
-    loadWaits(reader, m);
+    loadPipeBusy(reader, index, usable, m);
+    loadWaits(reader, usable, m);
     loadLaunches(reader, m); // after every task is known: cluster probes' tasks have no Exec node
     auto instrs = loadInstrs(reader, m);
-    attribute(reader, m, instrs);
+    attribute(reader, usable, m, instrs);
     loadDoubleBuffering(reader, m);
-    loadIndexedDmas(reader, m);
+    loadIndexedDmas(reader, usable, m);
+    if (std::string warning = usable.warning(); !warning.empty())
+        m.fileWarnings.push_back(std::move(warning));
     if (m.totalCycles <= 0 && !m.measured) // a measured run's time is set from its kernels
         for (const TaskRun& t : m.tasks) m.totalCycles = std::max(m.totalCycles, t.end);
     return m;

@@ -144,12 +144,19 @@ struct RunModel {
     IndexedDma scatters; ///< MSCATTER: UB rows added into GM rows by index, on MTE3
     /// Block functions whose buffers use double-buffering slot 1.
     std::vector<std::int64_t> doubleBufferedBlocks;
-    /// Defects of the file the loader worked around (a stage.parent_stage_id loop), one
-    /// sentence each: tools print them as warnings.
+    /// Defects of the file the loader worked around (a stage.parent_stage_id loop, slices set
+    /// aside by profiler/UsableSlices.h), one sentence each: tools print them as warnings.
     std::vector<std::string> fileWarnings;
 
     const TaskRun* task(std::int64_t id) const;
     const CoreInfo* coreOf(const TaskRun& t) const;
+    /// Some task ran: the trace holds usable task slices (an emptied slice table has none —
+    /// then there is nothing to classify or find).
+    bool executed() const;
+    /// Flag, barrier and bandwidth waits are recorded: trace level full, or a trace that does not
+    /// state its level (its wait slices are all there is). Otherwise every WaitCycles is 0
+    /// because nothing was recorded, not because nothing waited.
+    bool recordsWaits() const { return traceLevel.empty() || traceLevel == "full"; }
     /// Where the run ends on the trace's clock.
     std::int64_t endCycle() const { return startCycle + totalCycles; }
     /// The unit of every time in the model: cycles of a simulated run, nanoseconds of a

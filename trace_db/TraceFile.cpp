@@ -1,6 +1,7 @@
 // Checks shared by TraceReader::open and TraceWriter::append: is this a trace we can read?
 #include "trace_db/TraceFile.h"
 
+#include "trace_db/ClockRate.h"
 #include "trace_db/SchemaVersion.h"
 #include "trace_db/Sqlite.h"
 #include "trace_db/TraceError.h"
@@ -96,6 +97,22 @@ std::string uriPath(const fs::path& path) {
     return out;
 }
 
+// Every time in a trace is in cycles of meta clock_hz: a rate that is no number, not positive
+// or beyond any chip would turn each of them into a different nonsense per tool, so the trace
+// is refused like any other corrupt metadata. A trace without the key (compile only) passes.
+void requireUsableClock(SqliteDb& db) {
+    Statement statement(db, "SELECT value FROM meta WHERE key = 'clock_hz'");
+    if (!statement.step()) return;
+    std::string text, problem;
+    statement.read(0, text);
+    if (parseClockHz(text, &problem)) return;
+    constexpr std::size_t kShown = 40;
+    if (text.size() > kShown) text = text.substr(0, kShown) + "…";
+    throw TraceError(fmt::format("trace '{}' has an unusable clock rate: meta clock_hz '{}' {} "
+                                 "(a rate from 1 Hz to 100 GHz converts its cycles to time)",
+                                 db.tracePath(), text, problem));
+}
+
 } // namespace
 
 void requireExistingFile(const fs::path& path) {
@@ -142,6 +159,7 @@ int checkTraceFile(SqliteDb& db) {
                                      "newer than this build reads (up to {}) — upgrade",
                                      path, metaVersion, kSchemaVersion));
     checkTableLayout(db, version);
+    requireUsableClock(db);
     return version;
 }
 

@@ -1,6 +1,7 @@
 // Reads a trace file: typed accessors per table and a read-only SQL query entry point.
 #include "trace_db/TraceReader.h"
 
+#include "trace_db/ClockRate.h"
 #include "trace_db/DictText.h"
 #include "trace_db/ReadOnlyGuard.h"
 #include "trace_db/RowCodec.h"
@@ -217,6 +218,11 @@ std::optional<std::string> TraceReader::meta(std::string_view key) const {
     std::string value;
     statement.read(0, value);
     return value;
+}
+
+std::optional<double> TraceReader::clockHz() const {
+    const std::optional<std::string> text = meta("clock_hz");
+    return text ? parseClockHz(*text) : std::nullopt;
 }
 
 std::vector<std::pair<std::string, std::string>> TraceReader::allMeta() const {

@@ -43,6 +43,9 @@ public:
     int schemaVersion() const;
 
     std::optional<std::string> meta(std::string_view key) const;
+    /// Meta clock_hz in Hz, which open() checked against the one rule (trace_db/ClockRate.h);
+    /// nullopt when the trace states no clock (compile only).
+    std::optional<double> clockHz() const;
     std::vector<std::pair<std::string, std::string>> allMeta() const;
     /// The interned string with this id (nullopt if none).
     std::optional<std::string> stringOf(std::int64_t id) const;

@@ -88,6 +88,15 @@ QString summaryOf(const prof::Profile& p, double micros) {
         .arg(warning);
 }
 
+// The defects of the file the profiler worked around (RunModel::fileWarnings: slices set aside,
+// a loop of stages), one line each, as `pto report` prints them on stderr.
+QString fileWarningsOf(const prof::Profile& p) {
+    QString text;
+    for (const std::string& warning : p.model.fileWarnings)
+        text += BottleneckView::tr("\nwarning: %1").arg(QString::fromStdString(warning));
+    return text;
+}
+
 // At most this many of the compiler's notes, each cut at kNoteChars, go to the details pane (a
 // hostile trace may hold megabytes of them); `pto report` lists them all.
 constexpr size_t kShownNotes = 20;
@@ -278,8 +287,10 @@ void BottleneckView::showProfile(std::shared_ptr<const prof::Profile> profile,
         m_header->setText(tr("Cannot analyze this run: %1").arg(error));
     else if (profile)
         m_header->setText(
-            summaryOf(*profile, document() ? document()->micros(profile->model.totalCycles) : 0.0) +
-            (document() ? notesCount(document()->summary().compileNotes) : QString()));
+            summaryOf(*profile,
+                      double(profile->model.totalCycles) * 1e6 / profile->model.peaks.clockHz) +
+            (document() ? notesCount(document()->summary().compileNotes) : QString()) +
+            fileWarningsOf(*profile));
     if (m_findings->rowCount() > 0) {
         showSourceRow(m_findingsTable, 0);
         showDetails(m_findings->details(0));

@@ -48,6 +48,8 @@ std::string_view boundName(BoundClass c) {
         return "memory";
     case BoundClass::Unknown:
         return "unknown";
+    case BoundClass::None:
+        return "none";
     default:
         return "latency";
     }

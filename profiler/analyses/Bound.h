@@ -12,8 +12,9 @@
 namespace pto::prof {
 
 /// Unknown: a simulated run traced at --trace tasks below the roof threshold — without its
-/// instructions' pipe busy time the rule cannot tell compute from latency.
-enum class BoundClass { Compute, Memory, Latency, Unknown };
+/// instructions' pipe busy time the rule cannot tell compute from latency. None: nothing ran
+/// (RunModel::executed), so there is nothing to classify.
+enum class BoundClass { Compute, Memory, Latency, Unknown, None };
 enum class LatencyCause { None, Pipeline, Compute, Memory };
 std::string_view boundName(BoundClass c);
 std::string_view causeName(LatencyCause c);

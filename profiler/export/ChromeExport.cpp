@@ -123,8 +123,8 @@ void writeCounters(const tracedb::TraceReader& reader, JsonSink& sink, const Pla
 ExportCounts exportChromeJson(const tracedb::TraceReader& reader, std::FILE* out,
                               const ProgressFn& progress) {
     ExportCounts counts;
-    double hz = std::atof(reader.meta("clock_hz").value_or("0").c_str());
-    Clock clock(hz > 0 ? hz : 1e9);
+    const double hz = reader.clockHz().value_or(1e9);
+    Clock clock(hz);
     auto tracks = reader.tracks();
     auto names = reader.strings();
     Places places = placeTracks(tracks, names);
@@ -135,7 +135,7 @@ ExportCounts exportChromeJson(const tracedb::TraceReader& reader, std::FILE* out
     writeFlows(reader, sink, places, clock, counts);
     writeCounters(reader, sink, places, clock, counts);
     fmt::format_to(std::back_inserter(sink.buf()),
-                   "\n],\"otherData\":{{\"clock_hz\":{},\"source\":", hz > 0 ? hz : 1e9);
+                   "\n],\"otherData\":{{\"clock_hz\":{},\"source\":", hz);
     appendJsonString(sink.buf(), reader.path().string());
     sink.buf().append(std::string_view("}}\n"));
     sink.flush();

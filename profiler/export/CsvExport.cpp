@@ -46,8 +46,7 @@ void appendCsv(fmt::memory_buffer& b, const tracedb::SqlValue& v) {
 
 std::int64_t exportSlicesCsv(const tracedb::TraceReader& reader, std::FILE* out,
                              const ProgressFn& progress) {
-    double hz = std::atof(reader.meta("clock_hz").value_or("0").c_str());
-    double usPerCycle = 1e6 / (hz > 0 ? hz : 1e9);
+    const double usPerCycle = 1e6 / reader.clockHz().value_or(1e9);
     std::int64_t total = 1, n = 0;
     forEachRow(reader, "SELECT count(*) FROM slice",
                [&](auto row) { total = cellInt(row[0]) + 1; });

@@ -153,6 +153,14 @@ std::string gainText(const Profile& p, const nlohmann::json& f) {
                        us(p, high));
 }
 
+// The run's bound class and roof fraction, "memory (92% of roof)" (`roof` words the roof); a run
+// of which nothing executed has neither.
+std::string boundText(const nlohmann::json& s, std::string_view roof) {
+    const std::string bound = s["bound"].get<std::string>();
+    if (bound == "none") return "none: the trace holds no executed instructions";
+    return fmt::format("{} ({:.0f}% of {})", bound, 100 * s["roof_fraction"].get<double>(), roof);
+}
+
 // The summary of a simulated run: time, cores, throughput against the roof, bound, critical path.
 std::string simulatedSummaryText(const nlohmann::json& s) {
     std::string out;
@@ -175,8 +183,7 @@ std::string simulatedSummaryText(const nlohmann::json& s) {
          s["gm_gbps"].get<double>(), s["gm_peak_gbps"].get<double>(),
          s["gm_bytes"].get<std::int64_t>(), s["arithmetic_intensity"].get<double>(),
          s["ridge_point"].get<double>());
-    line("  bound       {} ({:.0f}% of the roof of the cores used)", s["bound"].get<std::string>(),
-         100 * s["roof_fraction"].get<double>());
+    line("  bound       {}", boundText(s, "the roof of the cores used"));
     line("  crit. path  {} tasks, {} cycles in gaps; tail {} cycles",
          s["critical_path_tasks"].get<std::size_t>(),
          s["critical_path_gap_cycles"].get<std::int64_t>(), s["tail_cycles"].get<std::int64_t>());
@@ -247,7 +254,7 @@ std::string renderText(const Profile& p, const nlohmann::json& j) {
         pipes += fmt::format(" {}={:.0f}%", k, 100 * v.get<double>());
     if (!pipes.empty())
         line("  pipes      {}", pipes);
-    else if (!measured)
+    else if (!measured && p.model.executed()) // a run of which nothing executed has no pipes
         line("  pipes       not recorded at this trace level (pto run --trace instructions)");
     line("");
     if (j.contains("top_kernels")) out += renderTopKernelsText(j["top_kernels"]);
@@ -316,8 +323,7 @@ std::string simulatedRowsMarkdown(const nlohmann::json& s) {
                        s["vector_peak_tflops"].get<double>());
     out += fmt::format("| GM | {:.1f} of {:.1f} GB/s |\n", s["gm_gbps"].get<double>(),
                        s["gm_peak_gbps"].get<double>());
-    out += fmt::format("| bound | {} ({:.0f}% of roof) |\n", s["bound"].get<std::string>(),
-                       100 * s["roof_fraction"].get<double>());
+    out += fmt::format("| bound | {} |\n", boundText(s, "roof"));
     return out;
 }
 
@@ -365,6 +371,7 @@ nlohmann::json reportJson(const Profile& p, int topOps) {
     if (!p.attribution.loops.empty()) j["loops"] = opsJson(p, p.attribution.loops, topOps);
     if (p.model.measured) j["top_kernels"] = topKernelsJson(p, topOps);
     if (!p.model.compileNotes.empty()) j["compile_notes"] = groupedNotes(p.model.compileNotes);
+    if (!p.model.fileWarnings.empty()) j["file_warnings"] = p.model.fileWarnings;
     return j;
 }
 

@@ -50,6 +50,7 @@ constexpr Rule kRules[] = {{"double_buffering", ruleDoubleBuffering},
 
 std::vector<Finding> runRules(const Profile& p) {
     std::vector<Finding> out;
+    if (!p.model.executed()) return out; // every rule would read zeros as a bottleneck
     if (p.model.measured)
         ruleMeasuredKernels(p, out);
     else
@@ -61,6 +62,9 @@ std::vector<Finding> runRules(const Profile& p) {
 }
 
 std::string noFindingsNote(const Profile& p) {
+    if (!p.model.executed())
+        return "the trace holds no executed instructions (no task or instruction slices), so "
+               "there is nothing to classify or find";
     std::vector<std::string_view> names;
     for (const Rule& rule : kRules) names.push_back(rule.name);
     if (p.model.measured) names.assign(kMeasuredRules.begin(), kMeasuredRules.end());

@@ -4,11 +4,26 @@
 #include "profiler/rules/Rules.h"
 
 namespace pto::prof {
+namespace {
+
+// The waits inside tasks — or, below trace level full, that they were not recorded: a 0 there
+// would read as "nothing waited".
+std::string waitsEvidence(const Profile& p) {
+    if (!p.model.recordsWaits())
+        return fmt::format("inside tasks: flag and barrier waits are not recorded at trace level "
+                           "{} (run with --trace full to see them)",
+                           p.model.traceLevel);
+    const CoreBubbles& b = p.bubbles.total;
+    return fmt::format("inside tasks: flag waits {}, barrier waits {} (pipe-cycles, trace level "
+                       "full)",
+                       cyclesText(p, double(b.flagWait)), cyclesText(p, double(b.barrierWait)));
+}
+
+} // namespace
 
 void ruleSyncWaits(const Profile& p, std::vector<Finding>& out) {
     const BoundVerdict& v = p.runBound;
     if (v.cls != BoundClass::Latency || v.cause != LatencyCause::Pipeline) return;
-    const CoreBubbles& b = p.bubbles.total;
     Finding f;
     f.rule = "latency_bound";
     f.title = fmt::format("latency bound: {} of the roof, no pipe ≥ {} busy (busiest {} at {})",
@@ -17,10 +32,7 @@ void ruleSyncWaits(const Profile& p, std::vector<Finding>& out) {
     f.advice = "larger tiles amortize the fixed cost of each instruction (≈20–60 cycles per "
                "tile instruction) and each DMA (latency ≈500 cycles); remove over-broad "
                "barriers; overlap independent work";
-    f.evidence.push_back(fmt::format("inside tasks: flag waits {}, barrier waits {} "
-                                     "(pipe-cycles, trace level full)",
-                                     cyclesText(p, double(b.flagWait)),
-                                     cyclesText(p, double(b.barrierWait))));
+    f.evidence.push_back(waitsEvidence(p));
     f.entity = "run";
     double high =
         double(p.model.totalCycles) * std::max(0.0, 1.0 - v.roofFraction / kRoofThreshold);

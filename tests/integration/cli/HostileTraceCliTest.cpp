@@ -1,9 +1,11 @@
-// The `pto` trace tools on hostile traces (../shared/repro/reliability) and interrupted
-// writes: a clean error with exit 2 within seconds, no crash or hang, no file left behind.
+// The `pto` trace tools on hostile traces (../shared/repro/reliability), on runs edited
+// afterwards (meta, slices) and interrupted writes: a clean error with exit 2 within seconds, or
+// figures with a warning, no crash or hang, no file left behind.
 #include "tests/support/Process.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -294,6 +296,157 @@ TEST_F(HostileTraceCli, NamesThatAreNotUtf8StillGiveJson) {
                            q(m_dir / "table.txt"));
     EXPECT_EQ(utf8.exitCode, 0) << table.out << utf8.err;
     EXPECT_NE(table.out.find("é~"), std::string::npos) << table.out;
+}
+
+/// A run of a sample to edit with sqlite3 (needs no reproducer): what a user who changed a
+/// trace by hand, or a tool that wrote one wrong, gives the trace tools.
+class EditedTraceCli : public ::testing::Test {
+protected:
+    /// `pto run samples/<sample> [extra] -o <name>`.
+    fs::path runOf(const std::string& sample, const std::string& name,
+                   const std::string& extra = "") {
+        const fs::path trace = m_dir / name;
+        auto run = runCommand(pto(
+            fmt::format("run {}/samples/{} {} -o {}", PTO_SOURCE_DIR, sample, extra, q(trace))));
+        EXPECT_EQ(run.exitCode, 0) << run.err;
+        return trace;
+    }
+    /// `cp from to; sqlite3 to "sql"`.
+    fs::path editedCopy(const fs::path& from, const std::string& name, const std::string& sql) {
+        const fs::path copy = m_dir / name;
+        fs::copy_file(from, copy);
+        auto edit = runCommand(fmt::format("sqlite3 {} \"{}\"", q(copy), sql));
+        EXPECT_EQ(edit.exitCode, 0) << edit.err;
+        return copy;
+    }
+    /// `pto report --format json --no-store --exit-zero`, parsed.
+    nlohmann::json reportJson(const fs::path& trace, std::string* err = nullptr) {
+        auto report = runCommand(pto("report --format json --no-store --exit-zero " + q(trace)));
+        EXPECT_EQ(report.exitCode, 0) << report.err;
+        if (err) *err = report.err;
+        return nlohmann::json::parse(report.out, nullptr, false);
+    }
+    test::TempDir m_dir;
+};
+
+// Every time is cycles of meta clock_hz: before, 0 gave the GUI "12042 cycles (12042.00 µs)",
+// the findings 1.8 GHz and `pto report` yet another time, all with exit 0. Now every tool
+// refuses it like other corrupt metadata, naming the file and the value.
+TEST_F(EditedTraceCli, AClockRateThatIsNoPositiveNumberIsRefusedByEveryTool) {
+    const fs::path run = runOf("softmax.pto", "softmax.db");
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {"0", "is not a finite positive number"},
+        {"-1800000000", "is not a finite positive number"},
+        {"NaN", "is not a finite positive number"},
+        {"1e300", "is above 100 GHz"},
+        {"fast", "is not a number"}};
+    for (std::size_t i = 0; i < bad.size(); ++i) {
+        const auto& [value, why] = bad[i];
+        const fs::path trace =
+            editedCopy(run, fmt::format("clock{}.db", i),
+                       fmt::format("UPDATE meta SET value = '{}' WHERE key = 'clock_hz'", value));
+        const std::string expected =
+            fmt::format("trace '{}' has an unusable clock rate: meta clock_hz '{}' {}",
+                        trace.string(), value, why);
+        for (const std::string& command :
+             {"report " + q(trace), "export --format csv " + q(trace), "info " + q(trace),
+              "query " + q(trace) + " \"SELECT 1\""}) {
+            auto r = runCommand(pto(command));
+            EXPECT_EQ(r.exitCode, 2) << command << "\n" << r.out;
+            EXPECT_NE(r.err.find(expected), std::string::npos) << command << "\n" << r.err;
+        }
+    }
+    auto sound = runCommand(pto("report --no-store --exit-zero " + q(run)));
+    EXPECT_EQ(sound.exitCode, 0) << sound.err;
+    EXPECT_NE(sound.out.find("12042 cycles = 6.690 us"), std::string::npos) << sound.out;
+}
+
+// The sum of the msprof ratios and of the op shares of a report.
+double opShareSum(const nlohmann::json& report) {
+    double sum = 0;
+    for (const auto& op : report["top_ops"]) sum += op["share"].get<double>();
+    return sum;
+}
+
+// Slices whose times cannot be right are set aside, counted and named in a warning: the report
+// reads as if they were not there. Before, one dur of 9e18 gave MTE2 87873462214411248 % and
+// memory_bound 1.07e15, and dur -5000 on 3 slices an MTE2 ratio of -34 % and op shares summing
+// to 151.8 %, all with exit 0 and no word.
+TEST_F(EditedTraceCli, SlicesWithImpossibleTimesAreSetAsideWithAWarning) {
+    const fs::path run = runOf("softmax.pto", "softmax.db");
+    const std::string three = "(SELECT id FROM slice WHERE category = 'instr' ORDER BY id LIMIT 3)";
+    const fs::path removed =
+        editedCopy(run, "removed.db", "DELETE FROM slice WHERE id IN " + three);
+    const nlohmann::json without = reportJson(removed);
+    struct Case {
+        std::string name, sql, warning;
+    };
+    const std::vector<Case> cases = {
+        {"negative.db", "UPDATE slice SET dur = -5000 WHERE id IN " + three,
+         "3 slices set aside, no figure counts them: 3 with a negative duration"},
+        {"huge.db", "UPDATE slice SET dur = 9000000000000000000 WHERE id IN " + three,
+         "3 slices set aside, no figure counts them: 3 starting before cycle 0 or ending after "
+         "the run's end at cycle 12042 (meta sim_total_cycles)"},
+        {"before.db", "UPDATE slice SET ts = -100 WHERE id IN " + three,
+         "3 slices set aside, no figure counts them: 3 starting before cycle 0"}};
+    for (const Case& c : cases) {
+        std::string err;
+        const nlohmann::json report = reportJson(editedCopy(run, c.name, c.sql), &err);
+        ASSERT_TRUE(report.is_object()) << c.name;
+        EXPECT_NE(err.find("warning: trace '" + (m_dir / c.name).string() + "': " + c.warning),
+                  std::string::npos)
+            << c.name << "\n"
+            << err;
+        ASSERT_EQ(report["file_warnings"].size(), 1u) << c.name;
+        EXPECT_NE(report["file_warnings"][0].get<std::string>().find(c.warning), std::string::npos)
+            << report["file_warnings"];
+        EXPECT_EQ(report["pipes"], without["pipes"]) << c.name;
+        EXPECT_EQ(report["top_ops"], without["top_ops"]) << c.name;
+        EXPECT_EQ(report["summary"]["total_cycles"], 12042) << c.name;
+        EXPECT_NEAR(opShareSum(report), 1.0, 1e-9) << c.name;
+        for (const auto& [key, ratio] : report["pipes"].items()) {
+            EXPECT_GE(ratio.get<double>(), 0.0) << c.name << " " << key;
+            EXPECT_LE(ratio.get<double>(), 1.0) << c.name << " " << key;
+        }
+    }
+    EXPECT_FALSE(without.contains("file_warnings")); // a sound trace has none
+}
+
+// With its slice table emptied, a run has nothing to classify: before, `pto report` called it
+// "latency bound: 0% of the roof" with a warning finding (exit 1) from the zeros.
+TEST_F(EditedTraceCli, ARunWithoutSlicesHasNoBoundAndNoFinding) {
+    const fs::path trace =
+        editedCopy(runOf("softmax.pto", "softmax.db"), "empty.db", "DELETE FROM slice");
+    auto report = runCommand(pto("report --no-store " + q(trace)));
+    EXPECT_EQ(report.exitCode, 0) << report.err;
+    EXPECT_NE(report.out.find("bound       none: the trace holds no executed instructions"),
+              std::string::npos)
+        << report.out;
+    EXPECT_NE(report.out.find("findings: none — the trace holds no executed instructions (no "
+                              "task or instruction slices)"),
+              std::string::npos)
+        << report.out;
+    EXPECT_EQ(report.out.find("latency_bound"), std::string::npos) << report.out;
+    const nlohmann::json json = reportJson(trace);
+    EXPECT_EQ(json["summary"]["bound"], "none");
+    EXPECT_TRUE(json["findings"].empty()) << json["findings"];
+}
+
+// Below trace level full no wait is recorded: the latency finding says so instead of "flag
+// waits 0 cycles" (the same run at --trace full waits 108824 cycles on flags).
+TEST_F(EditedTraceCli, WaitsAreNotCalledZeroAtATraceLevelThatDoesNotRecordThem) {
+    auto evidenceOf = [&](const fs::path& trace) {
+        const nlohmann::json report = reportJson(trace);
+        for (const auto& f : report["findings"])
+            if (f["rule"] == "latency_bound") return f["evidence"][0].get<std::string>();
+        return std::string("no latency_bound finding");
+    };
+    EXPECT_EQ(evidenceOf(runOf("matmul.pto", "default.db")),
+              "inside tasks: flag and barrier waits are not recorded at trace level instructions "
+              "(run with --trace full to see them)");
+    const std::string full = evidenceOf(runOf("matmul.pto", "full.db", "--trace full"));
+    EXPECT_TRUE(std::regex_search(full, std::regex("^inside tasks: flag waits [1-9][0-9]* cycles")))
+        << full;
 }
 
 } // namespace
