@@ -7,6 +7,8 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QSettings>
+#include <QTemporaryDir>
 
 #include <cstdio>
 #include <cstring>
@@ -26,6 +28,15 @@ void printError(const QString& text) {
     std::fprintf(stderr, "pto-studio: %s\n", text.toLocal8Bit().constData());
 }
 
+/// Points QSettings at `dir`: the headless run reads no settings of the user's (its pictures do
+/// not depend on them) and writes none (opening the file must not add it to Recent Files).
+void useSettingsIn(const QTemporaryDir& dir) {
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir.path());
+    QSettings::setPath(QSettings::NativeFormat, QSettings::SystemScope, dir.path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::SystemScope, dir.path());
+}
+
 /// Exit codes: 0 written, 2 usage error, bad file (one that does not open, a damaged page, a
 /// view that cannot read it), views still loading at the time limit, or write failure.
 int screenshotMode(const QCommandLineParser& parser) {
@@ -43,6 +54,12 @@ int screenshotMode(const QCommandLineParser& parser) {
             return 2;
         }
     }
+    const QTemporaryDir settings; // outlives the window and its settings writes
+    if (!settings.isValid()) {
+        printError(QStringLiteral("cannot create a temporary directory for the settings"));
+        return 2;
+    }
+    useSettingsIn(settings);
     pto::gui::MainWindow window;
     QString reason = window.openReference(files.front(), true);
     if (reason.isEmpty() && parser.isSet(QStringLiteral("baseline")))

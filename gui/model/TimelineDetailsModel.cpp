@@ -5,6 +5,7 @@
 
 #include "gui/model/LinkResolver.h"
 #include "gui/model/LoopLabel.h"
+#include "gui/model/TimelineViewport.h"
 #include "profiler/KernelLaunches.h"
 #include "profiler/LoopLabels.h"
 #include "trace_db/TraceReader.h"
@@ -30,11 +31,11 @@ bool isNull(const tracedb::SqlValue& v) {
     return std::holds_alternative<std::monostate>(v);
 }
 
-QString timeText(std::int64_t cycles, double clockHz) {
-    if (clockHz <= 0) return QStringLiteral("%1 cycles").arg(cycles);
-    return QStringLiteral("%1 cycles (%2 µs)")
-        .arg(cycles)
-        .arg(double(cycles) * 1e6 / clockHz, 0, 'f', 3);
+// "1 cycle", "12 cycles (0.007 µs)"; a measured trace's times are ns: "1200 ns (1.200 µs)".
+QString timeText(std::int64_t time, double clockHz, bool measured) {
+    const QString text = TimelineViewport::timeText(time, measured);
+    if (clockHz <= 0) return text;
+    return QStringLiteral("%1 (%2 µs)").arg(text).arg(double(time) * 1e6 / clockHz, 0, 'f', 3);
 }
 
 class DetailsBuilder {
@@ -54,6 +55,7 @@ public:
 
     // The slice itself; returns its instr id (-1 when none).
     std::int64_t slice(std::int64_t id, double clockHz) {
+        const bool measured = m_reader.meta("trace_source").value_or("") == "measured";
         std::int64_t instr = -1;
         each(fmt::format("SELECT name, category, track_name, ts, dur, depth, instr_id, task_id, "
                          "arg_set_id FROM slice_named WHERE id = {}",
@@ -62,8 +64,10 @@ public:
                  add(QObject::tr("Slice"), QStringLiteral("%1 (id %2)").arg(text(r[0])).arg(id));
                  add(QObject::tr("Category"), text(r[1]));
                  add(QObject::tr("Track"), text(r[2]));
-                 add(QObject::tr("Start"), timeText(std::get<std::int64_t>(r[3]), clockHz));
-                 add(QObject::tr("Duration"), timeText(std::get<std::int64_t>(r[4]), clockHz));
+                 add(QObject::tr("Start"),
+                     timeText(std::get<std::int64_t>(r[3]), clockHz, measured));
+                 add(QObject::tr("Duration"),
+                     timeText(std::get<std::int64_t>(r[4]), clockHz, measured));
                  add(QObject::tr("Depth"), text(r[5]));
                  if (!isNull(r[6])) instr = std::get<std::int64_t>(r[6]);
                  if (!isNull(r[7])) task(m_task = std::get<std::int64_t>(r[7]));

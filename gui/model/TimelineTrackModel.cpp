@@ -127,6 +127,17 @@ void TimelineTrackModel::updateBounds() {
     if (m_minTs > m_maxEnd) m_minTs = m_maxEnd = 0;
 }
 
+std::optional<std::pair<std::int64_t, std::int64_t>> TimelineTrackModel::coreExtent() const {
+    std::optional<std::pair<std::int64_t, std::int64_t>> extent;
+    for (const TimelineTrack& t : m_tracks) {
+        if (t.kind != TimelineTrackKind::Core || t.sliceCount == 0) continue;
+        if (!extent) extent.emplace(t.minTs, t.maxEnd);
+        extent->first = std::min(extent->first, t.minTs);
+        extent->second = std::max(extent->second, t.maxEnd);
+    }
+    return extent;
+}
+
 int TimelineTrackModel::groupIndex() {
     for (int root : m_roots)
         if (m_tracks[std::size_t(root)].id == kGroupId) return root;

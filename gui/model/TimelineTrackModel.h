@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace pto::tracedb {
@@ -85,6 +87,9 @@ public:
     /// Time covered by the slices of every track, cycles; [0, 0) when there are none.
     std::int64_t minTs() const { return m_minTs; }
     std::int64_t maxEnd() const { return m_maxEnd; }
+    /// Time covered by the slices on core tracks themselves (a measured trace's kernels: its
+    /// run, as `pto report` counts it); nullopt when no core track has slices.
+    std::optional<std::pair<std::int64_t, std::int64_t>> coreExtent() const;
 
     void setExpanded(int track, bool expanded);
     void setPinned(int track, bool pinned);

@@ -9,6 +9,14 @@ namespace pto::gui {
 void TimelineViewport::setBounds(std::int64_t begin, std::int64_t end) {
     m_boundsBegin = begin;
     m_boundsEnd = std::max(end, begin + static_cast<std::int64_t>(kMinSpan));
+    m_fitBegin = m_boundsBegin;
+    m_fitEnd = m_boundsEnd;
+    showAll();
+}
+
+void TimelineViewport::setFit(std::int64_t begin, std::int64_t end) {
+    m_fitBegin = std::clamp(begin, m_boundsBegin, m_boundsEnd);
+    m_fitEnd = std::clamp(end, m_fitBegin, m_boundsEnd);
     showAll();
 }
 
@@ -23,8 +31,7 @@ void TimelineViewport::setRange(double begin, double end) {
 }
 
 void TimelineViewport::showAll() {
-    m_begin = static_cast<double>(m_boundsBegin);
-    m_end = static_cast<double>(m_boundsEnd);
+    setRange(static_cast<double>(m_fitBegin), static_cast<double>(m_fitEnd));
 }
 
 void TimelineViewport::reveal(std::int64_t begin, std::int64_t end) {
@@ -79,6 +86,11 @@ QString TimelineViewport::microLabel(double micros, double step) {
     }
     const int decimals = std::clamp(int(std::ceil(-std::log10(step))), 0, 3);
     return QString::number(micros, 'f', decimals) + QStringLiteral(" µs");
+}
+
+QString TimelineViewport::timeText(std::int64_t time, bool measured) {
+    if (measured) return QStringLiteral("%1 ns").arg(time);
+    return time == 1 ? QStringLiteral("1 cycle") : QStringLiteral("%1 cycles").arg(time);
 }
 
 std::vector<RulerTick> TimelineViewport::ticks(double unitCycles, int minSpacing,

@@ -17,16 +17,21 @@ struct RulerTick {
 
 /// Maps the cycle range [begin, end) onto `width` pixels. The range stays inside the data
 /// bounds (with a margin of 5 % of their span on each side) and never gets narrower than
-/// kMinSpan cycles, so zoom and pan cannot leave the trace or divide by zero.
+/// kMinSpan cycles, so zoom and pan cannot leave the trace or divide by zero. "Fit" shows the
+/// fit range: the bounds, or the part of them that holds the run (a measured trace's kernels).
 class TimelineViewport {
 public:
     static constexpr double kMinSpan = 16;        ///< finest zoom: 16 cycles across the width
     static constexpr double kBoundsMargin = 0.05; ///< may show 5 % of empty time beyond the data
 
+    /// Sets the bounds, makes them the fit range and shows them.
     void setBounds(std::int64_t begin, std::int64_t end);
+    /// Narrows the fit range to [begin, end) (within the bounds) and shows it.
+    void setFit(std::int64_t begin, std::int64_t end);
     void setWidth(int pixels);
     /// Shows [begin, end), clamped to the bounds and kMinSpan.
     void setRange(double begin, double end);
+    /// Shows the fit range.
     void showAll();
     /// Shows [begin, end) with 10 % of its span as margin on each side.
     void reveal(std::int64_t begin, std::int64_t end);
@@ -42,6 +47,8 @@ public:
     int width() const { return m_width; }
     std::int64_t boundsBegin() const { return m_boundsBegin; }
     std::int64_t boundsEnd() const { return m_boundsEnd; }
+    std::int64_t fitBegin() const { return m_fitBegin; }
+    std::int64_t fitEnd() const { return m_fitEnd; }
     double cyclesPerPixel() const { return span() / m_width; }
 
     double xOf(double cycle) const { return (cycle - m_begin) / cyclesPerPixel(); }
@@ -58,6 +65,9 @@ public:
     static double niceStep(double raw);
     static QString cycleLabel(double cycles);
     static QString microLabel(double micros, double step);
+    /// A time of the trace with its unit: "1 cycle", "12 cycles", or "12 ns" when `measured`
+    /// (an imported profiler trace counts ns).
+    static QString timeText(std::int64_t time, bool measured);
 
 private:
     std::vector<RulerTick> ticks(double unitCycles, int minSpacing, bool micros) const;
@@ -65,6 +75,8 @@ private:
 
     std::int64_t m_boundsBegin = 0;
     std::int64_t m_boundsEnd = 1000;
+    std::int64_t m_fitBegin = 0;
+    std::int64_t m_fitEnd = 1000;
     double m_begin = 0;
     double m_end = 1000;
     int m_width = 1000;

@@ -62,9 +62,11 @@ std::vector<std::pair<QString, QString>> TimelineCanvas::keyHelp() {
             {tr("bookmark the selected slice"), QStringLiteral("B")}};
 }
 
-void TimelineCanvas::reset(std::unordered_map<std::int64_t, QString> names, double clockHz) {
+void TimelineCanvas::reset(std::unordered_map<std::int64_t, QString> names, double clockHz,
+                           bool measured) {
     m_names = std::move(names);
     m_clockHz = clockHz;
+    m_measured = measured;
     m_lod.reset();
     m_flows.clear();
     m_area = {};
@@ -74,7 +76,15 @@ void TimelineCanvas::reset(std::unordered_map<std::int64_t, QString> names, doub
     m_viewport.setWidth(timeWidth());
     const std::int64_t end = m_tracks.maxEnd() > m_tracks.minTs() ? m_tracks.maxEnd() : 1000;
     m_viewport.setBounds(m_tracks.minTs(), end);
+    // A measured trace's file starts at its earliest host op or counter sample, far from its
+    // kernels: fit to them.
+    if (const auto kernels = m_tracks.coreExtent(); m_measured && kernels)
+        m_viewport.setFit(kernels->first, kernels->second);
     changed();
+}
+
+QString TimelineCanvas::timeUnit() const {
+    return m_measured ? QStringLiteral("ns") : QStringLiteral("cycles");
 }
 
 void TimelineCanvas::setLod(std::shared_ptr<const TimelineLod> lod) {
@@ -222,7 +232,7 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
     p.fillRect(QRect(0, 0, kHeaderWidth, kRulerHeight), palette().color(QPalette::Window));
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QRect(6, 0, kHeaderWidth - 8, kRulerHeight), Qt::AlignVCenter,
-               m_clockHz > 0 ? tr("cycles\nµs") : tr("cycles"));
+               m_clockHz > 0 ? timeUnit() + QStringLiteral("\nµs") : timeUnit());
     if (m_tracks.rows().empty() && m_tracks.pinnedRows().empty())
         p.drawText(trackArea, Qt::AlignCenter, m_emptyText);
     m_frameMillis = double(m_frameTimer.nsecsElapsed()) / 1e6;
@@ -435,7 +445,9 @@ QString TimelineCanvas::toolTipAt(QPoint point) {
     if (!slice) return {};
     const auto name = m_names.find(slice->nameId);
     QString text = name != m_names.end() ? name->second : tr("slice %1").arg(slice->id);
-    text += tr("\nstart %1 cycles, duration %2 cycles").arg(slice->ts).arg(slice->dur);
+    text += tr("\nstart %1, duration %2")
+                .arg(TimelineViewport::timeText(slice->ts, m_measured),
+                     TimelineViewport::timeText(slice->dur, m_measured));
     if (m_clockHz > 0) text += tr(" (%1 µs)").arg(double(slice->dur) * 1e6 / m_clockHz, 0, 'f', 3);
     return text + tr("\nclick for its instruction, op and source line");
 }

@@ -45,8 +45,12 @@ public:
     TimelineCanvas(TimelineTrackModel& tracks, TimelineSliceCache& slices,
                    QWidget* parent = nullptr);
 
-    /// After a new document: names of slices, clock, and the time bounds from the tracks.
-    void reset(std::unordered_map<std::int64_t, QString> names, double clockHz);
+    /// After a new document: names of slices, clock, and the time bounds from the tracks. A
+    /// measured trace (`pto import`) counts ns, not cycles, and fits to its kernels.
+    void reset(std::unordered_map<std::int64_t, QString> names, double clockHz,
+               bool measured = false);
+    /// The unit of the trace's times: "ns" for a measured trace, else "cycles".
+    QString timeUnit() const;
     /// What the canvas says when it has no track to draw (no trace, or a compile-only one).
     void setEmptyText(QString text);
     const QString& emptyText() const { return m_emptyText; }
@@ -134,6 +138,7 @@ private:
     std::unordered_map<std::int64_t, QString> m_names;
     QString m_emptyText;
     double m_clockHz = 0;
+    bool m_measured = false;
     TimelineFrame m_frame;
     std::vector<TimelineFlow> m_flows;
     TimelineArea m_area;

@@ -70,14 +70,15 @@ QColor TimelinePainter::sliceColour(std::int32_t nameId, std::int32_t op,
     return colour;
 }
 
-void TimelinePainter::drawLabel(const QRectF& box, const QString& text, const QColor& background) {
-    if (box.width() < kMinLabelWidth) return;
+bool TimelinePainter::drawLabel(const QRectF& box, const QString& text, const QColor& background) {
+    if (box.width() < kMinLabelWidth) return false;
     const QRectF inner = box.adjusted(3, 0, -3, 0);
     const QString elided =
         m_painter.fontMetrics().elidedText(text, Qt::ElideRight, int(inner.width()));
-    if (elided.isEmpty()) return;
+    if (elided.isEmpty()) return false;
     m_painter.setPen(theme::textOn(background));
     m_painter.drawText(inner, Qt::AlignVCenter | Qt::AlignLeft, elided);
+    return true;
 }
 
 void TimelinePainter::drawSlices(const QRect& lane, std::span<const TimelineSlice> slices,
@@ -94,7 +95,8 @@ void TimelinePainter::drawSlices(const QRect& lane, std::span<const TimelineSlic
         m_painter.fillRect(box, p.count == 1 ? p.colour : p.colour.lighter(115));
         if (p.count > 1) {
             ++m_stats.mergedBlocks;
-            drawLabel(box, QStringLiteral("×%1").arg(p.count), p.colour);
+            if (drawLabel(box, QStringLiteral("×%1").arg(p.count), p.colour))
+                m_stats.blockCounts.push_back({box, p.count});
         } else {
             ++m_stats.slices;
         }
@@ -138,46 +140,58 @@ void TimelinePainter::drawSlices(const QRect& lane, std::span<const TimelineSlic
     for (int depth = 0; depth < int(pending.size()); ++depth) flush(depth);
 }
 
-void TimelinePainter::drawBuckets(const QRect& lane, const LodPyramid& pyramid,
-                                  const QString& pipe) {
+std::vector<TimelinePainter::BucketColumn>
+TimelinePainter::bucketColumns(const QRect& lane, const LodPyramid& pyramid) const {
     const TimelineViewport& vp = *m_frame.viewport;
-    const int width = lane.width();
-    if (width <= 0 || pyramid.levelCount() == 0) return;
-    ++m_stats.lodLanes;
     const int level = pyramid.levelFor(vp.cyclesPerPixel());
     const auto buckets = pyramid.level(level);
     const double bucketWidth = double(pyramid.bucketWidth(level));
     const auto last = std::int64_t(buckets.size()) - 1;
-    const QRgb background = m_frame.palette.color(QPalette::Base).rgb();
-    QImage strip(width, kLane - 2, QImage::Format_ARGB32_Premultiplied);
-    auto* row = reinterpret_cast<QRgb*>(strip.scanLine(0));
-    std::vector<std::uint32_t> counts(static_cast<std::size_t>(width), 0);
-    std::vector<QRgb> dominant(static_cast<std::size_t>(width), background);
-    const double origin = double(pyramid.origin());
-    // Colours of the last dominant (name, op) pair: neighbouring pixels mostly share it.
-    std::int32_t lastName = 0, lastOp = -2;
-    QRgb lastColour = background;
-    const double firstCycle = vp.cycleAt(lane.left() - m_frame.left) - origin;
+    const double firstCycle = vp.cycleAt(lane.left() - m_frame.left) - double(pyramid.origin());
     const double perPixel = vp.cyclesPerPixel();
-    for (int x = 0; x < width; ++x) {
-        const double c0 = firstCycle + x * perPixel;
-        const double c1 = c0 + perPixel;
+    std::vector<BucketColumn> columns(static_cast<std::size_t>(lane.width()));
+    // A bucket wider than a pixel overlaps several columns: its slices count in the first.
+    std::int64_t firstUncounted = 0;
+    for (std::size_t x = 0; x < columns.size(); ++x) {
+        const double c0 = firstCycle + double(x) * perPixel;
         auto b0 = std::int64_t(std::floor(c0 / bucketWidth));
-        auto b1 = std::max(b0, std::int64_t(std::ceil(c1 / bucketWidth)) - 1);
-        row[x] = background;
+        auto b1 = std::max(b0, std::int64_t(std::ceil((c0 + perPixel) / bucketWidth)) - 1);
         if (b1 < 0 || b0 > last) continue;
         b0 = std::max<std::int64_t>(b0, 0);
         b1 = std::min(b1, last);
-        const LodBucket* best = nullptr;
-        float fill = 0;
+        BucketColumn& column = columns[x];
         for (std::int64_t b = b0; b <= b1; ++b) {
             const LodBucket& bucket = buckets[std::size_t(b)];
-            counts[std::size_t(x)] += bucket.count;
-            fill += bucket.fill;
-            if (bucket.nameId != 0 && (!best || bucket.fill > best->fill)) best = &bucket;
+            if (b >= firstUncounted) column.count += bucket.count;
+            column.occupied |= bucket.count > 0;
+            column.fill += bucket.fill;
+            if (bucket.nameId != 0 && (!column.dominant || bucket.fill > column.dominant->fill))
+                column.dominant = &bucket;
         }
+        column.fill /= float(b1 - b0 + 1);
+        firstUncounted = std::max(firstUncounted, b1 + 1);
+    }
+    return columns;
+}
+
+void TimelinePainter::drawBuckets(const QRect& lane, const LodPyramid& pyramid,
+                                  const QString& pipe) {
+    const int width = lane.width();
+    if (width <= 0 || pyramid.levelCount() == 0) return;
+    ++m_stats.lodLanes;
+    const std::vector<BucketColumn> columns = bucketColumns(lane, pyramid);
+    const QRgb background = m_frame.palette.color(QPalette::Base).rgb();
+    QImage strip(width, kLane - 2, QImage::Format_ARGB32_Premultiplied);
+    auto* row = reinterpret_cast<QRgb*>(strip.scanLine(0));
+    std::vector<QRgb> dominant(static_cast<std::size_t>(width), background);
+    // Colours of the last dominant (name, op) pair: neighbouring pixels mostly share it.
+    std::int32_t lastName = 0, lastOp = -2;
+    QRgb lastColour = background;
+    for (int x = 0; x < width; ++x) {
+        const BucketColumn& column = columns[std::size_t(x)];
+        row[x] = background;
+        const LodBucket* best = column.dominant;
         if (!best) continue;
-        fill /= float(b1 - b0 + 1);
         if (best->nameId != lastName || best->opId != lastOp) {
             lastName = best->nameId;
             lastOp = best->opId;
@@ -187,24 +201,32 @@ void TimelinePainter::drawBuckets(const QRect& lane, const LodPyramid& pyramid,
         const bool highlighted = m_frame.highlightedOp >= 0 && best->opId == m_frame.highlightedOp;
         dominant[std::size_t(x)] = lastColour;
         row[x] = blend(highlighted ? QColor(lastColour).darker(150).rgb() : lastColour, background,
-                       102 + int(154 * std::min(1.0f, fill)));
+                       102 + int(154 * std::min(1.0f, column.fill)));
     }
     for (int y = 1; y < strip.height(); ++y)
         std::copy_n(row, width, reinterpret_cast<QRgb*>(strip.scanLine(y)));
     m_painter.drawImage(QPoint(lane.left(), lane.top() + 2), strip);
+    drawBlockCounts(lane, columns, dominant);
+}
+
+void TimelinePainter::drawBlockCounts(const QRect& lane, const std::vector<BucketColumn>& columns,
+                                      const std::vector<QRgb>& colours) {
     // Each run of occupied pixels is one merged block; wide ones show their slice count.
+    const int width = int(columns.size());
     for (int x = 0; x < width;) {
-        if (!counts[std::size_t(x)]) {
+        if (!columns[std::size_t(x)].occupied) {
             ++x;
             continue;
         }
         int end = x;
         std::int64_t count = 0;
-        while (end < width && counts[std::size_t(end)]) count += counts[std::size_t(end++)];
+        for (; end < width && columns[std::size_t(end)].occupied; ++end)
+            count += columns[std::size_t(end)].count;
         ++m_stats.mergedBlocks;
-        if (end - x >= 48)
-            drawLabel(QRectF(lane.left() + x, lane.top() + 2, end - x, kLane - 2),
-                      QString::number(count), QColor(dominant[std::size_t(x)]));
+        const QRectF box(lane.left() + x, lane.top() + 2, end - x, kLane - 2);
+        if (end - x >= 48 &&
+            drawLabel(box, QString::number(count), QColor(colours[std::size_t(x)])))
+            m_stats.blockCounts.push_back({box, count});
         x = end;
     }
 }
@@ -304,18 +326,35 @@ void TimelinePainter::drawRuler(const QRect& area, double clockHz) {
     m_painter.fillRect(area, m_frame.palette.color(QPalette::Window));
     m_painter.setPen(m_frame.palette.color(QPalette::WindowText));
     const int half = area.height() / 2;
-    for (const RulerTick& tick : vp.cycleTicks()) {
+    const std::vector<RulerTick> cycleTicks = vp.cycleTicks();
+    for (const RulerTick& tick : cycleTicks) {
         const double x = m_frame.left + tick.x;
         m_painter.drawLine(QPointF(x, area.top() + half - 5), QPointF(x, area.top() + half));
-        m_painter.drawText(QRectF(x + 3, area.top(), 120, half - 2), Qt::AlignVCenter, tick.label);
     }
-    for (const RulerTick& tick : vp.microTicks(clockHz)) {
+    drawTickLabels(cycleTicks, QRectF(area.left(), area.top(), area.width(), half - 2), area);
+    const std::vector<RulerTick> microTicks = vp.microTicks(clockHz);
+    for (const RulerTick& tick : microTicks) {
         const double x = m_frame.left + tick.x;
         m_painter.drawLine(QPointF(x, area.bottom() - 5), QPointF(x, area.bottom()));
-        m_painter.drawText(QRectF(x + 3, area.top() + half, 120, half - 2), Qt::AlignVCenter,
-                           tick.label);
     }
+    drawTickLabels(microTicks, QRectF(area.left(), area.top() + half, area.width(), half - 2),
+                   area);
     m_painter.drawLine(area.bottomLeft(), area.bottomRight());
+}
+
+void TimelinePainter::drawTickLabels(const std::vector<RulerTick>& ticks, const QRectF& row,
+                                     const QRect& area) {
+    const double right = area.right() + 1;
+    double previousEnd = -1e9;
+    for (const RulerTick& tick : ticks) {
+        const double width = m_painter.fontMetrics().horizontalAdvance(tick.label);
+        const double left = std::min(m_frame.left + tick.x + 3, right - width - 4);
+        if (left < previousEnd + 4) continue;
+        const QRectF box(left, row.top(), width, row.height());
+        m_painter.drawText(box, Qt::AlignVCenter | Qt::AlignLeft | Qt::TextDontClip, tick.label);
+        m_stats.rulerLabels.push_back({box, tick.label});
+        previousEnd = box.right();
+    }
 }
 
 void TimelinePainter::drawGrid(const QRect& area) {

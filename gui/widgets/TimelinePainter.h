@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <span>
 #include <unordered_map>
+#include <vector>
 
 class QPainter;
 
@@ -20,6 +21,7 @@ namespace pto::gui {
 
 class TimelineViewport;
 struct CounterSeries;
+struct RulerTick;
 struct QueryTrack;
 struct TimelineLod;
 struct TimelineTrack;
@@ -38,12 +40,26 @@ struct TimelineFrame {
     QPalette palette;
 };
 
+/// A slice count written on a merged block: the block (widget coordinates) and the number.
+struct TimelineBlockCount {
+    QRectF box;
+    std::int64_t count = 0;
+};
+
+/// A tick label of the ruler as drawn: where its text lies (widget coordinates) and the text.
+struct TimelineRulerLabel {
+    QRectF box;
+    QString text;
+};
+
 /// Counts of what a frame drew, for tests and the benchmark.
 struct TimelinePaintStats {
     std::int64_t slices = 0;       ///< single slices drawn as their own rectangle
     std::int64_t mergedBlocks = 0; ///< blocks standing for several sub-pixel slices
     std::int64_t lodLanes = 0;     ///< lanes drawn from the pyramid
     std::int64_t highlighted = 0;  ///< slices drawn highlighted (of the highlighted op)
+    std::vector<TimelineBlockCount> blockCounts; ///< the counts written on merged blocks
+    std::vector<TimelineRulerLabel> rulerLabels; ///< the ruler's tick labels
 };
 
 class TimelinePainter {
@@ -69,8 +85,24 @@ public:
                        const QString& pipe);
 
 private:
+    /// One pixel column of a level-of-detail lane.
+    struct BucketColumn {
+        std::int64_t count = 0; ///< slices of the buckets that start their overlap here
+        bool occupied = false;  ///< some bucket with slices overlaps the column
+        float fill = 0;         ///< mean fill of the overlapping buckets
+        const LodBucket* dominant = nullptr;
+    };
+
     double xOf(double cycle) const;
-    void drawLabel(const QRectF& box, const QString& text, const QColor& background);
+    /// Draws `text` in `box` when it is wide enough; returns whether it drew it.
+    bool drawLabel(const QRectF& box, const QString& text, const QColor& background);
+    std::vector<BucketColumn> bucketColumns(const QRect& lane, const LodPyramid& pyramid) const;
+    /// Writes each run of occupied columns' slice count on it (runs wide enough for a label).
+    void drawBlockCounts(const QRect& lane, const std::vector<BucketColumn>& columns,
+                         const std::vector<QRgb>& colours);
+    /// The ruler's tick labels of one row: right of their tick, or pulled left to stay
+    /// inside `area` (dropped when that would cover the previous label).
+    void drawTickLabels(const std::vector<RulerTick>& ticks, const QRectF& row, const QRect& area);
 
     QPainter& m_painter;
     const TimelineFrame& m_frame;

@@ -293,7 +293,7 @@ void TimelineView::documentChanged() {
         m_links = std::make_unique<LinkResolver>(doc->reader());
         m_linkWorker = std::make_shared<LinkWorker>(doc->path());
     }
-    m_canvas->reset(m_names, doc ? doc->summary().clockHz : 0);
+    m_canvas->reset(m_names, doc ? doc->summary().clockHz : 0, doc && doc->summary().measured);
     m_bookmarks->setTrace(doc ? doc->path() : std::filesystem::path());
     m_canvas->setFlows({});
     m_canvas->setEmptyText(
@@ -316,7 +316,7 @@ void TimelineView::tracksReady() {
     if (!doc) return;
     m_tracks->install(m_loader->takeTracks());
     m_tracksLoading = false;
-    m_canvas->reset(m_names, doc->summary().clockHz);
+    m_canvas->reset(m_names, doc->summary().clockHz, doc->summary().measured);
     // Idle cores come first in the tree (collapsed): start at the first busy one.
     for (const TimelineRow& row : m_tracks->rows()) {
         const TimelineTrack& track = m_tracks->track(row.track);

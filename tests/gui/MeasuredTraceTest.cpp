@@ -5,6 +5,7 @@
 #include "gui/model/FindingsModel.h"
 #include "gui/model/RooflineModel.h"
 #include "gui/model/SqlConsoleModel.h"
+#include "gui/model/TimelineDetailsModel.h"
 #include "gui/model/TimelineLoader.h"
 #include "gui/model/TimelineTrackModel.h"
 #include "gui/widgets/BottleneckView.h"
@@ -12,12 +13,14 @@
 #include "gui/widgets/GraphViewCanvas.h"
 #include "gui/widgets/IrTextView.h"
 #include "gui/widgets/SqlConsole.h"
+#include "gui/widgets/TimelineCanvas.h"
 #include "gui/widgets/TimelineView.h"
 #include "tests/gui/support/Fixtures.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
 #include <QThread>
@@ -27,6 +30,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <utility>
 
 namespace pto::gui {
 namespace {
@@ -58,6 +62,14 @@ std::int64_t kernelRunNs(const fs::path& trace) {
     return std::get<std::int64_t>(r.rows.at(0).at(0));
 }
 
+// The first kernel's start and the last kernel's end, ns from the file's origin.
+std::pair<std::int64_t, std::int64_t> kernelSpan(const fs::path& trace) {
+    const auto reader = tracedb::TraceReader::open(trace);
+    const auto r = reader.query("SELECT min(ts), max(ts + dur) FROM slice WHERE category = "
+                                "'task' AND task_id IS NOT NULL");
+    return {std::get<std::int64_t>(r.rows.at(0).at(0)), std::get<std::int64_t>(r.rows.at(0).at(1))};
+}
+
 class MeasuredTrace : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -87,6 +99,44 @@ TEST_F(MeasuredTrace, TheTimelineShowsItsStreamTracks) {
     EXPECT_EQ(m_context.document()->summary().totalCycles, kernelRunNs(measuredTrace()));
     const fs::path shot = test::saveScreenshot(view, "measured_timeline");
     EXPECT_GT(test::drawnPixels(shot), 5000U);
+}
+
+// Its times are ns, not cycles (ruler, tooltip, details), and its first view — and Fit — is
+// its kernels' run, not the file's span from a counter sample at 0 to one at 399.9 ms.
+TEST_F(MeasuredTrace, TheTimelineCountsNsAndFitsToTheKernels) {
+    TimelineView view(m_context);
+    view.resize(1400, 760);
+    view.show();
+    waitUntil([&] { return !view.loader().busy(); });
+    TimelineCanvas& canvas = view.canvas();
+    EXPECT_EQ(canvas.timeUnit(), QStringLiteral("ns"));
+    const auto [first, last] = kernelSpan(measuredTrace());
+    EXPECT_EQ(canvas.viewport().begin(), double(first));
+    EXPECT_EQ(canvas.viewport().end(), double(last));
+    canvas.viewport().zoom(8, 100);
+    for (auto* button : view.findChildren<QPushButton*>())
+        if (button->text() == QStringLiteral("Fit")) QTest::mouseClick(button, Qt::LeftButton);
+    EXPECT_EQ(canvas.viewport().begin(), double(first));
+    EXPECT_EQ(canvas.viewport().end(), double(last));
+
+    const auto& reader = m_context.document()->reader();
+    const auto row = reader
+                         .query("SELECT id, track_id, ts, dur, depth FROM slice WHERE category = "
+                                "'task' AND task_id IS NOT NULL ORDER BY dur DESC LIMIT 1")
+                         .rows.at(0);
+    auto v = [&](int i) { return std::get<std::int64_t>(row[std::size_t(i)]); };
+    canvas.viewport().reveal(v(2), v(2) + v(3));
+    canvas.scrollToTrack(view.tracks().indexOfTrackId(v(1)));
+    const auto point = canvas.pointOf(v(1), v(2), v(3), int(v(4)));
+    ASSERT_TRUE(point);
+    const QString tip = canvas.toolTipAt(*point);
+    EXPECT_TRUE(tip.contains(QStringLiteral("duration %1 ns").arg(v(3)))) << tip.toStdString();
+    EXPECT_FALSE(tip.contains(QStringLiteral("cycle"))) << tip.toStdString();
+    QTest::mouseClick(&canvas, Qt::LeftButton, {}, *point);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.detailsLoading(); }, 30000));
+    const QString duration = view.details().value(QStringLiteral("Duration"));
+    EXPECT_TRUE(duration.startsWith(QStringLiteral("%1 ns (").arg(v(3)))) << duration.toStdString();
+    test::saveScreenshot(view, "measured_timeline_kernels");
 }
 
 TEST_F(MeasuredTrace, TheBottleneckViewProfilesItsKernels) {

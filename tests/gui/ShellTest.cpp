@@ -424,6 +424,34 @@ TEST(ShellCli, ScreenshotWritesOnePngPerViewAndRefusesABadFile) {
     EXPECT_FALSE(fs::exists(dir / "bad-shots" / "bottleneck.png"));
 }
 
+// A headless run is not the user opening a file: the user's settings (Recent Files among them)
+// are the same bytes after it, and no settings file appears where there was none.
+TEST(ShellCli, ScreenshotLeavesTheUsersSettingsAlone) {
+    test::TempDir dir;
+    const fs::path config = dir / "config";
+    const fs::path settings = config / "PTO Studio" / "pto-studio.conf";
+    fs::create_directories(settings.parent_path());
+    const std::string before = "[General]\nrecentFiles=/home/user/run.db\n";
+    std::ofstream(settings) << before;
+    auto screenshot = [&](const fs::path& configHome, const std::string& shots) {
+        return test::runCommand(fmt::format(
+            "QT_QPA_PLATFORM=offscreen XDG_CONFIG_HOME={} HOME={} {} --screenshot {} {}",
+            test::shellQuote(configHome.string()), test::shellQuote(dir.path().string()),
+            PTO_STUDIO, test::shellQuote((dir / shots).string()),
+            test::shellQuote(test::sampleTrace("softmax").string())));
+    };
+    const auto run = screenshot(config, "shots");
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    std::ostringstream after;
+    after << std::ifstream(settings).rdbuf();
+    EXPECT_EQ(after.str(), before);
+
+    const fs::path empty = dir / "empty-config";
+    const auto fresh = screenshot(empty, "fresh-shots");
+    ASSERT_EQ(fresh.exitCode, 0) << fresh.err;
+    EXPECT_FALSE(fs::exists(empty / "PTO Studio")) << "settings written under " << empty;
+}
+
 // A trace whose stage texts lie on damaged overflow pages passes the checks of opening (the
 // interactive window opens it and its views show their errors), but --screenshot must not
 // picture error views as the trace: it names the damage on stderr, exits 2, writes nothing.
