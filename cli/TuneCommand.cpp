@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 namespace pto::cli {
@@ -146,6 +147,21 @@ void printSummary(const TuneData& data, const std::string& out) {
     fmt::print("  the simulator is deterministic: each candidate ran once\n");
 }
 
+// --apply: the candidate's program text on stdout; the run options it also needs (settings
+// that are no directive: double buffering, tiles per task, arch values) as its first line, a
+// comment, and on stderr, so the printed program alone never silently runs another candidate.
+void printApplied(const TuneData& data, int64_t id) {
+    const std::string flags = tuneCandidateFlags(data, id);
+    if (!flags.empty()) {
+        std::cout << "// tuned candidate #" << id << " also needs: pto run FILE " << flags << "\n";
+        fmt::print(stderr,
+                   "note: candidate #{} ran with options the program text cannot hold: "
+                   "pto run FILE {}\n",
+                   id, flags);
+    }
+    std::cout << tuneCandidateText(data, id);
+}
+
 int runSweep(TuneArgs& args) {
     if (args.space.empty())
         throw CLI::ValidationError("--space", "pto tune PROGRAM needs --space SPEC");
@@ -176,7 +192,7 @@ int runSweep(TuneArgs& args) {
     tracedb::writeTuneFile(args.output, data);
     if (args.apply) {
         if (const TuneCandidate* best = data.best()) {
-            std::cout << tuneCandidateText(data, best->id);
+            printApplied(data, best->id);
             return kExitOk;
         }
     } else if (args.json) {
@@ -204,7 +220,7 @@ int runOnTuneFile(TuneArgs& args) {
                                    fmt::format("{} has no candidate {} (0 … {})", args.input, id,
                                                data.candidates.size() - 1));
     if (args.apply) {
-        std::cout << tuneCandidateText(data, id);
+        printApplied(data, id);
         return kExitOk;
     }
     if (!args.output.empty()) {
@@ -232,11 +248,30 @@ int runMerge(TuneArgs& args) {
     return merged.best() ? kExitOk : kExitFindings;
 }
 
+// Whether the file starts with SQLite's header.
+bool isSqliteFile(const std::string& path) {
+    char header[16] = {};
+    std::ifstream in(path, std::ios::binary);
+    return in.read(header, sizeof header) && std::string_view(header, 15) == "SQLite format 3";
+}
+
 int runTuneCommand(TuneArgs& args) {
     if (!args.merge.empty()) return runMerge(args);
     if (args.input.empty())
         throw CLI::ValidationError("file", "give a .pto program (or a tune file, or --merge DIR)");
-    if (tracedb::isTuneFile(args.input)) return runOnTuneFile(args);
+    if (tracedb::isTuneFile(args.input)) {
+        if (!args.space.empty()) // a sweep needs the program: its text is in the file
+            throw CLI::ValidationError(
+                "--space", fmt::format("{} is a tune file: it is summarised, applied or re-run, "
+                                       "not swept again; give the .pto program to sweep a space",
+                                       args.input));
+        return runOnTuneFile(args);
+    }
+    if (isSqliteFile(args.input))
+        throw CLI::ValidationError(
+            "file", fmt::format("{} is an SQLite file but no tune file (a trace?): pto tune takes "
+                                "a .pto program or a tune file",
+                                args.input));
     return runSweep(args);
 }
 

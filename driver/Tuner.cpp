@@ -17,8 +17,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -195,6 +198,17 @@ std::vector<int64_t> chunkIds(size_t count, const std::optional<std::pair<int, i
     return ids;
 }
 
+// `text` as one shell word: single-quoted unless it is made of safe characters only.
+std::string shellQuoted(const std::string& text) {
+    const bool safe = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("+-_./=:,@%", c);
+    });
+    if (safe) return text;
+    std::string quoted = "'";
+    for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+
 std::string bindsText(const std::vector<ScalarBind>& binds) {
     std::string text;
     for (const ScalarBind& b : binds)
@@ -297,16 +311,10 @@ std::string tuneCandidateText(const tracedb::TuneData& data, int64_t id) {
                              data.metaOr("entry"), config);
 }
 
-int64_t runTuneCandidate(const tracedb::TuneData& data, int64_t id, const std::string& programPath,
-                         const std::string& tracePath, sim::TraceLevel level) {
-    const json config = json::parse(candidateOf(data, id).config);
-    {
-        std::ofstream out(programPath, std::ios::binary | std::ios::trunc);
-        out << tuneCandidateText(data, id);
-        if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", programPath));
-    }
+// The run options of candidate `id` besides its program text: the sweep's (meta) with the
+// candidate's run settings (tiles_per_task, double_buffer, arch.*) applied.
+RunOptions candidateRunOptions(const tracedb::TuneData& data, int64_t id) {
     RunOptions run;
-    run.program = programPath;
     run.entry = data.metaOr("entry");
     run.binds = parseBindsText(data.metaOr("binds"));
     run.archFile = data.metaOr("arch_file");
@@ -317,7 +325,35 @@ int64_t runTuneCandidate(const tracedb::TuneData& data, int64_t id, const std::s
     run.compile.doubleBuffer = base.value("double_buffer", true);
     run.compile.fuse = base.value("fuse", true);
     run.compile.rerollLoops = base.value("reroll_loops", true);
-    applyRunSettings(config, run.compile, run.archOverrides);
+    applyRunSettings(json::parse(candidateOf(data, id).config), run.compile, run.archOverrides);
+    return run;
+}
+
+std::string tuneCandidateFlags(const tracedb::TuneData& data, int64_t id) {
+    const RunOptions run = candidateRunOptions(data, id);
+    std::string flags;
+    auto add = [&](const std::string& flag) { flags += (flags.empty() ? "" : " ") + flag; };
+    if (!run.entry.empty()) add("--entry " + run.entry);
+    for (const ScalarBind& b : run.binds) add(fmt::format("--bind {}={}", b.name, b.value));
+    if (run.compile.tilesPerTask > 0)
+        add(fmt::format("--tiles-per-task {}", run.compile.tilesPerTask));
+    if (!run.compile.doubleBuffer) add("--no-double-buffer");
+    if (!run.compile.fuse) add("--no-fuse");
+    if (!run.compile.rerollLoops) add("--no-reroll");
+    if (!run.archFile.empty()) add("--arch " + shellQuoted(run.archFile));
+    for (const std::string& o : run.archOverrides) add("--set " + shellQuoted(o));
+    return flags;
+}
+
+int64_t runTuneCandidate(const tracedb::TuneData& data, int64_t id, const std::string& programPath,
+                         const std::string& tracePath, sim::TraceLevel level) {
+    {
+        std::ofstream out(programPath, std::ios::binary | std::ios::trunc);
+        out << tuneCandidateText(data, id);
+        if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", programPath));
+    }
+    RunOptions run = candidateRunOptions(data, id);
+    run.program = programPath;
     run.sim.timingOnly = true;
     run.sim.traceLevel = level;
     run.tracePath = tracePath;

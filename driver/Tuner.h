@@ -54,4 +54,9 @@ int64_t runTuneCandidate(const tracedb::TuneData& data, int64_t id, const std::s
 /// The program text of candidate `id` of a tune file (what `pto tune --apply` prints).
 std::string tuneCandidateText(const tracedb::TuneData& data, int64_t id);
 
+/// The `pto run` options candidate `id` ran with that its program text does not hold
+/// (`--no-double-buffer --tiles-per-task 2 --set 'hbm.bandwidth=2x'`, the sweep's --bind,
+/// --arch …); "" when the text alone reproduces it.
+std::string tuneCandidateFlags(const tracedb::TuneData& data, int64_t id);
+
 } // namespace pto

@@ -127,6 +127,32 @@ TEST(TuneTest, BoundClassesAreTheReportsAndTheProgramAsWrittenRunsOnce) {
     EXPECT_EQ(byId(data, 0).boundClass, "compute"); // V 82 % busy: the vector unit saturated
 }
 
+// A candidate whose settings are not all directives (double_buffer=false): --apply says which
+// run options it needs, and the printed program run with them takes the candidate's cycles.
+TEST(TuneTest, ApplyNamesTheRunOptionsTheProgramTextCannotHold) {
+    TempDir dir("pto-tune");
+    const fs::path db = dir / "t.db";
+    ProcessResult r = runCommand(pto("tune " + kSoftmax +
+                                     " --space 'vec_tile = [1, 1024]; double_buffer = false' "
+                                     "--threads 2 -o " +
+                                     db.string()));
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    const TuneData data = tracedb::readTuneFile(db);
+    ASSERT_EQ(data.candidates.size(), 2u);
+    const TuneCandidate& c = byId(data, 1);
+    ProcessResult apply = runCommand(pto("tune " + db.string() + " --candidate 1 --apply"));
+    ASSERT_EQ(apply.exitCode, 0) << apply.err;
+    const std::string first = apply.out.substr(0, apply.out.find('\n'));
+    EXPECT_EQ(first, "// tuned candidate #1 also needs: pto run FILE --no-double-buffer");
+    EXPECT_NE(apply.err.find("--no-double-buffer"), std::string::npos) << apply.err;
+    std::ofstream(dir / "c1.pto") << apply.out;
+    ProcessResult run = runCommand(pto("run " + (dir / "c1.pto").string() +
+                                       " --no-double-buffer --timing-only --trace none --json"));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_EQ(nlohmann::json::parse(run.out)["total_cycles"].get<int64_t>(), *c.cycles);
+    EXPECT_NE(runCycles(dir / "c1.pto"), *c.cycles); // double-buffered, as the text alone runs
+}
+
 TEST(TuneTest, CandidatesThatDoNotCompileAreRecordedWithTheReason) {
     TempDir dir("pto-tune");
     const fs::path db = dir / "t.db";
@@ -219,6 +245,23 @@ TEST(TuneTest, BadSpecsExitWithTwoAndSayWhy) {
         EXPECT_NE(r.err.find(message), std::string::npos) << spec << ": " << r.err;
         EXPECT_FALSE(fs::exists(dir / "t.db")) << spec;
     }
+    // A tune file given a space, and a trace given in place of a program: exit 2, not a re-run
+    // of the best candidate or "needs --space".
+    const fs::path tune = dir / "s.db", trace = dir / "run.db";
+    ASSERT_EQ(
+        runCommand(pto("tune " + kSoftmax + " --space 'vec_tile = [8, 1024]' -o " + tune.string()))
+            .exitCode,
+        0);
+    ProcessResult again =
+        runCommand(pto("tune " + tune.string() + " --space 'vec_tile = [4, 1024]' -o " +
+                       (dir / "again.db").string()));
+    EXPECT_EQ(again.exitCode, 2);
+    EXPECT_NE(again.err.find("is a tune file"), std::string::npos) << again.err;
+    EXPECT_FALSE(fs::exists(dir / "again.db"));
+    ASSERT_EQ(runCommand(pto("run " + kSoftmax + " -o " + trace.string())).exitCode, 0);
+    ProcessResult notProgram = runCommand(pto("tune " + trace.string()));
+    EXPECT_EQ(notProgram.exitCode, 2);
+    EXPECT_NE(notProgram.err.find("no tune file (a trace?)"), std::string::npos) << notProgram.err;
 }
 
 TEST(TuneTest, SlurmWithoutSbatchIsAClearError) {
