@@ -4,6 +4,7 @@
 
 #include "base/AtomicFile.h"
 #include "driver/Session.h"
+#include "driver/WhatIf.h"
 #include "profiler/Calibrate.h"
 #include "profiler/Profile.h"
 #include "simulator/arch/ArchConfig.h"
@@ -11,10 +12,17 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include <unistd.h>
 
 namespace pto::cli {
 namespace {
+
+namespace fs = std::filesystem;
 
 struct CalibrateArgs {
     std::string real;
@@ -67,8 +75,10 @@ PipeParams paramsOf(const prof::PipeFit& f) {
     }
 }
 
-// Every simulated op paired with the measured kernels, over all simulated traces.
-std::vector<prof::KernelPair> pairAll(const CalibrateArgs& args) {
+// Every simulated op paired with the measured kernels, over the simulated traces `sims`
+// (args.sims, or their re-runs with the calibrated parameters).
+std::vector<prof::KernelPair> pairAll(const CalibrateArgs& args,
+                                      const std::vector<std::string>& sims) {
     const prof::Profile real = prof::analyzeTrace(args.real);
     if (!real.model.measured)
         throw std::runtime_error(fmt::format(
@@ -84,7 +94,7 @@ std::vector<prof::KernelPair> pairAll(const CalibrateArgs& args) {
         spec.outputShape = *shape;
     }
     std::vector<prof::KernelPair> pairs;
-    for (const std::string& path : args.sims) {
+    for (const std::string& path : sims) {
         const prof::Profile sim = prof::analyzeTrace(path);
         if (sim.model.measured)
             throw std::runtime_error(fmt::format(
@@ -95,13 +105,57 @@ std::vector<prof::KernelPair> pairAll(const CalibrateArgs& args) {
     return pairs;
 }
 
-std::string describeFit(const prof::PipeFit& f, const PipeParams& params, bool applied) {
+// The relative error of each pipe when the simulated runs are re-run with `overrides`
+// (pto whatif's re-simulation, timing only): what the fit's "after" predicts, checked — a pipe
+// whose time is bound by something else (HBM bandwidth, latency) does not follow its rate.
+// Empty, with `why`, when a run cannot be re-simulated (no program text in its trace).
+std::map<prof::PipeId, double> resimulatedErrors(const CalibrateArgs& args,
+                                                 const std::vector<std::string>& overrides,
+                                                 std::string& why) {
+    const fs::path dir = fs::temp_directory_path() / fmt::format("pto-calibrate-{}", ::getpid());
+    fs::create_directories(dir);
+    struct Cleanup {
+        fs::path dir;
+        ~Cleanup() {
+            std::error_code ignored;
+            fs::remove_all(dir, ignored);
+        }
+    } cleanup{dir};
+    std::vector<std::string> reruns;
+    try {
+        for (const std::string& path : args.sims) {
+            prof::WhatIfOptions options;
+            options.overrides = overrides;
+            options.timingOnly = true;
+            options.outputPath = (dir / fmt::format("{}.db", reruns.size())).string();
+            prof::runWhatIf(path, options);
+            reruns.push_back(options.outputPath);
+        }
+    } catch (const std::exception& e) {
+        why = e.what();
+        return {};
+    }
+    std::map<prof::PipeId, double> errors;
+    for (const prof::PipeFit& f : prof::calibrate(pairAll(args, reruns)).pipes)
+        errors[f.pipe] = f.residualBefore;
+    return errors;
+}
+
+std::string describeFit(const prof::PipeFit& f, const PipeParams& params, bool applied,
+                        const std::map<prof::PipeId, double>& checked) {
     std::string out = fmt::format(
         "  {:<5} {:>3} pair{}  measured = {:.3f} x simulated; relative error {:.1f}% -> {:.1f}%",
         prof::pipeIdName(f.pipe), f.pairs, f.pairs == 1 ? " " : "s", f.scale,
         100 * f.residualBefore, 100 * f.residualAfter);
     if (params.keys.empty()) return out + " (no parameter to change)\n";
     if (!applied) return out + " (not applied: implausible scale)\n";
+    if (auto it = checked.find(f.pipe); it != checked.end()) {
+        out += fmt::format(" predicted, {:.1f}% re-simulated", 100 * it->second);
+        // Halfway or less from the old error towards the predicted one: the time did not follow.
+        if (it->second > (f.residualBefore + f.residualAfter) / 2)
+            out += " (the pipe's time did not follow the parameter: bound by HBM bandwidth or "
+                   "latency? see pto whatif)";
+    }
     const std::string keys =
         params.keys.size() > 2
             ? fmt::format("cost.t*.slope of {} vector instructions", params.keys.size())
@@ -119,8 +173,13 @@ void writeText(const std::string& path, const std::string& text) {
     file.commit();
 }
 
+// `x` as printed with `decimals` decimals, without a "-0.000" for a value that rounds to zero.
+double printable(double x, int decimals) {
+    return std::abs(x) < 0.5 * std::pow(10.0, -decimals) ? 0.0 : x;
+}
+
 int runCalibrate(const CalibrateArgs& args) {
-    const std::vector<prof::KernelPair> pairs = pairAll(args);
+    const std::vector<prof::KernelPair> pairs = pairAll(args, args.sims);
     if (pairs.empty()) {
         fmt::print(stderr,
                    "error: no simulated op matched a measured kernel of '{}' (--match {}{}); see "
@@ -131,21 +190,28 @@ int runCalibrate(const CalibrateArgs& args) {
     }
     const prof::Calibration c = prof::calibrate(pairs);
     std::vector<std::string> overrides;
-    std::string text =
-        fmt::format("{} simulated/measured pairs (--match {})\n", c.pairs, args.match);
+    auto applied = [](const prof::PipeFit& f) {
+        return f.scale >= kMinScale && f.scale <= kMaxScale;
+    };
     for (const prof::PipeFit& f : c.pipes) {
         const PipeParams params = paramsOf(f);
-        const bool applied = f.scale >= kMinScale && f.scale <= kMaxScale;
-        if (applied)
+        if (applied(f))
             for (const std::string& key : params.keys)
                 overrides.push_back(
                     fmt::format("{}={:.6g}x", key, params.rates ? 1 / f.scale : f.scale));
-        text += describeFit(f, params, applied);
     }
+    std::string why;
+    const std::map<prof::PipeId, double> checked = overrides.empty()
+                                                       ? std::map<prof::PipeId, double>{}
+                                                       : resimulatedErrors(args, overrides, why);
+    std::string text =
+        fmt::format("{} simulated/measured pairs (--match {})\n", c.pairs, args.match);
+    for (const prof::PipeFit& f : c.pipes) text += describeFit(f, paramsOf(f), applied(f), checked);
+    if (!why.empty()) text += fmt::format("  (not re-simulated to check: {})\n", why);
     if (c.time)
         text += fmt::format("  kernel time: measured = {:.2f} us + {:.3f} x simulated (a fixed "
                             "cost per kernel; reported, not applied)\n",
-                            c.time->overheadUs + 0.0, c.time->slope + 0.0); // no "-0.000"
+                            printable(c.time->overheadUs, 2), printable(c.time->slope, 3));
     else
         text += "  kernel time: one simulated size only, so no fixed per-kernel cost is fitted\n";
     if (overrides.empty()) {

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <regex>
 #include <sstream>
 
 namespace pto {
@@ -622,6 +623,15 @@ TEST_F(Import, CalibrateMovesTheSimulatedPipeTimeTowardsTheMeasuredOne) {
     EXPECT_LT(std::abs(simulatedAfter - measured), std::abs(simulated - measured))
         << "cube per core: measured " << measured << " us, simulated " << simulated << " -> "
         << simulatedAfter << " us";
+    // calibrate re-simulates to check its prediction: the error it prints is the one of the
+    // re-run with the written file, computed here from that run's pair.
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(cal.out, m,
+                                  std::regex(R"(\n  M +1 pair .*% -> 0\.0% predicted, )"
+                                             R"(([0-9.]+)% re-simulated)")))
+        << cal.out;
+    EXPECT_NEAR(std::stod(m[1]), 100 * std::abs(simulatedAfter - measured) / measured, 0.05)
+        << cal.out;
 
     // Two simulated runs, or no pair at all, are clear errors.
     auto noReal = test::runCommand(
