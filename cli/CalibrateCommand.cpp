@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -178,7 +179,23 @@ double printable(double x, int decimals) {
     return std::abs(x) < 0.5 * std::pow(10.0, -decimals) ? 0.0 : x;
 }
 
-int runCalibrate(const CalibrateArgs& args) {
+// args.sims with a run given twice (by any path to the same file) kept once: its pairs would
+// weigh double in the fit.
+std::vector<std::string> distinctRuns(const std::vector<std::string>& sims) {
+    std::vector<std::string> out;
+    std::vector<fs::path> seen;
+    for (const std::string& path : sims) {
+        std::error_code error;
+        fs::path canonical = fs::weakly_canonical(path, error);
+        if (std::find(seen.begin(), seen.end(), canonical) != seen.end()) continue;
+        seen.push_back(std::move(canonical));
+        out.push_back(path);
+    }
+    return out;
+}
+
+int runCalibrate(CalibrateArgs args) {
+    args.sims = distinctRuns(args.sims);
     const std::vector<prof::KernelPair> pairs = pairAll(args, args.sims);
     if (pairs.empty()) {
         fmt::print(stderr,

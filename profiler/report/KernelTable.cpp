@@ -47,6 +47,7 @@ std::string busiestPipeText(const nlohmann::json& k) {
 }
 
 std::string renderTopKernelsText(const nlohmann::json& kernels) {
+    if (kernels.empty()) return {};
     std::string out = "top kernels by time (measured):\n";
     out += fmt::format("  {:>12}  {:>6}  {:<8} {:<20} {}\n", "us", "share", "core", "bound",
                        "kernel (busiest pipe)");
@@ -59,6 +60,7 @@ std::string renderTopKernelsText(const nlohmann::json& kernels) {
 }
 
 std::string renderTopKernelsMarkdown(const nlohmann::json& kernels) {
+    if (kernels.empty()) return {};
     std::string out = "\n## Top kernels by time (measured)\n\n| us | share | core | bound | kernel "
                       "| busiest pipe |\n|---:|---:|---|---|---|---|\n";
     for (const auto& k : kernels)

@@ -217,6 +217,7 @@ std::string opText(const nlohmann::json& op) {
 
 // The op column is `width` wide (the top ops' stays 22, as it always was).
 std::string opRowsText(const nlohmann::json& ops, std::string_view title, std::size_t width) {
+    if (ops.empty()) return {}; // --top 0: no table, not a header alone
     std::string out = fmt::format("{}:\n", title);
     out += fmt::format("  {:>5}  {:<{}} {:>12} {:>6}  {:>6}  {}\n", "line", "op", width, "cycles",
                        "share", "roof", "bound");

@@ -105,6 +105,11 @@ TEST_F(CliTest, ATasksLevelTraceHasNoPipeTimesAndSaysSo) {
         0);
     auto json = runCommand(pto("report --no-store --format json " + shellQuote(full)));
     EXPECT_NE(json.out.find("\"bound\": \"compute\""), std::string::npos) << json.out;
+    // --top 0: no op table at all, not its header alone.
+    auto none = runCommand(pto("report --no-store --top 0 " + shellQuote(full)));
+    ASSERT_LE(none.exitCode, 1) << none.err;
+    EXPECT_EQ(none.out.find("top ops by cycles"), std::string::npos) << none.out;
+    EXPECT_NE(none.out.find("findings"), std::string::npos) << none.out;
 }
 
 TEST_F(CliTest, PrintAfterAllAndStopAfter) {
