@@ -3,6 +3,7 @@
 
 #include "base/AtomicFile.h"
 #include "trace_db/DictText.h"
+#include "trace_db/ReplaceGuard.h"
 #include "trace_db/RowCodec.h"
 #include "trace_db/Schema.h"
 #include "trace_db/SchemaVersion.h"
@@ -349,6 +350,7 @@ TraceWriter& TraceWriter::operator=(TraceWriter&& other) noexcept = default;
 TraceWriter::~TraceWriter() = default;
 
 TraceWriter TraceWriter::create(const fs::path& path) {
+    requireReplaceable(path, "trace file", "meta");
     auto impl = std::make_unique<Impl>(
         asTraceError([&] { return AtomicFile::createEmpty(path, "trace file"); }));
     impl->startNew();

@@ -1,6 +1,8 @@
 // The tuning database: schema, writer, reader, merge by ATTACH (trace_db/TuneDb.h).
 #include "trace_db/TuneDb.h"
 
+#include "trace_db/ReplaceGuard.h"
+
 #include "base/AtomicFile.h"
 #include "trace_db/Sqlite.h"
 #include "trace_db/TraceError.h"
@@ -236,6 +238,7 @@ const TuneCandidate* TuneData::best() const {
 }
 
 void writeTuneFile(const fs::path& path, const TuneData& data) {
+    requireReplaceable(path, "tune file", "tune_meta");
     AtomicFile file = asTraceError([&] { return AtomicFile::createEmpty(path, "tune file"); });
     {
         SqliteDb db(file.tempPath(), SQLITE_OPEN_READWRITE, path.string());

@@ -63,6 +63,8 @@ public:
     int slotAt(QPointF widgetPos) const;
     /// Milliseconds the last paintEvent took.
     double lastFrameMs() const { return m_lastFrameMs; }
+    /// Where the last frame drew its edge labels (widget coordinates; none overlaps another).
+    const std::vector<QRectF>& edgeLabelBoxes() const { return m_edgeLabelBoxes; }
 
 signals:
     void slotClicked(int slot);
@@ -109,6 +111,7 @@ private:
     bool m_dragging = false;
     bool m_autoFit = false; ///< fitted and not moved since: refit on resize
     double m_lastFrameMs = 0;
+    std::vector<QRectF> m_edgeLabelBoxes;
     Minimap* m_minimap = nullptr;
 };
 

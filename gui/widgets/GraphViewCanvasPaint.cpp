@@ -5,6 +5,7 @@
 #include "gui/widgets/Theme.h"
 
 #include <QElapsedTimer>
+#include <QFontMetricsF>
 #include <QImage>
 #include <QPainter>
 #include <QPainterPath>
@@ -169,15 +170,31 @@ void GraphViewCanvas::paintDetailed(QPainter& p) {
         p.drawRect(QRectF(toWidget(r.topLeft()), r.size() * m_scale).adjusted(-2, -2, 2, 2));
     }
     if (m_meanHeight * m_scale >= 16) paintLabels(p, hits);
+    m_edgeLabelBoxes.clear();
     if (m_scale >= 0.7 && shown.size() <= 150) {
         QFont font = this->font();
         font.setPixelSize(int(std::clamp(8 * m_scale, 7.0, 14.0)));
         p.setFont(font);
         p.setPen(palette().text().color());
+        // Edges into one node meet: each label goes at the first of a few points along its
+        // edge where it covers no label drawn before it, else it is left out (not piled up).
+        const QFontMetricsF metrics(font);
+        std::vector<QRectF>& drawn = m_edgeLabelBoxes;
         for (std::size_t e : shown) {
             if (e >= m_text.edgeLabels.size() || m_text.edgeLabels[e].isEmpty()) continue;
             const auto& pts = edges[e];
-            p.drawText(toWidget(pts[pts.size() / 2]) + QPointF(4, 0), m_text.edgeLabels[e]);
+            if (pts.empty()) continue;
+            const QString& text = m_text.edgeLabels[e];
+            for (const std::size_t at : {pts.size() / 2, pts.size() / 4, 3 * pts.size() / 4}) {
+                const QPointF base = toWidget(pts[std::min(at, pts.size() - 1)]) + QPointF(4, 0);
+                const QRectF box = metrics.boundingRect(text).translated(base);
+                if (std::any_of(drawn.begin(), drawn.end(),
+                                [&](const QRectF& r) { return r.intersects(box); }))
+                    continue;
+                p.drawText(base, text);
+                drawn.push_back(box);
+                break;
+            }
         }
     }
 }

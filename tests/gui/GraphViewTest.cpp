@@ -98,6 +98,23 @@ TEST(GraphView, ShowsTheLastTileStageCollapsedAndExpandsOnDoubleClick) {
 // The stage's hierarchy is built on the loader's worker (issue 19: 85–145 ms for a big run's
 // Tile stage on the GUI thread); the view shows the same groups as a direct build, each Tensor
 // op group holding the stage's nodes derived from it.
+// Edges into one node meet near it: their labels ("16 edges", "32 edges") were drawn at each
+// edge's middle and piled up ("16 edge16 edges" at flash_attention_short's loops). Each label
+// now covers no other; those with no free place along their edge are left out.
+TEST(GraphView, EdgeLabelsDoNotOverlap) {
+    Fixture f(test::compiledTrace("flash_attention_short"));
+    f.view->resize(1800, 1100); // edge labels are drawn from 0.7× zoom on
+    ASSERT_TRUE(f.settle());
+    f.view->canvas().fitAll();
+    f.view->canvas().grab();
+    ASSERT_GE(f.view->canvas().scale(), 0.7);
+    const std::vector<QRectF>& boxes = f.view->canvas().edgeLabelBoxes();
+    EXPECT_GE(boxes.size(), 20u);
+    for (std::size_t a = 0; a < boxes.size(); ++a)
+        for (std::size_t b = a + 1; b < boxes.size(); ++b)
+            EXPECT_FALSE(boxes[a].intersects(boxes[b])) << a << " and " << b;
+}
+
 TEST(GraphView, TheHierarchyBuiltOnTheWorkerEqualsADirectBuild) {
     Fixture f(test::compiledTrace("matmul"));
     ASSERT_TRUE(f.settle());

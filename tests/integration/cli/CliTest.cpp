@@ -1,6 +1,7 @@
 // `pto compile` and `pto info` as a user runs them: results, exit codes and error messages,
 // and no half-written trace file after any failure.
 #include "tests/support/Process.h"
+#include "tests/support/ReadFile.h"
 #include "trace_db/TraceReader.h"
 
 #include <fmt/format.h>
@@ -231,6 +232,45 @@ TEST_F(CliTest, ExistingTraceSurvivesAFailedCompile) {
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_EQ(std::filesystem::file_size(out()), before);
     EXPECT_NO_THROW(tracedb::TraceReader::open(out()));
+}
+
+// -o naming a file that is no trace (the program itself, a note, a tune file) is refused and
+// the file kept byte for byte: `pto run prog.pto -o prog.pto` replaced the source with a trace.
+TEST_F(CliTest, AnOutputPathHoldingAnotherKindOfFileIsNotReplaced) {
+    const auto program = m_dir / "prog.pto", notes = m_dir / "notes.txt", tune = m_dir / "t.db";
+    std::filesystem::copy_file(sample("softmax"), program);
+    std::ofstream(notes) << "hello";
+    const std::string source = test::readFile(program);
+    const std::vector<std::string> commands = {
+        fmt::format("run {0} -o {0}", shellQuote(program.string())),
+        fmt::format("compile {} -o {}", shellQuote(program.string()), shellQuote(notes.string())),
+        fmt::format("diff --bisect {0} -o {0}", shellQuote(program.string()))};
+    for (const std::string& command : commands) {
+        auto r = runCommand(pto(command));
+        EXPECT_EQ(r.exitCode, 2) << command;
+        EXPECT_NE(r.err.find("exists and is not a trace file"), std::string::npos) << r.err;
+    }
+    EXPECT_EQ(test::readFile(program), source);
+    EXPECT_EQ(test::readFile(notes), "hello");
+    // A tune file is no trace either, and a trace no tune file.
+    ASSERT_EQ(runCommand(pto(fmt::format("tune {} --space 'vec_tile = [8, 1024]' -o {}",
+                                         shellQuote(program.string()), shellQuote(tune.string()))))
+                  .exitCode,
+              0);
+    EXPECT_EQ(runCommand(pto(fmt::format("run {} -o {}", shellQuote(program.string()),
+                                         shellQuote(tune.string()))))
+                  .exitCode,
+              2);
+    ASSERT_EQ(runCommand(pto(fmt::format("run {} -o {}", shellQuote(program.string()),
+                                         shellQuote(out().string()))))
+                  .exitCode,
+              0);
+    auto overTrace =
+        runCommand(pto(fmt::format("tune {} --space 'vec_tile = [8, 1024]' -o {}",
+                                   shellQuote(program.string()), shellQuote(out().string()))));
+    EXPECT_EQ(overTrace.exitCode, 2);
+    EXPECT_NE(overTrace.err.find("is not a tune file"), std::string::npos) << overTrace.err;
+    EXPECT_NO_THROW(tracedb::TraceReader::open(out())); // a trace is replaced by a trace only
 }
 
 TEST_F(CliTest, InfoRefusesFilesThatAreNotTraces) {

@@ -1,0 +1,54 @@
+// Refusing to write a trace or tune file over a file of another kind (see ReplaceGuard.h).
+#include "trace_db/ReplaceGuard.h"
+
+#include "trace_db/Sqlite.h"
+#include "trace_db/TraceError.h"
+#include "trace_db/TraceFile.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <fstream>
+#include <string>
+
+namespace pto::tracedb {
+namespace {
+
+bool startsWithSqliteHeader(const std::filesystem::path& path) {
+    char header[16] = {};
+    std::ifstream in(path, std::ios::binary);
+    return in.read(header, sizeof header) &&
+           std::string_view(header, 16) == std::string_view("SQLite format 3\0", 16);
+}
+
+bool holdsTable(const std::filesystem::path& path, std::string_view table) {
+    try {
+        SqliteDb db(readOnlyUri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path.string());
+        return db.hasTable(table);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+} // namespace
+
+void requireReplaceable(const std::filesystem::path& path, std::string_view what,
+                        std::string_view ownTable) {
+    std::error_code error;
+    if (!std::filesystem::exists(path, error)) return;
+    if (std::filesystem::is_regular_file(path, error) &&
+        std::filesystem::file_size(path, error) == 0)
+        return;
+    const bool sqlite =
+        std::filesystem::is_regular_file(path, error) && startsWithSqliteHeader(path);
+    if (sqlite && holdsTable(path, ownTable)) return;
+    throw TraceError(fmt::format("'{}' exists and is not a {} ({}): it is not replaced; remove it "
+                                 "or give another output path",
+                                 path.string(), what,
+                                 !std::filesystem::is_regular_file(path, error)
+                                     ? "not a regular file"
+                                 : sqlite ? "an SQLite database of another kind"
+                                          : "its first bytes are not SQLite's"));
+}
+
+} // namespace pto::tracedb
