@@ -177,6 +177,12 @@ QVariant TimelineAggregateModel::data(const QModelIndex& index, int role) const 
     }
 }
 
+void TimelineAggregateModel::setTimeUnit(const QString& unit) {
+    if (unit == m_unit) return;
+    m_unit = unit;
+    emit headerDataChanged(Qt::Horizontal, TotalColumn, AverageColumn);
+}
+
 QVariant TimelineAggregateModel::headerData(int section, Qt::Orientation orientation,
                                             int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
@@ -186,11 +192,11 @@ QVariant TimelineAggregateModel::headerData(int section, Qt::Orientation orienta
     case CountColumn:
         return tr("Count");
     case TotalColumn:
-        return tr("Total (cycles)");
+        return tr("Total (%1)").arg(m_unit);
     case SelfColumn:
-        return tr("Self (cycles)");
+        return tr("Self (%1)").arg(m_unit);
     case AverageColumn:
-        return tr("Average (cycles)");
+        return tr("Average (%1)").arg(m_unit);
     default:
         return {};
     }

@@ -56,6 +56,8 @@ public:
     computeInBackground(const std::filesystem::path& trace, const TimelineArea& area,
                         std::shared_ptr<const std::unordered_map<std::int64_t, QString>> names);
     bool computing() const { return m_computing; }
+    /// The unit of the time columns' headers: "cycles", or "ns" for a measured trace.
+    void setTimeUnit(const QString& unit);
     void clear();
     const TimelineArea& area() const { return m_area; }
     const std::vector<AggregateRow>& rows() const { return m_rows; }
@@ -77,6 +79,7 @@ private:
 
     TimelineArea m_area;
     std::vector<AggregateRow> m_rows;
+    QString m_unit = QStringLiteral("cycles");
     std::thread m_worker;
     std::shared_ptr<CancelToken> m_cancel;
     std::uint64_t m_generation = 0;

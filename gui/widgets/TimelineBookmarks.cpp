@@ -84,9 +84,17 @@ QString TimelineBookmarks::statusText() const {
     return m_status->text();
 }
 
+void TimelineBookmarks::setTimeUnit(const QString& unit) {
+    m_unit = unit;
+    refresh();
+}
+
 void TimelineBookmarks::refresh() {
     m_list->clear();
-    for (const Bookmark& b : m_marks) m_list->addItem(tr("cycle %1 — %2").arg(b.cycle).arg(b.note));
+    for (const Bookmark& b : m_marks)
+        m_list->addItem(m_unit == QStringLiteral("ns")
+                            ? tr("%1 ns — %2").arg(b.cycle).arg(b.note)
+                            : tr("cycle %1 — %2").arg(b.cycle).arg(b.note));
 }
 
 void TimelineBookmarks::save() {

@@ -28,6 +28,8 @@ public:
     void removeAt(int row);
     /// Sets the note of bookmark `row` (the annotation shown after its cycle) and saves.
     void setNote(int row, const QString& note);
+    /// How a bookmark's time is named: "cycle", or "ns" for a measured trace.
+    void setTimeUnit(const QString& unit);
     const std::vector<Bookmark>& bookmarks() const { return m_marks; }
     QListWidget* list() const { return m_list; }
     /// The note of the selected bookmark; Return saves what was typed.
@@ -44,6 +46,7 @@ private:
 
     std::filesystem::path m_trace;
     std::vector<Bookmark> m_marks;
+    QString m_unit = QStringLiteral("cycles");
     std::optional<TimelineViewState> m_view;
     QListWidget* m_list = nullptr;
     QLineEdit* m_note = nullptr;

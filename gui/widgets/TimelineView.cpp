@@ -294,6 +294,8 @@ void TimelineView::documentChanged() {
         m_linkWorker = std::make_shared<LinkWorker>(doc->path());
     }
     m_canvas->reset(m_names, doc ? doc->summary().clockHz : 0, doc && doc->summary().measured);
+    m_aggregate->setTimeUnit(m_canvas->timeUnit());
+    m_bookmarks->setTimeUnit(m_canvas->timeUnit());
     m_bookmarks->setTrace(doc ? doc->path() : std::filesystem::path());
     m_canvas->setFlows({});
     m_canvas->setEmptyText(

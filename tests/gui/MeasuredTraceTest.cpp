@@ -5,6 +5,7 @@
 #include "gui/model/FindingsModel.h"
 #include "gui/model/RooflineModel.h"
 #include "gui/model/SqlConsoleModel.h"
+#include "gui/model/TimelineAggregateModel.h"
 #include "gui/model/TimelineDetailsModel.h"
 #include "gui/model/TimelineLoader.h"
 #include "gui/model/TimelineTrackModel.h"
@@ -136,6 +137,11 @@ TEST_F(MeasuredTrace, TheTimelineCountsNsAndFitsToTheKernels) {
     ASSERT_TRUE(QTest::qWaitFor([&] { return !view.detailsLoading(); }, 30000));
     const QString duration = view.details().value(QStringLiteral("Duration"));
     EXPECT_TRUE(duration.startsWith(QStringLiteral("%1 ns (").arg(v(3)))) << duration.toStdString();
+    // The Area tab's time columns are in ns too.
+    for (int c : {TimelineAggregateModel::TotalColumn, TimelineAggregateModel::SelfColumn,
+                  TimelineAggregateModel::AverageColumn})
+        EXPECT_TRUE(view.aggregate().headerData(c, Qt::Horizontal).toString().endsWith("(ns)"))
+            << c;
     test::saveScreenshot(view, "measured_timeline_kernels");
 }
 
