@@ -1,6 +1,8 @@
 // Table model of the profiler's findings (severity, gain, evidence) for the bottleneck view.
 #include "gui/model/FindingsModel.h"
 
+#include "profiler/report/Report.h"
+
 #include "gui/model/PlainText.h"
 
 #include "profiler/Profile.h"
@@ -53,13 +55,7 @@ QString FindingsModel::details(int row) const {
     for (const std::string& line : f.evidence)
         text += QStringLiteral("  • %1\n").arg(QString::fromStdString(line));
     text += tr("advice: %1\n").arg(QString::fromStdString(f.advice));
-    const QString unit = unitOf(m_profile.get());
-    text += tr("estimated gain: %1 %2 (%3 % of the run; range %4–%5 %2)")
-                .arg(f.gainCycles, 0, 'f', 0)
-                .arg(unit)
-                .arg(f.gainFraction * 100, 0, 'f', 1)
-                .arg(f.gainLow, 0, 'f', 0)
-                .arg(f.gainHigh, 0, 'f', 0);
+    text += tr("estimated gain: %1").arg(QString::fromStdString(prof::gainText(*m_profile, f)));
     return text;
 }
 

@@ -144,13 +144,12 @@ nlohmann::json findingsJson(const Profile& p) {
 }
 
 std::string gainText(const Profile& p, const nlohmann::json& f) {
-    const double low = f[timeKey(p, "gain_low")].get<double>();
-    const double high = f[timeKey(p, "gain_high")].get<double>();
-    const std::string_view unit = p.model.timeUnit();
-    return fmt::format("{:.0f} {} ({:.1f}% of the run; range {:.0f}–{:.0f} {}, {:.2f}–{:.2f} us)",
-                       f[timeKey(p, "gain")].get<double>(), unit,
-                       100 * f["gain_fraction"].get<double>(), low, high, unit, us(p, low),
-                       us(p, high));
+    Finding g;
+    g.gainCycles = f[timeKey(p, "gain")].get<double>();
+    g.gainLow = f[timeKey(p, "gain_low")].get<double>();
+    g.gainHigh = f[timeKey(p, "gain_high")].get<double>();
+    g.gainFraction = f["gain_fraction"].get<double>();
+    return gainText(p, g);
 }
 
 // The run's bound class and roof fraction, "memory (92% of roof)" (`roof` words the roof); a run
@@ -386,6 +385,13 @@ std::string renderReport(const Profile& p, const ReportOptions& options) {
     default:
         return renderText(p, j);
     }
+}
+
+std::string gainText(const Profile& p, const Finding& f) {
+    const std::string_view unit = p.model.timeUnit();
+    return fmt::format("{:.0f} {} ({:.1f}% of the run; range {:.0f}–{:.0f} {}, {:.2f}–{:.2f} us)",
+                       f.gainCycles, unit, 100 * f.gainFraction, f.gainLow, f.gainHigh, unit,
+                       us(p, f.gainLow), us(p, f.gainHigh));
 }
 
 } // namespace pto::prof

@@ -98,6 +98,24 @@ protected:
     std::unique_ptr<BottleneckView> m_view;
 };
 
+// A finding's gain in the details pane is worded as `pto report` words it (the range was
+// rounded otherwise: 0–9389 in the GUI, 0–9388 in the report, for a high of 9388.5).
+TEST(BottleneckModels, AFindingsGainReadsAsInTheReport) {
+    const auto trace = addTrace();
+    auto profile = std::make_shared<const prof::Profile>(prof::analyzeTrace(trace));
+    FindingsModel findings;
+    findings.setProfile(profile);
+    ASSERT_GT(findings.rowCount(), 0);
+    const auto report = test::runCommand(test::pto("report --no-store " + trace.string()));
+    for (int row = 0; row < findings.rowCount(); ++row) {
+        const QString details = findings.details(row);
+        const auto at = details.indexOf(QStringLiteral("estimated gain: "));
+        ASSERT_GE(at, 0) << details.toStdString();
+        const std::string gain = details.mid(at).section(QLatin1Char('\n'), 0, 0).toStdString();
+        EXPECT_NE(report.out.find(gain), std::string::npos) << gain << "\n" << report.out;
+    }
+}
+
 TEST(BottleneckModels, PassTheModelTesterWhileLoadingAndChanging) {
     auto profile = std::make_shared<const prof::Profile>(prof::analyzeTrace(addTrace()));
     FindingsModel findings;
