@@ -3,6 +3,7 @@
 #include "cli/Command.h"
 
 #include "base/JsonText.h"
+#include "compiler/ir/ShapeInference.h"
 #include "driver/Bisect.h"
 #include "validate/DumpDiff.h"
 #include "validate/GoldenDiff.h"
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
@@ -39,25 +41,35 @@ struct DiffArgs {
     bool json = false;
     bool noStore = false;
     bool noDiagnosis = false;
-    std::string tile;                       // RxC: a uniform tiling for two-file diagnosis
-    std::optional<int64_t> reductionLength; // two files: the golden is a K-term reduction
-    ResourceBudget budget;                  // --bisect
+    std::string tile;            // RxC: a uniform tiling for two-file diagnosis
+    std::string reductionLength; // two files: the golden is a K-term reduction (text: checked)
+    ResourceBudget budget;       // --bisect
 };
+
+// --reduction-length as typed: a number beyond int64 is refused as written (CLI11 would clamp
+// it to INT64_MAX), then the range every K is held to.
+int64_t parseReductionLength(const std::string& text) {
+    int64_t k = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), k);
+    if (ec != std::errc() || end != text.data() + text.size())
+        throw std::invalid_argument(
+            fmt::format("--reduction-length {}: not an integer from 1 to {}", text, kMaxElements));
+    checkReductionLength(k, "--reduction-length");
+    return k;
+}
 
 ComparePolicy policyOf(const DiffArgs& a) {
     ComparePolicy p;
     p.overrides = {a.rtol, a.atol};
+    checkOverrides(p.overrides);
     auto s = parseStandard(a.standard);
     if (!s)
         throw std::invalid_argument(
             fmt::format("unknown --standard '{}' (allclose, ascend or msprobe)", a.standard));
     p.standard = *s;
-    if (a.reductionLength) {
-        if (*a.reductionLength < 1)
-            throw std::invalid_argument(
-                fmt::format("--reduction-length {}: must be at least 1", *a.reductionLength));
+    if (!a.reductionLength.empty()) {
         p.cls = ToleranceClass::Accumulation;
-        p.k = *a.reductionLength;
+        p.k = parseReductionLength(a.reductionLength);
     }
     return p;
 }

@@ -6,6 +6,7 @@
 #include "base/JsonText.h"
 #include "compiler/interp/TileInterpreter.h"
 #include "compiler/ir/Hardware.h"
+#include "compiler/ir/Parser.h"
 #include "compiler/ir/Printer.h"
 #include "validate/TensorIo.h"
 #include "validate/Tolerance.h"
@@ -16,7 +17,9 @@
 #include <cctype>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace pto {
 namespace {
@@ -70,6 +73,49 @@ std::string fileName(size_t index, std::string_view name) {
     return fmt::format("{:04}_{}.npy", index, safe);
 }
 
+/// An op to label a dumped value with, and the function its operands' types are read in.
+struct Producer {
+    const Op* op = nullptr;
+    const Function* fn = nullptr;
+};
+
+/// The entry function of the run as parsed: what the user wrote, before decompose-composites
+/// (the simulated function's softmax result is a `cast`). Empty when the text is not at hand.
+std::optional<Function> writtenFunction(const CompileState& state) {
+    try {
+        Module m = parseModule(state.source, state.file);
+        for (Function& f : m.functions)
+            if (f.name == state.tensor.name) return std::move(f);
+    } catch (const CompileError&) {
+        // Not a Tensor-level text (a listing): the ops are labelled as compiled.
+    }
+    return std::nullopt;
+}
+
+/// The op the user wrote for each named result: a pass that rewrites an op keeps its result
+/// value (and name) on the op that now defines it and the written op's `loc` on every op it
+/// makes, so name and loc together find it; unnamed values (the inside of a decomposition)
+/// have none.
+class WrittenOps {
+public:
+    explicit WrittenOps(const CompileState& state) : m_fn(writtenFunction(state)) {
+        if (!m_fn) return;
+        for (const Op& op : m_fn->ops())
+            if (op.result != kNoId && !m_fn->value(op.result).name.empty())
+                m_byName.emplace(m_fn->value(op.result).name, op.id);
+    }
+
+    Producer of(const Function& compiled, const Op& op) const {
+        const auto it = m_byName.find(compiled.value(op.result).name);
+        if (it == m_byName.end() || m_fn->op(it->second).loc != op.loc) return {&op, &compiled};
+        return {&m_fn->op(it->second), &*m_fn};
+    }
+
+private:
+    std::optional<Function> m_fn;
+    std::unordered_map<std::string, OpId> m_byName;
+};
+
 class Dumper {
 public:
     Dumper(const RunResult& run, const DumpOptions& o) : m_run(run), m_o(o) {}
@@ -77,26 +123,28 @@ public:
     void dump() {
         const Function& tensor = m_run.state.tensor;
         const NameTable names(tensor);
+        const WrittenOps written(m_run.state);
         std::vector<Assembly> parts = assemble(tensor, names);
         for (size_t i = 0; i < tensor.args.size() && i < m_run.inputs.size(); ++i)
-            write(std::string(names[tensor.args[i]]), m_run.inputs[i], "input", nullptr, tensor);
+            write(std::string(names[tensor.args[i]]), m_run.inputs[i], "input", {});
         for (const Op& op : tensor.ops()) {
             if (op.result == kNoId) continue;
             const std::string name(names[op.result]);
+            const Producer producer = written.of(tensor, op);
             if (const TensorData* out = simOutput(tensor, op.result, name)) {
-                write(name, *out, "simulator", &op, tensor);
+                write(name, *out, "simulator", producer);
                 continue;
             }
             const Assembly& a = parts[op.result];
             if (a.covered.empty() || a.coveredCount != a.data.numel()) {
                 m_skipped.push_back({{"value", "%" + name},
-                                     {"op", std::string(opName(op.kind))},
+                                     {"op", std::string(opName(producer.op->kind))},
                                      {"line", op.loc.line},
                                      {"reason", fmt::format("tiles cover {} of its {} elements",
                                                             a.coveredCount, a.data.numel())}});
                 continue;
             }
-            write(name, a.data, "tile", &op, tensor);
+            write(name, a.data, "tile", producer);
         }
         writeManifest();
     }
@@ -136,8 +184,8 @@ private:
         return nullptr;
     }
 
-    void write(const std::string& name, const TensorData& data, const char* stage, const Op* op,
-               const Function& fn) {
+    void write(const std::string& name, const TensorData& data, const char* stage,
+               const Producer& producer) {
         const std::string file = fileName(m_values.size(), name);
         writeTensor(m_o.dir / file, data);
         nlohmann::json e = {{"value", "%" + name},
@@ -145,11 +193,11 @@ private:
                             {"dtype", std::string(dtypeName(data.dtype))},
                             {"shape", dimsOf(data.shape)},
                             {"stage", stage}};
-        if (op) {
+        if (const Op* op = producer.op) {
             e["op"] = std::string(opName(op->kind));
             e["line"] = op->loc.line;
             e["col"] = op->loc.col;
-            e["reduction_length"] = accumulationLength(fn, *op);
+            e["reduction_length"] = accumulationLength(*producer.fn, *op);
         } else {
             e["op"] = "arg";
         }

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <map>
 #include <stdexcept>
@@ -24,6 +26,72 @@ struct Entry {
     int64_t k = 1;
 };
 
+/// values[index] of the manifest at `path`, read field by field: a field of the wrong type or
+/// out of range is an error naming the file, the entry and the field.
+class ManifestEntry {
+public:
+    ManifestEntry(const nlohmann::json& v, const fs::path& path, size_t index)
+        : m_v(v), m_path(path), m_index(index) {}
+
+    std::string string(const char* key) const {
+        const nlohmann::json* f = field(key);
+        if (!f) return {};
+        if (!f->is_string()) fail(key, "a string", *f);
+        return f->get<std::string>();
+    }
+
+    int64_t integer(const char* key, int64_t fallback, int64_t lo, int64_t hi) const {
+        const nlohmann::json* f = field(key);
+        if (!f) return fallback;
+        const std::string wanted = lo == INT64_MIN && hi == INT64_MAX
+                                       ? std::string("an integer")
+                                       : fmt::format("an integer from {} to {}", lo, hi);
+        if (!f->is_number_integer() ||
+            (f->is_number_unsigned() && f->get<uint64_t>() > uint64_t(INT64_MAX)))
+            fail(key, wanted, *f);
+        const int64_t n = f->get<int64_t>();
+        if (n < lo || n > hi) fail(key, wanted, *f);
+        return n;
+    }
+
+    std::string where() const { return fmt::format("{}: values[{}]", m_path.string(), m_index); }
+
+private:
+    const nlohmann::json* field(const char* key) const {
+        const auto it = m_v.find(key);
+        return it == m_v.end() || it->is_null() ? nullptr : &*it;
+    }
+
+    [[noreturn]] void fail(const char* key, std::string_view wanted,
+                           const nlohmann::json& got) const {
+        throw std::invalid_argument(
+            fmt::format("{} \"{}\": must be {}, not {}", where(), key, wanted, got.dump()));
+    }
+
+    const nlohmann::json& m_v;
+    const fs::path& m_path;
+    size_t m_index;
+};
+
+Entry readEntry(const ManifestEntry& v) {
+    Entry e;
+    e.value = v.string("value");
+    e.file = v.string("file");
+    if (e.value.empty() || e.file.empty())
+        throw std::invalid_argument(
+            fmt::format("{} needs the strings \"value\" and \"file\"", v.where()));
+    if (e.file.find("..") != std::string::npos || fs::path(e.file).is_absolute())
+        throw std::invalid_argument(
+            fmt::format("{} file '{}' must be a path inside the tree", v.where(), e.file));
+    e.op = v.string("op");
+    e.stage = v.string("stage");
+    e.line = int(v.integer("line", 0, 0, INT32_MAX));
+    e.col = int(v.integer("col", 0, 0, INT32_MAX));
+    e.k = v.integer("reduction_length", 1, INT64_MIN, INT64_MAX);
+    checkReductionLength(e.k, v.where() + " reduction_length");
+    return e;
+}
+
 std::vector<Entry> readManifest(const fs::path& dir) {
     const fs::path path = dir / "manifest.json";
     std::ifstream in(path);
@@ -37,24 +105,10 @@ std::vector<Entry> readManifest(const fs::path& dir) {
             "{}: not a dump manifest (a JSON object with a \"values\" array)", path.string()));
     std::vector<Entry> out;
     for (size_t i = 0; i < j["values"].size(); ++i) {
-        const nlohmann::json& v = j["values"][i];
-        if (!v.is_object() || !v.contains("value") || !v["value"].is_string() ||
-            !v.contains("file") || !v["file"].is_string())
-            throw std::invalid_argument(fmt::format(
-                "{}: values[{}] needs the strings \"value\" and \"file\"", path.string(), i));
-        Entry e;
-        e.value = v["value"];
-        e.file = v["file"];
-        e.op = v.value("op", "");
-        e.stage = v.value("stage", "");
-        e.line = v.value("line", 0);
-        e.col = v.value("col", 0);
-        e.k = std::max<int64_t>(1, v.value("reduction_length", int64_t{1}));
-        if (e.file.find("..") != std::string::npos || fs::path(e.file).is_absolute())
+        if (!j["values"][i].is_object())
             throw std::invalid_argument(
-                fmt::format("{}: values[{}] file '{}' must be a path inside the tree",
-                            path.string(), i, e.file));
-        out.push_back(e);
+                fmt::format("{}: values[{}] must be an object", path.string(), i));
+        out.push_back(readEntry(ManifestEntry(j["values"][i], path, i)));
     }
     return out;
 }
@@ -62,6 +116,36 @@ std::vector<Entry> readManifest(const fs::path& dir) {
 bool hasNewNonFinite(const DiffMetrics& m) {
     return m.actual.nan + m.actual.posInf + m.actual.negInf >
            m.golden.nan + m.golden.posInf + m.golden.negInf;
+}
+
+struct TreeFile {
+    fs::path path;
+    const TensorData& data;
+};
+
+/// compareTensors, its input errors (a shape mismatch) naming both files.
+TensorComparison compareInTrees(const std::string& value, const TreeFile& actual,
+                                const TreeFile& golden, const ComparePolicy& p) {
+    try {
+        return compareTensors(value, actual.data, golden.data, p);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(
+            fmt::format("{} vs {}: {}", actual.path.string(), golden.path.string(), e.what()));
+    }
+}
+
+/// Two trees that share no value are not a pass: nothing was checked.
+void checkSomethingCompared(const DumpDiffReport& r, const fs::path& a, const fs::path& b) {
+    for (const DumpValueDiff& v : r.values)
+        if (v.comparison) return;
+    if (r.values.empty())
+        throw std::invalid_argument(
+            fmt::format("{}: the manifest lists no values; nothing to compare",
+                        (a / "manifest.json").string()));
+    throw std::invalid_argument(fmt::format(
+        "{} vs {}: no value compared: none of the {} values of {} (e.g. {}) is in {} (values are "
+        "matched by their \"value\" name)",
+        a.string(), b.string(), r.values.size(), a.string(), r.values.front().value, b.string()));
 }
 
 std::string where(const DumpValueDiff& v) {
@@ -91,7 +175,8 @@ DumpDiffReport diffDumpTrees(const fs::path& a, const fs::path& b, const Compare
         }
         const TensorData actual = loadTensorFile(a / e.file);
         const TensorData golden = loadTensorFile(b / it->second.file);
-        v.comparison = compareTensors(e.value, actual, golden, p);
+        v.comparison =
+            compareInTrees(e.value, {a / e.file, actual}, {b / it->second.file, golden}, p);
         v.nonFinite = hasNewNonFinite(v.comparison->metrics);
         if (v.nonFinite && !r.firstNonFinite) r.firstNonFinite = r.values.size();
         if (v.failed() && !r.firstFailing) {
@@ -100,6 +185,7 @@ DumpDiffReport diffDumpTrees(const fs::path& a, const fs::path& b, const Compare
         }
         r.values.push_back(std::move(v));
     }
+    checkSomethingCompared(r, a, b);
     return r;
 }
 

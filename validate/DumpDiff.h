@@ -34,7 +34,8 @@ struct DumpDiffReport {
 
 // Compares tree `a` (actual) with tree `b` (golden); class and K per value from its manifest
 // entry (op, reduction_length). Throws std::invalid_argument for a missing or malformed
-// manifest (naming the file and the entry) and NpyError for unreadable .npy files.
+// manifest (naming the file, the entry and the field), a shape mismatch (naming both files) and
+// a comparison of nothing (no value of `a` is in `b`), and NpyError for unreadable .npy files.
 DumpDiffReport diffDumpTrees(const std::filesystem::path& a, const std::filesystem::path& b,
                              const ComparePolicy& policy);
 

@@ -66,9 +66,11 @@ float elementAt(const TensorView& t, int64_t cols, int64_t row, int64_t col);
 /// n elements from (row, col) on, into out.
 void rowSpan(const TensorView& t, int64_t cols, int64_t row, int64_t col, int64_t n, float* out);
 
+/// np.isclose(a, g, rtol, atol, equal_nan=True), the metrics' mismatch rule: NaN matches NaN,
+/// an infinity only the same infinity (rtol·|inf| would let any finite a match an inf golden).
 inline bool isClose(double a, double g, double rtol, double atol) {
     if (a == g) return true;
-    if (a != a || g != g) return (a != a) && (g != g);
+    if (!std::isfinite(a) || !std::isfinite(g)) return (a != a) && (g != g);
     return std::abs(a - g) <= atol + rtol * std::abs(g);
 }
 

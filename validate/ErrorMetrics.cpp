@@ -101,7 +101,7 @@ double inverseUlp(double g, const DTypeFacts& f) {
 struct Accumulator {
     int64_t finite = 0;
     double sumAbs = 0, sumSq = 0, sumA2 = 0, sumG2 = 0, sumAG = 0, sumUlp = 0, sumRel = 0;
-    double maxAbs = -1, maxRel = -1, ulpMax = 0;
+    double maxAbs = -1, maxRel = -1, ulpMax = 0, zeroMaxAbs = 0;
     int64_t maxAbsAt = -1, maxRelAt = -1;
     int64_t within1 = 0, within5 = 0, zeroGolden = 0;
     int64_t mismatch = 0, nanMismatch = 0, infMismatch = 0, unequal = 0;
@@ -122,6 +122,7 @@ struct Accumulator {
         if (o.maxAbs > maxAbs) maxAbs = o.maxAbs, maxAbsAt = o.maxAbsAt;
         if (o.maxRel > maxRel) maxRel = o.maxRel, maxRelAt = o.maxRelAt;
         ulpMax = std::max(ulpMax, o.ulpMax);
+        zeroMaxAbs = std::max(zeroMaxAbs, o.zeroMaxAbs);
         within1 += o.within1;
         within5 += o.within5;
         zeroGolden += o.zeroGolden;
@@ -171,6 +172,7 @@ void scanChunk(const PassContext& c, const double* a, const double* g, int64_t n
     double sumAbs = 0, sumSq = 0, sumA2 = 0, sumG2 = 0, sumAG = 0, sumUlp = 0, sumRel = 0;
     int64_t finite = 0, within1 = 0, within5 = 0, mismatch = 0, unequal = 0, zeroGolden = 0;
     double maxAbs = acc.maxAbs, maxRel = acc.maxRel, ulpMax = acc.ulpMax;
+    double zeroMaxAbs = acc.zeroMaxAbs;
     double minRtol = acc.minRtol, minAtol = acc.minAtol;
     int64_t maxAbsAt = acc.maxAbsAt, maxRelAt = acc.maxRelAt;
     bool rtolUnreachable = acc.rtolUnreachable;
@@ -200,6 +202,7 @@ void scanChunk(const PassContext& c, const double* a, const double* g, int64_t n
             if (d - atol > minRtol * ag) minRtol = std::max(minRtol, (d - atol) / ag);
         } else {
             ++zeroGolden;
+            zeroMaxAbs = std::max(zeroMaxAbs, d);
             within1 += d == 0.0;
             within5 += d == 0.0;
             rtolUnreachable |= d > atol;
@@ -215,6 +218,7 @@ void scanChunk(const PassContext& c, const double* a, const double* g, int64_t n
     acc.maxRel = maxRel;
     acc.maxRelAt = maxRelAt;
     acc.ulpMax = ulpMax;
+    acc.zeroMaxAbs = zeroMaxAbs;
     acc.minRtol = minRtol;
     acc.minAtol = minAtol;
     acc.rtolUnreachable = rtolUnreachable;
@@ -262,6 +266,7 @@ void mergeF32(const detail::F32ChunkSums& s, const float* a, const float* g, int
     if (s.maxRel > acc.maxRel)
         acc.maxRel = s.maxRel, acc.maxRelAt = first + firstF32Where(a, g, n, s.maxRel, true);
     acc.ulpMax = std::max(acc.ulpMax, s.ulpMax);
+    acc.zeroMaxAbs = std::max(acc.zeroMaxAbs, s.zeroMaxAbs);
     acc.minRtol = std::max(acc.minRtol, s.minRtol);
     acc.minAtol = std::max(acc.minAtol, s.minAtol);
     acc.rtolUnreachable |= s.rtolUnreachable;
@@ -342,6 +347,7 @@ DiffMetrics finish(const Accumulator& acc, const TensorView& golden, int64_t n,
     m.nanMismatch = acc.nanMismatch;
     m.infMismatch = acc.infMismatch;
     m.zeroGolden = acc.zeroGolden;
+    m.zeroGoldenMaxAbs = acc.zeroMaxAbs;
     const bool nonFinite = acc.nanMismatch + acc.infMismatch > 0;
     m.minRtol = nonFinite || acc.rtolUnreachable ? kInf : acc.minRtol;
     m.minAtol = nonFinite ? kInf : acc.minAtol;

@@ -52,7 +52,7 @@ PTO_F32_CLONES bool scanF32Chunk(const float* a, const float* g, int64_t n, doub
     const V4i absMask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
     const V4i allSet = {-1, -1, -1, -1};
     V4d sAbs = zero, sSq = zero, sA2 = zero, sG2 = zero, sAG = zero, sUlp = zero, sRel = zero;
-    V4d mAbs = minusOne, mRel = minusOne, mUlp = zero, mRtol = zero, mAtol = zero;
+    V4d mAbs = minusOne, mRel = minusOne, mUlp = zero, mRtol = zero, mAtol = zero, mZero = zero;
     V4i cUnequal{}, cWithin1{}, cWithin5{}, cZero{}, cMismatch{}, unreachable{}, unusual{};
     float padA[4] = {}, padG[4] = {};
     for (int64_t i = 0; i < n; i += 4) {
@@ -95,6 +95,7 @@ PTO_F32_CLONES bool scanF32Chunk(const float* a, const float* g, int64_t n, doub
         cWithin1 -= ((nz & (rel <= 1e-3)) | (~nz & dZero)) & valid;
         cWithin5 -= ((nz & (rel <= 5e-3)) | (~nz & dZero)) & valid;
         cZero -= ~nz & valid;
+        mZero = (~nz & (d > mZero)) ? d : mZero; // padded lanes have d = 0
         unreachable |= ~nz & (d > atolV);
         // The smallest passing rtol grows rarely: divide only when some lane's bound grows.
         const V4i grow = nz & ((d - atolV) > mRtol * ag);
@@ -135,6 +136,7 @@ PTO_F32_CLONES bool scanF32Chunk(const float* a, const float* g, int64_t n, doub
     out.ulpMax = max(mUlp);
     out.minRtol = max(mRtol);
     out.minAtol = max(mAtol);
+    out.zeroMaxAbs = max(mZero);
     out.unequal = count(cUnequal);
     out.within1 = count(cWithin1);
     out.within5 = count(cWithin5);

@@ -10,7 +10,7 @@ namespace pto::detail {
 /// uses (maxAbs, maxRel −1; the others 0); argmax positions are found by the caller.
 struct F32ChunkSums {
     double sumAbs = 0, sumSq = 0, sumA2 = 0, sumG2 = 0, sumAG = 0, sumUlp = 0, sumRel = 0;
-    double maxAbs = -1, maxRel = -1, ulpMax = 0, minRtol = 0, minAtol = 0;
+    double maxAbs = -1, maxRel = -1, ulpMax = 0, minRtol = 0, minAtol = 0, zeroMaxAbs = 0;
     int64_t unequal = 0, within1 = 0, within5 = 0, zeroGolden = 0, mismatch = 0;
     bool rtolUnreachable = false;
     int64_t actualSaturated = 0, actualSubnormal = 0, goldenSaturated = 0, goldenSubnormal = 0;

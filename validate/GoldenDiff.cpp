@@ -33,6 +33,14 @@ std::optional<Function> recordedProgram(const tracedb::TraceReader& reader) {
     return std::nullopt;
 }
 
+// The op as the user wrote it that produces the `output`-th output. Outputs are stored in the
+// order of the function's results (driver/Session.cpp); the value id a row carries is one of
+// the decomposed function the run simulated (a softmax's result is a cast there), so the
+// result is taken by position in the program as parsed.
+const Op* writtenProducer(const Function& program, size_t output) {
+    return output < program.results.size() ? program.producer(program.results[output]) : nullptr;
+}
+
 std::optional<int64_t> rootStage(const tracedb::TraceReader& reader) {
     for (const tracedb::StageRow& s : reader.stages())
         if (s.ord == 0) return s.id;
@@ -108,6 +116,7 @@ std::vector<OutputComparison> diffTraceOutputs(const fs::path& trace, const fs::
     const std::optional<Function> program = recordedProgram(reader);
     const std::optional<int64_t> stage = rootStage(reader);
     std::vector<OutputComparison> out;
+    size_t output = 0; // the index among the output rows
     for (const tracedb::TensorRow& row : reader.tensors(tracedb::TensorData::Load)) {
         if (row.role != tracedb::TensorRole::Output) continue;
         OutputComparison oc;
@@ -117,14 +126,11 @@ std::vector<OutputComparison> diffTraceOutputs(const fs::path& trace, const fs::
                                                     row.name, oc.golden.string()));
         ComparePolicy p = policy;
         oc.stageId = stage;
-        if (program && row.valueId && *row.valueId >= 0 &&
-            size_t(*row.valueId) < program->valueCount()) {
-            if (const Op* op = program->producer(ValueId(*row.valueId))) {
-                p.cls = toleranceClassOf(op->kind);
-                p.k = accumulationLength(*program, *op);
-                oc.nodeId = op->id;
-                oc.producer = std::string(opName(op->kind));
-            }
+        if (const Op* op = program ? writtenProducer(*program, output++) : nullptr) {
+            p.cls = toleranceClassOf(op->kind);
+            p.k = accumulationLength(*program, *op);
+            oc.nodeId = op->id;
+            oc.producer = std::string(opName(op->kind));
         }
         const TensorData actual = tensorOfRow(row, trace);
         const TensorData golden = loadTensorFile(oc.golden);

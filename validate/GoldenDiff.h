@@ -34,7 +34,8 @@ Diagnosis diagnoseComparison(const TensorComparison& c, const TensorView& actual
 
 // Compares every output stored in `trace` (tensor rows of role output) with
 // `goldenDir`/<name>.npy; the tolerance class and K come from the op that produced each output
-// in the program recorded in the trace (meta program_text), `policy` gives the rest. Throws
+// in the program recorded in the trace (meta program_text: the op as written, the i-th output
+// row being the i-th result), `policy` gives the rest. Throws
 // std::invalid_argument (missing golden, output not stored, shape mismatch), NpyError and
 // TraceError for bad input. With `diagnose`, each failing output gets its error pattern, with
 // the tiling the trace records (validate/TraceTiles.h).

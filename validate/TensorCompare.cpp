@@ -83,6 +83,7 @@ nlohmann::json metricsJson(const DiffMetrics& m) {
     j["within_1e-3"] = m.within1e3;
     j["within_5e-3"] = m.within5e3;
     j["zero_golden"] = m.zeroGolden;
+    j["zero_golden_max_abs"] = number(m.zeroGoldenMaxAbs);
     j["unequal"] = m.unequal;
     j["mismatch_count"] = m.mismatchCount;
     j["mismatch_ratio"] = m.mismatchRatio;
@@ -133,6 +134,8 @@ std::string formatComparison(const TensorComparison& c) {
     row("max_rel", fmt::format("{} at {}", fmtNumber(m.maxRel), indexText(m.maxRelIndex)));
     row("mean_abs", fmtNumber(m.meanAbs));
     row("mean_rel", fmtNumber(m.meanRel));
+    row("zero golden",
+        fmt::format("{} elements, max_abs {}", m.zeroGolden, fmtNumber(m.zeroGoldenMaxAbs)));
     row("rmse", fmtNumber(m.rmse));
     row("rel_l2", fmtNumber(m.relL2));
     row("cosine", fmt::format("{:.9f}", m.cosine));

@@ -1,11 +1,15 @@
 // The tolerance policy and the verdict (the rules are listed in Tolerance.h and docs/VALIDATE.md).
 #include "validate/Tolerance.h"
 
+#include "compiler/ir/ShapeInference.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <utility>
 
 namespace pto {
 namespace {
@@ -49,6 +53,12 @@ void addAscend(Verdict& v, const DiffMetrics& m, DType dtype) {
     v.checks.push_back(
         {"max_rel", m.maxRel, "<", t == 0 ? 1e-300 : 10 * t,
          fmt::format("Ascend precision standard: max relative error < 10·T for {}", name)});
+    // Relative errors leave out g = 0: without this check an all-zero golden passed anything.
+    v.checks.push_back({"zero_golden_max_abs", m.zeroGoldenMaxAbs,
+                        "<=", ascendZeroGoldenAtol(dtype),
+                        fmt::format("elements whose golden is 0 have no relative error: |a| ≤ "
+                                    "the small-value atol for {} (msprobe absolute threshold)",
+                                    name)});
 }
 
 void addMsprobe(Verdict& v, const DiffMetrics& m) {
@@ -91,6 +101,18 @@ double ascendThreshold(DType dtype) {
         return 0x1p-10;
     case DType::BF16:
         return 0x1p-7;
+    default:
+        return 0.0;
+    }
+}
+
+double ascendZeroGoldenAtol(DType dtype) {
+    switch (dtype) {
+    case DType::F32:
+        return 1e-9;
+    case DType::F16:
+    case DType::BF16:
+        return 1e-5;
     default:
         return 0.0;
     }
@@ -171,6 +193,21 @@ Tolerance applyOverrides(Tolerance tol, const ToleranceOverrides& o) {
         tol.source = "atol from --atol; " + tol.source;
     }
     return tol;
+}
+
+void checkReductionLength(int64_t k, std::string_view what) {
+    if (k < 1 || k > kMaxElements)
+        throw std::invalid_argument(
+            fmt::format("{} {}: a reduction length is a number of terms, from 1 to {} (the most "
+                        "elements a tensor holds)",
+                        what, k, kMaxElements));
+}
+
+void checkOverrides(const ToleranceOverrides& o) {
+    for (auto [flag, value] : {std::pair{"--rtol", o.rtol}, std::pair{"--atol", o.atol}})
+        if (value && !(std::isfinite(*value) && *value >= 0))
+            throw std::invalid_argument(
+                fmt::format("{} {}: must be a finite number ≥ 0", flag, fmtNumber(*value)));
 }
 
 std::string_view standardName(Standard s) {

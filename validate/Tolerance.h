@@ -15,9 +15,12 @@
 //   2^-13 f32), becomes rtol, atol += T·rms(g) (plus the K rule for the ones that reduce);
 //   integer results (quantize) may be one step off.
 // - Flags (--rtol, --atol) replace either number; the source then says so.
+// - K is a number of terms: 1 ≤ K ≤ kMaxElements (no tensor holds more); overrides are finite
+//   and ≥ 0. checkReductionLength / checkOverrides refuse anything else.
 // Standards for the verdict: Allclose (torch.testing: no mismatch under atol + rtol·|g|, NaN/Inf
-// in the same places), Ascend (mean rel < T, max rel < 10·T, plus NaN/Inf), Msprobe (cosine ≥
-// 0.99 unless max abs ≤ 0.001, cosine ≥ 0.9, plus NaN/Inf).
+// in the same places), Ascend (mean rel < T, max rel < 10·T over g ≠ 0, and |a| ≤ the small-value
+// atol of msprobe's absolute-threshold method where g = 0 — f16/bf16 1e-5, f32 1e-9, integers 0
+// — plus NaN/Inf), Msprobe (cosine ≥ 0.99 unless max abs ≤ 0.001, cosine ≥ 0.9, plus NaN/Inf).
 
 #include "compiler/ir/DType.h"
 #include "compiler/ir/Graph.h"
@@ -41,6 +44,9 @@ struct Tolerance {
 Tolerance dtypeTolerance(DType dtype);
 // T of the Ascend precision standard: 2^-10 f16, 2^-7 bf16, 2^-13 f32, 0 for integers.
 double ascendThreshold(DType dtype);
+// The absolute bound on elements whose golden is 0 (they have no relative error): msprobe's
+// small-value atol, 1e-5 f16 and bf16, 1e-9 f32, 0 for integers.
+double ascendZeroGoldenAtol(DType dtype);
 
 ToleranceClass toleranceClassOf(OpKind kind);
 // The number of terms one result element of `op` sums (matmul K, the reduced extent, the
@@ -56,6 +62,11 @@ struct ToleranceOverrides {
     std::optional<double> atol;
 };
 Tolerance applyOverrides(Tolerance tol, const ToleranceOverrides& overrides);
+
+// Throw std::invalid_argument naming `what` (a flag, a manifest entry) and the value: a K below
+// 1 or above kMaxElements; an rtol or atol that is negative, NaN or infinite.
+void checkReductionLength(int64_t k, std::string_view what);
+void checkOverrides(const ToleranceOverrides& overrides);
 
 enum class Standard : uint8_t { Allclose, Ascend, Msprobe };
 std::string_view standardName(Standard s);

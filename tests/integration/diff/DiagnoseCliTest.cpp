@@ -189,6 +189,38 @@ print(np.allclose(v['%e'], np.exp(v['%d']), rtol=1e-6, atol=0), np.abs(v['%yh'] 
     EXPECT_NE(none.err.find("not a dump tree"), std::string::npos) << none.err;
 }
 
+// An element whose golden is ±inf and whose actual is finite is wrong for the diagnosis as it is
+// for the metrics (np.isclose): the error map took |a − inf| ≤ rtol·inf as close, and said
+// "1 of 1 wrong elements" with the other column "right".
+TEST_F(DiagnoseCli, AFiniteValueAgainstAnInfiniteGoldenIsWrong) {
+    if (!test::pythonHas("numpy")) GTEST_SKIP() << "needs /usr/bin/python3 with numpy";
+    std::ofstream(dir / "inf.py") << fmt::format(R"PY(
+import numpy as np
+d = '{0}'
+a = np.array([np.inf, -65504, 0, 0, 65504, 1.0], np.float16)
+g = np.array([65504, -65504, 0, 0, np.inf, 1.0], np.float16)
+np.save(d + '/h_a.npy', a); np.save(d + '/h_g.npy', g)
+wrong = ~np.isclose(a.astype(np.float64), g.astype(np.float64), 1e-3, 1e-5, equal_nan=True)
+print(int(wrong.sum()), np.flatnonzero(wrong).tolist())
+)PY",
+                                                 dir.path().string());
+    auto numpy = runCommand("/usr/bin/python3 " + q(dir / "inf.py"));
+    ASSERT_EQ(numpy.exitCode, 0) << numpy.err;
+    ASSERT_EQ(numpy.out, "2 [0, 4]\n");
+    auto r = pto(fmt::format("diff {} {} --json", q(dir / "h_a.npy"), q(dir / "h_g.npy")));
+    ASSERT_EQ(r.exitCode, 1) << r.out << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["metrics"]["mismatch_count"], 2);
+    EXPECT_EQ(j["diagnosis"]["wrong"], 2);
+    const nlohmann::json* sat = pattern(j["diagnosis"], "saturation");
+    ASSERT_TRUE(sat) << j["diagnosis"].dump(2);
+    EXPECT_EQ((*sat)["evidence"]["saturated_wrong"], 2);
+    EXPECT_EQ((*sat)["evidence"]["golden_beyond_limit"], 2);
+    if (const nlohmann::json* stripe = pattern(j["diagnosis"], "column_stripe")) {
+        EXPECT_EQ((*stripe)["evidence"]["columns"], (std::vector<int64_t>{0, 4}));
+    }
+}
+
 // A fused program's dump: fuse-cube-vector rewrites the Block program's Tile function (its
 // workspaces are appended after their users), so --dump interprets the Tile level's own copy;
 // the dumped output is attention of the dumped inputs (NumPy, f32).

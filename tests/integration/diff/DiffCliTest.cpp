@@ -209,6 +209,177 @@ TEST_F(DiffCli, BisectOfCorrectProgramsFindsNoDivergence) {
     EXPECT_EQ(planted.exitCode, 1) << planted.out << planted.err;
 }
 
+// Runs a Python script with NumPy (the independent side of the checks below); its stdout.
+std::string numpy(const std::filesystem::path& dir, const std::string& script) {
+    std::ofstream(dir / "check.py") << script;
+    auto r = runCommand("/usr/bin/python3 " + q(dir / "check.py"));
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return r.out;
+}
+
+// --standard ascend judges elements whose golden is 0 by their absolute error (msprobe's
+// small-value atol, 1e-9 for f32): an all-zero golden passed any output (mean_rel over no
+// element is 0). The verdicts and the metric match NumPy's.
+TEST_F(DiffCli, AscendJudgesZeroGoldenElementsByTheirAbsoluteError) {
+    if (!test::pythonHas("numpy")) GTEST_SKIP() << "needs /usr/bin/python3 with numpy";
+    const std::string expected = numpy(dir.path(), fmt::format(R"PY(
+import numpy as np
+d = '{0}'
+rng = np.random.default_rng(4)
+np.save(d + '/gz.npy', np.zeros((4, 4), np.float32))
+np.save(d + '/ag.npy', np.full((4, 4), 1000.0, np.float32))
+g = rng.uniform(0.5, 1.0, (8, 8)).astype(np.float32); g[::2, 1] = 0
+a = (g * (1 + 1e-5)).astype(np.float32)
+np.save(d + '/g.npy', g); np.save(d + '/ok.npy', a)
+a2 = a.copy(); a2[2, 1] = 1e-6; np.save(d + '/bad.npy', a2)
+T = 2.0 ** -13
+for x in (np.full((4, 4), 1000.0), a, a2):
+    gg = np.zeros((4, 4)) if x.shape == (4, 4) else g.astype(np.float64)
+    x = x.astype(np.float32).astype(np.float64); dd = np.abs(x - gg); nz = gg != 0
+    rel = dd[nz] / np.abs(gg[nz]) if nz.any() else np.zeros(1)
+    zmax = dd[~nz].max()
+    print(int(rel.mean() < T and rel.max() < 10 * T and zmax <= 1e-9), repr(float(zmax)))
+)PY",
+                                                               dir.path().string()));
+    EXPECT_EQ(expected, "0 1000.0\n1 0.0\n0 9.999999974752427e-07\n");
+    auto zero =
+        pto(fmt::format("diff {} {} --standard ascend", q(dir / "ag.npy"), q(dir / "gz.npy")));
+    EXPECT_EQ(zero.exitCode, 1) << zero.out << zero.err;
+    EXPECT_NE(zero.out.find("FAIL: zero_golden_max_abs = 1000 > 1e-09"), std::string::npos)
+        << zero.out;
+    auto ok = pto(fmt::format("diff {} {} --standard ascend", q(dir / "ok.npy"), q(dir / "g.npy")));
+    EXPECT_EQ(ok.exitCode, 0) << ok.out << ok.err;
+    auto bad = pto(
+        fmt::format("diff {} {} --standard ascend --json", q(dir / "bad.npy"), q(dir / "g.npy")));
+    ASSERT_EQ(bad.exitCode, 1) << bad.out << bad.err;
+    const auto j = nlohmann::json::parse(bad.out);
+    EXPECT_DOUBLE_EQ(j["metrics"]["zero_golden_max_abs"].get<double>(), 9.999999974752427e-07);
+    EXPECT_EQ(j["metrics"]["zero_golden"], 4);
+}
+
+// A composite's output is judged by the composite tolerance of the op the user wrote, in the
+// golden diff of a run and in the dump tree (its result was labelled `cast`, the last op of
+// the decomposition, and judged by the f16 default: 4083 false mismatches).
+TEST_F(DiffCli, ACompositeOutputGetsTheCompositeTolerance) {
+    if (!test::pythonHas("numpy")) GTEST_SKIP() << "needs /usr/bin/python3 with numpy";
+    std::ofstream(dir / "sm.pto") << "func @sm(%x: tensor<32x256xf16>) -> tensor<32x256xf16> {\n"
+                                     "  %y = softmax %x\n  return %y\n}\n";
+    auto run = pto(fmt::format("run {} --seed 3 -o {} --dump {}", q(dir / "sm.pto"),
+                               q(dir / "sm.db"), q(dir / "dump")));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    // The golden: softmax in f64 scaled by 1.004 (max rel 0.004 < 10·2^-10), and the verdict
+    // under the composite rule: rtol 10·T + K·u, atol 1e-5 + (T + K·u)·rms(g), K = 256.
+    const std::string verdict = numpy(dir.path(), fmt::format(R"PY(
+import json, os, numpy as np
+d = '{0}'
+m = json.load(open(d + '/dump/manifest.json'))
+e = {{v['value']: v for v in m['values']}}
+x = np.load(d + '/dump/' + e['%x']['file']).astype(np.float64)
+p = np.exp(x - x.max(axis=1, keepdims=True)); p /= p.sum(axis=1, keepdims=True)
+g = (p * 1.004).astype(np.float16)
+os.makedirs(d + '/gold', exist_ok=True); np.save(d + '/gold/y.npy', g)
+json.dump({{'values': [{{'value': '%y', 'file': 'y.npy'}}]}}, open(d + '/gold/manifest.json', 'w'))
+a = np.load(d + '/dump/' + e['%y']['file']).astype(np.float64); g = g.astype(np.float64)
+T, K = 2.0 ** -10, 256
+rtol = 10 * T + K * 2.0 ** -24; atol = 1e-5 + (T + K * 2.0 ** -24) * np.sqrt(np.mean(g * g))
+print(e['%y']['op'], e['%y']['reduction_length'], int((~np.isclose(a, g, rtol, atol)).sum()),
+      int((~np.isclose(a, g, 1e-3, 1e-5)).sum()) > 1000)
+)PY",
+                                                              dir.path().string()));
+    EXPECT_EQ(verdict, "softmax 256 0 True\n");
+    auto diff = pto(fmt::format("diff {} --golden {} --json", q(dir / "sm.db"), q(dir / "gold")));
+    EXPECT_EQ(diff.exitCode, 0) << diff.out << diff.err;
+    const auto j = nlohmann::json::parse(diff.out);
+    EXPECT_EQ(j["outputs"][0]["producer"], "softmax");
+    EXPECT_NE(j["outputs"][0]["tolerance"]["source"].get<std::string>().find("composite"),
+              std::string::npos);
+    const auto rows = tracedb::TraceReader::open(dir / "sm.db").diffs();
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(nlohmann::json::parse(rows[0].detail)["producer"], "softmax");
+    auto tree = pto(fmt::format("diff {} {}", q(dir / "dump"), q(dir / "gold")));
+    EXPECT_EQ(tree.exitCode, 0) << tree.out << tree.err;
+    EXPECT_NE(tree.out.find("%y = softmax (line 2:"), std::string::npos) << tree.out;
+}
+
+// A dump-tree comparison that compares nothing is an input error, not a PASS.
+TEST_F(DiffCli, DumpTreesThatCompareNothingAreAnInputError) {
+    for (const char* tree : {"a", "b", "e"}) {
+        std::filesystem::create_directories(dir / tree);
+        writeTensor(dir / tree / "y.npy", golden);
+    }
+    std::ofstream(dir / "a" / "manifest.json")
+        << R"({"values": [{"value": "%y", "file": "y.npy"}]})";
+    std::ofstream(dir / "b" / "manifest.json")
+        << R"({"values": [{"value": "y", "file": "y.npy"}]})";
+    std::ofstream(dir / "e" / "manifest.json") << R"({"values": []})";
+    auto same = pto(fmt::format("diff {} {}", q(dir / "a"), q(dir / "a")));
+    EXPECT_EQ(same.exitCode, 0) << same.out << same.err;
+    auto disjoint = pto(fmt::format("diff {} {}", q(dir / "a"), q(dir / "b")));
+    EXPECT_EQ(disjoint.exitCode, 2) << disjoint.out;
+    EXPECT_EQ(disjoint.out.find("PASS"), std::string::npos) << disjoint.out;
+    EXPECT_NE(disjoint.err.find("no value compared: none of the 1 values"), std::string::npos)
+        << disjoint.err;
+    auto empty = pto(fmt::format("diff {} {}", q(dir / "e"), q(dir / "a")));
+    EXPECT_EQ(empty.exitCode, 2) << empty.out;
+    EXPECT_NE(empty.err.find("manifest.json: the manifest lists no values"), std::string::npos)
+        << empty.err;
+}
+
+// Tolerance flags and manifest fields out of range or of the wrong type are input errors that
+// name the flag, or the manifest file, the entry and the field; a shape mismatch in a tree
+// names both files.
+TEST_F(DiffCli, OutOfRangeToleranceInputsAreRefused) {
+    const std::string a = q(dir / "a.npy"), g = q(dir / "g.npy");
+    const std::pair<std::string, std::string> flags[] = {
+        {"--reduction-length 99999999999999999999", "--reduction-length 99999999999999999999:"},
+        {"--reduction-length 4096x", "--reduction-length 4096x: not an integer"},
+        {"--reduction-length 281474976710657", "--reduction-length 281474976710657: a reduction"},
+        {"--reduction-length 0", "--reduction-length 0:"},
+        {"--rtol -1", "--rtol -1: must be a finite number"},
+        {"--rtol nan", "--rtol nan: must be a finite number"},
+        {"--atol inf", "--atol inf: must be a finite number"},
+    };
+    for (const auto& [flag, message] : flags) {
+        auto r = pto(fmt::format("diff {} {} {}", a, g, flag));
+        EXPECT_EQ(r.exitCode, 2) << flag << "\n" << r.out << r.err;
+        EXPECT_NE(r.err.find(message), std::string::npos) << flag << "\n" << r.err;
+    }
+    std::filesystem::create_directories(dir / "t");
+    std::filesystem::create_directories(dir / "w");
+    writeTensor(dir / "t" / "y.npy", golden);
+    writeTensor(dir / "w" / "y.npy", randomTensor(DType::F16, {64, 32}, 1));
+    std::ofstream(dir / "w" / "manifest.json")
+        << R"({"values": [{"value": "%y", "file": "y.npy"}]})";
+    const std::pair<std::string, std::string> manifests[] = {
+        {R"({"values": [{"value": "%y", "file": "y.npy", "reduction_length": -5}]})",
+         "t/manifest.json: values[0] reduction_length -5: a reduction length is a number of "
+         "terms"},
+        {R"({"values": [{"value": "%y", "file": "y.npy", "reduction_length": "12"}]})",
+         "t/manifest.json: values[0] \"reduction_length\": must be an integer"},
+        {R"({"values": [{"value": "%y", "file": "y.npy", "line": "five"}]})",
+         "t/manifest.json: values[0] \"line\": must be an integer from 0 to 2147483647, not "
+         "\"five\""},
+        {R"({"values": [{"value": "%y", "file": "y.npy", "op": 3}]})",
+         "t/manifest.json: values[0] \"op\": must be a string, not 3"},
+    };
+    for (const auto& [manifest, message] : manifests) {
+        std::ofstream(dir / "t" / "manifest.json") << manifest;
+        auto r = pto(fmt::format("diff {} {}", q(dir / "t"), q(dir / "w")));
+        EXPECT_EQ(r.exitCode, 2) << manifest << "\n" << r.out << r.err;
+        EXPECT_NE(r.err.find(message), std::string::npos) << manifest << "\n" << r.err;
+        EXPECT_EQ(r.err.find("json.exception"), std::string::npos) << r.err;
+    }
+    std::ofstream(dir / "t" / "manifest.json")
+        << R"({"values": [{"value": "%y", "file": "y.npy"}]})";
+    auto shape = pto(fmt::format("diff {} {}", q(dir / "t"), q(dir / "w")));
+    EXPECT_EQ(shape.exitCode, 2) << shape.out;
+    EXPECT_NE(
+        shape.err.find(fmt::format("{} vs {}: %y: shape mismatch", (dir / "t" / "y.npy").string(),
+                                   (dir / "w" / "y.npy").string())),
+        std::string::npos)
+        << shape.err;
+}
+
 TEST_F(DiffCli, CompileAndRunTakeFaultToo) {
     const std::string sample = std::string(PTO_SOURCE_DIR) + "/samples/softmax.pto";
     auto compiled = pto(fmt::format("compile {} --fault truncate-cast:0", q(sample)));

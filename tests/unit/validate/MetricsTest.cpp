@@ -75,9 +75,9 @@ void checkAgainstNumpy(const TensorData& actual, const TensorData& golden, doubl
     for (const char* key : {"count", "finite_pairs", "mismatch_count", "nan_mismatch",
                             "inf_mismatch", "zero_golden", "unequal"})
         EXPECT_EQ(ours[key], ref[key]) << key;
-    for (const char* key :
-         {"max_abs", "max_rel", "mean_rel", "mean_abs", "rmse", "rel_l2", "cosine", "ulp_max",
-          "ulp_mean", "within_1e-3", "within_5e-3", "mismatch_ratio", "min_rtol", "min_atol"})
+    for (const char* key : {"max_abs", "max_rel", "mean_rel", "mean_abs", "rmse", "rel_l2",
+                            "cosine", "ulp_max", "ulp_mean", "within_1e-3", "within_5e-3",
+                            "mismatch_ratio", "min_rtol", "min_atol", "zero_golden_max_abs"})
         expectNumber(ref, ours, key);
     EXPECT_EQ(ours["max_abs_index"], ref["max_abs_index"]);
     EXPECT_EQ(ours["max_rel_index"], ref["max_rel_index"]);

@@ -66,6 +66,7 @@ def main():
     out.update(nan_mismatch=nan_mis, inf_mismatch=inf_mis, mismatch_count=int((~close).sum()),
                mismatch_ratio=float((~close).sum() / a.size) if a.size else 0.0,
                zero_golden=int((~nz).sum()),
+               zero_golden_max_abs=float(d[~nz].max()) if (~nz).any() else 0.0,
                unequal=int((d != 0).sum()) + nan_mis + inf_mis)
     flat_idx = np.flatnonzero(fin)
     if fin.sum():
