@@ -29,10 +29,9 @@ void registerDiff(CLI::App& app, Action& action);
 
 // --fault KIND[:N] (compiler/FaultInjection.h) for compile, run and diff --bisect, parsed into
 // `fault`; a bad value is a CLI::ValidationError (exit 2). cli/FaultOption.cpp.
+// `help` is followed by the fault kinds' names (compiler/FaultInjection.h faultKindNames).
 void addFaultOption(CLI::App* cmd, FaultSpec& fault, const std::string& help);
-inline constexpr const char* kFaultHelp =
-    "debug: plant a defect (drop-sync, shift-tile-offset, truncate-cast, reuse-live-buffer, "
-    "tail-tile-mask, wrong-scale)[:N]";
+inline constexpr const char* kFaultHelp = "debug: plant a defect, KIND[:N] of";
 // --bind NAME=N (compiler/ir/BindScalars.h), repeatable, for compile, run and diff: the entry's
 // index arguments; a bad value is a CLI::ValidationError (exit 2). cli/BindOption.cpp.
 void addBindOption(CLI::App* cmd, std::vector<ScalarBind>& binds);

@@ -210,9 +210,7 @@ void registerDiff(CLI::App& app, Action& action) {
         ->excludes(inputs);
     addBindOption(cmd, args->binds);
     addFaultOption(cmd, args->fault,
-                   "plant a defect for --bisect: drop-sync, shift-tile-offset, truncate-cast, "
-                   "reuse-live-buffer, tail-tile-mask or wrong-scale, optionally :N (the N-th "
-                   "candidate)");
+                   "plant a defect for --bisect, KIND[:N] (the N-th candidate) of");
     cmd->add_option("-o,--output", args->output, "trace file for --bisect (stages, run, diffs)");
     cmd->add_option("--rtol", args->rtol, "relative tolerance (replaces the policy's)");
     cmd->add_option("--atol", args->atol, "absolute tolerance (replaces the policy's)");

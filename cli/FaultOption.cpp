@@ -19,7 +19,7 @@ void addFaultOption(CLI::App* cmd, FaultSpec& fault, const std::string& help) {
                 throw CLI::ValidationError("--fault", e.what());
             }
         },
-        help);
+        help + " " + faultKindNames());
 }
 
 } // namespace pto::cli

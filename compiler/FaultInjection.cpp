@@ -319,6 +319,13 @@ std::string_view faultPass(InjectedFault kind) {
     return {};
 }
 
+std::string faultKindNames() {
+    std::string names;
+    for (InjectedFault k : kKinds)
+        names += (names.empty() ? "" : ", ") + std::string(injectedFaultName(k));
+    return names;
+}
+
 FaultSpec parseFaultSpec(std::string_view text) {
     const size_t colon = text.find(':');
     const std::string_view name = text.substr(0, colon);
@@ -327,10 +334,7 @@ FaultSpec parseFaultSpec(std::string_view text) {
         if (injectedFaultName(k) == name) spec.kind = k;
     if (!spec.active())
         throw std::invalid_argument(fmt::format(
-            "unknown fault '{}' (drop-sync, shift-tile-offset, truncate-cast, "
-            "reuse-live-buffer, drop-cross-wait, tail-tile-mask or wrong-scale, optionally "
-            "followed by :N)",
-            name));
+            "unknown fault '{}' ({}, optionally followed by :N)", name, faultKindNames()));
     if (colon != std::string_view::npos) {
         const std::string n(text.substr(colon + 1));
         size_t used = 0;

@@ -59,6 +59,8 @@ struct FaultSpec {
 // "drop-sync", "shift-tile-offset", "truncate-cast", "reuse-live-buffer", "drop-cross-wait",
 // "tail-tile-mask", "wrong-scale" ("none").
 std::string_view injectedFaultName(InjectedFault kind);
+// Every kind's name, for messages and help: "drop-sync, shift-tile-offset, …, wrong-scale".
+std::string faultKindNames();
 // The pass after which the fault is planted.
 std::string_view faultPass(InjectedFault kind);
 // "KIND" or "KIND:N"; throws std::invalid_argument listing the kinds.

@@ -157,6 +157,11 @@ TEST_F(DiffCli, BisectCleanAndPlanted) {
     auto badFault = pto(fmt::format("diff --bisect {} --fault nope", q(sample)));
     EXPECT_EQ(badFault.exitCode, 2);
     EXPECT_NE(badFault.err.find("unknown fault 'nope'"), std::string::npos) << badFault.err;
+    // The help of every command with --fault lists every kind (drop-cross-wait was missing).
+    for (const char* command : {"diff", "run", "compile"})
+        EXPECT_NE(pto(fmt::format("{} --help", command)).out.find("drop-cross-wait"),
+                  std::string::npos)
+            << command;
 }
 
 // A returned loop result is compared under the name `return` gives it, whatever the trip count
