@@ -194,6 +194,20 @@ struct Evaluated {
 // from `lowered` (loops unrolled, calls inlined), whose chains show every accumulation an output
 // derives from — a loop's result has only the loop as its producer in `ref` — and whose values
 // show where an exp or a softmax amplifies an inherited drift (DriftChain.h).
+// The float dtypes `f` holds values in (its loops' bodies too): the precisions a sum of the
+// program may have been kept in, which the diagnosis weighs an output's error against.
+std::vector<DType> floatDTypesOf(const Function& f) {
+    std::vector<DType> out;
+    auto add = [&](DType d) {
+        if (isFloatType(d) && std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+    };
+    for (size_t v = 0; v < f.valueCount(); ++v) add(f.type(ValueId(v)).dtype);
+    for (const Op& op : f.ops())
+        for (const Function& body : op.body)
+            for (DType d : floatDTypesOf(body)) add(d);
+    return out;
+}
+
 void compareOutputs(const Function& ref, Evaluated lowered, const EvalResult& refValues,
                     const sim::SimResult& sim, const ComparePolicy& pol, BisectReport& report) {
     std::vector<TensorComparison>& out = report.outputs;
@@ -206,6 +220,7 @@ void compareOutputs(const Function& ref, Evaluated lowered, const EvalResult& re
     const std::vector<int64_t> chain =
         propagatedAccumulation(tol.fn, valuesFit ? tol.values : std::span<const TensorData>());
     const NameTable names(ref);
+    const std::vector<DType> dtypes = floatDTypesOf(ref);
     for (size_t i = 0; i < ref.results.size() && i < refValues.outputs.size(); ++i) {
         const std::string name(names[ref.results[i]]);
         const TensorData* got = nullptr;
@@ -217,6 +232,7 @@ void compareOutputs(const Function& ref, Evaluated lowered, const EvalResult& re
         if (!got) continue;
         const ValueId v = tol.fn.results[i];
         ComparePolicy p = pol;
+        p.programDTypes = dtypes;
         if (const Op* op = tol.fn.producer(v)) {
             p.cls = toleranceClassOf(op->kind);
             p.k = accumulationLength(tol.fn, *op);

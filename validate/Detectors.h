@@ -19,7 +19,8 @@ std::vector<PatternFinding> detectScale(const ErrorMap& m);
 std::optional<PatternFinding> detectSaturation(const ErrorMap& m);
 // PatternNumeric.cpp
 std::optional<PatternFinding> detectNanInf(const ErrorMap& m);
-std::optional<PatternFinding> detectAccumulation(const ErrorMap& m, ToleranceClass cls, int64_t k);
+std::optional<PatternFinding> detectAccumulation(const ErrorMap& m, ToleranceClass cls, int64_t k,
+                                                 const std::vector<DType>& sumDTypes = {});
 
 /// Rows or columns listed as ranges: "3–5, 9".
 std::string rangesText(const std::vector<int64_t>& sorted, size_t maxRanges = 6);

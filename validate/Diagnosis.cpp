@@ -59,7 +59,8 @@ Diagnosis diagnose(const TensorView& actual, const TensorView& golden,
     const std::vector<PatternFinding> scale = diag::detectScale(m);
     d.findings.insert(d.findings.end(), scale.begin(), scale.end());
     // Accumulation vs defect speaks of errors no other pattern explains.
-    if (d.findings.empty()) add(diag::detectAccumulation(m, options.cls, options.k));
+    if (d.findings.empty())
+        add(diag::detectAccumulation(m, options.cls, options.k, options.sumDTypes));
     std::stable_sort(d.findings.begin(), d.findings.end(),
                      [](const PatternFinding& a, const PatternFinding& b) {
                          return a.confidence > b.confidence;

@@ -43,6 +43,7 @@ struct DiagnoseOptions {
     const TileLayout* layout = nullptr;
     std::vector<int64_t> hintRows;   // rows always examined (e.g. the row of max |a − g|)
     int64_t elementBudget = 1 << 20; // larger outputs are examined every n-th row
+    std::vector<DType> sumDTypes;    // precisions a sum may be kept in besides f32 (empty: any)
 };
 
 /// One named pattern: `pattern` is a stable id (tail_tile, row_stripe, column_stripe,

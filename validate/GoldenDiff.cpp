@@ -96,6 +96,7 @@ Diagnosis diagnoseComparison(const TensorComparison& c, const TensorView& actual
     o.atol = c.tolerance.atol;
     o.cls = policy.cls;
     o.k = policy.k;
+    o.sumDTypes = policy.programDTypes;
     o.layout = layout;
     for (const auto* index : {&c.metrics.maxAbsIndex, &c.metrics.maxRelIndex})
         if (!index->empty()) {

@@ -5,8 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <vector>
 
 namespace pto::diag {
 namespace {
@@ -19,7 +21,17 @@ struct Precision {
 };
 constexpr Precision kPrecisions[] = {
     {DType::F32, "f32", 0x1p-24}, {DType::F16, "f16", 0x1p-11}, {DType::BF16, "bf16", 0x1p-8}};
-constexpr const Precision& kCoarsest = kPrecisions[std::size(kPrecisions) - 1];
+
+/// The precisions a sum may be kept in, finest first: f32 always, the coarser ones only when
+/// the program holds values of that dtype (`dtypes` empty: every one).
+std::vector<Precision> plausiblePrecisions(const std::vector<DType>& dtypes) {
+    std::vector<Precision> out;
+    for (const Precision& p : kPrecisions)
+        if (p.dtype == DType::F32 || dtypes.empty() ||
+            std::find(dtypes.begin(), dtypes.end(), p.dtype) != dtypes.end())
+            out.push_back(p);
+    return out;
+}
 // A recursive sum's rms error is ≈ 0.4·√K·u·rms(result) (random signs); the bound is √K·u·rms.
 constexpr double kWithinBound = 1.0;
 
@@ -55,7 +67,8 @@ std::optional<PatternFinding> detectNanInf(const ErrorMap& m) {
     return f;
 }
 
-std::optional<PatternFinding> detectAccumulation(const ErrorMap& m, ToleranceClass cls, int64_t k) {
+std::optional<PatternFinding> detectAccumulation(const ErrorMap& m, ToleranceClass cls, int64_t k,
+                                                 const std::vector<DType>& sumDTypes) {
     if (cls == ToleranceClass::Elementwise || k <= 1 || m.wrong == 0 || m.nonFiniteWrong > 0 ||
         !spread(m))
         return std::nullopt;
@@ -67,7 +80,8 @@ std::optional<PatternFinding> detectAccumulation(const ErrorMap& m, ToleranceCla
     const double sqrtK = std::sqrt(double(k));
     PatternFinding f;
     f.evidence = {{"k", k}, {"error_rms", err}, {"golden_rms", rms}};
-    for (const Precision& p : kPrecisions) {
+    const std::vector<Precision> precisions = plausiblePrecisions(sumDTypes);
+    for (const Precision& p : precisions) {
         const double bound = sqrtK * p.u * rms;
         const double ratio = err / bound;
         f.evidence[fmt::format("ratio_{}", p.name)] = ratio;
@@ -84,13 +98,14 @@ std::optional<PatternFinding> detectAccumulation(const ErrorMap& m, ToleranceCla
         f.evidence["precision"] = p.name;
         return f;
     }
-    const double bound = sqrtK * kCoarsest.u * rms;
+    const Precision& coarsest = precisions.back();
+    const double bound = sqrtK * coarsest.u * rms;
     f.pattern = "defect";
     f.confidence = 0.7;
     f.summary = fmt::format("error of a {}-term reduction {:.3g}× beyond its propagated bound even "
                             "if summed in {} (√K·u·rms(golden) = {:.3g}): a real defect, not "
                             "accumulation order or precision",
-                            k, err / bound, kCoarsest.name, bound);
+                            k, err / bound, coarsest.name, bound);
     return f;
 }
 

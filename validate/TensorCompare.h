@@ -9,6 +9,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <string>
+#include <vector>
 
 namespace pto {
 
@@ -18,6 +19,9 @@ struct ComparePolicy {
     ToleranceClass cls = ToleranceClass::Elementwise;
     int64_t k = 1;   // accumulation length (Accumulation/Composite classes)
     int threads = 0; // for the metric pass (0 = automatic)
+    /// The float dtypes the program holds values in (pto diff --bisect): a sum may have been
+    /// kept in one of them or in f32, no other. Empty: any (two files of an unknown program).
+    std::vector<DType> programDTypes;
 };
 
 struct TensorComparison {

@@ -166,6 +166,25 @@ TEST_F(DiffCli, BisectCleanAndPlanted) {
 
 // A returned loop result is compared under the name `return` gives it, whatever the trip count
 // (it was looked up under the last yield's name, found nowhere, and silently skipped).
+// A planted 2× softmax scale (35 % relative error, float64 torch) was diagnosed "accumulation
+// precision (the sum is kept in bf16, not f32), not a defect": a 16448-term drift chain's bound
+// in bf16 covers about 50 % rms error. A program of f16 and f32 values has no bf16 sum.
+TEST_F(DiffCli, BisectWeighsAccumulationOnlyInThePrecisionsTheProgramHolds) {
+    std::ofstream(dir / "att.pto")
+        << "func @att(%q: tensor<64x64xf16>, %k: tensor<64x64xf16>, %v: tensor<64x64xf16>) -> "
+           "tensor<64x64xf32> {\n  %s = matmul %q, %k {transpose_b}\n  %t = muls %s, 0.125\n"
+           "  %m = reduce_max %t {axis = 1, keepdim}\n  %d = sub %t, %m\n  %e = exp %d\n"
+           "  %z = reduce_sum %e {axis = 1, keepdim}\n  %p = div %e, %z\n"
+           "  %ph = cast %p : tensor<64x64xf16>\n  %o = matmul %ph, %v\n  return %o\n}\n";
+    auto r = pto(
+        fmt::format("diff --bisect {} --seed 2 --fault wrong-scale:0 --json", q(dir / "att.pto")));
+    ASSERT_EQ(r.exitCode, 1) << r.err;
+    const std::string text = r.out;
+    EXPECT_EQ(text.find("bf16"), std::string::npos) << text;
+    EXPECT_EQ(text.find("not a defect"), std::string::npos) << text;
+    EXPECT_NE(text.find("a real defect"), std::string::npos) << text;
+}
+
 TEST_F(DiffCli, BisectComparesALoopsReturnedResults) {
     const std::string prog =
         std::string(PTO_SOURCE_DIR) + "/tests/integration/run/programs/loop_bound.pto";
