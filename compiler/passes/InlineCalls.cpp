@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 namespace pto {
@@ -98,11 +99,28 @@ bool hasCalls(const Function& f) {
     return false;
 }
 
+// Outputs are named as `return` names them: a returned value that came through a call
+// returning a value of the caller (an identity helper, `%p = call @id(%y)`) takes the name
+// `return` gives it, unless it is an argument (inputs keep theirs: out<i>) or returned twice.
+void nameReturnedValues(Function& out, const Function& src) {
+    for (size_t i = 0; i < out.results.size() && i < src.results.size(); ++i) {
+        const ValueId v = out.results[i];
+        const std::string& name = src.value(src.results[i]).name;
+        if (name.empty() || out.value(v).name == name ||
+            std::find(out.args.begin(), out.args.end(), v) != out.args.end() ||
+            std::count(out.results.begin(), out.results.end(), v) > 1)
+            continue;
+        out.value(v).name = name;
+    }
+}
+
 } // namespace
 
 void inlineCalls(Function& f, std::span<const Function> functions, const std::string& file) {
     if (!hasCalls(f)) return;
-    f = Inliner(functions, file).run(f);
+    Function inlined = Inliner(functions, file).run(f);
+    nameReturnedValues(inlined, f);
+    f = std::move(inlined);
 }
 
 } // namespace pto

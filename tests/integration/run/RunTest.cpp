@@ -320,6 +320,36 @@ TEST(PtoRunCli, AnOutputComputedByACalledFunctionTakesTheCallersName) {
     EXPECT_NE(bisect.out.find("output v: PASS"), std::string::npos) << bisect.out;
 }
 
+// A call that returns its argument gives the caller's value back: returned as %p, it is
+// p.npy (was y.npy, the caller's name for it, while --bisect called it p), in the stored
+// tensors too; an input passed through such a call is still out0.npy (inputs keep their names).
+TEST(PtoRunCli, AValueReturnedThroughAnIdentityCallTakesTheReturnsName) {
+    test::TempDir dir;
+    const auto prog = dir / "id.pto", input = dir / "idx.pto";
+    const std::string callee = "func @id(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {\n"
+                               "  return %a\n}\n";
+    std::ofstream(prog) << callee << "func @main(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {\n"
+                        << "  %y = exp %x\n  %p = call @id(%y)\n  return %p\n}\n";
+    std::ofstream(input) << callee << "func @main(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {\n"
+                         << "  %p = call @id(%x)\n  return %p\n}\n";
+    auto run = [&](const std::filesystem::path& program, const std::string& out) {
+        return test::runCommand(fmt::format("{} run {} --outputs {} -o {}", PTO_CLI,
+                                            test::shellQuote(program.string()),
+                                            test::shellQuote((dir / out).string()),
+                                            test::shellQuote((dir / (out + ".db")).string())));
+    };
+    ASSERT_EQ(run(prog, "o").exitCode, 0);
+    EXPECT_TRUE(std::filesystem::exists(dir / "o" / "p.npy"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "o" / "y.npy"));
+    auto stored = test::runCommand(
+        fmt::format("{} query {} \"SELECT name FROM tensor WHERE role = 'output'\"", PTO_CLI,
+                    test::shellQuote((dir / "o.db").string())));
+    EXPECT_NE(stored.out.find("p"), std::string::npos) << stored.out;
+    EXPECT_EQ(stored.out.find("y"), std::string::npos) << stored.out;
+    ASSERT_EQ(run(input, "i").exitCode, 0);
+    EXPECT_TRUE(std::filesystem::exists(dir / "i" / "out0.npy"));
+}
+
 TEST(PtoRunCli, InputOfTheWrongShapeIsAnInputError) {
     test::TempDir dir;
     auto bad = dir / "x.npy";
