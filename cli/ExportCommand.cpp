@@ -129,8 +129,9 @@ void registerExport(CLI::App& app, Action& action) {
         ->check(CLI::IsMember({"chrome", "csv", "dot", "svg", "html"}));
     cmd->add_option("-o,--output", args->output, "output file (default: standard output)");
     cmd->add_option("--stage", args->stage,
-                    "IR stage for dot/svg: a stage name (tile.expand-tiles), a level (tensor, "
-                    "tile, block, exec: its last stage) or an id; default the parsed program");
+                    "IR stage for dot, svg and the graph of html: a stage name "
+                    "(tile.expand-tiles), a level (tensor, tile, block, exec: its last stage) or "
+                    "an id; default the parsed program (html: no graph)");
     cmd->callback([args, &action] { action = [args] { return runExport(*args); }; });
 }
 

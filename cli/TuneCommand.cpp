@@ -110,12 +110,13 @@ void printJsonSummary(const TuneData& data) {
     std::cout << jsonText(j, 2) << "\n";
 }
 
-void printSummary(const TuneData& data, const std::string& out) {
+// `tuneFile`: the tune file the summary is of (the best trace lies beside it).
+void printSummary(const TuneData& data, const std::string& tuneFile) {
     fmt::print("tuned {}: {} candidates ({} simulated, {} pruned by the lower bound, {} did not "
                "compile, {} faulted){}\n",
                data.metaOr("program"), data.candidates.size(), countStatus(data, TuneStatus::Ok),
                countStatus(data, TuneStatus::Pruned), countStatus(data, TuneStatus::CompileError),
-               countStatus(data, TuneStatus::SimError), out.empty() ? "" : " -> " + out);
+               countStatus(data, TuneStatus::SimError), tuneFile.empty() ? "" : " -> " + tuneFile);
     std::vector<const TuneCandidate*> ok;
     for (const TuneCandidate& c : data.candidates)
         if (c.status == TuneStatus::Ok) ok.push_back(&c);
@@ -141,9 +142,12 @@ void printSummary(const TuneData& data, const std::string& out) {
         if (c.status == TuneStatus::CompileError && shown++ < 3)
             fmt::print("  did not compile #{} ({}): {}\n", c.id, c.label,
                        c.error.substr(0, c.error.find('\n')));
-    if (!data.metaOr("best_trace").empty())
-        fmt::print("  best trace  {} (program {}; open in pto-studio)\n", data.metaOr("best_trace"),
-                   data.metaOr("best_program"));
+    if (!data.metaOr("best_trace").empty()) { // kept beside the tune file, by file name
+        const fs::path dir = fs::path(tuneFile).parent_path();
+        fmt::print("  best trace  {} (program {}; open in pto-studio)\n",
+                   (dir / data.metaOr("best_trace")).string(),
+                   (dir / data.metaOr("best_program")).string());
+    }
     fmt::print("  the simulator is deterministic: each candidate ran once\n");
 }
 
@@ -234,7 +238,7 @@ int runOnTuneFile(TuneArgs& args) {
     if (args.json)
         printJsonSummary(data);
     else
-        printSummary(data, {});
+        printSummary(data, args.input);
     return kExitOk;
 }
 

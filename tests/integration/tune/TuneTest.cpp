@@ -137,6 +137,9 @@ TEST(TuneTest, ApplyNamesTheRunOptionsTheProgramTextCannotHold) {
                                      "--threads 2 -o " +
                                      db.string()));
     ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    // The best trace lies beside the tune file, and the summary says where.
+    EXPECT_NE(r.out.find("best trace  " + (dir / "t.best.db").string()), std::string::npos)
+        << r.out;
     const TuneData data = tracedb::readTuneFile(db);
     ASSERT_EQ(data.candidates.size(), 2u);
     const TuneCandidate& c = byId(data, 1);
