@@ -105,7 +105,16 @@ void runOrder(CompileState& s, const CompileOptions&) {
     orderInstructions(s.block);
 }
 void runFuse(CompileState& s, const CompileOptions& o) {
-    if (o.fuse) fuseCubeVector(s.block, o.target.aicCores);
+    if (!o.fuse) return;
+    const size_t before = s.block.notes.size();
+    fuseCubeVector(s.block, o.target.aicCores);
+    // A cluster probe fuses the probe's clusters: its note says so, beside the program's count
+    // in the `clusters` line (read as a contradiction: "12 clusters" under "64 … through 12").
+    if (s.clusters)
+        for (size_t i = before; i < s.block.notes.size(); ++i)
+            s.block.notes[i] += fmt::format(" in the probe of {} clusters (the program's {} are "
+                                            "replicated from it)",
+                                            s.clusters->probeClusters, s.clusters->clusters);
 }
 void runAllocate(CompileState& s, const CompileOptions& o) {
     allocateBuffers(s.block, o.target, s.file);

@@ -97,6 +97,15 @@ TEST(ClusterProbe, AtS8192The64ClustersAreCompiledThrough12AndEqualTheFullLoweri
     EXPECT_EQ(probed.clusterNote, "64 fused clusters compiled through 12 and replicated (3 kernels "
                                   "launched by 192 tasks; sync check passed)");
     EXPECT_EQ(full.clusterNote, "");
+    // fuse-cube-vector's note counts the probe's clusters, and says so.
+    bool fuseNote = false;
+    for (const std::string& note : probed.block.notes)
+        if (note.starts_with("fuse-cube-vector: 12 cube-vector clusters")) {
+            fuseNote = true;
+            EXPECT_NE(note.find("in the probe of 12 clusters (the program's 64"), std::string::npos)
+                << note;
+        }
+    EXPECT_TRUE(fuseNote);
     // The shared form: three kernel texts, every cluster's tasks rebased but cluster 0's.
     ASSERT_EQ(probed.pto.kernels.size(), 3u);
     ASSERT_EQ(probed.pto.exec.tasks.size(), 192u);
