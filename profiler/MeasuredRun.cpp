@@ -3,6 +3,8 @@
 
 #include "profiler/SqlRows.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -28,6 +30,7 @@ std::optional<PipeId> pipeOfRatioKey(std::string_view key) {
 
 void loadMeasuredKernels(const tracedb::TraceReader& reader, RunModel& m) {
     std::unordered_map<std::int64_t, std::array<double, kPipeCount>> ratios;
+    std::int64_t impossible = 0; // a ratio that is no fraction of the kernel's time
     forEachRow(reader,
                "SELECT s.task_id, st.str, a.key, a.real_value FROM slice s "
                "JOIN string st ON st.id = s.name_id "
@@ -42,9 +45,12 @@ void loadMeasuredKernels(const tracedb::TraceReader& reader, RunModel& m) {
                    it->name = cellText(row[1]);
                    auto pipe = pipeOfRatioKey(cellText(row[2]));
                    if (!pipe || cellNull(row[3])) return;
+                   const double value = cellReal(row[3]);
+                   // The profiler's ratios are fractions; a little over 1 is its rounding.
+                   if (!(value >= 0 && value <= 1.01)) return void(++impossible);
                    m.measuredRatioKeys.insert(cellText(row[2]));
                    double& r = ratios[id][std::size_t(*pipe)];
-                   r = std::max(r, std::clamp(cellReal(row[3]), 0.0, 1.0));
+                   r = std::max(r, std::min(value, 1.0));
                });
     for (TaskRun& t : m.tasks) {
         auto it = ratios.find(t.id);
@@ -53,6 +59,11 @@ void loadMeasuredKernels(const tracedb::TraceReader& reader, RunModel& m) {
         for (std::size_t p = 0; p < kPipeCount; ++p)
             t.busy[p] = std::llround(it->second[p] * double(t.duration()));
     }
+    if (impossible > 0)
+        m.fileWarnings.push_back(fmt::format(
+            "{} pipe ratio{} outside [0, 1] or not a number set aside (a kernel's *_ratio is a "
+            "fraction of its time)",
+            impossible, impossible == 1 ? "" : "s"));
     m.hasInstrSlices = false;
     setMeasuredRunTime(m);
 }

@@ -748,6 +748,47 @@ TEST_F(Import, KernelsWithoutPipeRatiosAreUnknownNotZero) {
     EXPECT_TRUE(pipes.contains("aic_mac_ratio") && pipes.contains("aiv_mte3_ratio")) << pipes;
 }
 
+// A pipe ratio is a fraction of the kernel's time: 7.5 (or NaN) is no measurement. Such values
+// are set aside with a warning, not clamped to 100 %.
+TEST_F(Import, ImpossiblePipeRatiosAreSetAsideWithAWarning) {
+    const fs::path dir = m_dir / "r";
+    fs::create_directories(dir);
+    std::ifstream in(kernelCsv(1, 0));
+    std::string header, line;
+    std::getline(in, header);
+    std::vector<std::string> cells;
+    std::stringstream split(header);
+    for (std::string cell; std::getline(split, cell, ',');) cells.push_back(cell);
+    const auto column = std::find(cells.begin(), cells.end(), "aiv_mte2_ratio") - cells.begin();
+    ASSERT_LT(std::size_t(column), cells.size());
+    std::ofstream out(dir / "kernel_details.csv");
+    out << header << "\n";
+    int edited = 0;
+    while (std::getline(in, line)) {
+        std::vector<std::string> row;
+        std::stringstream parts(line);
+        for (std::string cell; std::getline(parts, cell, ',');) row.push_back(cell);
+        // Rows with quoted fields (shapes hold commas) are left as they are.
+        if (edited < 5 && line.find('"') == std::string::npos && std::size_t(column) < row.size() &&
+            !row[std::size_t(column)].empty() && row[std::size_t(column)] != "N/A") {
+            row[std::size_t(column)] = "7.5";
+            ++edited;
+        }
+        std::string joined;
+        for (const std::string& cell : row) joined += (joined.empty() ? "" : ",") + cell;
+        out << joined << "\n";
+    }
+    out.close();
+    ASSERT_EQ(edited, 5);
+    ASSERT_EQ(import(dir / "kernel_details.csv", m_dir / "r.db").exitCode, 0);
+    auto r = pto(fmt::format("report {} --format json --no-store", q(m_dir / "r.db")));
+    ASSERT_LE(r.exitCode, 1) << r.err;
+    EXPECT_NE(r.err.find("5 pipe ratios outside [0, 1] or not a number set aside"),
+              std::string::npos)
+        << r.err;
+    EXPECT_LT(json::parse(r.out)["pipes"]["aiv_mte2_ratio"].get<double>(), 0.99);
+}
+
 // Damaged copies of each input kind, written to a temp dir under the original's name.
 
 TEST_F(Import, TruncatedAndCorruptedInputsExitZeroOrTwoNeverCrash) {
