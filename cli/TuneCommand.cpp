@@ -137,11 +137,16 @@ void printSummary(const TuneData& data, const std::string& tuneFile) {
         fmt::print("  {:>4} {:>5} {:>12} {:>6} {:>10}  {:<22} {}\n", i + 1, ok[i]->id,
                    *ok[i]->cycles, ok[i]->coresUsed.value_or(0), ok[i]->onchipBytes.value_or(0),
                    ok[i]->boundClass, ok[i]->label);
-    int shown = 0;
-    for (const TuneCandidate& c : data.candidates)
-        if (c.status == TuneStatus::CompileError && shown++ < 3)
-            fmt::print("  did not compile #{} ({}): {}\n", c.id, c.label,
-                       c.error.substr(0, c.error.find('\n')));
+    // Why candidates failed, the first three of each kind (all are in the tune file and --json).
+    int compileErrors = 0, faults = 0;
+    for (const TuneCandidate& c : data.candidates) {
+        const bool compile = c.status == TuneStatus::CompileError;
+        if ((!compile && c.status != TuneStatus::SimError) ||
+            (compile ? compileErrors : faults)++ >= 3)
+            continue;
+        fmt::print("  {} #{} ({}): {}\n", compile ? "did not compile" : "faulted", c.id, c.label,
+                   c.error.substr(0, c.error.find('\n')));
+    }
     if (!data.metaOr("best_trace").empty()) { // kept beside the tune file, by file name
         const fs::path dir = fs::path(tuneFile).parent_path();
         fmt::print("  best trace  {} (program {}; open in pto-studio)\n",

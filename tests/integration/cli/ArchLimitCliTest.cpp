@@ -98,6 +98,12 @@ TEST_F(ArchLimitCliTest, TuneRecordsTheSameErrorForEveryCandidate) {
         EXPECT_EQ(r.out.find("EventQueue"), std::string::npos) << r.out;
         std::filesystem::remove(m_dir / "t.db");
     }
+    // The text summary says why (it only counted "3 faulted").
+    const test::ProcessResult text = pto(fmt::format(
+        "tune relu.pto --space {} --set hbm.bandwidth=1e-17x --threads 1 --no-prune -o t.db",
+        space));
+    EXPECT_NE(text.out.find("faulted #0 (as written): simulation stopped"), std::string::npos)
+        << text.out;
 }
 
 } // namespace
