@@ -4,6 +4,7 @@
 #include "profiler/MetricRows.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace pto::prof {
@@ -72,6 +73,12 @@ std::string BoundVerdict::label() const {
     if (cls == BoundClass::Unknown) return "unknown (" + std::string(unknownWhy) + ")";
     if (cause == LatencyCause::None) return std::string(boundName(cls));
     return std::string(boundName(cls)) + " (" + std::string(causeName(cause)) + ")";
+}
+
+std::string BoundVerdict::reason() const {
+    if (cls != BoundClass::Compute || roofFraction >= kRoofThreshold) return {};
+    return std::string(pipeIdName(busiestPipe)) + " " +
+           std::to_string(int(std::lround(100 * busiestRatio))) + "% busy, the unit saturated";
 }
 
 BoundVerdict classify(const RooflinePoint& point, const std::array<double, kPipeCount>& ratios) {

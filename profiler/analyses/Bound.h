@@ -28,6 +28,9 @@ struct BoundVerdict {
     /// Why the class is Unknown: the pipe times the rule needs are not in the trace.
     std::string_view unknownWhy = "no pipe times at --trace tasks";
     std::string label() const; ///< "memory", "latency (pipeline)", …
+    /// Why a compute class stands below the roof: "V 82% busy, the unit saturated" (the point
+    /// sits under the roofline, the header says compute); "" otherwise.
+    std::string reason() const;
 };
 
 struct Bound {

@@ -58,8 +58,10 @@ std::string summaryTable(const Profile& p) {
     row("GM bandwidth", fmt::format("{:.1f} of {:.1f} GB/s ({:.1f}%), {} bytes", t.gbps, t.peakGbps,
                                     100 * t.bandwidthUtilization, t.gmBytes));
     row("arithmetic intensity", fmt::format("{:.2f} FLOP/B (ridge {:.1f})", t.intensity, t.ridge));
-    row("bound", fmt::format("{} at {:.0f}% of the roof", p.runBound.label(),
-                             100 * p.runBound.roofFraction));
+    const std::string reason = p.runBound.reason();
+    row("bound",
+        fmt::format("{}{} at {:.0f}% of the roof", p.runBound.label(),
+                    reason.empty() ? "" : " (" + reason + ")", 100 * p.runBound.roofFraction));
     row("critical path", fmt::format("{} tasks, {} cycles in gaps", p.criticalPath.steps.size(),
                                      p.criticalPath.gapCycles));
     row("tail",

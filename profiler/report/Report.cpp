@@ -46,6 +46,7 @@ nlohmann::json summaryJson(const Profile& p) {
                         {"arithmetic_intensity", t.intensity},
                         {"ridge_point", t.ridge},
                         {"bound", p.runBound.label()},
+                        {"bound_reason", p.runBound.reason()},
                         {"roof_fraction", p.runBound.roofFraction},
                         {"critical_path_tasks", p.criticalPath.steps.size()},
                         {"critical_path_gap_cycles", p.criticalPath.gapCycles},
@@ -157,7 +158,9 @@ std::string gainText(const Profile& p, const nlohmann::json& f) {
 std::string boundText(const nlohmann::json& s, std::string_view roof) {
     const std::string bound = s["bound"].get<std::string>();
     if (bound == "none") return "none: the trace holds no executed instructions";
-    return fmt::format("{} ({:.0f}% of {})", bound, 100 * s["roof_fraction"].get<double>(), roof);
+    const std::string reason = s.value("bound_reason", std::string());
+    return fmt::format("{} ({}{:.0f}% of {})", bound, reason.empty() ? "" : reason + "; ",
+                       100 * s["roof_fraction"].get<double>(), roof);
 }
 
 // The summary of a simulated run: time, cores, throughput against the roof, bound, critical path.

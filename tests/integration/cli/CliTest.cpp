@@ -106,6 +106,16 @@ TEST_F(CliTest, ATasksLevelTraceHasNoPipeTimesAndSaysSo) {
         0);
     auto json = runCommand(pto("report --no-store --format json " + shellQuote(full)));
     EXPECT_NE(json.out.find("\"bound\": \"compute\""), std::string::npos) << json.out;
+    // Compute at 9 % of the roof: the report says which unit is saturated (the roofline point
+    // sits under the memory roof, left of the ridge, and read as a contradiction).
+    EXPECT_NE(json.out.find("\"bound_reason\": \"V 82% busy, the unit saturated\""),
+              std::string::npos)
+        << json.out;
+    auto fullText = runCommand(pto("report --no-store " + shellQuote(full)));
+    EXPECT_NE(
+        fullText.out.find("bound       compute (V 82% busy, the unit saturated; 9% of the roof"),
+        std::string::npos)
+        << fullText.out;
     // --top 0: no op table at all, not its header alone.
     auto none = runCommand(pto("report --no-store --top 0 " + shellQuote(full)));
     ASSERT_LE(none.exitCode, 1) << none.err;
