@@ -76,15 +76,20 @@ PipeParams paramsOf(const prof::PipeFit& f) {
     }
 }
 
-// Every simulated op paired with the measured kernels, over the simulated traces `sims`
-// (args.sims, or their re-runs with the calibrated parameters).
-std::vector<prof::KernelPair> pairAll(const CalibrateArgs& args,
-                                      const std::vector<std::string>& sims) {
-    const prof::Profile real = prof::analyzeTrace(args.real);
+// The measured trace calibrate fits to (args.real), profiled once.
+prof::Profile measuredTrace(const CalibrateArgs& args) {
+    prof::Profile real = prof::analyzeTrace(args.real);
     if (!real.model.measured)
         throw std::runtime_error(fmt::format(
             "'{}' is a simulated run; calibrate needs a measured trace first (pto import)",
             args.real));
+    return real;
+}
+
+// Every simulated op paired with the measured kernels of `real`, over the simulated traces
+// `sims` (args.sims, or their re-runs with the calibrated parameters).
+std::vector<prof::KernelPair> pairAll(const CalibrateArgs& args, const prof::Profile& real,
+                                      const std::vector<std::string>& sims) {
     prof::MatchSpec spec;
     if (args.match != "type") spec.kernel = args.match;
     if (!args.shape.empty()) {
@@ -111,6 +116,7 @@ std::vector<prof::KernelPair> pairAll(const CalibrateArgs& args,
 // whose time is bound by something else (HBM bandwidth, latency) does not follow its rate.
 // Empty, with `why`, when a run cannot be re-simulated (no program text in its trace).
 std::map<prof::PipeId, double> resimulatedErrors(const CalibrateArgs& args,
+                                                 const prof::Profile& real,
                                                  const std::vector<std::string>& overrides,
                                                  std::string& why) {
     const fs::path dir = fs::temp_directory_path() / fmt::format("pto-calibrate-{}", ::getpid());
@@ -137,7 +143,7 @@ std::map<prof::PipeId, double> resimulatedErrors(const CalibrateArgs& args,
         return {};
     }
     std::map<prof::PipeId, double> errors;
-    for (const prof::PipeFit& f : prof::calibrate(pairAll(args, reruns)).pipes)
+    for (const prof::PipeFit& f : prof::calibrate(pairAll(args, real, reruns)).pipes)
         errors[f.pipe] = f.residualBefore;
     return errors;
 }
@@ -196,7 +202,8 @@ std::vector<std::string> distinctRuns(const std::vector<std::string>& sims) {
 
 int runCalibrate(CalibrateArgs args) {
     args.sims = distinctRuns(args.sims);
-    const std::vector<prof::KernelPair> pairs = pairAll(args, args.sims);
+    const prof::Profile real = measuredTrace(args);
+    const std::vector<prof::KernelPair> pairs = pairAll(args, real, args.sims);
     if (pairs.empty()) {
         fmt::print(stderr,
                    "error: no simulated op matched a measured kernel of '{}' (--match {}{}); see "
@@ -218,9 +225,9 @@ int runCalibrate(CalibrateArgs args) {
                     fmt::format("{}={:.6g}x", key, params.rates ? 1 / f.scale : f.scale));
     }
     std::string why;
-    const std::map<prof::PipeId, double> checked = overrides.empty()
-                                                       ? std::map<prof::PipeId, double>{}
-                                                       : resimulatedErrors(args, overrides, why);
+    const std::map<prof::PipeId, double> checked =
+        overrides.empty() ? std::map<prof::PipeId, double>{}
+                          : resimulatedErrors(args, real, overrides, why);
     std::string text =
         fmt::format("{} simulated/measured pairs (--match {})\n", c.pairs, args.match);
     for (const prof::PipeFit& f : c.pipes) text += describeFit(f, paramsOf(f), applied(f), checked);

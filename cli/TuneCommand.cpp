@@ -6,6 +6,7 @@
 #include "cli/Progress.h"
 #include "cli/TuneSlurm.h"
 #include "driver/Tuner.h"
+#include "trace_db/TraceFile.h"
 #include "trace_db/TuneDb.h"
 
 #include <fmt/format.h>
@@ -13,7 +14,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 namespace pto::cli {
@@ -257,13 +257,6 @@ int runMerge(TuneArgs& args) {
     return merged.best() ? kExitOk : kExitFindings;
 }
 
-// Whether the file starts with SQLite's header.
-bool isSqliteFile(const std::string& path) {
-    char header[16] = {};
-    std::ifstream in(path, std::ios::binary);
-    return in.read(header, sizeof header) && std::string_view(header, 15) == "SQLite format 3";
-}
-
 int runTuneCommand(TuneArgs& args) {
     if (!args.merge.empty()) return runMerge(args);
     if (args.input.empty())
@@ -276,7 +269,7 @@ int runTuneCommand(TuneArgs& args) {
                                        args.input));
         return runOnTuneFile(args);
     }
-    if (isSqliteFile(args.input))
+    if (tracedb::isSqliteFile(args.input))
         throw CLI::ValidationError(
             "file", fmt::format("{} is an SQLite file but no tune file (a trace?): pto tune takes "
                                 "a .pto program or a tune file",

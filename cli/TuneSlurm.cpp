@@ -2,6 +2,8 @@
 // (cli/TuneSlurm.h). Slurm schedules; this file only writes the script and reads the results.
 #include "cli/TuneSlurm.h"
 
+#include "base/ShellQuote.h"
+
 #include "cli/Command.h"
 
 #include <fmt/format.h>
@@ -36,12 +38,6 @@ std::string findOnPath(const std::string& name) {
         begin = end + 1;
     }
     return {};
-}
-
-std::string shellQuote(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
 }
 
 // Runs a shell command, returning its exit status and standard output.

@@ -2,6 +2,8 @@
 // threads, pruned by the analytic lower bound (driver/Tuner.h).
 #include "driver/Tuner.h"
 
+#include "base/ShellQuote.h"
+
 #include "compiler/Pipeline.h"
 #include "compiler/ir/Cost.h"
 #include "compiler/ir/Diagnostics.h"
@@ -19,9 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <chrono>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -198,17 +198,6 @@ std::vector<int64_t> chunkIds(size_t count, const std::optional<std::pair<int, i
     return ids;
 }
 
-// `text` as one shell word: single-quoted unless it is made of safe characters only.
-std::string shellQuoted(const std::string& text) {
-    const bool safe = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("+-_./=:,@%", c);
-    });
-    if (safe) return text;
-    std::string quoted = "'";
-    for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
-}
-
 std::string bindsText(const std::vector<ScalarBind>& binds) {
     std::string text;
     for (const ScalarBind& b : binds)
@@ -340,8 +329,8 @@ std::string tuneCandidateFlags(const tracedb::TuneData& data, int64_t id) {
     if (!run.compile.doubleBuffer) add("--no-double-buffer");
     if (!run.compile.fuse) add("--no-fuse");
     if (!run.compile.rerollLoops) add("--no-reroll");
-    if (!run.archFile.empty()) add("--arch " + shellQuoted(run.archFile));
-    for (const std::string& o : run.archOverrides) add("--set " + shellQuoted(o));
+    if (!run.archFile.empty()) add("--arch " + shellQuote(run.archFile));
+    for (const std::string& o : run.archOverrides) add("--set " + shellQuote(o));
     return flags;
 }
 

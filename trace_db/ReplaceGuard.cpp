@@ -8,18 +8,10 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
-#include <fstream>
 #include <string>
 
 namespace pto::tracedb {
 namespace {
-
-bool startsWithSqliteHeader(const std::filesystem::path& path) {
-    char header[16] = {};
-    std::ifstream in(path, std::ios::binary);
-    return in.read(header, sizeof header) &&
-           std::string_view(header, 16) == std::string_view("SQLite format 3\0", 16);
-}
 
 bool holdsTable(const std::filesystem::path& path, std::string_view table) {
     try {
@@ -39,8 +31,7 @@ void requireReplaceable(const std::filesystem::path& path, std::string_view what
     if (std::filesystem::is_regular_file(path, error) &&
         std::filesystem::file_size(path, error) == 0)
         return;
-    const bool sqlite =
-        std::filesystem::is_regular_file(path, error) && startsWithSqliteHeader(path);
+    const bool sqlite = isSqliteFile(path);
     if (sqlite && holdsTable(path, ownTable)) return;
     throw TraceError(fmt::format("'{}' exists and is not a {} ({}): it is not replaced; remove it "
                                  "or give another output path",

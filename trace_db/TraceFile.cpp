@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
 #include <string_view>
 #include <sys/stat.h>
 #include <system_error>
@@ -65,10 +66,11 @@ std::string readHeader(const fs::path& path) {
     return got > 0 ? std::string(header.data(), static_cast<std::size_t>(got)) : std::string();
 }
 
+constexpr std::string_view kSqliteMagic("SQLite format 3\0", 16);
+
 /// Header bytes 18 and 19 (file format write/read version) are 2 in WAL mode.
 bool isWalMode(std::string_view header) {
-    constexpr std::string_view kMagic("SQLite format 3\0", 16);
-    return header.size() >= 20 && header.starts_with(kMagic) &&
+    return header.size() >= 20 && header.starts_with(kSqliteMagic) &&
            (header[18] == 2 || header[19] == 2);
 }
 
@@ -125,6 +127,14 @@ void requireExistingFile(const fs::path& path) {
     // SQLite would take an empty file for an empty database.
     if (fs::file_size(path, error) == 0 && !error)
         throw TraceError(fmt::format("'{}' is not a PTO Studio trace (empty file)", path.string()));
+}
+
+bool isSqliteFile(const fs::path& path) {
+    std::error_code error;
+    if (!fs::is_regular_file(path, error)) return false;
+    char header[16] = {};
+    std::ifstream in(path, std::ios::binary);
+    return in.read(header, sizeof header) && std::string_view(header, 16) == kSqliteMagic;
 }
 
 std::string readOnlyUri(const fs::path& path) {

@@ -13,6 +13,10 @@ class SqliteDb;
 /// open(), so nothing else is ever opened.
 void requireExistingFile(const std::filesystem::path& path);
 
+/// Whether `path` is a regular file that starts with SQLite's header (a trace, a tune file or
+/// another application's database); false for anything else, missing files included.
+bool isSqliteFile(const std::filesystem::path& path);
+
 /// The SQLite URI the reader opens `path` with: "file:<absolute path>?immutable=1", so SQLite
 /// takes no locks and creates no -journal, -wal or -shm file beside the trace. A WAL-mode
 /// file is read the same way when its "-wal" file is absent or empty (everything is in the
