@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -179,6 +180,17 @@ std::string archJson(const ArchConfig& config) {
     return out + "}}";
 }
 
+namespace {
+
+/// `product` rounded to 15 significant digits: a factor applied in binary leaves noise in the
+/// last digit (68.8664816 printed as 68.86648160000001 in `pto arch` and calibrated arch
+/// files), and 15 digits are more than any rate or size is known to.
+double withoutProductNoise(double product) {
+    return std::strtod(fmt::format("{:.15g}", product).c_str(), nullptr);
+}
+
+} // namespace
+
 void applyOverride(ArchConfig& config, std::string_view assignment) {
     const std::string where = "override";
     const std::optional<Assignment> a = splitAssignment(trim(assignment));
@@ -191,7 +203,7 @@ void applyOverride(ArchConfig& config, std::string_view assignment) {
     ArchConfig changed = config;
     if (v && v->unit == "x") {
         Quantity q = config.value(index);
-        q.value *= v->number;
+        q.value = withoutProductNoise(q.value * v->number);
         if (std::string problem = checkValue(index, q); !problem.empty())
             throw ArchError(
                 where, 0,

@@ -202,6 +202,16 @@ TEST(ArchConfig, Overrides) {
     EXPECT_EQ(arch.bytes(Param::L0aSize), 64 * 1024);                 // unchanged on error
 }
 
+// A factor applied in binary leaves noise in the last digit (1.6 TB/s × 1.1 is
+// 1.7600000000000002 in doubles): what `pto arch --set`, whatif and calibrate's arch files
+// print is the decimal product.
+TEST(ArchConfig, FactorOverridesPrintTheDecimalProduct) {
+    ArchConfig arch;
+    applyOverride(arch, "hbm.bandwidth=1.1x");
+    EXPECT_EQ(arch.value(Param::HbmBandwidth), (Quantity{1.76, Unit::TBps}));
+    EXPECT_NE(dumpArch(arch).find("hbm.bandwidth = 1.76 TB/s\n"), std::string::npos);
+}
+
 TEST(ArchConfig, TargetInfoForTheCompiler) {
     const TargetInfo t = toTargetInfo(parseArch("mem.ub.size = 256 KiB\ncore.aic_count = 20\n"));
     EXPECT_EQ(t.aicCores, 20);
