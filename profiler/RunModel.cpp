@@ -8,6 +8,7 @@
 #include "profiler/LoopLabels.h"
 #include "profiler/MeasuredRun.h"
 #include "profiler/Provenance.h"
+#include "profiler/RunClock.h"
 #include "profiler/SqlRows.h"
 #include "profiler/UsableSlices.h"
 #include "trace_db/TraceError.h"
@@ -29,7 +30,7 @@ constexpr std::array<std::string_view, kPipeCount> kPipeNames{"S", "MTE1", "MTE2
 
 void loadMeta(const tracedb::TraceReader& reader, RunModel& m) {
     m.peaks = parseArchPeaks(reader.meta("arch_config").value_or(""));
-    if (const auto hz = reader.clockHz()) m.peaks.clockHz = *hz;
+    m.peaks.clockHz = runClockHz(reader);
     if (auto traffic = parseMeasuredTraffic(reader.meta("sim_memory").value_or("")))
         applyMeasuredTraffic(m.peaks, *traffic);
     m.traceLevel = reader.meta("trace_level").value_or("");

@@ -2,6 +2,7 @@
 #include "gui/model/TraceDocument.h"
 
 #include "profiler/CompileNotes.h"
+#include "profiler/RunClock.h"
 #include "profiler/SqlRows.h"
 
 #include <string_view>
@@ -30,7 +31,7 @@ TraceSummary readSummary(const tracedb::TraceReader& reader) {
     summary.program = reader.meta("entry").value_or(
         std::filesystem::path(summary.programPath).filename().string());
     summary.arch = reader.meta("arch_name").value_or("");
-    summary.clockHz = reader.clockHz().value_or(0);
+    summary.clockHz = prof::runClockHz(reader);
     summary.totalCycles = static_cast<std::int64_t>(numberOr(reader.meta("sim_total_cycles"), 0));
     summary.stageCount = countOf(reader, "SELECT count(*) FROM stage");
     summary.trackCount = countOf(reader, "SELECT count(*) FROM track");

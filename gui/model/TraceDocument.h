@@ -16,7 +16,7 @@ struct TraceSummary {
     std::string program;     ///< entry function or program file name
     std::string programPath; ///< meta program_path (may be empty)
     std::string arch;        ///< meta arch_name (may be empty for a compile-only trace)
-    double clockHz = 0;      ///< meta clock_hz; 0 when the trace has no simulation
+    double clockHz = 0;      ///< the run's clock (prof::runClockHz)
     /// The run's time: a simulated run's cycles; a measured trace's ns from the first kernel
     /// start to the last kernel end.
     std::int64_t totalCycles = 0;

@@ -1,6 +1,7 @@
 // Chrome trace event JSON of a trace: metadata, flows, counters; slices via ChromeSlices.cpp.
 #include "profiler/export/ChromeExport.h"
 
+#include "profiler/RunClock.h"
 #include "profiler/SqlRows.h"
 #include "profiler/export/ChromeJson.h"
 #include "profiler/export/ChromeSlices.h"
@@ -123,7 +124,7 @@ void writeCounters(const tracedb::TraceReader& reader, JsonSink& sink, const Pla
 ExportCounts exportChromeJson(const tracedb::TraceReader& reader, std::FILE* out,
                               const ProgressFn& progress) {
     ExportCounts counts;
-    const double hz = reader.clockHz().value_or(1e9);
+    const double hz = runClockHz(reader);
     Clock clock(hz);
     auto tracks = reader.tracks();
     auto names = reader.strings();

@@ -3,6 +3,7 @@
 
 #include "profiler/InstrSource.h"
 #include "profiler/LoopLabels.h"
+#include "profiler/RunClock.h"
 #include "profiler/SqlRows.h"
 
 #include <fmt/format.h>
@@ -46,7 +47,7 @@ void appendCsv(fmt::memory_buffer& b, const tracedb::SqlValue& v) {
 
 std::int64_t exportSlicesCsv(const tracedb::TraceReader& reader, std::FILE* out,
                              const ProgressFn& progress) {
-    const double usPerCycle = 1e6 / reader.clockHz().value_or(1e9);
+    const double usPerCycle = 1e6 / runClockHz(reader);
     std::int64_t total = 1, n = 0;
     forEachRow(reader, "SELECT count(*) FROM slice",
                [&](auto row) { total = cellInt(row[0]) + 1; });

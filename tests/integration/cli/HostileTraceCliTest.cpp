@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -359,6 +360,28 @@ TEST_F(EditedTraceCli, AClockRateThatIsNoPositiveNumberIsRefusedByEveryTool) {
     auto sound = runCommand(pto("report --no-store --exit-zero " + q(run)));
     EXPECT_EQ(sound.exitCode, 0) << sound.err;
     EXPECT_NE(sound.out.find("12042 cycles = 6.690 us"), std::string::npos) << sound.out;
+}
+
+// A trace without meta clock_hz (written by hand or an older tool): the report timed it by its
+// arch's clock (6.690 us), the Chrome and CSV exports by 1 GHz (12.042 us) — two times for one
+// run. Every reader now takes the one rule of prof::runClockHz.
+TEST_F(EditedTraceCli, ATraceWithoutAClockRateIsTimedAlikeByTheReportAndTheExports) {
+    const fs::path run = runOf("softmax.pto", "softmax.db");
+    const fs::path trace = editedCopy(run, "noclock.db", "DELETE FROM meta WHERE key = 'clock_hz'");
+    auto report = runCommand(pto("report --no-store --exit-zero " + q(trace)));
+    EXPECT_NE(report.out.find("12042 cycles = 6.690 us"), std::string::npos) << report.out;
+    auto chrome = runCommand(pto("export " + q(trace) + " -o " + q(m_dir / "t.json")));
+    ASSERT_EQ(chrome.exitCode, 0) << chrome.err;
+    std::ifstream in(m_dir / "t.json");
+    const nlohmann::json events = nlohmann::json::parse(in)["traceEvents"];
+    double end = 0;
+    for (const auto& e : events)
+        if (e.value("ph", "") == "X")
+            end = std::max(end, e["ts"].get<double>() + e["dur"].get<double>());
+    EXPECT_NEAR(end, 6.690, 0.001);
+    auto csv = runCommand(pto("export --format csv " + q(trace)));
+    ASSERT_EQ(csv.exitCode, 0) << csv.err;
+    EXPECT_NE(csv.out.find(",6.2456,0.4444,"), std::string::npos) << csv.out.substr(0, 400);
 }
 
 // The sum of the msprof ratios and of the op shares of a report.
