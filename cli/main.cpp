@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <stdexcept>
@@ -21,6 +23,14 @@ void printOutOfMemory() {
                "resource budget --max-tile-ops, --max-instrs, --max-gm and --max-memory bounds "
                "what pto plans to allocate: lower it or make the program smaller)\n",
                pto::cli::activity());
+}
+
+// Whether everything printed to standard output reached it: a report piped to a full disk
+// (`pto report x.db > /dev/full`) lost every line with exit 0; now it is exit 2 with the reason.
+bool outputWritten() {
+    if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return true;
+    fmt::print(stderr, "error: cannot write the standard output: {}\n", std::strerror(errno));
+    return false;
 }
 
 } // namespace
@@ -55,7 +65,8 @@ int main(int argc, char** argv) {
     for (const CLI::App* sub : app.get_subcommands())
         setActivity(fmt::format("running 'pto {}'", sub->get_name()));
     try {
-        return action ? action() : kExitUsage;
+        const int code = action ? action() : kExitUsage;
+        return outputWritten() ? code : kExitUsage;
     } catch (const std::bad_alloc&) {
         printOutOfMemory();
     } catch (const std::length_error&) { // a container asked for more than it can hold

@@ -185,10 +185,12 @@ void runPlan(const WorkPlan& plan, const SliceTables& tables, JsonSink& sink,
             changed.notify_all();
         }
     };
+    // Before the workers start: a failed write throws here, not past threads left unjoined
+    // (std::terminate: `pto export -o /dev/full` aborted).
+    sink.flush();
     std::vector<std::thread> threads;
     for (unsigned i = 0; i < workers; ++i) threads.emplace_back(work);
     std::vector<std::int64_t> lastTs(tables.laneOf.size(), kNone);
-    sink.flush();
     std::exception_ptr error; // the first failure: the rest is drained, not written
     for (std::size_t i = 0; i < chunks; ++i) {
         std::unique_ptr<Chunk> chunk;

@@ -384,6 +384,24 @@ TEST_F(EditedTraceCli, ATraceWithoutAClockRateIsTimedAlikeByTheReportAndTheExpor
     EXPECT_NE(csv.out.find(",6.2456,0.4444,"), std::string::npos) << csv.out.substr(0, 400);
 }
 
+// Output that cannot be written is an error, never lost in silence: `pto report x.db >
+// /dev/full` was exit 0 (or the findings' 1) with nothing said, and the Chrome export aborted
+// (std::terminate: its first write failed with the formatting threads running).
+TEST_F(EditedTraceCli, OutputToAFullDiskIsExitTwoWithTheReason) {
+    if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+    const fs::path run = runOf("softmax.pto", "softmax.db");
+    for (const std::string& command : {"report --no-store " + q(run), "info " + q(run),
+                                       "export " + q(run), "export --format csv " + q(run),
+                                       "compare " + q(run) + " " + q(run), std::string("arch")}) {
+        auto r = runCommand("sh -c " + test::shellQuote(pto(command) + " > /dev/full"));
+        EXPECT_EQ(r.exitCode, 2) << command << "\n" << r.err;
+        EXPECT_NE(r.err.find("error: cannot write"), std::string::npos) << command << "\n" << r.err;
+    }
+    auto chrome = runCommand(pto("export " + q(run) + " -o /dev/full"));
+    EXPECT_EQ(chrome.exitCode, 2) << chrome.err;
+    EXPECT_NE(chrome.err.find("cannot write the Chrome trace"), std::string::npos) << chrome.err;
+}
+
 // The sum of the msprof ratios and of the op shares of a report.
 double opShareSum(const nlohmann::json& report) {
     double sum = 0;
