@@ -43,7 +43,7 @@ BoundVerdict classifyRun(const RunModel& m) {
     point.cores = double(cores.size());
     completeRooflinePoint(point);
     const BoundVerdict v = classifyRunTotals(point, busy[1], busy[0]);
-    return m.measured || m.hasInstrSlices ? v : withoutPipeTimes(v);
+    return m.recordsInstrCycles() ? v : withoutPipeTimes(v);
 }
 
 void appendFindings(const Profile& p, std::vector<tracedb::MetricRow>& rows) {

@@ -33,6 +33,31 @@ std::string pct(const Delta& d) {
     return fmt::format("{:+.1f}%", 100 * (d.b - d.a) / d.a);
 }
 
+// The per-core deltas of `c`: cores busy in either run, AIC before AIV, by number.
+RunComparison withCores(RunComparison c, const Profile& a, const Profile& b) {
+    std::map<std::string, CoreDelta> cores;
+    auto addCores = [&](const Profile& p, bool second) {
+        for (std::size_t i = 0; i < p.model.cores.size(); ++i) {
+            const CoreBubbles& bub = p.bubbles.cores[i];
+            if (bub.tasks == 0) continue;
+            CoreDelta& d = cores[p.model.cores[i].name];
+            d.core = p.model.cores[i].name;
+            (second ? d.busy.b : d.busy.a) = double(bub.busy);
+            (second ? d.tasks.b : d.tasks.a) = double(bub.tasks);
+        }
+    };
+    addCores(a, false);
+    addCores(b, true);
+    for (auto& [name, d] : cores) c.cores.push_back(d);
+    std::stable_sort(c.cores.begin(), c.cores.end(), [](const CoreDelta& x, const CoreDelta& y) {
+        auto rank = [](const std::string& n) {
+            return std::make_pair(n.substr(0, 3), std::atoi(n.c_str() + 4));
+        };
+        return rank(x.core) < rank(y.core);
+    });
+    return c;
+}
+
 } // namespace
 
 RunComparison compareRuns(const Profile& a, const Profile& b) {
@@ -49,6 +74,15 @@ RunComparison compareRuns(const Profile& a, const Profile& b) {
     c.gmBytes = {double(a.throughput.gmBytes), double(b.throughput.gmBytes)};
     c.boundA = a.runBound.label();
     c.boundB = b.runBound.label();
+    if (!a.model.recordsInstrCycles() || !b.model.recordsInstrCycles()) {
+        c.opsNotRecorded = fmt::format(
+            "per-op spans need instruction slices in both runs; {} traced at --trace tasks (pto "
+            "run --trace instructions)",
+            !a.model.recordsInstrCycles() && !b.model.recordsInstrCycles() ? "A and B were"
+            : a.model.recordsInstrCycles()                                 ? "B was"
+                                                                           : "A was");
+        return withCores(c, a, b);
+    }
     std::map<OpKey, std::size_t> inB;
     for (std::size_t i = 0; i < b.model.tensorOps.size(); ++i)
         inB.emplace(keyOf(b.model.tensorOps[i]), i);
@@ -88,27 +122,7 @@ RunComparison compareRuns(const Profile& a, const Profile& b) {
         d.onlyInB = true;
         c.ops.push_back(std::move(d));
     }
-    std::map<std::string, CoreDelta> cores;
-    auto addCores = [&](const Profile& p, bool second) {
-        for (std::size_t i = 0; i < p.model.cores.size(); ++i) {
-            const CoreBubbles& bub = p.bubbles.cores[i];
-            if (bub.tasks == 0) continue;
-            CoreDelta& d = cores[p.model.cores[i].name];
-            d.core = p.model.cores[i].name;
-            (second ? d.busy.b : d.busy.a) = double(bub.busy);
-            (second ? d.tasks.b : d.tasks.a) = double(bub.tasks);
-        }
-    };
-    addCores(a, false);
-    addCores(b, true);
-    for (auto& [name, d] : cores) c.cores.push_back(d);
-    std::stable_sort(c.cores.begin(), c.cores.end(), [](const CoreDelta& x, const CoreDelta& y) {
-        auto rank = [](const std::string& n) {
-            return std::make_pair(n.substr(0, 3), std::atoi(n.c_str() + 4));
-        };
-        return rank(x.core) < rank(y.core);
-    });
-    return c;
+    return withCores(c, a, b);
 }
 
 nlohmann::json comparisonJson(const RunComparison& c, const std::string& nameA,
@@ -132,6 +146,7 @@ nlohmann::json comparisonJson(const RunComparison& c, const std::string& nameA,
         j["gm_bytes"] = delta(c.gmBytes);
         j["bound"] = {{"a", c.boundA}, {"b", c.boundB}};
     }
+    if (!c.opsNotRecorded.empty()) j["ops_not_recorded"] = c.opsNotRecorded;
     for (const OpDelta& d : c.ops)
         j["ops"].push_back({{"op", d.op},
                             {"line", d.line},
@@ -181,8 +196,11 @@ std::string comparisonText(const RunComparison& c, const std::string& nameA,
         "  tasks      {:.0f} -> {:.0f}\n  GM bytes   {:.0f} -> {:.0f}\n  bound      {} -> {}\n",
         c.tasks.a, c.tasks.b, c.gmBytes.a, c.gmBytes.b, c.boundA, c.boundB);
     out += "\nper Tensor op (span = first instruction start to last end):\n";
-    out += fmt::format("  {:>5}  {:<22} {:>10} {:>10} {:>8}  {}\n", "line", "op", "span A",
-                       "span B", "change", "bound A -> B");
+    if (!c.opsNotRecorded.empty())
+        out += "  " + c.opsNotRecorded + "\n";
+    else
+        out += fmt::format("  {:>5}  {:<22} {:>10} {:>10} {:>8}  {}\n", "line", "op", "span A",
+                           "span B", "change", "bound A -> B");
     for (const OpDelta& d : c.ops)
         out += fmt::format("  {:>5}  {:<22} {:>10.0f} {:>10.0f} {:>8}  {} -> {}\n", d.line, d.op,
                            d.span.a, d.span.b, d.onlyInA ? "gone" : pct(d.span),

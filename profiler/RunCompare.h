@@ -44,7 +44,10 @@ struct RunComparison {
     Delta tasks;
     Delta gmBytes;
     std::string boundA, boundB;
-    std::vector<OpDelta> ops;     ///< in program order of run A, then ops only in B
+    std::vector<OpDelta> ops; ///< in program order of run A, then ops only in B
+    /// Why `ops` is empty although both runs have ops: one of them has no op cycles
+    /// (--trace tasks); empty otherwise.
+    std::string opsNotRecorded;
     std::vector<CoreDelta> cores; ///< cores busy in either run
     std::string_view timeUnit() const { return measured ? "ns" : "cycles"; }
     /// A's time over B's in µs — not in cycles, which runs at different clocks do not share.

@@ -157,6 +157,10 @@ struct RunModel {
     /// state its level (its wait slices are all there is). Otherwise every WaitCycles is 0
     /// because nothing was recorded, not because nothing waited.
     bool recordsWaits() const { return traceLevel.empty() || traceLevel == "full"; }
+    /// Pipe busy times and Tensor op cycles are recorded: a measured trace, or a simulated one
+    /// with instruction slices. At --trace tasks they are 0 because nothing was recorded (an
+    /// op's roof divided by its 0-cycle span gave 250776 %; the GUI drew 0 % pipes).
+    bool recordsInstrCycles() const { return measured || hasInstrSlices; }
     /// Where the run ends on the trace's clock.
     std::int64_t endCycle() const { return startCycle + totalCycles; }
     /// The unit of every time in the model: cycles of a simulated run, nanoseconds of a

@@ -10,6 +10,7 @@ namespace pto::prof {
 
 Attribution analyzeAttribution(const RunModel& model) {
     Attribution r;
+    if (!model.recordsInstrCycles()) return r; // --trace tasks: no op has a cycle to share
     std::int64_t allBusy = 0;
     for (const TaskRun& t : model.tasks)
         allBusy += std::accumulate(t.busy.begin(), t.busy.end(), std::int64_t(0));

@@ -34,8 +34,10 @@ void emit(MetricList& out, std::string_view entity, std::int64_t id, const Bound
     out.text(entity, id, "class", std::string(boundName(v.cls)));
     if (v.cause != LatencyCause::None)
         out.text(entity, id, "cause", std::string(causeName(v.cause)));
-    out.text(entity, id, "busiest_pipe", std::string(pipeIdName(v.busiestPipe)));
-    out.value(entity, id, "busiest_ratio", v.busiestRatio);
+    if (v.cls != BoundClass::Unknown) { // unknown: no pipe time to name a busiest pipe by
+        out.text(entity, id, "busiest_pipe", std::string(pipeIdName(v.busiestPipe)));
+        out.value(entity, id, "busiest_ratio", v.busiestRatio);
+    }
     out.value(entity, id, "roof_fraction", v.roofFraction);
 }
 
@@ -128,7 +130,7 @@ BoundVerdict withoutPipeTimes(BoundVerdict v) {
 Bound analyzeBound(const RunModel& model, const PipeUtil& util, const Roofline& roofline) {
     Bound b;
     // A simulated run traced at --trace tasks has no pipe busy times: only the roof can tell.
-    const bool pipeTimes = model.measured || model.hasInstrSlices;
+    const bool pipeTimes = model.recordsInstrCycles();
     for (std::size_t i = 0; i < model.tasks.size(); ++i) {
         const TaskRun& t = model.tasks[i];
         BoundVerdict v = model.measured ? classifyMeasured(util.tasks[i].ratio)

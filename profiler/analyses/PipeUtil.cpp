@@ -80,6 +80,7 @@ void appendMetrics(const PipeUtil& result, const RunModel& model,
     auto emit = [&](std::string_view entity, std::int64_t id, const PipeRatios& r) {
         if (r.activeCycles <= 0) return;
         out.value(entity, id, "active_cycles", double(r.activeCycles));
+        if (!model.recordsInstrCycles()) return; // --trace tasks: no pipe time was recorded
         for (std::size_t p = 0; p < kPipeCount; ++p) {
             std::string name = msprofRatioName(r.coreType, PipeId(p));
             if (!name.empty()) out.value(entity, id, name, r.ratio[p]);

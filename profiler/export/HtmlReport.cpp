@@ -90,7 +90,10 @@ std::string findingsHtml(const Profile& p) {
 // Horizontal bars: the top ops by instruction cycles.
 std::string opsChart(const Profile& p) {
     std::size_t n = std::min<std::size_t>(p.attribution.ops.size(), 12);
-    if (n == 0) return "<p>No instruction cycles attributed (trace level tasks?).</p>\n";
+    if (n == 0 && !p.model.recordsInstrCycles())
+        return "<p>Op cycles are not recorded at this trace level (pto run --trace "
+               "instructions).</p>\n";
+    if (n == 0) return "<p>No instruction cycles attributed.</p>\n";
     int rowH = 22, labelW = 260, barW = 560, h = int(n) * rowH + 10;
     double maxCycles = double(std::max<std::int64_t>(p.attribution.ops[0].cycles, 1));
     std::string svg =
@@ -282,6 +285,9 @@ std::string kernelsTable(const Profile& p) {
 }
 
 std::string opsTable(const Profile& p) {
+    if (!p.model.recordsInstrCycles())
+        return "<p>Op cycles are not recorded at this trace level (pto run --trace "
+               "instructions).</p>\n";
     std::string out =
         "<table>\n<tr><th>line</th><th>op</th><th>name</th><th>cycles</th><th>share</th>"
         "<th>FLOPs</th><th>GM bytes</th><th>roof</th><th>bound</th></tr>\n";

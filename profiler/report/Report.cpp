@@ -58,7 +58,7 @@ nlohmann::json summaryJson(const Profile& p) {
 
 nlohmann::json pipesJson(const Profile& p) {
     nlohmann::json j = nlohmann::json::object();
-    if (!p.model.measured && !p.model.hasInstrSlices) return j; // --trace tasks: not recorded
+    if (!p.model.recordsInstrCycles()) return j; // --trace tasks: not recorded
     for (std::string type : {"AIC", "AIV"}) {
         std::array<double, kPipeCount> busy{};
         double active = 0;
@@ -259,6 +259,8 @@ std::string renderText(const Profile& p, const nlohmann::json& j) {
         line("  pipes      {}", pipes);
     else if (!measured && p.model.executed()) // a run of which nothing executed has no pipes
         line("  pipes       not recorded at this trace level (pto run --trace instructions)");
+    if (!measured && !p.model.recordsInstrCycles() && p.model.executed())
+        line("  ops         not recorded at this trace level (pto run --trace instructions)");
     line("");
     if (j.contains("top_kernels")) out += renderTopKernelsText(j["top_kernels"]);
     if (!measured) out += topOpsText(j); // a measured trace has no IR, so no Tensor ops
@@ -293,6 +295,11 @@ std::string mdEscape(std::string s) {
 
 std::string topOpsMarkdown(const nlohmann::json& j) {
     std::string out;
+    if (j["top_ops"].empty()) // --trace tasks: not recorded; --top 0: no table
+        return j["summary"].value("trace_level", "") == "tasks"
+                   ? "\n## Top ops by cycles\n\nNot recorded at this trace level (pto run "
+                     "--trace instructions).\n"
+                   : "";
     out += "\n## Top ops by cycles\n\n| line | op | cycles | share | roof | bound "
            "|\n|---:|---|---:|---:|---:|---|\n";
     auto rows = [&](const nlohmann::json& ops) {

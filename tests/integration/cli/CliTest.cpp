@@ -123,6 +123,40 @@ TEST_F(CliTest, ATasksLevelTraceHasNoPipeTimesAndSaysSo) {
     EXPECT_NE(none.out.find("findings"), std::string::npos) << none.out;
 }
 
+// Nor has it op cycles: matmul %c showed "0 cycles, 250776 % of the roof, memory" (its roof
+// divided by a 0-cycle span) in the text, JSON, Markdown and HTML reports, and `pto compare` of
+// the same run at two levels "5291 -> 0, -100 %"; the stored metrics had 0 % pipe ratios the
+// GUI drew. Now each says the ops are not recorded, and no ratio row is stored.
+TEST_F(CliTest, ATasksLevelTraceHasNoOpCyclesAndSaysSo) {
+    const std::string tasks = shellQuote(out().string());
+    const std::string full = shellQuote(out().string() + ".full.db");
+    ASSERT_EQ(runCommand(pto("run " + sample("matmul") + " --trace tasks -o " + tasks)).exitCode,
+              0);
+    ASSERT_EQ(runCommand(pto("run " + sample("matmul") + " -o " + full)).exitCode, 0);
+    auto text = runCommand(pto("report --exit-zero " + tasks));
+    ASSERT_EQ(text.exitCode, 0) << text.err;
+    EXPECT_NE(text.out.find("  ops         not recorded at this trace level"), std::string::npos)
+        << text.out;
+    EXPECT_EQ(text.out.find("top ops by cycles"), std::string::npos) << text.out;
+    auto json = runCommand(pto("report --no-store --exit-zero --format json " + tasks));
+    EXPECT_NE(json.out.find("\"top_ops\": []"), std::string::npos) << json.out;
+    auto md = runCommand(pto("report --no-store --exit-zero --format md " + tasks));
+    EXPECT_NE(md.out.find("Not recorded at this trace level"), std::string::npos) << md.out;
+    auto html = runCommand(pto("export --format html " + tasks));
+    EXPECT_NE(html.out.find("Op cycles are not recorded at this trace level"), std::string::npos);
+    EXPECT_EQ(html.out.find("250776"), std::string::npos);
+    auto compare = runCommand(pto("compare " + full + " " + tasks));
+    ASSERT_EQ(compare.exitCode, 0) << compare.err;
+    EXPECT_NE(compare.out.find("per-op spans need instruction slices in both runs; B was traced "
+                               "at --trace tasks"),
+              std::string::npos)
+        << compare.out;
+    EXPECT_EQ(compare.out.find("-100.0%"), std::string::npos) << compare.out;
+    auto stored = runCommand(
+        pto("query " + tasks + " \"SELECT count(*) FROM metric WHERE key LIKE '%_ratio'\""));
+    EXPECT_NE(stored.out.find("--------\n0\n"), std::string::npos) << stored.out;
+}
+
 TEST_F(CliTest, PrintAfterAllAndStopAfter) {
     auto r = runCommand(
         pto(fmt::format("compile {} --print-after-all --stop-after tile", sample("softmax"))));
