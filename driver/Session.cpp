@@ -60,6 +60,12 @@ std::vector<TensorData> prepareInputs(const CompileState& state, const RunOption
         throw std::invalid_argument(fmt::format("@{} takes {} inputs but {} files were given",
                                                 state.tensor.name, wanted.size(),
                                                 options.inputFiles.size()));
+    for (size_t i = 0; i < options.inputFiles.size(); ++i)
+        if (options.inputFiles[i].empty())
+            throw std::invalid_argument(fmt::format(
+                "--inputs: file {} of {} (input %{} of @{}) is an empty name; give one .npy file "
+                "per argument, comma-separated",
+                i + 1, options.inputFiles.size(), wanted[i].name, state.tensor.name));
     checkInputBudget(state, options.compile.budget);
     // Every file's header first: a wrong or hostile file is an error before any data is read.
     for (size_t i = 0; i < options.inputFiles.size(); ++i) {

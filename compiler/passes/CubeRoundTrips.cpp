@@ -20,8 +20,14 @@ bool isCube(OpKind k) {
     return opInfo(k).cls == OpClass::Matmul;
 }
 
-// The ops of one vector chain that come after the cube: reached on chip from its loads of
-// `fromCube` (GM tensors the cycle's cube chains write).
+// The GM tensor `op` writes (tstore, tscatter_add), or kNoId.
+ValueId gmWritten(const Op& op) {
+    const bool writes = op.kind == OpKind::TStore || op.kind == OpKind::TScatterAdd;
+    return writes ? op.operands.at(1) : kNoId;
+}
+
+// The ops of one vector chain that come after the cube: reached on chip from its reads (loads,
+// gathers) of `fromCube`.
 std::unordered_set<OpId> afterTheCube(const Function& tile, const TileChain& chain,
                                       const std::unordered_set<ValueId>& fromCube) {
     const std::unordered_set<OpId> in(chain.ops.begin(), chain.ops.end());
@@ -30,7 +36,8 @@ std::unordered_set<OpId> afterTheCube(const Function& tile, const TileChain& cha
     // forward sweep reaches everything.
     for (OpId id : chain.ops) {
         const Op& op = tile.op(id);
-        bool reached = op.kind == OpKind::TLoad && fromCube.count(op.operands.at(0));
+        bool reached = (op.kind == OpKind::TLoad || op.kind == OpKind::Gather) &&
+                       fromCube.count(op.operands.at(0));
         for (ValueId v : op.operands) {
             const Value& value = tile.value(v);
             reached = reached || (value.def != kNoId && value.type.space != MemSpace::GM &&
@@ -41,20 +48,36 @@ std::unordered_set<OpId> afterTheCube(const Function& tile, const TileChain& cha
     return after;
 }
 
+// afterTheCube of every vector chain of `cycle`, where `fromCube` grows to a fixed point: the
+// GM tensors the cube chains write, then those written by ops after the cube (the cube's
+// product may reach a chain through another vector chain and GM).
+std::vector<std::unordered_set<OpId>> opsAfterTheCube(const Function& tile,
+                                                      const std::vector<TileChain>& cycle) {
+    std::unordered_set<ValueId> fromCube;
+    for (const TileChain& chain : cycle)
+        if (chain.core == CoreType::AIC)
+            for (OpId id : chain.ops)
+                if (ValueId gm = gmWritten(tile.op(id)); gm != kNoId) fromCube.insert(gm);
+    std::vector<std::unordered_set<OpId>> after(cycle.size());
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (size_t c = 0; c < cycle.size(); ++c) {
+            if (cycle[c].core != CoreType::AIV) continue;
+            after[c] = afterTheCube(tile, cycle[c], fromCube);
+            for (OpId id : after[c])
+                if (ValueId gm = gmWritten(tile.op(id)); gm != kNoId)
+                    grew = fromCube.insert(gm).second || grew;
+        }
+    }
+    return after;
+}
+
 } // namespace
 
 GmReads cubeRoundTripReads(const Function& tile, const std::vector<TileChain>& cycle) {
-    std::unordered_set<ValueId> fromCube;
-    for (const TileChain& chain : cycle) {
-        if (chain.core != CoreType::AIC) continue;
-        for (OpId id : chain.ops)
-            if (const Op& op = tile.op(id); op.kind == OpKind::TStore)
-                fromCube.insert(op.operands.at(1));
-    }
+    const std::vector<std::unordered_set<OpId>> afterOf = opsAfterTheCube(tile, cycle);
     GmReads reads;
-    for (const TileChain& chain : cycle) {
-        if (chain.core != CoreType::AIV) continue;
-        const std::unordered_set<OpId> after = afterTheCube(tile, chain, fromCube);
+    for (const std::unordered_set<OpId>& after : afterOf) {
         for (OpId id : after) {
             const Op& op = tile.op(id);
             for (ValueId v : op.operands) {
@@ -72,15 +95,25 @@ GmReads cubeRoundTripReads(const Function& tile, const std::vector<TileChain>& c
 
 bool mayRoundTripThroughCube(const Function& tensor) {
     const auto& ops = tensor.ops();
+    std::vector<std::vector<OpId>> readers(tensor.valueCount());
+    for (const Op& op : ops)
+        for (ValueId v : op.operands) readers[v].push_back(op.id);
+    // Vector ops are linked through the vector ops they read, and through every value two of
+    // them read (they may share its tile loads: an index read by a gather and a scatter_add).
     UnionFind vector(ops.size());
     for (const Op& op : ops) {
         if (isCube(op.kind)) continue;
         for (ValueId v : op.operands)
             if (const Op* p = tensor.producer(v); p && !isCube(p->kind)) vector.unite(op.id, p->id);
     }
-    std::vector<std::vector<OpId>> readers(tensor.valueCount());
-    for (const Op& op : ops)
-        for (ValueId v : op.operands) readers[v].push_back(op.id);
+    for (const std::vector<OpId>& of : readers) {
+        OpId first = kNoId;
+        for (OpId r : of) {
+            if (isCube(ops[r].kind)) continue;
+            if (first == kNoId) first = r;
+            vector.unite(first, r);
+        }
+    }
     for (const Op& mm : ops) {
         if (!isCube(mm.kind) || mm.result == kNoId) continue;
         std::unordered_set<uint32_t> before;

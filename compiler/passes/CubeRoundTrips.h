@@ -17,14 +17,15 @@ namespace pto {
 
 // The reads that split the vector chains of `cycle` (mixedGmCycle of the Tile function `tile`,
 // after assign-memory): in each vector chain, the ops reached on chip from a tile loaded from
-// what the cycle's cube chains wrote come after the cube; every on-chip operand such an op reads
-// from the chain's other ops becomes a GM read. Empty when no read can be mapped back.
+// what the cycle's cube chains wrote — or what ops after the cube in another of its vector
+// chains wrote — come after the cube; every on-chip operand such an op reads from the chain's
+// other ops (a shared load included) becomes a GM read. Empty when no read can be mapped back.
 GmReads cubeRoundTripReads(const Function& tile, const std::vector<TileChain>& cycle);
 
 // Whether some matmul of the Tensor function reads a value computed by vector ops that are
-// linked (through vector-op operands) to ops reading the matmul's result: only then can a
-// vector chain make a round trip through the cube, and expandTilesAvoidingCubeRoundTrips
-// needs to look.
+// linked (through vector-op operands, or a value both read) to ops reading the matmul's
+// result: only then can a vector chain make a round trip through the cube, and
+// expandTilesAvoidingCubeRoundTrips needs to look.
 bool mayRoundTripThroughCube(const Function& tensor);
 
 // expand-tiles, then — when the tiled program would put a vector chain on both sides of a cube

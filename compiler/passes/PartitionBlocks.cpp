@@ -182,6 +182,16 @@ std::vector<uint32_t> isomorphicGroups(const Function& tile, const Components& c
     return group;
 }
 
+// The op that names component c in messages: its first op that computes (the user's op it
+// comes from), not the loads, stores and moves the Tile passes added; else its first op.
+OpId chainHead(const Function& tile, const Components& comps, uint32_t c) {
+    for (uint32_t i = comps.start[c]; i < comps.start[c + 1]; ++i) {
+        const OpKind k = tile.op(comps.ops[i]).kind;
+        if (k != OpKind::TLoad && k != OpKind::TStore && k != OpKind::TMove) return comps.ops[i];
+    }
+    return comps.first(c);
+}
+
 // The GM dependencies between components: those of buildExecGraph with one task per component
 // (`checked`: throwing its error for a cycle).
 ExecGraph componentDeps(Function& tile, const Components& comps, bool checked) {
@@ -192,7 +202,7 @@ ExecGraph componentDeps(Function& tile, const Components& comps, bool checked) {
         BlockFunction& b = probe.blocks[c];
         b.id = c;
         b.core = comps.core[c];
-        const Op& first = probe.tile.op(comps.first(c));
+        const Op& first = probe.tile.op(chainHead(probe.tile, comps, c));
         b.name = "the tile chain of " + std::string(opName(first.kind)) + " at " +
                  std::to_string(first.loc.line) + ":" + std::to_string(first.loc.col);
         for (uint32_t i = comps.start[c]; i < comps.start[c + 1]; ++i)

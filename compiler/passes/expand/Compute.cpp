@@ -58,8 +58,8 @@ ValueId operandTile(Ctx& c, const Op& op, size_t i, const Region& rx, const Regi
                     const std::vector<bool>& privateOperand, int depth) {
     const Provenance from = provenanceOf(op);
     const ValueId x = op.operands[i];
-    if (std::find(c.readFromHome.begin(), c.readFromHome.end(), x) != c.readFromHome.end() ||
-        c.values.readsFromHome(x, op.id))
+    if (c.values.readsFromHome(x, op.id)) return c.values.splitTile(x, rx, from);
+    if (std::find(c.readFromHome.begin(), c.readFromHome.end(), x) != c.readFromHome.end())
         return c.values.homeTile(x, rx, from);
     if (position && privateOperand[i]) return privateTile(c, x, rx, *position, from, depth);
     return c.values.tileOf(x, rx, from);

@@ -100,7 +100,7 @@ ValueId TensorHomes::loadFresh(ValueId v, Home home, const Region& region, Prove
 }
 
 ValueId TensorHomes::tileOf(ValueId v, const Region& region, Provenance from) {
-    if (readsFromHome(v, from.parent)) return homeTile(v, region, from);
+    if (readsFromHome(v, from.parent)) return splitTile(v, region, from);
     if (ValueId t = producedTile(v, region); t != kNoId) return t;
     return homeTile(v, region, from);
 }
@@ -110,6 +110,15 @@ ValueId TensorHomes::homeTile(ValueId v, const Region& region, Provenance from) 
     const Home home = materialise(v);
     const ValueId tile = loadFresh(v, home, region, from);
     m_tiles[v].loaded.emplace(region, tile);
+    return tile;
+}
+
+ValueId TensorHomes::splitTile(ValueId v, const Region& region, Provenance from) {
+    auto& loads = m_tiles[v].splitLoads;
+    if (auto it = loads.find(region); it != loads.end()) return it->second;
+    const Home home = materialise(v);
+    const ValueId tile = loadFresh(v, home, region, from);
+    loads.emplace(region, tile);
     return tile;
 }
 

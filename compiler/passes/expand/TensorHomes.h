@@ -36,6 +36,7 @@ struct TensorTiles {
     std::vector<std::pair<Region, ValueId>> produced;           // computed on chip, in order
     std::unordered_map<Region, ValueId, RegionHash> producedAt; // the same, by region
     std::unordered_map<Region, ValueId, RegionHash> loaded;     // shared loads from the home
+    std::unordered_map<Region, ValueId, RegionHash> splitLoads; // the same for GmReads readers
     std::optional<Home> home;
 };
 
@@ -62,6 +63,10 @@ public:
     // The shared load of `region` from v's home (materialising v first if it has none), even
     // when v's producer computed that tile on chip.
     ValueId homeTile(ValueId v, const Region& region, Provenance from);
+    // The load of `region` from v's home for a reader that GmReads splits from v's chain: shared
+    // only with other such readers, since a load shared with the chain (an argument's index
+    // tile read by a gather before a matmul and a scatter after it) would join them again.
+    ValueId splitTile(ValueId v, const Region& region, Provenance from);
     // The tile v's producer computed for exactly `region`, or kNoId.
     ValueId producedTile(ValueId v, const Region& region) const {
         const auto& at = m_tiles[v].producedAt;

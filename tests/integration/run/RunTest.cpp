@@ -361,6 +361,16 @@ TEST(PtoRunCli, InputOfTheWrongShapeIsAnInputError) {
     EXPECT_NE(r.err.find("8x8"), std::string::npos) << r.err;
 }
 
+TEST(PtoRunCli, AnEmptyInputNameSaysWhichInputAndHow) {
+    // `--inputs ""` once said "error: no such file", naming nothing.
+    auto r = test::runCommand(
+        fmt::format("{} run {} --inputs ''", PTO_CLI, sourcePath("samples/softmax.pto")));
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("--inputs: file 1 of 1 (input %x of @softmax) is an empty name"),
+              std::string::npos)
+        << r.err;
+}
+
 TEST(PtoRunCli, UnknownArchKeyIsAnInputError) {
     auto r = test::runCommand(
         fmt::format("{} run {} --set hbm.bandwith=2x", PTO_CLI, sourcePath("samples/softmax.pto")));

@@ -1,6 +1,7 @@
 // Tests of expand-tiles without cube round trips: flash attention written without vec_tile
-// directives (one tile grid for its scores, statistics and output) compiles, and programs whose
-// grids already split the chain are expanded exactly as before.
+// directives (one tile grid for its scores, statistics and output) and a gather and a
+// scatter_add sharing one index around a matmul compile, and programs whose grids already split
+// the chain are expanded exactly as before.
 #include "compiler/passes/CubeRoundTrips.h"
 #include "compiler/Pipeline.h"
 #include "compiler/ir/Printer.h"
@@ -93,6 +94,35 @@ TEST(CubeRoundTrips, TheFillsSharingTheOutputsGridAreSplitToo) {
     const Function tensor = tensorLevel(text);
     EXPECT_FALSE(cycleOf(expandTiles(tensor, TargetInfo{}, "fa.pto")).empty());
     EXPECT_TRUE(cycleOf(expandTilesAvoidingCubeRoundTrips(tensor, TargetInfo{}, "fa.pto")).empty());
+}
+
+// Rows of x gathered by %tok, through a matmul, scatter-added back by the same %tok of n indices.
+std::string gatherMatmulScatter(int n) {
+    return fmt::format(
+        R"(func @g(%x: tensor<64x256xf16>, %tok: tensor<{0}xi32>, %w: tensor<256x256xf16>)
+    -> tensor<64x256xf32> {{
+  %y = matmul (gather %x, %tok {{axis = 0}}), %w
+  %out = scatter_add (fill {{value = 0.0}} : tensor<64x256xf32>), %tok, %y {{axis = 0}}
+  return %out
+}}
+)",
+        n);
+}
+
+TEST(CubeRoundTrips, AnIndexSharedByAGatherAndAScatterAroundTheCubeIsSplit) {
+    // 16 indices: the gather's and the scatter's index tiles coincide, and one shared load of
+    // them put both in one vector chain on both sides of the matmul ("… lie on a cycle of GM
+    // dependencies (through %ws)"). 17: different index tiles, no cycle to split.
+    for (int n : {8, 16, 17, 100}) {
+        SCOPED_TRACE(n);
+        const Function tensor = tensorLevel(gatherMatmulScatter(n));
+        EXPECT_TRUE(mayRoundTripThroughCube(tensor)) << "the two readers of %tok are linked";
+        EXPECT_EQ(cycleOf(expandTiles(tensor, TargetInfo{}, "g.pto")).empty(), n == 17);
+        EXPECT_TRUE(
+            cycleOf(expandTilesAvoidingCubeRoundTrips(tensor, TargetInfo{}, "g.pto")).empty());
+        CompileState state = loadProgramText(gatherMatmulScatter(n), "g.pto");
+        EXPECT_NO_THROW(compileProgram(state, CompileOptions{}));
+    }
 }
 
 TEST(CubeRoundTrips, GridsThatAlreadySplitTheChainAreExpandedAsBefore) {
