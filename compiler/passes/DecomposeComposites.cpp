@@ -4,6 +4,7 @@
 // primitives and narrows once at the end to the composite's result dtype, so the only extra
 // roundings compared with the direct f32 reference are those of the f32 primitives themselves.
 #include "compiler/passes/DecomposeComposites.h"
+#include "compiler/passes/LineBudget.h"
 #include "compiler/passes/Permutation.h"
 
 #include <cmath>
@@ -315,6 +316,23 @@ int indexAxisOf(const Function& f, const Op& op) {
     return int(axis < 0 ? axis + rank : axis);
 }
 
+// True when a topk or cumsum of x into y along the second-last axis goes along the last one
+// instead: strips of whole columns do not fit UB but a line does (a line that does not fit
+// either is left for expand-tiles to report as written).
+bool runsAlongLastAxis(OpKind kind, const Type& x, const Type& y) {
+    const int n = x.shape.rank();
+    return n >= 2 && lineBytes(x, y, n - 2) <= kMaxLineBytes && !columnStripsFit(kind, x, y);
+}
+
+// runsAlongLastAxis for the topk or cumsum `op` once dims a and b of its operand and result are
+// swapped.
+bool runsAlongLastAxisAfterSwap(const Function& f, const Op& op, int a, int b) {
+    Type x = f.type(op.operands[0]), y = f.type(op.result);
+    std::swap(x.shape[a], x.shape[b]);
+    std::swap(y.shape[a], y.shape[b]);
+    return runsAlongLastAxis(op.kind, x, y);
+}
+
 // True when `op` is a gather, topk or cumsum that expand-tiles cannot lower as written. An axis
 // out of range is left alone: the verifier has reported it already.
 bool needsIndexRewrite(const Function& f, const Op& op) {
@@ -323,7 +341,10 @@ bool needsIndexRewrite(const Function& f, const Op& op) {
     const int rank = f.type(op.operands[0]).shape.rank();
     const int axis = indexAxisOf(f, op);
     if (rank == 0 || axis < 0 || axis >= rank) return false;
-    if (op.kind != OpKind::Gather) return axis + 2 < rank;
+    if (op.kind != OpKind::Gather)
+        return axis + 2 < rank ||
+               (axis == rank - 2 &&
+                runsAlongLastAxis(op.kind, f.type(op.operands[0]), f.type(op.result)));
     return axis != rank - 2 || f.type(op.operands[1]).shape.rank() == 0;
 }
 
@@ -371,14 +392,23 @@ Shape dimsOf(const Shape& s, int from, int to) {
     return out;
 }
 
-// topk or cumsum along an axis a before the last two: swap a with the second-last (a GM copy
-// keeping the last dim), run the op along the second-last, swap back.
+// topk or cumsum along an axis a other than the last: swap a with the second-last when it is
+// before it (a GM copy keeping the last dim); when strips of whole columns do not fit UB, swap
+// the last two as well (a tile transpose); run the op along the axis a is then at; swap back.
 void expandLineOp(Expansion& e, const Op& op, int axis) {
     const int n = e.type(op.operands[0]).shape.rank();
-    const ValueId x = swapAxes(e, op.operands[0], axis, n - 2);
+    const int mid = n - 2;
+    const bool last = runsAlongLastAxisAfterSwap(e.fn(), op, axis, mid);
+    ValueId x = axis == mid ? op.operands[0] : swapAxes(e, op.operands[0], axis, mid);
     Shape shape = e.type(op.result).shape;
-    std::swap(shape[axis], shape[n - 2]);
-    e.finish(swapAxes(e, reissue(e, op, {x}, n - 2, shape), axis, n - 2));
+    std::swap(shape[axis], shape[mid]);
+    if (last) {
+        x = swapAxes(e, x, mid, n - 1);
+        std::swap(shape[mid], shape[n - 1]);
+    }
+    ValueId y = reissue(e, op, {x}, last ? n - 1 : mid, shape);
+    if (last) y = swapAxes(e, y, mid, n - 1);
+    e.finish(axis == mid ? y : swapAxes(e, y, axis, mid));
 }
 
 // gather along the last axis of src [B..., M, N] by an index I: the tile transpose

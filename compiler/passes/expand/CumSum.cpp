@@ -5,6 +5,7 @@
 
 #include "compiler/ir/Target.h"
 #include "compiler/passes/DefaultVecTiles.h"
+#include "compiler/passes/LineBudget.h"
 #include "compiler/passes/expand/Messages.h"
 
 #include <fmt/format.h>
@@ -13,8 +14,6 @@
 
 namespace pto::expand {
 namespace {
-
-constexpr int64_t kMaxLineBytes = 64 * 1024; // one scanned line must sit in UB
 
 // The tile grid: leading dims 1; along the scanned axis whole; the other of the last two dims
 // as many as fit kDefaultTileBytes (columns in 32 B steps unless whole).
@@ -36,6 +35,27 @@ Shape cumsumTile(const Shape& shape, int axis, int64_t elem) {
     return tile;
 }
 
+// Fails unless a line along `axis` takes at most kMaxLineBytes of its dtype, and (along the
+// second-last axis) the narrowest strip of whole columns does too: decompose-composites ran a
+// cumsum whose strips do not fit along the last axis instead (LineBudget.h).
+void checkLines(Ctx& c, const Op& op, int axis) {
+    const Type& xt = c.src.type(op.operands[0]);
+    const Type& yt = c.src.type(op.result);
+    const int64_t n = yt.shape[axis];
+    if (lineBytes(xt, yt, axis) > kMaxLineBytes)
+        c.shapes.fail(op, fmt::format("a line of {} elements of {} along axis {} ({}) exceeds "
+                                      "the {} a cumsum line may take in UB",
+                                      n, typeRef(yt), axis,
+                                      kibOver(lineBytes(xt, yt, axis), kMaxLineBytes),
+                                      kib(kMaxLineBytes)));
+    if (axis == yt.shape.rank() - 2 && !columnStripsFit(OpKind::CumSum, xt, yt))
+        c.shapes.fail(op, fmt::format("a strip of {} whole columns of {} exceeds the {} a cumsum "
+                                      "tile may take in UB (decompose-composites runs such a "
+                                      "cumsum along the last axis)",
+                                      minStripColumns(OpKind::CumSum, xt), typeRef(yt),
+                                      kib(kMaxLineBytes)));
+}
+
 } // namespace
 
 // cumsum %x {axis}: along the last axis, tiles of whole rows scanned along each row (Tile
@@ -51,13 +71,8 @@ void expandCumSum(Ctx& c, const Op& op) {
                                       "axis {} of {} (transpose or reshape the axis into the last "
                                       "two first)",
                                       axis, typeRef(yt)));
+    checkLines(c, op, int(axis));
     const int64_t elem = std::max<int64_t>(dtypeSize(yt.dtype), 4);
-    const int64_t step = axis == n - 1 ? 1 : std::max<int64_t>(1, kRowAlignBytes / elem);
-    if (yt.shape[int(axis)] * elem * std::min(step, yt.shape[n - 1]) > kMaxLineBytes)
-        c.shapes.fail(op,
-                      fmt::format("a line of {} elements of {} along axis {} exceeds the {} "
-                                  "KiB a cumsum tile may take in UB",
-                                  yt.shape[int(axis)], typeRef(yt), axis, kMaxLineBytes / 1024));
     const Provenance from = provenanceOf(op);
     const Shape tile = cumsumTile(yt.shape, int(axis), elem);
     Attrs attrs;

@@ -17,6 +17,11 @@ std::string kib(int64_t bytes) {
     return fmt::format("{:.1f} MiB", double(bytes) / (1024.0 * 1024.0));
 }
 
+std::string kibOver(int64_t bytes, int64_t limit) {
+    if (bytes - limit < 1024) return fmt::format("{} B", bytes);
+    return kib(bytes);
+}
+
 // "%name" as the printer spells it (error paths only: builds the name table).
 std::string valueRef(const Function& f, ValueId v) {
     return fmt::format("%{}", NameTable(f)[v]);

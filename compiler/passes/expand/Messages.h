@@ -11,6 +11,10 @@ namespace pto::expand {
 
 std::string kib(int64_t bytes);
 
+// kib(bytes) of a size over `limit`, or its bytes ("65538 B") within 1 KiB of it, where kib
+// would read as the limit itself.
+std::string kibOver(int64_t bytes, int64_t limit);
+
 // "%name" as the printer spells it (error paths only: builds the name table).
 std::string valueRef(const Function& f, ValueId v);
 

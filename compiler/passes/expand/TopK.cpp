@@ -4,6 +4,7 @@
 
 #include "compiler/ir/Target.h"
 #include "compiler/passes/DefaultVecTiles.h"
+#include "compiler/passes/LineBudget.h"
 #include "compiler/passes/expand/Messages.h"
 
 #include <fmt/format.h>
@@ -13,7 +14,11 @@
 namespace pto::expand {
 namespace {
 
-constexpr int64_t kMaxRowBytes = 64 * 1024; // a row and its result must sit in UB together
+// Bytes per element that size the tiles (not the bound): the wider of x's dtype and the i32
+// positions a topk with `indices` yields.
+int64_t sizingBytes(const Type& x) {
+    return std::max<int64_t>(dtypeSize(x.dtype), 4);
+}
 
 // The Tile-level topk attrs of a result of k per row.
 Attrs topkAttrs(const Op& op, int64_t k) {
@@ -25,20 +30,45 @@ Attrs topkAttrs(const Op& op, int64_t k) {
     return attrs;
 }
 
+// Fails unless a line of x along `axis` ("row" or "column") and its result line each take at
+// most kMaxLineBytes of their dtypes.
+void checkLine(Ctx& c, const Op& op, int axis, const char* line) {
+    const Type& xt = c.src.type(op.operands[0]);
+    const Type& yt = c.src.type(op.result);
+    const int64_t n = xt.shape[axis], k = yt.shape[axis];
+    if (n * dtypeSize(xt.dtype) > kMaxLineBytes)
+        c.shapes.fail(op, fmt::format("a {} of {} elements of {} ({}) exceeds the {} a topk line "
+                                      "may take in UB",
+                                      line, n, typeRef(xt),
+                                      kibOver(n * dtypeSize(xt.dtype), kMaxLineBytes),
+                                      kib(kMaxLineBytes)));
+    if (k * dtypeSize(yt.dtype) > kMaxLineBytes) // k <= n: only i32 positions of a narrower x
+        c.shapes.fail(op, fmt::format("the {} {} positions of the top k of each {} ({}) exceed "
+                                      "the {} a topk result line may take in UB",
+                                      k, dtypeName(yt.dtype), line,
+                                      kibOver(k * dtypeSize(yt.dtype), kMaxLineBytes),
+                                      kib(kMaxLineBytes)));
+}
+
 // topk along the second-last axis: per strip of w columns, the source tile of whole columns
 // [n, w] transposed to [w, n], a row topk to [w, k], and that transposed back to [k, w].
+// decompose-composites swapped the last two axes first when even the narrowest strip is too
+// big for UB (LineBudget.h).
 void expandColumnTopK(Ctx& c, const Op& op) {
     const ValueId x = op.operands[0];
     const Type& xt = c.src.type(x);
     const Type& yt = c.src.type(op.result);
     const int n = xt.shape.rank();
     const int64_t depth = xt.shape[n - 2], k = yt.shape[n - 2];
-    const int64_t elem = std::max<int64_t>(dtypeSize(xt.dtype), 4);
+    checkLine(c, op, n - 2, "column");
+    if (!columnStripsFit(OpKind::TopK, xt, yt))
+        c.shapes.fail(op, fmt::format("a strip of {} whole columns of {} exceeds the {} a topk "
+                                      "tile may take in UB (decompose-composites runs such a "
+                                      "topk along the last axis)",
+                                      minStripColumns(OpKind::TopK, xt), typeRef(xt),
+                                      kib(kMaxLineBytes)));
+    const int64_t elem = sizingBytes(xt);
     const int64_t step = std::max<int64_t>(1, kRowAlignBytes / dtypeSize(xt.dtype));
-    if (depth * elem * std::min(step, xt.shape[n - 1]) > kMaxRowBytes)
-        c.shapes.fail(op, fmt::format("a column of {} elements of {} exceeds the {} KiB a topk "
-                                      "line may take in UB",
-                                      depth, typeRef(xt), kMaxRowBytes / 1024));
     int64_t w = std::max(step, kDefaultTileBytes / (depth * elem) / step * step);
     w = std::min(w, xt.shape[n - 1]);
     const Provenance from = provenanceOf(op);
@@ -75,22 +105,19 @@ void expandTopK(Ctx& c, const Op& op) {
     int64_t axis = op.attrs.getInt("axis", -1);
     if (axis < 0) axis += n;
     const int64_t width = xt.shape[n - 1];
-    const int64_t elem = std::max<int64_t>(dtypeSize(xt.dtype), 4);
     if (n >= 2 && axis == n - 2) return expandColumnTopK(c, op);
     if (axis != n - 1)
         c.shapes.fail(op, fmt::format("lowers a topk along one of the last two axes only, found "
                                       "axis {} of {} (transpose the axis last first)",
                                       axis, typeRef(xt)));
-    if (width * elem > kMaxRowBytes)
-        c.shapes.fail(op, fmt::format("a row of {} elements of {} exceeds the {} KiB a topk row "
-                                      "may take in UB",
-                                      width, typeRef(xt), kMaxRowBytes / 1024));
+    checkLine(c, op, n - 1, "row");
     const Provenance from = provenanceOf(op);
     Shape tile = yt.shape;
     for (int d = 0; d < n; ++d) tile[d] = 1;
     tile[n - 1] = yt.shape[n - 1];
     if (n >= 2)
-        tile[n - 2] = std::clamp<int64_t>(kDefaultTileBytes / (width * elem), 1, yt.shape[n - 2]);
+        tile[n - 2] =
+            std::clamp<int64_t>(kDefaultTileBytes / (width * sizingBytes(xt)), 1, yt.shape[n - 2]);
     const Attrs attrs = topkAttrs(op, yt.shape[n - 1]);
     forEachTile(yt.shape, tile, [&](const Region& r) {
         Region row = r;

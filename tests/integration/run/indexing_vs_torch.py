@@ -16,6 +16,9 @@ torch.index_add in the same dtype — bit for bit (contributions in index order,
 cumsum: along either of the last two axes, f32 / f16 / i32, bit for bit against NumPy's
 sequential f32 add.accumulate, and within the documented bound of torch.cumsum (which sums in
 f64 on the CPU): |ours - torch| <= n * 2^-24 * sum|x| + one rounding of the output dtype.
+Long lines (LONG_LINES): topk and cumsum rows past 16 384 elements of f16 / i8 / i32, and
+along axis 0 of 4096x64 f32 and 3072x8 i32 (transposed first: a strip of whole columns does not
+fit UB), the same checks.
 Exit 1 on a mismatch, or when the random cases missed one of the situations the topk and gather
 checks must cover (COVERAGE: k = 1, k = n, rows with ties, odd extents, largest and smallest,
 repeated gather indices), so that another seed cannot drop one silently.
@@ -75,10 +78,22 @@ def topk_along(rng, pto, tmp, shape, axis, spelled=None):
     dt = str(rng.choice(list(DTYPES)))
     ties = bool(rng.integers(0, 2)) or dt == "i32"
     x = (rng.integers(-3, 4, size=shape) if ties else rng.standard_normal(shape)).astype(DTYPES[dt])
-    out_shape = list(shape)
-    out_shape[axis] = k
     if spelled is None:
         spelled = None if axis == len(shape) - 1 else axis
+    rows = np.moveaxis(x, axis, -1).reshape(-1, n)
+    covered.update(tag for tag, hit in [
+        ("topk k=1", k == 1), ("topk k=n>1", k == n > 1), ("topk odd n>1", n % 2 == 1 and n > 1),
+        ("topk ties", any(len(set(r)) < len(r) for r in rows.tolist())),
+        ("topk largest", largest), ("topk smallest", not largest)] if hit)
+    problems = check_topk(pto, tmp, x, dt, axis, spelled, k, largest)
+    return f"topk {shape} axis={spelled} k={k} largest={largest} {dt} ties={ties}", problems
+
+
+def check_topk(pto, tmp, x, dt, axis, spelled, k, largest):
+    """topk of x (values and positions) through `pto run` against torch: the problems found."""
+    shape, n = list(x.shape), x.shape[axis]
+    out_shape = list(shape)
+    out_shape[axis] = k
     flag = ("" if largest else ", largest = false") + \
         ("" if spelled is None else f", axis = {spelled}")
     text = (f"func @t(%x: {ptype(shape, dt)}) -> ({ptype(out_shape, dt)}, "
@@ -87,11 +102,6 @@ def topk_along(rng, pto, tmp, shape, axis, spelled=None):
             f"  %i = topk %x {{k = {k}{flag}, indices}}\n"
             f"  return %v, %i\n}}\n")
     got = run_pto(pto, text, [x], tmp)
-    rows = np.moveaxis(x, axis, -1).reshape(-1, n)
-    covered.update(tag for tag, hit in [
-        ("topk k=1", k == 1), ("topk k=n>1", k == n > 1), ("topk odd n>1", n % 2 == 1 and n > 1),
-        ("topk ties", any(len(set(r)) < len(r) for r in rows.tolist())),
-        ("topk largest", largest), ("topk smallest", not largest)] if hit)
     # compare along the last axis: move the topk axis there on both sides
     x = np.moveaxis(x, axis, -1)
     got = {key: np.moveaxis(got[key], axis, -1) for key in ("v", "i")}
@@ -107,7 +117,7 @@ def topk_along(rng, pto, tmp, shape, axis, spelled=None):
     topk_i = want_v.indices.numpy().reshape(-1, k)[distinct]
     if not np.array_equal(got["i"].reshape(-1, k)[distinct], topk_i.astype(np.int32)):
         problems.append("indices of rows without ties differ from torch.topk")
-    return f"topk {shape} axis={spelled} k={k} largest={largest} {dt} ties={ties}", problems
+    return problems
 
 
 def random_axis(rng, rank):
@@ -242,21 +252,55 @@ def cumsum_case(rng, pto, tmp):
     shape = [int(rng.integers(1, 90)), int(rng.integers(1, 90))]
     axis = int(rng.integers(0, 2))
     dt, x, got = run_random_cumsum(rng, pto, tmp, shape, axis)
+    return f"cumsum {shape} axis={axis} {dt}", check_cumsum(dt, x, axis, got)
+
+
+def check_cumsum(dt, x, axis, got):
+    """The problems of `got` as x's cumsum along axis: i32 exact (torch.cumsum in i64), floats bit
+    for bit NumPy's sequential f32 sum and within the documented bound of torch.cumsum."""
     problems = []
     if dt == "i32":
-        if not np.array_equal(got, np.cumsum(x.astype(np.int64), axis=axis).astype(np.int32)):
+        want = torch.cumsum(torch.from_numpy(x.astype(np.int64)), dim=axis).numpy()
+        if not np.array_equal(got, want.astype(np.int32)):
             problems.append("differs from the exact sum")
-        return f"cumsum {shape} axis={axis} {dt}", problems
+        return problems
     seq = np.add.accumulate(x.astype(np.float32), axis=axis, dtype=np.float32).astype(x.dtype)
     if not bits_equal(got, seq):
         problems.append("differs from the sequential f32 sum")
     ref = torch.cumsum(torch.from_numpy(x.astype(np.float64)), dim=axis).numpy()
-    n = shape[axis]
+    n = x.shape[axis]
     bound = n * 2.0**-24 * np.cumsum(np.abs(x.astype(np.float64)), axis=axis) + \
         np.abs(ref) * (2.0**-11 if dt == "f16" else 2.0**-24)
     if np.any(np.abs(got.astype(np.float64) - ref) > bound):
         problems.append("outside the documented bound of torch.cumsum")
-    return f"cumsum {shape} axis={axis} {dt}", problems
+    return problems
+
+
+# Long lines: rows past 16 384 elements of 1- and 2-byte dtypes (a line may take 64 KiB of its
+# own dtype), and columns whose strips of whole columns do not fit UB, so decompose-composites
+# runs the op along the rows of the transpose (moe_dispatch_combine's routing cumsum at 1536
+# tokens is the 3072x8 i32 one). (op, shape, dtype, axis, k)
+LONG_LINES = [("topk", [2, 20000], "f16", -1, 5), ("topk", [2, 32768], "f16", -1, 9),
+              ("topk", [3, 16385], "i8", -1, 4), ("topk", [2, 16384], "f32", -1, 16384),
+              ("topk", [4096, 64], "f32", 0, 8), ("topk", [2048, 20], "f16", 0, 3),
+              ("cumsum", [2, 20000], "f16", 1, None), ("cumsum", [2, 16384], "i32", 1, None),
+              ("cumsum", [3072, 8], "i32", 0, None), ("cumsum", [4096, 64], "f32", 0, None)]
+LONG_DTYPES = {**DTYPES, "i8": np.int8}
+
+
+def long_line_case(rng, pto, tmp, op, shape, dt, axis, k):
+    """One LONG_LINES case: small integers (ties everywhere) for topk, N(0, 1) or small integers
+    for cumsum, checked as the random cases are."""
+    ints = op == "topk" or dt == "i32"
+    x = (rng.integers(-50, 50, size=shape) if ints else
+         rng.standard_normal(shape)).astype(LONG_DTYPES[dt])
+    name = f"long {op} {shape} axis={axis} {dt}" + (f" k={k}" if k else "")
+    if op == "topk":
+        largest = k != 9  # one smallest-first case
+        return name, check_topk(pto, tmp, x, dt, axis % len(shape), axis, k, largest)
+    text = (f"func @c(%x: {ptype(shape, dt)}) -> {ptype(shape, dt)} {{\n"
+            f"  %y = cumsum %x {{axis = {axis}}}\n  return %y\n}}\n")
+    return name, check_cumsum(dt, x, axis, run_pto(pto, text, [x], tmp)["y"])
 
 
 def main():
@@ -295,7 +339,13 @@ def main():
             for p in problems:
                 print(f"FAIL {name}: {p}")
             failed += bool(problems)
-    total = a.cases + a.more_cases + a.axis_cases
+        long_rng = np.random.default_rng(a.seed + 2)
+        for spec in LONG_LINES:
+            name, problems = long_line_case(long_rng, a.pto, tmp, *spec)
+            for p in problems:
+                print(f"FAIL {name}: {p}")
+            failed += bool(problems)
+    total = a.cases + a.more_cases + a.axis_cases + len(LONG_LINES)
     print(f"{total - failed}/{total} cases agree with PyTorch")
     print("covered: " + ", ".join(sorted(covered)))
     missing = sorted(COVERAGE - covered)

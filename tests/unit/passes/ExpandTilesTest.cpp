@@ -374,6 +374,65 @@ func @f(%x: tensor<64x100xf16>) -> tensor<64x100xf16> {
               "whole last dim (100)");
 }
 
+// A topk or cumsum line, and a topk's result line, may take 64 KiB of its own dtype: a row of
+// 32 768 f16 lowers as one tile row; one element more, or more than 16 384 i32 positions, is
+// refused with the sizes that do not fit.
+TEST(ExpandTiles, TopKAndCumSumLinesTake64KiBOfTheirOwnDtype) {
+    const Function f = expanded(R"(
+func @f(%x: tensor<2x32768xf16>, %c: tensor<2x32768xf16>)
+    -> (tensor<2x5xi32>, tensor<2x32768xf16>) {
+  %t = topk %x {k = 5, indices}
+  %s = cumsum %c {axis = 1}
+  return %t, %s
+})");
+    EXPECT_EQ(tileShapes(f, OpKind::TopK), std::set<std::string>{"1x5"});
+    EXPECT_EQ(tileShapes(f, OpKind::CumSum), std::set<std::string>{"1x32768"});
+    EXPECT_EQ(expandError(R"(
+func @f(%x: tensor<2x32769xf16>) -> tensor<2x5xf16> {
+  %t = topk %x {k = 5}
+  return %t
+})"),
+              "test.pto:3:8: error: topk %t: a row of 32769 elements of tensor<2x32769xf16> "
+              "(65538 B) exceeds the 64 KiB a topk line may take in UB");
+    EXPECT_EQ(expandError(R"(
+func @f(%x: tensor<2x20000xf16>) -> tensor<2x16385xi32> {
+  %t = topk %x {k = 16385, indices}
+  return %t
+})"),
+              "test.pto:3:8: error: topk %t: the 16385 i32 positions of the top k of each row "
+              "(65540 B) exceed the 64 KiB a topk result line may take in UB");
+    EXPECT_EQ(expandError(R"(
+func @f(%x: tensor<40000x4xf16>) -> tensor<2x4xf16> {
+  %t = topk %x {k = 2, axis = 0}
+  return %t
+})"),
+              "test.pto:3:8: error: topk %t: a column of 40000 elements of tensor<40000x4xf16> "
+              "(78.1 KiB) exceeds the 64 KiB a topk line may take in UB");
+    EXPECT_EQ(expandError(R"(
+func @f(%x: tensor<2x16385xi32>) -> tensor<2x16385xi32> {
+  %s = cumsum %x {axis = 1}
+  return %s
+})"),
+              "test.pto:3:8: error: cumsum %s: a line of 16385 elements of tensor<2x16385xi32> "
+              "along axis 1 (65540 B) exceeds the 64 KiB a cumsum line may take in UB");
+}
+
+// Columns too tall for a strip of whole columns (4096 f32 × 8 columns = 128 KiB) are sorted and
+// scanned as rows of the transpose: the row topk and cumsum take one 16 KiB row per tile.
+TEST(ExpandTiles, TopKAndCumSumDownTallColumnsGoThroughTheTranspose) {
+    const Function f = expanded(R"(
+func @f(%x: tensor<4096x64xf32>, %c: tensor<3072x8xi32>)
+    -> (tensor<8x64xi32>, tensor<3072x8xi32>) {
+  %t = topk %x {k = 8, axis = 0, indices}
+  %s = cumsum %c {axis = 0}
+  return %t, %s
+})");
+    EXPECT_EQ(tileShapes(f, OpKind::TopK), std::set<std::string>{"1x8"});
+    EXPECT_EQ(countOps(f, OpKind::TopK), 64);
+    EXPECT_EQ(tileShapes(f, OpKind::CumSum), std::set<std::string>{"1x3072"});
+    EXPECT_EQ(countOps(f, OpKind::CumSum), 8);
+}
+
 TEST(ExpandTiles, UnsupportedCasesAreClearErrors) {
     // expand-tiles on a function still holding a composite.
     Function f = parse(R"(
