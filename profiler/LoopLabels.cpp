@@ -2,6 +2,7 @@
 #include "profiler/LoopLabels.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <cctype>
 #include <vector>
@@ -9,12 +10,24 @@
 namespace pto::prof {
 namespace {
 
-// The string value of `quotedKey` ("\"loop\":\"") in compact JSON; empty when absent.
-std::string_view stringAttr(std::string_view json, std::string_view quotedKey) {
+// The string value of `quotedKey` ("\"loop\":\"") in compact JSON; empty when absent. A name
+// with escapes (`for "k\"v"`) is decoded whole (it was cut at its first quote).
+std::string stringAttr(std::string_view json, std::string_view quotedKey) {
     const std::size_t at = json.find(quotedKey);
     if (at == std::string_view::npos) return {};
-    const std::size_t begin = at + quotedKey.size(), end = json.find('"', begin);
-    return end == std::string_view::npos ? std::string_view() : json.substr(begin, end - begin);
+    const std::size_t begin = at + quotedKey.size();
+    bool escaped = false;
+    for (std::size_t i = begin; i < json.size(); ++i) {
+        if (!escaped && json[i] == '"') {
+            const std::string_view raw = json.substr(begin, i - begin);
+            if (raw.find('\\') == std::string_view::npos) return std::string(raw);
+            const auto decoded =
+                nlohmann::json::parse(json.substr(begin - 1, i - begin + 2), nullptr, false);
+            return decoded.is_string() ? decoded.get<std::string>() : std::string(raw);
+        }
+        escaped = !escaped && json[i] == '\\';
+    }
+    return {};
 }
 
 constexpr std::string_view kLoopKey = "\"loop\":\"";
@@ -80,7 +93,7 @@ std::string_view labelTail(std::string_view label) {
 } // namespace
 
 std::string loopLabelOfAttrs(std::string_view attrsJson) {
-    const std::string_view loop = stringAttr(attrsJson, kLoopKey);
+    const std::string loop = stringAttr(attrsJson, kLoopKey);
     if (loop.empty()) return {};
     const std::vector<std::string_view> iters = intListAttr(attrsJson, "\"iter\":[");
     if (iters.empty()) return std::string(loop);
@@ -88,7 +101,7 @@ std::string loopLabelOfAttrs(std::string_view attrsJson) {
 }
 
 std::string loopNameOfAttrs(std::string_view attrsJson) {
-    return std::string(stringAttr(attrsJson, kLoopKey));
+    return stringAttr(attrsJson, kLoopKey);
 }
 
 std::string_view loopNameOfLabel(std::string_view label) {

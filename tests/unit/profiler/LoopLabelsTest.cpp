@@ -20,6 +20,9 @@ TEST(LoopLabels, ReadTheAttrsAsTheRecorderWritesThem) {
     EXPECT_EQ(loopLabelOfAttrs(R"({"lower":0,"upper":4,"step":1,"name":"kv"})"), "");
     EXPECT_EQ(loopLabelOfAttrs(""), "");
     EXPECT_EQ(loopNameOfAttrs(R"({"loop":"kv","iter":[7]})"), "kv");
+    // A name with quotes and backslashes is read whole (it was cut at its first quote: "=k\").
+    EXPECT_EQ(loopLabelOfAttrs(R"({"loop":"=k\"v\" <b>\\","iter":[2]})"), "=k\"v\" <b>\\, iter 2");
+    EXPECT_EQ(loopNameOfAttrs(R"({"loop":"=k\"v\""})"), "=k\"v\"");
 }
 
 TEST(LoopLabels, TellTheCompilersCountedLoopsFromTheUsers) {
