@@ -18,6 +18,7 @@
 #include <array>
 #include <ctime>
 #include <optional>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -134,6 +135,10 @@ private:
     StringInterner m_strings;
     StringInterner m_dict;
     TrackSummary m_trackSummary;
+    /// Stages this writer added edges to: their edge_count is set at commit (the stage row is
+    /// written before its edges, and every stage said 0).
+    std::set<std::int64_t> m_edgeStages;
+    void writeEdgeCounts();
     bool m_open = true;
 };
 
@@ -181,6 +186,7 @@ void TraceWriter::Impl::commit() {
     m_open = false; // done either way: a failure below leaves the temp file to be removed
     flushStrings();
     m_trackSummary.write(m_db);
+    writeEdgeCounts();
     finalizeSchema(m_db);
     writeMeta("schema_version", std::to_string(kSchemaVersion));
     m_db.exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion));
@@ -188,6 +194,15 @@ void TraceWriter::Impl::commit() {
     m_db.exec(fmt::format("PRAGMA analysis_limit = {}; ANALYZE", kAnalysisLimit));
     close();
     asTraceError([&] { m_file.commit(); });
+}
+
+void TraceWriter::Impl::writeEdgeCounts() {
+    Statement update(m_db, "UPDATE stage SET edge_count = (SELECT count(*) FROM edge WHERE "
+                           "stage_id = ?1) WHERE id = ?1");
+    for (std::int64_t stage : m_edgeStages) {
+        update.bindAll(stage);
+        update.run();
+    }
 }
 
 template <typename Row> std::int64_t TraceWriter::Impl::insert(const Row& row) {
@@ -198,6 +213,7 @@ template <typename Row> std::int64_t TraceWriter::Impl::insert(const Row& row) {
         return closeOnError([&] {
             std::int64_t id = insertOne(row);
             if constexpr (std::is_same_v<Row, SliceRow>) m_trackSummary.add(row);
+            if constexpr (std::is_same_v<Row, EdgeRow>) m_edgeStages.insert(row.stageId);
             return id;
         });
     }
@@ -225,6 +241,8 @@ template <typename Row> void TraceWriter::Impl::insertAll(std::span<const Row> r
             for (; at < rows.size(); ++at) insertOne(rows[at]);
             if constexpr (std::is_same_v<Row, SliceRow>)
                 for (const SliceRow& row : rows) m_trackSummary.add(row);
+            if constexpr (std::is_same_v<Row, EdgeRow>)
+                for (const EdgeRow& row : rows) m_edgeStages.insert(row.stageId);
         });
     }
 }

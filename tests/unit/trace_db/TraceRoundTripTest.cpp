@@ -73,6 +73,10 @@ TEST_F(TraceDbRoundTrip, CompilerStagesNodesEdgesBuffersInstrs) {
     EXPECT_EQ(edges[2].src, 3);
     EXPECT_EQ(edges[2].dst, 4);
     EXPECT_EQ(edges[2].label, "y");
+    // Each stage's edge_count is its edges (a stage row is written before its edges: all said 0).
+    for (const StageRow& stage : reader.stages())
+        EXPECT_EQ(stage.edgeCount, std::int64_t(reader.edges(stage.id).size())) << stage.name;
+    EXPECT_EQ(reader.stages().front().edgeCount, 3);
 
     std::vector<BufferRow> buffers = reader.buffers(m_ids.blockStage);
     ASSERT_EQ(buffers.size(), 2U);
