@@ -105,13 +105,16 @@ void loadExecGraph(const tracedb::TraceReader& reader, RunModel& m) {
     for (const tracedb::EdgeRow& e : reader.edges(m.execStageId)) m.deps.emplace_back(e.src, e.dst);
 }
 
-TaskRun& taskFor(RunModel& m, std::int64_t id) {
+// The task `id` of the Exec stage; a task it does not name (a hand-written PTO program, a
+// replica of a probed cluster) is added under its slice's name, the timeline's ("task 143"
+// named in findings could not be found there), else "task ID".
+TaskRun& taskFor(RunModel& m, std::int64_t id, const std::string& sliceName = {}) {
     auto it = std::lower_bound(m.tasks.begin(), m.tasks.end(), id,
                                [](const TaskRun& t, std::int64_t v) { return t.id < v; });
     if (it != m.tasks.end() && it->id == id) return *it;
-    TaskRun t; // a task the compiler's stages do not name (e.g. a hand-written PTO program)
+    TaskRun t;
     t.id = id;
-    t.name = fmt::format("task {}", id);
+    t.name = sliceName.empty() ? fmt::format("task {}", id) : sliceName;
     t.kernel = id;
     return *m.tasks.insert(it, std::move(t));
 }
@@ -119,15 +122,16 @@ TaskRun& taskFor(RunModel& m, std::int64_t id) {
 void loadTaskSlices(const tracedb::TraceReader& reader, const TrackIndex& index,
                     UsableSlices& usable, RunModel& m) {
     forEachRow(reader,
-               fmt::format("SELECT task_id, ts, dur, track_id, {} FROM slice WHERE category = "
-                           "'task' AND task_id IS NOT NULL ORDER BY ts",
+               fmt::format("SELECT task_id, ts, dur, track_id, {}, (SELECT str FROM string WHERE "
+                           "id = name_id) FROM slice WHERE category = 'task' AND task_id IS NOT "
+                           "NULL ORDER BY ts",
                            usable.verdict()),
                [&](auto row) {
                    if (const std::int64_t verdict = cellInt(row[4]); verdict != 0)
                        return usable.setAside(verdict);
                    auto core = index.coreOfTrack.find(cellInt(row[3]));
                    if (core == index.coreOfTrack.end()) return;
-                   TaskRun& t = taskFor(m, cellInt(row[0]));
+                   TaskRun& t = taskFor(m, cellInt(row[0]), cellText(row[5]));
                    t.core = core->second;
                    t.coreType = m.cores[std::size_t(core->second)].type;
                    t.start = cellInt(row[1]);

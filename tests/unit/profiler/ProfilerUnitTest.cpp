@@ -11,6 +11,8 @@
 #include "tests/support/Process.h"
 #include "tests/unit/profiler/SyntheticTrace.h"
 
+#include <fmt/format.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -91,6 +93,20 @@ TEST_F(SyntheticProfile, LoadsTasksAndCosts) {
     EXPECT_DOUBLE_EQ(task(0).flops, 16 * 64);
     EXPECT_EQ(m.deps.size(), 1u);
     EXPECT_DOUBLE_EQ(m.peaks.dispatchCycles, 100);
+}
+
+// A task no Exec node names (the replicas of a probed cluster) takes its slice's name, the one
+// the timeline shows: findings said "task task 143", which no search could find.
+TEST(ProfilerTasks, ATaskTheStagesDoNotNameTakesItsSlicesName) {
+    test::TempDir dir{"pto-profiler-unit"};
+    test::SynthTrace trace = test::twoCoreTrace();
+    trace.tasks[1].inExecStage = false;
+    test::writeSyntheticTrace(dir / "replica.db", trace);
+    const Profile p = analyzeTrace(dir / "replica.db");
+    const TaskRun* replica = p.model.task(trace.tasks[1].id);
+    ASSERT_NE(replica, nullptr);
+    EXPECT_EQ(replica->name, fmt::format("task{}", trace.tasks[1].id));
+    EXPECT_EQ(p.model.task(trace.tasks[0].id)->name, fmt::format("task{}", trace.tasks[0].id));
 }
 
 TEST_F(SyntheticProfile, PipeRatiosUseMsprofNames) {

@@ -48,12 +48,13 @@ void writeSyntheticTrace(const std::filesystem::path& path, const SynthTrace& t)
     for (const SynthOp& op : t.ops) lineOf[op.id] = op.line;
     std::int64_t instrId = 1;
     for (const SynthTask& task : t.tasks) {
-        w.add(NodeRow{.stageId = exec,
-                      .id = task.id,
-                      .kind = "task",
-                      .name = fmt::format("task{}", task.id),
-                      .core = task.coreType,
-                      .parentId = task.id});
+        if (task.inExecStage)
+            w.add(NodeRow{.stageId = exec,
+                          .id = task.id,
+                          .kind = "task",
+                          .name = fmt::format("task{}", task.id),
+                          .core = task.coreType,
+                          .parentId = task.id});
         w.add(NodeRow{.stageId = pto,
                       .id = task.id,
                       .kind = "kernel",

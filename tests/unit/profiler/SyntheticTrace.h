@@ -27,6 +27,8 @@ struct SynthTask {
     std::int64_t start = 0, end = 0;
     std::vector<std::int64_t> deps{}; // tasks it depends on
     std::vector<SynthInstr> instrs{};
+    /// false: no node of the Exec stage names it (a replica of a probed cluster).
+    bool inExecStage = true;
 };
 
 struct SynthOp {
