@@ -153,7 +153,8 @@ IrText IrText::load(const tracedb::TraceReader& reader, std::int64_t stageId) {
         prof::forEachRow(reader,
                          fmt::format("SELECT ir_text FROM stage WHERE id = {}", ir.m_parentStageId),
                          [&](auto row) { parentText = cellText(row[0]); });
-    ir.diffWithParent(parentText);
+    // A parent too large to store its text: diffing against nothing would mark every line.
+    if (ir.m_parentStageId < 0 || !parentText.empty()) ir.diffWithParent(parentText);
     return ir;
 }
 
@@ -231,6 +232,7 @@ void IrText::mapLines(const tracedb::TraceReader& reader, const std::string& lev
 
 void IrText::diffWithParent(const std::string& parentText) {
     if (m_parentStageId < 0) return; // the parsed program: no pass, nothing changed
+    m_diffed = true;
     const LineDiff diff = diffLines(splitLines(parentText), splitLines(m_text));
     for (std::size_t i = 0; i < diff.added.size(); ++i)
         if (diff.added[i]) m_changed.push_back(static_cast<int>(i));

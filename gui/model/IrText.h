@@ -39,6 +39,9 @@ public:
     /// Lines the parent had that this stage dropped.
     std::size_t removedCount() const { return m_removed; }
     bool diffApproximate() const { return m_approximate; }
+    /// The text was diffed against the parent stage's (false for the parsed program, a stage
+    /// whose text is not stored and a listing rebuilt from its instructions).
+    bool diffed() const { return m_diffed; }
 
     /// 0-based lines showing `ref` or what it maps to in this stage, ascending: a node of
     /// another stage through `mapper` (its tiles, its Tensor op, its block...), an instruction
@@ -60,6 +63,7 @@ private:
     std::vector<int> m_changed;
     std::size_t m_removed = 0;
     bool m_approximate = false;
+    bool m_diffed = false;
 };
 
 /// The 1-based program line (node.src_line or instr.src_line) of an entity; 0 when unknown.

@@ -23,27 +23,32 @@ LodPyramid::LodPyramid(std::int64_t begin, std::int64_t end, std::int64_t sliceC
 }
 
 void LodPyramid::add(std::int64_t ts, std::int64_t dur, std::int32_t nameId, std::int32_t opId,
-                     bool outermost) {
+                     LodCover cover) {
     if (m_levels.empty()) return;
     auto& base = m_levels.front();
     const auto last = static_cast<std::int64_t>(base.size()) - 1;
     const std::int64_t first = std::clamp<std::int64_t>((ts - m_origin) >> m_shift, 0, last);
     ++m_slices;
     ++base[std::size_t(first)].count;
-    if (!outermost || dur <= 0) return;
+    if (cover == LodCover::None || dur <= 0) return;
     const std::int64_t end = ts + dur;
     const std::int64_t lastBucket =
         std::clamp<std::int64_t>((end - 1 - m_origin) >> m_shift, 0, last);
     const double width = static_cast<double>(bucketWidth(0));
     for (std::int64_t b = first; b <= lastBucket; ++b) {
         const std::int64_t lo = m_origin + (b << m_shift);
-        const std::int64_t cover = std::min(end, lo + bucketWidth(0)) - std::max(ts, lo);
-        if (cover <= 0) continue;
+        const std::int64_t cycles = std::min(end, lo + bucketWidth(0)) - std::max(ts, lo);
+        if (cycles <= 0) continue;
         LodBucket& bucket = base[std::size_t(b)];
-        bucket.fill = std::min(1.0f, bucket.fill + static_cast<float>(cover / width));
+        const auto share = static_cast<float>(double(cycles) / width);
+        if (cover == LodCover::Wait) {
+            bucket.waitFill = std::min(1.0f, bucket.waitFill + share);
+            continue;
+        }
+        bucket.fill = std::min(1.0f, bucket.fill + share);
         auto& dominant = m_dominantCover[std::size_t(b)];
-        if (cover > dominant) {
-            dominant = static_cast<std::uint32_t>(cover);
+        if (cycles > dominant) {
+            dominant = static_cast<std::uint32_t>(cycles);
             bucket.nameId = nameId;
             bucket.opId = opId;
         }
@@ -58,6 +63,7 @@ void LodPyramid::merge(const LodPyramid& other) {
     for (std::size_t b = 0; b < n; ++b) {
         base[b].count += theirs[b].count;
         base[b].fill = std::min(1.0f, base[b].fill + theirs[b].fill);
+        base[b].waitFill = std::min(1.0f, base[b].waitFill + theirs[b].waitFill);
         if (other.m_dominantCover[b] > m_dominantCover[b]) {
             m_dominantCover[b] = other.m_dominantCover[b];
             base[b].nameId = theirs[b].nameId;
@@ -76,7 +82,8 @@ void LodPyramid::finish() {
             const LodBucket& a = fine[2 * i];
             const LodBucket b = 2 * i + 1 < fine.size() ? fine[2 * i + 1] : LodBucket{};
             const LodBucket& busier = b.fill > a.fill ? b : a;
-            coarse[i] = {a.count + b.count, (a.fill + b.fill) / 2, busier.nameId, busier.opId};
+            coarse[i] = {a.count + b.count, (a.fill + b.fill) / 2, (a.waitFill + b.waitFill) / 2,
+                         busier.nameId, busier.opId};
         }
         m_levels.push_back(std::move(coarse));
     }

@@ -8,21 +8,28 @@
 namespace pto::gui {
 
 /// What a bucket of time on one track holds: how many slices start in it, how much of it is
-/// busy, and the name and Tensor op that fill most of it (drawn as its colour).
+/// busy and how much waits, and the name and Tensor op that fill most of its busy time (drawn
+/// as its colour).
 struct LodBucket {
     std::uint32_t count = 0; ///< slices starting in the bucket
-    float fill = 0;          ///< busy cycles / bucket width, in [0, 1] (depth 0 only)
-    std::int32_t nameId = 0; ///< dominant slice name (string id), 0 when empty
+    float fill = 0;          ///< busy cycles (no waits) / bucket width, in [0, 1] (depth 0 only)
+    float waitFill = 0;      ///< wait cycles / bucket width, in [0, 1] (depth 0 only)
+    std::int32_t nameId = 0; ///< dominant busy slice name (string id), 0 when none
     std::int32_t opId = -1;  ///< dominant Tensor op, -1 when none
 };
+
+/// How a slice covers the buckets it spans: as busy time (instruction, task, stall), as wait
+/// time (a flag or barrier wait), or not at all (a slice nested in another only counts).
+enum class LodCover : std::uint8_t { Busy, Wait, None };
 
 /// Level 0 splits the track's time into buckets of 2^baseShift cycles (about four slices per
 /// bucket on average); level k merges 2^k of them, up to a single bucket. A level's buckets
 /// are indexed from origin() in steps of bucketWidth(k).
 ///
-/// The dominant name of a level-0 bucket is the slice that covers most of it; a coarser
+/// Busy and wait time are kept apart, so a lane that mostly waits never reads as busy. The
+/// dominant name of a level-0 bucket is the busy slice that covers most of it; a coarser
 /// bucket takes the dominant of its busier half (an approximation that never reads slices
-/// again). Building costs O(slices + buckets); memory is ≈ 2 × 16 bytes per level-0 bucket.
+/// again). Building costs O(slices + buckets); memory is ≈ 2 × 20 bytes per level-0 bucket.
 class LodPyramid {
 public:
     static constexpr int kSlicesPerBucket = 4;
@@ -35,9 +42,10 @@ public:
     /// A track whose slices lie in [begin, end) and number about `sliceCount`.
     LodPyramid(std::int64_t begin, std::int64_t end, std::int64_t sliceCount);
 
-    /// Adds one depth-0 slice (deeper slices only count). Slices may come in any order.
+    /// Adds one slice: every slice counts in the bucket it starts in; a depth-0 one also
+    /// covers its buckets as busy or wait time (`cover`). Slices may come in any order.
     void add(std::int64_t ts, std::int64_t dur, std::int32_t nameId, std::int32_t opId,
-             bool outermost = true);
+             LodCover cover = LodCover::Busy);
     /// Builds the coarser levels; call once after the last add().
     void finish();
     /// Adds the level-0 content of `other` (same bounds) into this one, before finish().

@@ -21,7 +21,7 @@ void OpCostModel::setProfile(std::shared_ptr<const prof::Profile> profile) {
     m_profile = std::move(profile);
     m_attributed = 0;
     m_rows.clear();
-    if (m_profile)
+    if (m_profile && unavailableReason().isEmpty())
         for (std::size_t i : prof::programOrder(m_profile->model)) {
             const prof::TensorOpCost& op = m_profile->model.tensorOps[i];
             if (op.loop < 0) m_attributed += op.cycles(); // a body op's are in its loop's
@@ -48,6 +48,16 @@ int OpCostModel::rowOfOp(std::int64_t id) const {
 
 std::int64_t OpCostModel::rootStage() const {
     return m_profile ? m_profile->model.rootStageId : -1;
+}
+
+QString OpCostModel::unavailableReason() const {
+    if (!m_profile) return {};
+    const prof::RunModel& run = m_profile->model;
+    if (run.recordsInstrCycles() || !run.executed()) return {};
+    return tr("Tensor op costs are not recorded at --trace %1: without instruction slices no op "
+              "has cycles, a span, a roof or a bound (pto run --trace instructions records "
+              "them).")
+        .arg(QString::fromStdString(run.traceLevel));
 }
 
 int OpCostModel::rowCount(const QModelIndex& parent) const {

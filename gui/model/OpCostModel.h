@@ -17,6 +17,8 @@ namespace pto::gui {
 /// order (directives such as vec_tile and ops folded away have no row). A loop that was
 /// unrolled is a group: its row holds the total of its body ops, whose rows follow it
 /// ("matmul %qk in kv"); shares are of the whole run, so a loop's body ops add up to it.
+/// A run recorded without instruction slices (--trace tasks) has no op costs: no rows, and
+/// unavailableReason() says why, as `pto report` does.
 class OpCostModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -47,6 +49,8 @@ public:
     int rowOfOp(std::int64_t opId) const;
     /// Stage of the Tensor ops (RunModel::rootStageId); -1 without a profile.
     std::int64_t rootStage() const;
+    /// Why the table is empty although the run executed ("" otherwise).
+    QString unavailableReason() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

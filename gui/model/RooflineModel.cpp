@@ -64,7 +64,14 @@ void RooflineModel::rebuild() {
 }
 
 QString RooflineModel::unavailableReason() const {
-    if (!m_profile || !m_profile->model.measured) return {};
+    if (!m_profile) return {};
+    const prof::RunModel& run = m_profile->model;
+    if (m_mode == Mode::TensorOps && !run.recordsInstrCycles() && run.executed())
+        return tr("No point per Tensor op: op cycles are not recorded at --trace %1 (pto run "
+                  "--trace instructions records them). One point per task is shown from the "
+                  "task slices.")
+            .arg(QString::fromStdString(run.traceLevel));
+    if (!run.measured) return {};
     return tr("No roofline for a measured trace: the profiler files hold no FLOP or byte counts, "
               "and the simulated chip's roofs are not the device's. Each kernel's bound class "
               "comes from its pipe ratios (Findings, pto report).");

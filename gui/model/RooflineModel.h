@@ -66,7 +66,8 @@ public:
     /// Intensity and achieved FLOP/cycle both > 0 (drawable on log axes).
     bool plottable(int row) const;
     const std::vector<RooflineRoof>& roofs() const { return m_roofs; }
-    /// Why there is no roofline for the profile (a measured trace), empty otherwise.
+    /// Why there is no roofline for the profile (a measured trace), or no point per Tensor op
+    /// (a run without instruction slices, --trace tasks); empty otherwise.
     QString unavailableReason() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;

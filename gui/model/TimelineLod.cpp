@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <string_view>
 #include <thread>
 
 namespace pto::gui {
@@ -55,6 +56,15 @@ Pyramids emptyPyramids(tracedb::SqliteDb& db, std::int64_t fileBytes) {
     return pyramids;
 }
 
+// How a slice at `depth` of `category` covers its buckets: waits apart from busy time (the
+// timeline draws them grey, as it does a wait slice), nested slices not at all.
+LodCover coverOf(std::int64_t depth, const unsigned char* category) {
+    if (depth != 0) return LodCover::None;
+    const bool wait =
+        category && std::string_view(reinterpret_cast<const char*>(category)) == "wait";
+    return wait ? LodCover::Wait : LodCover::Busy;
+}
+
 // Adds the slices with id in [lo, hi) to `pyramids`; returns how many were read.
 std::int64_t scanSlices(const std::filesystem::path& path, std::int64_t lo, std::int64_t hi,
                         const std::vector<std::int32_t>& opByInstr, Pyramids& pyramids,
@@ -63,8 +73,8 @@ std::int64_t scanSlices(const std::filesystem::path& path, std::int64_t lo, std:
     const auto watch = cancel.watch(db.handle());
     // Plain reads through the page cache: a memory map would count the whole table in the
     // process's resident memory, for no measurable gain in this sequential scan.
-    auto s = prepare(db, "SELECT ts, dur, track_id, name_id, instr_id, depth FROM slice "
-                         "WHERE id >= ?1 AND id < ?2");
+    auto s = prepare(db, "SELECT ts, dur, track_id, name_id, instr_id, depth, category "
+                         "FROM slice WHERE id >= ?1 AND id < ?2");
     sqlite3_bind_int64(s.get(), 1, lo);
     sqlite3_bind_int64(s.get(), 2, hi);
     std::int64_t rows = 0;
@@ -85,7 +95,7 @@ std::int64_t scanSlices(const std::filesystem::path& path, std::int64_t lo, std:
             instr > 0 && std::size_t(instr) < opByInstr.size() ? opByInstr[std::size_t(instr)] : -1;
         pyramid->add(sqlite3_column_int64(s.get(), 0), sqlite3_column_int64(s.get(), 1),
                      static_cast<std::int32_t>(sqlite3_column_int64(s.get(), 3)), op,
-                     sqlite3_column_int64(s.get(), 5) == 0);
+                     coverOf(sqlite3_column_int64(s.get(), 5), sqlite3_column_text(s.get(), 6)));
         if ((rows & 0xFFFF) == 0 && cancel.cancelled()) return rows;
     }
     if (rc != SQLITE_DONE) db.fail(rc, "reading slices for the timeline summary");

@@ -57,6 +57,17 @@ int UtilizationModel::memoryBoundColumn() const {
     return FirstPipe + kPipeColumns;
 }
 
+bool UtilizationModel::pipesRecorded() const {
+    return !m_profile || m_profile->model.recordsInstrCycles();
+}
+
+QString UtilizationModel::unavailableReason() const {
+    if (pipesRecorded()) return {};
+    return tr("Pipe busy times are not recorded at --trace %1: this run's trace has no "
+              "instruction slices (pto run --trace instructions records them).")
+        .arg(QString::fromStdString(m_profile->model.traceLevel));
+}
+
 int UtilizationModel::rowCount(const QModelIndex& parent) const {
     if (parent.isValid() || !m_profile) return 0;
     return static_cast<int>(m_rows.size());
@@ -70,7 +81,7 @@ QVariant UtilizationModel::ratioOf(int row, int column) const {
     const std::size_t i = m_rows[static_cast<std::size_t>(row)];
     const auto& core = m_profile->model.cores[i];
     const prof::PipeRatios& ratios = m_profile->pipeUtil.cores[i];
-    if (ratios.activeCycles <= 0) return {};
+    if (ratios.activeCycles <= 0 || !pipesRecorded()) return {};
     const auto pipe = static_cast<prof::PipeId>(column - FirstPipe);
     if (prof::msprofRatioName(core.type, pipe).empty()) return {};
     return ratios.ratio[static_cast<std::size_t>(pipe)];
@@ -114,6 +125,7 @@ QVariant UtilizationModel::data(const QModelIndex& index, int role) const {
         return sort ? ratio
                     : QVariant(QStringLiteral("%1 %").arg(ratio.toDouble() * 100, 0, 'f', 0));
     }
+    if (!pipesRecorded()) return sort ? QVariant(-1.0) : QVariant();
     const double memoryBound = ratios.memoryBound();
     return sort ? QVariant(memoryBound) : QVariant(QString::number(memoryBound, 'f', 2));
 }

@@ -14,7 +14,9 @@ struct Profile;
 namespace pto::gui {
 
 /// Columns: core, type, active cycles, one per pipe (S MTE1 MTE2 MTE3 M FIX V, the
-/// profiler's order), msprof's memory_bound. A pipe a core type lacks is an empty cell.
+/// profiler's order), msprof's memory_bound. A pipe a core type lacks is an empty cell; so is
+/// every pipe and memory_bound cell of a run whose trace level holds no pipe times (--trace
+/// tasks: a 0 there would read as an idle pipe), which unavailableReason() then explains.
 class UtilizationModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -37,6 +39,10 @@ public:
     /// The row of a core track, -1 when none.
     int rowOfTrack(std::int64_t trackId) const;
     int memoryBoundColumn() const;
+    /// False for a simulated run recorded without instruction slices (--trace tasks).
+    bool pipesRecorded() const;
+    /// Why the pipe and memory_bound columns are empty ("" when they are not).
+    QString unavailableReason() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

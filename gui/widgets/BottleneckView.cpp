@@ -36,6 +36,23 @@ namespace pto::gui {
 
 namespace {
 
+// A note in italics over a table, saying why (part of) it is empty; hidden until there is one.
+QLabel* noteLabel(QWidget* parent) {
+    auto* label = new QLabel(parent);
+    label->setTextFormat(Qt::PlainText);
+    label->setWordWrap(true);
+    QFont font = label->font();
+    font.setItalic(true);
+    label->setFont(font);
+    label->hide();
+    return label;
+}
+
+void showNote(QLabel* label, const QString& text) {
+    label->setText(text);
+    label->setVisible(!text.isEmpty());
+}
+
 QWidget* titled(const QString& title, QWidget* content, QWidget* parent) {
     auto* box = new QWidget(parent);
     auto* layout = new QVBoxLayout(box);
@@ -63,6 +80,12 @@ QString measuredSummaryOf(const prof::Profile& p) {
         .arg(QString::fromStdString(p.model.program), source, facts.join(QStringLiteral("; ")));
 }
 
+// "1 finding", "3 findings".
+QString findingsCount(const prof::Profile& p) {
+    return p.findings.size() == 1 ? BottleneckView::tr("1 finding")
+                                  : BottleneckView::tr("%1 findings").arg(p.findings.size());
+}
+
 QString summaryOf(const prof::Profile& p, double micros) {
     int critical = 0, warning = 0;
     for (const prof::Finding& f : p.findings) {
@@ -70,13 +93,13 @@ QString summaryOf(const prof::Profile& p, double micros) {
         warning += f.severity == prof::Severity::Warning;
     }
     if (p.model.measured)
-        return BottleneckView::tr("%1 — %2 findings (%3 critical, %4 warning)")
+        return BottleneckView::tr("%1 — %2 (%3 critical, %4 warning)")
             .arg(measuredSummaryOf(p))
-            .arg(p.findings.size())
+            .arg(findingsCount(p))
             .arg(critical)
             .arg(warning);
-    return BottleneckView::tr("%1 on %2: %3 cycles (%4 µs), %5 tasks — run is %6 bound, %7 % of "
-                              "the roof — %8 findings (%9 critical, %10 warning)")
+    return BottleneckView::tr("%1 on %2: %3 cycles (%4 µs), %5 tasks — bound: %6, %7 % of "
+                              "the roof — %8 (%9 critical, %10 warning)")
         .arg(QString::fromStdString(p.model.program), QString::fromStdString(p.model.peaks.name))
         .arg(p.model.totalCycles)
         .arg(micros, 0, 'f', 2)
@@ -85,7 +108,7 @@ QString summaryOf(const prof::Profile& p, double micros) {
                                         ? p.runBound.label()
                                         : p.runBound.label() + " (" + p.runBound.reason() + ")"))
         .arg(p.runBound.roofFraction * 100, 0, 'f', 0)
-        .arg(p.findings.size())
+        .arg(findingsCount(p))
         .arg(critical)
         .arg(warning);
 }
@@ -162,13 +185,19 @@ void BottleneckView::buildLayout() {
 
     auto* left = new QSplitter(Qt::Vertical, this);
     left->addWidget(buildFindingsPane());
-    left->addWidget(titled(tr("Cost per Tensor op"), m_opTable, this));
+    auto* opBox = titled(tr("Cost per Tensor op"), m_opTable, this);
+    m_opsNote = noteLabel(this);
+    static_cast<QVBoxLayout*>(opBox->layout())->insertWidget(1, m_opsNote);
+    left->addWidget(opBox);
     auto* right = new QSplitter(Qt::Vertical, this);
     auto* showIdle = new QCheckBox(tr("show idle cores"), this);
     connect(showIdle, &QCheckBox::toggled, m_utilization, &UtilizationModel::setShowIdle);
     auto* utilizationBox =
         titled(tr("Pipe utilization per core (busy ÷ time in tasks)"), m_utilizationTable, this);
     static_cast<QVBoxLayout*>(utilizationBox->layout())->insertWidget(1, showIdle);
+    m_pipesNote = noteLabel(this);
+    static_cast<QVBoxLayout*>(utilizationBox->layout())->insertWidget(2, m_pipesNote);
+    connect(m_utilization, &QAbstractItemModel::modelReset, this, &BottleneckView::showPipeColumns);
     right->addWidget(utilizationBox);
     right->addWidget(buildRooflinePane());
     auto* columns = new QSplitter(Qt::Horizontal, this);
@@ -280,6 +309,7 @@ void BottleneckView::showProfile(std::shared_ptr<const prof::Profile> profile,
     m_utilization->setProfile(profile);
     m_opCost->setProfile(profile);
     m_roofline->setProfile(profile);
+    showNote(m_opsNote, m_opCost->unavailableReason());
     m_details->clear();
     for (QTableView* table : {m_findingsTable, m_utilizationTable, m_opTable})
         table->resizeColumnsToContents();
@@ -320,6 +350,22 @@ void BottleneckView::showDetails(const QString& text) {
     if (const TraceDocument* doc = document(); doc && !doc->summary().compileNotes.empty())
         all += notesText(doc->summary().compileNotes) + QStringLiteral("\n\n");
     m_details->setPlainText(all + tuneHint());
+}
+
+void BottleneckView::showPipeColumns() {
+    const bool recorded = m_utilization->pipesRecorded();
+    for (int column = UtilizationModel::FirstPipe; column <= m_utilization->memoryBoundColumn();
+         ++column)
+        m_utilizationTable->setColumnHidden(column, !recorded);
+    showNote(m_pipesNote, m_utilization->unavailableReason());
+}
+
+QString BottleneckView::pipesNote() const {
+    return m_pipesNote->isHidden() ? QString() : m_pipesNote->text();
+}
+
+QString BottleneckView::opsNote() const {
+    return m_opsNote->isHidden() ? QString() : m_opsNote->text();
 }
 
 QString BottleneckView::headline() const {

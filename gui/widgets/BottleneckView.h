@@ -54,6 +54,9 @@ public:
     QTableView* findingsTable() const { return m_findingsTable; }
     QTableView* utilizationTable() const { return m_utilizationTable; }
     QTableView* opTable() const { return m_opTable; }
+    /// The notes above the utilization and op tables ("" while hidden: the data is there).
+    QString pipesNote() const;
+    QString opsNote() const;
     RooflineChart* rooflineChart() const { return m_chart; }
 
 signals:
@@ -70,6 +73,8 @@ private:
     QWidget* buildFindingsPane();
     QWidget* buildRooflinePane();
     void connectClicks();
+    /// Hides the pipe and memory_bound columns of a run without pipe times, with the reason.
+    void showPipeColumns();
     void showProfile(std::shared_ptr<const prof::Profile> profile, const QString& error);
     void followSelection(const EntityRef& ref, const QObject* origin);
     void selectTaskOrOp(int rooflineRow);
@@ -80,6 +85,8 @@ private:
     RooflineModel* m_roofline;
     QLabel* m_header = nullptr;
     QPlainTextEdit* m_details = nullptr;
+    QLabel* m_pipesNote = nullptr;
+    QLabel* m_opsNote = nullptr;
     QTableView* m_findingsTable = nullptr;
     QTableView* m_utilizationTable = nullptr;
     QTableView* m_opTable = nullptr;

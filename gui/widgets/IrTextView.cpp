@@ -116,20 +116,34 @@ void IrTextView::showLoaded(const Result& loaded) {
     m_editor->setPlainText(QString::fromStdString(m_ir->text()));
     m_editor->setChangedLines(m_ir->changedLines());
     m_moving = false;
-    QString status = tr("%1 line(s) changed by this pass, %2 removed")
-                         .arg(m_ir->changedLines().size())
-                         .arg(m_ir->removedCount());
-    if (m_ir->parentStageId() < 0) status = tr("The program as parsed");
-    if (m_ir->diffApproximate()) status += tr(" (too many edits to diff line by line)");
-    if (!m_ir->note().empty())
-        status += QStringLiteral(" — ") + QString::fromStdString(m_ir->note());
-    if (!loaded.value) status = tr("Cannot read the stage: %1").arg(loaded.error);
-    m_status->setText(status);
+    m_status->setText(loaded.value ? statusOf(*m_ir)
+                                   : tr("Cannot read the stage: %1").arg(loaded.error));
     if (document() && document()->summary().measured) {
         m_editor->setPlainText(tr(kMeasuredNoIr));
         m_status->setText(tr(kMeasuredNoIr));
     }
     onSelection(selection().current(), nullptr);
+}
+
+QString IrTextView::statusOf(const IrText& ir) {
+    QString status;
+    if (ir.parentStageId() < 0)
+        status = tr("The program as parsed");
+    else if (ir.text().empty())
+        status = tr("The text of this stage is not stored");
+    else if (!ir.diffed())
+        status = tr("No diff with the previous stage: not both texts are stored");
+    else
+        status = tr("%1 line(s) changed by this pass, %2 removed")
+                     .arg(ir.changedLines().size())
+                     .arg(ir.removedCount());
+    if (ir.diffApproximate()) status += tr(" (too many edits to diff line by line)");
+    if (!ir.note().empty()) status += QStringLiteral(" — ") + QString::fromStdString(ir.note());
+    return status;
+}
+
+QString IrTextView::statusText() const {
+    return m_status->text();
 }
 
 void IrTextView::onCursorMoved() {

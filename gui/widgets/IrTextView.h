@@ -40,6 +40,8 @@ public:
     /// A stage is being read, or the selection mapped onto its lines (both on workers).
     bool loading() const { return m_loading || m_mapping; }
     const IrText& irText() const { return *m_ir; }
+    /// The status line under the text (what the pass changed, or why there is no text).
+    QString statusText() const;
     /// 0-based IR lines highlighted for the current selection.
     const std::vector<int>& highlightedIrLines() const { return m_irLines; }
     /// 1-based source line highlighted for the current selection (0: none).
@@ -64,6 +66,7 @@ private:
     void showMapping(const MappingResult& mapped);
     void onStagePicked(int row);
     void showLoaded(const Result& loaded);
+    static QString statusOf(const IrText& ir);
     void onCursorMoved();
     void onSelection(const EntityRef& ref, const QObject* origin);
     void showSourceLine(std::int64_t line);

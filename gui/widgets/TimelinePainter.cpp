@@ -8,6 +8,7 @@
 #include "gui/model/TimelineViewport.h"
 #include "gui/widgets/Theme.h"
 
+#include <QFontMetricsF>
 #include <QImage>
 #include <QPainter>
 #include <QPolygonF>
@@ -46,11 +47,14 @@ double TimelinePainter::xOf(double cycle) const {
     return m_frame.left + m_frame.viewport->xOf(cycle);
 }
 
+QColor TimelinePainter::waitColour(const QPalette& palette) {
+    return theme::isDark(palette) ? QColor(90, 90, 96) : QColor(200, 200, 206);
+}
+
 QColor TimelinePainter::sliceColour(std::int32_t nameId, std::int32_t op,
                                     TimelineSlice::Category category, const QString& pipe) {
     const QPalette& palette = m_frame.palette;
-    if (category == TimelineSlice::Category::Wait)
-        return theme::isDark(palette) ? QColor(90, 90, 96) : QColor(200, 200, 206);
+    if (category == TimelineSlice::Category::Wait) return waitColour(palette);
     if (category == TimelineSlice::Category::Stall) return theme::severityColor(2, palette);
     if (m_frame.colouring == TimelineColouring::ByPipe &&
         category == TimelineSlice::Category::Instr)
@@ -79,6 +83,22 @@ bool TimelinePainter::drawLabel(const QRectF& box, const QString& text, const QC
     m_painter.setPen(theme::textOn(background));
     m_painter.drawText(inner, Qt::AlignVCenter | Qt::AlignLeft, elided);
     return true;
+}
+
+QRectF TimelinePainter::drawBoxedText(const QRectF& area, Qt::Alignment alignment,
+                                      const QString& text) {
+    const QFontMetricsF metrics(m_painter.fontMetrics());
+    const QRectF bounds = metrics.boundingRect(area, int(alignment), text);
+    const QRectF box = bounds.adjusted(-2, 0, 2, 0);
+    QColor base = m_frame.palette.color(QPalette::Base);
+    base.setAlpha(220);
+    m_painter.setPen(Qt::NoPen);
+    m_painter.setBrush(base);
+    m_painter.drawRoundedRect(box, 2, 2);
+    m_painter.setBrush(Qt::NoBrush);
+    m_painter.setPen(m_frame.palette.color(QPalette::Text));
+    m_painter.drawText(bounds, int(alignment), text);
+    return box;
 }
 
 void TimelinePainter::drawSlices(const QRect& lane, std::span<const TimelineSlice> slices,
@@ -163,15 +183,32 @@ TimelinePainter::bucketColumns(const QRect& lane, const LodPyramid& pyramid) con
         for (std::int64_t b = b0; b <= b1; ++b) {
             const LodBucket& bucket = buckets[std::size_t(b)];
             if (b >= firstUncounted) column.count += bucket.count;
-            column.occupied |= bucket.count > 0;
+            // Covered by a slice that started in an earlier bucket is occupied too: the block
+            // goes on there, and splitting it would split its count.
+            column.occupied |= bucket.count > 0 || bucket.fill > 0 || bucket.waitFill > 0;
             column.fill += bucket.fill;
+            column.waitFill += bucket.waitFill;
             if (bucket.nameId != 0 && (!column.dominant || bucket.fill > column.dominant->fill))
                 column.dominant = &bucket;
         }
         column.fill /= float(b1 - b0 + 1);
+        column.waitFill /= float(b1 - b0 + 1);
         firstUncounted = std::max(firstUncounted, b1 + 1);
     }
     return columns;
+}
+
+TimelinePainter::StripColumn TimelinePainter::stripColumn(const BucketColumn& column, QRgb busy,
+                                                          QRgb background, int rows) {
+    const float wait = std::clamp(column.waitFill, 0.0f, 1.0f);
+    const float fill = column.dominant ? std::clamp(column.fill, 0.0f, 1.0f - wait) : 0.0f;
+    // The wait share as rows on top; a column that holds any wait keeps at least one grey row,
+    // and one with busy time at least one row of it.
+    int waitRows = wait > 0 ? std::max(1, int(std::lround(wait * float(rows)))) : 0;
+    if (fill > 0) waitRows = std::min(waitRows, rows - 1);
+    // The busy colour's intensity: the busy share of the time the column does not wait.
+    const float intensity = wait < 1 ? std::min(1.0f, fill / (1.0f - wait)) : 0.0f;
+    return {waitRows, fill > 0 ? blend(busy, background, 102 + int(154 * intensity)) : background};
 }
 
 void TimelinePainter::drawBuckets(const QRect& lane, const LodPyramid& pyramid,
@@ -182,35 +219,38 @@ void TimelinePainter::drawBuckets(const QRect& lane, const LodPyramid& pyramid,
     const std::vector<BucketColumn> columns = bucketColumns(lane, pyramid);
     const QRgb background = m_frame.palette.color(QPalette::Base).rgb();
     QImage strip(width, kLane - 2, QImage::Format_ARGB32_Premultiplied);
-    auto* row = reinterpret_cast<QRgb*>(strip.scanLine(0));
-    std::vector<QRgb> dominant(static_cast<std::size_t>(width), background);
+    std::vector<StripColumn> strips(static_cast<std::size_t>(width));
     // Colours of the last dominant (name, op) pair: neighbouring pixels mostly share it.
     std::int32_t lastName = 0, lastOp = -2;
     QRgb lastColour = background;
     for (int x = 0; x < width; ++x) {
         const BucketColumn& column = columns[std::size_t(x)];
-        row[x] = background;
-        const LodBucket* best = column.dominant;
-        if (!best) continue;
-        if (best->nameId != lastName || best->opId != lastOp) {
-            lastName = best->nameId;
-            lastOp = best->opId;
-            lastColour =
-                sliceColour(best->nameId, best->opId, TimelineSlice::Category::Instr, pipe).rgb();
+        QRgb busy = background;
+        if (const LodBucket* best = column.dominant) {
+            if (best->nameId != lastName || best->opId != lastOp) {
+                lastName = best->nameId;
+                lastOp = best->opId;
+                lastColour =
+                    sliceColour(best->nameId, best->opId, TimelineSlice::Category::Instr, pipe)
+                        .rgb();
+            }
+            const bool highlighted =
+                m_frame.highlightedOp >= 0 && best->opId == m_frame.highlightedOp;
+            busy = highlighted ? QColor(lastColour).darker(150).rgb() : lastColour;
         }
-        const bool highlighted = m_frame.highlightedOp >= 0 && best->opId == m_frame.highlightedOp;
-        dominant[std::size_t(x)] = lastColour;
-        row[x] = blend(highlighted ? QColor(lastColour).darker(150).rgb() : lastColour, background,
-                       102 + int(154 * std::min(1.0f, column.fill)));
+        strips[std::size_t(x)] = stripColumn(column, busy, background, strip.height());
     }
-    for (int y = 1; y < strip.height(); ++y)
-        std::copy_n(row, width, reinterpret_cast<QRgb*>(strip.scanLine(y)));
+    const QRgb waiting = waitColour(m_frame.palette).rgb();
+    for (int y = 0; y < strip.height(); ++y) {
+        auto* row = reinterpret_cast<QRgb*>(strip.scanLine(y));
+        for (int x = 0; x < width; ++x)
+            row[x] = y < strips[std::size_t(x)].waitRows ? waiting : strips[std::size_t(x)].rest;
+    }
     m_painter.drawImage(QPoint(lane.left(), lane.top() + 2), strip);
-    drawBlockCounts(lane, columns, dominant);
+    drawBlockCounts(lane, columns);
 }
 
-void TimelinePainter::drawBlockCounts(const QRect& lane, const std::vector<BucketColumn>& columns,
-                                      const std::vector<QRgb>& colours) {
+void TimelinePainter::drawBlockCounts(const QRect& lane, const std::vector<BucketColumn>& columns) {
     // Each run of occupied pixels is one merged block; wide ones show their slice count.
     const int width = int(columns.size());
     for (int x = 0; x < width;) {
@@ -224,9 +264,12 @@ void TimelinePainter::drawBlockCounts(const QRect& lane, const std::vector<Bucke
             count += columns[std::size_t(end)].count;
         ++m_stats.mergedBlocks;
         const QRectF box(lane.left() + x, lane.top() + 2, end - x, kLane - 2);
-        if (end - x >= 48 &&
-            drawLabel(box, QString::number(count), QColor(colours[std::size_t(x)])))
+        const QString text = QString::number(count);
+        // The number sits on a box of its own: the block below it may be busy and wait colours.
+        if (end - x >= 48 && m_painter.fontMetrics().horizontalAdvance(text) + 10 <= end - x) {
+            drawBoxedText(box.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
             m_stats.blockCounts.push_back({box, count});
+        }
         x = end;
     }
 }
@@ -291,9 +334,8 @@ void TimelinePainter::drawCounter(const QRect& lane, const CounterSeries& series
     m_painter.drawPolygon(area);
     m_painter.setPen(colour.darker(130));
     m_painter.drawPolyline(edge);
-    m_painter.setPen(m_frame.palette.color(QPalette::Text));
-    m_painter.drawText(lane.adjusted(4, 2, -4, 0), Qt::AlignTop | Qt::AlignRight,
-                       QStringLiteral("max %1 %2").arg(series.maxValue, 0, 'g', 4).arg(unit));
+    drawBoxedText(lane.adjusted(4, 2, -4, 0), Qt::AlignTop | Qt::AlignRight,
+                  QStringLiteral("max %1 %2").arg(series.maxValue, 0, 'g', 4).arg(unit).trimmed());
 }
 
 void TimelinePainter::drawQuery(const QRect& lane, const QueryTrack& query) {

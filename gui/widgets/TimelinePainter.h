@@ -81,6 +81,8 @@ public:
     /// A flow arrow from a to b.
     static void drawArrow(QPainter& p, const QPointF& a, const QPointF& b, const QColor& colour);
 
+    /// Wait slices, and the wait share of a level-of-detail column: grey, never a busy colour.
+    static QColor waitColour(const QPalette& palette);
     QColor sliceColour(std::int32_t nameId, std::int32_t op, TimelineSlice::Category category,
                        const QString& pipe);
 
@@ -88,18 +90,32 @@ private:
     /// One pixel column of a level-of-detail lane.
     struct BucketColumn {
         std::int64_t count = 0; ///< slices of the buckets that start their overlap here
-        bool occupied = false;  ///< some bucket with slices overlaps the column
-        float fill = 0;         ///< mean fill of the overlapping buckets
+        bool occupied = false;  ///< some bucket with slices, busy or wait time overlaps it
+        float fill = 0;         ///< mean busy fill of the overlapping buckets
+        float waitFill = 0;     ///< mean wait fill of the overlapping buckets
         const LodBucket* dominant = nullptr;
     };
 
     double xOf(double cycle) const;
     /// Draws `text` in `box` when it is wide enough; returns whether it drew it.
     bool drawLabel(const QRectF& box, const QString& text, const QColor& background);
+    /// Draws `text` aligned in `area` on a box of the palette's base colour, readable over
+    /// whatever lies beneath (a graph, a strip of two colours); returns the box.
+    QRectF drawBoxedText(const QRectF& area, Qt::Alignment alignment, const QString& text);
+    /// One pixel column of a level-of-detail strip as drawn: its first rows in the wait colour,
+    /// the rest in one colour.
+    struct StripColumn {
+        int waitRows = 0;
+        QRgb rest = 0;
+    };
+    /// The wait share of the column's `rows` on top, the rest in `busy` at the intensity of
+    /// its busy share of the time left (`background` where it is not busy).
+    static StripColumn stripColumn(const BucketColumn& column, QRgb busy, QRgb background,
+                                   int rows);
     std::vector<BucketColumn> bucketColumns(const QRect& lane, const LodPyramid& pyramid) const;
-    /// Writes each run of occupied columns' slice count on it (runs wide enough for a label).
-    void drawBlockCounts(const QRect& lane, const std::vector<BucketColumn>& columns,
-                         const std::vector<QRgb>& colours);
+    /// Writes on each run of occupied columns (one unbroken block, gaps are empty columns)
+    /// the number of slices starting in it, each counted once (runs wide enough for a label).
+    void drawBlockCounts(const QRect& lane, const std::vector<BucketColumn>& columns);
     /// The ruler's tick labels of one row: right of their tick, or pulled left to stay
     /// inside `area` (dropped when that would cover the previous label).
     void drawTickLabels(const std::vector<RulerTick>& ticks, const QRectF& row, const QRect& area);

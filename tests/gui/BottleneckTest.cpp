@@ -15,7 +15,9 @@
 #include "tests/support/Process.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QImage>
+#include <QLabel>
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -264,6 +266,83 @@ TEST_F(BottleneckTest, SoftmaxOpsAgreeWithTheReportAndShapes) {
     ASSERT_GT(m_view->findings().rowCount(), 0);
     EXPECT_EQ(cell(m_view->findings(), 0, FindingsModel::Severity), QStringLiteral("critical"));
     test::saveScreenshot(*m_view, "bottleneck_softmax");
+}
+
+// matmul at --trace tasks: no instruction slices, so no pipe times and no op costs. The pipe
+// table showed "0 %" in every pipe of every core and memory_bound 0.00, as if the cores had
+// idled in their tasks, and the op table was empty without a word; `pto report` says "not
+// recorded at this trace level" for both. Now the pipe columns are hidden under a note that
+// says so, and the op table and the per-op roofline say why they are empty.
+TEST_F(BottleneckTest, AtTraceTasksPipesAndOpsSayNotRecordedInsteadOfZeros) {
+    const fs::path trace = test::sampleTrace("matmul", "--trace tasks");
+    open(trace);
+    const auto report = test::runCommand(test::pto("report --no-store " + trace.string()));
+    ASSERT_NE(report.out.find("pipes       not recorded at this trace level"), std::string::npos)
+        << report.out;
+    UtilizationModel& pipes = m_view->utilization();
+    ASSERT_GT(pipes.rowCount(), 0);
+    EXPECT_FALSE(pipes.pipesRecorded());
+    for (int row = 0; row < pipes.rowCount(); ++row) {
+        EXPECT_GT(pipes.index(row, UtilizationModel::Active)
+                      .data(UtilizationModel::kSortRole)
+                      .toLongLong(),
+                  0); // the time in tasks is recorded: the task slices
+        for (int c = UtilizationModel::FirstPipe; c <= pipes.memoryBoundColumn(); ++c) {
+            const QModelIndex index = pipes.index(row, c);
+            EXPECT_TRUE(index.data().toString().isEmpty())
+                << cell(pipes, row, 0).toStdString() << " column " << c << ": "
+                << index.data().toString().toStdString();
+            EXPECT_FALSE(index.data(UtilizationModel::kRatioRole).isValid());
+        }
+    }
+    // On screen: core, type and active cycles, then the note; no pipe column is drawn.
+    QTableView* table = m_view->utilizationTable();
+    EXPECT_EQ(table->horizontalHeader()->count() - table->horizontalHeader()->hiddenSectionCount(),
+              3);
+    for (int c = UtilizationModel::FirstPipe; c <= pipes.memoryBoundColumn(); ++c)
+        EXPECT_TRUE(table->isColumnHidden(c)) << c;
+    EXPECT_TRUE(m_view->pipesNote().contains(QStringLiteral("not recorded at --trace tasks")))
+        << m_view->pipesNote().toStdString();
+    // Toggling idle cores resets the model: the columns stay hidden.
+    pipes.setShowIdle(true);
+    EXPECT_TRUE(table->isColumnHidden(UtilizationModel::FirstPipe));
+    pipes.setShowIdle(false);
+
+    EXPECT_EQ(m_view->opCost().rowCount(), 0);
+    EXPECT_TRUE(m_view->opsNote().contains(QStringLiteral("not recorded at --trace tasks")))
+        << m_view->opsNote().toStdString();
+    m_view->roofline().setMode(RooflineModel::Mode::TensorOps);
+    EXPECT_TRUE(m_view->roofline().unavailableReason().contains(
+        QStringLiteral("not recorded at --trace tasks")));
+    m_view->roofline().setMode(RooflineModel::Mode::Tasks);
+    EXPECT_GT(m_view->roofline().rowCount(), 0); // a task's FLOPs, bytes and time are known
+    // The notes are drawn where the user reads the tables: text pixels inside the view.
+    const QImage shot = m_view->grab().toImage();
+    for (const QString& note : {m_view->pipesNote(), m_view->opsNote()}) {
+        QLabel* label = nullptr;
+        for (QLabel* l : m_view->findChildren<QLabel*>())
+            if (l->text() == note) label = l;
+        ASSERT_NE(label, nullptr);
+        ASSERT_TRUE(label->isVisible());
+        const QRect box(label->mapTo(m_view.get(), QPoint(0, 0)), label->size());
+        ASSERT_TRUE(shot.rect().contains(box)) << note.toStdString();
+        const QRgb background = shot.pixel(box.topLeft());
+        int ink = 0;
+        for (int y = box.top(); y <= box.bottom(); ++y)
+            for (int x = box.left(); x <= box.right(); ++x) ink += shot.pixel(x, y) != background;
+        EXPECT_GT(ink, 100) << note.toStdString();
+    }
+    test::saveScreenshot(*m_view, "bottleneck_trace_tasks");
+
+    // The same program at --trace instructions: the pipe columns and op rows are back.
+    m_view.reset();
+    m_context.setDocument(nullptr); // a new view starts on no document, as open() expects
+    open(test::sampleTrace("matmul", "--trace instructions"));
+    EXPECT_TRUE(m_view->utilization().pipesRecorded());
+    EXPECT_FALSE(m_view->utilizationTable()->isColumnHidden(UtilizationModel::FirstPipe));
+    EXPECT_TRUE(m_view->pipesNote().isEmpty());
+    EXPECT_TRUE(m_view->opsNote().isEmpty());
+    EXPECT_GT(m_view->opCost().rowCount(), 0);
 }
 
 // flash_attention_loop: the op table names the body's ops (the matmul at line 22 first among

@@ -243,6 +243,11 @@ TEST(GuiIrText, ABigRunShowsItsPtoListingAndSaysWhyTileStagesHaveNoText) {
     EXPECT_NE(view.irText().note().find("tile.expand-tiles would print 32769 ops"),
               std::string::npos)
         << view.irText().note();
+    // The status line said "0 line(s) changed by this pass" for a stage with no text at all.
+    EXPECT_TRUE(
+        view.statusText().startsWith(QStringLiteral("The text of this stage is not stored")))
+        << view.statusText().toStdString();
+    EXPECT_FALSE(view.statusText().contains(QStringLiteral("changed by this pass")));
 
     view.setStage(pto);
     ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
@@ -254,6 +259,8 @@ TEST(GuiIrText, ABigRunShowsItsPtoListingAndSaysWhyTileStagesHaveNoText) {
               std::string::npos)
         << view.irText().note();
     EXPECT_TRUE(view.irText().mapped()) << view.irText().note();
+    EXPECT_FALSE(view.statusText().contains(QStringLiteral("changed by this pass")))
+        << view.statusText().toStdString(); // rebuilt, so never diffed with the Tile stage
     EXPECT_EQ(view.irText().lineCount(), std::size_t(count + 2 * 48)); // 48 kernels: `{`, `}`
     // Clicking the first instruction line selects instruction 1.
     auto* editor = static_cast<IrTextEditor*>(view.irEditor());

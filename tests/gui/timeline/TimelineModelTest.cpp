@@ -157,6 +157,28 @@ TEST(LodPyramid, DominantNameIsTheSliceCoveringMostOfTheBucket) {
     EXPECT_NEAR(pyramid.level(0)[0].fill, 900.0 / 1024, 1e-6);
 }
 
+// A wait covers its buckets as wait time: never busy fill, never the dominant name (the
+// zoomed-out lane painted waits in the busy colour of the bucket's dominant slice).
+TEST(LodPyramid, WaitTimeIsKeptApartFromBusyTime) {
+    LodPyramid pyramid(0, 2048, 8); // 8 slices → 2 base buckets of 1024 cycles
+    ASSERT_EQ(pyramid.bucketWidth(0), 1024);
+    pyramid.add(0, 200, 1, 10);
+    pyramid.add(200, 1400, 2, -1, LodCover::Wait); // 824 cycles in bucket 0, 576 in bucket 1
+    pyramid.add(1600, 100, 3, 30);
+    pyramid.add(1650, 10, 4, -1, LodCover::None); // nested: counts only
+    pyramid.finish();
+    const auto base = pyramid.level(0);
+    EXPECT_NEAR(base[0].fill, 200.0 / 1024, 1e-6);
+    EXPECT_NEAR(base[0].waitFill, 824.0 / 1024, 1e-6);
+    EXPECT_EQ(base[0].nameId, 1); // the wait covers more, the busy slice names the bucket
+    EXPECT_NEAR(base[1].fill, 100.0 / 1024, 1e-6);
+    EXPECT_NEAR(base[1].waitFill, 576.0 / 1024, 1e-6);
+    EXPECT_EQ(base[1].nameId, 3);
+    EXPECT_EQ(base[0].count + base[1].count, 4u);
+    EXPECT_NEAR(pyramid.level(1)[0].waitFill, 1400.0 / 2048, 1e-6);
+    EXPECT_NEAR(pyramid.level(1)[0].fill, 300.0 / 2048, 1e-6);
+}
+
 TEST(TimelineLod, SummarisesEverySliceOfARealTraceAndLinksInstructionsToOps) {
     const auto doc = TraceDocument::open(test::sampleTrace("matmul", "--trace full"));
     const auto& reader = doc->reader();
@@ -173,6 +195,30 @@ TEST(TimelineLod, SummarisesEverySliceOfARealTraceAndLinksInstructionsToOps) {
         }
         return true;
     });
+    // Busy and wait cycles of each track add up to SQL's, apart (--trace full holds waits).
+    std::int64_t waits = 0;
+    reader.query("SELECT track_id, sum(CASE WHEN category = 'wait' THEN dur END), "
+                 "sum(CASE WHEN category <> 'wait' THEN dur END) FROM slice WHERE depth = 0 "
+                 "GROUP BY track_id",
+                 [&](auto, auto row) {
+                     const LodPyramid* pyramid = lod->pyramid(std::get<std::int64_t>(row[0]));
+                     if (!pyramid) return true;
+                     auto cycles = [](const auto& cell) {
+                         return std::holds_alternative<std::int64_t>(cell)
+                                    ? double(std::get<std::int64_t>(cell))
+                                    : 0.0;
+                     };
+                     double wait = 0, busy = 0;
+                     for (const LodBucket& b : pyramid->level(0)) {
+                         wait += double(b.waitFill) * double(pyramid->bucketWidth(0));
+                         busy += double(b.fill) * double(pyramid->bucketWidth(0));
+                     }
+                     EXPECT_NEAR(wait, cycles(row[1]), 1 + 1e-4 * cycles(row[1]));
+                     EXPECT_NEAR(busy, cycles(row[2]), 1 + 1e-4 * cycles(row[2]));
+                     waits += cycles(row[1]) > 0;
+                     return true;
+                 });
+    EXPECT_GT(waits, 0);
     EXPECT_EQ(std::int64_t(lod->counters.size()),
               sqlInt(reader, "SELECT count(DISTINCT track_id) FROM counter"));
     LinkResolver links(reader);
