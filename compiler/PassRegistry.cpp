@@ -99,6 +99,7 @@ void runPartition(CompileState& s, const CompileOptions& o) {
     if (o.keepTileLevel) s.tileLevel = s.tile;
     s.block = partitionBlocks(std::move(s.tile), p);
     s.block.doubleBuffer = o.doubleBuffer;
+    s.block.handWritten = s.tensor.level == Level::Tile;
     s.kind = S::Block;
 }
 void runOrder(CompileState& s, const CompileOptions&) {
@@ -172,6 +173,7 @@ void shareKernels(CompileState& s, ShareKernels mode) {
 void runEmit(CompileState& s, const CompileOptions& o) {
     s.pto = emitPto(s.block, s.exec);
     s.pto.name = s.tensor.name;
+    if (s.tensor.level == Level::Tile) markStoredArguments(s.pto, s.tensor);
     if (o.rerollLoops) rerollLoops(s.pto, s.block.tile);
     if (s.window && s.window->later.size() == 2) stretchWindow(s);
     if (s.clusters && s.clusters->later.size() == 2) replicateProbe(s, o);

@@ -68,6 +68,9 @@ struct BlockProgram {
     std::vector<uint32_t> blockOfOp; // tile op id → block id (kNoId for GM declarations)
     std::vector<uint32_t> bufferOf;  // tile value id → index into its block's buffers
     bool doubleBuffer = true;
+    // The Tile function was written by hand (a Tile-level .pto): its tiles are the shapes of
+    // its tload types, not a vec_tile / cube_tile choice (errors advise accordingly).
+    bool handWritten = false;
     std::vector<std::string> notes; // remarks of the Block passes (single-buffer fallback…)
 };
 

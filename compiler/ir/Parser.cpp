@@ -102,6 +102,7 @@ private:
     Function parseFunction();
     Level prescanLevel() const;
     void parseSignature(FunctionState& s);
+    void parseResultType(FunctionState& s);
     void parseBody(FunctionState& s);
     void parseReturn(FunctionState& s);
     void defineName(FunctionState& s, const Token& name, ValueId v);
@@ -133,6 +134,7 @@ private:
     bool atScalarLiteral() const;
     double parseScalarLiteral();
     void parseDirectiveSizes(Op& op);
+    void checkAttrName(OpKind kind, Level level, const Token& name);
     void parseAttrDict(OpKind kind, Level level, Attrs& attrs, FunctionState* s = nullptr,
                        Op* op = nullptr);
     AttrValue parseAttrValue();
@@ -264,16 +266,31 @@ void Parser::parseSignature(FunctionState& s) {
     }
     if (!accept(TokKind::Arrow)) return;
     if (!accept(TokKind::LParen)) {
-        s.resultTypes.push_back(parseType(s.f.level));
+        parseResultType(s);
         return;
     }
     if (accept(TokKind::RParen)) return;
     while (true) {
-        s.resultTypes.push_back(parseType(s.f.level));
+        parseResultType(s);
         if (accept(TokKind::Comma)) continue;
         expect(TokKind::RParen, "',' or ')' in the result types");
         return;
     }
+}
+
+// A result of the signature. A Tile-level function's results are GM tensors (the outputs the
+// compiler's Tile stages declare); a tile would be handed to no one: a hand-written kernel
+// writes its results with tstore into tensor arguments.
+void Parser::parseResultType(FunctionState& s) {
+    const SourceLoc at = m_tok.loc;
+    Type t = parseType(s.f.level);
+    if (s.f.level == Level::Tile && t.isTile())
+        fail(at,
+             fmt::format("@{} is a Tile-level function, which cannot return a tile ({}): "
+                         "store it with tstore into a tensor argument, such as '%y: "
+                         "tensor<{}x{}>', and return nothing",
+                         s.f.name, formatType(t, s.f.level), t.shape.str(), dtypeName(t.dtype)));
+    s.resultTypes.push_back(t);
 }
 
 void Parser::parseBody(FunctionState& s) {
@@ -440,6 +457,13 @@ OpKind Parser::parseMnemonic(const FunctionState& s) {
     if (s.f.level == Level::Tensor && !(levels & kLevelTensor))
         fail(m_tok.loc, fmt::format("'{}' is a Tile-level op, but @{} is a Tensor-level function "
                                     "(it has no tile<> values)",
+                                    m_tok.text, s.f.name));
+    if (s.f.level == Level::Tile && isDirective(*kind))
+        fail(m_tok.loc, fmt::format("'{}' is a Tensor-level directive (it chooses the tiles "
+                                    "expand-tiles cuts tensor ops into), but @{} is a Tile-level "
+                                    "function, which works on the tiles it loads: give each "
+                                    "tload the tile shape you want (such as 'tile<16x256xf32, "
+                                    "UB>')",
                                     m_tok.text, s.f.name));
     if (s.f.level == Level::Tile && !(levels & kLevelTile))
         fail(m_tok.loc, fmt::format("'{}' is a Tensor-level op, but @{} is a Tile-level function "
@@ -627,14 +651,9 @@ std::vector<int64_t> Parser::parseIntList() {
 void Parser::parseAttrDict(OpKind kind, Level level, Attrs& attrs, FunctionState* s, Op* op) {
     expect(TokKind::LBrace, "'{'");
     if (accept(TokKind::RBrace)) return;
-    std::span<const std::string_view> known = knownAttrNames(kind);
     while (true) {
         if (!m_tok.is(TokKind::Ident)) failExpected("an attribute name");
         Token name = take();
-        // loop/iter: where unroll-loops took an op from (any op; they parse back).
-        bool isKnown = std::find(known.begin(), known.end(), name.text) != known.end() ||
-                       (name.text == "vec_tile" && !isDirective(kind)) ||
-                       ((name.text == "loop" || name.text == "iter") && !isDirective(kind));
         if (affineOperandBase(kind) && name.text == affineOffsetAttr(kind) && s && op &&
             !attrs.has(name.text) && accept(TokKind::Equal)) {
             parseAffineOffsets(*s, *op);
@@ -642,19 +661,7 @@ void Parser::parseAttrDict(OpKind kind, Level level, Attrs& attrs, FunctionState
             expect(TokKind::RBrace, "',' or '}' in the attribute list");
             return;
         }
-        if (level == Level::Tensor && !isKnown) {
-            std::vector<std::string_view> candidates(known.begin(), known.end());
-            if (!isDirective(kind)) candidates.push_back("vec_tile");
-            std::string_view hint = closestMatch(name.text, candidates);
-            std::string list = candidates.empty()
-                                   ? std::string("it takes none")
-                                   : fmt::format("it takes {}", fmt::join(candidates, ", "));
-            fail(name.loc, hint.empty() ? fmt::format("unknown attribute '{}' for '{}' ({})",
-                                                      name.text, opName(kind), list)
-                                        : fmt::format("unknown attribute '{}' for '{}' (did "
-                                                      "you mean '{}'?)",
-                                                      name.text, opName(kind), hint));
-        }
+        checkAttrName(kind, level, name);
         if (attrs.has(name.text))
             fail(name.loc, fmt::format("duplicate attribute '{}'", name.text));
         attrs.set(name.text, accept(TokKind::Equal) ? parseAttrValue() : AttrValue(true));
@@ -662,6 +669,40 @@ void Parser::parseAttrDict(OpKind kind, Level level, Attrs& attrs, FunctionState
         expect(TokKind::RBrace, "',' or '}' in the attribute list");
         return;
     }
+}
+
+// An attribute the op does not take is an error at both levels (a typo must not be ignored):
+// the op's own attributes, the per-op vec_tile override (Tensor level), and `loop`/`iter`
+// (where unroll-loops took an op from) are taken; at Tile level also the attributes the
+// Tensor→Tile passes attach (tilePassAttrNames), so a printed Tile stage parses back.
+void Parser::checkAttrName(OpKind kind, Level level, const Token& name) {
+    const bool directive = isDirective(kind);
+    std::vector<std::string_view> candidates;
+    if (level == Level::Tensor) {
+        std::span<const std::string_view> known = knownAttrNames(kind);
+        candidates.assign(known.begin(), known.end());
+        if (!directive) candidates.push_back("vec_tile");
+    } else {
+        candidates = tileAttrNames(kind);
+    }
+    auto listed = [&](auto&& names) {
+        return std::find(names.begin(), names.end(), name.text) != names.end();
+    };
+    if (listed(candidates) || ((name.text == "loop" || name.text == "iter") && !directive)) return;
+    if (level == Level::Tile && listed(tilePassAttrNames(kind))) return;
+    if (level == Level::Tile && (name.text == "vec_tile" || name.text == "cube_tile"))
+        fail(name.loc, fmt::format("'{}' on '{}': a tile override is a tiling choice of the "
+                                   "Tensor level; a Tile-level op works on the tiles it is "
+                                   "given (choose their shapes in the tload types)",
+                                   name.text, opName(kind)));
+    std::string_view hint = closestMatch(name.text, candidates);
+    std::string list = candidates.empty() ? std::string("it takes none")
+                                          : fmt::format("it takes {}", fmt::join(candidates, ", "));
+    fail(name.loc, hint.empty() ? fmt::format("unknown attribute '{}' for '{}' ({})", name.text,
+                                              opName(kind), list)
+                                : fmt::format("unknown attribute '{}' for '{}' (did you mean "
+                                              "'{}'?)",
+                                              name.text, opName(kind), hint));
 }
 
 AttrValue Parser::parseAttrValue() {
@@ -787,9 +828,13 @@ void Parser::parseFor(FunctionState& s, const ResultNames& results) {
     int depth = 0;
     for (const FunctionState* o = s.outer; o; o = o->outer) ++depth;
     if (depth >= kMaxLoopNesting)
-        fail(forTok.loc, fmt::format("loops nested more than {} levels deep; split the nest or "
-                                     "move its inner loops into a function ('call @f')",
-                                     kMaxLoopNesting));
+        fail(forTok.loc,
+             fmt::format("loops nested more than {} levels deep; split the nest or {}",
+                         kMaxLoopNesting,
+                         s.f.level == Level::Tile
+                             ? "write the iterations of an inner loop out by hand (a Tile-level "
+                               "function cannot call another)"
+                             : "move its inner loops into a function ('call @f')"));
     Op op;
     op.kind = OpKind::For;
     op.loc = forTok.loc;

@@ -1021,4 +1021,27 @@ std::span<const std::string_view> knownAttrNames(OpKind kind) {
     return kNames[static_cast<int>(kind)];
 }
 
+std::vector<std::string_view> tileAttrNames(OpKind kind) {
+    std::vector<std::string_view> names;
+    for (std::string_view name : knownAttrNames(kind))
+        if (name != "cube_tile") names.push_back(name);
+    return names;
+}
+
+std::span<const std::string_view> tilePassAttrNames(OpKind kind) {
+    static constexpr std::string_view kGmTensor[] = {"role", "ping_pong", "retired"};
+    static constexpr std::string_view kKStep[] = {"k_step"};
+    switch (kind) {
+    case OpKind::GmTensor:
+        return kGmTensor;
+    case OpKind::TLoad:
+    case OpKind::TMove:
+    case OpKind::Matmul:
+    case OpKind::MatmulAcc:
+        return kKStep;
+    default:
+        return {};
+    }
+}
+
 } // namespace pto

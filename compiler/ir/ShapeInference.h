@@ -24,6 +24,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace pto {
 
@@ -78,5 +79,15 @@ void normalizeAttrs(OpKind kind, std::span<const Type> operands, Attrs& attrs);
 // The attribute names an op of `kind` understands ("axis", "keepdim" …), besides the per-op
 // tile overrides "vec_tile" and "cube_tile".
 std::span<const std::string_view> knownAttrNames(OpKind kind);
+
+// The attributes a user may write on a Tile-level op of `kind`: knownAttrNames but the tile
+// overrides (a Tile-level op works on the tiles it is given, so cube_tile has no meaning there).
+std::vector<std::string_view> tileAttrNames(OpKind kind);
+
+// The attributes the Tensor→Tile passes attach to Tile ops of `kind` and read back later, so a
+// printed Tile stage parses again: `role`, `ping_pong` and `retired` on gm_tensor (a workspace's
+// role and fused ping-pong depth), `k_step` on a matmul's tload, tmove, matmul and matmul_acc
+// (the K block, for reroll-loops). (`loop` and `iter`, on any op, are accepted at both levels.)
+std::span<const std::string_view> tilePassAttrNames(OpKind kind);
 
 } // namespace pto

@@ -344,6 +344,22 @@ void assignRoles(const Function& tile, std::vector<Interval>& ivs, const std::ve
     }
 }
 
+// What makes the tiles smaller: a directive for a program the compiler tiled, the tile types
+// for a hand-written Tile-level program (which has no directives).
+std::string_view noFitAdvice(const BlockProgram& program, MemSpace space) {
+    if (program.handWritten)
+        return space == MemSpace::UB
+                   ? "load smaller tiles: give the tload a tile type of fewer rows or columns "
+                     "(such as tile<16x1024xf32, UB>) and cover the tensor with more of them, "
+                     "in a loop over the blocks"
+                   : "use smaller tiles: fewer rows or columns in the tile types of the tload "
+                     "into L1 and of the tmove into L0A / L0B, or fewer live at once";
+    return space == MemSpace::UB
+               ? "give the ops of this chain a smaller vec_tile (fewer rows per tile; for a "
+                 "reduction over the second-last axis, whole columns in a narrow strip)"
+               : "reduce cube_tile";
+}
+
 [[noreturn]] void throwNoFit(const BlockProgram& program, const BlockFunction& block,
                              const Interval& iv, const Failure& f, int64_t capacity,
                              const std::string& file) {
@@ -357,10 +373,7 @@ void assignRoles(const Function& tile, std::vector<Interval>& ivs, const std::ve
                     opName(op.kind), valueName(tile, iv.head), t.shape.str(), dtypeName(t.dtype),
                     formatBytes(iv.size), memSpaceName(iv.space), block.name, formatBytes(capacity),
                     formatBytes(f.live), formatBytes(f.largestFree),
-                    iv.space == MemSpace::UB
-                        ? "give the ops of this chain a smaller vec_tile (fewer rows per tile; for "
-                          "a reduction over the second-last axis, whole columns in a narrow strip)"
-                        : "reduce cube_tile"));
+                    noFitAdvice(program, iv.space)));
 }
 
 // Internal check: buffers of one space whose live ranges intersect must not share bytes.

@@ -207,8 +207,7 @@ private:
             add(Opcode::MScatter, op, {gmOperand(op), in(0), in(2)}).mode = "add";
             return;
         case OpKind::CumSum:
-            add(Opcode::TCumSum, op, {dst(), in(0)}).mode =
-                op.attrs.getInt("axis", 1) == 0 ? "cols" : "rows";
+            emitAlongAxis(op, false, Opcode::TCumSum, Opcode::TCumSum, "rows", "cols");
             return;
         case OpKind::TopK:
             add(Opcode::TTopK, op, {dst(), in(0)}).mode =
@@ -364,19 +363,55 @@ private:
         add(Opcode::TSel, op, {d, src[0], src[1], src[2]});
     }
 
-    void emitReduce(const Op& op) {
+    // A reduction or prefix sum of an N-D tile along one axis, in the 2-D view the
+    // instructions use (rows = the product of the leading dims, cols = the last dim). Along the
+    // last axis (rank 1: the one 1×n row) it is one row instruction (`byRows`, mode `rowMode`)
+    // over the whole tile; a reduction writes [rows×1]. Along another axis the tile is `outer`
+    // contiguous blocks of [extent × inner] elements (the dims before the axis, the axis, the
+    // dims after it), each a column instruction (`byCols`, mode `colMode`) into the block's
+    // place in the result (a reduction: one [1 × inner] row): one instruction for a rank-2
+    // tile or when the dims before the axis are 1, one per block otherwise.
+    void emitAlongAxis(const Op& op, bool reduce, Opcode byRows, Opcode byCols,
+                       std::string_view rowMode = {}, std::string_view colMode = {}) {
         Operand d = tileOperand(op.result, op), s = tileOperand(op.operands.at(0), op);
-        int64_t axis = op.attrs.getInt("axis", 1);
-        if (axis < 0) axis += 2;
-        if (axis != 0 && axis != 1) fail(op, "a tile reduction runs over axis 0 or 1");
-        const bool rows = axis == 1;
-        d.rows = rows ? s.rows : 1; // keepdim or not, the result is [r×1] / [1×c]
-        d.cols = rows ? 1 : s.cols;
-        d.stride = d.cols;
-        Opcode code = op.kind == OpKind::ReduceSum   ? (rows ? Opcode::TRowSum : Opcode::TColSum)
-                      : op.kind == OpKind::ReduceMax ? (rows ? Opcode::TRowMax : Opcode::TColMax)
-                                                     : (rows ? Opcode::TRowMin : Opcode::TColMin);
-        add(code, op, {d, s});
+        const Shape& shape = m_tile.type(op.operands.at(0)).shape;
+        const int rank = shape.rank();
+        int64_t axis = op.attrs.getInt("axis", rank - 1);
+        if (axis < 0) axis += rank;
+        if (axis < 0 || axis >= rank)
+            fail(op, "axis " + std::to_string(op.attrs.getInt("axis", rank - 1)) +
+                         " is out of range for the tile " + shape.str());
+        if (axis == rank - 1) {
+            if (reduce) { // keepdim or not, the result is [r×1]
+                d.rows = s.rows;
+                d.cols = 1;
+                d.stride = 1;
+            }
+            add(byRows, op, {d, s}).mode = rowMode;
+            return;
+        }
+        int64_t outer = 1, inner = 1;
+        for (int k = 0; k < axis; ++k) outer *= shape[k];
+        for (int k = int(axis) + 1; k < rank; ++k) inner *= shape[k];
+        s.rows = int32_t(shape[axis]);
+        s.cols = d.cols = int32_t(inner);
+        s.stride = d.stride = inner;
+        d.rows = reduce ? 1 : s.rows;
+        for (int64_t block = 0; block < outer; ++block) {
+            add(byCols, op, {d, s}).mode = colMode;
+            s.addr += s.bytes();
+            d.addr += d.bytes();
+        }
+    }
+
+    void emitReduce(const Op& op) {
+        emitAlongAxis(op, true, reduceOpcode(op.kind, true), reduceOpcode(op.kind, false));
+    }
+
+    static Opcode reduceOpcode(OpKind kind, bool rows) {
+        if (kind == OpKind::ReduceSum) return rows ? Opcode::TRowSum : Opcode::TColSum;
+        if (kind == OpKind::ReduceMax) return rows ? Opcode::TRowMax : Opcode::TColMax;
+        return rows ? Opcode::TRowMin : Opcode::TColMin;
     }
 
     // [r×1] → TROWEXPAND; [1×c] → a copy reading with row stride 0 (TMULS by 1, exact);
@@ -475,7 +510,31 @@ private:
     std::vector<Instr>* m_instrs = nullptr;
 };
 
+// Per value of `f`: whether a tstore or tscatter_add of `f` or of a loop body in it writes it
+// (a body writes an outer value through its capture argument).
+std::vector<char> storedValues(const Function& f) {
+    std::vector<char> stored(f.valueCount(), 0);
+    for (const Op& op : f.ops()) {
+        if ((op.kind == OpKind::TStore || op.kind == OpKind::TScatterAdd) && op.operands.size() > 1)
+            stored[op.operands[1]] = 1;
+        if (op.kind != OpKind::For || op.body.empty()) continue;
+        const Function& body = op.body[0];
+        const std::vector<char> inner = storedValues(body);
+        // body.args = [induction variable, iter_args..., captures...] ↔ op.operands[j - 1]
+        for (size_t j = 1; j < body.args.size() && j - 1 < op.operands.size(); ++j)
+            if (inner[body.args[j]]) stored[op.operands[j - 1]] = 1;
+    }
+    return stored;
+}
+
 } // namespace
+
+void markStoredArguments(PtoProgram& program, const Function& asWritten) {
+    const std::vector<char> stored = storedValues(asWritten);
+    for (size_t i = 0; i < asWritten.args.size() && i < program.gm.size(); ++i)
+        if (stored[asWritten.args[i]] && program.gm[i].role == GmRole::Input)
+            program.gm[i].role = GmRole::InOut;
+}
 
 PtoProgram emitPto(const BlockProgram& program, const ExecGraph& exec) {
     PtoProgram out;

@@ -405,6 +405,40 @@ TEST(LoopBind, ATileLevelLoopBoundPastItsTensorNamesTheValueAndTheIteration) {
         << past.err;
 }
 
+// A loop of 0 trips stores nothing, but the kernel's outputs are still the arguments it stores
+// into: y.npy is written as given (a script expecting it must not break), z.npy the zero sums.
+TEST(LoopBind, ATileLevelLoopOfZeroTripsStillWritesTheArgumentsItStoresInto) {
+    if (!test::pythonHas("numpy")) GTEST_SKIP() << "/usr/bin/python3 with numpy is needed";
+    test::TempDir dir("pto-loop-bind-zero");
+    const auto script = dir / "check.py";
+    std::ofstream(script) << R"(import sys, numpy as np
+d = sys.argv[2]
+if sys.argv[1] == 'make':
+    rng = np.random.default_rng(3)
+    np.save(d + '/x.npy', rng.uniform(-1, 1, (16, 1000)).astype(np.float32))
+    np.save(d + '/y0.npy', rng.uniform(-1, 1, (16, 1000)).astype(np.float32))
+    np.save(d + '/z0.npy', np.full((16, 1), 7, np.float32))
+else:
+    y, z = np.load(d + '/out/y.npy'), np.load(d + '/out/z.npy')
+    assert np.array_equal(y, np.load(d + '/y0.npy')), 'y is not the given data'
+    assert np.array_equal(z, np.zeros((16, 1), np.float32)), z
+    print('OK')
+)";
+    const std::string py = "/usr/bin/python3 " + test::shellQuote(script.string()) + " ";
+    const std::string d = test::shellQuote(dir.path().string());
+    ASSERT_EQ(test::runCommand(py + "make " + d).exitCode, 0);
+    const auto run = test::runCommand(fmt::format(
+        "{} run {} --bind t=0 --inputs {} --outputs {} --trace none", PTO_CLI,
+        test::shellQuote(program("tile_loop_bound")),
+        test::shellQuote(fmt::format("{0}/x.npy,{0}/y0.npy,{0}/z0.npy", dir.path().string())),
+        test::shellQuote((dir / "out").string())));
+    ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+    EXPECT_NE(run.out.find("outputs      2 file(s)"), std::string::npos) << run.out;
+    const auto check = test::runCommand(py + "check " + d);
+    EXPECT_EQ(check.exitCode, 0) << check.out << check.err;
+    EXPECT_EQ(check.out, "OK\n");
+}
+
 TEST(LoopBind, WhatIfReRunsWithTheRecordedBinds) {
     test::TempDir dir("pto-loop-bind-whatif");
     auto run = runBound("loop_bound", "--bind t=3", dir, "run");

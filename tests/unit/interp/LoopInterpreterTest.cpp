@@ -235,7 +235,6 @@ TEST(LoopInterpreter, TheClippedTailInterpretsLikeItsUnrolledForm) {
 
 constexpr const char* kTileLoop = R"(
 func @scale_and_sum(%x: tensor<16x1024xf32>, %y: tensor<16x1024xf32>, %z: tensor<16x1xf32>) {
-  vec_tile [16, 256]
   %s0 = fill {value = 0.0} : tile<16x1xf32, UB>
   %s = for "cols" %i = 0 to 4 iter_args(%acc = %s0) {
     %t = tload %x {offset = [0, %i * 256]} : tile<16x256xf32, UB>

@@ -1,6 +1,7 @@
 // The lowering on Tile functions written as .pto text (compiler/ir/Parser.h), end to end.
 #include "LoweringTestUtil.h"
 
+#include "compiler/Pipeline.h"
 #include "compiler/ir/Parser.h"
 
 #include <gtest/gtest.h>
@@ -61,6 +62,57 @@ TEST(ParsedProgram, CapacityErrorNamesTheValueAsWritten) {
                       "test.pto:3:8: error: tload %t: tile 256x256xf32 (256 KiB) does not fit UB"),
                   std::string::npos)
             << e.what();
+    }
+}
+
+// A hand-written kernel has no vec_tile to shrink (a directive there is a parse error): a tile
+// too large for UB is advised by its tload type.
+TEST(ParsedProgram, AHandWrittenTileTooLargeForUbIsAdvisedByItsTileType) {
+    CompileState s = loadProgramText(R"(func @k(%x: tensor<64x1024xf32>, %y: tensor<64x1024xf32>) {
+  %t = tload %x {offset = [0, 0]} : tile<40x1024xf32, UB>
+  %u = exp %t
+  tstore %u, %y {offset = [0, 0]}
+  return
+}
+)",
+                                     "big.pto");
+    try {
+        compileProgram(s, CompileOptions{});
+        FAIL() << "expected CompileError";
+    } catch (const CompileError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("big.pto:3:8: error: exp %u: tile 40x1024xf32 (160 KiB) does not fit UB"),
+                  std::string::npos)
+            << m;
+        EXPECT_NE(m.find("load smaller tiles: give the tload a tile type of fewer rows or "
+                         "columns"),
+                  std::string::npos)
+            << m;
+        EXPECT_EQ(m.find("vec_tile"), std::string::npos) << m;
+    }
+}
+
+// The arguments a kernel stores into are its outputs whatever the trip count: with a loop of 0
+// trips (bound when the program runs) %y is still an output (given data, unchanged), %x not.
+TEST(ParsedProgram, AnArgumentStoredOnlyInALoopOfZeroTripsIsStillAnOutput) {
+    const char* text = R"(func @k(%x: tensor<16x256xf32>, %y: tensor<16x256xf32>, %n: index) {
+  for "b" %i = 0 to %n {
+    %t = tload %x {offset = [0, %i * 64]} : tile<16x64xf32, UB>
+    tstore (exp %t), %y {offset = [0, %i * 64]}
+  }
+  return
+}
+)";
+    for (int64_t n : {0, 2}) {
+        SCOPED_TRACE(n);
+        const ScalarBind bind{"n", n};
+        CompileState s = loadProgramText(text, "zero.pto", {}, std::span(&bind, 1));
+        compileProgram(s, CompileOptions{});
+        ASSERT_GE(s.pto.gm.size(), 2u);
+        EXPECT_EQ(s.pto.gm[0].name, "x");
+        EXPECT_EQ(s.pto.gm[0].role, GmRole::Input);
+        EXPECT_EQ(s.pto.gm[1].name, "y");
+        EXPECT_EQ(s.pto.gm[1].role, GmRole::InOut);
     }
 }
 
