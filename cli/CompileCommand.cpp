@@ -102,7 +102,7 @@ int checkSync(const CompileState& s, const CompileArgs& args) {
 
 int runCompile(const CompileArgs& args) {
     setActivity(fmt::format("compiling {}", args.input));
-    CompileState state = loadProgram(args.input, args.entry, args.binds);
+    CompileState state = loadProgram(args.input, args.entry, args.binds, args.budget);
     CompileOptions options;
     options.budget = args.budget;
     options.doubleBuffer = !args.noDoubleBuffer;

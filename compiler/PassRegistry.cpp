@@ -44,14 +44,7 @@ void runUnrollLoops(CompileState& s, const CompileOptions& o) {
     if (s.window) // a window of the loop's iterations (compileProgram checked it is the only one)
         for (Op& op : s.tensor.ops())
             if (op.kind == OpKind::For) truncateLoop(op, s.window->windowTrips);
-    UnrolledCount n = countUnrolledOps(s.tensor); // before anything is copied
-    if (n.largestLoop && n.ops > o.budget.maxTileOps)
-        throw BudgetError(s.file, n.largestLoop->loc,
-                          fmt::format("unrolling the loops would create about {} Tensor ops, more "
-                                      "than the budget of {} (each becomes at least one tile op); "
-                                      "use fewer iterations or raise the limit with "
-                                      "--max-tile-ops",
-                                      n.ops, o.budget.maxTileOps));
+    checkUnrollBudget(s.tensor, o.budget, s.file); // before anything is copied
     unrollLoops(s.tensor, s.file);
 }
 void runDecompose(CompileState& s, const CompileOptions&) {

@@ -23,16 +23,18 @@ class TraceWriter;
 // Throws CompileError (with file:line:col) for unreadable files and malformed programs.
 // `binds` give the entry's index arguments their numbers (`--bind t=37`): the entry is
 // specialised as it is loaded, so every stage sees the numbers (compiler/ir/BindScalars.h);
-// an index argument left unbound is an error.
+// an index argument left unbound is an error. A Tile-level program's loops are unrolled as it
+// is loaded, after `budget` admitted the ops that makes (checkUnrollBudget; BudgetError).
 CompileState loadProgram(const std::string& path, const std::string& entry = {},
-                         std::span<const ScalarBind> binds = {});
+                         std::span<const ScalarBind> binds = {}, const ResourceBudget& budget = {});
 // The same from text already in memory.
 CompileState loadProgramText(const std::string& text, const std::string& file,
-                             const std::string& entry = {}, std::span<const ScalarBind> binds = {});
+                             const std::string& entry = {}, std::span<const ScalarBind> binds = {},
+                             const ResourceBudget& budget = {});
 
 // Selects the entry function of a module already built (e.g. by the C++ builder API).
 CompileState loadModule(Module module, const std::string& entry = {},
-                        std::span<const ScalarBind> binds = {});
+                        std::span<const ScalarBind> binds = {}, const ResourceBudget& budget = {});
 
 // Parses a PTO listing (hand-written kernels and tasks) into a state at the PTO level.
 CompileState loadPtoListing(const std::string& text, const std::string& file);
@@ -68,7 +70,8 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
                                        PendingRecording* pending = nullptr);
 
 // The FLOPs of the compiled program's Tensor ops (countFlops), every iteration of a loop lowered
-// through a window counted (state.tensor holds the window's iterations only).
+// through a window counted (state.tensor holds the window's iterations only); of a PTO listing,
+// which has no Tensor program, its executed instructions' (countFlops of the PtoProgram).
 double programFlops(const CompileState& state);
 
 } // namespace pto

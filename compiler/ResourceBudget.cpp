@@ -4,6 +4,7 @@
 #include "compiler/ir/Printer.h"
 #include "compiler/ir/PtoLoops.h"
 #include "compiler/passes/DefaultVecTiles.h"
+#include "compiler/passes/UnrollLoops.h"
 
 #include <fmt/format.h>
 
@@ -239,6 +240,28 @@ void checkTileOpBudget(const Function& tensor, const TargetInfo& target,
                                       "host memory, more than the budget of {}; raise it with "
                                       "--max-memory",
                                       what, count(e.total), share, formatBytes(memory),
+                                      formatBytes(double(budget.maxMemoryBytes))));
+}
+
+void checkUnrollBudget(const Function& f, const ResourceBudget& budget, const std::string& file) {
+    const UnrolledCount n = countUnrolledOps(f); // before anything is copied
+    if (!n.largestLoop) return;
+    const bool tile = f.level == Level::Tile;
+    const std::string ops = fmt::format("{} {} ops", n.ops, tile ? "tile" : "Tensor");
+    const char* each = tile ? "" : " (each becomes at least one tile op)";
+    if (n.ops > budget.maxTileOps)
+        throw BudgetError(file, n.largestLoop->loc,
+                          fmt::format("unrolling the loops would create about {}, more than the "
+                                      "budget of {}{}; use fewer iterations or raise the limit "
+                                      "with --max-tile-ops",
+                                      ops, budget.maxTileOps, each));
+    const double memory = double(n.ops) * double(kHostBytesPerTileOp);
+    if (memory > double(budget.maxMemoryBytes))
+        throw BudgetError(file, n.largestLoop->loc,
+                          fmt::format("unrolling the loops would create about {}{}, which would "
+                                      "take about {} of host memory, more than the budget of {}; "
+                                      "use fewer iterations or raise it with --max-memory",
+                                      ops, each, formatBytes(memory),
                                       formatBytes(double(budget.maxMemoryBytes))));
 }
 

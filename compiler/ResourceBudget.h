@@ -54,6 +54,12 @@ TileOpEstimate estimateTileOps(const Function& tensor, const TargetInfo& target)
 // op, docs/PERFORMANCE.md) against maxMemoryBytes. Throws BudgetError at the op contributing most.
 void checkTileOpBudget(const Function& tensor, const TargetInfo& target,
                        const ResourceBudget& budget, const std::string& file);
+// Before `f`'s loops are unrolled (unroll-loops at Tensor level; a Tile-level program's loops
+// as it is loaded): the ops unrolling creates (trip count × body ops, nested loops multiplied
+// out, nothing copied) against maxTileOps — at Tensor level each becomes at least one tile op —
+// and their host memory (2.5 KiB per op) against maxMemoryBytes. Throws BudgetError at the
+// top-level loop contributing most.
+void checkUnrollBudget(const Function& f, const ResourceBudget& budget, const std::string& file);
 // After a Tile-level function exists (expanded or written by hand): its real op count.
 void checkTileOpCount(const Function& tile, const ResourceBudget& budget, const std::string& file);
 // A PTO program's instruction count against maxInstrs.

@@ -259,6 +259,8 @@ std::vector<PassTiming> compileProgram(CompileState& state, const CompileOptions
 }
 
 double programFlops(const CompileState& state) {
+    // A PTO listing has no Tensor program: the work of the instructions it runs.
+    if (state.kind == StageKind::Pto && state.tensor.ops().empty()) return countFlops(state.pto);
     // A probe's Tensor function holds probeClusters of the clusters' rows; the work of the
     // row-parallel program grows with its rows.
     if (state.clusters && !state.clusters->later.empty())
@@ -273,12 +275,13 @@ double programFlops(const CompileState& state) {
 }
 
 CompileState loadProgramText(const std::string& text, const std::string& file,
-                             const std::string& entry, std::span<const ScalarBind> binds) {
-    return loadModule(parseModule(text, file), entry, binds);
+                             const std::string& entry, std::span<const ScalarBind> binds,
+                             const ResourceBudget& budget) {
+    return loadModule(parseModule(text, file), entry, binds, budget);
 }
 
-CompileState loadModule(Module module, const std::string& entry,
-                        std::span<const ScalarBind> binds) {
+CompileState loadModule(Module module, const std::string& entry, std::span<const ScalarBind> binds,
+                        const ResourceBudget& budget) {
     const std::string& file = module.file;
     const Function* fn = nullptr;
     if (entry.empty()) {
@@ -305,6 +308,7 @@ CompileState loadModule(Module module, const std::string& entry,
         state.tile = state.tensor;
         // Its loops are unrolled as it is loaded (the Tile passes see straight-line IR, like
         // a Tensor program's after unroll-loops); state.tensor keeps them as written.
+        checkUnrollBudget(state.tile, budget, file); // before anything is copied
         unrollLoops(state.tile, file);
         state.kind = StageKind::Tile;
     }
@@ -338,7 +342,7 @@ std::vector<ProgramInput> programInputs(const CompileState& state) {
 }
 
 CompileState loadProgram(const std::string& path, const std::string& entry,
-                         std::span<const ScalarBind> binds) {
+                         std::span<const ScalarBind> binds, const ResourceBudget& budget) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         throw CompileError(path, {}, "is a directory, not a program (give a .pto file)");
@@ -353,7 +357,7 @@ CompileState loadProgram(const std::string& path, const std::string& entry,
                                "arguments; a PTO listing has none");
         return loadPtoListing(text.str(), path);
     }
-    return loadProgramText(text.str(), path, entry, binds);
+    return loadProgramText(text.str(), path, entry, binds, budget);
 }
 
 } // namespace pto

@@ -391,7 +391,7 @@ std::string coreText(const Divergence& d) {
 
 BisectReport bisectProgram(const BisectOptions& o) {
     const sim::ArchConfig arch = loadArchConfig(o.archFile, o.archOverrides);
-    CompileState state = loadProgram(o.program, o.entry, o.binds);
+    CompileState state = loadProgram(o.program, o.entry, o.binds, o.budget);
     RunOptions ro;
     ro.inputFiles = o.inputFiles;
     ro.seed = o.seed;

@@ -195,7 +195,7 @@ RunResult runProgram(const RunOptions& options) {
     };
     RunResult r;
     r.arch = loadArchConfig(options.archFile, options.archOverrides);
-    r.state = loadProgram(options.program, options.entry, options.binds);
+    r.state = loadProgram(options.program, options.entry, options.binds, options.compile.budget);
     const bool numerics = !options.sim.timingOnly;
     if (r.state.kind == StageKind::Pto) checkRunBudget(r.state, options.compile.budget, numerics);
     // Timing-only: the simulator reads no data, so only the inputs the trace stores are made.

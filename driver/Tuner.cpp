@@ -148,7 +148,7 @@ tracedb::TuneCandidate evaluate(SweepContext& ctx, int64_t id) {
         arch = loadArchConfig(o.archFile, overrides);
         compile.target = sim::toTargetInfo(arch);
         const std::string text = applyTileSettings(ctx.source, o.program, o.entry, config);
-        state = loadProgramText(text, o.program, o.entry, o.binds);
+        state = loadProgramText(text, o.program, o.entry, o.binds, compile.budget);
         // As `pto run` compiles it: default tiles that do not fit are retried smaller.
         std::optional<tracedb::TraceWriter> noTrace;
         compileWithTileFallback(state, compile, noTrace, RecordLevel::None);
@@ -257,7 +257,8 @@ tracedb::TuneData runTune(const TuneSpace& space, const TuneOptions& options) {
             fmt::format("{}: a .ptoasm listing has no tiling to tune (give the .pto program)",
                         options.program));
     SweepContext ctx{space, options, readFile(options.program)};
-    loadProgramText(ctx.source, options.program, options.entry, options.binds); // input errors
+    loadProgramText(ctx.source, options.program, options.entry, options.binds,
+                    options.compile.budget); // input errors
     std::vector<std::string> settings;
     for (const TuneDimension& d : space.dimensions) settings.push_back(d.setting);
     checkOpSettings(ctx.source, options.program, options.entry, settings);

@@ -1,6 +1,7 @@
 // Loads a simulated run from a trace file into the plain structs the analyses work on.
 #include "profiler/RunModel.h"
 
+#include "base/TripCount.h"
 #include "profiler/CompileNotes.h"
 #include "profiler/DictCells.h"
 #include "profiler/InstrCost.h"
@@ -218,7 +219,7 @@ void describeLoop(const tracedb::NodeRow& n, TensorOpCost& op) {
         op.loopName = fmt::format("for@{}:{}", op.srcLine, op.srcCol);
     const auto lower = integer("lower"), upper = integer("upper"), step = integer("step");
     if (lower && upper && step && *step > 0 && *upper > *lower)
-        op.iterations = (*upper - *lower + *step - 1) / *step;
+        op.iterations = tripCount(*lower, *upper, *step);
 }
 
 void loadTensorOps(const tracedb::TraceReader& reader, RunModel& m,

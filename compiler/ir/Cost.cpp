@@ -4,6 +4,8 @@
 #include "compiler/ir/Graph.h"
 #include "compiler/ir/OpKind.h"
 
+#include <vector>
+
 namespace pto {
 
 double ruleFlops(FlopRule rule, int64_t resultElems, int64_t sourceElems, int64_t k) {
@@ -78,6 +80,26 @@ double instrFlops(const Instr& in) {
         return ruleFlops(rule, elems(0), elems(a), elems(a) / dst.rows);
     }
     return ruleFlops(rule, elems(0), in.operandCount > 1 ? elems(1) : elems(0), 0);
+}
+
+double countFlops(const PtoProgram& program) {
+    std::vector<double> launches(program.kernels.size(), 0.0);
+    for (const Task& t : program.exec.tasks)
+        if (t.block < launches.size()) launches[t.block] += 1;
+    double flops = 0;
+    for (size_t k = 0; k < program.kernels.size(); ++k) {
+        const Kernel& kernel = program.kernels[k];
+        // Every round of a loop has the shapes of its first (only addresses step).
+        std::vector<double> rounds(kernel.instrs.size(), 1.0);
+        for (const InstrLoop& loop : kernel.loops)
+            for (uint32_t i = loop.begin; i < loop.end && i < rounds.size(); ++i)
+                rounds[i] = double(loop.count);
+        double once = 0;
+        for (size_t i = 0; i < kernel.instrs.size(); ++i)
+            once += rounds[i] * instrFlops(kernel.instrs[i]);
+        flops += launches[k] * once;
+    }
+    return flops;
 }
 
 int64_t instrGmBytes(const Instr& in) {

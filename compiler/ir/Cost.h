@@ -30,6 +30,10 @@ int rateOperand(const Instr& in);
 /// FLOPs of one PTO instruction, from its resolved operands (destination first).
 double instrFlops(const Instr& in);
 
+/// FLOPs of a PTO program as it runs: every executed instruction (each round of a counted loop),
+/// a kernel once per task that runs it. The work of a listing, which has no Tensor program.
+double countFlops(const PtoProgram& program);
+
 /// Bytes a TLOAD/TSTORE moves to or from GM (its GM operand's rows·cols·dtype size); 0 else.
 int64_t instrGmBytes(const Instr& in);
 

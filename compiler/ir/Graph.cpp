@@ -1,6 +1,8 @@
 // Construction and renumbering of Tensor/Tile-level functions.
 #include "compiler/ir/Graph.h"
 
+#include "base/TripCount.h"
+
 namespace pto {
 
 std::string_view levelName(Level level) {
@@ -86,9 +88,7 @@ std::vector<OpId> definingOps(const Function& f) {
 
 int64_t loopTripCount(const Op& op) {
     const int64_t lower = op.attrs.getInt("lower"), upper = op.attrs.getInt("upper");
-    const int64_t step = op.attrs.getInt("step", 1);
-    if (upper <= lower || step <= 0) return 0;
-    return (upper - lower + step - 1) / step;
+    return tripCount(lower, upper, op.attrs.getInt("step", 1));
 }
 
 std::optional<size_t> affineOperandBase(OpKind kind) {

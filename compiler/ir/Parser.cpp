@@ -302,7 +302,8 @@ void Parser::parseBody(FunctionState& s) {
         if (m_tok.is(TokKind::Eof))
             fail(m_tok.loc, fmt::format("unterminated body of {}: expected '}}' before the end "
                                         "of the file (the body opens at {}:{})",
-                                        where, s.bodyStart.line, s.bodyStart.col));
+                                        loop ? fmt::format("loop '{}'", s.f.name) : where,
+                                        s.bodyStart.line, s.bodyStart.col));
         if (m_tok.is(TokKind::RBrace)) {
             if (!s.returned && !(loop && s.resultTypes.empty()))
                 fail(m_tok.loc, fmt::format("missing '{}' at the end of {}", terminator, where));

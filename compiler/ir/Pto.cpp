@@ -71,10 +71,20 @@ std::string operandSpaceProblem(const Operand& o, CoreType core) {
                        coreDisplayName(core));
 }
 
+namespace {
+// -0x20, not 0x-20.
+std::string signedHex(int64_t v) {
+    return v < 0 ? fmt::format("-0x{:x}", -uint64_t(v)) : fmt::format("0x{:x}", v);
+}
+} // namespace
+
 std::string operandBoundsProblem(const Operand& o, int64_t limit) {
     const std::optional<ByteRange> r = operandBytes(o);
     if (!r) return fmt::format("covers more than 2^63 bytes of {}", memSpaceName(o.space));
     if (r->begin >= 0 && r->end <= limit) return {};
+    if (r->begin < 0)
+        return fmt::format("covers {} [{}, {}), which starts below address 0",
+                           memSpaceName(o.space), signedHex(r->begin), signedHex(r->end));
     return fmt::format("covers {} [0x{:x}, 0x{:x}), beyond its {} bytes", memSpaceName(o.space),
                        r->begin, r->end, limit);
 }

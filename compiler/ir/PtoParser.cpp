@@ -30,6 +30,8 @@ class PtoParser : private TokenCursor {
 public:
     PtoParser(std::string_view text, std::string file) : TokenCursor(text, std::move(file)) {}
     PtoProgram parse();
+    // Per kernel, per instruction: where the listing writes it (parse() fills it).
+    ListingLocs& locs() { return m_locs; }
 
 private:
     int64_t expectInt(std::string_view what, int64_t lo, int64_t hi);
@@ -42,6 +44,7 @@ private:
     void parseGm();
     void parseKernel();
     void parseLoop(Kernel& k);
+    void addInstr(Kernel& k);
     Instr parseInstr();
     int64_t parseAddressStep();
     void parseFlags(Instr& in);
@@ -58,6 +61,7 @@ private:
                     std::string_view what) const;
 
     PtoProgram m_p;
+    ListingLocs m_locs;
     std::unordered_map<std::string, uint32_t> m_kernelByName;
     std::unordered_map<std::string, uint32_t> m_tensorByName;
     std::vector<std::string_view> m_opcodeNames = allOpcodeNames();
@@ -208,6 +212,7 @@ void PtoParser::parseKernel() {
         fail(core.loc, fmt::format("unknown core type '{}' (aic or aiv)", core.text));
     k.core = *c;
     SourceLoc open = expect(TokKind::LBrace, "'{' to open the kernel").loc;
+    m_locs.emplace_back();
     while (!accept(TokKind::RBrace)) {
         if (m_tok.is(TokKind::Eof))
             fail(m_tok.loc, fmt::format("unterminated kernel @{}: expected '}}' (it opens at "
@@ -216,7 +221,7 @@ void PtoParser::parseKernel() {
         if (m_tok.isIdent("loop"))
             parseLoop(k);
         else
-            k.instrs.push_back(parseInstr());
+            addInstr(k);
     }
     auto [it, fresh] = m_kernelByName.emplace(k.name, k.id);
     if (!fresh) it->second = kAmbiguous;
@@ -252,7 +257,7 @@ void PtoParser::parseLoop(Kernel& k) {
         m_steps = &steps;
         m_iterOffset = 0;
         m_eventStep = 0;
-        k.instrs.push_back(parseInstr());
+        addInstr(k);
         m_steps = nullptr;
         loop.steps.push_back(steps);
         loop.iterOffsets.push_back(m_iterOffset);
@@ -286,6 +291,12 @@ int64_t PtoParser::parseAddressStep() {
 }
 
 // --- instructions --------------------------------------------------------------------------
+
+// The next instruction of kernel `k`, its position kept for the verifier's messages.
+void PtoParser::addInstr(Kernel& k) {
+    m_locs.back().push_back(m_tok.loc);
+    k.instrs.push_back(parseInstr());
+}
 
 Instr PtoParser::parseInstr() {
     Instr in;
@@ -544,8 +555,9 @@ PtoProgram PtoParser::parse() {
 } // namespace
 
 PtoProgram parsePtoProgram(std::string_view text, std::string file, bool verify) {
-    PtoProgram p = PtoParser(text, file).parse();
-    if (verify) verifyPtoProgram(p, file);
+    PtoParser parser(text, file);
+    PtoProgram p = parser.parse();
+    if (verify) verifyPtoProgram(p, file, {}, &parser.locs());
     return p;
 }
 

@@ -1,6 +1,7 @@
 // The Tensor/Tile-level and PTO-level verifiers (rules listed in Verifier.h).
 #include "compiler/ir/Verifier.h"
 
+#include "base/TripCount.h"
 #include "compiler/ir/Printer.h"
 #include "compiler/ir/PtoLoops.h"
 #include "compiler/ir/PtoShare.h"
@@ -51,6 +52,9 @@ private:
     void checkResults() const;
     void checkInductionUses(const Op& op) const;
     void checkAffineView(const Op& op) const;
+    std::string affineOffsetText(const Op& op, int64_t constant,
+                                 const std::vector<int64_t>& strides, size_t dim,
+                                 const NameTable& names) const;
     void checkLoop(const Op& op) const;
     void checkTileRegionAt(const Op& op, const std::vector<int64_t>& offsets,
                            const std::string& at) const;
@@ -182,6 +186,28 @@ void FunctionVerifier::checkInductionUses(const Op& op) const {
                                      NameTable(m_f)[op.operands[i]]));
 }
 
+// One dim of an affine offset as written, with the range of each variable: "64 * %i +
+// 9223372036854775807 for %i from 0 to 3".
+std::string FunctionVerifier::affineOffsetText(const Op& op, int64_t constant,
+                                               const std::vector<int64_t>& strides, size_t dim,
+                                               const NameTable& names) const {
+    const size_t base = affineOperandBase(op.kind).value_or(1);
+    const size_t rank = strides.size() / std::max<size_t>(op.operands.size() - base, 1);
+    std::string expr, ranges;
+    for (size_t k = 0; base + k < op.operands.size(); ++k) {
+        const int64_t c = strides[k * rank + dim];
+        if (c == 0) continue;
+        std::string_view iv = names[op.operands[base + k]];
+        const IvRange& r = m_ivs.at(op.operands[base + k]);
+        expr += fmt::format("{}{} * %{}", expr.empty() ? "" : " + ", c, iv);
+        ranges += fmt::format("{}%{} from {} to {}", ranges.empty() ? " for " : ", ", iv, r.first,
+                              r.last);
+    }
+    if (constant > 0) expr += fmt::format(" + {}", constant);
+    if (constant < 0) expr += fmt::format(" - {}", -uint64_t(constant)); // INT64_MIN too
+    return expr + ranges;
+}
+
 // Every iteration's view lies inside its tensor: an affine offset takes its extremes at the
 // first or the last value of each induction variable.
 void FunctionVerifier::checkAffineView(const Op& op) const {
@@ -218,9 +244,8 @@ void FunctionVerifier::checkAffineView(const Op& op) const {
                                __builtin_add_overflow(lo, std::min(a, b), &lo) ||
                                __builtin_add_overflow(hi, std::max(a, b), &hi);
             if (wraps)
-                fail(op, fmt::format("the offset of dim {} ({} * %{} for %{} from {} to {}) does "
-                                     "not fit in 64 bits",
-                                     d, c, iv, iv, r.first, r.last));
+                fail(op, fmt::format("the offset of dim {} ({}) does not fit in 64 bits", d,
+                                     affineOffsetText(op, offsets[d], strides, d, names)));
             loAt +=
                 fmt::format("{}%{} = {}", loAt.empty() ? "" : ", ", iv, a <= b ? r.first : r.last);
             hiAt +=
@@ -330,9 +355,10 @@ void FunctionVerifier::checkLoop(const Op& op) const {
                              lower, upper));
     const Function& body = op.body.front();
     checkLoopTypes(op, body);
-    const int64_t trips = (upper - lower + step - 1) / step;
+    const int64_t trips = tripCount(lower, upper, step);
     IvRanges inner;
-    inner[body.args[0]] = IvRange{lower, lower + (trips - 1) * step, trips == 0 || !bound};
+    const int64_t last = trips == 0 ? lower : lower + (trips - 1) * step; // below upper
+    inner[body.args[0]] = IvRange{lower, last, trips == 0 || !bound};
     for (size_t i = loopIterArgCount(op); i < op.operands.size(); ++i)
         if (auto it = m_ivs.find(op.operands[i]); it != m_ivs.end())
             inner[body.args[1 + i]] = it->second;
@@ -412,10 +438,38 @@ void FunctionVerifier::run() {
 
 // --- PTO level -----------------------------------------------------------------------------
 
+// The pipe a data move runs on, from its source (operand 1) and destination (operand 0)
+// spaces, as the simulator times it (simulator/engine/CostModel.h, dmaPathPipe): MTE2 into a
+// core from GM, MTE3 out of UB/L1 to GM, FIX out of L0C, MTE1 from L1 to L0A/L0B, V within UB.
+// nullopt for an instruction that moves no data, or along no path of the chip.
+std::optional<Pipe> movePipe(const Instr& in) {
+    switch (in.opcode) {
+    case Opcode::TLoad:
+    case Opcode::TStore:
+    case Opcode::TExtract:
+    case Opcode::TMov:
+    case Opcode::MGather:
+    case Opcode::MScatter:
+        break;
+    default:
+        return std::nullopt;
+    }
+    if (in.operandCount < 2) return std::nullopt;
+    using M = MemSpace;
+    const M dst = in.operands[0].space, src = in.operands[1].space;
+    if (src == M::GM && (dst == M::UB || dst == M::L1)) return Pipe::MTE2;
+    if ((src == M::UB || src == M::L1) && dst == M::GM) return Pipe::MTE3;
+    if (src == M::L0C && (dst == M::GM || dst == M::L1)) return Pipe::FIX;
+    if (src == M::L1 && (dst == M::L0A || dst == M::L0B)) return Pipe::MTE1;
+    if (src == M::UB && dst == M::UB) return Pipe::V;
+    return std::nullopt;
+}
+
 class PtoVerifier {
 public:
-    PtoVerifier(const PtoProgram& p, const std::string& file, const TargetInfo& target)
-        : m_p(p), m_file(file), m_target(target) {}
+    PtoVerifier(const PtoProgram& p, const std::string& file, const TargetInfo& target,
+                const ListingLocs* listing)
+        : m_p(p), m_file(file), m_target(target), m_listing(listing) {}
     void run();
 
 private:
@@ -424,10 +478,12 @@ private:
     }
     [[noreturn]] void failInstr(const Kernel& k, size_t index, const Instr& in,
                                 const std::string& message) const {
-        throw CompileError(m_file, in.loc,
-                           fmt::format("kernel @{} instr {} ({}): {}", k.name, index,
-                                       opcodeName(in.opcode), message));
+        throw CompileError(m_file, instrLoc(k, index, in),
+                           fmt::format("kernel @{} instr {} ({}){}: {}", k.name, index,
+                                       opcodeName(in.opcode), roundText(), message));
     }
+    SourceLoc instrLoc(const Kernel& k, size_t index, const Instr& in) const;
+    std::string roundText() const;
     void checkGmTensors();
     void checkKernel(const Kernel& k);
     void checkInstr(const Kernel& k, size_t index, const Instr& in) const;
@@ -448,7 +504,37 @@ private:
     const PtoProgram& m_p;
     const std::string& m_file;
     const TargetInfo& m_target;
+    const ListingLocs* m_listing;   // a listing's instruction positions, or null
     std::vector<size_t> m_gmByAddr; // GM tensor indices sorted by address
+    // The loop whose last round is being checked (its addresses enclose the other rounds').
+    mutable const InstrLoop* m_lastRoundOf = nullptr;
+};
+
+// A listing's instruction at its line in the listing; a compiled one at its .pto position.
+SourceLoc PtoVerifier::instrLoc(const Kernel& k, size_t index, const Instr& in) const {
+    const size_t kernel = size_t(&k - m_p.kernels.data());
+    if (m_listing && kernel < m_listing->size() && index < (*m_listing)[kernel].size())
+        return (*m_listing)[kernel][index];
+    return in.loc;
+}
+
+// ", loop "cols" at i = 4 (its last round)" while a loop's last round is checked, else "".
+std::string PtoVerifier::roundText() const {
+    if (!m_lastRoundOf) return {};
+    return fmt::format(", loop \"{}\" at i = {} (its last round)", m_lastRoundOf->name,
+                       m_lastRoundOf->count - 1);
+}
+
+// Checks an instruction of `loop` as its last round runs it (failInstr names the round).
+class LastRound {
+public:
+    LastRound(const InstrLoop*& slot, const InstrLoop& loop) : m_slot(slot) { m_slot = &loop; }
+    ~LastRound() { m_slot = nullptr; }
+    LastRound(const LastRound&) = delete;
+    LastRound& operator=(const LastRound&) = delete;
+
+private:
+    const InstrLoop*& m_slot;
 };
 
 void PtoVerifier::checkGmTensors() {
@@ -546,7 +632,8 @@ void PtoVerifier::checkRebases(const Task& t) const {
                 checkRebasedOperand(t, k, index, k.instrs[index], i);
     // Addresses are affine in the round: the first and the last round enclose the others.
     for (const InstrLoop& loop : k.loops)
-        if (loop.count > 1)
+        if (loop.count > 1) {
+            const LastRound lastRound(m_lastRoundOf, loop);
             for (uint32_t index = loop.begin; index < loop.end; ++index) {
                 const Instr last =
                     loopRoundInstr(k.instrs[index], loop, index - loop.begin, loop.count - 1);
@@ -563,6 +650,7 @@ void PtoVerifier::checkRebases(const Task& t) const {
                                                   t.id, i));
                     }
             }
+        }
 }
 
 // One GM operand as task `t` runs it: inside one rebase or none, and, moved, inside a GM tensor.
@@ -616,6 +704,11 @@ void PtoVerifier::checkInstr(const Kernel& k, size_t index, const Instr& in) con
                   lo == hi
                       ? fmt::format("takes {} operands, has {}", lo, in.operandCount)
                       : fmt::format("takes {} to {} operands, has {}", lo, hi, in.operandCount));
+    if (const std::optional<Pipe> pipe = movePipe(in); pipe && *pipe != in.pipe)
+        failInstr(
+            k, index, in,
+            fmt::format("a {}->{} move runs on pipe {}, not {}", memSpaceName(in.operands[1].space),
+                        memSpaceName(in.operands[0].space), pipeName(*pipe), pipeName(in.pipe)));
     bool isFlag = in.opcode == Opcode::SetFlag || in.opcode == Opcode::WaitFlag;
     if (isFlag || in.opcode == Opcode::Barrier) {
         for (Pipe p : {in.flagSrc, in.flagDst})
@@ -648,9 +741,11 @@ void PtoVerifier::checkKernel(const Kernel& k) {
         failProgram(fmt::format("kernel @{}: {}", k.name, problem));
     // Addresses are affine in the round: the first and the last round enclose the others.
     for (const InstrLoop& loop : k.loops)
-        if (loop.count > 1)
+        if (loop.count > 1) {
+            const LastRound last(m_lastRoundOf, loop);
             for (uint32_t i = loop.begin; i < loop.end; ++i)
                 checkInstr(k, i, loopRoundInstr(k.instrs[i], loop, i - loop.begin, loop.count - 1));
+        }
 }
 
 void PtoVerifier::checkTasks() const {
@@ -886,9 +981,9 @@ void verifyModule(const Module& m) {
     CallVerifier(m).run();
 }
 
-void verifyPtoProgram(const PtoProgram& program, const std::string& file,
-                      const TargetInfo& target) {
-    PtoVerifier(program, file, target).run();
+void verifyPtoProgram(const PtoProgram& program, const std::string& file, const TargetInfo& target,
+                      const ListingLocs* listing) {
+    PtoVerifier(program, file, target, listing).run();
 }
 
 std::string loopNameProblem(std::string_view name) {

@@ -4,6 +4,7 @@
 #include "compiler/ir/Printer.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <tuple>
 
@@ -35,8 +36,8 @@ std::string gmName(const Function& tile, ValueId v) {
     return s;
 }
 
-// GM accesses grouped by GM tensor index; tensors nobody writes are dropped (reads never
-// conflict with reads).
+// GM accesses grouped by GM tensor index, in program order; tensors nobody writes are dropped
+// (reads never conflict with reads).
 std::vector<std::vector<Access>>
 collectAccesses(const BlockProgram& program, const std::vector<uint32_t>& gmIndex, size_t gmCount) {
     std::vector<std::vector<Access>> perTensor(gmCount);
@@ -53,8 +54,11 @@ collectAccesses(const BlockProgram& program, const std::vector<uint32_t>& gmInde
             written[t] = written[t] || region.write;
         }
     }
-    for (size_t t = 0; t < gmCount; ++t)
+    for (size_t t = 0; t < gmCount; ++t) {
         if (!written[t]) perTensor[t].clear();
+        std::sort(perTensor[t].begin(), perTensor[t].end(),
+                  [](const Access& a, const Access& b) { return a.op < b.op; }); // program order
+    }
     return perTensor;
 }
 
@@ -86,56 +90,103 @@ std::pair<int64_t, int64_t> chooseCells(const std::vector<Access>& acc) {
     }
 }
 
-// Appends one edge per conflicting pair of accesses of one tensor (different tasks, not of one
-// fused cluster: those are cross-core flags, and a cluster's ping-pong workspace would give
-// every pair of its iterations). A pair is examined in every cell both touch but reported only
-// in the cell holding the corner of their intersection, so each pair is reported once.
+bool covers(const GmRegion& outer, const GmRegion& inner) {
+    return outer.row <= inner.row && inner.row + inner.rows <= outer.row + outer.rows &&
+           outer.col <= inner.col && inner.col + inner.cols <= outer.col + outer.cols;
+}
+
+// Over the tasks' clusters: which pairs of accesses conflict, and which write orders
+// everything before it for a later access.
+class ConflictScan {
+public:
+    ConflictScan(const std::vector<uint32_t>& clusterOf, GmDeps mode)
+        : m_clusterOf(clusterOf), m_mode(mode) {}
+
+    // Tasks of one fused cluster start together; their conflicts are cross-core flags.
+    bool conflict(const Access& x, const Access& y) const {
+        if (!x.region.write && !y.region.write) return false;
+        if (x.task == y.task) return false;
+        const uint32_t c = m_clusterOf[x.task];
+        if (c != kNoCluster && c == m_clusterOf[y.task]) return false;
+        return x.region.overlaps(y.region);
+    }
+
+    // An earlier write z that covers y orders every access x before it against y: x → z (they
+    // overlap, z writes: an edge, or one task) and z → y. The edges x → y are then implied,
+    // unless an edge of the path is a cross-core flag (z in a cluster, not y's task).
+    bool orders(const Access& z, const Access& y) const {
+        if (m_mode == GmDeps::EveryPair || !z.region.write) return false;
+        if (z.task != y.task && m_clusterOf[z.task] != kNoCluster) return false;
+        return covers(z.region, y.region);
+    }
+
+private:
+    const std::vector<uint32_t>& m_clusterOf;
+    GmDeps m_mode;
+};
+
+// A grid of cells over one tensor's accesses: (cell, access) for every cell an access touches,
+// sorted by cell, then in program order.
+struct CellGrid {
+    int64_t ch = 1, cw = 1, width = 1;
+    std::vector<std::pair<int64_t, uint32_t>> entries;
+
+    int64_t cornerCell(const GmRegion& a, const GmRegion& b) const {
+        return std::max(a.row, b.row) / ch * width + std::max(a.col, b.col) / cw;
+    }
+};
+
+CellGrid cellGrid(const std::vector<Access>& acc) {
+    CellGrid g;
+    std::tie(g.ch, g.cw) = chooseCells(acc);
+    for (const Access& a : acc)
+        g.width = std::max(g.width, (a.region.col + a.region.cols - 1) / g.cw + 1);
+    for (uint32_t i = 0; i < acc.size(); ++i) {
+        const GmRegion& r = acc[i].region;
+        for (int64_t cr = r.row / g.ch; cr <= (r.row + r.rows - 1) / g.ch; ++cr)
+            for (int64_t cc = r.col / g.cw; cc <= (r.col + r.cols - 1) / g.cw; ++cc)
+                g.entries.emplace_back(cr * g.width + cc, i);
+    }
+    std::sort(g.entries.begin(), g.entries.end());
+    return g;
+}
+
+// Appends the edges of one tensor's accesses (in program order; not of one fused cluster: those
+// are cross-core flags, and a cluster's ping-pong workspace would give every pair of its
+// iterations). Each access is paired with the earlier ones of every cell it touches, latest
+// first: a read with the writes, a write with every access, in GmDeps::Ordering mode up to the
+// write that covers it (ConflictScan::orders). A pair is reported only in the cell holding the
+// corner of their intersection, so once; the covering write lies in each of the cells.
 void findConflicts(const std::vector<Access>& acc, uint32_t tensor,
-                   const std::vector<uint32_t>& clusterOf, std::vector<Edge>& out) {
+                   const std::vector<uint32_t>& clusterOf, GmDeps mode, std::vector<Edge>& out) {
     if (acc.empty()) return;
     const uint32_t firstCluster = clusterOf[acc.front().task];
     if (firstCluster != kNoCluster && std::all_of(acc.begin(), acc.end(), [&](const Access& a) {
             return clusterOf[a.task] == firstCluster;
         }))
         return; // a cluster's own workspace
-    auto [ch, cw] = chooseCells(acc);
-    int64_t width = 1;
-    for (const Access& a : acc)
-        width = std::max(width, (a.region.col + a.region.cols - 1) / cw + 1);
-    std::vector<std::pair<int64_t, uint32_t>> cells;
-    for (uint32_t i = 0; i < acc.size(); ++i) {
-        const GmRegion& r = acc[i].region;
-        for (int64_t cr = r.row / ch; cr <= (r.row + r.rows - 1) / ch; ++cr)
-            for (int64_t cc = r.col / cw; cc <= (r.col + r.cols - 1) / cw; ++cc)
-                cells.emplace_back(cr * width + cc, i);
-    }
-    std::sort(cells.begin(), cells.end());
-    auto report = [&](const Access& a, const Access& b) {
-        const Access& first = a.op < b.op ? a : b;
-        const Access& second = a.op < b.op ? b : a;
-        DepKind kind =
-            first.region.write ? (second.region.write ? DepKind::Waw : DepKind::Raw) : DepKind::War;
-        out.push_back({first.task, second.task, kind, tensor});
-    };
-    for (size_t lo = 0; lo < cells.size();) {
-        size_t hi = lo;
-        while (hi < cells.size() && cells[hi].first == cells[lo].first) ++hi;
-        const int64_t key = cells[lo].first;
-        for (size_t i = lo; i < hi; ++i) {
-            const Access& w = acc[cells[i].second];
-            if (!w.region.write) continue;
-            for (size_t j = lo; j < hi; ++j) {
-                const Access& x = acc[cells[j].second];
-                if (j == i || (x.region.write && j < i) || x.task == w.task) continue;
-                if (clusterOf[x.task] != kNoCluster && clusterOf[x.task] == clusterOf[w.task])
-                    continue;
-                if (!w.region.overlaps(x.region)) continue;
-                int64_t cornerRow = std::max(w.region.row, x.region.row) / ch;
-                int64_t cornerCol = std::max(w.region.col, x.region.col) / cw;
-                if (cornerRow * width + cornerCol == key) report(w, x);
-            }
+    const CellGrid grid = cellGrid(acc);
+    const auto& cells = grid.entries;
+    const ConflictScan scan(clusterOf, mode);
+    // The previous write of the same cell, per entry (SIZE_MAX: none).
+    std::vector<size_t> prevWrite(cells.size(), SIZE_MAX);
+    for (size_t k = 1; k < cells.size(); ++k)
+        if (cells[k].first == cells[k - 1].first)
+            prevWrite[k] = acc[cells[k - 1].second].region.write ? k - 1 : prevWrite[k - 1];
+    for (size_t k = 0; k < cells.size(); ++k) {
+        const int64_t key = cells[k].first;
+        const Access& y = acc[cells[k].second];
+        const bool write = y.region.write; // a read conflicts with writes only
+        for (size_t j = write ? k - 1 : prevWrite[k]; j != SIZE_MAX && cells[j].first == key;
+             j = write ? j - 1 : prevWrite[j]) {
+            const Access& x = acc[cells[j].second];
+            if (scan.conflict(x, y) && grid.cornerCell(x.region, y.region) == key)
+                out.push_back(
+                    {x.task, y.task,
+                     x.region.write ? (write ? DepKind::Waw : DepKind::Raw) : DepKind::War,
+                     tensor});
+            if (scan.orders(x, y)) break;
         }
-        lo = hi;
     }
 }
 
@@ -203,7 +254,7 @@ void checkAcyclic(const ExecGraph& graph, const BlockProgram& program,
 
 } // namespace
 
-ExecGraph gmDependencyGraph(const BlockProgram& program) {
+ExecGraph gmDependencyGraph(const BlockProgram& program, GmDeps mode) {
     ExecGraph graph;
     graph.tasks.reserve(program.blocks.size());
     for (uint32_t i = 0; i < program.blocks.size(); ++i) {
@@ -222,13 +273,13 @@ ExecGraph gmDependencyGraph(const BlockProgram& program) {
     for (const BlockFunction& b : program.blocks) clusterOf.push_back(b.cluster);
     std::vector<Edge> edges;
     for (uint32_t t = 0; t < perTensor.size(); ++t)
-        findConflicts(perTensor[t], t, clusterOf, edges);
+        findConflicts(perTensor[t], t, clusterOf, mode, edges);
     graph.deps = dedupe(edges);
     return graph;
 }
 
-ExecGraph buildExecGraph(const BlockProgram& program) {
-    ExecGraph graph = gmDependencyGraph(program);
+ExecGraph buildExecGraph(const BlockProgram& program, GmDeps mode) {
+    ExecGraph graph = gmDependencyGraph(program, mode);
     checkAcyclic(graph, program, gmLayoutOrder(program.tile));
     return graph;
 }

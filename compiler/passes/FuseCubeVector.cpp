@@ -113,7 +113,8 @@ Components findComponents(const BlockProgram& p) {
     return c;
 }
 
-// GM dependencies between components: build-exec-graph with one task per component.
+// GM dependencies between components: build-exec-graph with one task per component, every
+// conflicting pair (groups and ties are made of direct exchanges, not of their order).
 std::vector<TaskDep> componentDeps(BlockProgram& p, const Components& comps) {
     BlockProgram probe;
     probe.tile = std::move(p.tile);
@@ -131,7 +132,7 @@ std::vector<TaskDep> componentDeps(BlockProgram& p, const Components& comps) {
         for (OpId op : comps.ops[c])
             if (readsOrWritesGm(probe.tile.op(op).kind)) b.items.push_back({op, {}});
     }
-    return buildExecGraph(probe).deps;
+    return buildExecGraph(probe, GmDeps::EveryPair).deps; // planClusters reads direct edges
 }
 
 // A cluster in the making: its AIC components and the AIV components of each AIV.

@@ -116,6 +116,101 @@ TEST(LoopRun, AHugeTripCountIsABudgetErrorBeforeUnrolling) {
         << r.err;
 }
 
+// A hand-written kernel's loops are unrolled as it is loaded: the budget counts the tile ops
+// that makes (trip counts × body ops, nested loops multiplied out) before anything is copied,
+// so a huge trip count is refused at once instead of taking the host's memory.
+TEST(LoopRun, ATileLevelLoopIsCountedAgainstTheBudgetBeforeItIsUnrolled) {
+    test::TempDir dir("pto-tile-loop-budget");
+    const auto prog = dir / "huge.pto";
+    std::ofstream(prog) << R"(func @k(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>, %n: index) {
+  for "c" %i = 0 to %n {
+    %t = tload %x {offset = [0, 0]} : tile<16x64xf32, UB>
+    %u = adds %t, 1.0
+    tstore %u, %y {offset = [0, 0]}
+  }
+  return
+}
+)";
+    auto run = [&](const std::string& flags) {
+        return test::runCommand(fmt::format("{} run {} --seed 1 --trace none {}", PTO_CLI,
+                                            test::shellQuote(prog.string()), flags));
+    };
+    auto r = run("--bind n=2147483647");
+    EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("huge.pto:2:3: error: unrolling the loops would create about 6442450941 "
+                         "tile ops, more than the budget of 1000000; use fewer iterations or "
+                         "raise the limit with --max-tile-ops"),
+              std::string::npos)
+        << r.err;
+    r = run("--bind n=1000 --max-tile-ops 100");
+    EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("about 3000 tile ops, more than the budget of 100"), std::string::npos)
+        << r.err;
+    // 3000 tile ops take about 7.3 MiB of host memory while compiling.
+    r = run("--bind n=1000 --max-memory 1MiB");
+    EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("huge.pto:2:3: error: unrolling the loops would create about 3000 tile "
+                         "ops, which would take about 7.3 MiB of host memory, more than the "
+                         "budget of 1 MiB; use fewer iterations or raise it with --max-memory"),
+              std::string::npos)
+        << r.err;
+    r = run("--bind n=1000");
+    EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+
+    // Nested loops multiply: 200 × 200 × 200 iterations of 2 ops.
+    const auto nest = dir / "nest.pto";
+    std::ofstream(nest) << R"(func @k(%x: tensor<16x64xf32>, %y: tensor<3200x64xf32>) {
+  for "a" %i = 0 to 200 {
+    for "b" %j = 0 to 200 {
+      for "c" %k = 0 to 200 {
+        %t = tload %x {offset = [0, 0]} : tile<16x64xf32, UB>
+        tstore %t, %y {offset = [%i * 16, 0]}
+      }
+    }
+  }
+  return
+}
+)";
+    r = test::runCommand(
+        fmt::format("{} compile {} --record none", PTO_CLI, test::shellQuote(nest.string())));
+    EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("nest.pto:2:3: error: unrolling the loops would create about 16000000 "
+                         "tile ops, more than the budget of 1000000"),
+              std::string::npos)
+        << r.err;
+}
+
+// A step past the upper bound runs one iteration, %i = 0, however large: the run equals the
+// one of the kernel written without the loop (the trip count once overflowed to 0 iterations).
+TEST(LoopRun, AStepPastTheUpperBoundRunsOneIteration) {
+    test::TempDir dir("pto-tile-loop-step");
+    auto write = [&](const std::string& name, const std::string& body) {
+        std::ofstream(dir / name) << "func @k(%x: tensor<16x256xf32>, %y: tensor<16x256xf32>) {\n"
+                                  << body << "  return\n}\n";
+    };
+    write("step.pto", R"(  for "c" %i = 0 to 4 step 9223372036854775807 {
+    %t = tload %x {offset = [0, %i * 64]} : tile<16x64xf32, UB>
+    tstore %t, %y {offset = [0, %i * 64]}
+  }
+)");
+    write("once.pto", R"(  %t = tload %x {offset = [0, 0]} : tile<16x64xf32, UB>
+  tstore %t, %y {offset = [0, 0]}
+)");
+    auto run = [&](const std::string& name) {
+        return test::runCommand(fmt::format("{} run {} --seed 1 --trace none --outputs {}", PTO_CLI,
+                                            test::shellQuote((dir / name).string()),
+                                            test::shellQuote((dir / (name + ".out")).string())));
+    };
+    auto loop = run("step.pto");
+    auto once = run("once.pto");
+    ASSERT_EQ(loop.exitCode, 0) << loop.out << loop.err;
+    ASSERT_EQ(once.exitCode, 0) << once.out << once.err;
+    EXPECT_EQ(cyclesOf(loop.out), cyclesOf(once.out)) << loop.out << "\n---\n" << once.out;
+    const std::string y = readBytes(dir / "step.pto.out" / "y.npy");
+    EXPECT_FALSE(y.empty());
+    EXPECT_TRUE(y == readBytes(dir / "once.pto.out" / "y.npy")) << "the outputs differ";
+}
+
 TEST(LoopRun, ATileLevelLoopRunsLikeItsHandUnrolledTwin) {
     test::TempDir dir("pto-tile-loop");
     auto run = [&](const std::string& name) {

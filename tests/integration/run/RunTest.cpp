@@ -88,6 +88,14 @@ TEST(HandWrittenListing, CorrectProgramConvertsItsInput) {
     for (int64_t i = 0; i < y.numel(); ++i) ASSERT_EQ(y.get(i), r.inputs[0].get(i)) << i;
 }
 
+// A listing has no Tensor program: the run's FLOPs are those of the instructions it executes
+// (pto run printed 0 FLOP): 4 matmuls 16x32 by 32x32 on the AIC, 4 TMULS of 8x32 per AIV.
+TEST(HandWrittenListing, TheRunsFlopsAreTheExecutedInstructions) {
+    RunResult r = runListing("cross_pingpong");
+    ASSERT_EQ(r.faultMessage, "");
+    EXPECT_DOUBLE_EQ(r.flops, 4 * 2.0 * 16 * 32 * 32 + 2 * 4 * 8 * 32);
+}
+
 TEST(HandWrittenListing, MissingSetFlagIsADeadlockNamingTheWait) {
     RunResult r = runListing("missing_set_flag");
     EXPECT_NE(r.faultMessage.find("deadlock"), std::string::npos) << r.faultMessage;

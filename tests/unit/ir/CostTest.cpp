@@ -74,5 +74,28 @@ TEST(Cost, ATileLevelLoopCountsItsBodyEveryTrip) {
     EXPECT_DOUBLE_EQ(countFlops(m.functions.at(0)), 2.0 * 32 * 64 * 256);
 }
 
+// A PTO listing has no Tensor program: its work is that of the instructions it executes, each
+// round of a counted loop and each task running a kernel counted (pto run printed 0 FLOP).
+TEST(Cost, AListingCountsEveryExecutedInstruction) {
+    const PtoProgram p = parsePtoProgram(R"(pto @t
+kernel @k aiv {
+  V TMULS UB[0x0]:f32[16x64/64], UB[0x0]:f32[16x64/64] {scalar = 2}
+  loop "cols" 4 iter 0 {
+    V TADDS UB[0x1000]:f32[8x64/64], UB[0x1000]:f32[8x64/64] {scalar = 1}
+    V TEXP UB[0x2000]:f32[8x32/32], UB[0x2000]:f32[8x32/32]
+  }
+}
+kernel @mm aic {
+  M TMATMUL L0C[0x0]:f32[16x32/32], L0A[0x0]:f16[16x64/64], L0B[0x0]:f16[64x32/32]
+}
+task 0 @k aiv
+task 1 @k aiv
+task 2 @mm aic
+)",
+                                         "flops.ptoasm", /*verify=*/false);
+    const double vector = 16 * 64 + 4 * (8 * 64 + 8 * 32);
+    EXPECT_DOUBLE_EQ(countFlops(p), 2 * vector + 2.0 * 16 * 32 * 64);
+}
+
 } // namespace
 } // namespace pto

@@ -131,12 +131,23 @@ TEST(LoopListing, ParseAndVerifierErrorsNameTheProblem) {
                   std::string::npos)
             << e.what();
     }
-    // Round 4 would read GM[0x80, 0x160), past the 8x32 tensor: the last round is checked.
+    // Round 4 would read GM[0x80, 0x160), past the 8x32 tensor: the last round is checked, and
+    // the message names it, at the instruction's line.
     const std::string past = errorOf("loop \"c\" 5 iter 0 {\n" + load + "}\n");
-    EXPECT_NE(past.find("kernel @k instr 0 (TLOAD): operand 1 covers GM [0x80, 0x420), which is "
-                        "not inside a declared GM tensor"),
+    EXPECT_NE(past.find("l.ptoasm:5:1: error: kernel @k instr 0 (TLOAD), loop \"c\" at i = 4 (its "
+                        "last round): operand 1 covers GM [0x80, 0x420), which is not inside a "
+                        "declared GM tensor"),
               std::string::npos)
         << past;
+    // An address stepping below 0 is said so, with a minus sign (not 0x-20).
+    const std::string below =
+        errorOf("loop \"a\" 3 iter 0 {\n  MTE2 TLOAD UB[0x20 - 0x20*i]:f32[1x8/8], "
+                "GM[0x0]:f32[1x8/8]\n}\n");
+    EXPECT_NE(below.find("l.ptoasm:5:3: error: kernel @k instr 0 (TLOAD), loop \"a\" at i = 2 "
+                         "(its last round): operand 0 covers UB [-0x20, 0x0), which starts below "
+                         "address 0"),
+              std::string::npos)
+        << below;
 }
 
 TEST(LoopListing, TheVerifierRejectsMalformedLoops) {

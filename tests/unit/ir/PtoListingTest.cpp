@@ -273,6 +273,39 @@ TEST(PtoListing, ErrorsHaveLineAndColumn) {
     }
 }
 
+// A listing's semantic errors are reported at the instruction's line of the listing, like its
+// syntax errors; a move on a pipe its path does not run on is one (it was a fault at run time).
+TEST(PtoListing, VerifierErrorsAreAtTheInstructionsLine) {
+    const std::string head = "pto @p\ngm %x : f32[16x16] @0x0 input\nkernel @k aiv {\n";
+    struct Case {
+        std::string text;
+        SourceLoc loc;
+        std::string message;
+    };
+    const Case cases[] = {
+        {head + "  MTE2 TLOAD UB[0x0]:f32[16x16/16], GM[0x0]:f32[16x16/16]\n"
+                "  V    TLOAD UB[0x0]:f32[16x16/16], GM[0x0]:f32[16x16/16]\n}\ntask 0 @k aiv\n",
+         {5, 3},
+         "kernel @k instr 1 (TLOAD): a GM->UB move runs on pipe MTE2, not V"},
+        {head + "  MTE2 TLOAD UB[0x0]:f32[16x16/16], GM[0x400]:f32[16x16/16]\n}\n"
+                "task 0 @k aiv\n",
+         {4, 3},
+         "kernel @k instr 0 (TLOAD): operand 1 covers GM [0x400, 0x800), which is not inside a "
+         "declared GM tensor"},
+        // At the listing's line, not at the .pto position its `!loc` tag keeps.
+        {head + "  MTE2 TLOAD UB[0x0]:f32[16x16/16], GM[0x0]:f32[16x16/16]\n"
+                "  M    TADD UB[0x0]:f32[16x16/16], UB[0x0]:f32[16x16/16], "
+                "UB[0x0]:f32[16x16/16] !loc 9:9\n}\ntask 0 @k aiv\n",
+         {5, 3},
+         "kernel @k instr 1 (TADD): pipe M does not exist on an aiv core"},
+    };
+    for (const Case& c : cases) {
+        CompileError e = listingError(c.text);
+        EXPECT_EQ(e.loc(), c.loc) << c.message << " / got " << e.what();
+        EXPECT_NE(e.message().find(c.message), std::string::npos) << e.what();
+    }
+}
+
 // The verifier's error for a defect applied to the sample program.
 std::string verifyError(const std::function<void(PtoProgram&)>& mutate) {
     PtoProgram p = sampleProgram();

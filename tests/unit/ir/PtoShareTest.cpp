@@ -225,22 +225,22 @@ TEST(SharedKernelListing, TheVerifierNamesTheTaskAndTheInstruction) {
     // Moved by 49 rows, the 16-row load ends past x (64 rows) inside y: no tensor holds it.
     EXPECT_EQ(verifierError(sharedListing("task 0 @k aiv\ntask 1 @k aiv rebase [0x0, 0x4000) "
                                           "+0x3100\n")),
-              "s.ptoasm: error: kernel @k instr 0 (TLOAD): as task 1 runs it, operand 1 covers "
-              "GM [0x3100, 0x4100), which is not inside a declared GM tensor");
+              "s.ptoasm:5:1: error: kernel @k instr 0 (TLOAD): as task 1 runs it, operand 1 "
+              "covers GM [0x3100, 0x4100), which is not inside a declared GM tensor");
     // A rebase ending inside the load's rows.
     EXPECT_EQ(verifierError(sharedListing("task 0 @k aiv rebase [0x0, 0x800) +0x100\n")),
-              "s.ptoasm: error: kernel @k instr 0 (TLOAD): operand 1 covers GM [0x0, 0x1000), "
+              "s.ptoasm:5:1: error: kernel @k instr 0 (TLOAD): operand 1 covers GM [0x0, 0x1000), "
               "which straddles the boundary of task 0's rebase [0x0, 0x800)");
     EXPECT_EQ(verifierError(sharedListing("task 0 @k aiv rebase [0x800, 0x4000) +0x100\n")),
-              "s.ptoasm: error: kernel @k instr 0 (TLOAD): operand 1 covers GM [0x0, 0x1000), "
+              "s.ptoasm:5:1: error: kernel @k instr 0 (TLOAD): operand 1 covers GM [0x0, 0x1000), "
               "which straddles the boundary of task 0's rebase [0x800, 0x4000)");
     // Moved below address 0.
     EXPECT_EQ(verifierError(sharedListing("task 0 @k aiv rebase [0x4000, 0x8000) -0x5000\n")),
-              "s.ptoasm: error: kernel @k instr 1 (TSTORE): as task 0 runs it, operand 0 moves "
-              "by -0x5000 outside the GM address range");
+              "s.ptoasm:6:1: error: kernel @k instr 1 (TSTORE): as task 0 runs it, operand 0 "
+              "moves by -0x5000 outside the GM address range");
     EXPECT_EQ(
         verifierError(sharedListing("task 0 @k aiv rebase [0x4000, 0x8000) +0x7fffffffffffffff\n")),
-        "s.ptoasm: error: kernel @k instr 1 (TSTORE): as task 0 runs it, operand 0 moves "
+        "s.ptoasm:6:1: error: kernel @k instr 1 (TSTORE): as task 0 runs it, operand 0 moves "
         "by +0x7fffffffffffffff outside the GM address range");
 }
 
@@ -250,12 +250,14 @@ TEST(SharedKernelListing, ALoopsRoundsStayInOneRebase) {
     EXPECT_EQ(verifierError(sharedListing("task 0 @k aiv rebase [0x0, 0x4000) +0x1000\n", 4)),
               "no error");
     EXPECT_EQ(verifierError(sharedListing("task 0 @k aiv rebase [0x0, 0x1000) +0x10\n", 4)),
-              "s.ptoasm: error: kernel @k instr 0 (TLOAD): operand 1 covers GM [0x300, 0x1300), "
-              "which straddles the boundary of task 0's rebase [0x0, 0x1000)");
+              "s.ptoasm:6:1: error: kernel @k instr 0 (TLOAD), loop \"r\" at i = 3 (its last "
+              "round): operand 1 covers GM [0x300, 0x1300), which straddles the boundary of task "
+              "0's rebase [0x0, 0x1000)");
     // Moved by 48 rows, the last round ends past x.
     EXPECT_EQ(verifierError(sharedListing("task 0 @k aiv rebase [0x0, 0x4000) +0x3000\n", 4)),
-              "s.ptoasm: error: kernel @k instr 0 (TLOAD): as task 0 runs it, operand 1 covers "
-              "GM [0x3300, 0x4300), which is not inside a declared GM tensor");
+              "s.ptoasm:6:1: error: kernel @k instr 0 (TLOAD), loop \"r\" at i = 3 (its last "
+              "round): as task 0 runs it, operand 1 covers GM [0x3300, 0x4300), which is not "
+              "inside a declared GM tensor");
 }
 
 TEST(SharedKernelListing, MalformedRebasesAreParseErrors) {

@@ -1,4 +1,6 @@
-// Tests of build-exec-graph: deps equal to brute force, kinds, cycles, speed on 1024 × 64.
+// Tests of build-exec-graph: deps that order the tasks as every conflicting pair does (the pairs
+// themselves in GmDeps::EveryPair mode, equal to brute force), kinds, cycles, speed on 1024 × 64
+// and on 8000 stores to one tile.
 #include "LoweringTestUtil.h"
 
 #include "compiler/passes/BuildExecGraph.h"
@@ -6,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <random>
 
 namespace pto::test {
@@ -16,6 +20,36 @@ std::set<std::pair<uint32_t, uint32_t>> edgeSet(const ExecGraph& g) {
     std::set<std::pair<uint32_t, uint32_t>> s;
     for (const TaskDep& d : g.deps) EXPECT_TRUE(s.insert({d.from, d.to}).second) << "duplicate";
     return s;
+}
+
+using EdgeSet = std::set<std::pair<uint32_t, uint32_t>>;
+
+// Every (from, to) such that `to` is reachable from `from` through `edges`.
+EdgeSet closure(const EdgeSet& edges, uint32_t tasks) {
+    std::vector<std::vector<uint32_t>> succ(tasks);
+    for (auto [from, to] : edges) succ[from].push_back(to);
+    EdgeSet reach;
+    for (uint32_t from = 0; from < tasks; ++from) {
+        std::vector<uint32_t> stack(succ[from]);
+        while (!stack.empty()) {
+            const uint32_t t = stack.back();
+            stack.pop_back();
+            if (!reach.insert({from, t}).second) continue;
+            stack.insert(stack.end(), succ[t].begin(), succ[t].end());
+        }
+    }
+    return reach;
+}
+
+// The exec graph orders the tasks as every conflicting pair would, with a subset of the pairs;
+// in EveryPair mode it is the pairs.
+void expectSameOrderAsBruteForce(const BlockProgram& p) {
+    const EdgeSet all = bruteForceDeps(p);
+    const EdgeSet kept = edgeSet(buildExecGraph(p));
+    EXPECT_EQ(edgeSet(buildExecGraph(p, GmDeps::EveryPair)), all);
+    EXPECT_TRUE(std::includes(all.begin(), all.end(), kept.begin(), kept.end()));
+    const auto n = uint32_t(p.blocks.size());
+    EXPECT_EQ(closure(kept, n), closure(all, n));
 }
 
 TEST(BuildExecGraph, MatmulThenVectorThroughWorkspace) {
@@ -63,9 +97,8 @@ TEST(BuildExecGraph, MatchesBruteForceOnMixedTilings) {
     for (int64_t r = 0; r < 256; r += 128) copy(w, y, r, 0, 128, 256);
     BlockProgram p = partitionBlocks(b.take(), {24, 7, 0});
     ExecGraph g = buildExecGraph(p);
-    std::set<std::pair<uint32_t, uint32_t>> expected = bruteForceDeps(p);
-    EXPECT_FALSE(expected.empty());
-    EXPECT_EQ(edgeSet(g), expected);
+    EXPECT_FALSE(bruteForceDeps(p).empty());
+    expectSameOrderAsBruteForce(p);
     bool war = false, waw = false;
     for (const TaskDep& d : g.deps) {
         war = war || d.kind == DepKind::War;
@@ -147,6 +180,89 @@ TEST(BuildExecGraph, ThousandTasksTimesSixtyFourRegionsIsFast) {
     }
     EXPECT_EQ(raw, 512);
     EXPECT_EQ(waw, 511);
+}
+
+// `tasks` tasks, task t running `ops(t)`: 16x64 tiles of y read, or stored (loaded from x), at
+// the given rows, in program order.
+struct Access16 {
+    bool store = false;
+    int64_t row = 0;
+};
+BlockProgram oneTilePerAccess(uint32_t tasks,
+                              const std::function<std::vector<Access16>(uint32_t)>& ops) {
+    TileBuilder b("tiles");
+    ValueId x = b.arg("x", DType::F32, {1024, 64});
+    ValueId y = b.gmTensor("y", DType::F32, {1024, 64}, "output");
+    BlockProgram p;
+    p.blocks.resize(tasks);
+    auto& f = b.function();
+    for (uint32_t t = 0; t < tasks; ++t) {
+        p.blocks[t].id = t;
+        p.blocks[t].name = std::to_string(t);
+        for (const Access16& a : ops(t)) {
+            ValueId v = b.tload(a.store ? x : y, {a.store ? 0 : a.row, 0}, {16, 64}, MemSpace::UB);
+            p.blocks[t].items.push_back({f.value(v).def, {}});
+            if (!a.store) continue;
+            b.tstore(v, y, {a.row, 0});
+            p.blocks[t].items.push_back({OpId(f.ops().size() - 1), {}});
+        }
+    }
+    p.tile = b.take();
+    return p;
+}
+
+// Every iteration of a loop storing one GM tile is a task: each store follows the one before
+// (a chain of n - 1 dependencies), not every earlier one (n² / 2, which took 15 s and 1.2 GB
+// for n = 8000).
+TEST(BuildExecGraph, StoresToOneTileFormAChain) {
+    const BlockProgram small = oneTilePerAccess(40, [](uint32_t) {
+        return std::vector<Access16>{{true, 0}};
+    });
+    expectSameOrderAsBruteForce(small);
+    EXPECT_EQ(buildExecGraph(small, GmDeps::EveryPair).deps.size(), 40u * 39u / 2u);
+    const BlockProgram p = oneTilePerAccess(8000, [](uint32_t) {
+        return std::vector<Access16>{{true, 0}};
+    });
+    auto start = std::chrono::steady_clock::now();
+    const ExecGraph g = buildExecGraph(p);
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::printf("build-exec-graph, 8000 stores to one tile: %.2f ms, %zu deps\n", ms,
+                g.deps.size());
+    ASSERT_EQ(g.deps.size(), 7999u);
+    for (uint32_t i = 0; i < 7999; ++i) {
+        EXPECT_EQ(g.deps[i].from, i);
+        EXPECT_EQ(g.deps[i].to, i + 1);
+        EXPECT_EQ(g.deps[i].kind, DepKind::Waw);
+    }
+}
+
+// Readers between two writes of a tile: each reads after the first write (RAW), the second
+// write waits for every reader (WAR) and the first write (WAW), which covers it: nothing before
+// that one. A write covering part of a later access (rows 8..23) does not end its scan: the
+// reader of rows 16..31 depends on it and on the write of those rows before it.
+TEST(BuildExecGraph, ReadsBetweenWritesKeepTheirOrder) {
+    const BlockProgram p = oneTilePerAccess(7, [](uint32_t t) {
+        switch (t) {
+        case 0:
+            return std::vector<Access16>{{true, 0}, {true, 16}}; // writes rows 0..31
+        case 1:
+        case 2:
+        case 3:
+            return std::vector<Access16>{{false, 0}}; // read rows 0..15
+        case 4:
+            return std::vector<Access16>{{true, 0}}; // overwrite rows 0..15
+        case 5:
+            return std::vector<Access16>{{true, 8}}; // rows 8..23, across both tiles
+        default:
+            return std::vector<Access16>{{false, 0}, {false, 16}};
+        }
+    });
+    expectSameOrderAsBruteForce(p);
+    const EdgeSet kept = edgeSet(buildExecGraph(p));
+    const EdgeSet expected = {{0, 1}, {0, 2}, {0, 3}, {1, 4}, {2, 4}, {3, 4}, {0, 4}, {4, 5},
+                              {3, 5}, {2, 5}, {1, 5}, {0, 5}, {5, 6}, {4, 6}, {0, 6}};
+    EXPECT_EQ(kept, expected);
 }
 
 } // namespace
