@@ -106,4 +106,27 @@ std::string_view syncKindName(SyncKind kind) {
     return kNames[static_cast<int>(kind)];
 }
 
+std::optional<Pipe> movePipe(const Instr& in) {
+    switch (in.opcode) {
+    case Opcode::TLoad:
+    case Opcode::TStore:
+    case Opcode::TExtract:
+    case Opcode::TMov:
+    case Opcode::MGather:
+    case Opcode::MScatter:
+        break;
+    default:
+        return std::nullopt;
+    }
+    if (in.operandCount < 2) return std::nullopt;
+    using M = MemSpace;
+    const M dst = in.operands[0].space, src = in.operands[1].space;
+    if (src == M::GM && (dst == M::UB || dst == M::L1)) return Pipe::MTE2;
+    if ((src == M::UB || src == M::L1) && dst == M::GM) return Pipe::MTE3;
+    if (src == M::L0C && (dst == M::GM || dst == M::L1)) return Pipe::FIX;
+    if (src == M::L1 && (dst == M::L0A || dst == M::L0B)) return Pipe::MTE1;
+    if (src == M::UB && dst == M::UB) return Pipe::V;
+    return std::nullopt;
+}
+
 } // namespace pto

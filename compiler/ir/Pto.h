@@ -96,6 +96,12 @@ std::optional<ByteRange> operandBytes(const Operand& o);
 
 // rows, cols >= 1 and a valid row stride (rowStrideValid).
 std::string operandShapeProblem(const Instr& in, size_t index);
+
+// The pipe a data move runs on, from its source (operand 1) and destination (operand 0)
+// spaces: MTE2 into a core from GM, MTE3 out of UB/L1 to GM, FIX out of L0C, MTE1 from L1 to
+// L0A/L0B, V within UB. nullopt for an instruction that moves no data, or along no path of the
+// chip. The one rule of the listing verifier and the simulator's timing.
+std::optional<Pipe> movePipe(const Instr& in);
 // The core type has the operand's memory space (coreHasSpace).
 std::string operandSpaceProblem(const Operand& o, CoreType core);
 // The region lies in [0, limit) of its space: a negative address, a 64-bit overflow or an end

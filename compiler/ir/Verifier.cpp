@@ -438,33 +438,6 @@ void FunctionVerifier::run() {
 
 // --- PTO level -----------------------------------------------------------------------------
 
-// The pipe a data move runs on, from its source (operand 1) and destination (operand 0)
-// spaces, as the simulator times it (simulator/engine/CostModel.h, dmaPathPipe): MTE2 into a
-// core from GM, MTE3 out of UB/L1 to GM, FIX out of L0C, MTE1 from L1 to L0A/L0B, V within UB.
-// nullopt for an instruction that moves no data, or along no path of the chip.
-std::optional<Pipe> movePipe(const Instr& in) {
-    switch (in.opcode) {
-    case Opcode::TLoad:
-    case Opcode::TStore:
-    case Opcode::TExtract:
-    case Opcode::TMov:
-    case Opcode::MGather:
-    case Opcode::MScatter:
-        break;
-    default:
-        return std::nullopt;
-    }
-    if (in.operandCount < 2) return std::nullopt;
-    using M = MemSpace;
-    const M dst = in.operands[0].space, src = in.operands[1].space;
-    if (src == M::GM && (dst == M::UB || dst == M::L1)) return Pipe::MTE2;
-    if ((src == M::UB || src == M::L1) && dst == M::GM) return Pipe::MTE3;
-    if (src == M::L0C && (dst == M::GM || dst == M::L1)) return Pipe::FIX;
-    if (src == M::L1 && (dst == M::L0A || dst == M::L0B)) return Pipe::MTE1;
-    if (src == M::UB && dst == M::UB) return Pipe::V;
-    return std::nullopt;
-}
-
 class PtoVerifier {
 public:
     PtoVerifier(const PtoProgram& p, const std::string& file, const TargetInfo& target,

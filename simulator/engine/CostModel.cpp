@@ -99,26 +99,6 @@ bool opcodeMovesAlong(Opcode op, DmaPath path) {
     }
 }
 
-Pipe dmaPathPipe(DmaPath path) {
-    switch (path) {
-    case DmaPath::GmToUb:
-    case DmaPath::GmToL1:
-        return Pipe::MTE2;
-    case DmaPath::UbToGm:
-    case DmaPath::L1ToGm:
-        return Pipe::MTE3;
-    case DmaPath::L0cToGm:
-    case DmaPath::L0cToL1:
-        return Pipe::FIX;
-    case DmaPath::L1ToL0a:
-    case DmaPath::L1ToL0b:
-        return Pipe::MTE1;
-    case DmaPath::UbToUb:
-        return Pipe::V;
-    }
-    return Pipe::S;
-}
-
 CostModel::CostModel(const ArchConfig& arch)
     : m_m0(arch.base(Param::CubeM0)), m_k0(arch.base(Param::CubeK0)),
       m_n0(arch.base(Param::CubeN0)), m_i8KFactor(arch.base(Param::CubeI8KFactor)),

@@ -54,9 +54,7 @@ constexpr bool isGmPath(DmaPath p) {
 /// Whether a data-movement opcode moves along `path` (TLOAD: GM->UB/L1; TSTORE: UB/L1/L0C->GM;
 /// TEXTRACT: L1->L0A/L0B; TMOV: L1->L0A/L0B, L0C->L1, UB->UB).
 bool opcodeMovesAlong(Opcode op, DmaPath path);
-/// The pipe that runs a move along `path`: MTE2 into the core, MTE3 out of UB/L1, FIX out of
-/// L0C, MTE1 from L1 to L0, V within UB.
-Pipe dmaPathPipe(DmaPath path);
+/// (The pipe that runs a move is compiler/ir/Pto.h's movePipe: one rule with the verifier.)
 
 /// The dma.<path>.rate parameter of a path.
 Param dmaPathParam(DmaPath path);

@@ -265,9 +265,9 @@ void TimedProgram::buildKernel(uint32_t index, const CostModel& costs) {
             if (!path || !opcodeMovesAlong(in.opcode, *path))
                 problem = fmt::format("{} cannot move {}->{}", opcodeName(in.opcode),
                                       memSpaceName(src.space), memSpaceName(dst.space));
-            else if (dmaPathPipe(*path) != in.pipe)
+            else if (const std::optional<Pipe> pipe = movePipe(in); pipe != in.pipe)
                 problem = fmt::format("a {} move runs on pipe {}, not {}", dmaPathName(*path),
-                                      pipeName(dmaPathPipe(*path)), pipeName(in.pipe));
+                                      pipe ? pipeName(*pipe) : "none", pipeName(in.pipe));
             if (!problem.empty())
                 throw SimFault(FaultKind::BadInstruction, siteOf(kernel, index, i), problem);
             if (isGmPath(*path)) {
