@@ -6,8 +6,12 @@
 
 namespace pto::prof {
 
+double runClockHz(const tracedb::TraceReader& reader, const ArchPeaks& arch) {
+    return reader.clockHz().value_or(arch.clockHz);
+}
+
 double runClockHz(const tracedb::TraceReader& reader) {
-    if (const auto hz = reader.clockHz()) return *hz;
+    if (const auto hz = reader.clockHz()) return *hz; // no arch_config to parse
     return parseArchPeaks(reader.meta("arch_config").value_or("")).clockHz;
 }
 

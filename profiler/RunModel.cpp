@@ -31,7 +31,7 @@ constexpr std::array<std::string_view, kPipeCount> kPipeNames{"S", "MTE1", "MTE2
 
 void loadMeta(const tracedb::TraceReader& reader, RunModel& m) {
     m.peaks = parseArchPeaks(reader.meta("arch_config").value_or(""));
-    m.peaks.clockHz = runClockHz(reader);
+    m.peaks.clockHz = runClockHz(reader, m.peaks);
     if (auto traffic = parseMeasuredTraffic(reader.meta("sim_memory").value_or("")))
         applyMeasuredTraffic(m.peaks, *traffic);
     m.traceLevel = reader.meta("trace_level").value_or("");

@@ -107,18 +107,7 @@ std::string_view syncKindName(SyncKind kind) {
 }
 
 std::optional<Pipe> movePipe(const Instr& in) {
-    switch (in.opcode) {
-    case Opcode::TLoad:
-    case Opcode::TStore:
-    case Opcode::TExtract:
-    case Opcode::TMov:
-    case Opcode::MGather:
-    case Opcode::MScatter:
-        break;
-    default:
-        return std::nullopt;
-    }
-    if (in.operandCount < 2) return std::nullopt;
+    if (!isDataMove(in.opcode) || in.operandCount < 2) return std::nullopt;
     using M = MemSpace;
     const M dst = in.operands[0].space, src = in.operands[1].space;
     if (src == M::GM && (dst == M::UB || dst == M::L1)) return Pipe::MTE2;

@@ -97,6 +97,13 @@ std::optional<ByteRange> operandBytes(const Operand& o);
 // rows, cols >= 1 and a valid row stride (rowStrideValid).
 std::string operandShapeProblem(const Instr& in, size_t index);
 
+// A data move: TLOAD, TSTORE, TEXTRACT, TMOV, MGATHER, MSCATTER (the simulator times them from
+// its dma.* rates: simulator/arch/OpcodeClass.h).
+constexpr bool isDataMove(Opcode op) {
+    return op == Opcode::TLoad || op == Opcode::TStore || op == Opcode::TExtract ||
+           op == Opcode::TMov || op == Opcode::MGather || op == Opcode::MScatter;
+}
+
 // The pipe a data move runs on, from its source (operand 1) and destination (operand 0)
 // spaces: MTE2 into a core from GM, MTE3 out of UB/L1 to GM, FIX out of L0C, MTE1 from L1 to
 // L0A/L0B, V within UB. nullopt for an instruction that moves no data, or along no path of the

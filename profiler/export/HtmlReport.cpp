@@ -87,12 +87,14 @@ std::string findingsHtml(const Profile& p) {
     return out;
 }
 
+// A run traced at --trace tasks: no op has instruction cycles (chart and table say so).
+constexpr std::string_view kOpsNotRecorded =
+    "<p>Op cycles are not recorded at this trace level (pto run --trace instructions).</p>\n";
+
 // Horizontal bars: the top ops by instruction cycles.
 std::string opsChart(const Profile& p) {
     std::size_t n = std::min<std::size_t>(p.attribution.ops.size(), 12);
-    if (n == 0 && !p.model.recordsInstrCycles())
-        return "<p>Op cycles are not recorded at this trace level (pto run --trace "
-               "instructions).</p>\n";
+    if (n == 0 && !p.model.recordsInstrCycles()) return std::string(kOpsNotRecorded);
     if (n == 0) return "<p>No instruction cycles attributed.</p>\n";
     int rowH = 22, labelW = 260, barW = 560, h = int(n) * rowH + 10;
     double maxCycles = double(std::max<std::int64_t>(p.attribution.ops[0].cycles, 1));
@@ -285,9 +287,7 @@ std::string kernelsTable(const Profile& p) {
 }
 
 std::string opsTable(const Profile& p) {
-    if (!p.model.recordsInstrCycles())
-        return "<p>Op cycles are not recorded at this trace level (pto run --trace "
-               "instructions).</p>\n";
+    if (!p.model.recordsInstrCycles()) return std::string(kOpsNotRecorded);
     std::string out =
         "<table>\n<tr><th>line</th><th>op</th><th>name</th><th>cycles</th><th>share</th>"
         "<th>FLOPs</th><th>GM bytes</th><th>roof</th><th>bound</th></tr>\n";

@@ -259,7 +259,7 @@ std::string renderText(const Profile& p, const nlohmann::json& j) {
         line("  pipes      {}", pipes);
     else if (!measured && p.model.executed()) // a run of which nothing executed has no pipes
         line("  pipes       not recorded at this trace level (pto run --trace instructions)");
-    if (!measured && !p.model.recordsInstrCycles() && p.model.executed())
+    if (!p.model.recordsInstrCycles() && p.model.executed())
         line("  ops         not recorded at this trace level (pto run --trace instructions)");
     line("");
     if (j.contains("top_kernels")) out += renderTopKernelsText(j["top_kernels"]);

@@ -14,14 +14,8 @@ enum class OpcodeClass : unsigned char {
 };
 
 constexpr OpcodeClass opcodeClass(Opcode op) {
+    if (isDataMove(op)) return OpcodeClass::Dma;
     switch (op) {
-    case Opcode::TLoad:
-    case Opcode::TStore:
-    case Opcode::TExtract:
-    case Opcode::TMov:
-    case Opcode::MGather:
-    case Opcode::MScatter:
-        return OpcodeClass::Dma;
     case Opcode::TMatmul:
     case Opcode::TMatmulAcc:
         return OpcodeClass::Cube;

@@ -17,33 +17,16 @@ dispatch gather and combine scatter_add share %tokens the same way, must run and
 dense form of the routing (each token through its two experts, weighted).
 Exit 1 on a failure.
 """
-import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 import torch
 
+from indexing_vs_torch import run_pto  # the same `pto run` of a text on .npy inputs
+
 LENGTHS = [8, 16, 17, 48, 100, 130]
 ROWS, HIDDEN = 64, 256
-
-
-def run_pto(pto, text, inputs, tmp):
-    prog = os.path.join(tmp, "p.pto")
-    with open(prog, "w") as f:
-        f.write(text)
-    files = []
-    for i, x in enumerate(inputs):
-        path = os.path.join(tmp, f"in{i}.npy")
-        np.save(path, x)
-        files.append(path)
-    out = os.path.join(tmp, "out")
-    r = subprocess.run([pto, "run", prog, "--inputs", ",".join(files), "--outputs", out,
-                        "--trace", "none"], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"pto run failed ({r.returncode}):\n{r.stderr}")
-    return np.load(os.path.join(out, "out.npy"))
 
 
 def gather_matmul_scatter(n):
@@ -70,7 +53,7 @@ def shared_index_case(pto, tmp, rng, n, exact):
     else:
         x = rng.standard_normal((ROWS, HIDDEN)).astype(np.float16)
         w = (rng.standard_normal((HIDDEN, HIDDEN)) / 16).astype(np.float16)
-    got = run_pto(pto, gather_matmul_scatter(n), [x, tok, w], tmp)
+    got = run_pto(pto, gather_matmul_scatter(n), [x, tok, w], tmp)["out"]
     want = index_add_reference(x, tok, w)
     if exact:
         return [] if np.array_equal(got.view(np.uint32), want.view(np.uint32)) else \
@@ -113,7 +96,7 @@ def moe_case(pto, tmp, rng, t, h):
     x = rng.standard_normal((t, h)).astype(np.float16)
     wg = (rng.standard_normal((h, 4)) / 16).astype(np.float16)
     we = (rng.standard_normal((4, h, h)) / 16).astype(np.float16)
-    got = run_pto(pto, moe_program(t, h), [x, wg, we], tmp)
+    got = run_pto(pto, moe_program(t, h), [x, wg, we], tmp)["out"]
     xf, wef = (torch.from_numpy(a.astype(np.float32)) for a in (x, we))
     p = torch.softmax(xf @ torch.from_numpy(wg.astype(np.float32)), dim=-1)
     top, idx = torch.topk(p, 2, dim=-1)
