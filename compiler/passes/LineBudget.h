@@ -16,6 +16,12 @@ namespace pto {
 /// each. The source tile and the result tile then sit in the 184 KiB of UB together.
 inline constexpr int64_t kMaxLineBytes = 64 * 1024;
 
+/// The UB a strip of whole columns (a topk or cumsum along the second-last axis) may take in
+/// bytes of its own dtype: the strip and its result strip stay live together with whatever the
+/// ops around them hold, so a strip is kept to twice the default tile (DefaultVecTiles.h); a
+/// longer column runs through a transpose and whole rows (decompose-composites).
+inline constexpr int64_t kMaxStripBytes = 32 * 1024;
+
 /// The bytes of the larger of a line of x along `axis` and the result's line along it.
 inline int64_t lineBytes(const Type& x, const Type& y, int axis) {
     return std::max(x.shape[axis] * dtypeSize(x.dtype), y.shape[axis] * dtypeSize(y.dtype));
@@ -32,10 +38,10 @@ inline int64_t minStripColumns(OpKind kind, const Type& x) {
 }
 
 /// True when a topk or cumsum of x into y along the second-last axis lowers as strips of whole
-/// columns whose every tile takes at most kMaxLineBytes.
+/// columns whose every tile takes at most kMaxStripBytes.
 inline bool columnStripsFit(OpKind kind, const Type& x, const Type& y) {
     const int n = x.shape.rank();
-    return lineBytes(x, y, n - 2) * minStripColumns(kind, x) <= kMaxLineBytes;
+    return lineBytes(x, y, n - 2) * minStripColumns(kind, x) <= kMaxStripBytes;
 }
 
 } // namespace pto

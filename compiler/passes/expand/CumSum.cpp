@@ -53,7 +53,7 @@ void checkLines(Ctx& c, const Op& op, int axis) {
                                       "tile may take in UB (decompose-composites runs such a "
                                       "cumsum along the last axis)",
                                       minStripColumns(OpKind::CumSum, xt), typeRef(yt),
-                                      kib(kMaxLineBytes)));
+                                      kib(kMaxStripBytes)));
 }
 
 } // namespace

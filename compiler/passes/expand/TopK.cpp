@@ -66,7 +66,7 @@ void expandColumnTopK(Ctx& c, const Op& op) {
                                       "tile may take in UB (decompose-composites runs such a "
                                       "topk along the last axis)",
                                       minStripColumns(OpKind::TopK, xt), typeRef(xt),
-                                      kib(kMaxLineBytes)));
+                                      kib(kMaxStripBytes)));
     const int64_t elem = sizingBytes(xt);
     const int64_t step = std::max<int64_t>(1, kRowAlignBytes / dtypeSize(xt.dtype));
     int64_t w = std::max(step, kDefaultTileBytes / (depth * elem) / step * step);

@@ -14,7 +14,8 @@ sum is exact in f32, so the result must equal PyTorch's bit for bit (duplicate i
 included); random normal inputs must agree within the f32 accumulation bound.
 The MoE dispatch/combine sample's shape at 17 tokens (capacity 17 per expert, 68 slots), whose
 dispatch gather and combine scatter_add share %tokens the same way, must run and match the
-dense form of the routing (each token through its two experts, weighted).
+dense form of the routing (each token through its two experts, weighted); so must 2 048 tokens,
+whose routing cumsum (4096x4 i32, a 64 KiB column strip) once did not fit UB.
 Exit 1 on a failure.
 """
 import sys
@@ -119,7 +120,8 @@ def main():
                   lambda n=n, exact=exact: shared_index_case(pto, tmp, rng, n, exact))
                  for n in LENGTHS for exact in (True, False)]
         cases += [(f"moe_dispatch_combine tokens={t} hidden={h}",
-                   lambda t=t, h=h: moe_case(pto, tmp, rng, t, h)) for t, h in [(17, 256), (64, 33)]]
+                   lambda t=t, h=h: moe_case(pto, tmp, rng, t, h))
+                  for t, h in [(17, 256), (64, 33), (2048, 32)]]
         for name, case in cases:
             try:
                 problems = case()

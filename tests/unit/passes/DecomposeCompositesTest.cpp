@@ -180,27 +180,30 @@ func @f(%v: tensor<33xf32>, %t: tensor<5x7x9xf16>, %i: tensor<2x3xi32>, %j: tens
 }
 
 // topk and cumsum down columns so long that even the narrowest strip of whole columns exceeds
-// the 64 KiB a tile may take (while a line fits) run along the rows of the transpose: the swap
-// of the last two axes, the op along the last axis, the swap back. A column that fits a strip
-// stays as written.
+// the 32 KiB a strip may take (while a line fits 64 KiB) run along the rows of the transpose:
+// the swap of the last two axes, the op along the last axis, the swap back. A column that fits
+// a strip (%s: 1024 rows x 16 f16 columns, 32 KiB) stays as written; %h (4096x4 i32, 64 KiB:
+// moe_dispatch_combine's routing cumsum at 2048 tokens) does not.
 TEST(DecomposeComposites, ColumnsTooTallForAStripRunAlongTheRowsOfTheTranspose) {
     const Function f = parse(R"(
-func @f(%x: tensor<4096x64xf32>, %c: tensor<3072x8xi32>, %s: tensor<2x2048x20xf16>,
-        %t: tensor<3000x2x64xf32>)
-    -> (tensor<8x64xi32>, tensor<3072x8xi32>, tensor<2x3x20xf16>, tensor<3000x2x64xf32>) {
+func @f(%x: tensor<4096x64xf32>, %c: tensor<3072x8xi32>, %s: tensor<2x1024x20xf16>,
+        %t: tensor<3000x2x64xf32>, %h: tensor<4096x4xi32>)
+    -> (tensor<8x64xi32>, tensor<3072x8xi32>, tensor<2x3x20xf16>, tensor<3000x2x64xf32>,
+        tensor<4096x4xi32>) {
   %a = topk %x {k = 8, axis = 0, indices}
   %b = cumsum %c {axis = 0}
   %d = topk %s {k = 3, axis = 1}
   %e = cumsum %t {axis = 0}
-  return %a, %b, %d, %e
+  %r = cumsum %h {axis = 0}
+  return %a, %b, %d, %e, %r
 })");
     const Function g = decomposed(f);
     std::vector<int64_t> axes;
     for (const Op& op : g.ops())
         if (op.kind == OpKind::TopK || op.kind == OpKind::CumSum)
             axes.push_back(op.attrs.getInt("axis", -1));
-    EXPECT_EQ(axes, (std::vector<int64_t>{1, 1, 1, 2}));
-    EXPECT_EQ(countOps(g, OpKind::Transpose), 8); // 2 + 2 + 0 + 4 (%e: to axis 1, then last)
+    EXPECT_EQ(axes, (std::vector<int64_t>{1, 1, 1, 2, 1}));
+    EXPECT_EQ(countOps(g, OpKind::Transpose), 10); // 2 + 2 + 0 + 4 (%e: to axis 1, then last) + 2
     std::vector<TensorData> in;
     for (size_t k = 0; k < f.args.size(); ++k)
         in.push_back(randomTensor(f.type(f.args[k]).dtype, f.type(f.args[k]).shape, 20 + k));
