@@ -8,6 +8,7 @@ InstrCost instrCost(std::string_view opcode, std::optional<double> flops,
     InstrCost cost;
     cost.flops = flops.value_or(0);
     cost.gmBytes = gmBytes.value_or(0);
+    cost.gmWrite = opcode.starts_with("TSTORE") || opcode.starts_with("MSCATTER");
     if (opcode.starts_with("TMATMUL")) {
         if (srcDtype == "i8") cost.rateScale = 2;
         if (srcDtype == "f32" || srcDtype == "i32") cost.rateScale = 0.25;

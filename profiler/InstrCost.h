@@ -13,6 +13,9 @@ namespace pto::prof {
 struct InstrCost {
     double flops = 0;
     std::int64_t gmBytes = 0; ///< bytes of the GM operand of a TLOAD/TSTORE
+    /// The GM operand is written (TSTORE, MSCATTER: the write path, MTE3 or FIXPIPE), not read.
+    bool gmWrite = false;
+    std::int64_t gmWriteBytes() const { return gmWrite ? gmBytes : 0; }
     /// The unit's rate for these operands relative to its f16 peak: the cube does twice the
     /// MACs per cycle on i8 and a quarter on f32 (REFERENCE.md §1); 1 for everything else.
     double rateScale = 1;

@@ -24,20 +24,23 @@ BoundVerdict classifyRun(const RunModel& m) {
     // of its tasks' time is a saturated pipe even when the AIVs' MTE2 idles.
     std::array<CoreTypeBusy, 2> busy{}; // AIV, AIC
     double nominalFlops = 0;
+    std::int64_t writeBytes = 0;
+    GmPaths paths;
     std::set<int> cores;
     for (const TaskRun& t : m.tasks) {
         if (!t.ran()) continue;
         point.flops += t.flops;
         nominalFlops += t.nominalFlops;
         point.bytes += t.gmBytes;
+        writeBytes += t.gmWriteBytes;
         const bool cube = t.coreType == "AIC";
         busy[cube].active += t.duration();
         for (std::size_t i = 0; i < kPipeCount; ++i) busy[cube].busy[i] += t.busy[i];
         if (!cores.insert(t.core).second) continue;
         point.computeRoof += cube ? m.peaks.cubeFlopsPerCycle : m.peaks.vectorFlopsPerCycle;
-        point.bandwidth += cube ? m.peaks.gmToL1Rate : m.peaks.gmToUbRate;
+        paths += gmPaths(m.peaks, t.coreType);
     }
-    point.bandwidth = std::min(point.bandwidth, m.peaks.gmBytesPerCycle);
+    point.bandwidth = gmRoof(paths, m.peaks.gmBytesPerCycle, point.bytes, writeBytes);
     point.computeRoof *= dtypeRoofScale(point.flops, nominalFlops);
     point.cycles = m.totalCycles;
     point.cores = double(cores.size());

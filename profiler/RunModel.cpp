@@ -202,6 +202,7 @@ struct InstrInfo {
     double flops = 0;
     double nominalFlops = 0;
     std::int64_t gmBytes = 0;
+    std::int64_t gmWriteBytes = 0;
 };
 
 // A `for` op's name and static trip count, from its attrs ({"lower":0,"upper":4,"step":1,
@@ -328,7 +329,7 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
     std::unordered_map<std::int64_t, InstrInfo> instrs;
     struct KernelCost {
         double flops = 0, nominalFlops = 0;
-        std::int64_t gmBytes = 0;
+        std::int64_t gmBytes = 0, gmWriteBytes = 0;
     };
     std::unordered_map<std::int64_t, KernelCost> kernels;
     // Schema-1 files have no cost columns: their instructions cost nothing. Schema 4 keeps the
@@ -353,6 +354,7 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
             info.flops = cost.flops;
             info.nominalFlops = cost.nominalFlops();
             info.gmBytes = cost.gmBytes;
+            info.gmWriteBytes = cost.gmWriteBytes();
             info.srcLine = cellInt(row[9]);
             if (!cellNull(row[7]) && !cellNull(row[8])) {
                 const std::int64_t stage = cellInt(row[8]), tileOp = cellInt(row[7]);
@@ -373,6 +375,7 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
             k.flops += info.flops;
             k.nominalFlops += info.nominalFlops;
             k.gmBytes += info.gmBytes;
+            k.gmWriteBytes += info.gmWriteBytes;
             instrs.emplace(cellInt(row[0]), info);
         });
     for (TaskRun& t : m.tasks) {
@@ -381,6 +384,7 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
         t.flops = k->second.flops;
         t.nominalFlops = k->second.nominalFlops;
         t.gmBytes = k->second.gmBytes;
+        t.gmWriteBytes = k->second.gmWriteBytes;
     }
     return instrs;
 }
@@ -438,6 +442,7 @@ void attribute(const tracedb::TraceReader& reader, const UsableSlices& usable, R
             op.flops += info.flops * times;
             op.nominalFlops += info.nominalFlops * times;
             op.gmBytes += std::int64_t(double(info.gmBytes) * times);
+            op.gmWriteBytes += std::int64_t(double(info.gmWriteBytes) * times);
             kernelsOfOp[index].push_back(info.kernel);
         }
     }

@@ -62,9 +62,10 @@ struct TaskRun {
     PipeCycles busy{}; ///< instruction time per pipe
     WaitCycles waits;
     double flops = 0;
-    double nominalFlops = 0; ///< Σ InstrCost::nominalFlops (dtype-aware compute roof)
-    std::int64_t gmBytes = 0;
-    std::int64_t gmTransfers = 0; ///< TLOAD/TSTORE instructions it executed (instr slices)
+    double nominalFlops = 0;       ///< Σ InstrCost::nominalFlops (dtype-aware compute roof)
+    std::int64_t gmBytes = 0;      ///< GM bytes read and written
+    std::int64_t gmWriteBytes = 0; ///< of which written (TSTORE, MSCATTER)
+    std::int64_t gmTransfers = 0;  ///< TLOAD/TSTORE instructions it executed (instr slices)
     /// A measured kernel whose profiler files give no pipe ratio (op_summary without the
     /// *_ratio columns, a DSA kernel): its busy times are unknown, not 0.
     bool pipeRatiosMissing = false;
@@ -96,8 +97,9 @@ struct TensorOpCost {
     std::string loopName;
     std::int64_t iterations = 0;
     double flops = 0;
-    double nominalFlops = 0; ///< Σ InstrCost::nominalFlops (dtype-aware compute roof)
-    std::int64_t gmBytes = 0;
+    double nominalFlops = 0;            ///< Σ InstrCost::nominalFlops (dtype-aware compute roof)
+    std::int64_t gmBytes = 0;           ///< GM bytes read and written
+    std::int64_t gmWriteBytes = 0;      ///< of which written (TSTORE, MSCATTER)
     PipeCycles busy{};                  ///< instruction cycles per pipe, summed over cores
     std::int64_t first = -1, last = -1; ///< first instruction start, last end (cycles)
     std::vector<std::int64_t> tasks;    ///< tasks that ran its instructions

@@ -47,8 +47,12 @@ void RooflineModel::rebuild() {
             m_rows.push_back(i);
             (run.tasks[i].coreType == "AIC" ? aic : aiv) = true;
         }
-        if (aic) m_roofs.push_back({tr("AIC core"), peaks.cubeFlopsPerCycle, peaks.gmToL1Rate});
-        if (aiv) m_roofs.push_back({tr("AIV core"), peaks.vectorFlopsPerCycle, peaks.gmToUbRate});
+        if (aic)
+            m_roofs.push_back(
+                {tr("AIC core"), peaks.cubeFlopsPerCycle, prof::gmPathsTotal(peaks, "AIC")});
+        if (aiv)
+            m_roofs.push_back(
+                {tr("AIV core"), peaks.vectorFlopsPerCycle, prof::gmPathsTotal(peaks, "AIV")});
         return;
     }
     for (std::size_t i = 0; i < run.tensorOps.size(); ++i) {

@@ -14,11 +14,21 @@ double coreFlops(const ArchPeaks& p, std::string_view coreType) {
     return coreType == "AIC" ? p.cubeFlopsPerCycle : p.vectorFlopsPerCycle;
 }
 
-double corePathRate(const ArchPeaks& p, std::string_view coreType) {
-    return coreType == "AIC" ? p.gmToL1Rate : p.gmToUbRate;
+} // namespace
+
+GmPaths gmPaths(const ArchPeaks& p, std::string_view coreType) {
+    if (coreType == "AIC") return {.read = p.gmToL1Rate, .write = p.l0cToGmRate};
+    return {.read = p.gmToUbRate, .write = p.ubToGmRate};
 }
 
-} // namespace
+double gmRoof(const GmPaths& paths, double shared, std::int64_t bytes, std::int64_t writeBytes) {
+    if (bytes <= 0 || paths.read <= 0 || shared <= 0) return std::min(paths.read, shared);
+    const double writes = double(std::clamp<std::int64_t>(writeBytes, 0, bytes));
+    const double reads = double(bytes) - writes;
+    double time = std::max(reads / paths.read, double(bytes) / shared);
+    if (writes > 0) time = std::max(time, paths.write > 0 ? writes / paths.write : 0.0);
+    return time > 0 ? double(bytes) / time : std::min(paths.read, shared);
+}
 
 double dtypeRoofScale(double flops, double nominalFlops) {
     return flops > 0 && nominalFlops > 0 ? flops / nominalFlops : 1.0;
@@ -49,7 +59,8 @@ RooflinePoint taskPoint(const RunModel& m, const TaskRun& t, const ConcurrencyPr
     r.cores = 1;
     r.computeRoof = coreFlops(m.peaks, t.coreType) * dtypeRoofScale(t.flops, t.nominalFlops);
     double sharing = std::max(1.0, running.average(t.start, t.end));
-    r.bandwidth = std::min(corePathRate(m.peaks, t.coreType), m.peaks.gmBytesPerCycle / sharing);
+    r.bandwidth = gmRoof(gmPaths(m.peaks, t.coreType), m.peaks.gmBytesPerCycle / sharing, t.gmBytes,
+                         t.gmWriteBytes);
     completeRooflinePoint(r);
     return r;
 }
@@ -60,16 +71,17 @@ RooflinePoint opPoint(const RunModel& m, const TensorOpCost& op) {
     r.bytes = op.gmBytes;
     r.cycles = op.last > op.first ? op.last - op.first : 0;
     std::set<int> cores;
-    double computeRoof = 0, pathRate = 0;
+    double computeRoof = 0;
+    GmPaths paths;
     for (std::int64_t id : op.tasks) {
         const TaskRun* t = m.task(id);
         if (!t || !t->ran() || !cores.insert(t->core).second) continue;
         computeRoof += coreFlops(m.peaks, t->coreType);
-        pathRate += corePathRate(m.peaks, t->coreType);
+        paths += gmPaths(m.peaks, t->coreType);
     }
     r.cores = double(cores.size());
     r.computeRoof = computeRoof * dtypeRoofScale(op.flops, op.nominalFlops);
-    r.bandwidth = std::min(pathRate, m.peaks.gmBytesPerCycle);
+    r.bandwidth = gmRoof(paths, m.peaks.gmBytesPerCycle, op.gmBytes, op.gmWriteBytes);
     completeRooflinePoint(r);
     return r;
 }

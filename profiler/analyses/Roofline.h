@@ -22,6 +22,30 @@ struct RooflinePoint {
     double cores = 0;          ///< cores it ran on
 };
 
+/// The GM paths of cores, bytes/cycle each: reads (GM→L1 on an AIC, GM→UB on an AIV: MTE2) and
+/// writes (L0C→GM through FIXPIPE, UB→GM on MTE3), which run at the same time.
+struct GmPaths {
+    double read = 0, write = 0;
+    GmPaths& operator+=(const GmPaths& o) {
+        read += o.read;
+        write += o.write;
+        return *this;
+    }
+};
+GmPaths gmPaths(const ArchPeaks& peaks, std::string_view coreType);
+/// The most GM bytes/cycle one core of the type can move, reads and writes at once (the roof a
+/// chart draws per core type: no task's traffic, whatever its read/write mix, can exceed it).
+inline double gmPathsTotal(const ArchPeaks& peaks, std::string_view coreType) {
+    const GmPaths p = gmPaths(peaks, coreType);
+    return p.read + p.write;
+}
+
+/// The GM bytes/cycle an entity moving `bytes`, `writeBytes` of them written, can reach: the
+/// reads on the read paths and the writes on the write paths at once, all within `shared` (the
+/// GM bandwidth it has). The bytes over the longest of the three times, so a task's achieved
+/// bandwidth never exceeds it; min(read path, shared) when it moves nothing.
+double gmRoof(const GmPaths& paths, double shared, std::int64_t bytes, std::int64_t writeBytes);
+
 /// The nominal compute roof (f16 rates) scaled to the dtypes an entity really computed in:
 /// flops ÷ nominal FLOPs (InstrCost::nominalFlops), 1 when it computed nothing.
 double dtypeRoofScale(double flops, double nominalFlops);
@@ -35,8 +59,9 @@ struct Roofline {
     std::vector<RooflinePoint> tensorOps; ///< parallel to RunModel::tensorOps
 };
 
-/// A task's bandwidth is min(its DMA path rate, shared GM bandwidth ÷ the average number of
-/// tasks running alongside it); a Tensor op's is min(cores × path rate, shared bandwidth).
+/// A task's bandwidth is gmRoof of its core's paths within the shared GM bandwidth ÷ the average
+/// number of tasks running alongside it; a Tensor op's, of its cores' paths within the shared
+/// bandwidth.
 Roofline analyzeRoofline(const RunModel& model);
 void appendMetrics(const Roofline& result, const RunModel& model,
                    std::vector<tracedb::MetricRow>& rows);

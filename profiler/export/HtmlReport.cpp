@@ -209,8 +209,8 @@ std::string rooflineChart(const Profile& p) {
         double peak, bw;
         const char* colour;
     };
-    const Roof roofs[] = {{"AIC", a.cubeFlopsPerCycle, a.gmToL1Rate, "#c0392b"},
-                          {"AIV", a.vectorFlopsPerCycle, a.gmToUbRate, "#27ae60"}};
+    const Roof roofs[] = {{"AIC", a.cubeFlopsPerCycle, gmPathsTotal(a, "AIC"), "#c0392b"},
+                          {"AIV", a.vectorFlopsPerCycle, gmPathsTotal(a, "AIV"), "#27ae60"}};
     for (const Roof& r : roofs) {
         double ridge = r.peak / r.bw;
         svg += fmt::format(
