@@ -4,6 +4,7 @@
 
 #include "base/AtomicFile.h"
 #include "cli/Progress.h"
+#include "profiler/RunClock.h"
 #include "profiler/export/ChromeExport.h"
 #include "profiler/export/CsvExport.h"
 #include "profiler/export/HtmlReport.h"
@@ -11,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -25,7 +28,13 @@ struct ExportArgs {
     std::string format = "chrome";
     std::string output;
     std::string stage;
+    /// The time window of a chrome or csv export (TimeWindow), when given.
+    std::optional<std::string> from, to;
 };
+
+/// A Chrome export at least this large gets a warning: Perfetto's UI in a browser typically has
+/// about 2 GB of memory for a trace, and its parsed form is larger than the file.
+constexpr std::int64_t kLargeChromeBytes = std::int64_t(1) << 30;
 
 // The output file, written beside its target by base's AtomicFile (a unique temp name,
 // removed on failure, SIGINT or SIGTERM) and renamed into place when complete. A target that
@@ -78,6 +87,54 @@ void writeAll(std::FILE* file, const std::string& text) {
         throw std::runtime_error("cannot write the export (disk full?)");
 }
 
+// `--from`/`--to` as cycles of the trace: a number of cycles, or of ns, us, ms or s with that
+// suffix (at the run's clock, prof::runClockHz).
+std::int64_t parseTimePoint(const std::string& option, const std::string& text, double hz) {
+    double value = 0;
+    const char* end = text.data() + text.size();
+    auto [rest, ec] = std::from_chars(text.data(), end, value);
+    const std::string unit(rest, end);
+    static const std::pair<const char*, double> kUnits[] = {
+        {"", 0}, {"cycles", 0}, {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
+    for (const auto& [name, seconds] : kUnits) {
+        if (ec != std::errc() || rest == text.data() || unit != name) continue;
+        const double cycles = seconds > 0 ? value * seconds * hz : value;
+        if (!std::isfinite(cycles) || std::abs(cycles) > 9e18) break;
+        return std::int64_t(std::llround(cycles));
+    }
+    throw std::invalid_argument(
+        fmt::format("{} '{}': expected a time such as 12000 (cycles), 2.5us, 40ns, "
+                    "1.2ms or 0.5s",
+                    option, text));
+}
+
+prof::TimeWindow timeWindow(const tracedb::TraceReader& reader, const ExportArgs& args) {
+    prof::TimeWindow window;
+    if (!args.from && !args.to) return window;
+    if (args.format != "chrome" && args.format != "csv")
+        throw std::invalid_argument(
+            fmt::format("--from and --to choose the slices of a chrome or csv export, "
+                        "not of --format {}",
+                        args.format));
+    const double hz = prof::runClockHz(reader);
+    if (args.from) window.from = parseTimePoint("--from", *args.from, hz);
+    if (args.to) window.to = parseTimePoint("--to", *args.to, hz);
+    if (window.from >= window.to)
+        throw std::invalid_argument(fmt::format(
+            "--from {} is not before --to {}: the window is empty", *args.from, *args.to));
+    return window;
+}
+
+void warnIfLarge(const prof::ExportCounts& counts) {
+    if (counts.bytes < kLargeChromeBytes) return;
+    fmt::print(stderr,
+               "warning: the Chrome trace is {:.2f} GB ({} slices): Perfetto's UI in a browser "
+               "typically has about 2 GB of memory for a trace, and its parsed form is larger "
+               "than the file; export a part with --from/--to, or open it through "
+               "`trace_processor --httpd`\n",
+               double(counts.bytes) / 1e9, counts.slices);
+}
+
 // The report with the chosen stage's graph inlined (skipped, with a note, when too large).
 std::string htmlReport(const tracedb::TraceReader& reader, const ExportArgs& args) {
     prof::Profile profile = prof::analyze(prof::loadRunModel(reader));
@@ -96,13 +153,14 @@ std::string htmlReport(const tracedb::TraceReader& reader, const ExportArgs& arg
 
 int runExport(const ExportArgs& args) {
     auto reader = tracedb::TraceReader::open(args.file);
+    const prof::TimeWindow window = timeWindow(reader, args);
     OutputFile out(args.output);
     ProgressBar bar("exporting");
     auto progress = [&](double f) { bar.update(f); };
     if (args.format == "chrome") {
-        prof::exportChromeJson(reader, out.get(), progress);
+        warnIfLarge(prof::exportChromeJson(reader, out.get(), progress, window));
     } else if (args.format == "csv") {
-        prof::exportSlicesCsv(reader, out.get(), progress);
+        prof::exportSlicesCsv(reader, out.get(), progress, window);
     } else if (args.format == "dot" || args.format == "svg") {
         auto stage = prof::findStage(reader, args.stage);
         bar.setLabel("laying out");
@@ -132,7 +190,18 @@ void registerExport(CLI::App& app, Action& action) {
                     "IR stage for dot, svg and the graph of html: a stage name "
                     "(tile.expand-tiles), a level (tensor, tile, block, exec: its last stage) or "
                     "an id; default the parsed program (html: no graph)");
-    cmd->callback([args, &action] { action = [args] { return runExport(*args); }; });
+    auto text = std::make_shared<std::pair<std::string, std::string>>();
+    auto* from = cmd->add_option(
+        "--from", text->first,
+        "chrome and csv: only what overlaps the run from this time on: cycles (12000) or a time "
+        "with its unit (2.5us, 40ns, 1.2ms, 0.5s)");
+    auto* to =
+        cmd->add_option("--to", text->second, "chrome and csv: only what starts before this time");
+    cmd->callback([args, text, &action, from, to] {
+        if (from->count()) args->from = text->first;
+        if (to->count()) args->to = text->second;
+        action = [args] { return runExport(*args); };
+    });
 }
 
 } // namespace pto::cli

@@ -74,7 +74,7 @@ void writeMetadata(JsonSink& sink, const std::vector<tracedb::TrackRow>& tracks,
 }
 
 void writeFlows(const tracedb::TraceReader& reader, JsonSink& sink, const Places& places,
-                const Clock& clock, ExportCounts& counts) {
+                const Clock& clock, const TimeWindow& window, ExportCounts& counts) {
     forEachRow(
         reader,
         "SELECT f.id, f.kind, so.ts, so.track_id, si.ts, si.track_id FROM flow f "
@@ -83,6 +83,7 @@ void writeFlows(const tracedb::TraceReader& reader, JsonSink& sink, const Places
         [&](auto row) {
             auto from = places.find(cellInt(row[3])), to = places.find(cellInt(row[5]));
             if (from == places.end() || to == places.end()) return;
+            if (!window.contains(cellInt(row[2])) || !window.contains(cellInt(row[4]))) return;
             std::string kind = cellText(row[1]);
             for (int end = 0; end < 2; ++end) {
                 const TrackPlace& p = end ? to->second : from->second;
@@ -100,11 +101,11 @@ void writeFlows(const tracedb::TraceReader& reader, JsonSink& sink, const Places
 }
 
 void writeCounters(const tracedb::TraceReader& reader, JsonSink& sink, const Places& places,
-                   const Clock& clock, ExportCounts& counts) {
+                   const Clock& clock, const TimeWindow& window, ExportCounts& counts) {
     forEachRow(reader, "SELECT track_id, ts, value FROM counter ORDER BY track_id, ts",
                [&](auto row) {
                    auto place = places.find(cellInt(row[0]));
-                   if (place == places.end()) return;
+                   if (place == places.end() || !window.contains(cellInt(row[1]))) return;
                    double v = cellReal(row[2]);
                    sink.next();
                    auto& b = sink.buf();
@@ -122,7 +123,7 @@ void writeCounters(const tracedb::TraceReader& reader, JsonSink& sink, const Pla
 } // namespace
 
 ExportCounts exportChromeJson(const tracedb::TraceReader& reader, std::FILE* out,
-                              const ProgressFn& progress) {
+                              const ProgressFn& progress, const TimeWindow& window) {
     ExportCounts counts;
     const double hz = runClockHz(reader);
     Clock clock(hz);
@@ -132,14 +133,18 @@ ExportCounts exportChromeJson(const tracedb::TraceReader& reader, std::FILE* out
     JsonSink sink(out);
     sink.buf().append(std::string_view(R"({"displayTimeUnit":"ns","traceEvents":[)"));
     writeMetadata(sink, tracks, places, counts);
-    writeSlices(reader, sink, places, names, clock, progress, counts);
-    writeFlows(reader, sink, places, clock, counts);
-    writeCounters(reader, sink, places, clock, counts);
+    writeSlices(reader, sink, places, names, clock, window, progress, counts);
+    writeFlows(reader, sink, places, clock, window, counts);
+    writeCounters(reader, sink, places, clock, window, counts);
     fmt::format_to(std::back_inserter(sink.buf()),
                    "\n],\"otherData\":{{\"clock_hz\":{},\"source\":", hz);
     appendJsonString(sink.buf(), reader.path().string());
+    if (!window.whole())
+        fmt::format_to(std::back_inserter(sink.buf()), ",\"window_cycles\":[{},{}]", window.from,
+                       window.to);
     sink.buf().append(std::string_view("}}\n"));
     sink.flush();
+    counts.bytes = sink.bytesWritten();
     if (progress) progress(1.0);
     return counts;
 }

@@ -75,16 +75,19 @@ public:
         m_count += elements;
     }
     bool empty() const { return m_count == 0; }
+    std::int64_t bytesWritten() const { return m_bytes; }
 
 private:
     void write(const char* data, std::size_t size) {
         if (size && std::fwrite(data, 1, size, m_file) != size)
             throw std::runtime_error("cannot write the Chrome trace (disk full?)");
+        m_bytes += std::int64_t(size);
     }
 
     std::FILE* m_file;
     fmt::memory_buffer m_buf;
     std::int64_t m_count = 0;
+    std::int64_t m_bytes = 0;
 };
 
 // Cycle → microseconds, written with nanosecond resolution from integer arithmetic; the same

@@ -39,7 +39,7 @@ struct Chunk {
 };
 
 void addRow(Chunk& c, const SliceTables& t, const SliceRecord& s) {
-    if (!t.exported(s.track)) return;
+    if (!t.exported(s.track) || !t.window.overlaps(s.ts, s.dur)) return;
     auto& span = c.span[std::size_t(s.track)];
     if (span.first == kNone) span.first = s.ts;
     if (span.second != kNone && s.ts < span.second) ++c.outOfOrder;
@@ -243,8 +243,9 @@ void runPlan(const WorkPlan& plan, const SliceTables& tables, JsonSink& sink,
 // API, which was ≈ 60 % of the export's CPU; files it declines are read through SQL.
 void writeSlices(const tracedb::TraceReader& reader, JsonSink& sink, const Places& places,
                  const std::unordered_map<std::int64_t, std::string>& names, const Clock& clock,
-                 const ProgressFn& progress, ExportCounts& counts) {
-    const SliceTables tables = sliceTables(reader, places, names, clock);
+                 const TimeWindow& window, const ProgressFn& progress, ExportCounts& counts) {
+    SliceTables tables = sliceTables(reader, places, names, clock);
+    tables.window = window;
     WorkPlan plan;
     std::unique_ptr<BtreeTable> btree = BtreeTable::open(reader.path(), "slice", kSliceColumns);
     if (btree) {

@@ -9,10 +9,10 @@
 
 namespace pto::prof::chrome {
 
-/// Writes one "X" (or "i") event per slice, in slice id order, to `sink`; adds to
-/// counts.slices and counts.outOfOrder; reports progress up to 0.95.
+/// Writes one "X" (or "i") event per slice that overlaps `window`, in slice id order, to `sink`;
+/// adds to counts.slices and counts.outOfOrder; reports progress up to 0.95.
 void writeSlices(const tracedb::TraceReader& reader, JsonSink& sink, const Places& places,
                  const std::unordered_map<std::int64_t, std::string>& names, const Clock& clock,
-                 const ProgressFn& progress, ExportCounts& counts);
+                 const TimeWindow& window, const ProgressFn& progress, ExportCounts& counts);
 
 } // namespace pto::prof::chrome

@@ -43,10 +43,17 @@ void appendCsv(fmt::memory_buffer& b, const tracedb::SqlValue& v) {
     b.push_back('"');
 }
 
+// The SQL condition keeping the slices `s` that overlap `window` (TimeWindow::overlaps).
+std::string windowCondition(const TimeWindow& window) {
+    if (window.whole()) return "1";
+    return fmt::format("s.ts < {1} AND (s.ts >= {0} OR s.ts + max(s.dur, 0) > {0})", window.from,
+                       window.to);
+}
+
 } // namespace
 
 std::int64_t exportSlicesCsv(const tracedb::TraceReader& reader, std::FILE* out,
-                             const ProgressFn& progress) {
+                             const ProgressFn& progress, const TimeWindow& window) {
     const double usPerCycle = 1e6 / runClockHz(reader);
     std::int64_t total = 1, n = 0;
     forEachRow(reader, "SELECT count(*) FROM slice",
@@ -78,7 +85,8 @@ std::int64_t exportSlicesCsv(const tracedb::TraceReader& reader, std::FILE* out,
                "t.core_id, t.pipe, sn.str, s.category, s.depth, s.instr_id, s.task_id, "
                "s.arg_set_id FROM slice s JOIN track t ON t.id = s.track_id "
                "LEFT JOIN string tn ON tn.id = t.name_id LEFT JOIN string sn ON sn.id = s.name_id "
-               "ORDER BY s.track_id, s.ts, s.depth",
+               "WHERE " +
+                   windowCondition(window) + " ORDER BY s.track_id, s.ts, s.depth",
                [&](auto row) {
                    constexpr std::size_t kSliceColumns = 15; // then arg_set_id, not written
                    for (std::size_t c = 0; c < kSliceColumns; ++c) {

@@ -13,7 +13,8 @@ namespace pto::prof {
 /// field. A text cell
 /// beginning with = + - @, a tab or a carriage return (a name from the program or the trace)
 /// gets a leading ' and quotes, so spreadsheets show it instead of running it as a formula.
+/// `window`: only the slices that overlap it (TimeWindow).
 std::int64_t exportSlicesCsv(const tracedb::TraceReader& reader, std::FILE* out,
-                             const ProgressFn& progress = {});
+                             const ProgressFn& progress = {}, const TimeWindow& window = {});
 
 } // namespace pto::prof

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "profiler/InstrSource.h"
+#include "profiler/export/ChromeExport.h"
 #include "profiler/export/ChromeJson.h"
 #include "trace_db/TraceReader.h"
 
@@ -92,6 +93,7 @@ struct SliceTables {
     InstrSources instrs;                               // instr id → index into `sources`
     std::size_t rowBytes = 512;
     Clock clock{1e9};
+    TimeWindow window; ///< the slices written: those overlapping it
 
     bool exported(std::int64_t track) const {
         return track > 0 && std::size_t(track) < laneOf.size() &&

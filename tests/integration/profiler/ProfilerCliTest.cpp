@@ -262,6 +262,56 @@ TEST_F(ProfilerCli, CsvExportHasOneRowPerSlice) {
     EXPECT_EQ(r.out.rfind("id,ts,dur,", 0), 0u);
 }
 
+// A window of the run (--from/--to) keeps exactly the slices that overlap it — counted here by
+// SQL on the trace — in both formats, flows whose ends both start in it and counter samples in
+// it; times take units at the run's clock; a bad or empty window is refused with nothing written.
+TEST_F(ProfilerCli, ExportsOfAWindowKeepWhatOverlapsIt) {
+    auto reader = tracedb::TraceReader::open(trace());
+    const auto count = [&](const std::string& sql) {
+        return std::get<std::int64_t>(reader.query(sql).rows[0][0]);
+    };
+    const std::int64_t end = count("SELECT max(ts + dur) FROM slice");
+    const std::int64_t from = end / 3, to = end / 2;
+    const auto inside = fmt::format("ts < {1} AND (ts >= {0} OR ts + dur > {0})", from, to);
+    const std::int64_t slices = count("SELECT count(*) FROM slice WHERE " + inside);
+    ASSERT_GT(slices, 0);
+    ASSERT_LT(slices, sliceCount(trace()));
+    auto json = m_dir / "window.json";
+    auto r = runCommand(
+        pto(fmt::format("export {} --from {} --to {} -o {}", q(trace()), from, to, q(json))));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto doc = nlohmann::json::parse(readFile(json));
+    std::int64_t written = 0, counters = 0;
+    for (const auto& e : doc["traceEvents"]) {
+        written += e["ph"] == "X" || e["ph"] == "i";
+        counters += e["ph"] == "C";
+    }
+    EXPECT_EQ(written, slices);
+    EXPECT_EQ(counters, count(fmt::format("SELECT count(*) FROM counter WHERE ts >= {} AND ts < {}",
+                                          from, to)));
+    EXPECT_EQ(doc["otherData"]["window_cycles"], nlohmann::json::array({from, to}));
+    r = runCommand(
+        pto(fmt::format("export {} --format csv --from {} --to {}", q(trace()), from, to)));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), slices + 1);
+    // 1 us at the run's clock is clock_hz / 1e6 cycles.
+    const double hz = std::stod(std::get<std::string>(
+        reader.query("SELECT value FROM meta WHERE key = 'clock_hz'").rows[0][0]));
+    const auto cycles = std::int64_t(std::llround(hz * 1e-6));
+    r = runCommand(pto(fmt::format("export {} --format csv --to 1us", q(trace()))));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'),
+              count(fmt::format("SELECT count(*) FROM slice WHERE ts < {}", cycles)) + 1);
+    for (const std::string bad :
+         {"--from 5us --to 1us", "--from 3parsecs", "--to ''", "--format html --from 1us"}) {
+        auto out = m_dir / "bad.json";
+        r = runCommand(pto(fmt::format("export {} {} -o {}", q(trace()), bad, q(out))));
+        EXPECT_EQ(r.exitCode, 2) << bad;
+        EXPECT_NE(r.err.find("--"), std::string::npos) << bad << ": " << r.err;
+        EXPECT_FALSE(std::filesystem::exists(out)) << bad;
+    }
+}
+
 TEST_F(ProfilerCli, BadFilesGiveAClearErrorAndExit2) {
     auto missing = m_dir / "missing.db";
     auto text = m_dir / "text.db";
