@@ -3,6 +3,7 @@
 
 #include "compiler/StageRecorder.h"
 #include "compiler/ir/Cost.h"
+#include "driver/IndexFaults.h"
 #include "driver/InputRoles.h"
 #include "profiler/CompileNotes.h"
 #include "simulator/numerics/SimFault.h"
@@ -229,6 +230,7 @@ RunResult runProgram(const RunOptions& options) {
     if (writer && !overlap) recordRunMeta();
 
     checkRunBudget(r.state, compile.budget, numerics); // before the simulator allocates
+    const auto indexTiles = indexTileSources(r.state); // a gather fault names its index element
     if (!options.keepLowering) {
         r.state.tile = Function{};
         std::vector<std::string> notes = std::move(r.state.block.notes); // the summary prints them
@@ -243,6 +245,10 @@ RunResult runProgram(const RunOptions& options) {
     } catch (const SimFault& fault) {
         r.faultMessage = fault.what();
         r.faultCycle = fault.site().cycle;
+        const auto index = indexTiles.find(fault.site().tileOp);
+        if (fault.site().indexElement >= 0 && index != indexTiles.end())
+            r.faultMessage +=
+                "; it is " + indexElementText(index->second, fault.site().indexElement);
     }
     if (recording) {
         recording->finish(); // an insert's error is thrown here; the writer is ours again

@@ -72,7 +72,8 @@ void executeGather(InstrContext& ctx) {
             ctx.fail(FaultKind::OutOfBounds,
                      fmt::format("gather index {} (element {} of the index tile) is outside the "
                                  "{} rows of its GM source",
-                                 k, i, src.rows));
+                                 k, i, src.rows),
+                     i);
         std::memcpy(out.row(i), src.row(k), run);
     }
 }
@@ -107,7 +108,8 @@ void executeScatter(InstrContext& ctx) {
             ctx.fail(FaultKind::OutOfBounds,
                      fmt::format("scatter index {} (element {} of the index tile) is outside "
                                  "the {} rows of its GM destination",
-                                 k, i, out.rows));
+                                 k, i, out.rows),
+                     i);
         accumulateRow(out.row(k), rows.row(i), out.dtype, out.cols);
     }
 }

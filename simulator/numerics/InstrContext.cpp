@@ -57,8 +57,10 @@ InstrContext::InstrContext(const Instr& instr, const SiteInfo& site, GlobalMemor
                            CoreMemory& core, bool checkInit)
     : m_instr(instr), m_site(site), m_gm(gm), m_core(core), m_checkInit(checkInit) {}
 
-void InstrContext::fail(FaultKind kind, const std::string& detail) const {
-    throw SimFault(kind, instrSite(m_site, m_instr), detail);
+void InstrContext::fail(FaultKind kind, const std::string& detail, int64_t indexElement) const {
+    FaultSite site = instrSite(m_site, m_instr);
+    site.indexElement = indexElement;
+    throw SimFault(kind, std::move(site), detail);
 }
 
 std::string InstrContext::describe(int i) const {

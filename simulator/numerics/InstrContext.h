@@ -39,7 +39,9 @@ public:
     const Operand& operand(int i) const { return m_instr.operands[size_t(i)]; }
     int count() const { return m_instr.operandCount; }
 
-    [[noreturn]] void fail(FaultKind kind, const std::string& detail) const;
+    /// `indexElement`: a gather's or scatter's faulting element of its index tile (FaultSite).
+    [[noreturn]] void fail(FaultKind kind, const std::string& detail,
+                           int64_t indexElement = -1) const;
     [[noreturn]] void bad(const std::string& detail) const {
         fail(FaultKind::BadInstruction, detail);
     }

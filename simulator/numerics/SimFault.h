@@ -50,8 +50,11 @@ struct FaultSite {
     int64_t instrIndex = -1;      ///< index of the instruction in its kernel's list
     std::optional<Opcode> opcode; ///< the faulting instruction's opcode
     OpId tileOp = kNoId;          ///< provenance: the Tile-stage op it was emitted for
-    SourceLoc loc;                ///< provenance: the .pto line and column
-    std::string file;             ///< the .pto file name, when known
+    /// A gather or scatter: the element of its index tile that faulted (the driver names it in
+    /// the program's index tensor), -1 otherwise.
+    int64_t indexElement = -1;
+    SourceLoc loc;    ///< provenance: the .pto line and column
+    std::string file; ///< the .pto file name, when known
 };
 
 class SimFault : public std::runtime_error {

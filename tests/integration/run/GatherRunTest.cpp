@@ -68,6 +68,8 @@ TEST(GatherRun, OutOfRangeIndexIsAFaultNamingEverything) {
     EXPECT_NE(m.find("gather index 64 (element 2 of the index tile) is outside the 64 rows"),
               std::string::npos)
         << m;
+    // The user's element: idx[1, 2] (flat 7), not the tile's element 2.
+    EXPECT_NE(m.find("; it is element [1, 2] of %idx"), std::string::npos) << m;
 }
 
 TEST(GatherRun, CliKeepsTheTraceUpToTheFault) {

@@ -81,6 +81,7 @@ TEST(ScatterRun, OutOfRangeIndexIsAFaultNamingEverything) {
     EXPECT_NE(m.find("scatter index -1 (element 9 of the index tile) is outside the 16 rows"),
               std::string::npos)
         << m;
+    EXPECT_NE(m.find("; it is element 9 of %idx"), std::string::npos) << m;
 }
 
 TEST(ScatterRun, CliKeepsTheTraceAndTheSlicesSayWhatMoved) {
