@@ -44,7 +44,61 @@ struct DiffArgs {
     std::string tile;            // RxC: a uniform tiling for two-file diagnosis
     std::string reductionLength; // two files: the golden is a K-term reduction (text: checked)
     ResourceBudget budget;       // --bisect
+    CLI::App* cmd = nullptr;     // which flags were given (CLI::App::count)
 };
+
+enum class Mode : uint8_t { TwoFiles, Trees, Golden, Bisect };
+
+std::string_view modeName(Mode m) {
+    switch (m) {
+    case Mode::TwoFiles:
+        return "two .npy files";
+    case Mode::Trees:
+        return "two dump trees";
+    case Mode::Golden:
+        return "RUN.db --golden DIR";
+    case Mode::Bisect:
+        return "--bisect";
+    }
+    return "?";
+}
+
+/// A flag that only one mode reads, and what that mode is called in the usage error.
+struct ModeFlag {
+    const char* name;
+    Mode mode;
+    const char* usage; // "pto diff --bisect FILE.pto"
+};
+
+constexpr const char* kBisectUsage = "pto diff --bisect FILE.pto";
+constexpr ModeFlag kModeFlags[] = {
+    {"--inputs", Mode::Bisect, kBisectUsage},
+    {"--seed", Mode::Bisect, kBisectUsage},
+    {"--bind", Mode::Bisect, kBisectUsage},
+    {"--fault", Mode::Bisect, kBisectUsage},
+    {"--output", Mode::Bisect, kBisectUsage},
+    {"--max-tile-ops", Mode::Bisect, kBisectUsage},
+    {"--max-instrs", Mode::Bisect, kBisectUsage},
+    {"--max-gm", Mode::Bisect, kBisectUsage},
+    {"--max-memory", Mode::Bisect, kBisectUsage},
+    {"--no-store", Mode::Golden, "pto diff RUN.db --golden DIR"},
+    {"--tile", Mode::TwoFiles, "pto diff A.npy B.npy"},
+    {"--reduction-length", Mode::TwoFiles, "pto diff A.npy B.npy"},
+};
+
+/// A flag of another mode is a usage error (before, it was silently ignored: `--fault` on two
+/// files ran a plain comparison, `-o` wrote nothing); so is an empty --rtol / --atol.
+void checkFlagsOf(Mode mode, const DiffArgs& a) {
+    for (const ModeFlag& f : kModeFlags)
+        if (f.mode != mode && a.cmd->count(f.name) > 0)
+            throw std::invalid_argument(
+                fmt::format("{} belongs to `{}`; it does nothing when comparing {}",
+                            std::string_view(f.name) == "--output" ? "-o/--output" : f.name,
+                            f.usage, modeName(mode)));
+    for (const auto& [flag, value] : {std::pair{"--rtol", &a.rtol}, std::pair{"--atol", &a.atol}})
+        if (a.cmd->count(flag) > 0 && !*value)
+            throw std::invalid_argument(fmt::format("{} '': must be a finite number >= 0", flag));
+}
 
 // --reduction-length as typed: a number beyond int64 is refused as written (CLI11 would clamp
 // it to INT64_MAX), then the range every K is held to.
@@ -114,7 +168,8 @@ int diffTwoFiles(const DiffArgs& a) {
 }
 
 int diffDumpTrees(const DiffArgs& a) {
-    const DumpDiffReport r = diffDumpTrees(a.files[0], a.files[1], policyOf(a));
+    DumpDiffReport r = diffDumpTrees(a.files[0], a.files[1], policyOf(a));
+    if (a.noDiagnosis) r.diagnosis.reset();
     if (a.json)
         std::cout << jsonText(dumpDiffJson(r), 2) << "\n";
     else
@@ -167,26 +222,53 @@ int diffBisect(const DiffArgs& a) {
     return report.passed() ? kExitOk : kExitFindings;
 }
 
-int runDiff(const DiffArgs& a) {
+/// Two positional operands: both directories (dump trees) or both files; one of each is a
+/// usage error naming the directory (before, the file was blamed for not being a dump tree).
+Mode pairMode(const DiffArgs& a) {
+    const bool dirA = std::filesystem::is_directory(a.files[0]);
+    const bool dirB = std::filesystem::is_directory(a.files[1]);
+    if (dirA != dirB)
+        throw std::invalid_argument(fmt::format(
+            "{} is a directory and {} is not: a file and a directory cannot be compared (give "
+            "two .npy files or two dump trees)",
+            dirA ? a.files[0] : a.files[1], dirA ? a.files[1] : a.files[0]));
+    return dirA ? Mode::Trees : Mode::TwoFiles;
+}
+
+Mode modeOf(const DiffArgs& a) {
     if (!a.bisect.empty()) {
         if (!a.files.empty() || !a.golden.empty())
             throw std::invalid_argument("--bisect takes a .pto file and no other positional "
                                         "files or --golden");
-        return diffBisect(a);
+        return Mode::Bisect;
     }
-    if (!a.golden.empty()) {
+    if (a.cmd->count("--golden") > 0) {
         if (a.files.size() != 1)
             throw std::invalid_argument(
                 "pto diff RUN.db --golden DIR takes exactly one trace file");
-        return diffRunOutputs(a);
+        return Mode::Golden;
     }
     if (a.files.size() != 2)
         throw std::invalid_argument(fmt::format(
             "pto diff takes two .npy files (actual, golden), two dump directories, a trace with "
             "--golden DIR, or --bisect FILE.pto; got {} file(s)",
             a.files.size()));
-    if (std::filesystem::is_directory(a.files[0]) || std::filesystem::is_directory(a.files[1]))
+    return pairMode(a);
+}
+
+int runDiff(const DiffArgs& a) {
+    const Mode mode = modeOf(a);
+    checkFlagsOf(mode, a);
+    switch (mode) {
+    case Mode::Bisect:
+        return diffBisect(a);
+    case Mode::Golden:
+        return diffRunOutputs(a);
+    case Mode::Trees:
         return diffDumpTrees(a);
+    case Mode::TwoFiles:
+        break;
+    }
     return diffTwoFiles(a);
 }
 
@@ -194,7 +276,7 @@ int runDiff(const DiffArgs& a) {
 
 void registerDiff(CLI::App& app, Action& action) {
     auto args = std::make_shared<DiffArgs>();
-    CLI::App* cmd = app.add_subcommand(
+    CLI::App* cmd = args->cmd = app.add_subcommand(
         "diff", "Compare tensors: A.npy B.npy (B golden), dump trees DIR_A DIR_B (pto run --dump), "
                 "RUN.db --golden DIR, or --bisect FILE.pto");
     cmd->add_option("files", args->files, "A.npy B.npy, or a trace file with --golden");

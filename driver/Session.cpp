@@ -261,6 +261,7 @@ RunResult runProgram(const RunOptions& options) {
         sim::recordUntracedRun(*writer, r.arch, cycles);
     }
     if (writer && !r.faultMessage.empty()) writer->setMeta("sim_fault", r.faultMessage);
+    if (writer && !numerics) writer->setMeta("timing_only", "true"); // no outputs kept
     r.flops = programFlops(r.state); // every iteration of a windowed loop
     r.gmBytes = gmTraffic(r.sim);
     phase(writer ? "writing the trace" : "writing outputs", 2);

@@ -8,6 +8,7 @@
 #include "compiler/ir/Hardware.h"
 #include "compiler/ir/Parser.h"
 #include "compiler/ir/Printer.h"
+#include "validate/ProducedTolerance.h"
 #include "validate/TensorIo.h"
 #include "validate/Tolerance.h"
 
@@ -116,6 +117,17 @@ private:
     std::unordered_map<std::string, OpId> m_byName;
 };
 
+/// What a dumped value's manifest entry says about its producer.
+struct Label {
+    std::string op;
+    SourceLoc loc;
+    int64_t k = 1;
+};
+
+/// The starting contents of a kernel argument it stores into are dumped under this suffix
+/// (`%z@input`): `%z` is what the kernel left in it.
+constexpr char kStartSuffix[] = "@input";
+
 class Dumper {
 public:
     Dumper(const RunResult& run, const DumpOptions& o) : m_run(run), m_o(o) {}
@@ -125,8 +137,10 @@ public:
         const NameTable names(tensor);
         const WrittenOps written(m_run.state);
         std::vector<Assembly> parts = assemble(tensor, names);
-        for (size_t i = 0; i < tensor.args.size() && i < m_run.inputs.size(); ++i)
-            write(std::string(names[tensor.args[i]]), m_run.inputs[i], "input", {});
+        for (size_t i = 0; i < tensor.args.size() && i < m_run.inputs.size(); ++i) {
+            const std::string name(names[tensor.args[i]]);
+            write(kernelOutput(name) ? name + kStartSuffix : name, m_run.inputs[i], "input", {});
+        }
         for (const Op& op : tensor.ops()) {
             if (op.result == kNoId) continue;
             const std::string name(names[op.result]);
@@ -146,6 +160,7 @@ public:
             }
             write(name, a.data, "tile", producer);
         }
+        writeKernelOutputs(tensor, names);
         writeManifest();
     }
 
@@ -175,6 +190,28 @@ private:
         return parts;
     }
 
+    /// A Tile-level kernel returns nothing: what it computed is what it stored into its
+    /// arguments, the run's outputs named after them.
+    const TensorData* kernelOutput(const std::string& name) const {
+        if (!m_run.state.tensor.results.empty()) return nullptr;
+        for (const auto& [n, t] : m_run.sim.outputs)
+            if (n == name) return &t;
+        return nullptr;
+    }
+
+    /// The final contents of a kernel's written arguments (stage "simulator"), labelled with
+    /// the loosest tolerance of what is stored into them (validate/ProducedTolerance.h).
+    void writeKernelOutputs(const Function& kernel, const NameTable& names) {
+        for (ValueId arg : kernel.args) {
+            const std::string name(names[arg]);
+            const TensorData* out = kernelOutput(name);
+            if (!out) continue;
+            const ProducedTolerance t = storedTolerance(kernel, arg);
+            writeLabelled(name, *out, "simulator",
+                          Label{t.op.empty() ? "tstore" : t.op, t.loc, t.k});
+        }
+    }
+
     const TensorData* simOutput(const Function& tensor, ValueId v, const std::string& name) {
         bool result = false;
         for (ValueId r : tensor.results) result |= r == v;
@@ -186,6 +223,17 @@ private:
 
     void write(const std::string& name, const TensorData& data, const char* stage,
                const Producer& producer) {
+        if (const Op* op = producer.op)
+            writeLabelled(name, data, stage,
+                          Label{std::string(opName(op->kind)), op->loc,
+                                accumulationLength(*producer.fn, *op)});
+        else
+            writeLabelled(name, data, stage, std::nullopt);
+    }
+
+    /// One value's file and manifest entry; without a label it is an argument (op "arg").
+    void writeLabelled(const std::string& name, const TensorData& data, const char* stage,
+                       const std::optional<Label>& label) {
         const std::string file = fileName(m_values.size(), name);
         writeTensor(m_o.dir / file, data);
         nlohmann::json e = {{"value", "%" + name},
@@ -193,11 +241,11 @@ private:
                             {"dtype", std::string(dtypeName(data.dtype))},
                             {"shape", dimsOf(data.shape)},
                             {"stage", stage}};
-        if (const Op* op = producer.op) {
-            e["op"] = std::string(opName(op->kind));
-            e["line"] = op->loc.line;
-            e["col"] = op->loc.col;
-            e["reduction_length"] = accumulationLength(*producer.fn, *op);
+        if (label) {
+            e["op"] = label->op;
+            e["line"] = label->loc.line;
+            e["col"] = label->loc.col;
+            e["reduction_length"] = label->k;
         } else {
             e["op"] = "arg";
         }

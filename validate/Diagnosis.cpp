@@ -67,9 +67,13 @@ Diagnosis diagnose(const TensorView& actual, const TensorView& golden,
                      });
     if (!options.layout || options.layout->empty())
         d.note = "no tiling known: tile patterns not checked";
-    if (d.findings.empty())
-        d.note = fmt::format("no known pattern: {} wrong element(s) over {} examined", m.wrong,
-                             m.examined);
+    if (d.findings.empty() && m.wrong == 1 && !m.wrongSample.empty())
+        d.note = fmt::format("no known pattern: one wrong element, at row {} column {} of the "
+                             "2-D view",
+                             m.wrongSample.front().row, m.wrongSample.front().col);
+    else if (d.findings.empty())
+        d.note = fmt::format("no known pattern: {} wrong element(s) over {} examined, scattered",
+                             m.wrong, m.examined);
     return d;
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -104,13 +105,42 @@ std::vector<Entry> readManifest(const fs::path& dir) {
         throw std::invalid_argument(fmt::format(
             "{}: not a dump manifest (a JSON object with a \"values\" array)", path.string()));
     std::vector<Entry> out;
+    std::map<std::string, size_t> seen;
     for (size_t i = 0; i < j["values"].size(); ++i) {
         if (!j["values"][i].is_object())
             throw std::invalid_argument(
                 fmt::format("{}: values[{}] must be an object", path.string(), i));
         out.push_back(readEntry(ManifestEntry(j["values"][i], path, i)));
+        const auto [it, fresh] = seen.emplace(out.back().value, i);
+        if (!fresh)
+            throw std::invalid_argument(fmt::format(
+                "{}: values[{}] and values[{}] both name {} ('{}' and '{}'); a value is listed "
+                "once",
+                path.string(), it->second, i, out.back().value, out[it->second].file,
+                out.back().file));
     }
     return out;
+}
+
+/// An argument as it was passed in, not something the program computed.
+bool isArgument(const DumpValueDiff& v) {
+    return v.op == "arg" || v.stage == "input";
+}
+
+/// The policy of entry `e`: class from its op, K from reduction_length; a K above 1 makes an
+/// elementwise op (a loop's result, a kernel's stored argument) or an unknown one an
+/// accumulation.
+ComparePolicy entryPolicy(const Entry& e, const ComparePolicy& base) {
+    ComparePolicy p = base;
+    if (const auto kind = parseOpKind(e.op)) {
+        p.cls = toleranceClassOf(*kind);
+        p.k = e.k;
+    }
+    if (e.k > 1 && p.cls == ToleranceClass::Elementwise) {
+        p.cls = ToleranceClass::Accumulation;
+        p.k = e.k;
+    }
+    return p;
 }
 
 bool hasNewNonFinite(const DiffMetrics& m) {
@@ -134,18 +164,43 @@ TensorComparison compareInTrees(const std::string& value, const TreeFile& actual
     }
 }
 
-/// Two trees that share no value are not a pass: nothing was checked.
+/// Two trees that share no value are not a pass: nothing was checked; nor are two that share
+/// only the arguments (what a Tile-level kernel's tree held before it held its outputs).
 void checkSomethingCompared(const DumpDiffReport& r, const fs::path& a, const fs::path& b) {
-    for (const DumpValueDiff& v : r.values)
-        if (v.comparison) return;
+    bool any = false, computed = false;
+    for (const DumpValueDiff& v : r.values) {
+        any |= v.comparison.has_value();
+        computed |= v.comparison && !isArgument(v);
+    }
+    if (computed) return;
     if (r.values.empty())
         throw std::invalid_argument(
             fmt::format("{}: the manifest lists no values; nothing to compare",
                         (a / "manifest.json").string()));
+    if (any)
+        throw std::invalid_argument(fmt::format(
+            "{} vs {}: only arguments compared (op \"arg\" or stage \"input\"): nothing the "
+            "program computed is in both trees, so the comparison checks nothing",
+            a.string(), b.string()));
     throw std::invalid_argument(fmt::format(
         "{} vs {}: no value compared: none of the {} values of {} (e.g. {}) is in {} (values are "
         "matched by their \"value\" name)",
         a.string(), b.string(), r.values.size(), a.string(), r.values.front().value, b.string()));
+}
+
+/// "PASS: 3 values compared, every one within tolerance; 1 value of A not in the golden
+/// (not compared)", or FAIL with what failed and what the golden has that A lacks.
+std::string verdictLine(const DumpDiffReport& r) {
+    const size_t failing = size_t(std::count_if(r.values.begin(), r.values.end(),
+                                                [](const DumpValueDiff& v) { return v.failed(); }));
+    std::string s = r.passed() ? "PASS: " : "FAIL: ";
+    s += failing ? fmt::format("{} of {} values compared outside tolerance", failing, r.compared())
+                 : fmt::format("{} values compared, every one within tolerance", r.compared());
+    if (!r.notInActual.empty())
+        s += fmt::format("; {} value(s) of the golden missing from A", r.notInActual.size());
+    if (r.notInGolden())
+        s += fmt::format("; {} value(s) of A not in the golden (not compared)", r.notInGolden());
+    return s + "\n";
 }
 
 std::string where(const DumpValueDiff& v) {
@@ -155,11 +210,26 @@ std::string where(const DumpValueDiff& v) {
 
 } // namespace
 
+size_t DumpDiffReport::compared() const {
+    size_t n = 0;
+    for (const DumpValueDiff& v : values) n += v.comparison.has_value();
+    return n;
+}
+
+size_t DumpDiffReport::notInGolden() const {
+    return values.size() - compared();
+}
+
 DumpDiffReport diffDumpTrees(const fs::path& a, const fs::path& b, const ComparePolicy& policy) {
     const std::vector<Entry> left = readManifest(a);
+    const std::vector<Entry> goldenEntries = readManifest(b);
     std::map<std::string, Entry> right;
-    for (Entry& e : readManifest(b)) right[e.value] = e;
+    for (const Entry& e : goldenEntries) right[e.value] = e;
     DumpDiffReport r;
+    std::map<std::string, bool> inLeft;
+    for (const Entry& e : left) inLeft[e.value] = true;
+    for (const Entry& e : goldenEntries)
+        if (!inLeft.count(e.value)) r.notInActual.push_back(e.value);
     for (const Entry& e : left) {
         DumpValueDiff v{e.value, e.op, e.line, e.col, e.stage, {}, std::nullopt, false};
         const auto it = right.find(e.value);
@@ -168,11 +238,7 @@ DumpDiffReport diffDumpTrees(const fs::path& a, const fs::path& b, const Compare
             r.values.push_back(v);
             continue;
         }
-        ComparePolicy p = policy;
-        if (const auto kind = parseOpKind(e.op)) {
-            p.cls = toleranceClassOf(*kind);
-            p.k = e.k;
-        }
+        const ComparePolicy p = entryPolicy(e, policy);
         const TensorData actual = loadTensorFile(a / e.file);
         const TensorData golden = loadTensorFile(b / it->second.file);
         v.comparison =
@@ -202,7 +268,11 @@ nlohmann::json dumpDiffJson(const DumpDiffReport& r) {
         }
         values.push_back(j);
     }
-    nlohmann::json j = {{"passed", r.passed()}, {"values", values}};
+    nlohmann::json j = {{"passed", r.passed()},
+                        {"values", values},
+                        {"compared", r.compared()},
+                        {"not_in_golden", r.notInGolden()},
+                        {"not_in_actual", r.notInActual}};
     if (r.firstFailing) {
         const DumpValueDiff& f = r.values[*r.firstFailing];
         nlohmann::json chain = nlohmann::json::array();
@@ -232,7 +302,9 @@ std::string formatDumpDiff(const DumpDiffReport& r) {
                         : v.failed()       ? "FAIL"
                                            : "ok",
                         where(v), !v.missing.empty() ? v.missing : v.comparison->verdict.summary());
-    if (!r.firstFailing) return s + "PASS: every value within tolerance\n";
+    for (const std::string& name : r.notInActual)
+        s += fmt::format("  {:<6} {:<40} {}\n", "MISS", name, "in the golden, not in A");
+    if (!r.firstFailing) return s + verdictLine(r);
     const DumpValueDiff& f = r.values[*r.firstFailing];
     s += fmt::format("first value outside tolerance: {}\n", where(f));
     std::string chain;
@@ -242,7 +314,7 @@ std::string formatDumpDiff(const DumpDiffReport& r) {
     if (r.firstNonFinite)
         s += fmt::format("first NaN/Inf: {}\n", where(r.values[*r.firstNonFinite]));
     if (r.diagnosis) s += formatDiagnosis(*r.diagnosis);
-    return s;
+    return s + verdictLine(r);
 }
 
 } // namespace pto

@@ -26,16 +26,24 @@ struct DumpValueDiff {
 
 struct DumpDiffReport {
     std::vector<DumpValueDiff> values;    // tree A's program order
+    std::vector<std::string> notInActual; // values of B (the golden) that A does not have
     std::optional<size_t> firstFailing;   // the first value outside tolerance
     std::optional<size_t> firstNonFinite; // the first value with NaN/Inf B does not have
     std::optional<Diagnosis> diagnosis;   // of the first failing value
-    bool passed() const { return !firstFailing; }
+    // A golden value the actual tree lacks is a mismatch; a value of A that B lacks (an
+    // intermediate the golden does not record) is only counted.
+    bool passed() const { return !firstFailing && notInActual.empty(); }
+    size_t compared() const;
+    size_t notInGolden() const;
 };
 
 // Compares tree `a` (actual) with tree `b` (golden); class and K per value from its manifest
-// entry (op, reduction_length). Throws std::invalid_argument for a missing or malformed
-// manifest (naming the file, the entry and the field), a shape mismatch (naming both files) and
-// a comparison of nothing (no value of `a` is in `b`), and NpyError for unreadable .npy files.
+// entry (op, reduction_length; a reduction_length above 1 makes an elementwise or unknown op an
+// accumulation). Throws std::invalid_argument for a missing or malformed manifest (naming the
+// file, the entry and the field), a value name listed twice in one manifest, a shape mismatch
+// (naming both files) and a comparison of nothing (no value of `a` is in `b`, or only
+// arguments — op "arg" or stage "input" — were compared), and NpyError for unreadable .npy
+// files.
 DumpDiffReport diffDumpTrees(const std::filesystem::path& a, const std::filesystem::path& b,
                              const ComparePolicy& policy);
 

@@ -4,6 +4,7 @@
 #include "compiler/ir/Parser.h"
 #include "trace_db/TraceReader.h"
 #include "trace_db/TraceWriter.h"
+#include "validate/ProducedTolerance.h"
 #include "validate/TensorIo.h"
 #include "validate/TraceTiles.h"
 
@@ -33,12 +34,32 @@ std::optional<Function> recordedProgram(const tracedb::TraceReader& reader) {
     return std::nullopt;
 }
 
-// The op as the user wrote it that produces the `output`-th output. Outputs are stored in the
-// order of the function's results (driver/Session.cpp); the value id a row carries is one of
-// the decomposed function the run simulated (a softmax's result is a cast there), so the
-// result is taken by position in the program as parsed.
-const Op* writtenProducer(const Function& program, size_t output) {
-    return output < program.results.size() ? program.producer(program.results[output]) : nullptr;
+// The tolerance of the `output`-th output, named `name`, from the program as the user wrote
+// it. Outputs are stored in the order of the function's results (driver/Session.cpp); the
+// value id a row carries is one of the decomposed function the run simulated (a softmax's
+// result is a cast there), so the result is taken by position in the program as parsed. A
+// Tile-level kernel returns nothing: its outputs are the arguments it stores into, by name.
+std::optional<ProducedTolerance> writtenTolerance(const Function& program, size_t output,
+                                                  const std::string& name) {
+    if (output < program.results.size()) {
+        ProducedTolerance t = producedTolerance(program, program.results[output]);
+        if (t.op.empty()) return std::nullopt; // an argument returned as it is
+        return t;
+    }
+    if (!program.results.empty()) return std::nullopt;
+    for (ValueId a : program.args)
+        if (program.value(a).name == name) {
+            ProducedTolerance t = storedTolerance(program, a);
+            if (!t.op.empty()) return t;
+        }
+    return std::nullopt;
+}
+
+// The op the tolerance names as the output's producer (its node in the trace).
+std::optional<int64_t> producerNode(const Function& program, size_t output) {
+    if (output >= program.results.size()) return std::nullopt;
+    const Op* op = program.producer(program.results[output]);
+    return op ? std::optional<int64_t>(op->id) : std::nullopt;
 }
 
 std::optional<int64_t> rootStage(const tracedb::TraceReader& reader) {
@@ -68,6 +89,34 @@ TensorData tensorOfRow(const tracedb::TensorRow& row, const fs::path& trace) {
             "the run's size limit are not stored): diff its .npy from `pto run --outputs` instead",
             trace.string(), row.name, typeString(t), t.bytes.size(), t.byteSize()));
     return t;
+}
+
+/// Why a trace has no outputs to compare: a --timing-only run keeps none, a faulted run
+/// stops before them.
+std::string noOutputs(const tracedb::TraceReader& reader, const fs::path& trace) {
+    if (reader.meta("timing_only").value_or("") == "true")
+        return fmt::format("{}: the run was made with pto run --timing-only, which keeps no "
+                           "outputs (no numerics); run it again without --timing-only",
+                           trace.string());
+    if (auto fault = reader.meta("sim_fault"))
+        return fmt::format("{}: the simulated run faulted ({}) and kept no outputs", trace.string(),
+                           *fault);
+    return fmt::format(
+        "{}: the trace holds no outputs (tensor rows of role 'output'); make it with pto run",
+        trace.string());
+}
+
+/// compareTensors, its input errors (a shape mismatch) naming the trace's output and the
+/// golden file.
+TensorComparison compareWithGolden(const std::string& name, const TensorData& actual,
+                                   const TensorData& golden, const fs::path& goldenFile,
+                                   const fs::path& trace, const ComparePolicy& p) {
+    try {
+        return compareTensors(name, actual, golden, p);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(fmt::format("{} (output '{}') vs {}: {}", trace.string(), name,
+                                                goldenFile.string(), e.what()));
+    }
 }
 
 } // namespace
@@ -127,25 +176,24 @@ std::vector<OutputComparison> diffTraceOutputs(const fs::path& trace, const fs::
                                                     row.name, oc.golden.string()));
         ComparePolicy p = policy;
         oc.stageId = stage;
-        if (const Op* op = program ? writtenProducer(*program, output++) : nullptr) {
-            p.cls = toleranceClassOf(op->kind);
-            p.k = accumulationLength(*program, *op);
-            oc.nodeId = op->id;
-            oc.producer = std::string(opName(op->kind));
+        if (program) {
+            if (const auto t = writtenTolerance(*program, output, row.name)) {
+                p.cls = t->cls;
+                p.k = t->k;
+                oc.producer = t->op;
+            }
+            oc.nodeId = producerNode(*program, output++);
         }
         const TensorData actual = tensorOfRow(row, trace);
         const TensorData golden = loadTensorFile(oc.golden);
-        oc.comparison = compareTensors(row.name, actual, golden, p);
+        oc.comparison = compareWithGolden(row.name, actual, golden, oc.golden, trace, p);
         if (diagnose && !oc.comparison.verdict.passed) {
             const TileLayout layout = traceTileLayout(reader, row.name, actual.shape);
             oc.diagnosis = diagnoseComparison(oc.comparison, actual, golden, p, &layout);
         }
         out.push_back(std::move(oc));
     }
-    if (out.empty())
-        throw std::invalid_argument(fmt::format(
-            "{}: the trace holds no outputs (tensor rows of role 'output'); make it with pto run",
-            trace.string()));
+    if (out.empty()) throw std::invalid_argument(noOutputs(reader, trace));
     return out;
 }
 

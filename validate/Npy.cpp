@@ -110,7 +110,7 @@ std::optional<DescrInfo> parseDescr(std::string_view descr, std::string& why) {
         rest.empty() ? std::string() : dtypeNameForMessage(rest.front(), rest.substr(1));
     why = name.empty() ? fmt::format("unsupported dtype '{}'", descr)
                        : fmt::format("unsupported dtype '{}' ({})", descr, name);
-    why += " (supported: bool, int8-64, uint8-64, float16/32/64)";
+    why += fmt::format("; {}", kPtoDTypesText);
     return std::nullopt;
 }
 

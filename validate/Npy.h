@@ -50,6 +50,12 @@
 
 namespace pto {
 
+/// The dtypes PTO computes in, as every refusal of an .npy dtype names them (the reader takes
+/// more, e.g. '<f8', which readTensor then refuses: both messages give this one list).
+inline constexpr const char* kPtoDTypesText =
+    "PTO computes in f16 ('<f2'), bf16 ('<u2' + a .dtype sidecar saying bf16), f32 ('<f4'), i8 "
+    "('|i1'), i32 ('<i4') and bool ('|b1')";
+
 /// Any failure to read or write an .npy file. what() reads "<path>: <reason>".
 class NpyError : public std::runtime_error {
 public:

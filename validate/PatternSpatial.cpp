@@ -30,7 +30,10 @@ std::vector<int64_t> wrongCols(const ErrorMap& m) {
 std::optional<PatternFinding> rowStripe(const ErrorMap& m) {
     const std::vector<int64_t> rows = wrongRows(m);
     const size_t examined = m.examinedRows.size();
-    if (rows.empty() || examined < 2 || rows.size() * 2 > examined) return std::nullopt;
+    // A row of one element is no stripe, nor is one wrong element (a 16x1 array's wrong
+    // element was a "row_stripe").
+    if (rows.empty() || examined < 2 || m.cols < 2 || m.wrong < 2 || rows.size() * 2 > examined)
+        return std::nullopt;
     const double density = double(m.wrong) / double(int64_t(rows.size()) * m.cols);
     if (density < kDense) return std::nullopt;
     const bool atEnd = rows.back() == m.rows - 1;
@@ -51,7 +54,11 @@ std::optional<PatternFinding> rowStripe(const ErrorMap& m) {
 std::optional<PatternFinding> columnStripe(const ErrorMap& m) {
     const std::vector<int64_t> cols = wrongCols(m);
     const int64_t examined = int64_t(m.examinedRows.size());
-    if (cols.empty() || m.cols < 2 || int64_t(cols.size()) * 2 > m.cols) return std::nullopt;
+    // A 1-D tensor is one row: its wrong elements are scattered, not a stripe of columns (two
+    // wrong elements of a length-1024 vector were "stripe of columns 3, 700").
+    if (cols.empty() || m.cols < 2 || examined < 2 || m.wrong < 2 ||
+        int64_t(cols.size()) * 2 > m.cols)
+        return std::nullopt;
     const double density = double(m.wrong) / double(int64_t(cols.size()) * examined);
     if (density < kDense) return std::nullopt;
     PatternFinding f;

@@ -44,10 +44,13 @@ TensorFileType ptoTypeOf(const std::string& descr, const std::string& trueDType,
     if (trueDType == "bf16" && descr == "<u2") dtype = DType::BF16;
     for (const DescrMap& m : kDescrs)
         if (trueDType.empty() && m.descr == descr) dtype = m.dtype;
+    if (!dtype && !trueDType.empty())
+        throw NpyError(where, fmt::format("dtype '{}' with a .dtype sidecar saying '{}': a "
+                                          "sidecar marks bf16 stored as '<u2' and nothing else; {}",
+                                          descr, trueDType, kPtoDTypesText));
     if (!dtype)
-        throw NpyError(where, fmt::format("dtype '{}'{} is not one PTO computes in; use f16, "
-                                          "bf16 (<u2 + .dtype sidecar), f32, i8, i32 or bool",
-                                          descr, trueDType.empty() ? "" : " (" + trueDType + ")"));
+        throw NpyError(
+            where, fmt::format("dtype '{}' is not one PTO computes in; {}", descr, kPtoDTypesText));
     if (shape.size() > size_t(Shape::kMaxRank))
         throw NpyError(
             where, fmt::format("rank {} exceeds the maximum of {}", shape.size(), Shape::kMaxRank));

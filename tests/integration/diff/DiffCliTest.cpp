@@ -404,6 +404,92 @@ TEST_F(DiffCli, OutOfRangeToleranceInputsAreRefused) {
         << shape.err;
 }
 
+// A flag of another mode is a usage error naming the flag and the mode it belongs to (before,
+// `--fault wrong-scale --seed 4 -o q.db` on two files ran a plain comparison and wrote no q.db;
+// a dump-tree comparison ignored --reduction-length, --tile, --inputs, -o, --no-store); an empty
+// --rtol fell back to the default; a file against a directory blamed the file for not being a
+// dump tree.
+TEST_F(DiffCli, FlagsOfAnotherModeAndMixedOperandsAreUsageErrors) {
+    const std::string a = q(dir / "a.npy"), g = q(dir / "g.npy");
+    for (const char* tree : {"ta", "tb"}) {
+        std::filesystem::create_directories(dir / tree);
+        writeTensor(dir / tree / "y.npy", golden);
+        std::ofstream(dir / tree / "manifest.json")
+            << R"({"values": [{"value": "%y", "file": "y.npy", "op": "exp"}]})";
+    }
+    const std::string trees = fmt::format("{} {}", q(dir / "ta"), q(dir / "tb"));
+    const std::pair<std::string, std::string> cases[] = {
+        {fmt::format("{} {} --fault wrong-scale", a, g), "--fault belongs to `pto diff --bisect"},
+        {fmt::format("{} {} --seed 4", a, g), "--seed belongs to"},
+        {fmt::format("{} {} -o {}", a, g, q(dir / "q.db")), "-o/--output belongs to"},
+        {fmt::format("{} {} --bind x=1", a, g), "--bind belongs to"},
+        {fmt::format("{} {} --no-store", a, g), "--no-store belongs to `pto diff RUN.db --golden"},
+        {fmt::format("{} --reduction-length 5", trees), "--reduction-length belongs to"},
+        {fmt::format("{} --tile 4x4", trees), "--tile belongs to `pto diff A.npy B.npy`"},
+        {fmt::format("{} --inputs {}", trees, a), "--inputs belongs to"},
+        {fmt::format("{} --fault wrong-scale", trees), "comparing two dump trees"},
+        {fmt::format("{} -o {}", trees, q(dir / "q.db")), "-o/--output belongs to"},
+        {fmt::format("{} --no-store", trees), "--no-store belongs to"},
+        {fmt::format("{} {} --rtol ''", a, g), "--rtol '': must be a finite number"},
+        {fmt::format("{} {} --atol ''", a, g), "--atol '': must be a finite number"},
+    };
+    for (const auto& [args, message] : cases) {
+        auto r = pto("diff " + args);
+        EXPECT_EQ(r.exitCode, 2) << args << "\n" << r.out << r.err;
+        EXPECT_NE(r.err.find(message), std::string::npos) << args << "\n" << r.err;
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir / "q.db"));
+    std::filesystem::create_directories(dir / "dir.npy");
+    auto mixed = pto(fmt::format("diff {} {}", a, q(dir / "dir.npy")));
+    EXPECT_EQ(mixed.exitCode, 2) << mixed.out;
+    EXPECT_NE(mixed.err.find(fmt::format("{} is a directory and {} is not: a file and a "
+                                         "directory cannot be compared",
+                                         (dir / "dir.npy").string(), (dir / "a.npy").string())),
+              std::string::npos)
+        << mixed.err;
+}
+
+// Refused dtypes name one list of what PTO computes in, whichever reader refuses them; a '<u2'
+// file whose sidecar does not say bf16 says what a sidecar is for (it read "dtype '<u2' (f16)
+// is not one PTO computes in; use f16, …"); a golden of the wrong shape is named; a
+// --timing-only trace says it keeps no outputs.
+TEST_F(DiffCli, RefusalsNameTheFileAndOneDTypeList) {
+    NpyArray u2{"<u2", {2}, std::vector<std::byte>(4), ""};
+    writeNpy(dir / "u2.npy", u2);
+    std::ofstream(dir / "u2.npy.dtype") << "f16";
+    NpyArray f64{"<f8", {2}, std::vector<std::byte>(16), ""};
+    writeNpy(dir / "f64.npy", f64);
+    std::ofstream(dir / "c.npy", std::ios::binary)
+        << std::string("\x93NUMPY\x01\x00\x76\x00", 10)
+        << fmt::format("{:<117}\n", "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }")
+        << std::string(16, '\0');
+    const std::string g = q(dir / "g.npy");
+    const std::string list = "PTO computes in f16 ('<f2'), bf16";
+    for (const char* file : {"u2.npy", "f64.npy", "c.npy"}) {
+        auto r = pto(fmt::format("diff {} {}", q(dir / file), g));
+        EXPECT_EQ(r.exitCode, 2) << file << r.out;
+        EXPECT_NE(r.err.find(list), std::string::npos) << file << "\n" << r.err;
+        EXPECT_EQ(r.err.find("supported:"), std::string::npos) << r.err;
+    }
+    auto u2r = pto(fmt::format("diff {} {}", q(dir / "u2.npy"), g));
+    EXPECT_NE(u2r.err.find("a sidecar marks bf16 stored as '<u2'"), std::string::npos) << u2r.err;
+    EXPECT_EQ(u2r.err.find("(f16) is not one PTO computes in"), std::string::npos) << u2r.err;
+
+    const std::string sample = std::string(PTO_SOURCE_DIR) + "/samples/softmax.pto";
+    auto run = pto(fmt::format("run {} -o {}", q(sample), q(dir / "run.db")));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    std::filesystem::create_directories(dir / "wrong");
+    writeTensor(dir / "wrong" / "yh.npy", golden);
+    auto shape = pto(fmt::format("diff {} --golden {}", q(dir / "run.db"), q(dir / "wrong")));
+    EXPECT_EQ(shape.exitCode, 2) << shape.out;
+    EXPECT_NE(shape.err.find((dir / "wrong" / "yh.npy").string()), std::string::npos) << shape.err;
+    auto timing = pto(fmt::format("run {} --timing-only -o {}", q(sample), q(dir / "t.db")));
+    ASSERT_EQ(timing.exitCode, 0) << timing.err;
+    auto none = pto(fmt::format("diff {} --golden {}", q(dir / "t.db"), q(dir / "wrong")));
+    EXPECT_EQ(none.exitCode, 2) << none.out;
+    EXPECT_NE(none.err.find("was made with pto run --timing-only"), std::string::npos) << none.err;
+}
+
 TEST_F(DiffCli, CompileAndRunTakeFaultToo) {
     const std::string sample = std::string(PTO_SOURCE_DIR) + "/samples/softmax.pto";
     auto compiled = pto(fmt::format("compile {} --fault truncate-cast:0", q(sample)));

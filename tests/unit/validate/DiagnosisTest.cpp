@@ -84,6 +84,43 @@ TEST(Diagnosis, StripesOfRowsAndColumns) {
     EXPECT_EQ(find(dc, "column_stripe")->evidence["columns"], (std::vector<int64_t>{7}));
 }
 
+// A 1-D tensor is one row and a single column is one element per row: their scattered wrong
+// elements are no stripe, nor is one wrong element (before: "column_stripe ... columns 3, 700"
+// for two elements of a vector, "row_stripe" for one element of a 16x1 array, "column stripe"
+// for one NaN in a length-4 vector).
+TEST(Diagnosis, VectorsAndSingleElementsAreNoStripe) {
+    std::vector<float> ramp(1024);
+    for (size_t i = 0; i < ramp.size(); ++i) ramp[i] = float(i + 1);
+    const TensorData g = TensorData::fromFloats(DType::F32, {1024}, ramp);
+    TensorData a = g;
+    a.set(3, g.get(3) + 1);
+    a.set(700, g.get(700) + 1);
+    const Diagnosis vec = run(a, g);
+    EXPECT_EQ(vec.wrong, 2);
+    EXPECT_EQ(find(vec, "column_stripe"), nullptr) << names(vec);
+    EXPECT_EQ(find(vec, "row_stripe"), nullptr) << names(vec);
+    EXPECT_NE(vec.note.find("scattered"), std::string::npos) << vec.note;
+
+    const TensorData col = uniform({16, 1}, 9);
+    TensorData c = col;
+    c.set(5, col.get(5) + 1);
+    const Diagnosis one = run(c, col);
+    EXPECT_EQ(find(one, "row_stripe"), nullptr) << names(one);
+    EXPECT_EQ(find(one, "column_stripe"), nullptr) << names(one);
+    if (one.findings.empty()) {
+        EXPECT_NE(one.note.find("one wrong element, at row 5 column 0"), std::string::npos)
+            << one.note;
+    }
+
+    const std::vector<float> small{1, 2, 3, 4};
+    const TensorData four = TensorData::fromFloats(DType::F32, {4}, small);
+    TensorData n = four;
+    n.set(2, std::nanf(""));
+    const Diagnosis nan = run(n, four);
+    EXPECT_EQ(find(nan, "column_stripe"), nullptr) << names(nan);
+    EXPECT_NE(find(nan, "nan_inf"), nullptr) << names(nan);
+}
+
 TEST(Diagnosis, WholeTilesOfOneCore) {
     const TensorData g = uniform({64, 64}, 4);
     TileLayout tiles = uniformTiles(64, 64, 16, 64);
