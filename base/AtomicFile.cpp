@@ -64,17 +64,26 @@ bool processExists(pid_t pid) {
     return ::kill(pid, 0) == 0 || errno == EPERM;
 }
 
-/// Creates a new, empty "<target>.tmp-<pid>-<n>" with O_EXCL; returns its path.
-fs::path createUniqueTemp(const fs::path& target, std::string_view what) {
+struct ArmedTemp {
+    fs::path path;
+    int slot = -1;
+};
+
+/// Creates a new, empty "<target>.tmp-<pid>-<n>" with O_EXCL, armed for removal on a signal
+/// before it exists (so no signal leaves it behind); returns it with its slot.
+ArmedTemp createUniqueTemp(const fs::path& target, std::string_view what) {
     for (int attempt = 0; attempt < kNameAttempts; ++attempt) {
         fs::path temp = target;
         temp += fmt::format(".tmp-{}-{}", ::getpid(), g_nextTempNumber.fetch_add(1));
+        const int slot = armTempFile(temp);
         int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd >= 0) {
             ::close(fd);
-            return temp;
+            return {temp, slot};
         }
-        if (errno != EEXIST) failWrite(what, target, std::strerror(errno));
+        const int savedErrno = errno;
+        disarmTempFile(slot);
+        if (savedErrno != EEXIST) failWrite(what, target, std::strerror(savedErrno));
     }
     failWrite(what, target, "no free temporary file name beside it");
 }
@@ -106,8 +115,8 @@ AtomicFile::AtomicFile(fs::path target, fs::path temp, std::string what, int slo
 
 AtomicFile AtomicFile::createEmpty(const fs::path& target, std::string_view what) {
     removeStaleTempFiles(target);
-    fs::path temp = createUniqueTemp(target, what);
-    return AtomicFile(target, temp, std::string(what), armTempFile(temp));
+    ArmedTemp temp = createUniqueTemp(target, what);
+    return AtomicFile(target, std::move(temp.path), std::string(what), temp.slot);
 }
 
 AtomicFile AtomicFile::copyOf(const fs::path& target, std::string_view what) {

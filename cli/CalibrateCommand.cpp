@@ -3,6 +3,7 @@
 #include "cli/Command.h"
 
 #include "base/AtomicFile.h"
+#include "base/ScratchDir.h"
 #include "driver/Session.h"
 #include "driver/WhatIf.h"
 #include "profiler/Calibrate.h"
@@ -16,9 +17,10 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
-
-#include <unistd.h>
+#include <optional>
+#include <stdexcept>
 
 namespace pto::cli {
 namespace {
@@ -111,30 +113,24 @@ std::vector<prof::KernelPair> pairAll(const CalibrateArgs& args, const prof::Pro
     return pairs;
 }
 
-// The relative error of each pipe when the simulated runs are re-run with `overrides`
-// (pto whatif's re-simulation, timing only): what the fit's "after" predicts, checked — a pipe
-// whose time is bound by something else (HBM bandwidth, latency) does not follow its rate.
-// Empty, with `why`, when a run cannot be re-simulated (no program text in its trace).
+// The relative error of each pipe when the simulated runs are re-run on `archText`, the arch
+// file calibrate writes (pto whatif's re-simulation, timing only): what the fit's "after"
+// predicts, checked — a pipe whose time is bound by something else (HBM bandwidth, latency) does
+// not follow its rate. Empty, with `why`, when a run cannot be re-simulated (no program text in
+// its trace).
 std::map<prof::PipeId, double> resimulatedErrors(const CalibrateArgs& args,
                                                  const prof::Profile& real,
-                                                 const std::vector<std::string>& overrides,
-                                                 std::string& why) {
-    const fs::path dir = fs::temp_directory_path() / fmt::format("pto-calibrate-{}", ::getpid());
-    fs::create_directories(dir);
-    struct Cleanup {
-        fs::path dir;
-        ~Cleanup() {
-            std::error_code ignored;
-            fs::remove_all(dir, ignored);
-        }
-    } cleanup{dir};
+                                                 const std::string& archText, std::string& why) {
+    const ScratchDir scratch("pto-calibrate");
+    const fs::path archFile = scratch.path() / "calibrated.arch";
+    std::ofstream(archFile, std::ios::binary) << archText;
     std::vector<std::string> reruns;
     try {
         for (const std::string& path : args.sims) {
             prof::WhatIfOptions options;
-            options.overrides = overrides;
+            options.archFile = archFile.string();
             options.timingOnly = true;
-            options.outputPath = (dir / fmt::format("{}.db", reruns.size())).string();
+            options.outputPath = (scratch.path() / fmt::format("{}.db", reruns.size())).string();
             prof::runWhatIf(path, options);
             reruns.push_back(options.outputPath);
         }
@@ -200,9 +196,115 @@ std::vector<std::string> distinctRuns(const std::vector<std::string>& sims) {
     return out;
 }
 
+// The first parameter on which `a` and `b` differ ("cost.tmatmul.slope = 4.18 vs 1") and how
+// many do; "" when they agree (names aside, values compared in base units).
+std::string archDifference(const sim::ArchConfig& a, const sim::ArchConfig& b) {
+    const sim::ParamTable& table = sim::ParamTable::get();
+    std::string first;
+    int count = 0;
+    for (int i = 0; i < table.size(); ++i) {
+        const double x = a.base(i), y = b.base(i);
+        if (std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y))) continue;
+        if (count++ == 0)
+            first = fmt::format("{} = {} vs {}", table.spec(i).key, sim::formatQuantity(a.value(i)),
+                                sim::formatQuantity(b.value(i)));
+    }
+    if (count > 1) first += fmt::format("; {} parameters differ", count);
+    return first;
+}
+
+// The arch the simulated runs were made on, as their traces record it (meta arch_config and
+// arch_name), with the run it was read from; nullopt when no trace records one. Runs made on
+// different arches are refused: one calibrated file cannot scale both.
+std::optional<std::pair<sim::ArchConfig, std::string>>
+recordedArch(const std::vector<std::string>& sims) {
+    std::optional<std::pair<sim::ArchConfig, std::string>> first;
+    for (const std::string& path : sims) {
+        std::vector<std::string> notes;
+        const std::optional<sim::ArchConfig> arch =
+            prof::recordedArchConfig(tracedb::TraceReader::open(path), notes);
+        if (!arch) continue;
+        if (!first) {
+            first.emplace(*arch, path);
+            continue;
+        }
+        if (const std::string diff = archDifference(first->first, *arch); !diff.empty())
+            throw std::invalid_argument(fmt::format(
+                "the simulated runs used different arches: '{}' ran on '{}', '{}' on '{}' ({}); "
+                "re-run them with one --arch and calibrate again",
+                first->second, first->first.name(), path, arch->name(), diff));
+    }
+    return first;
+}
+
+// The arch calibrate scales: the one the simulated runs recorded; --arch, when given, must be
+// that arch (the fit says how far the runs were from the measurement, so it only holds for the
+// arch they ran on). Runs that record no arch (older traces) take --arch or the default.
+sim::ArchConfig baseArch(const CalibrateArgs& args) {
+    const auto recorded = recordedArch(args.sims);
+    if (args.arch.empty()) return recorded ? recorded->first : sim::ArchConfig();
+    sim::ArchConfig given = loadArchConfig(args.arch, {});
+    if (!recorded) return given;
+    if (const std::string diff = archDifference(recorded->first, given); !diff.empty())
+        throw std::invalid_argument(fmt::format(
+            "--arch '{}' is not the arch the simulated runs used: '{}' ran on '{}', the file is "
+            "'{}' ({}); leave --arch out to calibrate the arch the runs recorded, or re-run them "
+            "with --arch {}",
+            args.arch, recorded->second, recorded->first.name(), given.name(), diff, args.arch));
+    return given;
+}
+
+constexpr std::string_view kArchFileHeader = "# PTO Studio arch config.";
+
+// Whether `path` is an arch file calibrate wrote: dumpArch's header and a calibrated name.
+bool isCalibratedArchFile(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string line;
+    if (!std::getline(in, line) || !line.starts_with(kArchFileHeader)) return false;
+    while (std::getline(in, line))
+        if (line.starts_with("name = ")) return line.find("calibrated") != std::string::npos;
+    return false;
+}
+
+// -o must not be a file calibrate reads (by any path to it), nor an existing file that is not
+// an arch file calibrate wrote: a mistyped output never destroys a trace or a hand-made arch.
+void refuseToReplace(const CalibrateArgs& args) {
+    std::vector<std::pair<std::string, std::string>> inputs{{args.real, "the measured trace"}};
+    for (const std::string& sim : args.sims) inputs.emplace_back(sim, "a simulated run");
+    if (!args.arch.empty()) inputs.emplace_back(args.arch, "the --arch file");
+    std::error_code error;
+    for (const auto& [path, role] : inputs)
+        if (fs::equivalent(args.output, path, error))
+            throw std::invalid_argument(fmt::format(
+                "-o '{}' is {} of this calibrate ('{}'): it is not replaced; give another "
+                "output path",
+                args.output, role, path));
+    if (!fs::exists(args.output, error)) return;
+    std::string why;
+    if (!fs::is_regular_file(args.output, error))
+        why = "not a regular file";
+    else if (fs::file_size(args.output, error) > 0 && !isCalibratedArchFile(args.output))
+        why = "not an arch file with a calibrated name written by pto calibrate";
+    if (!why.empty())
+        throw std::invalid_argument(
+            fmt::format("'{}' exists and is not a calibrated arch file ({}): it is not replaced; "
+                        "remove it or give another output path",
+                        args.output, why));
+}
+
+// `base` with the fitted changes, named "<base>-calibrated".
+sim::ArchConfig calibratedArch(sim::ArchConfig base, const std::vector<std::string>& overrides) {
+    for (const std::string& o : overrides) sim::applyOverride(base, o);
+    if (base.name().find("calibrated") == std::string::npos)
+        base.setName(base.name() + "-calibrated");
+    return base;
+}
+
 int runCalibrate(CalibrateArgs args) {
     args.sims = distinctRuns(args.sims);
+    refuseToReplace(args);
     const prof::Profile real = measuredTrace(args);
+    const sim::ArchConfig base = baseArch(args);
     const std::vector<prof::KernelPair> pairs = pairAll(args, real, args.sims);
     if (pairs.empty()) {
         fmt::print(stderr,
@@ -224,12 +326,14 @@ int runCalibrate(CalibrateArgs args) {
                 overrides.push_back(
                     fmt::format("{}={:.6g}x", key, params.rates ? 1 / f.scale : f.scale));
     }
+    const std::string archText =
+        overrides.empty() ? std::string() : sim::dumpArch(calibratedArch(base, overrides));
     std::string why;
     const std::map<prof::PipeId, double> checked =
         overrides.empty() ? std::map<prof::PipeId, double>{}
-                          : resimulatedErrors(args, real, overrides, why);
-    std::string text =
-        fmt::format("{} simulated/measured pairs (--match {})\n", c.pairs, args.match);
+                          : resimulatedErrors(args, real, archText, why);
+    std::string text = fmt::format("{} simulated/measured pairs (--match {}); the runs' arch: {}\n",
+                                   c.pairs, args.match, base.name());
     for (const prof::PipeFit& f : c.pipes) text += describeFit(f, paramsOf(f), applied(f), checked);
     if (!why.empty()) text += fmt::format("  (not re-simulated to check: {})\n", why);
     if (c.time)
@@ -246,10 +350,7 @@ int runCalibrate(CalibrateArgs args) {
                    text);
         return kExitUsage;
     }
-    sim::ArchConfig arch = loadArchConfig(args.arch, overrides);
-    if (arch.name().find("calibrated") == std::string::npos)
-        arch.setName(arch.name() + "-calibrated");
-    writeText(args.output, sim::dumpArch(arch));
+    writeText(args.output, archText);
     text += fmt::format("wrote {} ({} parameters changed); use it with pto run --arch {}\n",
                         args.output, overrides.size(), args.output);
     fmt::print("{}", text);
@@ -268,7 +369,8 @@ void registerCalibrate(CLI::App& app, Action& action) {
                     "pairing as in pto compare: 'type' (default) or a measured kernel name/type");
     cmd->add_option("--shape", args->shape, "only measured kernels with this first output shape");
     cmd->add_option("--arch", args->arch,
-                    "the arch config the simulated runs used (default: embedded 910B-like)");
+                    "the arch config the simulated runs used (default: the one their traces "
+                    "record; refused when it differs from it)");
     cmd->add_option("-o,--output", args->output, "the calibrated arch file to write")->required();
     cmd->callback([args, &action] { action = [args] { return runCalibrate(*args); }; });
 }

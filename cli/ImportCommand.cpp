@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 
 namespace pto::cli {
 namespace {
@@ -24,11 +25,15 @@ int runImport(const ImportArgs& args) {
     } catch (const importer::ImportError& e) {
         fmt::print(stderr, "error: {}\n", e.what());
         return kExitUsage;
+    } catch (const std::filesystem::filesystem_error& e) { // a path the importer did not check
+        fmt::print(stderr, "error: {}: {}\n", e.path1().string(), e.code().message());
+        return kExitUsage;
     }
     fmt::print("{}: {} device kernels ({:.3f} ms of kernel time) on {} tracks, {} other slices, "
                "{} launch flows, {} counter samples from {} input rows\n",
                args.output, s.kernels, double(s.kernelNs) / 1e6, s.kernelTracks, s.spans, s.flows,
                s.counters, s.rowsRead);
+    for (const std::string& line : s.said) fmt::print(stderr, "{}\n", line);
     if (s.problems > 0)
         fmt::print("{} problems counted (unknown columns, rows not placed): pto query {} "
                    "\"SELECT * FROM stats\"\n",

@@ -30,6 +30,16 @@ int64_t gmTraffic(const sim::SimResult& s) {
            s.bytes(DmaPath::L1ToGm) + s.bytes(DmaPath::L0cToGm);
 }
 
+// The program of a run: its file, or the text given with it under the name it was given.
+CompileState loadRunProgram(const RunOptions& options) {
+    if (options.programText.empty())
+        return loadProgram(options.program, options.entry, options.binds, options.compile.budget);
+    if (isPtoListingPath(options.program))
+        return loadPtoListing(options.programText, options.program);
+    return loadProgramText(options.programText, options.program, options.entry, options.binds,
+                           options.compile.budget);
+}
+
 } // namespace
 
 sim::ArchConfig loadArchConfig(const std::string& file, const std::vector<std::string>& overrides) {
@@ -196,7 +206,7 @@ RunResult runProgram(const RunOptions& options) {
     };
     RunResult r;
     r.arch = loadArchConfig(options.archFile, options.archOverrides);
-    r.state = loadProgram(options.program, options.entry, options.binds, options.compile.budget);
+    r.state = loadRunProgram(options);
     const bool numerics = !options.sim.timingOnly;
     if (r.state.kind == StageKind::Pto) checkRunBudget(r.state, options.compile.budget, numerics);
     // Timing-only: the simulator reads no data, so only the inputs the trace stores are made.

@@ -17,7 +17,10 @@
 namespace pto {
 
 struct RunOptions {
-    std::string program;                    // .pto path
+    std::string program; // .pto path
+    // The program itself when not empty (what-if's re-run of a recorded program): `program`
+    // then only names it in errors and in the trace, and no file is read.
+    std::string programText;
     std::string entry;                      // function; default @main or the last
     std::vector<ScalarBind> binds;          // --bind: the entry's index arguments
     std::vector<std::string> inputFiles;    // .npy per argument, in order; empty = random

@@ -1,38 +1,20 @@
 // Re-simulation of a traced run with a changed arch, through the same session as `pto run`.
 #include "driver/WhatIf.h"
 
+#include "base/ScratchDir.h"
 #include "driver/Session.h"
 #include "validate/TensorIo.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <unistd.h>
 
 namespace pto::prof {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Removes a scratch directory when the what-if is done.
-struct ScratchDir {
-    fs::path path;
-    ScratchDir() {
-        path = fs::temp_directory_path() / fmt::format("pto-whatif-{}-{}", ::getpid(), counter()++);
-        fs::create_directories(path);
-    }
-    ~ScratchDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    static int& counter() {
-        static int n = 0;
-        return n;
-    }
-};
 
 // The arch of the recorded run as overrides of the embedded default, one per parameter of meta
 // arch_config; parameters this build does not know (or rejects) are skipped with a note.
@@ -126,14 +108,17 @@ RunOptions rerunOptions(const tracedb::TraceReader& reader, const fs::path& dir,
             "`pto run`",
             reader.path().string()));
     RunOptions o;
-    std::string name =
-        fs::path(reader.meta("program_path").value_or("program.pto")).filename().string();
-    o.program = (dir / (name.empty() ? "program.pto" : name)).string();
-    std::ofstream(o.program) << *text;
+    // Compiled from the recorded text under the recorded name: errors cite the program the
+    // user ran (attention.pto:9:14), not a scratch copy.
+    o.program = reader.meta("program_path").value_or("");
+    if (o.program.empty()) o.program = "program.pto";
+    o.programText = *text;
     o.entry = reader.meta("entry").value_or("");
     std::istringstream binds(reader.meta("binds").value_or(""));
     for (std::string bind; binds >> bind;) o.binds.push_back(parseScalarBind(bind));
-    o.archOverrides = recordedArch(reader.meta("arch_config").value_or(""), notes);
+    if (options.archFile.empty())
+        o.archOverrides = recordedArch(reader.meta("arch_config").value_or(""), notes);
+    o.archFile = options.archFile;
     o.archOverrides.insert(o.archOverrides.end(), options.overrides.begin(),
                            options.overrides.end());
     recordedCompileOptions(reader, o.compile, notes);
@@ -153,20 +138,51 @@ RunOptions rerunOptions(const tracedb::TraceReader& reader, const fs::path& dir,
     return o;
 }
 
+// The re-run's trace must not replace the recorded one (by any path to the same file).
+void refuseReplacingTheRecordedRun(const fs::path& trace, const std::string& output) {
+    std::error_code error;
+    if (!output.empty() && fs::equivalent(trace, output, error))
+        throw std::invalid_argument(fmt::format(
+            "-o '{}' is the trace being re-simulated ('{}'): it is not replaced; give another "
+            "output path",
+            output, trace.string()));
+}
+
 } // namespace
 
+std::optional<sim::ArchConfig> recordedArchConfig(const tracedb::TraceReader& reader,
+                                                  std::vector<std::string>& notes) {
+    auto j = nlohmann::json::parse(reader.meta("arch_config").value_or(""), nullptr, false);
+    if (!j.is_object() || !j.contains("params") || !j["params"].is_object()) return std::nullopt;
+    std::string text;
+    for (auto& [key, value] : j["params"].items()) {
+        if (!value.is_string()) continue;
+        if (sim::ParamTable::get().find(key))
+            text += fmt::format("{} = {}\n", key, value.get<std::string>());
+        else
+            notes.push_back(fmt::format("recorded arch parameter '{}' is unknown to this build "
+                                        "and was ignored",
+                                        key));
+    }
+    sim::ArchConfig arch =
+        sim::parseArch(text, fmt::format("meta arch_config of '{}'", reader.path().string()));
+    arch.setName(reader.meta("arch_name").value_or(arch.name()));
+    return arch;
+}
+
 WhatIfResult runWhatIf(const fs::path& trace, const WhatIfOptions& options) {
+    refuseReplacingTheRecordedRun(trace, options.outputPath);
     WhatIfResult result;
-    ScratchDir scratch;
+    ScratchDir scratch("pto-whatif");
     RunOptions o;
     {
         auto reader = tracedb::TraceReader::open(trace);
         if (options.onPhase) options.onPhase("analyzing the recorded run");
         result.base = analyze(loadRunModel(reader));
-        o = rerunOptions(reader, scratch.path, options, result.notes);
+        o = rerunOptions(reader, scratch.path(), options, result.notes);
     }
     o.tracePath =
-        options.outputPath.empty() ? (scratch.path / "whatif.db").string() : options.outputPath;
+        options.outputPath.empty() ? (scratch.path() / "whatif.db").string() : options.outputPath;
     if (options.onPhase)
         options.onPhase(o.sim.timingOnly ? "simulating (timing only)" : "compiling + simulating");
     RunResult run = runProgram(o);

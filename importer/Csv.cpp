@@ -2,20 +2,14 @@
 #include "importer/Csv.h"
 
 #include "importer/ImportError.h"
+#include "importer/InputFiles.h"
 
 #include <fmt/format.h>
-
-#include <fstream>
-#include <sstream>
 
 namespace pto::importer {
 
 CsvFile::CsvFile(const std::filesystem::path& path) : m_name(path.string()) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ImportError(fmt::format("{}: cannot read the file", m_name));
-    std::ostringstream text;
-    text << in.rdbuf();
-    m_text = std::move(text).str();
+    m_text = readFileText(path);
     if (m_text.starts_with("\xEF\xBB\xBF")) m_pos = 3; // UTF-8 byte order mark
     if (auto nul = m_text.find('\0'); nul != std::string::npos)
         throw ImportError(fmt::format("{}: byte {}: a NUL byte; expected CSV text", m_name, nul));
@@ -72,30 +66,29 @@ int CsvTable::column(std::string_view name) const {
     return -1;
 }
 
-int CsvTable::require(std::string_view wanted) const {
+int CsvTable::require(std::string_view wanted, std::string_view kind) const {
     int index = column(wanted);
     if (index < 0)
-        throw ImportError(fmt::format("{}:1: the header has no column '{}'; expected the header "
-                                      "of a {}",
-                                      name(), wanted,
-                                      std::filesystem::path(name()).filename().string()));
+        throw ImportError(
+            fmt::format("{}:1: the header has no column '{}'; {}", name(), wanted, kind));
     return index;
 }
 
 void CsvTable::countRagged(ImportModel& model) const {
     if (m_ragged == 0) return;
     model.count("import_row_skipped", tracedb::StatSeverity::DataLoss,
-                fmt::format("{}: a row whose field count differs from the header's (the first at "
-                            "line {})",
-                            std::filesystem::path(name()).filename().string(), m_firstRaggedLine),
-                std::int64_t(m_ragged));
+                fmt::format("{}: a row whose field count differs from the header's",
+                            std::filesystem::path(name()).filename().string()),
+                std::int64_t(m_ragged), m_firstRagged);
 }
 
 bool CsvTable::next(std::vector<std::string>& fields) {
     while (m_file.next(fields)) {
         if (fields.size() == 1 && fields[0].empty()) continue; // blank line
         if (fields.size() != m_header.size()) {
-            if (m_ragged++ == 0) m_firstRaggedLine = m_file.line();
+            if (m_ragged++ == 0)
+                m_firstRagged = fmt::format("line {}: {} fields, the header has {}", m_file.line(),
+                                            fields.size(), m_header.size());
             continue;
         }
         return true;

@@ -14,7 +14,8 @@ namespace pto::importer {
 
 class CsvFile {
 public:
-    /// Reads the whole file; ImportError when it cannot be read or holds a NUL byte.
+    /// Reads the whole file; ImportError (with the system's reason) when it cannot be read or
+    /// holds a NUL byte.
     explicit CsvFile(const std::filesystem::path& path);
 
     const std::string& name() const { return m_name; }
@@ -38,8 +39,9 @@ public:
     const std::vector<std::string>& header() const { return m_header; }
     /// Column index of `name`, or -1.
     int column(std::string_view name) const;
-    /// Like column(), but ImportError naming the file and the missing column.
-    int require(std::string_view name) const;
+    /// Like column(), but ImportError naming the file, the missing column and `kind`: what
+    /// the file was taken for and what that needs ("a kernel_details.csv header needs …").
+    int require(std::string_view name, std::string_view kind) const;
     /// The next record with as many fields as the header; records with another count are
     /// skipped and counted (countRagged).
     bool next(std::vector<std::string>& fields);
@@ -52,7 +54,7 @@ private:
     CsvFile m_file;
     std::vector<std::string> m_header;
     std::size_t m_ragged = 0;
-    std::size_t m_firstRaggedLine = 0;
+    std::string m_firstRagged; ///< "line 17: 12 fields, the header has 46"
 };
 
 } // namespace pto::importer

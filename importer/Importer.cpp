@@ -3,7 +3,9 @@
 
 #include "importer/Csv.h"
 #include "importer/ImportError.h"
+#include "importer/InputFiles.h"
 #include "importer/KernelCsv.h"
+#include "importer/ModelChecks.h"
 #include "importer/ProfilerDb.h"
 #include "importer/StepCsv.h"
 #include "importer/TraceViewJson.h"
@@ -12,6 +14,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace pto::importer {
 namespace {
@@ -23,36 +26,51 @@ bool startsWith(const fs::path& p, std::string_view prefix, std::string_view ext
     return name.starts_with(prefix) && p.extension() == ext;
 }
 
-fs::path firstMatching(const fs::path& dir, std::string_view prefix, std::string_view ext) {
+// The files of `dir` named prefix*ext, sorted; ImportError for one that is not a file.
+std::vector<fs::path> allMatching(const fs::path& dir, std::string_view prefix,
+                                  std::string_view ext) {
     std::vector<fs::path> found;
-    for (const auto& entry : fs::directory_iterator(dir))
-        if (entry.is_regular_file() && startsWith(entry.path(), prefix, ext))
-            found.push_back(entry.path());
-    std::sort(found.begin(), found.end());
+    for (const fs::path& entry : listFolder(dir))
+        if (startsWith(entry, prefix, ext)) found.push_back(existingFile(entry));
+    return found;
+}
+
+fs::path firstMatching(const fs::path& dir, std::string_view prefix, std::string_view ext) {
+    std::vector<fs::path> found = allMatching(dir, prefix, ext);
     return found.empty() ? fs::path() : found.front();
 }
 
+// The text files beside a profiler .db: the .db holds the same run and is read instead.
+std::vector<fs::path> textFiles(const fs::path& dir) {
+    std::vector<fs::path> files;
+    for (const char* name : {"trace_view.json", "kernel_details.csv", "step_trace_time.csv"})
+        if (fs::path file = existingFile(dir / name); !file.empty()) files.push_back(file);
+    for (const fs::path& file : allMatching(dir, "op_summary", ".csv")) files.push_back(file);
+    return files;
+}
+
 InputPlan planFolder(fs::path dir) {
-    if (fs::is_directory(dir / "ASCEND_PROFILER_OUTPUT")) dir /= "ASCEND_PROFILER_OUTPUT";
+    if (pathKind(dir / "ASCEND_PROFILER_OUTPUT") == PathKind::Folder)
+        dir /= "ASCEND_PROFILER_OUTPUT";
     InputPlan plan;
     plan.profilerDb = firstMatching(dir, "ascend_pytorch_profiler", ".db");
     if (plan.profilerDb.empty()) plan.profilerDb = firstMatching(dir, "msprof_", ".db");
-    if (fs::is_regular_file(dir / "analysis.db")) plan.analysisDb = dir / "analysis.db";
+    plan.analysisDb = existingFile(dir / "analysis.db");
     if (!plan.profilerDb.empty()) {
         plan.format = "profiler db";
+        plan.notRead = textFiles(dir);
         return plan;
     }
-    if (fs::is_regular_file(dir / "trace_view.json")) plan.traceView = dir / "trace_view.json";
-    if (fs::is_regular_file(dir / "kernel_details.csv"))
-        plan.kernelCsv = dir / "kernel_details.csv";
-    else
-        plan.kernelCsv = firstMatching(dir, "op_summary", ".csv");
-    if (fs::is_regular_file(dir / "step_trace_time.csv"))
-        plan.stepCsv = dir / "step_trace_time.csv";
-    if (plan.traceView.empty() && plan.kernelCsv.empty() && plan.analysisDb.empty())
+    plan.traceView = existingFile(dir / "trace_view.json");
+    plan.kernelCsv = existingFile(dir / "kernel_details.csv");
+    if (plan.kernelCsv.empty()) plan.kernelCsv = firstMatching(dir, "op_summary", ".csv");
+    plan.stepCsv = existingFile(dir / "step_trace_time.csv");
+    if (plan.traceView.empty() && plan.kernelCsv.empty() && plan.analysisDb.empty() &&
+        plan.stepCsv.empty())
         throw ImportError(fmt::format(
             "{}: no profiler output here; expected an ASCEND_PROFILER_OUTPUT folder holding "
-            "trace_view.json, kernel_details.csv, op_summary_*.csv or a profiler .db",
+            "trace_view.json, kernel_details.csv, op_summary_*.csv, step_trace_time.csv or a "
+            "profiler .db",
             dir.string()));
     plan.format = "profiler text";
     return plan;
@@ -77,32 +95,104 @@ InputPlan planCsv(const fs::path& file) {
     return plan;
 }
 
-// Kernels of trace_view.json and rows of kernel_details.csv are the same device tasks: a
-// kernel_details row replaces the trace_view kernel of its stream and start time (it carries
-// the core type and the pipe figures); the trace_view kernels left keep what they have.
-void mergeKernels(ImportModel& timeline, ImportModel& details) {
-    std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> at;
-    for (std::size_t i = 0; i < timeline.kernels.size(); ++i)
-        at[{timeline.kernels[i].stream.value_or(-1), timeline.kernels[i].startNs}] = i;
-    const std::size_t timelineKernels = timeline.kernels.size();
-    std::size_t matched = 0;
-    for (Kernel& k : details.kernels) {
-        auto it = at.find({k.stream.value_or(-1), k.startNs});
-        if (it != at.end()) {
-            timeline.kernels[it->second] = std::move(k);
-            ++matched;
-        } else {
-            timeline.kernels.push_back(std::move(k));
+// Kernels of trace_view.json and rows of kernel_details.csv are the same device tasks. A
+// row finds its kernel by stream and start time; a row without a stream (level 0 writes no
+// Stream ID column), or whose stream finds none, by start time, the kernel of the same name
+// first. Each kernel is claimed once.
+class KernelMatcher {
+public:
+    explicit KernelMatcher(const std::vector<Kernel>& kernels) : m_kernels(kernels) {
+        m_taken.assign(kernels.size(), false);
+        for (std::size_t i = 0; i < kernels.size(); ++i) {
+            m_byStream.emplace(std::pair(kernels[i].stream.value_or(-1), kernels[i].startNs), i);
+            m_byStart.emplace(kernels[i].startNs, i);
         }
     }
-    const std::size_t unmatched = timelineKernels - std::min(matched, timelineKernels);
-    if (unmatched > 0)
+
+    /// The index of the kernel `row` stands for, claimed; nullopt when there is none.
+    std::optional<std::size_t> claim(const Kernel& row) {
+        std::optional<std::size_t> at;
+        if (row.stream)
+            if (auto it = m_byStream.find({*row.stream, row.startNs});
+                it != m_byStream.end() && !m_taken[it->second])
+                at = it->second;
+        if (!at) at = byStart(row);
+        if (at) m_taken[*at] = true;
+        return at;
+    }
+
+private:
+    std::optional<std::size_t> byStart(const Kernel& row) const {
+        auto [from, to] = m_byStart.equal_range(row.startNs);
+        std::optional<std::size_t> free;
+        for (auto it = from; it != to; ++it) {
+            if (m_taken[it->second]) continue;
+            if (m_kernels[it->second].name == row.name) return it->second;
+            if (!row.stream && !free) free = it->second; // a row with a stream keeps to its name
+        }
+        return free;
+    }
+
+    const std::vector<Kernel>& m_kernels;
+    std::vector<bool> m_taken;
+    std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> m_byStream;
+    std::multimap<std::int64_t, std::size_t> m_byStart;
+};
+
+// What the trace_view kernel knows and the row does not (level 0 rows have no stream, and
+// 'N/A' for the core type).
+void fillFrom(Kernel& row, const Kernel& timeline) {
+    if (!row.stream) row.stream = timeline.stream;
+    if (!row.taskId) row.taskId = timeline.taskId;
+    if (row.coreType.empty() || row.coreType == "N/A") row.coreType = timeline.coreType;
+}
+
+// The details model's files appended to the timeline's; its sources moved along.
+void moveSources(ImportModel& timeline, ImportModel& details) {
+    const auto offset = std::int32_t(timeline.sourceFiles.size());
+    for (SourceFile& f : details.sourceFiles) timeline.sourceFiles.push_back(std::move(f));
+    for (Kernel& k : details.kernels)
+        if (k.source.file >= 0) k.source.file += offset;
+    for (Span& s : details.spans)
+        if (s.source.file >= 0) s.source.file += offset;
+}
+
+void countUnmatched(ImportModel& timeline, std::size_t kernels, std::size_t rowsUnmatched,
+                    const std::string& firstRow) {
+    if (kernels == 0) return;
+    if (rowsUnmatched > 0)
+        timeline.count("import_row_unmatched", tracedb::StatSeverity::DataLoss,
+                       "a kernel_details.csv row that matches no trace_view.json kernel by stream "
+                       "and start or by start and name (both kept: the kernel may be counted "
+                       "twice)",
+                       std::int64_t(rowsUnmatched), firstRow);
+}
+
+void mergeKernels(ImportModel& timeline, ImportModel& details) {
+    moveSources(timeline, details);
+    const std::size_t timelineKernels = timeline.kernels.size();
+    KernelMatcher matcher(timeline.kernels);
+    std::size_t matched = 0, unmatched = 0;
+    std::string firstUnmatched;
+    for (Kernel& k : details.kernels) {
+        if (auto at = matcher.claim(k)) {
+            fillFrom(k, timeline.kernels[*at]);
+            timeline.kernels[*at] = std::move(k);
+            ++matched;
+            continue;
+        }
+        if (unmatched++ == 0)
+            firstUnmatched =
+                fmt::format("{}: '{}' at {} ns", timeline.where(k.source), k.name, k.startNs);
+        timeline.kernels.push_back(std::move(k));
+    }
+    countUnmatched(timeline, timelineKernels, unmatched, firstUnmatched);
+    if (timelineKernels > matched)
         timeline.count("import_kernel_without_details", tracedb::StatSeverity::Info,
                        "a trace_view.json kernel with no kernel_details.csv row at its stream and "
                        "start (kept without pipe figures)",
-                       std::int64_t(unmatched));
-    for (auto& [key, n] : details.problems) timeline.problems[key] += n;
-    for (auto& [name, severity] : details.severities) timeline.severities[name] = severity;
+                       std::int64_t(timelineKernels - matched));
+    timeline.countAll(details);
     for (Span& s : details.spans) {
         Lane lane = details.lanes[s.lane];
         s.lane = timeline.laneOf(lane);
@@ -114,12 +204,19 @@ void mergeKernels(ImportModel& timeline, ImportModel& details) {
 } // namespace
 
 InputPlan planImport(const fs::path& path) {
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) return planFolder(path);
-    if (!fs::exists(path, ec))
+    switch (pathKind(path)) {
+    case PathKind::Folder:
+        return planFolder(path);
+    case PathKind::Missing:
         throw ImportError(fmt::format("{}: no such file or folder", path.string()));
-    if (!fs::is_regular_file(path, ec))
+    case PathKind::DanglingLink:
+        existingFile(path); // throws, naming the link's target
+        break;
+    case PathKind::Other:
         throw ImportError(fmt::format("{}: not a regular file or folder", path.string()));
+    case PathKind::File:
+        break;
+    }
     InputPlan plan;
     std::string ext = path.extension().string();
     if (ext == ".json") {
@@ -151,6 +248,12 @@ ImportModel readInputs(const InputPlan& plan) {
         mergeKernels(model, details);
     }
     if (!plan.stepCsv.empty()) readStepCsv(plan.stepCsv, model);
+    for (const fs::path& file : plan.notRead)
+        model.count("import_file_not_read", tracedb::StatSeverity::Info,
+                    fmt::format("{}: not read; {} holds the same run and is preferred",
+                                file.filename().string(), plan.profilerDb.filename().string()));
+    dropTimesOutsideTheRun(model);
+    replaceInvalidUtf8(model);
     model.meta["source_format"] = plan.format;
     return model;
 }
@@ -160,13 +263,18 @@ ImportSummary importProfile(const fs::path& input, const fs::path& output) {
     ImportModel model = readInputs(plan);
     if (model.kernels.empty() && model.stepFigures.empty()) { // nothing any analysis reads
         std::int64_t skipped = 0;
-        for (const auto& [key, n] : model.problems)
-            if (key.first == "import_row_skipped") skipped += n;
+        std::string first;
+        for (const auto& [key, counted] : model.problems)
+            if (key.first == "import_row_skipped") {
+                skipped += counted.n;
+                if (first.empty() && !counted.first.empty())
+                    first = fmt::format(", the first at {}", counted.first);
+            }
         throw ImportError(fmt::format(
             "{}: no device kernels or step times ({} input rows read, {} skipped for a missing or "
-            "invalid time); give a folder or file with kernels: kernel_details.csv, "
+            "invalid time{}); give a folder or file with kernels: kernel_details.csv, "
             "trace_view.json, op_summary*.csv or a profiler .db with TASK rows (docs/IMPORT.md)",
-            input.string(), model.rowsRead, skipped));
+            input.string(), model.rowsRead, skipped, first));
     }
     model.meta["source_path"] = fs::absolute(input).lexically_normal().string();
     model.meta["entry"] = input.filename().string();

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace pto::importer {
 
@@ -16,6 +17,8 @@ enum class InputKind { Folder, KernelCsv, StepCsv, TraceViewJson, ProfilerDb };
 struct InputPlan {
     std::string format; ///< meta source_format: "torch_npu text", "torch_npu db", "msprof csv", …
     std::filesystem::path traceView, kernelCsv, stepCsv, profilerDb, analysisDb;
+    /// Text files of the folder not read because its profiler .db holds the same run.
+    std::vector<std::filesystem::path> notRead;
 };
 InputPlan planImport(const std::filesystem::path& path);
 

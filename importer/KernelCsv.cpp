@@ -3,6 +3,7 @@
 
 #include "importer/Csv.h"
 #include "importer/ImportError.h"
+#include "importer/ModelChecks.h"
 #include "importer/Text.h"
 
 #include <fmt/format.h>
@@ -37,9 +38,27 @@ struct Columns {
     std::vector<std::pair<int, std::string>> args; // column → arg key
 };
 
-int either(const CsvTable& table, std::string_view a, std::string_view b) {
-    int index = table.column(a);
-    return index >= 0 ? index : table.require(b);
+// The two kinds of per-kernel CSV spell their columns differently; the header says which.
+struct Kind {
+    std::string_view file, name, type, core, dur;
+};
+constexpr Kind kKernelDetails{"kernel_details.csv", "Name", "Type", "Accelerator Core",
+                              "Duration(us)"};
+constexpr Kind kOpSummary{"op_summary_*.csv", "Op Name", "OP Type", "Task Type",
+                          "Task Duration(us)"};
+
+const Kind& kindOf(const CsvTable& table) {
+    const bool details = table.column("Name") >= 0 || table.column("Accelerator Core") >= 0 ||
+                         table.column("Duration(us)") >= 0;
+    return details ? kKernelDetails : kOpSummary;
+}
+
+// "a kernel_details.csv header (it has 'Name') needs Name, Type, Accelerator Core, Start
+// Time(us) and Duration(us)".
+std::string needs(const Kind& k) {
+    return fmt::format("the header is a {} header, which needs the columns {}, {}, {}, Start "
+                       "Time(us) and {}",
+                       k.file, k.name, k.type, k.core, k.dur);
 }
 
 bool isArgColumn(const std::string& header) {
@@ -52,11 +71,13 @@ bool isArgColumn(const std::string& header) {
 
 Columns findColumns(const CsvTable& table, ImportModel& model) {
     Columns c;
-    c.name = either(table, "Name", "Op Name");
-    c.type = either(table, "Type", "OP Type");
-    c.core = either(table, "Accelerator Core", "Task Type");
-    c.start = table.require("Start Time(us)");
-    c.dur = either(table, "Duration(us)", "Task Duration(us)");
+    const Kind& kind = kindOf(table);
+    const std::string need = needs(kind);
+    c.name = table.require(kind.name, need);
+    c.type = table.require(kind.type, need);
+    c.core = table.require(kind.core, need);
+    c.start = table.require("Start Time(us)", need);
+    c.dur = table.require(kind.dur, need);
     c.stream = table.column("Stream ID");
     c.task = table.column("Task ID");
     const std::string file = std::filesystem::path(table.name()).filename().string();
@@ -99,16 +120,25 @@ void readKernelCsv(const std::filesystem::path& path, ImportModel& model) {
     CsvTable table(path);
     Columns c = findColumns(table, model);
     const std::string file = path.filename().string();
+    const std::int32_t fileIndex = model.addSourceFile(file, "line");
+    DuplicateRows duplicates(file, "line");
     std::vector<std::string> f;
     while (table.next(f)) {
         ++model.rowsRead;
+        const Source source{fileIndex, std::int64_t(table.line())};
         auto start = microsToNanos(f[std::size_t(c.start)]);
         auto dur = microsToNanos(f[std::size_t(c.dur)]);
         if (!start || !dur || *dur < 0) {
-            model.count("import_row_skipped", tracedb::StatSeverity::DataLoss,
-                        fmt::format("{}: a row without a valid start time or duration", file));
+            const bool badStart = !start;
+            const int column = badStart ? c.start : c.dur;
+            model.count(
+                "import_row_skipped", tracedb::StatSeverity::DataLoss,
+                fmt::format("{}: a row without a valid start time or duration", file), 1,
+                fmt::format("line {}: {}", table.line(),
+                            badValue(table.header()[std::size_t(column)], f[std::size_t(column)])));
             continue;
         }
+        if (duplicates.seen(f, std::int64_t(table.line()))) continue;
         const std::string core(trim(f[std::size_t(c.core)]));
         Args args;
         for (const auto& [index, key] : c.args)
@@ -122,7 +152,8 @@ void readKernelCsv(const std::filesystem::path& path, ImportModel& model) {
                                        .name = f[std::size_t(c.name)],
                                        .startNs = *start,
                                        .durNs = *dur,
-                                       .args = std::move(args)});
+                                       .args = std::move(args),
+                                       .source = source});
             continue;
         }
         Kernel k;
@@ -134,9 +165,11 @@ void readKernelCsv(const std::filesystem::path& path, ImportModel& model) {
         k.startNs = *start;
         k.durNs = *dur;
         k.args = std::move(args);
+        k.source = source;
         model.kernels.push_back(std::move(k));
     }
     table.countRagged(model);
+    duplicates.countIn(model);
 }
 
 } // namespace pto::importer

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -33,6 +34,7 @@ public:
                          [&](const DbRow& r) { m_strings[r.integer(0)] = r.text(1); });
         if (timeline) {
             readKernels();
+            readOtherTasks();
             readPmu();
             readCommunication();
             readApi("PYTORCH_API", "PyTorch");
@@ -51,23 +53,58 @@ private:
         Kernel kernel;
     };
 
-    // A span's [start, end) from two columns, or nullopt (counted) when they are not times.
-    std::optional<std::pair<std::int64_t, std::int64_t>> interval(const DbRow& r, int from,
-                                                                  const std::string& table) {
-        std::int64_t start = r.integer(from), end = r.integer(from + 1);
-        if (r.isNull(from) || !validNanos(start) || !validNanos(end) || end < start) {
-            m_model.count(
-                "import_row_skipped", StatSeverity::DataLoss,
-                fmt::format("{}: a {} row without a valid start and end", shortName(), table));
-            return std::nullopt;
-        }
-        return std::pair(start, end - start);
+    // A row's [start, end) from two integer columns (startNs, endNs), or nullopt, counted
+    // with the row id and the values, when they are not times.
+    std::optional<std::pair<std::int64_t, std::int64_t>>
+    interval(const DbRow& r, int from, const std::string& table, std::int64_t rowid) {
+        auto start = integerOf(r, from), end = integerOf(r, from + 1);
+        if (start && end && validNanos(*start) && validNanos(*end) && *end >= *start)
+            return std::pair(*start, *end - *start);
+        m_model.count("import_row_skipped", StatSeverity::DataLoss,
+                      fmt::format("{}: a {} row whose startNs and endNs are not integer times "
+                                  "(end at or after start)",
+                                  shortName(), table),
+                      1,
+                      fmt::format("{} rowid {}: startNs = {}, endNs = {}", table, rowid,
+                                  shown(r, from), shown(r, from + 1)));
+        return std::nullopt;
     }
 
-    std::string str(const DbRow& r, int column) const {
+    // An integer cell, or a text cell holding one (some exports store times as text); nullopt
+    // for NULL, a real, a blob or other text ('abc' is no time, not 0).
+    static std::optional<std::int64_t> integerOf(const DbRow& r, int column) {
+        if (r.isInteger(column)) return r.integer(column);
+        if (r.isText(column)) return parseInt(r.text(column));
+        return std::nullopt;
+    }
+
+    // A cell as the message shows it: 'abc' for text, NULL, or the number.
+    static std::string shown(const DbRow& r, int column) {
+        if (r.isNull(column)) return "NULL";
+        if (r.isInteger(column)) return std::to_string(r.integer(column));
+        std::string text = r.text(column).substr(0, 40);
+        std::int64_t replaced = 0;
+        return "'" + validUtf8(text, replaced) + "'";
+    }
+
+    // The STRING_IDS text of an id column; an id with no text is counted (the names shown
+    // would be "(unnamed)").
+    std::string str(const DbRow& r, int column, std::string_view what) {
         if (r.isNull(column)) return {};
         auto it = m_strings.find(r.integer(column));
-        return it == m_strings.end() ? std::string() : it->second;
+        if (it != m_strings.end()) return it->second;
+        m_model.count("import_string_missing", StatSeverity::DataLoss,
+                      fmt::format("{}: a name id with no text in STRING_IDS (the name is left "
+                                  "empty)",
+                                  shortName()),
+                      1, fmt::format("{} {}", what, r.integer(column)));
+        return {};
+    }
+
+    Source source(const std::string& table, std::int64_t rowid) {
+        auto [it, fresh] = m_sourceOf.emplace(table, 0);
+        if (fresh) it->second = m_model.addSourceFile(shortName(), table + " rowid");
+        return Source{it->second, rowid};
     }
 
     // `alias.name`, or NULL when this export's table lacks the column (it varies by version).
@@ -90,39 +127,65 @@ private:
                 column("COMPUTE_TASK_INFO", "c", "outputShapes") + ", " +
                 column("COMPUTE_TASK_INFO", "c", "outputDataTypes") + ", " +
                 column("COMPUTE_TASK_INFO", "c", "waitNs") +
-                ", t.globalTaskId FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = "
-                "c.globalTaskId ORDER BY t.startNs",
+                ", t.globalTaskId, t.rowid FROM COMPUTE_TASK_INFO c JOIN TASK t ON "
+                "t.globalTaskId = c.globalTaskId ORDER BY t.startNs",
             [&](const DbRow& r) {
                 ++m_model.rowsRead;
-                std::int64_t start = r.integer(0), end = r.integer(1);
-                if (r.isNull(0) || r.isNull(1) || end < start || !validNanos(start) ||
-                    !validNanos(end)) {
-                    m_model.count(
-                        "import_row_skipped", StatSeverity::DataLoss,
-                        fmt::format("{}: a TASK row without valid startNs/endNs", shortName()));
-                    return;
-                }
+                auto time = interval(r, 0, "TASK", r.integer(16));
+                if (!time) return;
                 Kernel k;
-                k.name = str(r, 5);
-                k.opType = str(r, 6);
-                std::string core = str(r, 7);
+                k.name = str(r, 5, "COMPUTE_TASK_INFO name");
+                k.opType = str(r, 6, "COMPUTE_TASK_INFO opType");
+                std::string core = str(r, 7, "COMPUTE_TASK_INFO taskType");
                 k.coreType = coreTypeOf(core);
                 k.stream = r.integer(2);
                 k.taskId = r.integer(3);
-                k.startNs = start;
-                k.durNs = end - start;
+                k.startNs = time->first;
+                k.durNs = time->second;
+                k.source = source("TASK", r.integer(16));
                 k.args = {{"op_type", k.opType},
                           {"accelerator_core", core},
                           {"block_dim", r.integer(8)},
                           {"mix_block_dim", r.integer(9)},
-                          {"input_shapes", str(r, 10)},
-                          {"input_data_types", str(r, 11)},
-                          {"output_shapes", str(r, 12)},
-                          {"output_data_types", str(r, 13)},
+                          {"input_shapes", str(r, 10, "inputShapes")},
+                          {"input_data_types", str(r, 11, "inputDataTypes")},
+                          {"output_shapes", str(r, 12, "outputShapes")},
+                          {"output_data_types", str(r, 13, "outputDataTypes")},
                           {"wait_time_us", r.real(14) / 1000.0},
                           {"task_id", r.integer(3)}};
                 m_indexOfTask[r.integer(15)] = m_kernels.size();
                 m_kernels.push_back(Pending{.connection = r.integer(4), .kernel = std::move(k)});
+            });
+    }
+
+    // TASK rows that are not compute tasks (copies, waits, event records, and AI-core tasks
+    // without a COMPUTE_TASK_INFO row): slices of their stream's "Ascend Hardware" lane, named by
+    // their task type, as trace_view.json shows them.
+    void readOtherTasks() {
+        m_db.forEach(
+            "SELECT t.startNs, t.endNs, t.taskType, " + column("TASK", "t", "streamId") + ", " +
+                column("TASK", "t", "taskId") +
+                ", t.rowid FROM TASK t WHERE NOT EXISTS (SELECT 1 FROM COMPUTE_TASK_INFO c WHERE "
+                "c.globalTaskId = t.globalTaskId) ORDER BY t.startNs",
+            [&](const DbRow& r) {
+                ++m_model.rowsRead;
+                auto time = interval(r, 0, "TASK", r.integer(5));
+                if (!time) return;
+                const std::int64_t stream = r.integer(3);
+                const std::size_t lane =
+                    m_model.laneOf(Lane{.group = "Ascend Hardware",
+                                        .name = fmt::format("Stream {}", stream),
+                                        .threadId = std::nullopt,
+                                        .streamId = stream,
+                                        .bindKey = fmt::format("stream:{}", stream)});
+                const std::string type = str(r, 2, "TASK taskType");
+                m_model.spans.push_back(
+                    Span{.lane = lane,
+                         .name = type,
+                         .startNs = time->first,
+                         .durNs = time->second,
+                         .args = {{"task_type", type}, {"task_id", r.integer(4)}},
+                         .source = source("TASK", r.integer(5))});
             });
     }
 
@@ -131,7 +194,8 @@ private:
         if (!m_db.hasTable("TASK_PMU_INFO")) return;
         m_db.forEach("SELECT globalTaskId, name, value FROM TASK_PMU_INFO", [&](const DbRow& r) {
             auto it = m_indexOfTask.find(r.integer(0));
-            std::string key = str(r, 1);
+            if (it == m_indexOfTask.end()) return;
+            std::string key = str(r, 1, "TASK_PMU_INFO name");
             if (it == m_indexOfTask.end() || key.empty()) return;
             double value = r.real(2);
             if (key.ends_with("_time")) {
@@ -149,26 +213,28 @@ private:
     void readCommunication() {
         if (!m_db.hasTable("COMMUNICATION_OP")) return;
         std::size_t lane = m_model.laneOf(Lane{.group = "Communication", .name = "HCCL ops"});
-        m_db.forEach("SELECT opName, startNs, endNs, opType FROM COMMUNICATION_OP",
+        m_db.forEach("SELECT opName, startNs, endNs, opType, rowid FROM COMMUNICATION_OP",
                      [&](const DbRow& r) {
                          ++m_model.rowsRead;
-                         auto time = interval(r, 1, "COMMUNICATION_OP");
+                         auto time = interval(r, 1, "COMMUNICATION_OP", r.integer(4));
                          if (!time) return;
-                         m_model.spans.push_back(Span{.lane = lane,
-                                                      .name = str(r, 0),
-                                                      .startNs = time->first,
-                                                      .durNs = time->second,
-                                                      .args = {{"op_type", str(r, 3)}}});
+                         m_model.spans.push_back(
+                             Span{.lane = lane,
+                                  .name = str(r, 0, "COMMUNICATION_OP opName"),
+                                  .startNs = time->first,
+                                  .durNs = time->second,
+                                  .args = {{"op_type", str(r, 3, "opType")}},
+                                  .source = source("COMMUNICATION_OP", r.integer(4))});
                      });
     }
 
     void readApi(const std::string& table, const std::string& group) {
         if (!m_db.hasTable(table)) return;
         m_db.forEach(
-            "SELECT startNs, endNs, globalTid, name, connectionId FROM " + table,
+            "SELECT startNs, endNs, globalTid, name, connectionId, rowid FROM " + table,
             [&](const DbRow& r) {
                 ++m_model.rowsRead;
-                auto time = interval(r, 0, table);
+                auto time = interval(r, 0, table, r.integer(5));
                 if (!time) return;
                 std::int64_t tid = r.integer(2) & 0xffffffff;
                 Lane lane{.group = group,
@@ -178,10 +244,11 @@ private:
                           .bindKey = fmt::format("{}:{}", group, tid)};
                 std::size_t index = m_model.laneOf(lane);
                 m_model.spans.push_back(Span{.lane = index,
-                                             .name = str(r, 3),
+                                             .name = str(r, 3, table + " name"),
                                              .startNs = time->first,
                                              .durNs = time->second,
-                                             .args = {}});
+                                             .args = {},
+                                             .source = source(table, r.integer(5))});
                 if (!r.isNull(4))
                     m_launches.push_back({group, r.integer(4), FlowEnd{lane.bindKey, time->first}});
             });
@@ -217,14 +284,15 @@ private:
     void readSteps() {
         if (!m_db.hasTable("STEP_TIME")) return;
         std::size_t lane = m_model.laneOf(Lane{.group = "Steps", .name = "Steps"});
-        m_db.forEach("SELECT id, startNs, endNs FROM STEP_TIME", [&](const DbRow& r) {
-            auto time = interval(r, 1, "STEP_TIME");
+        m_db.forEach("SELECT id, startNs, endNs, rowid FROM STEP_TIME", [&](const DbRow& r) {
+            auto time = interval(r, 1, "STEP_TIME", r.integer(3));
             if (!time) return;
             m_model.spans.push_back(Span{.lane = lane,
                                          .name = fmt::format("Step {}", r.integer(0)),
                                          .startNs = time->first,
                                          .durNs = time->second,
-                                         .args = {}});
+                                         .args = {},
+                                         .source = source("STEP_TIME", r.integer(3))});
         });
     }
 
@@ -270,6 +338,7 @@ private:
     SourceDb& m_db;
     ImportModel& m_model;
     std::unordered_map<std::int64_t, std::string> m_strings;
+    std::map<std::string, std::int32_t> m_sourceOf; ///< table → its ImportModel::sourceFiles index
     std::vector<Pending> m_kernels;
     std::unordered_map<std::int64_t, std::size_t> m_indexOfTask;
     std::vector<Launch> m_launches;

@@ -2,6 +2,7 @@
 #include "importer/SourceDb.h"
 
 #include "importer/ImportError.h"
+#include "importer/InputFiles.h"
 
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -40,6 +41,12 @@ std::string uriOf(const std::filesystem::path& path) {
 bool DbRow::isNull(int column) const {
     return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
 }
+bool DbRow::isInteger(int column) const {
+    return sqlite3_column_type(m_stmt, column) == SQLITE_INTEGER;
+}
+bool DbRow::isText(int column) const {
+    return sqlite3_column_type(m_stmt, column) == SQLITE_TEXT;
+}
 std::int64_t DbRow::integer(int column) const {
     return sqlite3_column_int64(m_stmt, column);
 }
@@ -52,7 +59,7 @@ std::string DbRow::text(int column) const {
 }
 
 SourceDb::SourceDb(const std::filesystem::path& path) : m_name(path.string()) {
-    if (!std::filesystem::is_regular_file(path))
+    if (pathKind(path) != PathKind::File)
         throw ImportError(fmt::format("{}: not a regular file", m_name));
     int rc = sqlite3_open_v2(uriOf(path).c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
                              nullptr);

@@ -19,6 +19,9 @@ class DbRow {
 public:
     explicit DbRow(sqlite3_stmt* stmt) : m_stmt(stmt) {}
     bool isNull(int column) const;
+    /// The value is stored as an integer (not NULL, text, a real or a blob).
+    bool isInteger(int column) const;
+    bool isText(int column) const;
     std::int64_t integer(int column) const;
     double real(int column) const;
     std::string text(int column) const;

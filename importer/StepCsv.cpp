@@ -10,7 +10,7 @@ namespace pto::importer {
 
 void readStepCsv(const std::filesystem::path& path, ImportModel& model) {
     CsvTable table(path);
-    int stepColumn = table.require("Step");
+    int stepColumn = table.require("Step", "a step_trace_time.csv header needs the column Step");
     std::vector<std::string> f;
     while (table.next(f)) {
         ++model.rowsRead;
@@ -19,7 +19,9 @@ void readStepCsv(const std::filesystem::path& path, ImportModel& model) {
         if (!id) {
             model.count(
                 "import_row_skipped", tracedb::StatSeverity::DataLoss,
-                fmt::format("{}: a row whose Step is not a number", path.filename().string()));
+                fmt::format("{}: a row whose Step is not a number", path.filename().string()), 1,
+                fmt::format("line {}: {}", table.line(),
+                            badValue("Step", f[std::size_t(stepColumn)])));
             continue;
         }
         step.step = *id;

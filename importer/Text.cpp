@@ -1,6 +1,10 @@
 // Number and time parsing shared by the readers.
 #include "importer/Text.h"
 
+#include "base/Utf8.h"
+
+#include <fmt/format.h>
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -64,6 +68,43 @@ std::optional<std::int64_t> microsToNanos(std::string_view text) {
     auto value = parseReal(text);
     if (!value || std::fabs(*value) > double(kMaxNanos / 1000 - 1)) return std::nullopt;
     return std::llround(*value * 1000.0);
+}
+
+std::string badValue(std::string_view column, std::string_view text) {
+    std::string shown(text.substr(0, 40));
+    if (shown.size() < text.size()) shown += "…";
+    std::string decimal(trim(text));
+    for (char& c : decimal)
+        if (c == ',') c = '.';
+    const bool comma = decimal != trim(text) && parseReal(decimal).has_value();
+    return fmt::format("{} = '{}'{}", column, shown,
+                       comma ? " (a decimal comma? pto import reads '.' as the decimal point)"
+                             : "");
+}
+
+bool isUtf8(std::string_view text) {
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t n = utf8SequenceLength(text, i);
+        if (n == 0) return false;
+        i += n;
+    }
+    return true;
+}
+
+std::string validUtf8(std::string_view text, std::int64_t& replaced) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        if (std::size_t n = utf8SequenceLength(text, i)) {
+            out.append(text.substr(i, n));
+            i += n;
+        } else {
+            out += "\xEF\xBF\xBD"; // U+FFFD
+            ++replaced;
+            ++i;
+        }
+    }
+    return out;
 }
 
 std::string argKey(std::string_view header) {

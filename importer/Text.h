@@ -21,6 +21,12 @@ inline bool validNanos(std::int64_t ns) {
     return ns >= -kMaxNanos && ns <= kMaxNanos;
 }
 std::optional<std::int64_t> parseInt(std::string_view text);
+/// What is wrong with a time cell, for a skipped row's message: "Duration(us) = '53,741' (a
+/// decimal comma? pto import reads '.' as the decimal point)", "Start Time(us) = 'N/A'".
+std::string badValue(std::string_view column, std::string_view text);
+bool isUtf8(std::string_view text);
+/// `text` with every byte sequence that is not UTF-8 replaced by U+FFFD; `replaced` counts them.
+std::string validUtf8(std::string_view text, std::int64_t& replaced);
 /// "aic_mac_time(us)" → "aic_mac_time_us", "Input Shapes" → "input_shapes".
 std::string argKey(std::string_view header);
 /// An arg (by its argKey) whose column the profiler writes as an integer: ids and counts

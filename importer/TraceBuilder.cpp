@@ -46,6 +46,11 @@ void assignDepths(std::vector<std::size_t>& order, Get get, std::vector<std::int
     }
 }
 
+// Info stats `pto import` prints besides every warning: files or kernels it did not use.
+bool isNote(const std::string& stat) {
+    return stat == "import_file_not_read" || stat == "import_kernel_without_details";
+}
+
 class Builder {
 public:
     Builder(ImportModel& model, const std::filesystem::path& output)
@@ -116,8 +121,9 @@ private:
         std::int64_t sort = 0;
         for (auto& [key, members] : byTrack) {
             const auto& [stream, core] = key;
-            std::string name = stream >= 0 ? fmt::format("Stream {} {}", stream, core)
-                                           : fmt::format("No stream {}", core);
+            const std::string kind = core.empty() ? std::string() : " " + core;
+            std::string name = stream >= 0 ? fmt::format("Stream {}{}", stream, kind)
+                                           : fmt::format("No stream{}", kind);
             TrackRow row{.parentId = chip,
                          .nameId = m_writer.intern(name),
                          .kind = TrackKind::Core,
@@ -247,12 +253,20 @@ private:
 
     void writeStats() {
         std::vector<StatRow> rows;
-        for (const auto& [what, n] : m_model.problems) {
+        for (const auto& [what, counted] : m_model.problems) {
+            const StatSeverity severity = m_model.severities[what.first];
+            std::string text = counted.first.empty() ? what.second
+                                                     : fmt::format("{} (the first at {})",
+                                                                   what.second, counted.first);
+            if (severity != StatSeverity::Info || isNote(what.first))
+                m_summary.said.push_back(
+                    fmt::format("{}: {}{}", severity == StatSeverity::Info ? "note" : "warning",
+                                text, counted.n > 1 ? fmt::format(" — {} times", counted.n) : ""));
             rows.push_back(StatRow{.name = what.first,
-                                   .severity = m_model.severities[what.first],
-                                   .value = n,
-                                   .description = what.second});
-            m_summary.problems += n;
+                                   .severity = severity,
+                                   .value = counted.n,
+                                   .description = std::move(text)});
+            m_summary.problems += counted.n;
         }
         rows.push_back(StatRow{.name = "import_rows_read",
                                .severity = StatSeverity::Info,

@@ -6,6 +6,8 @@
 #include "importer/ImportModel.h"
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace pto::importer {
 
@@ -19,6 +21,9 @@ struct ImportSummary {
     std::int64_t counters = 0;
     std::int64_t problems = 0; ///< sum of the counted problems
     std::int64_t rowsRead = 0;
+    /// The problems to print: every data_loss or error stat ("warning: …") and the info
+    /// stats about inputs not used ("note: …"), each with its first place and count.
+    std::vector<std::string> said;
 };
 
 /// Writes `model` to `output` through TraceWriter (temp file + rename: `output` holds the

@@ -1,16 +1,17 @@
 // Reader of trace_view.json.
 #include "importer/TraceViewJson.h"
 
+#include "base/JsonText.h"
 #include "importer/ImportError.h"
+#include "importer/InputFiles.h"
 #include "importer/KernelCsv.h"
+#include "importer/ModelChecks.h"
 #include "importer/Text.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <map>
-#include <sstream>
 
 namespace pto::importer {
 namespace {
@@ -44,12 +45,9 @@ std::string textOf(const Json& v) {
 }
 
 Json parseFile(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ImportError(fmt::format("{}: cannot read the file", path.string()));
-    std::ostringstream text;
-    text << in.rdbuf();
+    const std::string text = readFileText(path);
     try {
-        Json doc = Json::parse(text.str());
+        Json doc = Json::parse(text);
         if (doc.is_object() && doc.contains("traceEvents")) doc = std::move(doc["traceEvents"]);
         if (!doc.is_array())
             throw ImportError(fmt::format("{}: byte 0: expected a JSON array of trace events or an "
@@ -104,13 +102,17 @@ Args argsOf(const Json& e) {
 class EventReader {
 public:
     EventReader(const Names& names, ImportModel& model, std::string file)
-        : m_names(names), m_model(model), m_file(std::move(file)) {}
+        : m_names(names), m_model(model), m_file(std::move(file)),
+          m_fileIndex(model.addSourceFile(m_file, "event")), m_duplicates(m_file, "event") {}
 
-    void read(const Json& e) {
+    /// Reads the `index`th event (1-based, the place named in messages).
+    void read(const Json& e, std::int64_t index) {
         ++m_model.rowsRead;
+        m_source = Source{m_fileIndex, index};
         if (!e.is_object()) return skip("an event that is not a JSON object");
         std::string ph = textOf(e.value("ph", Json()));
         if (ph == "M") return;
+        if (m_duplicates.seen(jsonText(e), index)) return;
         auto pid = intOf(e.value("pid", Json()));
         auto tid = intOf(e.value("tid", Json()));
         auto ts = nanosOf(e.value("ts", Json()));
@@ -121,6 +123,12 @@ public:
         skip(fmt::format("a '{}' event (pto import reads X, C, s, f and M events)", ph));
     }
 
+    void finish() {
+        finishFlows();
+        m_duplicates.countIn(m_model);
+    }
+
+private:
     void finishFlows() {
         for (auto& [id, ends] : m_flows) {
             if (ends.first.key.empty() || ends.second.key.empty()) {
@@ -132,7 +140,6 @@ public:
         }
     }
 
-private:
     bool isHardware(std::int64_t pid) const {
         auto it = m_names.process.find(pid);
         return it != m_names.process.end() && it->second == kHardware;
@@ -164,7 +171,8 @@ private:
                          .taskId = std::nullopt,
                          .startNs = ts,
                          .durNs = *dur,
-                         .args = std::move(args)};
+                         .args = std::move(args),
+                         .source = m_source};
                 if (e["args"].contains("Task Id")) k.taskId = intOf(e["args"]["Task Id"]);
                 m_model.kernels.push_back(std::move(k));
                 return;
@@ -185,12 +193,17 @@ private:
                                          .name = "Step " + name.substr(13),
                                          .startNs = ts,
                                          .durNs = *dur,
-                                         .args = {}});
+                                         .args = {},
+                                         .source = m_source});
         }
         lane.bindKey = bindKey(pid, tid);
         std::size_t index = m_model.laneOf(lane);
-        m_model.spans.push_back(Span{
-            .lane = index, .name = name, .startNs = ts, .durNs = *dur, .args = std::move(args)});
+        m_model.spans.push_back(Span{.lane = index,
+                                     .name = name,
+                                     .startNs = ts,
+                                     .durNs = *dur,
+                                     .args = std::move(args),
+                                     .source = m_source});
     }
 
     void counter(const Json& e, std::int64_t ts) {
@@ -198,8 +211,10 @@ private:
         if (!e.contains("args") || !e["args"].is_object()) return skip("a 'C' event without args");
         for (const auto& [key, value] : e["args"].items())
             if (value.is_number())
-                m_model.counters.push_back(CounterSample{
-                    .track = name + " " + key, .ns = ts, .value = value.get<double>()});
+                m_model.counters.push_back(CounterSample{.track = name + " " + key,
+                                                         .ns = ts,
+                                                         .value = value.get<double>(),
+                                                         .source = m_source});
     }
 
     void flowEnd(const Json& e, const std::string& ph, std::int64_t pid, std::int64_t tid,
@@ -221,6 +236,9 @@ private:
     const Names& m_names;
     ImportModel& m_model;
     std::string m_file;
+    std::int32_t m_fileIndex;
+    DuplicateRows m_duplicates;
+    Source m_source{};
     std::map<std::string, std::pair<FlowEnd, FlowEnd>> m_flows;
 };
 
@@ -236,8 +254,9 @@ void readTraceViewJson(const std::filesystem::path& path, ImportModel& model) {
     Json events = parseFile(path);
     Names names = readNames(events);
     EventReader reader(names, model, path.filename().string());
-    for (const Json& e : events) reader.read(e);
-    reader.finishFlows();
+    std::int64_t index = 0;
+    for (const Json& e : events) reader.read(e, ++index);
+    reader.finish();
 }
 
 } // namespace pto::importer

@@ -1,6 +1,8 @@
 // The compiler's remarks grouped by what they say (see CompileNotes.h).
 #include "profiler/CompileNotes.h"
 
+#include "base/JsonText.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -47,7 +49,7 @@ std::vector<std::string> groupedNotes(const std::vector<std::string>& notes) {
 }
 
 std::string notesJson(const std::vector<std::string>& notes) {
-    return nlohmann::json(notes).dump();
+    return jsonText(nlohmann::json(notes));
 }
 
 std::vector<std::string> notesFromJson(const std::string& json) {

@@ -1,6 +1,7 @@
 // Runs every analysis and rule; turns the results into metric rows and stores them.
 #include "profiler/Profile.h"
 
+#include "base/JsonText.h"
 #include "profiler/MetricRows.h"
 #include "profiler/rules/Rules.h"
 #include "trace_db/TraceWriter.h"
@@ -63,7 +64,7 @@ void appendFindings(const Profile& p, std::vector<tracedb::MetricRow>& rows) {
                             {"gain_high", f.gainHigh},
                             {"gain_fraction", f.gainFraction}};
         if (f.entityId) j["entity_id"] = *f.entityId;
-        rows.push_back({"finding", f.entity, f.entityId, f.rule, f.gainCycles, j.dump()});
+        rows.push_back({"finding", f.entity, f.entityId, f.rule, f.gainCycles, jsonText(j)});
     }
 }
 

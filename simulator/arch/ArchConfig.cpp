@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace pto::sim {
@@ -11,7 +12,8 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMaxOnChipBytes = kGiB; // no on-chip buffer of this class is anywhere near
-constexpr double kMaxClockHz = 100e9;
+constexpr double kMinClockHz = 1e6, kMaxClockHz = 100e9; // no NPU clock is near either end
+constexpr const char* kClockRange = " (a clock runs at 1 MHz to 100 GHz)";
 constexpr double kMaxCores = 4096;
 constexpr double kMaxFractal = 1024;
 
@@ -55,6 +57,11 @@ struct Problem {
 };
 
 void checkBuffers(const ArchConfig& c, std::vector<Problem>& out) {
+    // First: the sizes below are checked against the alignment, which must be sane to blame.
+    for (Param p : {Param::BufferAlign, Param::GmAlign, Param::L2LineSize})
+        if (!isPowerOfTwo(c.base(p)))
+            out.push_back({p, shown(c, p) + " must be a power of two bytes"});
+    if (!out.empty()) return;
     const Param onChip[] = {Param::L1Size, Param::L0aSize, Param::L0bSize, Param::L0cSize,
                             Param::UbSize};
     for (Param p : onChip) {
@@ -72,14 +79,15 @@ void checkBuffers(const ArchConfig& c, std::vector<Problem>& out) {
         out.push_back(
             {Param::UbReserved, fmt::format("{} leaves nothing of {}", shown(c, Param::UbReserved),
                                             shown(c, Param::UbSize))});
-    for (Param p : {Param::BufferAlign, Param::GmAlign, Param::L2LineSize})
-        if (!isPowerOfTwo(c.base(p)))
-            out.push_back({p, shown(c, p) + " must be a power of two bytes"});
 }
 
 void checkLimits(const ArchConfig& c, std::vector<Problem>& out) {
     if (c.clockHz() > kMaxClockHz)
-        out.push_back({Param::ClockFreq, shown(c, Param::ClockFreq) + " is above 100 GHz"});
+        out.push_back(
+            {Param::ClockFreq, shown(c, Param::ClockFreq) + " is above 100 GHz" + kClockRange});
+    else if (c.clockHz() < kMinClockHz)
+        out.push_back(
+            {Param::ClockFreq, shown(c, Param::ClockFreq) + " is below 1 MHz" + kClockRange});
     for (Param p : {Param::AicCount, Param::AivCount})
         if (c.base(p) > kMaxCores)
             out.push_back({p, shown(c, p) + fmt::format(" is above {} cores", kMaxCores)});
@@ -158,7 +166,8 @@ void validateArch(const ArchConfig& config, const std::string& file,
     const ParamTable& table = ParamTable::get();
     auto fail = [&](int index, const std::string& message) {
         const int line = index < static_cast<int>(lineOf.size()) ? lineOf[index] : 0;
-        throw ArchError(file, line, line > 0 || file.empty() ? message : message + " (default)");
+        const bool isDefault = line == 0 && !file.empty();
+        throw ArchError(file, std::max(line, 0), isDefault ? message + " (default)" : message);
     };
     for (int i = 0; i < table.size(); ++i)
         if (std::string problem = checkValue(i, config.value(i)); !problem.empty())

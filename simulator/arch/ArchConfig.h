@@ -89,8 +89,11 @@ std::string checkValue(int index, Quantity q);
 
 /// Checks the parameters against each other (and each against its bound); throws ArchError.
 void validateArch(const ArchConfig& config);
+/// lineOf[index] for a parameter whose value came from elsewhere (the config an override
+/// changes): its errors name neither a line nor "(default)".
+inline constexpr int kLineNotKnown = -1;
 /// As above; errors name `file` and the line each parameter was set on (lineOf[index], 0 when
-/// it kept its default).
+/// it kept its default, which the error then says).
 void validateArch(const ArchConfig& config, const std::string& file,
                   const std::vector<int>& lineOf);
 

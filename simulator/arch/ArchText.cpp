@@ -4,8 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -136,10 +139,17 @@ ArchConfig parseArch(std::string_view text, const std::string& file) {
 }
 
 ArchConfig loadArch(const std::filesystem::path& path) {
+    // A directory opens as a stream that reads nothing: it would load as the default arch.
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error))
+        throw ArchError(path.string(), 0, "cannot open the arch config file (a directory)");
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw ArchError(path.string(), 0, "cannot open the arch config file");
+    if (!in)
+        throw ArchError(path.string(), 0,
+                        fmt::format("cannot open the arch config file ({})", std::strerror(errno)));
     std::ostringstream text;
     text << in.rdbuf();
+    if (in.bad()) throw ArchError(path.string(), 0, "cannot read the arch config file");
     bool named = false;
     ArchConfig config = parseText(text.str(), path.string(), named);
     if (!named) config.setName(path.stem().string());
@@ -202,6 +212,10 @@ void applyOverride(ArchConfig& config, std::string_view assignment) {
     const std::optional<ValueText> v = splitValue(a->value);
     ArchConfig changed = config;
     if (v && v->unit == "x") {
+        if (!(v->number > 0) || !std::isfinite(v->number))
+            throw ArchError(where, 0,
+                            fmt::format("{}: a factor must be a positive number, not {}",
+                                        assignment, v->number));
         Quantity q = config.value(index);
         q.value = withoutProductNoise(q.value * v->number);
         if (std::string problem = checkValue(index, q); !problem.empty())
@@ -212,7 +226,10 @@ void applyOverride(ArchConfig& config, std::string_view assignment) {
     } else {
         changed.set(index, parseQuantity(index, a->value, where, 0));
     }
-    validateArch(changed, where, {});
+    // The other parameters come from the config the override changes (a file, the default or
+    // earlier overrides): a problem with one of them is not called "(default)".
+    std::vector<int> lineOf(ParamTable::get().size(), kLineNotKnown);
+    validateArch(changed, where, lineOf);
     config = std::move(changed);
 }
 

@@ -113,7 +113,7 @@ TEST_F(CliTest, ATasksLevelTraceHasNoPipeTimesAndSaysSo) {
         << json.out;
     auto fullText = runCommand(pto("report --no-store " + shellQuote(full)));
     EXPECT_NE(
-        fullText.out.find("bound       compute (V 82% busy, the unit saturated; 9% of the roof"),
+        fullText.out.find("bound       compute (V 82% busy, the unit saturated; 5% of the roof"),
         std::string::npos)
         << fullText.out;
     // --top 0: no op table at all, not its header alone.

@@ -13,6 +13,10 @@
   reference.py db_cycles profiler.db        -> {"aic_total_cycles", "aiv_total_cycles"}: sums
       over the compute tasks' TASK_PMU_INFO rows
 
+  reference.py db_other_tasks profiler.db   -> {"count", "max_ns", "types"}: the TASK rows with no
+      COMPUTE_TASK_INFO row (copies, waits, event records, …), their longest duration and count
+      per task type name
+
 Device kernels are the compute tasks: kernel_details.csv rows whose Accelerator Core is not
 HCCL (those are communication ops), or the .db's COMPUTE_TASK_INFO rows. Durations are whole
 nanoseconds (microseconds x 1000, rounded), as the trace stores them.
@@ -127,6 +131,17 @@ def db_cycles(path):
     return out
 
 
+def db_other_tasks(path):
+    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    rows = db.execute("SELECT s.value, t.endNs - t.startNs FROM TASK t JOIN STRING_IDS s "
+                      "ON s.id = t.taskType WHERE t.globalTaskId NOT IN "
+                      "(SELECT globalTaskId FROM COMPUTE_TASK_INFO)").fetchall()
+    types = {}
+    for name, _ in rows:
+        types[name] = types.get(name, 0) + 1
+    return {"count": len(rows), "max_ns": max(d for _, d in rows), "types": types}
+
+
 def main():
     what, path = sys.argv[1], sys.argv[2]
     if what == "match":
@@ -137,6 +152,8 @@ def main():
         out = ints(path)
     elif what == "db_cycles":
         out = db_cycles(path)
+    elif what == "db_other_tasks":
+        out = db_other_tasks(path)
     elif what == "kernels":
         out = summary([(r["Name"], ns(r["Duration(us)"])) for r in compute_rows(path)])
     elif what == "bounds":
