@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <initializer_list>
 #include <iostream>
 
 namespace pto::cli {
@@ -57,6 +58,22 @@ sim::TraceLevel traceLevelOf(const std::string& name) {
     return *level;
 }
 
+// A re-run whose cycles differ from the sweep's says so: the program, arch or pto changed.
+void warnIfCyclesDiffer(const TuneCandidate& c, int64_t cycles) {
+    if (c.cycles && *c.cycles != cycles)
+        fmt::print(stderr,
+                   "warning: candidate #{} took {} cycles in this run but {} in the sweep (was "
+                   "the tune file's program, arch or pto changed since?)\n",
+                   c.id, cycles, *c.cycles);
+}
+
+// Removes files a failed step wrote (never a directory).
+void removeFiles(std::initializer_list<std::string> paths) {
+    std::error_code error;
+    for (const std::string& p : paths)
+        if (fs::is_regular_file(p, error)) fs::remove(p, error);
+}
+
 // Re-runs the best candidate with a trace and names the kept files in the meta; a failure
 // there is a warning, never the loss of the sweep.
 void keepBestTrace(TuneData& data, const std::string& out, sim::TraceLevel level) {
@@ -64,8 +81,10 @@ void keepBestTrace(TuneData& data, const std::string& out, sim::TraceLevel level
     if (!best || level == sim::TraceLevel::None) return;
     const std::string stem = stemOf(out);
     try {
-        runTuneCandidate(data, best->id, stem + ".best.pto", stem + ".best.db", level);
+        warnIfCyclesDiffer(
+            *best, runTuneCandidate(data, best->id, stem + ".best.pto", stem + ".best.db", level));
     } catch (const std::exception& e) { // the sweep's results are kept all the same
+        removeFiles({stem + ".best.pto", stem + ".best.db"});
         fmt::print(stderr, "warning: the best candidate's trace was not kept: {}\n", e.what());
         return;
     }
@@ -149,26 +168,30 @@ void printSummary(const TuneData& data, const std::string& tuneFile) {
     }
     if (!data.metaOr("best_trace").empty()) { // kept beside the tune file, by file name
         const fs::path dir = fs::path(tuneFile).parent_path();
+        const std::string program = (dir / data.metaOr("best_program")).string();
         fmt::print("  best trace  {} (program {}; open in pto-studio)\n",
-                   (dir / data.metaOr("best_trace")).string(),
-                   (dir / data.metaOr("best_program")).string());
+                   (dir / data.metaOr("best_trace")).string(), program);
+        if (const TuneCandidate* best = data.best())
+            if (const std::string flags = tuneCandidateFlags(data, best->id); !flags.empty())
+                fmt::print("  the best ran with options its text cannot hold: pto run {} {}\n",
+                           program, flags);
     }
     fmt::print("  the simulator is deterministic: each candidate ran once\n");
 }
 
-// --apply: the candidate's program text on stdout; the run options it also needs (settings
-// that are no directive: double buffering, tiles per task, arch values) as its first line, a
-// comment, and on stderr, so the printed program alone never silently runs another candidate.
+// --apply: the candidate's program on stdout (its last line, a comment, names the run options
+// the text cannot hold: double buffering, tiles per task, arch values), those options also on
+// stderr, so the printed program alone never silently runs another candidate.
 void printApplied(const TuneData& data, int64_t id) {
     const std::string flags = tuneCandidateFlags(data, id);
-    if (!flags.empty()) {
-        std::cout << "// tuned candidate #" << id << " also needs: pto run FILE " << flags << "\n";
+    if (!flags.empty())
         fmt::print(stderr,
                    "note: candidate #{} ran with options the program text cannot hold: "
-                   "pto run FILE {}\n",
+                   "pto run FILE {} (the program's last line says so too)\n",
                    id, flags);
-    }
-    std::cout << tuneCandidateText(data, id);
+    if (const std::string drift = tuneArchWarning(data); !drift.empty())
+        fmt::print(stderr, "warning: {}\n", drift);
+    std::cout << tuneCandidateProgram(data, id);
 }
 
 int runSweep(TuneArgs& args) {
@@ -181,6 +204,7 @@ int runSweep(TuneArgs& args) {
     if (!args.chunk.empty()) o.chunk = parseChunk(args.chunk);
     const sim::TraceLevel bestLevel = traceLevelOf(args.bestTrace);
     if (args.output.empty()) args.output = "tune.db";
+    checkTuneOutputs(args.output, bestLevel != sim::TraceLevel::None); // before anything runs
     if (args.useSlurm) {
         auto merged = runSlurmSweep(args.slurm, space, args.output, o, args.bestTrace);
         if (!merged) return kExitOk; // --no-wait: the job id is printed
@@ -198,7 +222,13 @@ int runSweep(TuneArgs& args) {
     TuneData data = runTune(space, o);
     progress.done();
     keepBestTrace(data, args.output, bestLevel);
-    tracedb::writeTuneFile(args.output, data);
+    try {
+        tracedb::writeTuneFile(args.output, data);
+    } catch (const std::exception&) { // nothing of a failed sweep is left behind
+        if (!data.metaOr("best_trace").empty())
+            removeFiles({stemOf(args.output) + ".best.pto", stemOf(args.output) + ".best.db"});
+        throw;
+    }
     if (args.apply) {
         if (const TuneCandidate* best = data.best()) {
             printApplied(data, best->id);
@@ -234,10 +264,18 @@ int runOnTuneFile(TuneArgs& args) {
     }
     if (!args.output.empty()) {
         const std::string stem = stemOf(args.output);
-        const int64_t cycles =
-            runTuneCandidate(data, id, stem + ".pto", args.output, traceLevelOf(args.bestTrace));
+        const sim::TraceLevel level = traceLevelOf(args.bestTrace);
+        checkRerunOutputs(args.output, stem + ".pto");
+        int64_t cycles = 0;
+        try {
+            cycles = runTuneCandidate(data, id, stem + ".pto", args.output, level);
+        } catch (const std::exception&) {
+            removeFiles({stem + ".pto"});
+            throw;
+        }
         fmt::print("ran candidate #{} of {}: {} cycles -> {} (program {})\n", id, args.input,
                    cycles, args.output, stem + ".pto");
+        warnIfCyclesDiffer(*candidateById(data, id), cycles);
         return kExitOk;
     }
     if (args.json)

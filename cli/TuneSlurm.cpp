@@ -5,6 +5,8 @@
 #include "base/ShellQuote.h"
 
 #include "cli/Command.h"
+#include "trace_db/ReplaceGuard.h"
+#include "trace_db/TraceError.h"
 
 #include <fmt/format.h>
 
@@ -164,49 +166,166 @@ std::optional<tracedb::TuneData> runSlurmSweep(const SlurmOptions& slurm, const 
     return mergeChunkDir(dir, out);
 }
 
+namespace {
+
+// A text output (a candidate's program) may replace a regular file only.
+void requireTextOutput(const fs::path& path) {
+    std::error_code error;
+    if (fs::exists(path, error) && !fs::is_regular_file(path, error))
+        throw tracedb::TraceError(fmt::format("'{}' exists and is not a regular file: it is not "
+                                              "replaced; remove it or give another output path",
+                                              path.string()));
+}
+
+void requireOutputDirectory(const fs::path& path) {
+    std::error_code error;
+    const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    if (!fs::is_directory(dir, error))
+        throw tracedb::TraceError(fmt::format("cannot write '{}': the directory '{}' does not "
+                                              "exist",
+                                              path.string(), dir.string()));
+}
+
+struct ChunkId {
+    int index = 0;
+    int count = 0;
+};
+
+// "I/N" of a chunk file's meta; throws naming the file when it is not that file's chunk.
+ChunkId chunkIdOf(const fs::path& file, int index, const tracedb::TuneData& data) {
+    const std::string chunk = data.metaOr("chunk");
+    ChunkId id;
+    char slash = 0;
+    if (std::sscanf(chunk.c_str(), "%d%c%d", &id.index, &slash, &id.count) != 3 || slash != '/' ||
+        id.index != index || id.count < 1)
+        throw std::invalid_argument(
+            fmt::format("--merge: {} says it is chunk '{}'", file.string(), chunk));
+    return id;
+}
+
+// The split most chunk files share (on a tie, that of the lowest index).
+int splitOf(const std::map<int, ChunkId>& ids) {
+    std::map<int, int> votes;
+    for (const auto& [index, id] : ids) ++votes[id.count];
+    int best = ids.begin()->second.count;
+    for (const auto& [count, n] : votes)
+        if (n > votes[best]) best = count;
+    return best;
+}
+
+// Every chunk 0 … N-1 of one split is there, and no chunk of another split.
+void checkChunkSet(const std::string& dir, const std::map<int, fs::path>& files,
+                   const std::map<int, ChunkId>& ids) {
+    const int split = splitOf(ids);
+    std::vector<std::string> ours;
+    for (const auto& [index, id] : ids)
+        if (id.count == split) ours.push_back(fmt::format("{}/{}", index, split));
+    for (const auto& [index, id] : ids)
+        if (id.count != split)
+            throw std::invalid_argument(fmt::format(
+                "--merge: {} is chunk {}/{}, of another split of the candidates than the others "
+                "({}): remove it, or merge the directory of its own sweep",
+                files.at(index).string(), id.index, id.count, fmt::join(ours, ", ")));
+    std::vector<int> missing;
+    for (int i = 0; i < split; ++i)
+        if (!ids.count(i)) missing.push_back(i);
+    if (missing.empty()) return;
+    std::vector<std::string> names;
+    for (int i : missing) names.push_back(fmt::format("chunk-{}.db", i));
+    throw std::invalid_argument(fmt::format(
+        "--merge: {} {} of {} {} missing in {} ({}; a task failed? see its chunk-I.log)",
+        missing.size() == 1 ? "chunk" : "chunks", fmt::join(missing, ", "), split,
+        missing.size() == 1 ? "is" : "are", dir, fmt::join(names, ", ")));
+}
+
+// Chunks of one sweep only: the same program, options and space as the first.
+void checkSameSweep(const std::vector<fs::path>& inputs,
+                    const std::vector<tracedb::TuneData>& chunks) {
+    for (size_t i = 1; i < chunks.size(); ++i)
+        for (const char* key : {"program_hash", "space"})
+            if (chunks[i].metaOr(key) != chunks[0].metaOr(key))
+                throw tracedb::TraceError(fmt::format(
+                    "cannot merge '{}': its {} differs from that of '{}' (another sweep)",
+                    inputs[i].string(), key, inputs[0].string()));
+}
+
+// The chunk holding the best candidate of all (fewest cycles, then lowest id), or -1.
+int bestChunk(const std::vector<tracedb::TuneData>& chunks) {
+    int at = -1;
+    const tracedb::TuneCandidate* best = nullptr;
+    for (size_t i = 0; i < chunks.size(); ++i) {
+        const tracedb::TuneCandidate* b = chunks[i].best();
+        if (b && (!best || *b->cycles < *best->cycles ||
+                  (*b->cycles == *best->cycles && b->id < best->id))) {
+            best = b;
+            at = int(i);
+        }
+    }
+    return at;
+}
+
+// Copies the best chunk's kept trace and program beside `out`; the meta naming them.
+std::map<std::string, std::string>
+copyBest(const fs::path& chunkFile, const tracedb::TuneData& chunk, const std::string& stem) {
+    std::map<std::string, std::string> extra;
+    std::error_code error;
+    const fs::path trace = chunkFile.parent_path() / chunk.metaOr("best_trace");
+    const fs::path program = chunkFile.parent_path() / chunk.metaOr("best_program");
+    if (chunk.metaOr("best_trace").empty() || !fs::is_regular_file(trace, error)) return extra;
+    fs::copy_file(trace, stem + ".best.db", fs::copy_options::overwrite_existing);
+    extra["best_trace"] = fs::path(stem + ".best.db").filename().string();
+    if (!chunk.metaOr("best_program").empty() && fs::is_regular_file(program, error)) {
+        fs::copy_file(program, stem + ".best.pto", fs::copy_options::overwrite_existing);
+        extra["best_program"] = fs::path(stem + ".best.pto").filename().string();
+    }
+    return extra;
+}
+
+} // namespace
+
+void checkTuneOutputs(const std::string& out, bool keepsBest) {
+    requireOutputDirectory(out);
+    tracedb::requireReplaceable(out, "tune file", "tune_meta");
+    if (!keepsBest) return;
+    const std::string stem = stemOf(out);
+    tracedb::requireReplaceable(stem + ".best.db", "trace file", "meta");
+    requireTextOutput(stem + ".best.pto");
+}
+
+void checkRerunOutputs(const std::string& trace, const std::string& program) {
+    requireOutputDirectory(trace);
+    tracedb::requireReplaceable(trace, "trace file", "meta");
+    requireTextOutput(program);
+}
+
 tracedb::TuneData mergeChunkDir(const std::string& dir, const std::string& out) {
     const std::map<int, fs::path> files = chunkFiles(dir);
     if (files.empty())
         throw std::invalid_argument(fmt::format("--merge: '{}' holds no chunk-I.db files", dir));
     std::vector<fs::path> inputs;
-    const tracedb::TuneCandidate* best = nullptr;
     std::vector<tracedb::TuneData> chunks;
-    chunks.reserve(files.size());
-    fs::path bestTrace, bestProgram;
+    std::map<int, ChunkId> ids;
     for (const auto& [index, file] : files) {
         inputs.push_back(file);
         chunks.push_back(tracedb::readTuneFile(file));
-        const tracedb::TuneData& data = chunks.back();
-        const std::string expected = fmt::format("{}/", index);
-        const std::string chunk = data.metaOr("chunk");
-        if (!chunk.starts_with(expected))
-            throw std::invalid_argument(
-                fmt::format("--merge: {} says it is chunk '{}'", file.string(), chunk));
-        const int total = std::stoi(chunk.substr(expected.size()));
-        if (int(files.size()) != total)
-            throw std::invalid_argument(fmt::format(
-                "--merge: {} holds {} of the {} chunks (a task failed? see {}/chunk-*.log)", dir,
-                files.size(), total, dir));
-        const tracedb::TuneCandidate* b = data.best();
-        if (b && (!best || *b->cycles < *best->cycles ||
-                  (*b->cycles == *best->cycles && b->id < best->id))) {
-            best = b;
-            bestTrace = file.parent_path() / data.metaOr("best_trace");
-            bestProgram = file.parent_path() / data.metaOr("best_program");
-        }
+        ids[index] = chunkIdOf(file, index, chunks.back());
     }
-    std::map<std::string, std::string> extra;
-    std::error_code error;
+    checkChunkSet(dir, files, ids);
+    checkSameSweep(inputs, chunks);
+    const int best = bestChunk(chunks);
+    checkTuneOutputs(out, best >= 0);
     const std::string stem = stemOf(out);
-    if (best && fs::is_regular_file(bestTrace, error)) {
-        fs::copy_file(bestTrace, stem + ".best.db", fs::copy_options::overwrite_existing);
-        extra["best_trace"] = fs::path(stem + ".best.db").filename().string();
-        if (fs::is_regular_file(bestProgram, error)) {
-            fs::copy_file(bestProgram, stem + ".best.pto", fs::copy_options::overwrite_existing);
-            extra["best_program"] = fs::path(stem + ".best.pto").filename().string();
-        }
+    std::map<std::string, std::string> extra;
+    if (best >= 0) extra = copyBest(inputs[size_t(best)], chunks[size_t(best)], stem);
+    tracedb::TuneData merged;
+    try {
+        merged = tracedb::mergeTuneFiles(inputs, out, extra);
+    } catch (const std::exception&) { // nothing of a failed merge is left behind
+        std::error_code error;
+        if (extra.count("best_trace")) fs::remove(stem + ".best.db", error);
+        if (extra.count("best_program")) fs::remove(stem + ".best.pto", error);
+        throw;
     }
-    tracedb::TuneData merged = tracedb::mergeTuneFiles(inputs, out, extra);
     merged.meta["slurm_dir"] = dir;
     return merged;
 }

@@ -33,9 +33,18 @@ std::optional<tracedb::TuneData> runSlurmSweep(const SlurmOptions& slurm, const 
 /// "tune.db" → "tune": the stem of the files kept beside a tune file.
 std::string stemOf(const std::string& out);
 
+/// Before a sweep or merge runs: throws TraceError unless `out` may be written as a tune file
+/// and (with `keepsBest`) <stem>.best.db as a trace and <stem>.best.pto as a text file — each
+/// absent, or a file of that kind — in a directory that exists.
+void checkTuneOutputs(const std::string& out, bool keepsBest);
+
+/// Before `--candidate N -o trace.db` runs: the trace and its program file may be written.
+void checkRerunOutputs(const std::string& trace, const std::string& program);
+
 /// Merges every chunk-I.db of `dir` into `out`, keeping the overall best candidate's trace as
-/// <out stem>.best.db. Throws (TraceError, std::invalid_argument) when a chunk is missing or
-/// belongs to another sweep.
+/// <out stem>.best.db. Throws (TraceError, std::invalid_argument) before writing anything when
+/// a chunk is missing (named by its index), of another split of the candidates, or of another
+/// sweep, or when an output may not be written.
 tracedb::TuneData mergeChunkDir(const std::string& dir, const std::string& out);
 
 } // namespace pto::cli

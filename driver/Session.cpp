@@ -43,7 +43,14 @@ CompileState loadRunProgram(const RunOptions& options) {
 } // namespace
 
 sim::ArchConfig loadArchConfig(const std::string& file, const std::vector<std::string>& overrides) {
-    sim::ArchConfig arch = file.empty() ? sim::ArchConfig() : sim::loadArch(file);
+    return loadArchConfig(file, {}, overrides);
+}
+
+sim::ArchConfig loadArchConfig(const std::string& file, const std::string& text,
+                               const std::vector<std::string>& overrides) {
+    sim::ArchConfig arch = file.empty()   ? sim::ArchConfig()
+                           : text.empty() ? sim::loadArch(file)
+                                          : sim::parseArchFile(text, file);
     for (const std::string& o : overrides) sim::applyOverride(arch, o);
     return arch;
 }
@@ -205,7 +212,7 @@ RunResult runProgram(const RunOptions& options) {
         if (options.onPhase) options.onPhase(name, index, 3);
     };
     RunResult r;
-    r.arch = loadArchConfig(options.archFile, options.archOverrides);
+    r.arch = loadArchConfig(options.archFile, options.archText, options.archOverrides);
     r.state = loadRunProgram(options);
     const bool numerics = !options.sim.timingOnly;
     if (r.state.kind == StageKind::Pto) checkRunBudget(r.state, options.compile.budget, numerics);

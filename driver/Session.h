@@ -26,6 +26,7 @@ struct RunOptions {
     std::vector<std::string> inputFiles;    // .npy per argument, in order; empty = random
     uint64_t seed = 1;                      // for random inputs (argument i uses seed + i)
     std::string archFile;                   // empty = the embedded 910B-like default
+    std::string archText;                   // its text, read earlier; empty = read archFile
     std::vector<std::string> archOverrides; // "hbm.bandwidth=2x", "clock.freq=1.5 GHz"
     CompileOptions compile;                 // its target is replaced by the arch's
     sim::SimOptions sim;
@@ -58,6 +59,9 @@ struct RunResult {
 
 // The arch from a file (or the default) with what-if overrides applied.
 sim::ArchConfig loadArchConfig(const std::string& file, const std::vector<std::string>& overrides);
+// As above from `file`'s text read earlier (`text` empty: read the file).
+sim::ArchConfig loadArchConfig(const std::string& file, const std::string& text,
+                               const std::vector<std::string>& overrides);
 
 // The program's inputs: read from .npy files (checked against the inputs' types) or random.
 // Their total size is checked against options.compile.budget (maxGmBytes), and every file's

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -35,10 +36,31 @@ std::string trim(const std::string& s) {
     return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
+// An integer, also when written as an integral float (2.0); nullopt for anything else.
+std::optional<int64_t> integerOf(const json& v) {
+    if (v.is_number_unsigned())
+        return v.get<uint64_t>() <= uint64_t(INT64_MAX) ? std::optional(v.get<int64_t>())
+                                                        : std::nullopt;
+    if (v.is_number_integer()) return v.get<int64_t>();
+    if (!v.is_number_float()) return std::nullopt;
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || std::floor(d) != d || std::fabs(d) >= 9.0e18) return std::nullopt;
+    return int64_t(d);
+}
+
 int64_t positiveInt(const json& v, const std::string& where) {
-    if (!v.is_number_integer() || v.get<int64_t>() <= 0)
-        fail(where, fmt::format("{} is not a positive integer", v.dump()));
-    return v.get<int64_t>();
+    const std::optional<int64_t> n = integerOf(v);
+    if (!n || *n <= 0) fail(where, fmt::format("{} is not a positive integer", v.dump()));
+    return *n;
+}
+
+// "[json.exception.parse_error.101] parse error at …" → "parse error at …".
+std::string jsonMessage(const std::exception& e) {
+    const std::string what = e.what();
+    const auto close = what.find("] ");
+    return what.starts_with("[json.exception.") && close != std::string::npos
+               ? what.substr(close + 2)
+               : what;
 }
 
 bool isTileKeyword(const json& v) {
@@ -51,8 +73,9 @@ json checkVecTile(const json& v, const std::string& where) {
         fail(where, fmt::format("{} is not a tile (a list of sizes, \"default\" or "
                                 "\"as_written\")",
                                 v.dump()));
-    for (const json& size : v) positiveInt(size, where);
-    return v;
+    json sizes = json::array();
+    for (const json& size : v) sizes.push_back(positiveInt(size, where));
+    return sizes;
 }
 
 json checkCubeTile(const json& v, const std::string& where) {
@@ -87,19 +110,27 @@ std::vector<json> expandCubeGenerator(const json& g, const std::string& where) {
                                     key));
         if (!value.is_array() || value.empty())
             fail(where, fmt::format("generator key '{}' needs a non-empty list", key));
-        for (const json& s : value) positiveInt(s, where + " " + key);
+        std::set<int64_t> seen;
+        for (const json& s : value)
+            if (!seen.insert(positiveInt(s, where + " " + key)).second)
+                fail(where, fmt::format("generator key '{}' lists {} twice", key, s.dump()));
     }
     for (const char* key : {"m", "k", "n"})
         if (!g.contains(key)) fail(where, fmt::format("cube_tile generator lacks '{}'", key));
+    auto sizes = [&](const char* key) {
+        std::vector<int64_t> out;
+        for (const json& s : g[key]) out.push_back(*integerOf(s));
+        return out;
+    };
     auto l1 = [&](const char* key, int64_t l0) {
-        return g.contains(key) ? g[key] : json::array({l0});
+        return g.contains(key) ? sizes(key) : std::vector<int64_t>{l0};
     };
     std::vector<json> out;
-    for (int64_t m : g["m"])
+    for (int64_t m : sizes("m"))
         for (int64_t mL1 : l1("m_l1", m))
-            for (int64_t k : g["k"])
+            for (int64_t k : sizes("k"))
                 for (int64_t kL1 : l1("k_l1", k))
-                    for (int64_t n : g["n"])
+                    for (int64_t n : sizes("n"))
                         for (int64_t nL1 : l1("n_l1", n))
                             out.push_back(json::array({json::array({m, mL1}), json::array({k, kL1}),
                                                        json::array({n, nL1})}));
@@ -111,6 +142,16 @@ std::string checkOpName(const std::string& setting, const std::string& where) {
     if (name.size() < 2 || name[0] != '%')
         fail(where, fmt::format("'{}': name the op by its result, as in vec_tile.%e", setting));
     return name;
+}
+
+// A value given twice would be simulated twice: refused, as a setting given twice is.
+void checkDistinct(const std::vector<json>& values, const std::string& at) {
+    for (size_t i = 0; i < values.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+            if (values[i] == values[j])
+                fail(at, fmt::format("the value {} is given twice (each value is one candidate)",
+                                     values[i].is_string() ? values[i].get<std::string>()
+                                                           : values[i].dump()));
 }
 
 // The values of one setting, checked and normalised.
@@ -131,9 +172,11 @@ std::vector<json> checkValues(const std::string& setting, const json& values,
         } else if (startsWith(setting, "vec_tile")) {
             out.push_back(checkVecTile(v, vat));
         } else if (setting == "tiles_per_task") {
-            if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1000000)
-                fail(vat, fmt::format("{} is not a tile-chain count (0 … 1000000)", v.dump()));
-            out.push_back(v);
+            const std::optional<int64_t> n = integerOf(v);
+            if (!n || *n < 0 || *n > 1000000)
+                fail(vat, fmt::format("{} is not a tile-chain count (an integer, 0 … 1000000)",
+                                      v.dump()));
+            out.push_back(*n);
         } else if (setting == "double_buffer") {
             if (!v.is_boolean()) fail(vat, fmt::format("{} is not true or false", v.dump()));
             out.push_back(v);
@@ -150,6 +193,7 @@ std::vector<json> checkValues(const std::string& setting, const json& values,
             out.push_back(text);
         }
     }
+    checkDistinct(out, at);
     return out;
 }
 
@@ -173,12 +217,32 @@ void addDimension(TuneSpace& space, const std::string& setting, const json& valu
     space.dimensions.push_back({setting, checkValues(setting, values, where)});
 }
 
+// The first key given twice in one object of `text`, or "" (json::parse keeps the last).
+std::string duplicateKey(const std::string& text) {
+    std::vector<std::set<std::string>> open;
+    std::string duplicate;
+    [[maybe_unused]] const json all =
+        json::parse(text, [&](int, json::parse_event_t event, json& parsed) {
+            if (event == json::parse_event_t::object_start) open.emplace_back();
+            if (event == json::parse_event_t::object_end && !open.empty()) open.pop_back();
+            if (event == json::parse_event_t::key && !open.empty() &&
+                !open.back().insert(parsed.get<std::string>()).second && duplicate.empty())
+                duplicate = parsed.get<std::string>();
+            return true;
+        });
+    return duplicate;
+}
+
 void parseJsonSpec(TuneSpace& space, const std::string& text, const std::string& where) {
     json spec;
     try {
         spec = json::parse(text);
+        if (const std::string key = duplicateKey(text); !key.empty())
+            fail(where, fmt::format("'{}' is given twice", key));
     } catch (const json::parse_error& e) {
-        fail(where, fmt::format("not valid JSON (byte {}): {}", e.byte, e.what()));
+        fail(where, fmt::format("not valid JSON (byte {}): {}", e.byte, jsonMessage(e)));
+    } catch (const json::exception& e) { // a number out of range: 1e400
+        fail(where, fmt::format("not valid JSON: {}", jsonMessage(e)));
     }
     if (!spec.is_object()) fail(where, "the space must be a JSON object of settings");
     for (const auto& [key, value] : spec.items()) {
@@ -221,7 +285,9 @@ json parseTextValue(const std::string& piece, const std::string& where) {
     } catch (const json::parse_error&) {
         if (piece.front() == '[' || piece.front() == '{' || piece.front() == '"')
             fail(where, fmt::format("'{}' is not a valid value", piece));
-        return piece; // a bare word: default, as_written, 2x, 1.6 TB/s
+        return piece;                    // a bare word: default, as_written, 2x, 1.6 TB/s
+    } catch (const json::exception& e) { // a number out of range: 1e400
+        fail(where, fmt::format("'{}' is not a valid value: {}", piece, jsonMessage(e)));
     }
 }
 
@@ -292,7 +358,7 @@ TuneSpace parseTuneSpace(const std::string& text, const std::string& where) {
     space.text = text;
     const std::string body = trim(text);
     if (body.empty()) fail(where, "the space is empty (give at least one setting)");
-    if (body.front() == '{')
+    if (body.front() == '{' || body.front() == '[')
         parseJsonSpec(space, body, where);
     else
         parseTextSpec(space, body, where);
@@ -310,6 +376,9 @@ TuneSpace parseTuneSpace(const std::string& text, const std::string& where) {
 
 TuneSpace loadTuneSpace(const std::string& spec) {
     std::error_code error;
+    if (std::filesystem::is_directory(spec, error))
+        fail(spec, "is a directory, not a space file (give a file, or inline text such as "
+                   "'tiles_per_task = 1 | 2')");
     if (std::filesystem::is_regular_file(spec, error)) {
         std::ifstream in(spec);
         std::stringstream text;
@@ -317,7 +386,9 @@ TuneSpace loadTuneSpace(const std::string& spec) {
         if (!in) fail(spec, "cannot read the space file");
         return parseTuneSpace(text.str(), spec);
     }
-    if (spec.find('=') != std::string::npos || spec.find('{') != std::string::npos)
+    const std::string body = trim(spec);
+    if (spec.find('=') != std::string::npos || spec.find('{') != std::string::npos ||
+        body.starts_with('['))
         return parseTuneSpace(spec, "--space");
     fail(spec, "no such space file (give a file, or inline text such as 'tiles_per_task = 1 | "
                "2')");

@@ -23,6 +23,8 @@
 // JSON value or a bare word; '#' starts a comment:
 //   cube_tile = [[64,64],[64,256],[128,128]] | default
 //   tiles_per_task = 1 | 2 | 4
+// Sizes and counts are integers (an integral float such as 2.0 is taken as one); a setting or
+// a value given twice is refused (JSON keys too, which json::parse would silently overwrite).
 // Candidate 0 is always the program as written (no setting changed), the baseline.
 
 #include <nlohmann/json.hpp>
@@ -61,11 +63,12 @@ struct TuneSpace {
 /// Hard limit on the candidates of one space.
 inline constexpr size_t kMaxTuneCandidates = 100000;
 
-/// Parses a spec (JSON when it starts with '{', else the text form); `where` names it in
-/// messages ("space.json", "--space"). Throws TuneSpaceError.
+/// Parses a spec (JSON when it starts with '{' or '[', else the text form); `where` names it
+/// in messages ("space.json", "--space"). Throws TuneSpaceError.
 TuneSpace parseTuneSpace(const std::string& text, const std::string& where);
 
-/// Reads SPEC: a file if one exists at that path, else inline text when it holds '=' or '{'.
+/// Reads SPEC: a file if one exists at that path (a directory is refused as one), else inline
+/// text when it holds '=' or '{' or starts with '['.
 TuneSpace loadTuneSpace(const std::string& spec);
 
 /// "cube_tile=[64,64],[64,256],[128,128] tiles_per_task=2", "as written" for {}.

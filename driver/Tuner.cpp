@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -44,6 +45,17 @@ std::string readFile(const std::string& path) {
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
+}
+
+// The arch file's text ("" without one), read once: the sweep and its re-runs use it.
+std::string readArchText(const std::string& path) {
+    return path.empty() ? std::string() : sim::readArchText(path);
+}
+
+std::string absolutePath(const std::string& path) {
+    std::error_code error;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+    return error ? path : absolute.lexically_normal().string();
 }
 
 // FNV-1a of the program and its sweep options: chunks of one sweep share it.
@@ -121,6 +133,7 @@ struct SweepContext {
     const TuneSpace& space;
     const TuneOptions& options;
     std::string source;
+    std::string archText; // the arch file's, read once (kept in the tune file)
     std::atomic<int64_t> best{INT64_MAX};
 };
 
@@ -145,7 +158,7 @@ tracedb::TuneCandidate evaluate(SweepContext& ctx, int64_t id) {
         CompileOptions compile = o.compile;
         std::vector<std::string> overrides = o.archOverrides;
         applyRunSettings(config, compile, overrides);
-        arch = loadArchConfig(o.archFile, overrides);
+        arch = loadArchConfig(o.archFile, ctx.archText, overrides);
         compile.target = sim::toTargetInfo(arch);
         const std::string text = applyTileSettings(ctx.source, o.program, o.entry, config);
         state = loadProgramText(text, o.program, o.entry, o.binds, compile.budget);
@@ -217,7 +230,8 @@ std::map<std::string, std::string> sweepMeta(const SweepContext& ctx) {
         {"program_text", ctx.source},
         {"entry", o.entry},
         {"binds", bindsText(o.binds)},
-        {"arch_file", o.archFile},
+        {"arch_file", o.archFile.empty() ? "" : absolutePath(o.archFile)},
+        {"arch_text", ctx.archText},
         {"arch_overrides", json(o.archOverrides).dump()},
         {"compile_options", base.dump()},
         {"space", ctx.space.text},
@@ -225,7 +239,7 @@ std::map<std::string, std::string> sweepMeta(const SweepContext& ctx) {
         {"prune", o.prune ? "1" : "0"},
         {"deterministic", "1"}};
     meta["program_hash"] = fingerprint(ctx.source + "\n" + meta["entry"] + "\n" + meta["binds"] +
-                                       "\n" + meta["arch_file"] + "\n" + meta["arch_overrides"] +
+                                       "\n" + meta["arch_text"] + "\n" + meta["arch_overrides"] +
                                        "\n" + meta["compile_options"]);
     if (o.chunk) meta["chunk"] = fmt::format("{}/{}", o.chunk->first, o.chunk->second);
     return meta;
@@ -256,13 +270,14 @@ tracedb::TuneData runTune(const TuneSpace& space, const TuneOptions& options) {
         throw std::invalid_argument(
             fmt::format("{}: a .ptoasm listing has no tiling to tune (give the .pto program)",
                         options.program));
-    SweepContext ctx{space, options, readFile(options.program)};
+    SweepContext ctx{space, options, readFile(options.program), readArchText(options.archFile)};
     loadProgramText(ctx.source, options.program, options.entry, options.binds,
                     options.compile.budget); // input errors
     std::vector<std::string> settings;
     for (const TuneDimension& d : space.dimensions) settings.push_back(d.setting);
     checkOpSettings(ctx.source, options.program, options.entry, settings);
-    loadArchConfig(options.archFile, options.archOverrides); // ArchError before any thread
+    loadArchConfig(options.archFile, ctx.archText,
+                   options.archOverrides); // ArchError before any thread
 
     const auto start = Clock::now();
     const std::vector<int64_t> ids = chunkIds(space.candidateCount(), options.chunk);
@@ -301,6 +316,30 @@ std::string tuneCandidateText(const tracedb::TuneData& data, int64_t id) {
                              data.metaOr("entry"), config);
 }
 
+std::string tuneCandidateProgram(const tracedb::TuneData& data, int64_t id) {
+    std::string text = tuneCandidateText(data, id);
+    const std::string flags = tuneCandidateFlags(data, id);
+    if (flags.empty()) return text;
+    if (!text.empty() && text.back() != '\n') text += '\n';
+    return text + fmt::format("// tuned candidate #{} also needs: pto run FILE {}\n", id, flags);
+}
+
+std::string tuneArchWarning(const tracedb::TuneData& data) {
+    const std::string file = data.metaOr("arch_file");
+    if (file.empty() || !data.meta.count("arch_text")) return {};
+    std::error_code error;
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream now;
+    now << in.rdbuf();
+    if (std::filesystem::is_regular_file(file, error) && in &&
+        now.str() == data.metaOr("arch_text"))
+        return {};
+    return fmt::format("the arch file {} {} since the sweep: `--arch` runs another chip than the "
+                       "candidates ran on (the tune file keeps the arch they ran on: pto tune "
+                       "TUNE.db --candidate N -o trace.db re-runs with it)",
+                       file, std::filesystem::exists(file, error) ? "has changed" : "is gone");
+}
+
 // The run options of candidate `id` besides its program text: the sweep's (meta) with the
 // candidate's run settings (tiles_per_task, double_buffer, arch.*) applied.
 RunOptions candidateRunOptions(const tracedb::TuneData& data, int64_t id) {
@@ -308,6 +347,7 @@ RunOptions candidateRunOptions(const tracedb::TuneData& data, int64_t id) {
     run.entry = data.metaOr("entry");
     run.binds = parseBindsText(data.metaOr("binds"));
     run.archFile = data.metaOr("arch_file");
+    run.archText = data.metaOr("arch_text"); // "" in a tune file of before it was kept
     run.archOverrides =
         json::parse(data.metaOr("arch_overrides", "[]")).get<std::vector<std::string>>();
     const json base = json::parse(data.metaOr("compile_options", "{}"));
@@ -339,7 +379,7 @@ int64_t runTuneCandidate(const tracedb::TuneData& data, int64_t id, const std::s
                          const std::string& tracePath, sim::TraceLevel level) {
     {
         std::ofstream out(programPath, std::ios::binary | std::ios::trunc);
-        out << tuneCandidateText(data, id);
+        out << tuneCandidateProgram(data, id);
         if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", programPath));
     }
     RunOptions run = candidateRunOptions(data, id);

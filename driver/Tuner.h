@@ -27,7 +27,7 @@ struct TuneOptions {
     std::string program; ///< .pto path
     std::string entry;
     std::vector<ScalarBind> binds;
-    std::string archFile;
+    std::string archFile; ///< read once; its text is kept in the tune file (meta arch_text)
     std::vector<std::string> archOverrides; ///< applied to every candidate, before its own
     CompileOptions compile;                 ///< base options (budget, fuse, …)
     int threads = 0;                        ///< 0 = the hardware's threads
@@ -51,8 +51,19 @@ tracedb::TuneData runTune(const TuneSpace& space, const TuneOptions& options);
 int64_t runTuneCandidate(const tracedb::TuneData& data, int64_t id, const std::string& programPath,
                          const std::string& tracePath, sim::TraceLevel level);
 
-/// The program text of candidate `id` of a tune file (what `pto tune --apply` prints).
+/// The program text of candidate `id` of a tune file: the program as written with the
+/// candidate's directives (driver/TuneApply.h).
 std::string tuneCandidateText(const tracedb::TuneData& data, int64_t id);
+
+/// What `pto tune --apply` prints and `<out>.best.pto` holds: tuneCandidateText and, when the
+/// candidate needs run options the text cannot hold, a last line
+/// `// tuned candidate #N also needs: pto run FILE <flags>` (last, so every line of the program
+/// keeps its number).
+std::string tuneCandidateProgram(const tracedb::TuneData& data, int64_t id);
+
+/// "" unless the sweep's arch file now differs from the text the tune file keeps (or is gone):
+/// then a sentence saying so, for the `--arch` of tuneCandidateFlags.
+std::string tuneArchWarning(const tracedb::TuneData& data);
 
 /// The `pto run` options candidate `id` ran with that its program text does not hold
 /// (`--no-double-buffer --tiles-per-task 2 --set 'hbm.bandwidth=2x'`, the sweep's --bind,

@@ -288,6 +288,7 @@ TuneData mergeTuneFiles(const std::vector<fs::path>& inputs, const fs::path& out
                         const std::map<std::string, std::string>& extraMeta) {
     if (inputs.empty()) throw TraceError("no tune files to merge");
     TuneData first = readTuneFile(inputs.front()); // checks the first input fully
+    requireReplaceable(out, "tune file", "tune_meta");
     AtomicFile file = asTraceError([&] { return AtomicFile::createEmpty(out, "tune file"); });
     {
         SqliteDb db(file.tempPath(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, out.string());

@@ -101,6 +101,11 @@ void validateArch(const ArchConfig& config, const std::string& file,
 ArchConfig parseArch(std::string_view text, const std::string& file = "<arch>");
 /// parseArch of a file's contents; the name defaults to the file's stem.
 ArchConfig loadArch(const std::filesystem::path& path);
+/// The text of the arch file at `path`; ArchError for a directory or a file that cannot be
+/// opened or read, with the reason.
+std::string readArchText(const std::filesystem::path& path);
+/// parseArch of text read from `path` earlier (pto tune keeps it): named as loadArch names it.
+ArchConfig parseArchFile(std::string_view text, const std::filesystem::path& path);
 /// The effective config in the file format, every parameter with its help and source.
 std::string dumpArch(const ArchConfig& config);
 

@@ -138,7 +138,7 @@ ArchConfig parseArch(std::string_view text, const std::string& file) {
     return parseText(text, file, named);
 }
 
-ArchConfig loadArch(const std::filesystem::path& path) {
+std::string readArchText(const std::filesystem::path& path) {
     // A directory opens as a stream that reads nothing: it would load as the default arch.
     std::error_code error;
     if (std::filesystem::is_directory(path, error))
@@ -150,8 +150,16 @@ ArchConfig loadArch(const std::filesystem::path& path) {
     std::ostringstream text;
     text << in.rdbuf();
     if (in.bad()) throw ArchError(path.string(), 0, "cannot read the arch config file");
+    return text.str();
+}
+
+ArchConfig loadArch(const std::filesystem::path& path) {
+    return parseArchFile(readArchText(path), path);
+}
+
+ArchConfig parseArchFile(std::string_view text, const std::filesystem::path& path) {
     bool named = false;
-    ArchConfig config = parseText(text.str(), path.string(), named);
+    ArchConfig config = parseText(text, path.string(), named);
     if (!named) config.setName(path.stem().string());
     return config;
 }

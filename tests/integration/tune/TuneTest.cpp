@@ -3,6 +3,7 @@
 #include "tests/support/Process.h"
 #include "trace_db/TuneDb.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -145,8 +146,9 @@ TEST(TuneTest, ApplyNamesTheRunOptionsTheProgramTextCannotHold) {
     const TuneCandidate& c = byId(data, 1);
     ProcessResult apply = runCommand(pto("tune " + db.string() + " --candidate 1 --apply"));
     ASSERT_EQ(apply.exitCode, 0) << apply.err;
-    const std::string first = apply.out.substr(0, apply.out.find('\n'));
-    EXPECT_EQ(first, "// tuned candidate #1 also needs: pto run FILE --no-double-buffer");
+    EXPECT_TRUE(apply.out.ends_with(
+        "\n// tuned candidate #1 also needs: pto run FILE --no-double-buffer\n"))
+        << apply.out; // the last line: every line of the program keeps its number
     EXPECT_NE(apply.err.find("--no-double-buffer"), std::string::npos) << apply.err;
     std::ofstream(dir / "c1.pto") << apply.out;
     ProcessResult run = runCommand(pto("run " + (dir / "c1.pto").string() +
@@ -219,13 +221,40 @@ TEST(TuneTest, ChunksMergeToTheWholeSweep) {
     EXPECT_EQ(merged.metaOr("best_candidate"), all.metaOr("best_candidate"));
     EXPECT_TRUE(fs::is_regular_file(dir / "merged.best.db"));
 
-    // A missing chunk is named, nothing is written.
+    // A chunk of another split of the candidates (1/4 among 0/3, 2/3; or an extra 3/4) is
+    // named, and so is a missing chunk; nothing is written.
+    auto mergeFails = [&](const std::string& message) {
+        ProcessResult r = runCommand(pto("tune --merge " + (dir / "chunks").string() + " -o " +
+                                         (dir / "partial.db").string()));
+        EXPECT_EQ(r.exitCode, 2);
+        EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(dir / "partial.db"));
+        EXPECT_FALSE(fs::exists(dir / "partial.best.db"));
+    };
+    auto chunk = [&](const std::string& which, const std::string& file) {
+        ASSERT_EQ(runCommand(pto(common + "--best-trace none --chunk " + which + " -o " +
+                                 (dir / "chunks" / file).string()))
+                      .exitCode,
+                  0);
+    };
+    chunk("3/4", "chunk-3.db");
+    mergeFails("chunk-3.db is chunk 3/4, of another split of the candidates than the others "
+               "(0/3, 1/3, 2/3)");
+    fs::remove(dir / "chunks" / "chunk-3.db");
+    fs::rename(dir / "chunks" / "chunk-1.db", dir / "chunk-1.db");
+    chunk("1/4", "chunk-1.db");
+    mergeFails("chunk-1.db is chunk 1/4, of another split");
     fs::remove(dir / "chunks" / "chunk-1.db");
-    ProcessResult partial = runCommand(
-        pto("tune --merge " + (dir / "chunks").string() + " -o " + (dir / "partial.db").string()));
-    EXPECT_EQ(partial.exitCode, 2);
-    EXPECT_NE(partial.err.find("holds 2 of the 3 chunks"), std::string::npos) << partial.err;
-    EXPECT_FALSE(fs::exists(dir / "partial.db"));
+    mergeFails("chunk 1 of 3 is missing in " + (dir / "chunks").string() + " (chunk-1.db;");
+
+    // Chunks of another sweep (program_hash differs): refused before anything is written,
+    // the kept best trace included.
+    fs::rename(dir / "chunk-1.db", dir / "chunks" / "chunk-1.db");
+    ASSERT_EQ(runCommand(pto(common + "--set hbm.bandwidth=2x --chunk 2/3 -o " +
+                             (dir / "chunks" / "chunk-2.db").string()))
+                  .exitCode,
+              0);
+    mergeFails("its program_hash differs");
 }
 
 TEST(TuneTest, BadSpecsExitWithTwoAndSayWhy) {
@@ -240,14 +269,33 @@ TEST(TuneTest, BadSpecsExitWithTwoAndSayWhy) {
         {"'arch.no.such = 2x'", "no.such"},
         {"'double_buffer = yes'", "is not true or false"},
         {(dir / "missing.json").string(), "no such space file"},
+        // Found by a stranger tester: each was accepted, raw, or called something else.
+        {"'{\"vec_tile\": [[1, 1024]], \"vec_tile\": [[2, 1024]]}'", "'vec_tile' is given twice"},
+        {"'{\"tiles_per_task\": [1e400]}'", "--space: not valid JSON: number overflow"},
+        {"'tiles_per_task = 1e400'", "is not a valid value: number overflow"},
+        {"'[]'", "--space: the space must be a JSON object of settings"},
+        {dir.path().string(), "is a directory, not a space file"},
+        {"'tiles_per_task = 2.5'", "2.5 is not a tile-chain count (an integer"},
+        {"'vec_tile = [1, 1024] | [1, 1024]'", "the value [1,1024] is given twice"},
+        {"'cube_tile = default'", "'cube_tile': @softmax has no matmul"},
+        {"'cube_tile.%e = default'", "%e is a exp, which takes no cube tile"},
     };
     for (const auto& [spec, message] : cases) {
         ProcessResult r = runCommand(
             pto("tune " + kSoftmax + " --space " + spec + " -o " + (dir / "t.db").string()));
         EXPECT_EQ(r.exitCode, 2) << spec;
         EXPECT_NE(r.err.find(message), std::string::npos) << spec << ": " << r.err;
+        EXPECT_EQ(r.err.find("[json.exception"), std::string::npos) << spec << ": " << r.err;
         EXPECT_FALSE(fs::exists(dir / "t.db")) << spec;
     }
+    // An integral float is an integer: tiles_per_task = 2.0 is the candidate tiles_per_task=2.
+    ASSERT_EQ(runCommand(pto("tune " + kSoftmax +
+                             " --space 'tiles_per_task = 2.0' --best-trace "
+                             "none -o " +
+                             (dir / "f.db").string()))
+                  .exitCode,
+              0);
+    EXPECT_EQ(byId(tracedb::readTuneFile(dir / "f.db"), 1).label, "tiles_per_task=2");
     // A tune file given a space, and a trace given in place of a program: exit 2, not a re-run
     // of the best candidate or "needs --space".
     const fs::path tune = dir / "s.db", trace = dir / "run.db";
@@ -265,6 +313,202 @@ TEST(TuneTest, BadSpecsExitWithTwoAndSayWhy) {
     ProcessResult notProgram = runCommand(pto("tune " + trace.string()));
     EXPECT_EQ(notProgram.exitCode, 2);
     EXPECT_NE(notProgram.err.find("no tune file (a trace?)"), std::string::npos) << notProgram.err;
+}
+
+// The outputs are checked before any candidate runs, and a refused sweep, re-run or merge
+// leaves no file behind and replaces none (found by a stranger tester: `-o DIR` simulated
+// every candidate, then failed leaving DIR.best.db and DIR.best.pto, over existing ones).
+TEST(TuneTest, OutputsAreCheckedFirstAndAFailureWritesNothing) {
+    TempDir dir("pto-tune");
+    const std::string sweep = "tune " + kSoftmax + " --space 'vec_tile = [1, 1024]' -o ";
+    fs::create_directories(dir / "sp.d");
+    std::ofstream(dir / "sp.d.best.pto") << "mine\n";
+    ProcessResult r = runCommand(pto(sweep + (dir / "sp.d").string()));
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("is not a tune file (not a regular file)"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "sp.d.best.db"));
+    std::ifstream kept(dir / "sp.d.best.pto");
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "mine\n");
+
+    const fs::path trace = dir / "notune.db";
+    ASSERT_EQ(runCommand(pto("run " + kSoftmax + " --trace none -o " + trace.string())).exitCode,
+              0);
+    r = runCommand(pto(sweep + trace.string()));
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("is not a tune file (an SQLite database of another kind)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(dir / "notune.best.db"));
+    EXPECT_FALSE(fs::exists(dir / "notune.best.pto"));
+
+    // The kept best trace may not replace a tune file or a directory either.
+    fs::create_directories(dir / "b.best.db");
+    r = runCommand(pto(sweep + (dir / "b.db").string()));
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("b.best.db' exists and is not a trace file"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "b.db"));
+    EXPECT_FALSE(fs::exists(dir / "b.best.pto"));
+    r = runCommand(pto(sweep + (dir / "nodir" / "t.db").string()));
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+
+    // --candidate N -o: the trace path is checked before the candidate's program is written.
+    const fs::path tune = dir / "t.db";
+    ASSERT_EQ(runCommand(pto(sweep + tune.string() + " --best-trace none")).exitCode, 0);
+    std::ofstream(dir / "text.db") << "not a trace\n";
+    r = runCommand(
+        pto("tune " + tune.string() + " --candidate 1 -o " + (dir / "text.db").string()));
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("is not a trace file"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "text.pto"));
+}
+
+// `<out>.best.pto` says which run options the best needs, as --apply does, and run with them
+// it takes the best's cycles (found by a stranger tester: 4217 instead of 4107).
+TEST(TuneTest, TheBestProgramNamesTheRunOptionsItNeeds) {
+    TempDir dir("pto-tune");
+    const fs::path db = dir / "t.db";
+    ProcessResult r = runCommand(
+        pto("tune " + kSoftmax +
+            " --space 'vec_tile = [1, 1024]; arch.hbm.bandwidth = 0.25x | 0.5x' --json -o " +
+            db.string()));
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    const TuneData data = tracedb::readTuneFile(db);
+    const TuneCandidate* best = data.best();
+    ASSERT_NE(best, nullptr);
+    ASSERT_NE(best->label.find("hbm.bandwidth=0.5x"), std::string::npos) << best->label;
+    std::ifstream in(dir / "t.best.pto");
+    const std::string text(std::istreambuf_iterator<char>(in), {});
+    EXPECT_TRUE(text.ends_with(fmt::format(
+        "\n// tuned candidate #{} also needs: pto run FILE --set 'hbm.bandwidth=0.5x'\n",
+        best->id)))
+        << text;
+    ProcessResult run =
+        runCommand(pto("run " + (dir / "t.best.pto").string() +
+                       " --set hbm.bandwidth=0.5x --timing-only --trace none --json"));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_EQ(nlohmann::json::parse(run.out)["total_cycles"].get<int64_t>(), *best->cycles);
+    EXPECT_NE(runCycles(dir / "t.best.pto"), *best->cycles); // the text alone runs another
+    ProcessResult summary = runCommand(pto("tune " + db.string()));
+    EXPECT_NE(summary.out.find("the best ran with options its text cannot hold: pto run " +
+                               (dir / "t.best.pto").string() + " --set 'hbm.bandwidth=0.5x'"),
+              std::string::npos)
+        << summary.out;
+}
+
+// A candidate is the user's text with only the directive or attribute edited: comments, layout
+// and line numbers stay, so compile errors name the user's lines and `pto compare` pairs the
+// ops of a run of the original and one of the tuned program (found by a stranger tester:
+// errors named the reprinted text's lines, compare paired nothing).
+TEST(TuneTest, CandidatesKeepTheProgramTextAndItsLineNumbers) {
+    TempDir dir("pto-tune");
+    std::ifstream in(kSoftmax);
+    const std::string original(std::istreambuf_iterator<char>(in), {});
+    auto replaced = [&](const std::string& from, const std::string& to) {
+        std::string text = original;
+        text.replace(text.find(from), from.size(), to);
+        return text;
+    };
+    auto applied = [&](const std::string& space, const fs::path& source) {
+        const fs::path db = dir / "a.db";
+        fs::remove(db);
+        ProcessResult r = runCommand(pto("tune " + source.string() + " --space '" + space +
+                                         "' --best-trace none -o " + db.string()));
+        EXPECT_EQ(r.exitCode, 0) << r.err;
+        ProcessResult apply = runCommand(pto("tune " + db.string() + " --candidate 1 --apply"));
+        EXPECT_EQ(apply.exitCode, 0) << apply.err;
+        return apply.out;
+    };
+    // The directive edited in place; a per-op tile appended to the op's line.
+    EXPECT_EQ(applied("vec_tile = [1, 1024]", kSoftmax),
+              replaced("vec_tile [16, 1024]", "vec_tile [1, 1024]"));
+    EXPECT_EQ(applied("vec_tile.%d = [1, 1024]", kSoftmax),
+              replaced("%d = sub %xf, %m", "%d = sub %xf, %m {vec_tile = [1, 1024]}"));
+    EXPECT_EQ(applied("vec_tile.%m = [2, 1024]", kSoftmax),
+              replaced("%xf {axis = 1, keepdim}\n  %d",
+                       "%xf {axis = 1, keepdim, vec_tile = [2, 1024]}\n  %d"));
+    // Removed: the line stays, empty. Without a directive to edit, the new one goes on the
+    // line of the entry's '{'.
+    EXPECT_EQ(applied("vec_tile = default", kSoftmax), replaced("  vec_tile [16, 1024]", ""));
+    const std::string bare = replaced("  vec_tile [16, 1024]", "  // no directive");
+    std::ofstream(dir / "bare.pto") << bare;
+    const std::string header = "tensor<64x1024xf16> {";
+    std::string expected = bare;
+    expected.replace(expected.find(header), header.size(), header + " vec_tile [1, 1024]");
+    EXPECT_EQ(applied("vec_tile = [1, 1024]", dir / "bare.pto"), expected);
+
+    // A candidate's compile error names its line of the user's file: %d is on line 6.
+    const fs::path db = dir / "e.db";
+    ProcessResult r = runCommand(pto(
+        "tune " + kSoftmax + " --space 'vec_tile.%d = [16]' --best-trace none -o " + db.string()));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const TuneData failed = tracedb::readTuneFile(db);
+    const TuneCandidate& bad = byId(failed, 1);
+    ASSERT_EQ(bad.status, TuneStatus::CompileError);
+    EXPECT_NE(bad.error.find("softmax.pto:6:"), std::string::npos) << bad.error;
+
+    // `pto compare` pairs every op of the original's run with the tuned program's.
+    const fs::path tuned = dir / "tuned.pto";
+    std::ofstream(tuned) << applied("vec_tile = [1, 1024]", kSoftmax);
+    ASSERT_EQ(runCommand(pto("run " + kSoftmax + " -o " + (dir / "base.db").string())).exitCode, 0);
+    ASSERT_EQ(
+        runCommand(pto("run " + tuned.string() + " -o " + (dir / "best.db").string())).exitCode, 0);
+    ProcessResult compare =
+        runCommand(pto("compare " + (dir / "base.db").string() + " " + (dir / "best.db").string()));
+    EXPECT_LE(compare.exitCode, 1) << compare.err;
+    const auto ops = compare.out.find("per Tensor op");
+    ASSERT_NE(ops, std::string::npos) << compare.out;
+    const std::string perOp = compare.out.substr(ops, compare.out.find("per core") - ops);
+    EXPECT_NE(perOp.find("6  sub %d"), std::string::npos) << perOp;
+    EXPECT_EQ(perOp.find("gone"), std::string::npos) << perOp;
+    EXPECT_EQ(perOp.find(" new"), std::string::npos) << perOp;
+}
+
+// The arch file's text is kept in the tune file: a re-run uses the arch the candidates ran
+// on, from any directory, and --apply warns when the file has changed since (found by a
+// stranger tester: the changed file was used without a word, or not found from elsewhere).
+// A re-run whose cycles differ from the recorded ones says so.
+TEST(TuneTest, TheArchIsKeptInTheTuneFile) {
+    TempDir dir("pto-tune");
+    fs::create_directories(dir / "work");
+    std::ofstream(dir / "work" / "tarch.arch") << "hbm.bandwidth = 0.8 TB/s\n";
+    const std::string cd = "cd " + shellQuote((dir / "work").string()) + " && ";
+    ProcessResult r = runCommand(cd + pto("tune " + kSoftmax +
+                                          " --arch tarch.arch --space 'vec_tile = [1, 1024]' "
+                                          "--best-trace none -o ta.db"));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const fs::path db = dir / "work" / "ta.db";
+    const TuneData data = tracedb::readTuneFile(db);
+    EXPECT_EQ(data.metaOr("arch_text"), "hbm.bandwidth = 0.8 TB/s\n");
+    EXPECT_EQ(data.metaOr("arch_file"), (dir / "work" / "tarch.arch").string());
+    const int64_t recorded = *byId(data, 1).cycles;
+
+    std::ofstream(dir / "work" / "tarch.arch") << "hbm.bandwidth = 3.2 TB/s\n";
+    r = runCommand("cd / && " +
+                   pto("tune " + db.string() + " --candidate 1 -o " + (dir / "c.db").string()));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find(fmt::format(": {} cycles", recorded)), std::string::npos) << r.out;
+    EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+    ProcessResult apply = runCommand(pto("tune " + db.string() + " --candidate 1 --apply"));
+    ASSERT_EQ(apply.exitCode, 0) << apply.err;
+    EXPECT_NE(apply.out.find("--arch '" + (dir / "work" / "tarch.arch").string() + "'"),
+              std::string::npos)
+        << apply.out;
+    EXPECT_NE(apply.err.find("has changed since the sweep"), std::string::npos) << apply.err;
+
+    // Recorded cycles that a re-run does not reproduce: a warning.
+    TuneData changed = data;
+    for (TuneCandidate& c : changed.candidates)
+        if (c.id == 1) c.cycles = recorded + 7;
+    tracedb::writeTuneFile(dir / "changed.db", changed);
+    r = runCommand(pto("tune " + (dir / "changed.db").string() + " --candidate 1 -o " +
+                       (dir / "c2.db").string()));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.err.find(fmt::format("warning: candidate #1 took {} cycles in this run but {} in "
+                                     "the sweep",
+                                     recorded, recorded + 7)),
+              std::string::npos)
+        << r.err;
 }
 
 TEST(TuneTest, SlurmWithoutSbatchIsAClearError) {
