@@ -347,9 +347,11 @@ QString BottleneckView::tuneHint() const {
 
 void BottleneckView::showDetails(const QString& text) {
     QString all = text + QStringLiteral("\n\n");
-    if (const TraceDocument* doc = document(); doc && !doc->summary().compileNotes.empty())
+    const TraceDocument* doc = document();
+    if (doc && !doc->summary().compileNotes.empty())
         all += notesText(doc->summary().compileNotes) + QStringLiteral("\n\n");
-    m_details->setPlainText(all + tuneHint());
+    // A measured trace has no program to tune.
+    m_details->setPlainText(doc && doc->summary().measured ? text : all + tuneHint());
 }
 
 void BottleneckView::showPipeColumns() {

@@ -181,6 +181,9 @@ TEST_F(MeasuredTrace, TheBottleneckViewProfilesItsKernels) {
     EXPECT_EQ(view.roofline().rowCount(), 0);
     EXPECT_TRUE(view.roofline().roofs().empty());
     EXPECT_TRUE(view.roofline().unavailableReason().contains(QStringLiteral("measured trace")));
+    // No program to tune: the details pane suggested `pto tune PROGRAM.pto`.
+    EXPECT_FALSE(view.detailsText().contains(QStringLiteral("pto tune")))
+        << view.detailsText().toStdString();
     test::saveScreenshot(view, "measured_bottlenecks");
 }
 
