@@ -106,10 +106,20 @@ void compareSimToReal(const RunFile& base, const RunFile& open, const prof::Prof
     const prof::SimRealComparison c = prof::compareSimToReal(
         sim, simFile.path.string(), real, realFile.path.string(), prof::MatchSpec{});
     out.kernels = simRealTable(c, sim, openIsSim);
-    out.headline = CompareView::tr("Simulated %1 next to measured %2: %3 simulated op(s) paired "
-                                   "with the %4 measured kernels by op type and shape")
+    // As `pto compare` counts them: the ops that found kernels and the kernel runs they were
+    // paired with (it said "paired with the 187 measured kernels" where 9 were).
+    int pairedOps = 0, pairedRuns = 0;
+    for (const prof::KernelPair& p : c.pairs) {
+        pairedOps += p.realCount > 0 ? 1 : 0;
+        pairedRuns += p.realCount;
+    }
+    out.headline = CompareView::tr("Simulated %1 next to measured %2: %3 of %4 simulated op(s) "
+                                   "paired by op type and shape with %5 measured kernel run(s) "
+                                   "(the trace holds %6)")
                        .arg(simFile.name, realFile.name)
+                       .arg(pairedOps)
                        .arg(c.pairs.size())
+                       .arg(pairedRuns)
                        .arg(c.measuredKernels);
 }
 

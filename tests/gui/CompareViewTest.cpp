@@ -12,6 +12,8 @@
 #include "tests/support/Process.h"
 #include "trace_db/TraceReader.h"
 
+#include <fmt/format.h>
+
 #include <QAbstractItemModelTester>
 #include <QBrush>
 #include <QSignalSpy>
@@ -241,6 +243,17 @@ TEST_F(CompareViewTest, ASimulatedRunNextToAMeasuredTraceShowsTheKernelPairs) {
     EXPECT_EQ(m_context.selection().current(), pairs.entityOf(0));
     EXPECT_EQ(m_context.selection().current().kind, EntityRef::Kind::Node);
     EXPECT_TRUE(m_view->baselineSummary().contains("(measured)"));
+    // The headline counts what `pto compare` paired, not every kernel of the trace.
+    int ops = 0, runs = 0;
+    for (const json& p : ref["pairs"]) {
+        ops += p["real_count"].get<int>() > 0 ? 1 : 0;
+        runs += p["real_count"].get<int>();
+    }
+    const std::string counts = fmt::format("{} of {} simulated op(s) paired by op type and shape "
+                                           "with {} measured kernel run(s)",
+                                           ops, ref["pairs"].size(), runs);
+    EXPECT_TRUE(m_view->headline().contains(QString::fromStdString(counts)))
+        << m_view->headline().toStdString();
 }
 
 // Clearing the baseline empties the view; opening another run keeps the baseline and redoes it.
