@@ -22,6 +22,18 @@ std::string jsonMember(std::string_view key, std::string_view text) {
     return fmt::to_string(b);
 }
 
+// An arg's key in the export: one the export writes itself for every slice (an imported
+// kernel's profiler "Task ID" is `task_id`, beside the slice's own task) gets "arg_" before it,
+// so no event holds a key twice.
+std::string exportedArgKey(std::string key) {
+    static constexpr std::string_view kOwn[] = {"slice_id",  "cycle",   "dur_cycles",
+                                                "instr_id",  "task_id", "src",
+                                                "tensor_op", "tile_op", "src_loop"};
+    for (std::string_view own : kOwn)
+        if (key == own) return "arg_" + key;
+    return key;
+}
+
 std::unordered_map<std::int64_t, ArgSetJson> loadArgs(const tracedb::TraceReader& reader) {
     std::unordered_map<std::int64_t, ArgSetJson> args;
     forEachRow(reader, "SELECT arg_set_id, key, int_value, string_value, real_value FROM args",
@@ -29,7 +41,7 @@ std::unordered_map<std::int64_t, ArgSetJson> loadArgs(const tracedb::TraceReader
                    fmt::memory_buffer b;
                    b.push_back(',');
                    const std::string key = cellText(row[1]);
-                   appendJsonString(b, key);
+                   appendJsonString(b, exportedArgKey(key));
                    b.push_back(':');
                    ArgSetJson& set = args[cellInt(row[0])];
                    if (!cellNull(row[2])) {

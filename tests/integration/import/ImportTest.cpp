@@ -475,6 +475,19 @@ TEST_F(Import, EveryExportFormatAndQueryWorkOnAMeasuredTrace) {
     std::ifstream chrome(m_dir / "e.chrome");
     json events = json::parse(chrome, nullptr, false);
     ASSERT_FALSE(events.is_discarded());
+    // One key once per event: a kernel's args held the profiler's Task ID as "task_id" beside
+    // the export's own task_id (the trace's task, as the CSV's task_id column): now arg_task_id.
+    std::ifstream lines(m_dir / "e.chrome");
+    int withDeviceTask = 0;
+    for (std::string line; std::getline(lines, line);) {
+        std::size_t count = 0;
+        for (auto at = line.find("\"task_id\":"); at != std::string::npos;
+             at = line.find("\"task_id\":", at + 1))
+            ++count;
+        EXPECT_LE(count, 1u) << line;
+        withDeviceTask += line.find("\"arg_task_id\":") != std::string::npos;
+    }
+    EXPECT_GT(withDeviceTask, 0);
     auto dot = test::runCommand(
         fmt::format("{} export {} --format dot", PTO_CLI, test::shellQuote(trace.string())));
     EXPECT_EQ(dot.exitCode, 2);
