@@ -147,6 +147,7 @@ nlohmann::json comparisonJson(const RunComparison& c, const std::string& nameA,
         j["bound"] = {{"a", c.boundA}, {"b", c.boundB}};
     }
     if (!c.opsNotRecorded.empty()) j["ops_not_recorded"] = c.opsNotRecorded;
+    if (c.noOpInCommon()) j["different_programs"] = c.differentProgramsNote();
     for (const OpDelta& d : c.ops)
         j["ops"].push_back({{"op", d.op},
                             {"line", d.line},
@@ -180,6 +181,23 @@ std::string measuredComparisonText(const RunComparison& c, const std::string& na
     return out;
 }
 
+bool RunComparison::noOpInCommon() const {
+    if (ops.empty()) return false;
+    bool inA = false, inB = false;
+    for (const OpDelta& d : ops) {
+        if (!d.onlyInA && !d.onlyInB) return false;
+        inA = inA || d.onlyInA;
+        inB = inB || d.onlyInB;
+    }
+    return inA && inB;
+}
+
+std::string RunComparison::differentProgramsNote() const {
+    if (!noOpInCommon()) return {};
+    return "no op of B matches an op of A (kind, name and source line): these look like two "
+           "different programs, so the per-op deltas say nothing; compare two runs of one program";
+}
+
 std::string comparisonText(const RunComparison& c, const std::string& nameA,
                            const std::string& nameB) {
     if (c.measured) return measuredComparisonText(c, nameA, nameB);
@@ -196,6 +214,8 @@ std::string comparisonText(const RunComparison& c, const std::string& nameA,
         "  tasks      {:.0f} -> {:.0f}\n  GM bytes   {:.0f} -> {:.0f}\n  bound      {} -> {}\n",
         c.tasks.a, c.tasks.b, c.gmBytes.a, c.gmBytes.b, c.boundA, c.boundB);
     out += "\nper Tensor op (span = first instruction start to last end):\n";
+    if (const std::string note = c.differentProgramsNote(); !note.empty())
+        out += "  note: " + note + "\n";
     if (!c.opsNotRecorded.empty())
         out += "  " + c.opsNotRecorded + "\n";
     else

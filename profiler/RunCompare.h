@@ -50,6 +50,11 @@ struct RunComparison {
     std::string opsNotRecorded;
     std::vector<CoreDelta> cores; ///< cores busy in either run
     std::string_view timeUnit() const { return measured ? "ns" : "cycles"; }
+    /// Both runs have ops and none of B's matches one of A's (kind, name, line): two different
+    /// programs, whose per-op table is all "gone" and "new".
+    bool noOpInCommon() const;
+    /// What the comparison says of noOpInCommon(), "" otherwise.
+    std::string differentProgramsNote() const;
     /// A's time over B's in µs — not in cycles, which runs at different clocks do not share.
     double speedup() const { return timeUs.b > 0 ? timeUs.a / timeUs.b : 0.0; }
 };

@@ -109,17 +109,22 @@ void compareSimToReal(const RunFile& base, const RunFile& open, const prof::Prof
     // As `pto compare` counts them: the ops that found kernels and the kernel runs they were
     // paired with (it said "paired with the 187 measured kernels" where 9 were).
     int pairedOps = 0, pairedRuns = 0;
+    QStringList matchedOn; // what the pairs really matched on ("type", "type, input shapes"…)
     for (const prof::KernelPair& p : c.pairs) {
         pairedOps += p.realCount > 0 ? 1 : 0;
         pairedRuns += p.realCount;
+        const QString on = QString::fromStdString(p.matchedOn);
+        if (p.realCount > 0 && !on.isEmpty() && !matchedOn.contains(on)) matchedOn << on;
     }
     out.headline = CompareView::tr("Simulated %1 next to measured %2: %3 of %4 simulated op(s) "
-                                   "paired by op type and shape with %5 measured kernel run(s) "
-                                   "(the trace holds %6)")
+                                   "paired with %5 measured kernel run(s) (matched on %6; the "
+                                   "trace holds %7)")
                        .arg(simFile.name, realFile.name)
                        .arg(pairedOps)
                        .arg(c.pairs.size())
                        .arg(pairedRuns)
+                       .arg(matchedOn.isEmpty() ? CompareView::tr("nothing")
+                                                : matchedOn.join(QStringLiteral(" / ")))
                        .arg(c.measuredKernels);
 }
 
@@ -146,24 +151,30 @@ RunPairComparison compareFiles(const RunFile& base, const RunFile& open, CancelT
     const prof::Delta& t = c.totalCycles;
     if (c.measured) { // ns from the first kernel start to the last end; no roof, no bound class
         out.headline = CompareView::tr("Open run %1 vs baseline %2 (measured): %3 → %4 ns from "
-                                       "the first kernel start to the last end (%5%6, ×%7)")
+                                       "the first kernel start to the last end (%5%6, %7× "
+                                       "speed-up)")
                            .arg(open.name, base.name)
                            .arg(qint64(t.a))
                            .arg(qint64(t.b))
                            .arg(t.diff() > 0 ? QStringLiteral("+") : QString())
                            .arg(qint64(t.diff()))
-                           .arg(t.ratio(), 0, 'f', 3);
+                           .arg(c.speedup(), 0, 'f', 3);
         return out;
     }
+    // The speed-up as `pto compare` gives it: baseline time ÷ open time (it said ×0.932, the
+    // inverse, for a run 7 % faster).
     out.headline =
-        CompareView::tr("Open run %1 vs baseline %2: %3 → %4 cycles (%5%6, ×%7); bound %8 → %9")
+        CompareView::tr(
+            "Open run %1 vs baseline %2: %3 → %4 cycles (%5%6, %7× speed-up); bound %8 → %9")
             .arg(open.name, base.name)
             .arg(qint64(t.a))
             .arg(qint64(t.b))
             .arg(t.diff() > 0 ? QStringLiteral("+") : QString())
             .arg(qint64(t.diff()))
-            .arg(t.ratio(), 0, 'f', 3)
+            .arg(c.speedup(), 0, 'f', 3)
             .arg(QString::fromStdString(c.boundA), QString::fromStdString(c.boundB));
+    if (const std::string note = c.differentProgramsNote(); !note.empty())
+        out.headline += QStringLiteral("\n") + QString::fromStdString(note);
     return out;
 }
 

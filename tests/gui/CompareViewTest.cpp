@@ -95,6 +95,12 @@ TEST_F(CompareViewTest, TheDeltaTablesMatchPtoCompareOnAWhatIfPair) {
         QString::number(ref["total_cycles"]["a"].get<double>(), 'f', 0) + " → " +
         QString::number(ref["total_cycles"]["b"].get<double>(), 'f', 0)))
         << m_view->headline().toStdString();
+    // The speed-up as the CLI gives it (baseline ÷ open: above 1 for the faster run); the view
+    // said ×0.93 for a run 7 % faster.
+    EXPECT_GT(ref["speedup"].get<double>(), 1.0);
+    EXPECT_TRUE(m_view->headline().contains(
+        QString::fromStdString(fmt::format("{:.3f}× speed-up", ref["speedup"].get<double>()))))
+        << m_view->headline().toStdString();
     RowTableModel& ops = m_view->opDeltas();
     QAbstractItemModelTester tester(&ops, QAbstractItemModelTester::FailureReportingMode::Fatal);
     ASSERT_EQ(std::size_t(ops.rowCount()), ref["ops"].size());
@@ -249,9 +255,9 @@ TEST_F(CompareViewTest, ASimulatedRunNextToAMeasuredTraceShowsTheKernelPairs) {
         ops += p["real_count"].get<int>() > 0 ? 1 : 0;
         runs += p["real_count"].get<int>();
     }
-    const std::string counts = fmt::format("{} of {} simulated op(s) paired by op type and shape "
-                                           "with {} measured kernel run(s)",
-                                           ops, ref["pairs"].size(), runs);
+    const std::string counts = fmt::format(
+        "{} of {} simulated op(s) paired with {} measured kernel run(s) (matched on {}", ops,
+        ref["pairs"].size(), runs, ref["pairs"][0]["matched_on"].get<std::string>());
     EXPECT_TRUE(m_view->headline().contains(QString::fromStdString(counts)))
         << m_view->headline().toStdString();
 }
@@ -281,6 +287,20 @@ TEST_F(CompareViewTest, TwoMeasuredTracesCompareTheirKernelRunsInNanoseconds) {
         QString::number(ref["total_ns"]["a"].get<double>() / 1000, 'f', 2) +
         " µs from the first kernel start to the last end"))
         << m_view->baselineSummary().toStdString();
+}
+
+// Two different programs share no op: the headline says so, as `pto compare` does, instead of
+// a table of "gone" and "new" rows read as a comparison.
+TEST_F(CompareViewTest, TwoDifferentProgramsAreSaidToBeSo) {
+    const fs::path other = test::sampleTrace("softmax");
+    open(other, attentionRun());
+    const json ref = compareJson(attentionRun(), other);
+    ASSERT_TRUE(ref.contains("different_programs")) << ref.dump();
+    EXPECT_TRUE(m_view->headline().contains(
+        QString::fromStdString(ref["different_programs"].get<std::string>())))
+        << m_view->headline().toStdString();
+    const json same = compareJson(attentionRun(), fasterDmaRun());
+    EXPECT_FALSE(same.contains("different_programs"));
 }
 
 TEST_F(CompareViewTest, ClearingTheBaselineEmptiesTheViewAndANewRunIsComparedAgain) {
