@@ -309,6 +309,9 @@ void BottleneckView::showProfile(std::shared_ptr<const prof::Profile> profile,
     m_utilization->setProfile(profile);
     m_opCost->setProfile(profile);
     m_roofline->setProfile(profile);
+    m_hasMatmul =
+        profile && std::any_of(profile->model.tensorOps.begin(), profile->model.tensorOps.end(),
+                               [](const prof::TensorOpCost& op) { return op.kind == "matmul"; });
     showNote(m_opsNote, m_opCost->unavailableReason());
     m_details->clear();
     for (QTableView* table : {m_findingsTable, m_utilizationTable, m_opTable})
@@ -337,12 +340,16 @@ QString BottleneckView::tuneHint() const {
     const TraceDocument* doc = document();
     std::string program = doc ? doc->summary().programPath : std::string();
     if (program.empty()) program = "PROGRAM.pto";
+    // pto tune refuses a cube_tile for a program without matmul (it would change nothing).
+    const QString cube = m_hasMatmul ? QStringLiteral("cube_tile = {\"m\": [64, 128], \"k\": "
+                                                      "[64], \"n\": [128, 256]}; ")
+                                     : QString();
     return tr("Tune this kernel: let `pto tune` try tile shapes and task counts for you —\n"
-              "  pto tune %1 --space 'cube_tile = {\"m\": [64, 128], \"k\": [64], \"n\": "
-              "[128, 256]}; vec_tile = as_written; tiles_per_task = 0 | 1 | 2' -o tune.db\n"
+              "  pto tune %1 --space '%2vec_tile = as_written; tiles_per_task = 0 | 1 | 2' -o "
+              "tune.db\n"
               "then open tune.db here (File → Open): candidates, Pareto chart, their traces "
               "(docs/USER_GUIDE.md, Tuning).")
-        .arg(QString::fromStdString(program));
+        .arg(QString::fromStdString(program), cube);
 }
 
 void BottleneckView::showDetails(const QString& text) {

@@ -96,6 +96,7 @@ private:
     WorkerTokens m_tokens; ///< destroyed before m_watcher (a child): waits for the worker
     std::unique_ptr<LinkResolver> m_links;
     bool m_loading = false;
+    bool m_hasMatmul = false; ///< the profiled program has a matmul: the tune hint tries cube_tile
     int m_generation = 0;
 };
 

@@ -117,16 +117,29 @@ TEST(TuneViewTest, ParetoFrontKeepsOnlyUndominatedCandidates) {
     EXPECT_EQ(paretoFront(cs), (std::vector<int64_t>{3, 0, 4}));
 }
 
+// The hint's command is one `pto tune` accepts: for softmax (no matmul) it offered a cube_tile,
+// which pto tune refuses ("would change nothing"); a program with a matmul gets one.
 TEST(TuneViewTest, BottleneckAdviceSaysHowToTuneTheKernel) {
-    StudioContext context;
-    BottleneckView view(context);
-    QSignalSpy loaded(&view, &BottleneckView::profileLoaded);
-    context.setDocument(TraceDocument::open(test::sampleTrace("softmax")));
-    ASSERT_TRUE(loaded.wait(60000) || !view.detailsText().isEmpty());
-    EXPECT_TRUE(view.detailsText().contains(QStringLiteral("pto tune")))
-        << view.detailsText().toStdString();
-    EXPECT_TRUE(view.tuneHint().contains(QStringLiteral("softmax.pto")))
-        << view.tuneHint().toStdString();
+    for (const char* sample : {"softmax", "matmul"}) {
+        StudioContext context;
+        BottleneckView view(context);
+        QSignalSpy loaded(&view, &BottleneckView::profileLoaded);
+        context.setDocument(TraceDocument::open(test::sampleTrace(sample)));
+        ASSERT_TRUE(loaded.wait(60000) || !view.detailsText().isEmpty());
+        EXPECT_TRUE(view.detailsText().contains(QStringLiteral("pto tune")))
+            << view.detailsText().toStdString();
+        const std::string hint = view.tuneHint().toStdString();
+        EXPECT_NE(hint.find(std::string(sample) + ".pto"), std::string::npos) << hint;
+        EXPECT_EQ(hint.find("cube_tile") != std::string::npos, std::string(sample) == "matmul")
+            << hint;
+        const auto from = hint.find("pto tune "), to = hint.find(" -o tune.db");
+        ASSERT_TRUE(from != std::string::npos && to != std::string::npos) << hint;
+        test::TempDir dir;
+        const std::string command = std::string(PTO_CLI) + hint.substr(from + 3, to - from - 3) +
+                                    " --threads 1 -o " + test::shellQuote((dir / "t.db").string());
+        const auto r = test::runCommand(command);
+        EXPECT_EQ(r.exitCode, 0) << command << "\n" << r.err;
+    }
 }
 
 } // namespace
