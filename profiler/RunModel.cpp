@@ -35,6 +35,7 @@ void loadMeta(const tracedb::TraceReader& reader, RunModel& m) {
     if (auto traffic = parseMeasuredTraffic(reader.meta("sim_memory").value_or("")))
         applyMeasuredTraffic(m.peaks, *traffic);
     m.traceLevel = reader.meta("trace_level").value_or("");
+    m.simFault = reader.meta("sim_fault").value_or("");
     m.compileNotes = notesFromJson(reader.meta("compile_notes").value_or(""));
     m.program = reader.meta("entry").value_or("");
     m.totalCycles = std::atoll(reader.meta("sim_total_cycles").value_or("0").c_str());

@@ -113,7 +113,10 @@ struct TensorOpCost {
 struct RunModel {
     std::string path;
     ArchPeaks peaks;
-    std::string traceLevel;                ///< tasks, instructions or full
+    std::string traceLevel; ///< tasks, instructions or full
+    /// meta sim_fault: the simulator stopped the run with this fault; the trace holds the run up
+    /// to it (tasks still running have no task slice). Empty for a run that finished.
+    std::string simFault;
     std::vector<std::string> compileNotes; ///< the compiler's notes (meta compile_notes)
     std::string program;                   ///< entry function name
     bool doubleBuffer = true;              ///< from meta `target`

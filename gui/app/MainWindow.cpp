@@ -414,11 +414,17 @@ void MainWindow::updateStatus() {
                     .arg(summary.coreCount)
                     .arg(summary.coreCount == 1 ? tr("stream track") : tr("stream tracks"));
     else if (summary.hasRun())
-        text += tr("  |  %1 cycles (%2 µs) on %3 %4")
+        // The cores the run used, of the chip's ("on 72 cores" was every core of the chip).
+        text += tr("  |  %1 cycles (%2 µs) on %3 of %4 %5%6")
                     .arg(summary.totalCycles)
                     .arg(document->micros(summary.totalCycles), 0, 'f', 2)
+                    .arg(summary.coresUsed)
                     .arg(summary.coreCount)
-                    .arg(summary.coreCount == 1 ? tr("core") : tr("cores"));
+                    .arg(summary.coreCount == 1 ? tr("core") : tr("cores"))
+                    .arg(summary.stoppedByFault
+                             ? tr("  |  STOPPED BY A FAULT: the trace holds the run up to it "
+                                  "(Bottlenecks shows the fault)")
+                             : QString());
     else
         text += tr("  |  compile only: %1 IR stages, no simulated run").arg(summary.stageCount);
     if (!m_viewProblems.isEmpty())

@@ -36,6 +36,10 @@ TraceSummary readSummary(const tracedb::TraceReader& reader) {
     summary.stageCount = countOf(reader, "SELECT count(*) FROM stage");
     summary.trackCount = countOf(reader, "SELECT count(*) FROM track");
     summary.coreCount = countOf(reader, "SELECT count(*) FROM track WHERE kind = 'core'");
+    // One index probe per core track (slice_track_ts), not a scan of the slices.
+    summary.coresUsed = countOf(reader, "SELECT count(*) FROM track t WHERE t.kind = 'core' AND "
+                                        "EXISTS (SELECT 1 FROM slice s WHERE s.track_id = t.id)");
+    summary.stoppedByFault = !reader.meta("sim_fault").value_or("").empty();
     summary.measured = reader.meta("trace_source").value_or("") == "measured";
     summary.compileNotes =
         prof::groupedNotes(prof::notesFromJson(reader.meta("compile_notes").value_or("")));

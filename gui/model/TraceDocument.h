@@ -23,7 +23,9 @@ struct TraceSummary {
     std::int64_t stageCount = 0;
     std::int64_t trackCount = 0;
     std::int64_t coreCount = 0;
-    bool measured = false; ///< imported from a real profiler (meta trace_source): no IR
+    std::int64_t coresUsed = 0;  ///< core tracks holding a slice (the cores the run used)
+    bool stoppedByFault = false; ///< meta sim_fault: the simulator stopped the run
+    bool measured = false;       ///< imported from a real profiler (meta trace_source): no IR
     /// The compiler's notes (meta compile_notes), grouped as `pto report` lists them.
     std::vector<std::string> compileNotes;
     bool hasRun() const { return trackCount > 0; }

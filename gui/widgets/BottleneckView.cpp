@@ -98,19 +98,28 @@ QString summaryOf(const prof::Profile& p, double micros) {
             .arg(findingsCount(p))
             .arg(critical)
             .arg(warning);
-    return BottleneckView::tr("%1 on %2: %3 cycles (%4 µs), %5 tasks — bound: %6, %7 % of "
-                              "the roof — %8 (%9 critical, %10 warning)")
-        .arg(QString::fromStdString(p.model.program), QString::fromStdString(p.model.peaks.name))
-        .arg(p.model.totalCycles)
-        .arg(micros, 0, 'f', 2)
-        .arg(p.model.tasks.size())
-        .arg(QString::fromStdString(p.runBound.reason().empty()
-                                        ? p.runBound.label()
-                                        : p.runBound.label() + " (" + p.runBound.reason() + ")"))
-        .arg(p.runBound.roofFraction * 100, 0, 'f', 0)
-        .arg(findingsCount(p))
-        .arg(critical)
-        .arg(warning);
+    // A run the simulator stopped (meta sim_fault) says so first, as `pto run` and `pto report`
+    // do: it looked like a finished run with "bound: none".
+    const QString fault = p.model.simFault.empty()
+                              ? QString()
+                              : BottleneckView::tr("STOPPED BY A FAULT (the trace holds the run up "
+                                                   "to it): %1\n")
+                                    .arg(QString::fromStdString(p.model.simFault));
+    return fault + BottleneckView::tr("%1 on %2: %3 cycles (%4 µs), %5 tasks — bound: %6, %7 % of "
+                                      "the roof — %8 (%9 critical, %10 warning)")
+                       .arg(QString::fromStdString(p.model.program),
+                            QString::fromStdString(p.model.peaks.name))
+                       .arg(p.model.totalCycles)
+                       .arg(micros, 0, 'f', 2)
+                       .arg(p.model.tasks.size())
+                       .arg(QString::fromStdString(p.runBound.reason().empty()
+                                                       ? p.runBound.label()
+                                                       : p.runBound.label() + " (" +
+                                                             p.runBound.reason() + ")"))
+                       .arg(p.runBound.roofFraction * 100, 0, 'f', 0)
+                       .arg(findingsCount(p))
+                       .arg(critical)
+                       .arg(warning);
 }
 
 // The defects of the file the profiler worked around (RunModel::fileWarnings: slices set aside,

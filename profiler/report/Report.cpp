@@ -53,6 +53,7 @@ nlohmann::json summaryJson(const Profile& p) {
                         {"tail_cycles", p.imbalance.tailCycles},
                         {"trace_level", m.traceLevel},
                         {"double_buffer", m.doubleBuffer}};
+    if (!m.simFault.empty()) j["fault"] = m.simFault;
     return j;
 }
 
@@ -157,6 +158,8 @@ std::string gainText(const Profile& p, const nlohmann::json& f) {
 // of which nothing executed has neither.
 std::string boundText(const nlohmann::json& s, std::string_view roof) {
     const std::string bound = s["bound"].get<std::string>();
+    if (bound == "none" && s.contains("fault"))
+        return "none: the run stopped by a fault before any task finished";
     if (bound == "none") return "none: the trace holds no executed instructions";
     const std::string reason = s.value("bound_reason", std::string());
     return fmt::format("{} ({}{:.0f}% of {})", bound, reason.empty() ? "" : reason + "; ",
@@ -174,6 +177,8 @@ std::string simulatedSummaryText(const nlohmann::json& s) {
          s["arch"].get<std::string>());
     line("  time        {} cycles = {:.3f} us", s["total_cycles"].get<std::int64_t>(),
          s["time_us"].get<double>());
+    if (s.contains("fault"))
+        line("  fault       the run stopped here: {}", s["fault"].get<std::string>());
     line("  tasks       {} on {}/{} AIC and {}/{} AIV cores", s["tasks"].get<std::size_t>(),
          s["aic_used"].get<int>(), s["aic_cores"].get<int>(), s["aiv_used"].get<int>(),
          s["aiv_cores"].get<int>());
@@ -324,6 +329,8 @@ std::string simulatedRowsMarkdown(const nlohmann::json& s) {
     std::string out = fmt::format("| arch | {} |\n", mdEscape(s["arch"].get<std::string>()));
     out += fmt::format("| time | {} cycles = {:.3f} us |\n", s["total_cycles"].get<std::int64_t>(),
                        s["time_us"].get<double>());
+    if (s.contains("fault"))
+        out += fmt::format("| fault | {} |\n", mdEscape(s["fault"].get<std::string>()));
     out += fmt::format("| tasks | {} on {}/{} AIC, {}/{} AIV |\n", s["tasks"].get<std::size_t>(),
                        s["aic_used"].get<int>(), s["aic_cores"].get<int>(),
                        s["aiv_used"].get<int>(), s["aiv_cores"].get<int>());

@@ -62,6 +62,10 @@ std::vector<Finding> runRules(const Profile& p) {
 }
 
 std::string noFindingsNote(const Profile& p) {
+    if (!p.model.executed() && !p.model.simFault.empty())
+        return "the run stopped by a fault before any task finished, so there is nothing to "
+               "classify or find (the fault: " +
+               p.model.simFault + ")";
     if (!p.model.executed())
         return "the trace holds no executed instructions (no task or instruction slices), so "
                "there is nothing to classify or find";

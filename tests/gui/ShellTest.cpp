@@ -78,7 +78,8 @@ TEST_F(Shell, AGoodTraceNamesFileProgramArchAndCores) {
     EXPECT_TRUE(status.contains(QStringLiteral("run_softmax.db"))) << status.toStdString();
     EXPECT_TRUE(status.contains(QStringLiteral("program: softmax"))) << status.toStdString();
     EXPECT_TRUE(status.contains(QStringLiteral("arch: 910B-like"))) << status.toStdString();
-    EXPECT_TRUE(status.contains(QStringLiteral("on 72 cores"))) << status.toStdString();
+    // The cores the run used (pto report: 4 of the 48 AIV), of the chip's 72.
+    EXPECT_TRUE(status.contains(QStringLiteral("on 4 of 72 cores"))) << status.toStdString();
     window.resize(1400, 900);
     window.show();
     test::saveScreenshot(window, "shell_main_window");
@@ -137,6 +138,33 @@ TEST_F(Shell, ACompileOnlyTraceSaysThereIsNoRun) {
         << bottleneck->headline().toStdString();
 }
 
+// A run the simulator stopped with a fault (pto run exits 1 and says so) looked like a
+// finished run: "bound: none, 0 % of the roof — 0 findings", nothing about the fault.
+TEST_F(Shell, ARunStoppedByAFaultSaysSoInTheStatusAndTheBottlenecks) {
+    test::TempDir dir;
+    const fs::path trace = dir / "fault.db";
+    const auto run = test::runCommand(
+        fmt::format("{} run {}/samples/softmax.pto --fault drop-sync --trace full -o {}", PTO_CLI,
+                    PTO_SOURCE_DIR, test::shellQuote(trace.string())));
+    ASSERT_EQ(run.exitCode, 1) << run.err;
+    ASSERT_NE(run.err.find("overlapping live buffers"), std::string::npos) << run.err;
+    MainWindow window;
+    auto* bottleneck = static_cast<BottleneckView*>(window.view(QStringLiteral("bottleneck")));
+    QSignalSpy loaded(bottleneck, &BottleneckView::profileLoaded);
+    ASSERT_TRUE(window.openFile(qpath(trace), true).isEmpty());
+    EXPECT_TRUE(window.statusText().contains(QStringLiteral("STOPPED BY A FAULT")))
+        << window.statusText().toStdString();
+    ASSERT_TRUE(loaded.wait(30000));
+    const QString headline = bottleneck->headline();
+    EXPECT_TRUE(headline.contains(QStringLiteral("STOPPED BY A FAULT")) &&
+                headline.contains(QStringLiteral("overlapping live buffers")))
+        << headline.toStdString();
+    EXPECT_TRUE(bottleneck->detailsText().contains(QStringLiteral("stopped by a fault")))
+        << bottleneck->detailsText().toStdString();
+    EXPECT_FALSE(bottleneck->detailsText().contains(QStringLiteral("no executed instructions")))
+        << bottleneck->detailsText().toStdString();
+}
+
 TEST_F(Shell, AOneCoreTraceOpensAndShowsThatCore) {
     const fs::path trace =
         test::sampleTrace("softmax", "--set core.aic_count=1 --set core.aiv_count=1");
@@ -144,7 +172,7 @@ TEST_F(Shell, AOneCoreTraceOpensAndShowsThatCore) {
     auto* bottleneck = static_cast<BottleneckView*>(window.view(QStringLiteral("bottleneck")));
     QSignalSpy loaded(bottleneck, &BottleneckView::profileLoaded);
     ASSERT_TRUE(window.openFile(qpath(trace), true).isEmpty());
-    EXPECT_TRUE(window.statusText().contains(QStringLiteral("on 2 cores")))
+    EXPECT_TRUE(window.statusText().contains(QStringLiteral("on 1 of 2 cores")))
         << window.statusText().toStdString();
     ASSERT_TRUE(loaded.wait(30000));
     EXPECT_EQ(bottleneck->utilization().rowCount(), 1); // only the AIV core that ran the task

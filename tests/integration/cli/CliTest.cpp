@@ -87,6 +87,23 @@ TEST_F(CliTest, CompileAndRunPrintTheCompilersNotesGroupedByBlock) {
 // A run traced at --trace tasks has no instruction slices, so no pipe busy times: the report
 // says so instead of 0 % pipes and a "latency (pipeline)" class; the same run at the default
 // level is "compute" (its vector pipe 82 % busy).
+// A run stopped by a fault: the report said "bound none: the trace holds no executed
+// instructions" and nothing of the fault that pto run printed.
+TEST_F(CliTest, TheReportOfARunStoppedByAFaultNamesTheFault) {
+    auto run = runCommand(pto(fmt::format("run {} --fault drop-sync --trace full -o {}",
+                                          sample("softmax"), shellQuote(out().string()))));
+    ASSERT_EQ(run.exitCode, 1) << run.err;
+    for (const char* format : {"text", "md", "json"}) {
+        auto report = runCommand(pto(fmt::format("report --no-store --exit-zero --format {} {}",
+                                                 format, shellQuote(out().string()))));
+        EXPECT_EQ(report.exitCode, 0) << report.err;
+        EXPECT_NE(report.out.find("overlapping live buffers"), std::string::npos) << format << "\n"
+                                                                                  << report.out;
+        EXPECT_EQ(report.out.find("no executed instructions"), std::string::npos) << format << "\n"
+                                                                                  << report.out;
+    }
+}
+
 TEST_F(CliTest, ATasksLevelTraceHasNoPipeTimesAndSaysSo) {
     ASSERT_EQ(runCommand(pto(fmt::format("run {} --trace tasks -o {}", sample("softmax"),
                                          shellQuote(out().string()))))
