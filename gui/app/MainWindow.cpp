@@ -5,6 +5,7 @@
 #include "gui/app/ShortcutsDialog.h"
 #include "gui/app/Views.h"
 #include "gui/model/EntityReference.h"
+#include "gui/model/TuneModel.h"
 #include "gui/widgets/GraphViewCanvas.h"
 #include "gui/widgets/StudioView.h"
 #include "gui/widgets/TimelineCanvas.h"
@@ -251,9 +252,10 @@ QString MainWindow::openTuneFile(const QString& path, bool quiet) {
         if (!quiet) showOpenError(path, reason);
         return reason;
     }
+    m_context.setTuneFile(path, static_cast<int>(tune->model().tuneData().candidates.size()));
     if (QDockWidget* dock = dockOf(tune)) {
         dock->show();
-        dock->raise();
+        raiseDock(dock);
     }
     m_recent.add(path);
     refreshRecentMenu();
@@ -292,13 +294,15 @@ QString MainWindow::openBaseline(const QString& path, bool quiet) {
         if (!quiet) showOpenError(path, reason);
         return reason;
     }
-    if (QDockWidget* dock = dockOf(view(QStringLiteral("compare")))) {
-        if (isVisible())
-            dock->raise();
-        else
-            m_frontDocks.push_back(dock); // raised at the first show, after the defaults
-    }
+    if (QDockWidget* dock = dockOf(view(QStringLiteral("compare")))) raiseDock(dock);
     return {};
+}
+
+void MainWindow::raiseDock(QDockWidget* dock) {
+    if (isVisible())
+        dock->raise();
+    else
+        m_frontDocks.push_back(dock); // raised at the first show, after the defaults
 }
 
 void MainWindow::showOpenError(const QString& path, const QString& reason) {
@@ -396,11 +400,27 @@ QString MainWindow::statusText() const {
     return m_status->text();
 }
 
+QString MainWindow::tuneStatus() const {
+    const auto* tune = qobject_cast<const TuneView*>(view(QStringLiteral("tune")));
+    const QString program =
+        tune ? QString::fromStdString(tune->model().tuneData().metaOr("program")) : QString();
+    return tr("%1  |  tune file: %2 candidates of %3  |  double-click a candidate in the Tuning "
+              "view to open its trace")
+        .arg(m_context.tuneFile())
+        .arg(m_context.tuneCandidates())
+        .arg(program);
+}
+
 void MainWindow::updateStatus() {
     const TraceDocument* document = m_context.document();
     if (!document) {
-        m_status->setText(tr("No trace open — File→Open or drop a trace file here"));
-        setWindowTitle(QStringLiteral("PTO Studio"));
+        m_status->setText(m_context.tuneFile().isEmpty()
+                              ? tr("No trace open — File→Open or drop a trace file here")
+                              : tuneStatus());
+        setWindowTitle(m_context.tuneFile().isEmpty()
+                           ? QStringLiteral("PTO Studio")
+                           : QStringLiteral("%1 — PTO Studio")
+                                 .arg(QFileInfo(m_context.tuneFile()).fileName()));
         return;
     }
     const TraceSummary& summary = document->summary();

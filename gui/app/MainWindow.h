@@ -78,6 +78,10 @@ private:
     /// A tune file of `pto tune` (told apart from a trace by its tables) goes to the tune view.
     QString openTuneFile(const QString& path, bool quiet);
     void updateStatus();
+    /// The status bar of an open tune file without a trace: the file and its candidates.
+    QString tuneStatus() const;
+    /// Raises a dock's tab now, or at the first show when the window is not shown yet.
+    void raiseDock(QDockWidget* dock);
     void exportActiveView();
     void showShortcuts();
 

@@ -53,6 +53,9 @@ std::int64_t OpCostModel::rootStage() const {
 QString OpCostModel::unavailableReason() const {
     if (!m_profile) return {};
     const prof::RunModel& run = m_profile->model;
+    if (run.measured)
+        return tr("A measured trace has no Tensor ops: the profiler files hold the kernels that "
+                  "ran, not the program (no IR).");
     if (run.recordsInstrCycles() || !run.executed()) return {};
     return tr("Tensor op costs are not recorded at --trace %1: without instruction slices no op "
               "has cycles, a span, a roof or a bound (pto run --trace instructions records "

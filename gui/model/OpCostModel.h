@@ -18,7 +18,7 @@ namespace pto::gui {
 /// unrolled is a group: its row holds the total of its body ops, whose rows follow it
 /// ("matmul %qk in kv"); shares are of the whole run, so a loop's body ops add up to it.
 /// A run recorded without instruction slices (--trace tasks) has no op costs: no rows, and
-/// unavailableReason() says why, as `pto report` does.
+/// unavailableReason() says why, as `pto report` does; so does a measured trace (no IR).
 class OpCostModel : public QAbstractTableModel {
     Q_OBJECT
 public:

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <set>
+#include <span>
 
 namespace pto::gui {
 namespace {
@@ -21,6 +22,21 @@ using prof::cellText;
 
 std::string levelName(tracedb::StageLevel level) {
     return std::string(tracedb::enumName(level));
+}
+
+/// A row of the node list from (id, kind, name, shape, space): "#3  matmul %c [64,64] L0C". The
+/// program's arguments and its return (negative ids, not positions) show no id, and a name that
+/// only repeats the kind is left out: it read "#-2  return return".
+QString nodeText(std::span<const tracedb::SqlValue> cells) {
+    const QString kind = QString::fromStdString(cellText(cells[1]));
+    const std::int64_t id = cellInt(cells[0]);
+    QString text = id >= 0 ? QStringLiteral("#%1  %2").arg(id).arg(kind) : kind;
+    for (int c = 2; c < 5; ++c) {
+        if (cellNull(cells[std::size_t(c)])) continue;
+        const QString value = QString::fromStdString(cellText(cells[std::size_t(c)]));
+        if (!value.isEmpty() && !(c == 2 && value == kind)) text += QLatin1Char(' ') + value;
+    }
+    return text;
 }
 
 } // namespace
@@ -254,16 +270,7 @@ const QString& StageNodeListModel::textAt(int row) const {
                          fmt::format("SELECT id, kind, name, shape, space FROM node WHERE "
                                      "stage_id = {} AND id BETWEEN {} AND {} ORDER BY id",
                                      m_stageId, m_ids[first], m_ids[last]),
-                         [&](auto cells) {
-                             QString text = QStringLiteral("#%1  %2")
-                                                .arg(cellInt(cells[0]))
-                                                .arg(QString::fromStdString(cellText(cells[1])));
-                             for (int c = 2; c < 5; ++c)
-                                 if (!cellNull(cells[c]))
-                                     text += QLatin1Char(' ') +
-                                             QString::fromStdString(cellText(cells[c]));
-                             texts.push_back(std::move(text));
-                         });
+                         [&](auto cells) { texts.push_back(nodeText(cells)); });
         texts.resize(last - first + 1); // never short, even if the file changed under us
         it = m_text.emplace(block, std::move(texts)).first;
     }

@@ -38,6 +38,11 @@ QString timeText(std::int64_t time, double clockHz, bool measured) {
     return QStringLiteral("%1 (%2 µs)").arg(text).arg(double(time) * 1e6 / clockHz, 0, 'f', 3);
 }
 
+// "matmul %c", or the kind alone for a node without a name (a `for`) or named as its kind.
+QString kindAndName(const QString& kind, const QString& name) {
+    return name.isEmpty() || name == kind ? kind : kind + QLatin1Char(' ') + name;
+}
+
 class DetailsBuilder {
 public:
     DetailsBuilder(const tracedb::TraceReader& reader, std::vector<DetailRow>& rows)
@@ -57,13 +62,18 @@ public:
     std::int64_t slice(std::int64_t id, double clockHz) {
         const bool measured = m_reader.meta("trace_source").value_or("") == "measured";
         std::int64_t instr = -1;
-        each(fmt::format("SELECT name, category, track_name, ts, dur, depth, instr_id, task_id, "
-                         "arg_set_id FROM slice_named WHERE id = {}",
+        each(fmt::format("SELECT s.name, s.category, s.track_name, s.ts, s.dur, s.depth, "
+                         "s.instr_id, s.task_id, s.arg_set_id, p.name FROM slice_named s "
+                         "JOIN track t ON t.id = s.track_id LEFT JOIN track_named p ON "
+                         "p.id = t.parent_id WHERE s.id = {}",
                          id),
              [&](Row r) {
                  add(QObject::tr("Slice"), QStringLiteral("%1 (id %2)").arg(text(r[0])).arg(id));
                  add(QObject::tr("Category"), text(r[1]));
-                 add(QObject::tr("Track"), text(r[2]));
+                 // A pipe lane is named by its pipe only ("M"): the core it belongs to first.
+                 add(QObject::tr("Track"),
+                     isNull(r[9]) ? text(r[2])
+                                  : QStringLiteral("%1 / %2").arg(text(r[9]), text(r[2])));
                  add(QObject::tr("Start"),
                      timeText(std::get<std::int64_t>(r[3]), clockHz, measured));
                  add(QObject::tr("Duration"),
@@ -171,8 +181,8 @@ public:
              [&](Row r) {
                  if (text(r[3]) != QStringLiteral("node")) return;
                  add(QObject::tr("Came from (%1)").arg(text(r[1])),
-                     QStringLiteral("%1 %2 (node %3 of %4)")
-                         .arg(text(r[5]), text(r[6]), text(r[4]), text(r[2])));
+                     QStringLiteral("%1 (node %2 of %3)")
+                         .arg(kindAndName(text(r[5]), text(r[6])), text(r[4]), text(r[2])));
                  if (!isNull(r[7])) m_line = std::get<std::int64_t>(r[7]);
                  if (loop.empty() && !isNull(r[8])) {
                      loop = loopLabel(text(r[8]).toStdString());

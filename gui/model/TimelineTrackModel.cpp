@@ -82,7 +82,13 @@ TimelineTrackTree TimelineTrackModel::read(const tracedb::TraceReader& reader) {
         indexOfId[row.id] = static_cast<int>(tracks.size());
         tracks.push_back(std::move(track));
     }
+    // At --trace tasks no pipe has a slice: their lanes would be empty rows under every core.
+    const bool tasksOnly = reader.meta("trace_level").value_or("") == "tasks";
     for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (tasksOnly && tracks[i].kind == TimelineTrackKind::Pipe && tracks[i].sliceCount == 0) {
+            ++tree.hiddenPipes;
+            continue;
+        }
         const auto parent = rows[i].parentId ? indexOfId.find(*rows[i].parentId) : indexOfId.end();
         auto& siblings =
             parent == indexOfId.end() ? tree.roots : tracks[std::size_t(parent->second)].children;
@@ -110,6 +116,7 @@ void TimelineTrackModel::install(TimelineTrackTree tree) {
     beginResetModel();
     m_tracks = std::move(tree.tracks);
     m_roots = std::move(tree.roots);
+    m_hiddenPipes = tree.hiddenPipes;
     updateBounds();
     relayout();
     endResetModel();

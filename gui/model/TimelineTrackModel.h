@@ -48,6 +48,9 @@ struct TimelineTrack {
 struct TimelineTrackTree {
     std::vector<TimelineTrack> tracks;
     std::vector<int> roots;
+    /// Pipe lanes left out of the tree: a run traced at `--trace tasks` records no instruction,
+    /// so its pipe tracks are empty lanes under every core.
+    int hiddenPipes = 0;
 };
 
 /// A drawn row: which track, where (pixels from the top of its area) and how tall.
@@ -71,6 +74,8 @@ public:
 
     /// Reloads from a trace (no reader: empty). Cores without slices start collapsed.
     void load(const tracedb::TraceReader* reader);
+    /// Empty pipe lanes of a `--trace tasks` run that the tree leaves out.
+    int hiddenPipes() const { return m_hiddenPipes; }
     /// The tree `load` installs, read without touching a model (any thread).
     static TimelineTrackTree read(const tracedb::TraceReader& reader);
     /// Replaces the tracks with a tree `read` made.
@@ -130,6 +135,7 @@ private:
 
     std::vector<TimelineTrack> m_tracks;
     std::vector<int> m_roots;
+    int m_hiddenPipes = 0;
     std::vector<TimelineRow> m_pinnedRows;
     std::vector<TimelineRow> m_rows;
     std::int64_t m_minTs = 0;

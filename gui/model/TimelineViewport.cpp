@@ -79,13 +79,29 @@ QString TimelineViewport::cycleLabel(double cycles) {
     return QString::number(cycles, 'f', 0);
 }
 
-QString TimelineViewport::microLabel(double micros, double step) {
-    if (step < 0.1) { // finer than 100 ns: label in nanoseconds
-        const int decimals = std::clamp(int(std::ceil(-std::log10(step * 1000))), 0, 3);
-        return QString::number(micros * 1000, 'f', decimals) + QStringLiteral(" ns");
-    }
-    const int decimals = std::clamp(int(std::ceil(-std::log10(step))), 0, 3);
-    return QString::number(micros, 'f', decimals) + QStringLiteral(" µs");
+namespace {
+
+struct TimeUnit {
+    const char* name;
+    double micros; ///< µs in one unit
+};
+
+/// The largest unit in which `largest` µs is at least 1 (ns below 1 µs).
+TimeUnit unitFor(double largest) {
+    static constexpr TimeUnit kUnits[] = {{"s", 1e6}, {"ms", 1e3}, {"µs", 1}};
+    for (const TimeUnit& unit : kUnits)
+        if (std::abs(largest) >= unit.micros) return unit;
+    return {"ns", 1e-3};
+}
+
+} // namespace
+
+QString TimelineViewport::microLabel(double micros, double step, double largest) {
+    const TimeUnit unit = unitFor(largest);
+    const double unitStep = step / unit.micros;
+    const int decimals = std::clamp(int(std::ceil(-std::log10(unitStep) - 1e-9)), 0, 6);
+    return QString::number(micros / unit.micros, 'f', decimals) + QLatin1Char(' ') +
+           QString::fromUtf8(unit.name);
 }
 
 QString TimelineViewport::timeText(std::int64_t time, bool measured) {
@@ -99,11 +115,12 @@ std::vector<RulerTick> TimelineViewport::ticks(double unitCycles, int minSpacing
     double stepUnits = niceStep(minSpacing * cyclesPerPixel() / unitCycles);
     if (!micros) stepUnits = std::max(1.0, stepUnits); // no fractions of a cycle
     const double first = std::ceil(m_begin / unitCycles / stepUnits) * stepUnits;
+    const double largest = std::max(std::abs(m_begin), std::abs(m_end)) / unitCycles;
     for (double units = first; units * unitCycles < m_end; units += stepUnits) {
         const double cycle = units * unitCycles;
         const double rounded = std::round(units / stepUnits) * stepUnits;
-        ticks.push_back(
-            {cycle, xOf(cycle), micros ? microLabel(rounded, stepUnits) : cycleLabel(rounded)});
+        ticks.push_back({cycle, xOf(cycle),
+                         micros ? microLabel(rounded, stepUnits, largest) : cycleLabel(rounded)});
         if (ticks.size() > 10000) break;
     }
     return ticks;

@@ -57,14 +57,18 @@ public:
     /// Ticks every 1, 2 or 5 × 10^k cycles, at least minSpacing pixels apart, labelled in
     /// cycles ("12k", "1.5M").
     std::vector<RulerTick> cycleTicks(int minSpacing = 80) const;
-    /// Ticks every 1, 2 or 5 × 10^k microseconds at `clockHz`, labelled in µs or ns. Empty
-    /// when the trace has no clock (clockHz ≤ 0).
+    /// Ticks every 1, 2 or 5 × 10^k microseconds at `clockHz`, all labelled in one unit: the
+    /// largest of ns, µs, ms and s in which the latest time in view is at least 1 ("2.34 µs",
+    /// "140 ms"), with the decimals the step needs. Empty when the trace has no clock
+    /// (clockHz ≤ 0).
     std::vector<RulerTick> microTicks(double clockHz, int minSpacing = 80) const;
 
     /// The smallest 1-2-5 step ≥ `raw` (raw > 0).
     static double niceStep(double raw);
     static QString cycleLabel(double cycles);
-    static QString microLabel(double micros, double step);
+    /// `micros` in the unit of the time ruler for times up to `largest` µs, with the decimals
+    /// a tick step of `step` µs needs.
+    static QString microLabel(double micros, double step, double largest);
     /// A time of the trace with its unit: "1 cycle", "12 cycles", or "12 ns" when `measured`
     /// (an imported profiler trace counts ns).
     static QString timeText(std::int64_t time, bool measured);

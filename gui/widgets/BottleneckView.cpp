@@ -4,6 +4,7 @@
 
 #include "gui/model/FindingsModel.h"
 #include "gui/model/LinkResolver.h"
+#include "gui/model/MeasuredKernelTable.h"
 #include "gui/model/OpCostModel.h"
 #include "gui/model/RooflineModel.h"
 #include "gui/model/UtilizationModel.h"
@@ -163,7 +164,8 @@ QString notesCount(const std::vector<std::string>& notes) {
 BottleneckView::BottleneckView(StudioContext& context, QWidget* parent)
     : StudioView(context, parent), m_findings(new FindingsModel(this)),
       m_utilization(new UtilizationModel(this)), m_opCost(new OpCostModel(this)),
-      m_roofline(new RooflineModel(this)), m_watcher(new QFutureWatcher<Result>(this)) {
+      m_roofline(new RooflineModel(this)), m_kernels(new RowTableModel(this)),
+      m_watcher(new QFutureWatcher<Result>(this)) {
     buildLayout();
     connectClicks();
     connect(m_watcher, &QFutureWatcher<Result>::finished, this, [this] {
@@ -191,12 +193,15 @@ void BottleneckView::buildLayout() {
     m_utilizationTable->setItemDelegate(new HeatDelegate(UtilizationModel::kRatioRole, this));
     m_utilizationTable->setAlternatingRowColors(false);
     m_opTable = makeSortedTable(m_opCost, OpCostModel::kSortRole, this);
+    m_kernelTable = makeSortedTable(m_kernels, RowTableModel::kSortRole, this);
+    m_kernelTable->hide();
 
     auto* left = new QSplitter(Qt::Vertical, this);
     left->addWidget(buildFindingsPane());
     auto* opBox = titled(tr("Cost per Tensor op"), m_opTable, this);
     m_opsNote = noteLabel(this);
     static_cast<QVBoxLayout*>(opBox->layout())->insertWidget(1, m_opsNote);
+    static_cast<QVBoxLayout*>(opBox->layout())->addWidget(m_kernelTable, 1);
     left->addWidget(opBox);
     auto* right = new QSplitter(Qt::Vertical, this);
     auto* showIdle = new QCheckBox(tr("show idle cores"), this);
@@ -270,6 +275,12 @@ void BottleneckView::connectClicks() {
         if (op >= 0) selection().select(EntityRef::node(m_opCost->opStage(row), op), this);
     });
     connect(m_chart, &RooflineChart::pointClicked, this, &BottleneckView::selectTaskOrOp);
+    connect(m_kernelTable, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        const int row = sourceRow(m_kernelTable, index);
+        if (row < 0 || row >= int(m_kernelRanges.size())) return;
+        const auto [begin, end] = m_kernelRanges[std::size_t(row)];
+        if (begin >= 0 && end >= begin) emit context().revealTimeRequested(begin, end);
+    });
 }
 
 void BottleneckView::selectTaskOrOp(int row) {
@@ -287,7 +298,8 @@ void BottleneckView::documentChanged() {
     showProfile(nullptr, {});
     const TraceDocument* doc = document();
     if (!doc) {
-        m_header->setText(tr("No trace open"));
+        m_header->setText(context().tuneFile().isEmpty() ? tr("No trace open")
+                                                         : context().noTraceText());
         emit profileLoaded();
         return;
     }
@@ -321,9 +333,9 @@ void BottleneckView::showProfile(std::shared_ptr<const prof::Profile> profile,
     m_hasMatmul =
         profile && std::any_of(profile->model.tensorOps.begin(), profile->model.tensorOps.end(),
                                [](const prof::TensorOpCost& op) { return op.kind == "matmul"; });
-    showNote(m_opsNote, m_opCost->unavailableReason());
+    showKernels(profile.get());
     m_details->clear();
-    for (QTableView* table : {m_findingsTable, m_utilizationTable, m_opTable})
+    for (QTableView* table : {m_findingsTable, m_utilizationTable, m_opTable, m_kernelTable})
         table->resizeColumnsToContents();
     if (!m_loading) return;
     m_loading = false;
@@ -342,6 +354,8 @@ void BottleneckView::showProfile(std::shared_ptr<const prof::Profile> profile,
         showDetails(
             tr("No findings: %1.").arg(QString::fromStdString(prof::noFindingsNote(*profile))));
     }
+    // A selection made while the run was analyzed (a reference on the command line) shows now.
+    if (!selection().current().isNone()) followSelection(selection().current(), nullptr);
     emit profileLoaded();
 }
 
@@ -368,6 +382,20 @@ void BottleneckView::showDetails(const QString& text) {
         all += notesText(doc->summary().compileNotes) + QStringLiteral("\n\n");
     // A measured trace has no program to tune.
     m_details->setPlainText(doc && doc->summary().measured ? text : all + tuneHint());
+}
+
+void BottleneckView::showKernels(const prof::Profile* profile) {
+    MeasuredKernelTable kernels = profile ? measuredKernelTable(*profile) : MeasuredKernelTable{};
+    const bool measured = !kernels.table.rows.empty();
+    m_kernelRanges = std::move(kernels.ranges);
+    m_kernels->setTable(std::move(kernels.table));
+    m_opTable->setVisible(!measured);
+    m_kernelTable->setVisible(measured);
+    const QString reason = m_opCost->unavailableReason();
+    showNote(m_opsNote, measured ? tr("%1 Its kernels by time instead, as `pto report` lists them "
+                                      "(click one to show it on the timeline):")
+                                       .arg(reason)
+                                 : reason);
 }
 
 void BottleneckView::showPipeColumns() {

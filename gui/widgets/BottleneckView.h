@@ -5,7 +5,10 @@
 #include "gui/model/WorkerResult.h"
 #include "gui/widgets/StudioView.h"
 
+#include <cstdint>
 #include <memory>
+#include <utility>
+#include <vector>
 
 class QLabel;
 class QPlainTextEdit;
@@ -22,6 +25,7 @@ namespace pto::gui {
 class FindingsModel;
 class LinkResolver;
 class OpCostModel;
+class RowTableModel;
 class RooflineChart;
 class RooflineModel;
 class UtilizationModel;
@@ -54,6 +58,9 @@ public:
     QTableView* findingsTable() const { return m_findingsTable; }
     QTableView* utilizationTable() const { return m_utilizationTable; }
     QTableView* opTable() const { return m_opTable; }
+    /// A measured trace's kernels by time (`pto report`'s top kernels), in place of the ops.
+    RowTableModel& kernels() { return *m_kernels; }
+    QTableView* kernelTable() const { return m_kernelTable; }
     /// The notes above the utilization and op tables ("" while hidden: the data is there).
     QString pipesNote() const;
     QString opsNote() const;
@@ -75,6 +82,8 @@ private:
     void connectClicks();
     /// Hides the pipe and memory_bound columns of a run without pipe times, with the reason.
     void showPipeColumns();
+    /// Shows the kernel table in place of the op table for a measured trace.
+    void showKernels(const prof::Profile* profile);
     void showProfile(std::shared_ptr<const prof::Profile> profile, const QString& error);
     void followSelection(const EntityRef& ref, const QObject* origin);
     void selectTaskOrOp(int rooflineRow);
@@ -90,6 +99,9 @@ private:
     QTableView* m_findingsTable = nullptr;
     QTableView* m_utilizationTable = nullptr;
     QTableView* m_opTable = nullptr;
+    RowTableModel* m_kernels;
+    QTableView* m_kernelTable = nullptr;
+    std::vector<std::pair<std::int64_t, std::int64_t>> m_kernelRanges; ///< per kernels() row
     QComboBox* m_pointKind = nullptr;
     RooflineChart* m_chart = nullptr;
     QFutureWatcher<Result>* m_watcher = nullptr;

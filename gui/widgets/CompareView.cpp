@@ -249,7 +249,9 @@ QWidget* CompareView::buildTimelines() {
 }
 
 void CompareView::syncTimelines(TimelineView& from, TimelineView& to) {
-    if (m_syncing) return;
+    // A simulated run counts cycles and a measured one ns from its own origin: one range of the
+    // first means nothing in the second.
+    if (m_syncing || m_simVsReal) return;
     m_syncing = true;
     const TimelineViewport& range = from.canvas().viewport();
     to.canvas().viewport().setRange(range.begin(), range.end());
@@ -317,6 +319,7 @@ void CompareView::showComparison(const Result& loaded) {
     if (!m_loading) return;
     m_loading = false;
     m_header->setText(c ? c->headline : tr("Cannot compare the runs: %1").arg(loaded.error));
+    if (m_simVsReal) m_tabs->setCurrentWidget(m_kernelTable); // its only table: in front
     showTimelines();
     emit comparisonLoaded();
 }

@@ -216,7 +216,8 @@ void GraphView::documentChanged() {
 void GraphView::fillStages() {
     m_stageCombo->clear();
     if (!document()) {
-        m_canvas->setMessage(tr("Open a trace to see its graphs."));
+        m_canvas->setMessage(context().tuneFile().isEmpty() ? tr("Open a trace to see its graphs.")
+                                                            : context().noTraceText());
         return;
     }
     std::int64_t preferred = -1, fallback = -1;
@@ -306,6 +307,9 @@ void GraphView::onStageLoaded() {
                 .arg(name));
     }
     setOverlay(OverlayKind(m_overlayCombo->currentData().toInt()));
+    // A selection made while the stage loaded (a reference on the command line) shows now.
+    if (recorded && !selection().current().isNone())
+        onSelectionChanged(selection().current(), nullptr);
     emit stageLoaded();
 }
 
@@ -315,6 +319,10 @@ QString GraphView::statusText() const {
 
 bool GraphView::isIdle() const {
     return !m_loading && !m_worker->isBusy();
+}
+
+bool GraphView::hasPendingWork() const {
+    return !isIdle() || m_selectionLoader.isRunning();
 }
 
 void GraphView::setBusy(const QString& text) {

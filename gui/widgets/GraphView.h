@@ -63,7 +63,8 @@ public:
     std::int64_t currentStageId() const { return m_stageId; }
     /// No stage load and no layout in flight.
     bool isIdle() const;
-    bool hasPendingWork() const override { return !isIdle(); }
+    /// Also while a selection is being mapped to this stage.
+    bool hasPendingWork() const override;
     /// Computes the overlay on a worker thread (the bound class runs the profiler, seconds on
     /// a big run); overlayReady() when it is shown.
     void setOverlay(OverlayKind kind);

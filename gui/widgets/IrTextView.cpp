@@ -15,6 +15,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+
 namespace pto::gui {
 
 IrTextView::IrTextView(StudioContext& context, QWidget* parent)
@@ -58,6 +60,27 @@ QPlainTextEdit* IrTextView::sourceEditor() const {
     return m_source;
 }
 
+namespace {
+
+/// The stage the view opens on: the graph's (the last Tile stage) when its text is stored, else
+/// the first Tile stage with text, else the first stage with text; -1 when none has any (a
+/// stage above the text limit showed an empty pane and a note).
+std::int64_t firstStageOf(const std::vector<tracedb::StageRow>& stages) {
+    const auto hasText = [](const tracedb::StageRow& s) { return !s.irText.empty(); };
+    const auto isTile = [](const tracedb::StageRow& s) {
+        return s.level == tracedb::StageLevel::Tile;
+    };
+    const auto lastTile = std::find_if(stages.rbegin(), stages.rend(), isTile);
+    if (lastTile != stages.rend() && hasText(*lastTile)) return lastTile->id;
+    for (const tracedb::StageRow& s : stages)
+        if (isTile(s) && hasText(s)) return s.id;
+    for (const tracedb::StageRow& s : stages)
+        if (hasText(s)) return s.id;
+    return -1;
+}
+
+} // namespace
+
 void IrTextView::documentChanged() {
     const tracedb::TraceReader* reader = document() ? &document()->reader() : nullptr;
     m_linkWorker = reader ? std::make_shared<LinkWorker>(document()->path()) : nullptr;
@@ -68,15 +91,8 @@ void IrTextView::documentChanged() {
     m_source->setPlainText(
         reader ? QString::fromStdString(reader->meta("program_text").value_or("")) : QString());
     m_passTrace->setTracePath(document() ? document()->path() : std::filesystem::path());
-    // Start on the first Tile stage: the first pass whose changes are worth a look.
-    std::int64_t stage = m_stages.stageAt(0);
-    if (reader)
-        for (const tracedb::StageRow& s : reader->stages())
-            if (s.level == tracedb::StageLevel::Tile) {
-                stage = s.id;
-                break;
-            }
-    setStage(stage);
+    const std::int64_t first = reader ? firstStageOf(reader->stages()) : -1;
+    setStage(first >= 0 ? first : m_stages.stageAt(0));
 }
 
 void IrTextView::setStage(std::int64_t stageId) {

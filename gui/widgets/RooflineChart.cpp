@@ -111,7 +111,9 @@ void RooflineChart::drawGrid(QPainter& painter, const Axes& a) const {
         painter.drawLine(QPointF(x, a.plot.top()), QPointF(x, a.plot.bottom()));
         painter.setPen(pal.color(QPalette::Text));
         const QString label = powerLabel(e);
-        painter.drawText(QPointF(x - metrics.horizontalAdvance(label) / 2.0,
+        // Centred under its line, but never past the right edge (the last line is 12 px in).
+        const double labelWidth = metrics.horizontalAdvance(label);
+        painter.drawText(QPointF(std::min(x - labelWidth / 2.0, width() - labelWidth - 2),
                                  a.plot.bottom() + metrics.ascent() + 3),
                          label);
     }

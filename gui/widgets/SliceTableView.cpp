@@ -100,7 +100,9 @@ void SliceTableView::reload() {
     const TraceDocument* doc = document();
     if (!doc || !doc->summary().hasRun()) {
         m_loading = false;
-        m_status->setText(doc ? tr("This trace holds no run: no slices") : tr("No trace open"));
+        m_status->setText(doc ? tr("This trace holds no run: no slices")
+                          : context().tuneFile().isEmpty() ? tr("No trace open")
+                                                           : context().noTraceText());
         emit pivotShown();
         return;
     }

@@ -32,6 +32,14 @@ public:
     /// none. Changing it emits baselineChanged; opening another document keeps it.
     const TraceDocument* baseline() const { return m_baseline.get(); }
     void setBaseline(std::unique_ptr<TraceDocument> baseline);
+    /// The tune file the Tuning view shows ("" for none) and its number of candidates. A tune
+    /// file is no trace: the document stays; with none open the views reload to say so.
+    const QString& tuneFile() const { return m_tuneFile; }
+    int tuneCandidates() const { return m_tuneCandidates; }
+    void setTuneFile(const QString& path, int candidates);
+    /// What a view without a document says: no trace open, or that a tune file is open and how
+    /// to open one of its candidates' traces.
+    QString noTraceText() const;
     /// Asks the timeline to show query results as an extra track.
     void showQueryTrack(std::shared_ptr<const QueryTrack> track) {
         emit queryTrackRequested(std::move(track));
@@ -53,6 +61,8 @@ private:
     std::unique_ptr<TraceDocument> m_document;
     std::unique_ptr<TraceDocument> m_baseline;
     SelectionModel m_selection;
+    QString m_tuneFile;
+    int m_tuneCandidates = 0;
 };
 
 } // namespace pto::gui

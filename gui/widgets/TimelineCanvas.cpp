@@ -83,6 +83,11 @@ void TimelineCanvas::reset(std::unordered_map<std::int64_t, QString> names, doub
     changed();
 }
 
+QString TimelineCanvas::rulerHeader() const {
+    if (m_clockHz <= 0) return timeUnit();
+    return m_measured ? tr("time\n") : tr("cycles\ntime");
+}
+
 QString TimelineCanvas::timeUnit() const {
     return m_measured ? QStringLiteral("ns") : QStringLiteral("cycles");
 }
@@ -228,11 +233,11 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
     paintFlows(p);
     paintArea(p);
     p.setClipping(false);
-    painter.drawRuler(QRect(kHeaderWidth, 0, timeWidth(), kRulerHeight), m_clockHz);
+    const bool cycleRow = !m_measured || m_clockHz <= 0;
+    painter.drawRuler(QRect(kHeaderWidth, 0, timeWidth(), kRulerHeight), m_clockHz, cycleRow);
     p.fillRect(QRect(0, 0, kHeaderWidth, kRulerHeight), palette().color(QPalette::Window));
     p.setPen(palette().color(QPalette::WindowText));
-    p.drawText(QRect(6, 0, kHeaderWidth - 8, kRulerHeight), Qt::AlignVCenter,
-               m_clockHz > 0 ? timeUnit() + QStringLiteral("\nµs") : timeUnit());
+    p.drawText(QRect(6, 0, kHeaderWidth - 8, kRulerHeight), Qt::AlignVCenter, rulerHeader());
     if (m_tracks.rows().empty() && m_tracks.pinnedRows().empty())
         p.drawText(trackArea, Qt::AlignCenter, m_emptyText);
     m_frameMillis = double(m_frameTimer.nsecsElapsed()) / 1e6;

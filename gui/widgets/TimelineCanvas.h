@@ -51,6 +51,8 @@ public:
                bool measured = false);
     /// The unit of the trace's times: "ns" for a measured trace, else "cycles".
     QString timeUnit() const;
+    /// The names of the ruler's rows: "cycles" over "time", or "time" alone (a measured trace).
+    QString rulerHeader() const;
     /// What the canvas says when it has no track to draw (no trace, or a compile-only one).
     void setEmptyText(QString text);
     const QString& emptyText() const { return m_emptyText; }

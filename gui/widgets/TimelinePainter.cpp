@@ -363,25 +363,23 @@ void TimelinePainter::drawPending(const QRect& lane, std::int64_t minTs, std::in
                        QBrush(m_frame.palette.color(QPalette::Mid), Qt::BDiagPattern));
 }
 
-void TimelinePainter::drawRuler(const QRect& area, double clockHz) {
+void TimelinePainter::drawRuler(const QRect& area, double clockHz, bool cycleRow) {
     const TimelineViewport& vp = *m_frame.viewport;
     m_painter.fillRect(area, m_frame.palette.color(QPalette::Window));
     m_painter.setPen(m_frame.palette.color(QPalette::WindowText));
     const int half = area.height() / 2;
-    const std::vector<RulerTick> cycleTicks = vp.cycleTicks();
-    for (const RulerTick& tick : cycleTicks) {
-        const double x = m_frame.left + tick.x;
-        m_painter.drawLine(QPointF(x, area.top() + half - 5), QPointF(x, area.top() + half));
-    }
-    drawTickLabels(cycleTicks, QRectF(area.left(), area.top(), area.width(), half - 2), area);
-    const std::vector<RulerTick> microTicks = vp.microTicks(clockHz);
-    for (const RulerTick& tick : microTicks) {
-        const double x = m_frame.left + tick.x;
-        m_painter.drawLine(QPointF(x, area.bottom() - 5), QPointF(x, area.bottom()));
-    }
-    drawTickLabels(microTicks, QRectF(area.left(), area.top() + half, area.width(), half - 2),
-                   area);
+    if (cycleRow) drawTickRow(vp.cycleTicks(), area, area.top());
+    drawTickRow(vp.microTicks(clockHz), area, cycleRow ? area.top() + half : area.top());
     m_painter.drawLine(area.bottomLeft(), area.bottomRight());
+}
+
+void TimelinePainter::drawTickRow(const std::vector<RulerTick>& ticks, const QRect& area, int top) {
+    const int half = area.height() / 2;
+    for (const RulerTick& tick : ticks) {
+        const double x = m_frame.left + tick.x;
+        m_painter.drawLine(QPointF(x, top + half - 5), QPointF(x, top + half));
+    }
+    drawTickLabels(ticks, QRectF(area.left(), top, area.width(), half - 2), area);
 }
 
 void TimelinePainter::drawTickLabels(const std::vector<RulerTick>& ticks, const QRectF& row,

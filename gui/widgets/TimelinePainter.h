@@ -66,7 +66,9 @@ class TimelinePainter {
 public:
     TimelinePainter(QPainter& painter, const TimelineFrame& frame, TimelinePaintStats& stats);
 
-    void drawRuler(const QRect& area, double clockHz);
+    /// The cycle row above the time row; a trace counting time (measured) has the time row
+    /// only (`cycleRow` false), both would read the same clock.
+    void drawRuler(const QRect& area, double clockHz, bool cycleRow);
     void drawGrid(const QRect& area);
     void drawSlices(const QRect& lane, std::span<const TimelineSlice> slices, const QString& pipe);
     void drawBuckets(const QRect& lane, const LodPyramid& pyramid, const QString& pipe);
@@ -119,6 +121,8 @@ private:
     /// The ruler's tick labels of one row: right of their tick, or pulled left to stay
     /// inside `area` (dropped when that would cover the previous label).
     void drawTickLabels(const std::vector<RulerTick>& ticks, const QRectF& row, const QRect& area);
+    /// One row of the ruler, `top` its upper edge: tick marks at its bottom, labels above.
+    void drawTickRow(const std::vector<RulerTick>& ticks, const QRect& area, int top);
 
     QPainter& m_painter;
     const TimelineFrame& m_frame;

@@ -298,17 +298,17 @@ void TimelineView::documentChanged() {
     m_bookmarks->setTimeUnit(m_canvas->timeUnit());
     m_bookmarks->setTrace(doc ? doc->path() : std::filesystem::path());
     m_canvas->setFlows({});
-    m_canvas->setEmptyText(
-        hasRun ? tr("Loading the tracks…")
-        : doc  ? noRunText()
-               : tr("No trace open: File → Open (Ctrl+O) or drop a trace file here."));
+    m_canvas->setEmptyText(hasRun ? tr("Loading the tracks…")
+                           : doc  ? noRunText()
+                                  : context().noTraceText());
     if (hasRun) {
         m_status->setText(tr("Loading the tracks…"));
         m_loader->start(doc->path());
     } else if (doc) {
         m_status->setText(tr("No simulation in this trace (compile only): nothing to draw"));
     } else {
-        m_status->setText(tr("No trace open"));
+        m_status->setText(context().tuneFile().isEmpty() ? tr("No trace open")
+                                                         : context().noTraceText());
     }
     updateScrollBar();
 }
@@ -335,7 +335,8 @@ void TimelineView::tracksReady() {
         std::int64_t slices = 0;
         for (const auto& t : m_tracks->tracks()) slices += t.hasSlices() ? t.sliceCount : 0;
         m_status->setText(
-            tr("%1 tracks, %2 slices; summarising…").arg(m_tracks->tracks().size()).arg(slices));
+            tr("%1 tracks, %2 slices; summarising…").arg(m_tracks->tracks().size()).arg(slices) +
+            hiddenPipesNote());
     }
     updateScrollBar();
     // A selection made while the tracks were read is revealed now.
@@ -350,7 +351,15 @@ void TimelineView::summaryReady() {
     m_status->setText(tr("%1 tracks, %2 slices; summary built in %3 s")
                           .arg(m_tracks->tracks().size())
                           .arg(lod->slicesScanned)
-                          .arg(lod->seconds, 0, 'f', 2));
+                          .arg(lod->seconds, 0, 'f', 2) +
+                      hiddenPipesNote());
+}
+
+QString TimelineView::hiddenPipesNote() const {
+    if (m_tracks->hiddenPipes() == 0) return {};
+    return tr(" — %1 empty pipe lanes hidden: --trace tasks records no instructions (pto run "
+              "--trace instructions shows them)")
+        .arg(m_tracks->hiddenPipes());
 }
 
 void TimelineView::updateScrollBar() {

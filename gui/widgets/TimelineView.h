@@ -113,6 +113,8 @@ private:
     void updateScrollBar();
     void tracksReady();
     void summaryReady();
+    /// What the status adds when a `--trace tasks` run's empty pipe lanes are hidden ("" else).
+    QString hiddenPipesNote() const;
     void restoreView(const TimelineViewState& view);
 
     std::unique_ptr<TimelineTrackModel> m_tracks;

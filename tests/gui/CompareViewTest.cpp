@@ -262,6 +262,46 @@ TEST_F(CompareViewTest, ASimulatedRunNextToAMeasuredTraceShowsTheKernelPairs) {
         << m_view->headline().toStdString();
 }
 
+// A simulated run next to a measured trace opens on the pairing table, its only table (it opened
+// on Timelines), and the Timelines tab shows both runs, each over its own time: cycles above,
+// the measured kernels in ns below, never one's range copied into the other.
+TEST_F(CompareViewTest, ASimVsRealCompareOpensOnThePairingTableAndShowsBothTimelines) {
+    if (!fs::is_directory(kMeasuredRun)) GTEST_SKIP() << "no test data at " << kMeasuredRun;
+    const fs::path real = test::importedTrace(kMeasuredRun, "measured_level1_rank0");
+    open(test::sampleTrace("matmul"), real);
+    ASSERT_TRUE(m_view->simVsReal());
+    EXPECT_EQ(m_view->tabs()->currentWidget(), m_view->kernelTable());
+    TimelineView* top = m_view->currentTimeline();
+    TimelineView* bottom = m_view->baselineTimeline();
+    ASSERT_NE(top, nullptr);
+    ASSERT_NE(bottom, nullptr);
+    m_view->tabs()->setCurrentIndex(m_view->tabs()->count() - 1);
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            return !top->loader().busy() && !bottom->loader().busy() &&
+                   top->tracks().rowCount() > 0 && bottom->tracks().rowCount() > 0;
+        },
+        60000));
+    QTest::qWait(100);
+    EXPECT_GT(top->canvas().height(), 100);
+    EXPECT_GT(bottom->canvas().height(), 100);
+    const TimelineViewport& a = top->canvas().viewport();
+    const TimelineViewport& b = bottom->canvas().viewport();
+    EXPECT_EQ(a.begin(), double(a.fitBegin()));
+    EXPECT_EQ(a.end(), double(a.fitEnd()));
+    EXPECT_EQ(b.begin(), double(b.fitBegin()));
+    EXPECT_EQ(b.end(), double(b.fitEnd()));
+    TimelineCanvas& canvas = top->canvas();
+    const QPoint centre(canvas.width() / 2, canvas.height() / 2);
+    QWheelEvent wheel(centre, canvas.mapToGlobal(centre), {}, {0, 240}, Qt::NoButton,
+                      Qt::ControlModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&canvas, &wheel);
+    EXPECT_LT(a.span(), double(a.fitEnd() - a.fitBegin())); // the open run zoomed in
+    EXPECT_EQ(b.begin(), double(b.fitBegin()));             // the measured one left alone
+    EXPECT_EQ(b.end(), double(b.fitEnd()));
+    test::saveScreenshot(*m_view, "compare_sim_vs_real_timelines");
+}
+
 // Clearing the baseline empties the view; opening another run keeps the baseline and redoes it.
 // Two measured traces (ranks 0 and 1 of one job): their run times from the first kernel start
 // to the last end, in ns as `pto compare` gives them, and no roof or bound of the simulated chip.

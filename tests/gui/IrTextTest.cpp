@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -266,6 +267,30 @@ TEST(GuiIrText, ABigRunShowsItsPtoListingAndSaysWhyTileStagesHaveNoText) {
     auto* editor = static_cast<IrTextEditor*>(view.irEditor());
     QTest::mouseClick(editor->viewport(), Qt::LeftButton, {}, editor->pointOfLine(1));
     EXPECT_EQ(context.selection().current(), EntityRef::instr(1));
+}
+
+// The view opens on a stage whose text is stored — the graph's (the last Tile stage) when it has
+// text. It opened on the first Tile stage, expand-tiles, whose text is above the limit: an empty
+// pane and a note (flash_attention_loop compiled, and this big flat run).
+TEST(GuiIrText, OpensOnAStageWhoseTextIsStored) {
+    for (const auto& trace : {test::compiledTrace("flash_attention_loop"), bigRunTrace()}) {
+        test::OpenIrView open(trace);
+        ASSERT_TRUE(open.loaded());
+        const auto stages = open.context.document()->reader().stages();
+        const auto shown = std::find_if(stages.begin(), stages.end(), [&](const auto& s) {
+            return s.id == open.view.irText().stageId();
+        });
+        ASSERT_NE(shown, stages.end()) << trace;
+        EXPECT_FALSE(shown->irText.empty()) << trace << ": " << shown->name;
+        EXPECT_FALSE(open.view.irText().text().empty()) << trace << ": " << shown->name;
+        const auto lastTile = std::find_if(stages.rbegin(), stages.rend(), [](const auto& s) {
+            return s.level == tracedb::StageLevel::Tile;
+        });
+        ASSERT_NE(lastTile, stages.rend());
+        if (!lastTile->irText.empty()) {
+            EXPECT_EQ(shown->id, lastTile->id) << trace;
+        }
+    }
 }
 
 // `pto run --record final`: the IR view lists the five stages recorded, and every one shows

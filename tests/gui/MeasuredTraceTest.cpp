@@ -3,7 +3,9 @@
 // the first kernel start to the last end, in ns, with no figure of the simulated chip model),
 // the SQL console queries it, and the graph and IR views say plainly that it has no IR.
 #include "gui/model/FindingsModel.h"
+#include "gui/model/OpCostModel.h"
 #include "gui/model/RooflineModel.h"
+#include "gui/model/RowTable.h"
 #include "gui/model/SqlConsoleModel.h"
 #include "gui/model/TimelineAggregateModel.h"
 #include "gui/model/TimelineDetailsModel.h"
@@ -17,12 +19,14 @@
 #include "gui/widgets/TimelineCanvas.h"
 #include "gui/widgets/TimelineView.h"
 #include "tests/gui/support/Fixtures.h"
+#include "tests/support/Process.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTest>
 #include <QThread>
 
@@ -31,6 +35,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <sstream>
 #include <utility>
 
 namespace pto::gui {
@@ -185,6 +190,43 @@ TEST_F(MeasuredTrace, TheBottleneckViewProfilesItsKernels) {
     EXPECT_FALSE(view.detailsText().contains(QStringLiteral("pto tune")))
         << view.detailsText().toStdString();
     test::saveScreenshot(view, "measured_bottlenecks");
+}
+
+// A measured trace has no Tensor ops: the op table said nothing (empty, no note); it now says
+// why and lists the kernels by time with `pto report`'s numbers (profiler/report's top kernels).
+TEST_F(MeasuredTrace, TheBottleneckViewListsItsKernelsInPlaceOfOps) {
+    BottleneckView view(m_context);
+    view.resize(1400, 860);
+    QSignalSpy loaded(&view, &BottleneckView::profileLoaded);
+    view.show();
+    m_context.setDocument(TraceDocument::open(measuredTrace()));
+    ASSERT_TRUE(!loaded.isEmpty() || loaded.wait(60000));
+    waitUntil([&] { return !view.isLoading(); });
+    EXPECT_EQ(view.opCost().rowCount(), 0);
+    EXPECT_TRUE(view.opsNote().contains(QStringLiteral("no Tensor ops")))
+        << view.opsNote().toStdString();
+    EXPECT_TRUE(view.kernelTable()->isVisible());
+    EXPECT_FALSE(view.opTable()->isVisible());
+    RowTableModel& kernels = view.kernels();
+    const auto count = m_context.document()->reader().query(
+        "SELECT count(*) FROM slice WHERE category = 'task' AND task_id IS NOT NULL");
+    ASSERT_EQ(kernels.rowCount(), int(std::get<std::int64_t>(count.rows.at(0).at(0))));
+    // The first rows are `pto report`'s "top kernels by time (measured)" lines, in order.
+    const auto report = test::runCommand(
+        fmt::format("{} report {}", PTO_CLI, test::shellQuote(measuredTrace().string())));
+    ASSERT_EQ(report.exitCode, 0) << report.err;
+    std::istringstream lines(report.out.substr(report.out.find("top kernels by time")));
+    std::string line;
+    std::getline(lines, line); // the title
+    std::getline(lines, line); // the column names
+    for (int row = 0; row < 3 && std::getline(lines, line); ++row) {
+        const QString text = QString::fromStdString(line).simplified();
+        const QString expected =
+            QStringLiteral("%1 %2 %3 %4 %5 (%6)")
+                .arg(kernels.text(row, 0), kernels.text(row, 1).remove(' '), kernels.text(row, 2),
+                     kernels.text(row, 3), kernels.text(row, 4), kernels.text(row, 5));
+        EXPECT_EQ(text, expected.simplified()) << row;
+    }
 }
 
 TEST_F(MeasuredTrace, TheSqlConsoleQueriesItsKernels) {

@@ -7,12 +7,16 @@
 #include "gui/app/Views.h"
 #include "gui/model/CancelToken.h"
 #include "gui/model/EntityReference.h"
+#include "gui/model/GraphModel.h"
+#include "gui/model/LinkResolver.h"
+#include "gui/model/OpCostModel.h"
 #include "gui/model/TimelineDetailsModel.h"
 #include "gui/model/TimelineLoader.h"
 #include "gui/model/TimelineSearchModel.h"
 #include "gui/model/UtilizationModel.h"
 #include "gui/widgets/BottleneckView.h"
 #include "gui/widgets/GraphView.h"
+#include "gui/widgets/GraphViewCanvas.h"
 #include "gui/widgets/SqlConsole.h"
 #include "gui/widgets/StudioView.h"
 #include "gui/widgets/Theme.h"
@@ -36,6 +40,8 @@
 #include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTest>
 #include <QTimer>
@@ -620,6 +626,58 @@ TEST(ShellReferences, ACopiedReferenceOpensWithItsSelection) {
     EXPECT_FALSE(
         second.openReference(qpath(trace) + QStringLiteral("#slice=%1").arg(last + 1000000), true)
             .isEmpty());
+}
+
+// A reference on the command line ("softmax.db#slice=N", a TROWMAX slice) is selected when the
+// file opens, before the graph and the bottleneck view have loaded: each applies it once loaded
+// (the graph highlighted the slice's tile op, the op table selected reduce_max's row: neither
+// did, only the timeline followed).
+TEST(ShellReferences, ViewsThatLoadLaterShowTheReferencedSelection) {
+    const auto trace = test::sampleTrace("softmax");
+    const auto row = test::runCommand(fmt::format(
+        "sqlite3 -readonly -separator ' ' {} 'SELECT s.id, i.tile_stage_id, i.tile_op_id FROM "
+        "slice s JOIN instr i ON i.id = s.instr_id WHERE i.opcode = \"TROWMAX\" AND "
+        "s.category = \"instr\" ORDER BY s.id LIMIT 1'",
+        test::shellQuote(trace.string())));
+    std::istringstream fields(row.out);
+    std::int64_t slice = -1, tileStage = -1, tileOp = -1;
+    fields >> slice >> tileStage >> tileOp;
+    ASSERT_GE(tileOp, 0) << row.out << row.err;
+
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    ASSERT_TRUE(window.openReference(qpath(trace) + QStringLiteral("#slice=%1").arg(slice), true)
+                    .isEmpty());
+    auto* graph = static_cast<GraphView*>(window.view(QStringLiteral("graph")));
+    auto* bottleneck = static_cast<BottleneckView*>(window.view(QStringLiteral("bottleneck")));
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return !graph->hasPendingWork() && !bottleneck->hasPendingWork(); }, 60000));
+    ASSERT_EQ(graph->currentStageId(), tileStage); // the last Tile stage
+    const int node = graph->graphModel().stage().indexOf(tileOp);
+    ASSERT_GE(node, 0);
+    // The mapped node arrives by a queued signal, and revealing it may lay the graph out again.
+    (void)QTest::qWaitFor(
+        [&] {
+            return !graph->hasPendingWork() && graph->canvas().highlight() >= 0 &&
+                   graph->canvas().highlight() == graph->slotOfNode(node);
+        },
+        20000);
+    EXPECT_EQ(graph->canvas().highlight(), graph->slotOfNode(node));
+    EXPECT_GE(graph->canvas().highlight(), 0);
+
+    const std::int64_t op =
+        LinkResolver(window.context().document()->reader()).tensorOpOf(EntityRef::slice(slice));
+    const QModelIndexList selected = bottleneck->opTable()->selectionModel()->selectedRows();
+    ASSERT_EQ(selected.size(), 1);
+    const int sourceRow = static_cast<const QSortFilterProxyModel*>(bottleneck->opTable()->model())
+                              ->mapToSource(selected.front())
+                              .row();
+    EXPECT_EQ(bottleneck->opCost().opId(sourceRow), op);
+    EXPECT_EQ(bottleneck->opCost()
+                  .data(bottleneck->opCost().index(sourceRow, OpCostModel::Line))
+                  .toString(),
+              QStringLiteral("5"));
 }
 
 // `--baseline B` opens the compare view against B; a baseline that cannot open is exit 2

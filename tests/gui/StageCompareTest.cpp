@@ -71,6 +71,22 @@ TEST(GuiStageCompare, ModelsPassTheModelTesterWhileLoadingAndHighlighting) {
     EXPECT_EQ(nodes.rowCount(), 0);
 }
 
+// The parsed program's argument and return nodes (negative ids) list by kind and name: the
+// return read "#-2  return return".
+TEST(GuiStageCompare, ArgumentAndReturnRowsReadAsTheProgramWritesThem) {
+    const auto reader = tracedb::TraceReader::open(test::compiledTrace("softmax"));
+    StageNodeListModel nodes;
+    nodes.load(&reader, reader.stages().front().id); // the program as parsed
+    bool sawReturn = false;
+    for (int row = 0; row < nodes.rowCount(); ++row) {
+        const QString text = nodes.data(nodes.index(row)).toString();
+        EXPECT_FALSE(text.startsWith(QStringLiteral("#-"))) << text.toStdString();
+        EXPECT_FALSE(text.contains(QStringLiteral("return return"))) << text.toStdString();
+        sawReturn |= text == QStringLiteral("return");
+    }
+    EXPECT_TRUE(sawReturn);
+}
+
 TEST(GuiStageCompare, ClickingANodeHighlightsWhatItMapsToOnTheOtherSide) {
     const auto trace = test::bisectTrace("matmul", "shift-tile-offset").trace;
     StudioContext context;

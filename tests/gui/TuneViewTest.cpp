@@ -6,6 +6,7 @@
 #include "gui/app/MainWindow.h"
 #include "gui/model/TuneModel.h"
 #include "gui/widgets/BottleneckView.h"
+#include "gui/widgets/TimelineView.h"
 #include "gui/widgets/TuneChart.h"
 #include "tests/gui/support/Fixtures.h"
 #include "tests/support/Process.h"
@@ -13,6 +14,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
+#include <QTabBar>
 #include <QTableView>
 #include <QTest>
 
@@ -34,6 +36,44 @@ fs::path softmaxTuneFile(const test::TempDir& dir) {
                                     test::shellQuote(out.string()));
     EXPECT_EQ(r.exitCode, 0) << r.err;
     return out;
+}
+
+// A tune file opened before the window shows (`pto-studio --screenshot out t.db`) raises the
+// Tuning tab and the status bar and the run views say a tune file is open and how to open a
+// candidate's trace (they said "No trace open", the Tuning tab behind Bottlenecks).
+TEST(TuneViewTest, ATuneFileOpenedAtStartIsInFrontAndNamedEverywhere) {
+    test::TempDir dir("pto-tune-gui-front");
+    const fs::path file = softmaxTuneFile(dir);
+    const int candidates = int(tracedb::readTuneFile(file).candidates.size());
+    MainWindow window;
+    window.resize(1400, 900);
+    ASSERT_EQ(window.openFile(QString::fromStdString(file.string()), true), QString());
+    window.show();
+    // The front tab of its dock area, Bottlenecks behind it.
+    const auto frontTab = [&] {
+        for (const QTabBar* bar : window.findChildren<QTabBar*>())
+            for (int i = 0; i < bar->count(); ++i)
+                if (bar->tabText(i) == QStringLiteral("Tuning"))
+                    return bar->tabText(bar->currentIndex());
+        return QString();
+    };
+    EXPECT_TRUE(QTest::qWaitFor([&] { return frontTab() == QStringLiteral("Tuning"); }, 5000))
+        << frontTab().toStdString();
+    const QString status = window.statusText();
+    EXPECT_TRUE(status.contains(QStringLiteral("softmax-tune.db"))) << status.toStdString();
+    EXPECT_TRUE(status.contains(QStringLiteral("tune file: %1 candidates").arg(candidates)))
+        << status.toStdString();
+    EXPECT_FALSE(status.contains(QStringLiteral("No trace open"))) << status.toStdString();
+    const QString headline =
+        static_cast<BottleneckView*>(window.view(QStringLiteral("bottleneck")))->headline();
+    EXPECT_TRUE(headline.contains(QStringLiteral("Tune file softmax-tune.db")))
+        << headline.toStdString();
+    EXPECT_TRUE(headline.contains(QStringLiteral("double-click a candidate")))
+        << headline.toStdString();
+    const QString timeline =
+        static_cast<TimelineView*>(window.view(QStringLiteral("timeline")))->statusText();
+    EXPECT_TRUE(timeline.contains(QStringLiteral("Tune file softmax-tune.db")))
+        << timeline.toStdString();
 }
 
 TEST(TuneViewTest, OpensATuneFileSortsAndDrawsItsCandidates) {

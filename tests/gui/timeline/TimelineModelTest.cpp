@@ -105,6 +105,57 @@ TEST(TimelineViewport, RulerTicksUseOneTwoFiveStepsInCyclesAndMicros) {
     EXPECT_TRUE(vp.microTicks(1.8e9, 80).front().label.endsWith(QStringLiteral(" ns")));
 }
 
+// The time row labels every tick in one unit fit for the times in view: zoomed into a simulated
+// run at 2.34 µs it read "2340 ns, 2360 ns", a measured trace at 140 ms "140000 µs".
+TEST(TimelineViewport, TimeLabelsUseOneReadableUnitForTheView) {
+    TimelineViewport vp;
+    vp.setWidth(1000);
+    vp.setBounds(0, 100000);
+    vp.setRange(4140, 4320); // 2.30–2.40 µs at 1.8 GHz: step 0.01 µs
+    const auto near = vp.microTicks(1.8e9, 80);
+    ASSERT_FALSE(near.empty());
+    QStringList labels;
+    for (const RulerTick& tick : near) labels << tick.label;
+    EXPECT_TRUE(labels.contains(QStringLiteral("2.34 µs"))) << labels.join(", ").toStdString();
+    for (const QString& label : labels) EXPECT_TRUE(label.endsWith(QStringLiteral(" µs")));
+
+    vp.setBounds(0, 300000000); // a measured trace: ns, clock 1 GHz
+    vp.setRange(140000000, 150000000);
+    labels.clear();
+    for (const RulerTick& tick : vp.microTicks(1e9, 80)) labels << tick.label;
+    EXPECT_EQ(labels.front(), QStringLiteral("140 ms")) << labels.join(", ").toStdString();
+    for (const QString& label : labels) EXPECT_TRUE(label.endsWith(QStringLiteral(" ms")));
+    vp.setRange(140000000, 140000100); // 100 ns at 140 ms: still ms, with the decimals it needs
+    const auto fine = vp.microTicks(1e9, 80);
+    ASSERT_GE(fine.size(), 2u);
+    EXPECT_EQ(fine[1].label, QStringLiteral("140.00001 ms"));
+}
+
+// A run traced at --trace tasks records no instruction: its pipe tracks drew as empty lanes
+// under every core, with no note. They are left out of the tree (and counted for the note);
+// a run at the default level keeps its pipe lanes.
+TEST(TimelineTracks, EmptyPipeLanesOfATasksTraceAreHidden) {
+    const auto countPipes = [](const TimelineTrackTree& tree) {
+        int pipes = 0;
+        std::vector<int> pending = tree.roots;
+        while (!pending.empty()) {
+            const TimelineTrack& t = tree.tracks[std::size_t(pending.back())];
+            pending.pop_back();
+            pipes += t.kind == TimelineTrackKind::Pipe;
+            pending.insert(pending.end(), t.children.begin(), t.children.end());
+        }
+        return pipes;
+    };
+    const auto tasks = TraceDocument::open(test::sampleTrace("softmax", "--trace tasks"));
+    const TimelineTrackTree tasksTree = TimelineTrackModel::read(tasks->reader());
+    EXPECT_EQ(countPipes(tasksTree), 0);
+    EXPECT_GT(tasksTree.hiddenPipes, 0);
+    const auto full = TraceDocument::open(test::sampleTrace("softmax"));
+    const TimelineTrackTree fullTree = TimelineTrackModel::read(full->reader());
+    EXPECT_GT(countPipes(fullTree), 0);
+    EXPECT_EQ(fullTree.hiddenPipes, 0);
+}
+
 struct TestSlice {
     std::int64_t ts, dur;
     std::int32_t name;
@@ -459,9 +510,22 @@ TEST(TimelineDetailsModel, ShowsInstructionStallAndProvenanceToTheSourceLine) {
     EXPECT_TRUE(model.value(QStringLiteral("Source line")).startsWith(QString::number(line) + ":"))
         << model.value(QStringLiteral("Source line")).toStdString();
     bool tensorStep = false;
-    for (const DetailRow& r : model.rows())
+    for (const DetailRow& r : model.rows()) {
         tensorStep |= r.field == QStringLiteral("Came from (tensor)");
+        // "for  (node 4 of …)": a node without a name left a double space.
+        EXPECT_FALSE(r.value.contains(QStringLiteral("  "))) << r.value.toStdString();
+    }
     EXPECT_TRUE(tensorStep);
+    // The pipe lane's core is named with it: the track read "M" alone.
+    const QString track = model.value(QStringLiteral("Track"));
+    const QString core = QString::fromStdString(std::get<std::string>(
+        reader
+            .query(fmt::format("SELECT p.name FROM slice s JOIN track t ON t.id = s.track_id "
+                               "JOIN track_named p ON p.id = t.parent_id WHERE s.id = {}",
+                               slice))
+            .rows.at(0)
+            .at(0)));
+    EXPECT_TRUE(track.startsWith(core + QStringLiteral(" / "))) << track.toStdString();
 
     const std::int64_t stall =
         sqlInt(reader, "SELECT id FROM slice WHERE category = 'stall' ORDER BY id LIMIT 1");
