@@ -205,9 +205,11 @@ void StageListModel::load(const tracedb::TraceReader* reader) {
     m_rows.clear();
     if (reader)
         for (const tracedb::StageRow& s : reader->stages())
+            // Numbered by stage id, as the SQL console (stage.id, node.stage_id) and
+            // `file#node=STAGE/ID` references number them; the order was shown (one less).
             m_rows.push_back(
                 {s.id, QStringLiteral("%1 %2 (%3)")
-                           .arg(s.ord)
+                           .arg(s.id)
                            .arg(QString::fromStdString(s.pass.empty() ? s.name : s.pass))
                            .arg(QString::fromStdString(levelName(s.level)))});
     endResetModel();

@@ -58,6 +58,11 @@ TEST(GuiStageCompare, ModelsPassTheModelTesterWhileLoadingAndHighlighting) {
     QAbstractItemModelTester t2(&nodes, QAbstractItemModelTester::FailureReportingMode::Fatal);
     stages.load(&reader);
     EXPECT_EQ(std::size_t(stages.rowCount()), reader.stages().size());
+    // Each stage is named by its id, as SQL and #node=STAGE/ID references number it.
+    for (int r = 0; r < stages.rowCount(); ++r)
+        EXPECT_TRUE(stages.index(r).data().toString().startsWith(
+            QString::number(stages.stageAt(r)) + QStringLiteral(" ")))
+            << stages.index(r).data().toString().toStdString();
     const std::int64_t last = stages.stageAt(stages.rowCount() - 1);
     nodes.load(&reader, stageOfPass(reader, "expand-tiles"));
     EXPECT_EQ(std::size_t(nodes.rowCount()),
