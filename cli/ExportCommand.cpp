@@ -4,6 +4,7 @@
 
 #include "base/AtomicFile.h"
 #include "cli/Progress.h"
+#include "profiler/ArchPeaks.h"
 #include "profiler/RunClock.h"
 #include "profiler/export/ChromeExport.h"
 #include "profiler/export/CsvExport.h"
@@ -12,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -87,24 +88,21 @@ void writeAll(std::FILE* file, const std::string& text) {
         throw std::runtime_error("cannot write the export (disk full?)");
 }
 
-// `--from`/`--to` as cycles of the trace: a number of cycles, or of ns, us, ms or s with that
-// suffix (at the run's clock, prof::runClockHz).
+// `--from`/`--to` as cycles of the trace: cycles, or a time in ns, us, ms or s at the run's
+// clock (prof::parseQuantity, as arch values are read); any other unit is refused.
 std::int64_t parseTimePoint(const std::string& option, const std::string& text, double hz) {
-    double value = 0;
-    const char* end = text.data() + text.size();
-    auto [rest, ec] = std::from_chars(text.data(), end, value);
-    const std::string unit(rest, end);
-    static const std::pair<const char*, double> kUnits[] = {
-        {"", 0}, {"cycles", 0}, {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
-    for (const auto& [name, seconds] : kUnits) {
-        if (ec != std::errc() || rest == text.data() || unit != name) continue;
-        const double cycles = seconds > 0 ? value * seconds * hz : value;
-        if (!std::isfinite(cycles) || std::abs(cycles) > 9e18) break;
+    static constexpr std::string_view kTimeUnits[] = {"", "cycle", "cycles", "ns", "us", "ms", "s"};
+    const std::size_t lastDigit = text.find_last_of("0123456789.");
+    std::string_view unit = lastDigit == std::string::npos
+                                ? std::string_view(text)
+                                : std::string_view(text).substr(lastDigit + 1);
+    unit.remove_prefix(std::min(unit.find_first_not_of(' '), unit.size()));
+    double cycles = 0;
+    if (std::find(std::begin(kTimeUnits), std::end(kTimeUnits), unit) != std::end(kTimeUnits) &&
+        prof::parseQuantity(text, hz, cycles) && std::isfinite(cycles) && std::abs(cycles) <= 9e18)
         return std::int64_t(std::llround(cycles));
-    }
     throw std::invalid_argument(
-        fmt::format("{} '{}': expected a time such as 12000 (cycles), 2.5us, 40ns, "
-                    "1.2ms or 0.5s",
+        fmt::format("{} '{}': expected a time such as 12000 (cycles), 2.5us, 40ns, 1.2ms or 0.5s",
                     option, text));
 }
 

@@ -2,12 +2,12 @@
 #include "driver/IndexFaults.h"
 
 #include "compiler/ir/Printer.h"
+#include "validate/ErrorMetrics.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <optional>
-#include <vector>
 
 namespace pto {
 namespace {
@@ -52,12 +52,8 @@ std::string indexElementText(const IndexTileSource& source, int64_t element) {
     const int64_t cols = std::max<int64_t>(source.tileCols, 1);
     flat += element / cols * shape[n - 1] + element % cols;
     if (n == 1) return fmt::format("element {} of {}", flat, source.tensor);
-    std::vector<int64_t> at(size_t(n), 0);
-    for (int d = n - 1; d >= 0; --d) {
-        at[size_t(d)] = flat % shape[d];
-        flat /= shape[d];
-    }
-    return fmt::format("element [{}] of {}", fmt::join(at, ", "), source.tensor);
+    return fmt::format("element [{}] of {}", fmt::join(unflattenIndex(flat, shape), ", "),
+                       source.tensor);
 }
 
 } // namespace pto

@@ -34,6 +34,7 @@ const std::map<std::string, UnitFactor, std::less<>>& units() {
         {"ns", {1e-9, false, true}},
         {"us", {1e-6, false, true}},
         {"ms", {1e-3, false, true}},
+        {"s", {1, false, true}},
         {"Hz", {1, false, false}},
         {"MHz", {1e6, false, false}},
         {"GHz", {1e9, false, false}},

@@ -65,8 +65,8 @@ void applyMeasuredTraffic(ArchPeaks& peaks, const MeasuredTraffic& traffic);
 /// Unknown keys are ignored; a value that does not parse keeps its default. Never throws.
 ArchPeaks parseArchPeaks(const std::string& archJson);
 
-/// "1.6 TB/s" → bytes per cycle at `clockHz`, "64 KiB" → bytes, "1 us" → cycles, "1.8 GHz" → Hz,
-/// "24" → 24. Returns false when the text is not a number with a known unit.
+/// "1.6 TB/s" → bytes per cycle at `clockHz`, "64 KiB" → bytes, "1 us" (ns, ms, s) → cycles, "1.8
+/// GHz" → Hz, "24" → 24. Returns false when the text is not a number with a known unit.
 bool parseQuantity(const std::string& text, double clockHz, double& out);
 
 } // namespace pto::prof
