@@ -158,6 +158,12 @@ struct RunModel {
     /// Some task ran: the trace holds usable task slices (an emptied slice table has none —
     /// then there is nothing to classify or find).
     bool executed() const;
+    /// Why a run that did not execute() has nothing to classify: a fault before any task
+    /// finished, or no task or instruction slice at all.
+    std::string_view notExecutedReason() const {
+        return simFault.empty() ? "the trace holds no executed instructions"
+                                : "the run stopped by a fault before any task finished";
+    }
     /// Flag, barrier and bandwidth waits are recorded: trace level full, or a trace that does not
     /// state its level (its wait slices are all there is). Otherwise every WaitCycles is 0
     /// because nothing was recorded, not because nothing waited.

@@ -46,7 +46,8 @@ nlohmann::json summaryJson(const Profile& p) {
                         {"arithmetic_intensity", t.intensity},
                         {"ridge_point", t.ridge},
                         {"bound", p.runBound.label()},
-                        {"bound_reason", p.runBound.reason()},
+                        {"bound_reason", p.model.executed() ? p.runBound.reason()
+                                                            : std::string(m.notExecutedReason())},
                         {"roof_fraction", p.runBound.roofFraction},
                         {"critical_path_tasks", p.criticalPath.steps.size()},
                         {"critical_path_gap_cycles", p.criticalPath.gapCycles},
@@ -158,10 +159,8 @@ std::string gainText(const Profile& p, const nlohmann::json& f) {
 // of which nothing executed has neither.
 std::string boundText(const nlohmann::json& s, std::string_view roof) {
     const std::string bound = s["bound"].get<std::string>();
-    if (bound == "none" && s.contains("fault"))
-        return "none: the run stopped by a fault before any task finished";
-    if (bound == "none") return "none: the trace holds no executed instructions";
     const std::string reason = s.value("bound_reason", std::string());
+    if (bound == "none") return "none: " + reason;
     return fmt::format("{} ({}{:.0f}% of {})", bound, reason.empty() ? "" : reason + "; ",
                        100 * s["roof_fraction"].get<double>(), roof);
 }

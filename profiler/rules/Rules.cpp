@@ -62,13 +62,11 @@ std::vector<Finding> runRules(const Profile& p) {
 }
 
 std::string noFindingsNote(const Profile& p) {
-    if (!p.model.executed() && !p.model.simFault.empty())
-        return "the run stopped by a fault before any task finished, so there is nothing to "
-               "classify or find (the fault: " +
-               p.model.simFault + ")";
     if (!p.model.executed())
-        return "the trace holds no executed instructions (no task or instruction slices), so "
-               "there is nothing to classify or find";
+        return fmt::format("{}, so there is nothing to classify or find{}",
+                           p.model.notExecutedReason(),
+                           p.model.simFault.empty() ? " (no task or instruction slices)"
+                                                    : " (the fault: " + p.model.simFault + ")");
     std::vector<std::string_view> names;
     for (const Rule& rule : kRules) names.push_back(rule.name);
     if (p.model.measured) names.assign(kMeasuredRules.begin(), kMeasuredRules.end());
