@@ -168,8 +168,7 @@ int diffTwoFiles(const DiffArgs& a) {
 }
 
 int diffDumpTrees(const DiffArgs& a) {
-    DumpDiffReport r = diffDumpTrees(a.files[0], a.files[1], policyOf(a));
-    if (a.noDiagnosis) r.diagnosis.reset();
+    DumpDiffReport r = diffDumpTrees(a.files[0], a.files[1], policyOf(a), !a.noDiagnosis);
     if (a.json)
         std::cout << jsonText(dumpDiffJson(r), 2) << "\n";
     else

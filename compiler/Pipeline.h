@@ -27,7 +27,13 @@ class TraceWriter;
 // is loaded, after `budget` admitted the ops that makes (checkUnrollBudget; BudgetError).
 CompileState loadProgram(const std::string& path, const std::string& entry = {},
                          std::span<const ScalarBind> binds = {}, const ResourceBudget& budget = {});
-// The same from text already in memory.
+// loadProgram of `path`'s text already in memory: a `.ptoasm` name is a listing (refusing
+// `binds`), anything else .pto text.
+CompileState loadProgramSource(const std::string& text, const std::string& path,
+                               const std::string& entry = {},
+                               std::span<const ScalarBind> binds = {},
+                               const ResourceBudget& budget = {});
+// .pto text already in memory.
 CompileState loadProgramText(const std::string& text, const std::string& file,
                              const std::string& entry = {}, std::span<const ScalarBind> binds = {},
                              const ResourceBudget& budget = {});

@@ -350,14 +350,20 @@ CompileState loadProgram(const std::string& path, const std::string& entry,
     if (!in) throw CompileError(path, {}, fmt::format("cannot open: {}", std::strerror(errno)));
     std::ostringstream text;
     text << in.rdbuf();
+    return loadProgramSource(text.str(), path, entry, binds, budget);
+}
+
+CompileState loadProgramSource(const std::string& text, const std::string& path,
+                               const std::string& entry, std::span<const ScalarBind> binds,
+                               const ResourceBudget& budget) {
     if (isPtoListingPath(path)) {
         if (!binds.empty())
             throw CompileError(path, {},
                                "--bind gives numbers to a .pto program's index "
                                "arguments; a PTO listing has none");
-        return loadPtoListing(text.str(), path);
+        return loadPtoListing(text, path);
     }
-    return loadProgramText(text.str(), path, entry, binds, budget);
+    return loadProgramText(text, path, entry, binds, budget);
 }
 
 } // namespace pto

@@ -34,10 +34,8 @@ int64_t gmTraffic(const sim::SimResult& s) {
 CompileState loadRunProgram(const RunOptions& options) {
     if (options.programText.empty())
         return loadProgram(options.program, options.entry, options.binds, options.compile.budget);
-    if (isPtoListingPath(options.program))
-        return loadPtoListing(options.programText, options.program);
-    return loadProgramText(options.programText, options.program, options.entry, options.binds,
-                           options.compile.budget);
+    return loadProgramSource(options.programText, options.program, options.entry, options.binds,
+                             options.compile.budget);
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 #include "profiler/ArchPeaks.h"
 #include "profiler/analyses/Bound.h"
 #include "simulator/Simulator.h"
+#include "simulator/arch/ArchConfig.h"
 #include "simulator/numerics/SimFault.h"
 #include "trace_db/TraceWriter.h"
 
@@ -327,13 +328,11 @@ std::string tuneCandidateProgram(const tracedb::TuneData& data, int64_t id) {
 std::string tuneArchWarning(const tracedb::TuneData& data) {
     const std::string file = data.metaOr("arch_file");
     if (file.empty() || !data.meta.count("arch_text")) return {};
+    try {
+        if (sim::readArchText(file) == data.metaOr("arch_text")) return {};
+    } catch (const sim::ArchError&) { // gone, a directory or unreadable: not the swept arch
+    }
     std::error_code error;
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream now;
-    now << in.rdbuf();
-    if (std::filesystem::is_regular_file(file, error) && in &&
-        now.str() == data.metaOr("arch_text"))
-        return {};
     return fmt::format("the arch file {} {} since the sweep: `--arch` runs another chip than the "
                        "candidates ran on (the tune file keeps the arch they ran on: pto tune "
                        "TUNE.db --candidate N -o trace.db re-runs with it)",

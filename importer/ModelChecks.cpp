@@ -61,9 +61,8 @@ void dropFar(std::vector<T>& items, ImportModel& model, std::int64_t median,
 bool fix(std::string& text) {
     if (isUtf8(text)) return false;
     std::int64_t replaced = 0;
-    std::string valid = validUtf8(text, replaced);
-    if (replaced > 0) text = std::move(valid);
-    return replaced > 0;
+    text = validUtf8(text, replaced);
+    return true;
 }
 
 bool fixArgs(Args& args) {
@@ -135,12 +134,8 @@ void replaceInvalidUtf8(ImportModel& model) {
     for (Lane& lane : model.lanes)
         if (fix(lane.group) | fix(lane.name))
             countUtf8(model, "input", fmt::format("lane '{} · {}'", lane.group, lane.name));
-    std::map<std::string, std::string> meta;
-    for (auto [key, value] : model.meta) {
+    for (auto& [key, value] : model.meta)
         fix(value); // a path that is not UTF-8: shown with U+FFFD, not counted as data
-        meta.emplace(key, std::move(value));
-    }
-    model.meta = std::move(meta);
 }
 
 } // namespace pto::importer

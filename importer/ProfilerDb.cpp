@@ -196,7 +196,7 @@ private:
             auto it = m_indexOfTask.find(r.integer(0));
             if (it == m_indexOfTask.end()) return;
             std::string key = str(r, 1, "TASK_PMU_INFO name");
-            if (it == m_indexOfTask.end() || key.empty()) return;
+            if (key.empty()) return;
             double value = r.real(2);
             if (key.ends_with("_time")) {
                 key += "_us";

@@ -43,9 +43,9 @@ struct DumpDiffReport {
 // file, the entry and the field), a value name listed twice in one manifest, a shape mismatch
 // (naming both files) and a comparison of nothing (no value of `a` is in `b`, or only
 // arguments — op "arg" or stage "input" — were compared), and NpyError for unreadable .npy
-// files.
+// files. `diagnose`: whether the first failing value gets a diagnosis.
 DumpDiffReport diffDumpTrees(const std::filesystem::path& a, const std::filesystem::path& b,
-                             const ComparePolicy& policy);
+                             const ComparePolicy& policy, bool diagnose = true);
 
 nlohmann::json dumpDiffJson(const DumpDiffReport& r);
 std::string formatDumpDiff(const DumpDiffReport& r);

@@ -298,8 +298,7 @@ void BottleneckView::documentChanged() {
     showProfile(nullptr, {});
     const TraceDocument* doc = document();
     if (!doc) {
-        m_header->setText(context().tuneFile().isEmpty() ? tr("No trace open")
-                                                         : context().noTraceText());
+        m_header->setText(context().noTraceStatus());
         emit profileLoaded();
         return;
     }

@@ -101,8 +101,7 @@ void SliceTableView::reload() {
     if (!doc || !doc->summary().hasRun()) {
         m_loading = false;
         m_status->setText(doc ? tr("This trace holds no run: no slices")
-                          : context().tuneFile().isEmpty() ? tr("No trace open")
-                                                           : context().noTraceText());
+                              : context().noTraceStatus());
         emit pivotShown();
         return;
     }

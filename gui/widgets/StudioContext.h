@@ -40,6 +40,10 @@ public:
     /// What a view without a document says: no trace open, or that a tune file is open and how
     /// to open one of its candidates' traces.
     QString noTraceText() const;
+    /// The short form for a status line: "No trace open", or noTraceText() for a tune file.
+    QString noTraceStatus() const {
+        return m_tuneFile.isEmpty() ? tr("No trace open") : noTraceText();
+    }
     /// Asks the timeline to show query results as an extra track.
     void showQueryTrack(std::shared_ptr<const QueryTrack> track) {
         emit queryTrackRequested(std::move(track));

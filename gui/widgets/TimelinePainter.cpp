@@ -240,11 +240,22 @@ void TimelinePainter::drawBuckets(const QRect& lane, const LodPyramid& pyramid,
         }
         strips[std::size_t(x)] = stripColumn(column, busy, background, strip.height());
     }
+    // Only the top rows that some column waits in differ per pixel; below them every row is the
+    // rest colour of each column, built once and copied (most lanes have no wait at all).
     const QRgb waiting = waitColour(m_frame.palette).rgb();
-    for (int y = 0; y < strip.height(); ++y) {
+    int waitRows = 0;
+    for (const StripColumn& c : strips)
+        waitRows = std::min(std::max(waitRows, c.waitRows), strip.height());
+    for (int y = 0; y < waitRows; ++y) {
         auto* row = reinterpret_cast<QRgb*>(strip.scanLine(y));
         for (int x = 0; x < width; ++x)
             row[x] = y < strips[std::size_t(x)].waitRows ? waiting : strips[std::size_t(x)].rest;
+    }
+    if (waitRows < strip.height()) {
+        auto* first = reinterpret_cast<QRgb*>(strip.scanLine(waitRows));
+        for (int x = 0; x < width; ++x) first[x] = strips[std::size_t(x)].rest;
+        for (int y = waitRows + 1; y < strip.height(); ++y)
+            std::copy_n(first, width, reinterpret_cast<QRgb*>(strip.scanLine(y)));
     }
     m_painter.drawImage(QPoint(lane.left(), lane.top() + 2), strip);
     drawBlockCounts(lane, columns);

@@ -307,8 +307,7 @@ void TimelineView::documentChanged() {
     } else if (doc) {
         m_status->setText(tr("No simulation in this trace (compile only): nothing to draw"));
     } else {
-        m_status->setText(context().tuneFile().isEmpty() ? tr("No trace open")
-                                                         : context().noTraceText());
+        m_status->setText(context().noTraceStatus());
     }
     updateScrollBar();
 }
