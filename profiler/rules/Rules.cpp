@@ -63,10 +63,12 @@ std::vector<Finding> runRules(const Profile& p) {
 
 std::string noFindingsNote(const Profile& p) {
     if (!p.model.executed())
-        return fmt::format("{}, so there is nothing to classify or find{}",
-                           p.model.notExecutedReason(),
-                           p.model.simFault.empty() ? " (no task or instruction slices)"
-                                                    : " (the fault: " + p.model.simFault + ")");
+        return p.model.simFault.empty()
+                   ? fmt::format("{} (no task or instruction slices), so there is nothing to "
+                                 "classify or find",
+                                 p.model.notExecutedReason())
+                   : fmt::format("{}, so there is nothing to classify or find (the fault: {})",
+                                 p.model.notExecutedReason(), p.model.simFault);
     std::vector<std::string_view> names;
     for (const Rule& rule : kRules) names.push_back(rule.name);
     if (p.model.measured) names.assign(kMeasuredRules.begin(), kMeasuredRules.end());
