@@ -5,11 +5,15 @@
 // sqlite3 fetching the same tables of the .db, each timed inside the Python process. Rates are
 // per CPU second on both sides (Python's time.process_time, Google Benchmark's CPU time): the
 // machine is shared, and CPU time is the figure that does not depend on its load.
+// BM_ImportLargeKernelCsv: peak RSS of `pto import` (a child process) of a kernel_details.csv
+// made of N copies of the real level 2 one with shifted start times (1 500 copies: 97 MB).
+#include "ChildProcess.h"
 #include "importer/Importer.h"
 
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -51,6 +55,50 @@ void BM_ImportProfilerDb(benchmark::State& state) {
     importRate(state, kDb);
 }
 BENCHMARK(BM_ImportProfilerDb)->Unit(benchmark::kMillisecond);
+
+// A folder holding kernel_details.csv: `copies` copies of the real level 2 rank 0 file, each
+// shifted after the previous one so no row repeats; its size in bytes, or 0.
+std::uintmax_t makeLargeKernelCsv(const fs::path& dir, int copies) {
+    const fs::path source =
+        kData / "text/level2/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+    fs::create_directories(dir / "ASCEND_PROFILER_OUTPUT");
+    const fs::path target = dir / "ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+    const std::string script =
+        "import csv\nrows = list(csv.reader(open('" + source.string() +
+        "')))\nh, body = rows[0], rows[1:]\ni = h.index('Start Time(us)')\nstarts = "
+        "[float(r[i].strip()) for r in body]\nspan = max(starts) - min(starts) + 1000\nw = "
+        "csv.writer(open('" +
+        target.string() + "', 'w', newline=''))\nw.writerow(h)\nfor k in range(" +
+        std::to_string(copies) +
+        "):\n    for r, s in zip(body, starts):\n        r[i] = '%.3f' % (s + k * span)\n "
+        "       w.writerow(r)\n";
+    if (std::system(("/usr/bin/python3 -c \"" + script + "\"").c_str()) != 0) return 0;
+    return fs::exists(target) ? fs::file_size(target) : 0;
+}
+
+void BM_ImportLargeKernelCsv(benchmark::State& state) {
+    const fs::path dir =
+        fs::temp_directory_path() / ("pto-bench-import-csv-" + std::to_string(::getpid()));
+    const std::uintmax_t bytes = makeLargeKernelCsv(dir, int(state.range(0)));
+    if (bytes == 0) {
+        state.SkipWithError("could not write the kernel_details.csv (python3, test data)");
+        fs::remove_all(dir);
+        return;
+    }
+    pto::bench::ChildUsage usage;
+    for (auto _ : state) usage = pto::bench::runPto({"import", dir.string(), "-o", output()});
+    fs::remove_all(dir);
+    fs::remove(output());
+    if (usage.peakRssMib < 0) {
+        state.SkipWithError("pto import failed");
+        return;
+    }
+    state.counters["input_mib"] = double(bytes) / (1024.0 * 1024.0);
+    state.counters["peak_rss_mib"] = usage.peakRssMib;
+    state.counters["rss_per_input_byte"] = usage.peakRssMib * 1024.0 * 1024.0 / double(bytes);
+    state.counters["cpu_s"] = usage.cpuSeconds;
+}
+BENCHMARK(BM_ImportLargeKernelCsv)->Arg(1500)->Unit(benchmark::kSecond)->Iterations(1);
 
 // Seconds per run and rows, as printed by the Python snippet.
 std::pair<double, double> python(const std::string& script) {

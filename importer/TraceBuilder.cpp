@@ -67,7 +67,7 @@ public:
         writeStepFigures();
         writeStats();
         m_writer.addAll(std::span<const SliceRow>(m_slices));
-        m_writer.addAll(std::span<const ArgRow>(m_args));
+        flushArgs();
         m_writer.addAll(std::span<const FlowRow>(m_flows));
         m_writer.commit();
         return m_summary;
@@ -87,16 +87,26 @@ private:
         return row.id;
     }
 
-    std::int64_t argSet(const Args& args) {
+    // Moves `args` into rows, written a batch at a time: a 97 MB kernel_details.csv has 17 M
+    // args, which held as a second copy beside the model's took 1.3 GB.
+    std::int64_t argSet(Args&& args) {
         if (args.empty()) return 0;
         std::int64_t set = ++m_argSetId;
-        for (const auto& [key, value] : args) m_args.push_back(ArgRow{set, key, value});
+        for (auto& [key, value] : args)
+            m_args.push_back(ArgRow{set, std::move(key), std::move(value)});
+        Args().swap(args);
+        if (m_args.size() >= kArgBatch) flushArgs();
         return set;
+    }
+
+    void flushArgs() {
+        m_writer.addAll(std::span<const ArgRow>(m_args));
+        m_args.clear();
     }
 
     std::int64_t addSlice(std::int64_t track, const std::string& name, std::int64_t startNs,
                           std::int64_t durNs, std::int64_t depth, std::optional<std::int64_t> task,
-                          const Args& args) {
+                          Args&& args) {
         SliceRow row{.id = std::int64_t(m_slices.size()) + 1,
                      .ts = startNs - m_origin,
                      .dur = durNs,
@@ -105,7 +115,7 @@ private:
                      .category = SliceCategory::Task,
                      .depth = depth,
                      .taskId = task};
-        if (std::int64_t set = argSet(args)) row.argSetId = set;
+        if (std::int64_t set = argSet(std::move(args))) row.argSetId = set;
         m_slices.push_back(row);
         return row.id;
     }
@@ -138,7 +148,7 @@ private:
         }
         for (std::size_t i = 0; i < ks.size(); ++i) {
             std::int64_t id = addSlice(trackOf[i], ks[i].name, ks[i].startNs, ks[i].durNs, depth[i],
-                                       std::int64_t(i) + 1, ks[i].args);
+                                       std::int64_t(i) + 1, std::move(ks[i].args));
             m_bound[fmt::format("stream:{}", ks[i].stream.value_or(-1))].push_back(
                 Placed{ks[i].startNs, ks[i].startNs + ks[i].durNs, depth[i], id});
             m_summary.kernelNs += ks[i].durNs;
@@ -177,9 +187,9 @@ private:
                 },
                 depth);
             for (std::size_t i : members) {
-                const Span& s = m_model.spans[i];
-                std::int64_t id =
-                    addSlice(track, s.name, s.startNs, s.durNs, depth[i], std::nullopt, s.args);
+                Span& s = m_model.spans[i];
+                std::int64_t id = addSlice(track, s.name, s.startNs, s.durNs, depth[i],
+                                           std::nullopt, std::move(s.args));
                 if (!l.bindKey.empty())
                     m_bound[l.bindKey].push_back(
                         Placed{s.startNs, s.startNs + s.durNs, depth[i], id});
@@ -282,7 +292,8 @@ private:
     std::int64_t m_trackId = 0;
     std::int64_t m_argSetId = 0;
     std::vector<SliceRow> m_slices;
-    std::vector<ArgRow> m_args;
+    static constexpr std::size_t kArgBatch = 1 << 16;
+    std::vector<ArgRow> m_args; ///< args not yet written (at most kArgBatch and one set)
     std::vector<FlowRow> m_flows;
     std::map<std::string, std::vector<Placed>> m_bound;
     ImportSummary m_summary;

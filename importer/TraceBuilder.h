@@ -27,7 +27,8 @@ struct ImportSummary {
 };
 
 /// Writes `model` to `output` through TraceWriter (temp file + rename: `output` holds the
-/// previous file or a complete new one). `meta` entries of the model are added.
+/// previous file or a complete new one). `meta` entries of the model are added. The args of
+/// the model's kernels and spans are moved into the file (left empty).
 ImportSummary writeMeasuredTrace(ImportModel& model, const std::filesystem::path& output);
 
 } // namespace pto::importer
