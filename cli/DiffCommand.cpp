@@ -197,7 +197,7 @@ int diffRunOutputs(const DiffArgs& a) {
                       << (r.diagnosis ? formatDiagnosis(*r.diagnosis) : "");
         }
     }
-    if (!a.noStore) appendDiffRows(a.files[0], rows);
+    if (!a.noStore) storeDiffRows(a.files[0], rows);
     if (a.json)
         std::cout << jsonText(nlohmann::json{{"passed", passed}, {"outputs", j}}, 2) << "\n";
     return passed ? kExitOk : kExitFindings;

@@ -452,7 +452,7 @@ BisectReport bisectProgram(const BisectOptions& o) {
         int64_t lastTileStage = 0;
         attachStageIds(report, o.tracePath, lastTileStage);
         const std::vector<tracedb::DiffRow> rows = diffRows(report, lastTileStage);
-        appendDiffRows(o.tracePath, rows);
+        storeDiffRows(o.tracePath, rows);
         report.tracePath = o.tracePath;
     }
     return report;

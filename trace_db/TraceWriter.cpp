@@ -104,6 +104,7 @@ public:
     void indexNow(std::string_view table);
     void commit();
     void flushText();
+    void removeDiffs(DiffKind kind, std::string_view name);
 
     template <typename Row> std::int64_t insert(const Row& row);
     template <typename Row> void insertAll(std::span<const Row> rows);
@@ -273,6 +274,15 @@ template <typename Action> auto TraceWriter::Impl::closeOnError(Action action) {
     }
 }
 
+void TraceWriter::Impl::removeDiffs(DiffKind kind, std::string_view name) {
+    requireOpen();
+    closeOnError([&] {
+        Statement remove(m_db, "DELETE FROM diff WHERE kind = ? AND name = ?");
+        remove.bindAll(enumName(kind), name);
+        remove.run();
+    });
+}
+
 std::optional<std::int64_t> TraceWriter::Impl::dictIdOf(std::string_view text) {
     if (text.empty()) return std::nullopt;
     return m_dict.intern(text);
@@ -390,6 +400,9 @@ TraceWriter::Impl& TraceWriter::impl() const {
 
 const fs::path& TraceWriter::path() const {
     return impl().path();
+}
+void TraceWriter::removeDiffs(DiffKind kind, std::string_view name) {
+    impl().removeDiffs(kind, name);
 }
 void TraceWriter::setMeta(std::string_view key, std::string_view value) {
     impl().setMeta(key, value);

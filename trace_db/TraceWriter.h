@@ -90,6 +90,10 @@ public:
     void addAll(std::span<const MetricRow> rows);
     void addAll(std::span<const StatRow> rows);
 
+    /// Deletes the diff rows of `kind` named `name` (an earlier comparison of the same value,
+    /// which a new one replaces).
+    void removeDiffs(DiffKind kind, std::string_view name);
+
     /// Inserts the names and dict texts interned so far, which commit() would otherwise insert:
     /// a recorder's writer thread does it while the caller goes on (no intern() or
     /// internDict() may run meanwhile).

@@ -215,8 +215,9 @@ tracedb::DiffRow tensorDiffRow(const TensorComparison& c, std::optional<int64_t>
     return row;
 }
 
-void appendDiffRows(const fs::path& trace, std::span<const tracedb::DiffRow> rows) {
+void storeDiffRows(const fs::path& trace, std::span<const tracedb::DiffRow> rows) {
     tracedb::TraceWriter writer = tracedb::TraceWriter::append(trace);
+    for (const tracedb::DiffRow& row : rows) writer.removeDiffs(row.kind, row.name);
     writer.addAll(rows);
     writer.commit();
 }

@@ -48,7 +48,9 @@ std::vector<OutputComparison> diffTraceOutputs(const std::filesystem::path& trac
 tracedb::DiffRow tensorDiffRow(const TensorComparison& c, std::optional<int64_t> stageId,
                                std::optional<int64_t> nodeId, const nlohmann::json& extraDetail);
 
-// Appends rows to the diff table of an existing trace (TraceWriter::append, then commit).
-void appendDiffRows(const std::filesystem::path& trace, std::span<const tracedb::DiffRow> rows);
+// Stores rows in the diff table of an existing trace (TraceWriter::append, then commit); a row
+// replaces the earlier rows of its kind and name, so comparing the outputs again leaves one
+// verdict per output, the latest.
+void storeDiffRows(const std::filesystem::path& trace, std::span<const tracedb::DiffRow> rows);
 
 } // namespace pto

@@ -118,12 +118,18 @@ TEST_F(DiffCli, RunTraceAgainstGoldens) {
     auto j = nlohmann::json::parse(bad.out);
     EXPECT_FALSE(j["passed"].get<bool>());
     EXPECT_EQ(j["outputs"][0]["producer"], "cast");
-    auto reader = tracedb::TraceReader::open(dir / "run.db");
-    const auto diffs = reader.diffs();
-    ASSERT_EQ(diffs.size(), 2u);
-    EXPECT_EQ(diffs[0].verdict, "pass");
-    EXPECT_EQ(diffs[1].verdict, "fail");
-    EXPECT_EQ(diffs[1].kind, tracedb::DiffKind::Tensor);
+    // The second comparison of `yh` replaces the first in the trace (the GUI's diff view
+    // listed a stale "pass" beside the "fail" of the same output).
+    const auto diffs = tracedb::TraceReader::open(dir / "run.db").diffs();
+    ASSERT_EQ(diffs.size(), 1u);
+    EXPECT_EQ(diffs[0].verdict, "fail");
+    EXPECT_EQ(diffs[0].name, "yh");
+    EXPECT_EQ(diffs[0].kind, tracedb::DiffKind::Tensor);
+    ASSERT_EQ(pto(fmt::format("diff {} --golden {}", q(dir / "run.db"), q(dir / "out"))).exitCode,
+              0);
+    const auto again = tracedb::TraceReader::open(dir / "run.db").diffs();
+    ASSERT_EQ(again.size(), 1u);
+    EXPECT_EQ(again[0].verdict, "pass");
     std::filesystem::create_directories(dir / "empty");
     auto missing = pto(fmt::format("diff {} --golden {}", q(dir / "run.db"), q(dir / "empty")));
     EXPECT_EQ(missing.exitCode, 2);
