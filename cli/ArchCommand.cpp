@@ -29,7 +29,7 @@ void registerArch(CLI::App& app, Action& action) {
     cmd->add_flag("--dump", args->dump,
                   "print every parameter with its unit, help and source (the default)");
     cmd->add_option("--arch", args->file, "arch config file (default: embedded 910B-like)");
-    cmd->add_option("--set", args->overrides, "override a parameter: key=value or key=2x");
+    addArchSetOption(cmd, args->overrides, "override a parameter: key=value or key=2x");
     cmd->add_flag("--json", args->json, "the config as JSON");
     cmd->callback([args, &action] { action = [args] { return runArch(*args); }; });
 }

@@ -35,6 +35,10 @@ inline constexpr const char* kFaultHelp = "debug: plant a defect, KIND[:N] of";
 // --bind NAME=N (compiler/ir/BindScalars.h), repeatable, for compile, run and diff: the entry's
 // index arguments; a bad value is a CLI::ValidationError (exit 2). cli/BindOption.cpp.
 void addBindOption(CLI::App* cmd, std::vector<ScalarBind>& binds);
+// --set KEY=VALUE or KEY=Nx (an arch parameter change), repeatable, for arch, run, tune and
+// whatif; a key given twice is a CLI::ValidationError (exit 2). cli/ArchSetOption.cpp.
+CLI::Option* addArchSetOption(CLI::App* cmd, std::vector<std::string>& overrides,
+                              const std::string& help);
 // --max-tile-ops, --max-instrs, --max-gm and --max-memory (compiler/ResourceBudget.h) for
 // every command that compiles or simulates; a bad value is a CLI::ValidationError (exit 2).
 void addBudgetOptions(CLI::App* cmd, ResourceBudget& budget);

@@ -150,7 +150,7 @@ void registerRun(CLI::App& app, Action& action) {
         ->excludes(inputs);
     cmd->add_option("--outputs", o.outputsDir, "directory to write the outputs as .npy");
     cmd->add_option("--arch", o.archFile, "arch config file (default: embedded 910B-like)");
-    cmd->add_option("--set", o.archOverrides, "override an arch parameter: key=value or key=2x");
+    addArchSetOption(cmd, o.archOverrides, "override an arch parameter: key=value or key=2x");
     cmd->add_flag("--timing-only", o.sim.timingOnly, "skip the numerics (for big shapes)");
     cmd->add_option("--trace", args->traceLevel, "trace level: none, tasks, instructions, full");
     cmd->add_option("--record", args->record,

@@ -346,8 +346,8 @@ void registerTune(CLI::App& app, Action& action) {
                     "merge the chunk files of a Slurm sweep in DIR into -o (SQLite ATTACH)");
     cmd->add_option("--entry", o.entry, "function to tune (default @main or the last)");
     cmd->add_option("--arch", o.archFile, "arch config file (default: embedded 910B-like)");
-    cmd->add_option("--set", o.archOverrides,
-                    "override an arch parameter for every candidate: key=value or key=2x");
+    addArchSetOption(cmd, o.archOverrides,
+                     "override an arch parameter for every candidate: key=value or key=2x");
     addBindOption(cmd, o.binds);
     addBudgetOptions(cmd, o.compile.budget);
     cmd->add_flag("--json", args->json, "machine-readable summary");

@@ -54,7 +54,7 @@ void registerWhatif(CLI::App& app, Action& action) {
     CLI::App* cmd = app.add_subcommand(
         "whatif", "Re-simulate a traced run with changed arch parameters and compare");
     cmd->add_option("file", args->file, "trace file of a run (pto run -o)")->required();
-    cmd->add_option("--set", args->overrides, "arch change: key=value or key=2x (repeatable)")
+    addArchSetOption(cmd, args->overrides, "arch change: key=value or key=2x (repeatable)")
         ->required();
     cmd->add_option("-o,--output", args->output, "keep the changed run's trace in this file");
     cmd->add_flag("--timing-only", args->timingOnly, "skip the numerics (timing is the same)");

@@ -7,12 +7,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <new>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -31,6 +34,38 @@ bool outputWritten() {
     if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return true;
     fmt::print(stderr, "error: cannot write the standard output: {}\n", std::strerror(errno));
     return false;
+}
+
+// Edit distance of two short words (insertions, deletions, substitutions, transpositions).
+std::size_t editDistance(const std::string& a, const std::string& b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i)
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                                d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    return d[a.size()][b.size()];
+}
+
+// `pto expotr x.db` made CLI11 say "A subcommand is required": name the word and the nearest
+// subcommand. False when the first argument is an option or a subcommand.
+bool refusedUnknownSubcommand(const CLI::App& app, int argc, char** argv) {
+    if (argc < 2 || argv[1][0] == '-') return false;
+    const std::string word = argv[1];
+    std::string nearest;
+    std::size_t best = 3; // suggest within two edits
+    for (const CLI::App* sub : app.get_subcommands({})) {
+        if (sub->get_name() == word) return false;
+        if (std::size_t d = editDistance(word, sub->get_name()); d < best)
+            best = d, nearest = sub->get_name();
+    }
+    fmt::print(stderr, "error: '{}' is not a pto subcommand{} (pto --help lists them)\n", word,
+               nearest.empty() ? std::string() : fmt::format("; did you mean '{}'?", nearest));
+    return true;
 }
 
 } // namespace
@@ -56,6 +91,7 @@ int main(int argc, char** argv) {
     registerCalibrate(app, action);
     registerTune(app, action);
 
+    if (refusedUnknownSubcommand(app, argc, argv)) return kExitUsage;
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -72,7 +108,9 @@ int main(int argc, char** argv) {
     } catch (const std::length_error&) { // a container asked for more than it can hold
         printOutOfMemory();
     } catch (const pto::CompileError& e) {
-        fmt::print(stderr, "{}\n", e.what());
+        // The excerpt shows where an error of an op the compiler made (a composite's parts,
+        // `cast %0` of an rms_norm) comes from in the user's text.
+        fmt::print(stderr, "{}\n{}", e.what(), pto::sourceExcerpt(e.file(), e.loc()));
     } catch (const pto::tracedb::TraceError& e) {
         fmt::print(stderr, "error: {}\n", e.what());
     } catch (const std::exception& e) {

@@ -18,6 +18,12 @@ struct SourceLoc {
 // Formats "file:line:col: error: message" (parts that are unknown are left out).
 std::string formatDiagnostic(const std::string& file, SourceLoc loc, const std::string& message);
 
+// The source line of `loc` in `file` with a caret under its column, as compilers show it:
+//   "4 |   %y = rms_norm %x, %w {eps = 1e-06}\n  |        ^\n"
+// (a line longer than 120 bytes is cut around the column). Empty when the file or the line
+// cannot be read: a program given as text, an unknown place.
+std::string sourceExcerpt(const std::string& file, SourceLoc loc);
+
 class CompileError : public std::runtime_error {
 public:
     CompileError(std::string file, SourceLoc loc, std::string message)

@@ -463,5 +463,55 @@ TEST_F(CliTest, PtoAsksForHugePagesOnlyWhereTheKernelWantsItAsked) {
               "GLIBC_TUNABLES=glibc.malloc.arena_max=2\n");
 }
 
+// A compile error shows the source line with a caret: an error of an op the compiler made
+// from a composite (`cast %0` of an rms_norm) otherwise names nothing the user wrote.
+TEST_F(CliTest, ACompileErrorShowsItsSourceLineWithACaret) {
+    std::string program = "// rms_norm with a tile too big for UB\n"
+                          "func @f(%x: tensor<128x4096xf16>, %w: tensor<4096xf16>)\n"
+                          "    -> tensor<128x4096xf16> {\n"
+                          "  vec_tile [64, 4096]\n"
+                          "\t%y = rms_norm %x, %w {eps = 1e-06}\n"
+                          "  return %y\n"
+                          "}\n";
+    auto r = compileText(program, "rms.pto");
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("rms.pto:5:7: error: cast %0: vec tile 64x4096"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("\n5 | \t%y = rms_norm %x, %w {eps = 1e-06}\n  | \t     ^\n"),
+              std::string::npos)
+        << r.err;
+    expectNoOutput();
+    // A long line is cut around the column, and a program given on no readable file (a
+    // deleted one) prints the error alone.
+    std::string wide = "func @g(%x: tensor<4x4xf16>) -> tensor<4x4xf16> {\n  %y = add %x, %x" +
+                       std::string(300, ' ') + "%z = bogus %x\n  return %y\n}\n";
+    auto cut = compileText(wide, "wide.pto");
+    EXPECT_EQ(cut.exitCode, 2);
+    EXPECT_NE(cut.err.find("2 | …"), std::string::npos) << cut.err;
+    EXPECT_NE(cut.err.find("%z = bogus %x"), std::string::npos) << cut.err;
+}
+
+// `pto expotr x.db` said "A subcommand is required"; `--set` of one key twice silently took
+// the last (an arch file refuses a duplicate key).
+TEST_F(CliTest, UnknownSubcommandsAndRepeatedSetKeysAreNamed) {
+    auto typo = runCommand(pto("expotr x.db"));
+    EXPECT_EQ(typo.exitCode, 2);
+    EXPECT_NE(typo.err.find("'expotr' is not a pto subcommand; did you mean 'export'?"),
+              std::string::npos)
+        << typo.err;
+    auto unknown = runCommand(pto("frobnicate"));
+    EXPECT_EQ(unknown.exitCode, 2);
+    EXPECT_NE(unknown.err.find("'frobnicate' is not a pto subcommand (pto --help"),
+              std::string::npos)
+        << unknown.err;
+    auto twice = runCommand(pto("arch --set clock.freq=2GHz --set 'clock.freq = 3GHz'"));
+    EXPECT_EQ(twice.exitCode, 2);
+    EXPECT_NE(twice.err.find("'clock.freq' is set twice ('clock.freq=2GHz', then 'clock.freq = "
+                             "3GHz'): give it once"),
+              std::string::npos)
+        << twice.err;
+    EXPECT_EQ(runCommand(pto("arch --set clock.freq=2GHz --set hbm.bandwidth=2x")).exitCode, 0);
+}
+
 } // namespace
 } // namespace pto
