@@ -12,6 +12,9 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMaxOnChipBytes = kGiB; // no on-chip buffer of this class is anywhere near
+// Any size or alignment: 1 PiB, far above any device memory, and far below 2^63 bytes, where
+// the simulator's byte counts would wrap (hbm.size = 9000000000 GiB ran as a negative size).
+constexpr double kMaxBytes = kGiB * 1024.0 * 1024.0;
 constexpr double kMinClockHz = 1e6, kMaxClockHz = 100e9; // no NPU clock is near either end
 constexpr const char* kClockRange = " (a clock runs at 1 MHz to 100 GHz)";
 constexpr double kMaxCores = 4096;
@@ -103,9 +106,12 @@ void checkLimits(const ArchConfig& c, std::vector<Problem>& out) {
                                             shown(c, Param::L2Size))});
     for (int i = 0; i < ParamTable::get().size(); ++i) {
         const ParamSpec& spec = ParamTable::get().spec(i);
-        if (spec.kind == UnitKind::Bytes && std::floor(c.base(i)) != c.base(i))
-            out.push_back({static_cast<Param>(i), spec.key + " = " + formatQuantity(c.value(i)) +
-                                                      " is not a whole number of bytes"});
+        if (spec.kind != UnitKind::Bytes) continue;
+        const std::string shownValue = spec.key + " = " + formatQuantity(c.value(i));
+        if (c.base(i) > kMaxBytes)
+            out.push_back({static_cast<Param>(i), shownValue + " is above 1 PiB"});
+        else if (std::floor(c.base(i)) != c.base(i))
+            out.push_back({static_cast<Param>(i), shownValue + " is not a whole number of bytes"});
     }
 }
 

@@ -143,6 +143,13 @@ TEST(ArchConfig, ImpossibleValues) {
     EXPECT_NE(e.message().find("impossible for an on-chip buffer (max 1 GiB)"), std::string::npos)
         << e.what();
 
+    // 2^63 bytes and more wrapped to a negative size in the simulator ("exceeds hbm.size
+    // -9223372036854775808 bytes").
+    e = parseError("hbm.size = 9000000000 GiB\n");
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_NE(e.message().find("hbm.size = 9000000000 GiB is above 1 PiB"), std::string::npos)
+        << e.what();
+
     e = parseError("mem.ub.reserved = 192 KiB\n");
     EXPECT_NE(e.message().find("leaves nothing of mem.ub.size"), std::string::npos) << e.what();
 
