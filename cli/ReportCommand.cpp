@@ -51,7 +51,9 @@ void registerReport(CLI::App& app, Action& action) {
     auto args = std::make_shared<ReportArgs>();
     CLI::App* cmd = app.add_subcommand(
         "report", "Analyze a run: summary, top ops by cycles, findings with estimated gains "
-                  "(exit 1 when a finding is a warning or worse)");
+                  "(exit 1 when a finding is a warning or worse; rules the trace level cannot "
+                  "feed are listed as not evaluated — JSON not_evaluated — and do not change "
+                  "the exit status)");
     cmd->add_option("file", args->file, "trace file of a run (pto run -o)")->required();
     cmd->add_option("--format", args->format, "text, md or json")
         ->check(CLI::IsMember({"text", "md", "markdown", "json"}));

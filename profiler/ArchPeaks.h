@@ -33,10 +33,6 @@ struct ArchPeaks {
     double l2LatencyCycles = 200;
     double hbmLatencyCycles = 500;
 
-    double chipFlopsPerCycle() const {
-        return cubeFlopsPerCycle * aicCores + vectorFlopsPerCycle * aivCores;
-    }
-    double ridgeFlopsPerByte() const { return chipFlopsPerCycle() / gmBytesPerCycle; }
     /// GM latency when a share `hit` of the bytes is served by L2.
     double gmLatencyAt(double hit) const {
         return hit * l2LatencyCycles + (1 - hit) * hbmLatencyCycles;

@@ -9,44 +9,25 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <set>
-
 namespace pto::prof {
 namespace {
 
 constexpr const char* kProfilerVersion = "1";
 
-// The whole run as one roofline point against the cores it used.
+// The whole run as one roofline point against the cores it used (runRooflinePoint).
 BoundVerdict classifyRun(const RunModel& m) {
     if (!m.executed()) return {.cls = BoundClass::None}; // no data to classify
-    RooflinePoint point;
     // Per core type (AIC, AIV): a pipe of the cube cores and the same-named pipe of the vector
     // cores are different hardware, so their busy cycles are not pooled — an AIC MTE2 busy 99 %
     // of its tasks' time is a saturated pipe even when the AIVs' MTE2 idles.
     std::array<CoreTypeBusy, 2> busy{}; // AIV, AIC
-    double nominalFlops = 0;
-    std::int64_t writeBytes = 0;
-    GmPaths paths;
-    std::set<int> cores;
     for (const TaskRun& t : m.tasks) {
         if (!t.ran()) continue;
-        point.flops += t.flops;
-        nominalFlops += t.nominalFlops;
-        point.bytes += t.gmBytes;
-        writeBytes += t.gmWriteBytes;
         const bool cube = t.coreType == "AIC";
         busy[cube].active += t.duration();
         for (std::size_t i = 0; i < kPipeCount; ++i) busy[cube].busy[i] += t.busy[i];
-        if (!cores.insert(t.core).second) continue;
-        point.computeRoof += cube ? m.peaks.cubeFlopsPerCycle : m.peaks.vectorFlopsPerCycle;
-        paths += gmPaths(m.peaks, t.coreType);
     }
-    point.bandwidth = gmRoof(paths, m.peaks.gmBytesPerCycle, point.bytes, writeBytes);
-    point.computeRoof *= dtypeRoofScale(point.flops, nominalFlops);
-    point.cycles = m.totalCycles;
-    point.cores = double(cores.size());
-    completeRooflinePoint(point);
-    const BoundVerdict v = classifyRunTotals(point, busy[1], busy[0]);
+    const BoundVerdict v = classifyRunTotals(runRooflinePoint(m), busy[1], busy[0]);
     return m.recordsInstrCycles() ? v : withoutPipeTimes(v);
 }
 

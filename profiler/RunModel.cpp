@@ -190,10 +190,6 @@ void loadWaits(const tracedb::TraceReader& reader, UsableSlices& usable, RunMode
                });
 }
 
-bool isDirective(const std::string& kind) {
-    return kind == "vec_tile" || kind == "cube_tile";
-}
-
 // Per instruction: its cost and the Tensor op it came from.
 struct InstrInfo {
     std::int64_t kernel = -1;
@@ -321,7 +317,7 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
     std::unordered_map<std::int64_t, int> opOfLine; // lines with exactly one Tensor op
     for (std::size_t i = 0; i < m.tensorOps.size(); ++i) {
         std::int64_t line = m.tensorOps[i].srcLine;
-        if (line <= 0 || isDirective(m.tensorOps[i].kind)) continue;
+        if (line <= 0 || m.tensorOps[i].isDirective()) continue;
         auto [it, fresh] = opOfLine.emplace(line, int(i));
         if (!fresh) it->second = -1;
     }
@@ -349,14 +345,16 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
             InstrInfo info;
             info.kernel = cellInt(row[1]);
             info.pipe = parsePipeId(text(row[2])).value_or(PipeId::S);
+            const std::string opcode = text(row[3]);
             InstrCost cost = instrCost(
-                text(row[3]), cellNull(row[4]) ? std::nullopt : std::optional(cellReal(row[4])),
+                opcode, cellNull(row[4]) ? std::nullopt : std::optional(cellReal(row[4])),
                 cellNull(row[5]) ? std::nullopt : std::optional(cellInt(row[5])), text(row[6]));
             info.flops = cost.flops;
             info.nominalFlops = cost.nominalFlops();
             info.gmBytes = cost.gmBytes;
             info.gmWriteBytes = cost.gmWriteBytes();
             info.srcLine = cellInt(row[9]);
+            m.opcodes.insert(opcode);
             if (!cellNull(row[7]) && !cellNull(row[8])) {
                 const std::int64_t stage = cellInt(row[8]), tileOp = cellInt(row[7]);
                 std::int64_t root = provenance.rootOf(stage, tileOp);

@@ -104,6 +104,9 @@ struct TensorOpCost {
     std::int64_t first = -1, last = -1; ///< first instruction start, last end (cycles)
     std::vector<std::int64_t> tasks;    ///< tasks that ran its instructions
     std::int64_t cycles() const;        ///< sum of busy
+    /// A tiling directive (vec_tile, cube_tile): a statement of the program that runs no
+    /// instruction, not an op — reports list no cycles, roof or bound class for it.
+    bool isDirective() const { return kind == "vec_tile" || kind == "cube_tile"; }
     /// A loop whose costs are the sum of its body ops' entries (which name it in `loop`).
     bool isLoopTotal() const { return bodyOps > 0; }
     /// The entity of its `metric` rows: `tensor_op` (root stage), `loop_op` (a body op).
@@ -121,6 +124,9 @@ struct RunModel {
     std::string program;                   ///< entry function name
     bool doubleBuffer = true;              ///< from meta `target`
     bool hasInstrSlices = false;           ///< trace level instructions or full
+    /// The opcodes of the program's instructions (its `instr` rows, written at every trace
+    /// level): whether it has gathers or cross-core hand-offs when no slice shows them.
+    std::set<std::string> opcodes;
     bool measured = false; ///< imported from a real profiler (profiler/MeasuredRun.h)
     /// A measured trace's pipe ratio columns that hold a value for some kernel
     /// ("aic_mac_ratio", …): reports list these, not every pipe a core type has.

@@ -350,8 +350,11 @@ void BottleneckView::showProfile(std::shared_ptr<const prof::Profile> profile,
         showSourceRow(m_findingsTable, 0);
         showDetails(m_findings->details(0));
     } else if (profile) {
-        showDetails(
-            tr("No findings: %1.").arg(QString::fromStdString(prof::noFindingsNote(*profile))));
+        QString details =
+            tr("No findings: %1.").arg(QString::fromStdString(prof::noFindingsNote(*profile)));
+        if (const std::string note = prof::notEvaluatedNote(*profile); !note.empty())
+            details += tr("\nNot evaluated: %1.").arg(QString::fromStdString(note));
+        showDetails(details);
     }
     // A selection made while the run was analyzed (a reference on the command line) shows now.
     if (!selection().current().isNone()) followSelection(selection().current(), nullptr);

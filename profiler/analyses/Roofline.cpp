@@ -86,6 +86,34 @@ RooflinePoint opPoint(const RunModel& m, const TensorOpCost& op) {
     return r;
 }
 
+} // namespace
+
+RooflinePoint runRooflinePoint(const RunModel& m) {
+    RooflinePoint point;
+    double nominalFlops = 0;
+    std::int64_t writeBytes = 0;
+    GmPaths paths;
+    std::set<int> cores;
+    for (const TaskRun& t : m.tasks) {
+        if (!t.ran()) continue;
+        point.flops += t.flops;
+        nominalFlops += t.nominalFlops;
+        point.bytes += t.gmBytes;
+        writeBytes += t.gmWriteBytes;
+        if (!cores.insert(t.core).second) continue;
+        point.computeRoof += coreFlops(m.peaks, t.coreType);
+        paths += gmPaths(m.peaks, t.coreType);
+    }
+    point.bandwidth = gmRoof(paths, m.peaks.gmBytesPerCycle, point.bytes, writeBytes);
+    point.computeRoof *= dtypeRoofScale(point.flops, nominalFlops);
+    point.cycles = m.totalCycles;
+    point.cores = double(cores.size());
+    completeRooflinePoint(point);
+    return point;
+}
+
+namespace {
+
 void emit(MetricList& out, std::string_view entity, std::int64_t id, const RooflinePoint& r) {
     out.value(entity, id, "flops", r.flops);
     out.value(entity, id, "gm_bytes", double(r.bytes));

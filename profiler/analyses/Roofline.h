@@ -54,6 +54,17 @@ double dtypeRoofScale(double flops, double nominalFlops);
 /// cycles, computeRoof and bandwidth.
 void completeRooflinePoint(RooflinePoint& r);
 
+/// The ridge of a point's roofs, FLOP per byte: its compute roof ÷ its bandwidth — left of it
+/// the bandwidth roof is the lower one (memoryRegion). 0 without bandwidth.
+inline double ridgeOf(const RooflinePoint& r) {
+    return r.bandwidth > 0 ? r.computeRoof / r.bandwidth : 0;
+}
+
+/// The whole run as one point: its FLOPs and GM bytes over the run's cycles, against the compute
+/// roof of the cores it used (in its operand dtypes) and gmRoof of their read and write paths
+/// within the shared GM bandwidth. The run's bound class and the report's ridge use it.
+RooflinePoint runRooflinePoint(const RunModel& model);
+
 struct Roofline {
     std::vector<RooflinePoint> tasks;     ///< parallel to RunModel::tasks
     std::vector<RooflinePoint> tensorOps; ///< parallel to RunModel::tensorOps

@@ -39,7 +39,9 @@ Throughput analyzeThroughput(const RunModel& model) {
     r.vectorUtilization = r.vectorPeakTflops > 0 ? r.vectorTflops / r.vectorPeakTflops : 0;
     r.bandwidthUtilization = r.peakGbps > 0 ? r.gbps / r.peakGbps : 0;
     r.intensity = r.gmBytes > 0 ? (r.cubeFlops + r.vectorFlops) / double(r.gmBytes) : 0;
-    r.ridge = p.ridgeFlopsPerByte();
+    // The ridge of the roof the run's bound class is measured against (not the whole chip's:
+    // a vector-only run's ridge is the vector cores' peak over their GM paths).
+    r.ridge = ridgeOf(runRooflinePoint(model));
     return r;
 }
 

@@ -17,8 +17,10 @@ struct Throughput {
     double vectorUtilization = 0;    ///< achieved ÷ peak, [0, 1]
     double bandwidthUtilization = 0; ///< achieved ÷ peak, [0, 1]
     double intensity = 0;            ///< FLOP per GM byte
-    double ridge = 0;                ///< chip ridge point, FLOP per byte
-    int aicUsed = 0, aivUsed = 0;    ///< cores that ran at least one task
+    /// The ridge of the run's roof (ridgeOf(runRooflinePoint)): the compute peak of the cores it
+    /// used ÷ the GM bandwidth they can reach, FLOP per byte — where the bound class turns.
+    double ridge = 0;
+    int aicUsed = 0, aivUsed = 0; ///< cores that ran at least one task
 };
 
 Throughput analyzeThroughput(const RunModel& model);

@@ -69,8 +69,17 @@ std::string summaryTable(const Profile& p) {
     return "<table>\n" + rows + "</table>\n";
 }
 
+// The rules that could not run on this trace (a --trace tasks run has no pipe times); "" when
+// every rule ran.
+std::string notEvaluatedHtml(const Profile& p) {
+    const std::string note = notEvaluatedNote(p);
+    return note.empty() ? "" : fmt::format("<p><b>Not evaluated:</b> {}.</p>\n", esc(note));
+}
+
 std::string findingsHtml(const Profile& p) {
-    if (p.findings.empty()) return fmt::format("<p>No findings: {}.</p>\n", esc(noFindingsNote(p)));
+    if (p.findings.empty())
+        return fmt::format("<p>No findings: {}.</p>\n", esc(noFindingsNote(p))) +
+               notEvaluatedHtml(p);
     std::string out;
     for (const Finding& f : p.findings) {
         std::string sev(severityName(f.severity));
@@ -84,7 +93,7 @@ std::string findingsHtml(const Profile& p) {
                            esc(f.advice), f.gainCycles, unit, 100 * f.gainFraction, f.gainLow,
                            f.gainHigh, unit);
     }
-    return out;
+    return out + notEvaluatedHtml(p);
 }
 
 // A run traced at --trace tasks: no op has instruction cycles (chart and table say so).
@@ -291,9 +300,11 @@ std::string opsTable(const Profile& p) {
     std::string out =
         "<table>\n<tr><th>line</th><th>op</th><th>name</th><th>cycles</th><th>share</th>"
         "<th>FLOPs</th><th>GM bytes</th><th>roof</th><th>bound</th></tr>\n";
-    // Program order; a loop's row is the total of its body ops', which follow it.
+    // Program order; a loop's row is the total of its body ops', which follow it. Directives
+    // are no ops (the text, Markdown and JSON reports do not list them either).
     for (std::size_t i : programOrder(p.model)) {
         const TensorOpCost& op = p.model.tensorOps[i];
+        if (op.isDirective()) continue;
         double share = p.attribution.attributed > 0
                            ? double(op.cycles()) / double(p.attribution.attributed)
                            : 0;

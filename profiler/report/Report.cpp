@@ -146,6 +146,14 @@ nlohmann::json findingsJson(const Profile& p) {
     return j;
 }
 
+// The rules that could not run for want of records, with why (empty when every rule ran).
+nlohmann::json notEvaluatedJson(const Profile& p) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const UnevaluatedRule& r : unevaluatedRules(p))
+        j.push_back({{"rule", r.rule}, {"reason", r.why}});
+    return j;
+}
+
 std::string gainText(const Profile& p, const nlohmann::json& f) {
     Finding g;
     g.gainCycles = f[timeKey(p, "gain")].get<double>();
@@ -279,6 +287,8 @@ std::string renderText(const Profile& p, const nlohmann::json& j) {
         line("      advice: {}", f["advice"].get<std::string>());
         line("      estimated gain: {}", gainText(p, f));
     }
+    if (const std::string note = notEvaluatedNote(p); !note.empty())
+        line("not evaluated: {}", note);
     if (j.contains("compile_notes")) {
         line("compiler notes:");
         for (const auto& n : j["compile_notes"]) line("  {}", n.get<std::string>());
@@ -337,8 +347,10 @@ std::string simulatedRowsMarkdown(const nlohmann::json& s) {
                        s["cube_peak_tflops"].get<double>());
     out += fmt::format("| vector | {:.3f} of {:.1f} TFLOP/s |\n", s["vector_tflops"].get<double>(),
                        s["vector_peak_tflops"].get<double>());
-    out += fmt::format("| GM | {:.1f} of {:.1f} GB/s |\n", s["gm_gbps"].get<double>(),
-                       s["gm_peak_gbps"].get<double>());
+    out += fmt::format("| GM | {:.1f} of {:.1f} GB/s ({} bytes, {:.2f} FLOP/B; ridge {:.1f}) |\n",
+                       s["gm_gbps"].get<double>(), s["gm_peak_gbps"].get<double>(),
+                       s["gm_bytes"].get<std::int64_t>(), s["arithmetic_intensity"].get<double>(),
+                       s["ridge_point"].get<double>());
     out += fmt::format("| bound | {} |\n", boundText(s, "roof"));
     return out;
 }
@@ -369,6 +381,8 @@ std::string renderMarkdown(const Profile& p, const nlohmann::json& j) {
         out += fmt::format("\n**Advice:** {}\n\n**Estimated gain:** {}\n\n",
                            mdEscape(f["advice"].get<std::string>()), gainText(p, f));
     }
+    if (const std::string note = notEvaluatedNote(p); !note.empty())
+        out += fmt::format("\n**Not evaluated:** {}.\n", mdEscape(note));
     if (j.contains("compile_notes")) {
         out += "## Compiler notes\n\n";
         for (const auto& n : j["compile_notes"])
@@ -383,7 +397,9 @@ nlohmann::json reportJson(const Profile& p, int topOps) {
     nlohmann::json j = {{"summary", summaryJson(p)},
                         {"pipes", pipesJson(p)},
                         {"top_ops", opsJson(p, p.attribution.ops, topOps)},
-                        {"findings", findingsJson(p)}};
+                        {"findings", findingsJson(p)},
+                        {"rules_checked", checkedRules(p)},
+                        {"not_evaluated", notEvaluatedJson(p)}};
     if (!p.attribution.loops.empty()) j["loops"] = opsJson(p, p.attribution.loops, topOps);
     if (p.model.measured) j["top_kernels"] = topKernelsJson(p, topOps);
     if (!p.model.compileNotes.empty()) j["compile_notes"] = groupedNotes(p.model.compileNotes);

@@ -27,8 +27,8 @@ void ruleBandwidthSaturated(const Profile& p, std::vector<Finding>& out) {
                                      p.throughput.gbps, p.throughput.peakGbps,
                                      p.throughput.gmBytes));
     f.evidence.push_back(
-        fmt::format("bandwidth stalls: {} of {} MTE2/MTE3/FIX time{}", cyclesText(p, double(stall)),
-                    cyclesText(p, double(transfer)),
+        fmt::format("bandwidth stalls: {} of {} MTE2/MTE3/FIX time{}",
+                    pipeCyclesText(p, double(stall)), pipeCyclesText(p, double(transfer)),
                     m.traceLevel == "full" ? "" : " (stalls are traced at trace level full only)"));
     f.entity = "run";
     // Halving the bytes would at most halve the memory-bound share of the run.

@@ -37,10 +37,10 @@ void ruleIndexedDma(const Profile& p, const RunModel::IndexedDma& d, const Index
                           percent(d.efficiency));
     f.advice = r.advice;
     f.evidence.push_back(fmt::format("{} {}s moved {} rows, {} bytes, in {} of {} time", d.count,
-                                     r.what, d.rows, d.bytes, cyclesText(p, double(d.cycles)),
+                                     r.what, d.rows, d.bytes, pipeCyclesText(p, double(d.cycles)),
                                      pipeName));
     f.evidence.push_back(fmt::format("{} is the busiest pipe: {} over all tasks", pipeName,
-                                     cyclesText(p, double(pipe))));
+                                     pipeCyclesText(p, double(pipe))));
     f.entity = "run";
     // Full-efficiency rows would shorten the DMAs' share of the run by (1 - efficiency).
     const double high = double(m.totalCycles) * share * (1.0 - d.efficiency);

@@ -40,7 +40,7 @@ void ruleHandOffWaits(const Profile& p, std::vector<Finding>& out) {
     f.rule = "handoff_waits";
     f.title = fmt::format("cube↔vector hand-off waits: the {} {} for the {}",
                           &worst == cube ? "cube waits" : "vector cores wait",
-                          cyclesText(p, double(worst.waits.crossFlag)),
+                          pipeCyclesText(p, double(worst.waits.crossFlag)),
                           &worst == cube ? "vector cores" : "cube");
     f.advice = both ? "both sides wait for each other: the hand-off pipeline is too shallow — "
                       "give it more workspace slots so the producer can run further ahead"
@@ -49,12 +49,13 @@ void ruleHandOffWaits(const Profile& p, std::vector<Finding>& out) {
                                   "side's work) rather than deepen the pipeline",
                                   &worst == cube ? "cube waits" : "vector cores wait",
                                   &worst == cube ? "vector side" : "cube");
-    f.evidence.push_back(fmt::format("cross-core waits (pipe-cycles, trace level full): cube "
-                                     "tasks {}, vector tasks {}",
-                                     cyclesText(p, double(cubeTotal)),
-                                     cyclesText(p, double(vectorTotal))));
-    f.evidence.push_back(fmt::format("longest: {} waited {} of its {}", taskText(m, worst),
-                                     cyclesText(p, double(worst.waits.crossFlag)),
+    f.evidence.push_back(fmt::format("cross-core waits (summed over pipes and tasks, trace level "
+                                     "full): cube tasks {}, vector tasks {}",
+                                     pipeCyclesText(p, double(cubeTotal)),
+                                     pipeCyclesText(p, double(vectorTotal))));
+    // The task's waits are summed over its pipes (lane time); its duration is wall-clock time.
+    f.evidence.push_back(fmt::format("longest: {} waited {} in its {}", taskText(m, worst),
+                                     pipeCyclesText(p, double(worst.waits.crossFlag)),
                                      cyclesText(p, double(worst.duration()))));
     f.entity = "task";
     f.entityId = worst.id;

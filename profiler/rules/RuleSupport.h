@@ -21,6 +21,12 @@ inline std::string cyclesText(const Profile& p, double cycles) {
                        cycles * 1e6 / p.model.peaks.clockHz);
 }
 
+/// A sum of busy or wait time over pipes, tasks or cores: "2296711 pipe-cycles". Never in µs —
+/// it is lane time, not wall-clock time, and can be many times the run.
+inline std::string pipeCyclesText(const Profile& p, double pipeCycles) {
+    return fmt::format("{:.0f} pipe-{}", pipeCycles, p.model.timeUnit());
+}
+
 /// Fills the gain fields and the severity from an expected gain and its range.
 inline void setGain(const Profile& p, Finding& f, double expected, double low, double high) {
     double total = double(std::max<std::int64_t>(p.model.totalCycles, 1));

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 
 namespace pto::prof {
@@ -31,20 +32,52 @@ Severity severityForGain(double fraction) {
 namespace {
 
 using RuleFn = void (*)(const Profile&, std::vector<Finding>&);
+// What a rule reads beyond the task slices and instruction rows every simulated trace has.
+enum class Needs { Tasks, PipeTimes, CrossWaits };
 struct Rule {
     std::string_view name; // the `rule` of the findings it gives
     RuleFn run;
+    Needs needs = Needs::Tasks;
+    // The opcode whose slices it reads: it needs them only when the program has such
+    // instructions (a program without gathers has nothing for gather_dma to find). Empty: always.
+    std::string_view onlyWith = {};
 };
-constexpr Rule kRules[] = {{"double_buffering", ruleDoubleBuffering},
-                           {"cube_starved", ruleCubeStarved},
-                           {"too_few_tasks", ruleTooFewTasks},
-                           {"scheduler_gaps", ruleSchedulerGaps},
-                           {"slow_core", ruleSlowCore},
-                           {"bandwidth_saturated", ruleBandwidthSaturated},
-                           {"gather_dma", ruleGatherDma},
-                           {"scatter_dma", ruleScatterDma},
-                           {"latency_bound", ruleSyncWaits},
-                           {"handoff_waits", ruleHandOffWaits}};
+constexpr Rule kRules[] = {
+    {"double_buffering", ruleDoubleBuffering, Needs::PipeTimes},
+    {"cube_starved", ruleCubeStarved, Needs::PipeTimes},
+    {"too_few_tasks", ruleTooFewTasks},
+    {"scheduler_gaps", ruleSchedulerGaps},
+    {"slow_core", ruleSlowCore},
+    {"bandwidth_saturated", ruleBandwidthSaturated},
+    {"gather_dma", ruleGatherDma, Needs::PipeTimes, "MGATHER"},
+    {"scatter_dma", ruleScatterDma, Needs::PipeTimes, "MSCATTER"},
+    {"latency_bound", ruleSyncWaits, Needs::PipeTimes},
+    {"handoff_waits", ruleHandOffWaits, Needs::CrossWaits, "CROSS_WAIT_FLAG"}};
+
+std::string levelText(const RunModel& m) {
+    return m.traceLevel.empty() ? "this trace level" : "trace level " + m.traceLevel;
+}
+
+// Why the trace cannot feed `rule`; nullopt when it can.
+std::optional<std::string> missingRecords(const Rule& rule, const RunModel& m) {
+    if (!rule.onlyWith.empty() && !m.opcodes.contains(std::string(rule.onlyWith)))
+        return std::nullopt;
+    if (rule.needs == Needs::PipeTimes && !m.recordsInstrCycles())
+        return fmt::format("pipe busy times are not recorded at {}; pto run --trace "
+                           "instructions records them",
+                           levelText(m));
+    if (rule.needs == Needs::CrossWaits && !m.recordsWaits())
+        return fmt::format("cross-core waits are not recorded at {}; pto run --trace full "
+                           "records them",
+                           levelText(m));
+    return std::nullopt;
+}
+
+// Rules run on a simulated run: neither on a measured trace nor on a run of which nothing
+// executed (every rule would read zeros as a bottleneck).
+bool runsSimulatedRules(const RunModel& m) {
+    return m.executed() && !m.measured;
+}
 
 } // namespace
 
@@ -54,10 +87,28 @@ std::vector<Finding> runRules(const Profile& p) {
     if (p.model.measured)
         ruleMeasuredKernels(p, out);
     else
-        for (const Rule& rule : kRules) rule.run(p, out);
+        for (const Rule& rule : kRules)
+            if (!missingRecords(rule, p.model)) rule.run(p, out);
     std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
         return a.gainCycles > b.gainCycles;
     });
+    return out;
+}
+
+std::vector<std::string_view> checkedRules(const Profile& p) {
+    if (!p.model.executed()) return {}; // runRules ran none
+    if (p.model.measured) return {kMeasuredRules.begin(), kMeasuredRules.end()};
+    std::vector<std::string_view> names;
+    for (const Rule& rule : kRules)
+        if (!missingRecords(rule, p.model)) names.push_back(rule.name);
+    return names;
+}
+
+std::vector<UnevaluatedRule> unevaluatedRules(const Profile& p) {
+    std::vector<UnevaluatedRule> out;
+    if (!runsSimulatedRules(p.model)) return out;
+    for (const Rule& rule : kRules)
+        if (auto why = missingRecords(rule, p.model)) out.push_back({rule.name, std::move(*why)});
     return out;
 }
 
@@ -69,13 +120,29 @@ std::string noFindingsNote(const Profile& p) {
                                  p.model.notExecutedReason())
                    : fmt::format("{}, so there is nothing to classify or find (the fault: {})",
                                  p.model.notExecutedReason(), p.model.simFault);
-    std::vector<std::string_view> names;
-    for (const Rule& rule : kRules) names.push_back(rule.name);
-    if (p.model.measured) names.assign(kMeasuredRules.begin(), kMeasuredRules.end());
+    const std::vector<std::string_view> names = checkedRules(p);
     return fmt::format("no rule met its threshold; checked {} rules{} ({}) — thresholds in "
                        "docs/PROFILER.md, \"{}\"",
                        names.size(), p.model.measured ? " of measured traces" : "",
                        fmt::join(names, ", "), p.model.measured ? "Measured traces" : "Findings");
+}
+
+std::string notEvaluatedNote(const Profile& p) {
+    const std::vector<UnevaluatedRule> skipped = unevaluatedRules(p);
+    if (skipped.empty()) return {};
+    // The rules grouped by why, in table order.
+    std::vector<std::pair<std::string, std::vector<std::string_view>>> groups;
+    for (const UnevaluatedRule& s : skipped) {
+        auto it = std::find_if(groups.begin(), groups.end(),
+                               [&](const auto& g) { return g.first == s.why; });
+        if (it == groups.end()) it = groups.insert(groups.end(), {s.why, {}});
+        it->second.push_back(s.rule);
+    }
+    std::vector<std::string> parts;
+    for (const auto& [why, rules] : groups)
+        parts.push_back(fmt::format("{} ({})", fmt::join(rules, ", "), why));
+    return fmt::format("{} rule{} — {}", skipped.size(), skipped.size() == 1 ? "" : "s",
+                       fmt::join(parts, "; "));
 }
 
 } // namespace pto::prof

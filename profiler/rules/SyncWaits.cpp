@@ -14,9 +14,10 @@ std::string waitsEvidence(const Profile& p) {
                            "{} (run with --trace full to see them)",
                            p.model.traceLevel);
     const CoreBubbles& b = p.bubbles.total;
-    return fmt::format("inside tasks: flag waits {}, barrier waits {} (pipe-cycles, trace level "
-                       "full)",
-                       cyclesText(p, double(b.flagWait)), cyclesText(p, double(b.barrierWait)));
+    return fmt::format("inside tasks: flag waits {}, barrier waits {} (summed over pipes and "
+                       "cores, trace level full)",
+                       pipeCyclesText(p, double(b.flagWait)),
+                       pipeCyclesText(p, double(b.barrierWait)));
 }
 
 } // namespace

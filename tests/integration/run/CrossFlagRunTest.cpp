@@ -146,7 +146,7 @@ TEST(CrossFlagRun, ReportNamesTheHandOffWaitsWithAGain) {
     EXPECT_NE(report.out.find("handoff_waits: cube↔vector hand-off waits: the vector cores wait "),
               std::string::npos)
         << report.out;
-    EXPECT_NE(report.out.find("cube tasks 0 cycles"), std::string::npos) << report.out;
+    EXPECT_NE(report.out.find("cube tasks 0 pipe-cycles"), std::string::npos) << report.out;
     EXPECT_NE(report.out.find("so the cube is the slower side"), std::string::npos) << report.out;
     EXPECT_NE(report.out.find("estimated gain: "), std::string::npos) << report.out;
 }
