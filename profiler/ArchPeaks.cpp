@@ -93,6 +93,8 @@ ArchPeaks parseArchPeaks(const std::string& archJson) {
     p.gmToL1Rate = param(params, "dma.gm_to_l1.rate", hz, p.gmToL1Rate);
     p.ubToGmRate = param(params, "dma.ub_to_gm.rate", hz, p.ubToGmRate);
     p.l0cToGmRate = param(params, "dma.l0c_to_gm.rate", hz, p.l0cToGmRate);
+    p.l1ToGmRate = param(params, "dma.l1_to_gm.rate", hz, p.l1ToGmRate);
+    p.l0cBytes = param(params, "mem.l0c.size", hz, p.l0cBytes);
     p.dispatchCycles = param(params, "sched.dispatch_cost", hz, 1e-6 * hz);
     p.hbmBytesPerCycle = hbm;
     p.l2BytesPerCycle = l2;

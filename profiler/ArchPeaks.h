@@ -26,7 +26,9 @@ struct ArchPeaks {
     double gmToL1Rate = 78.4; ///< per-core uncontended DMA rate GM->L1, bytes/cycle
     double ubToGmRate = 109.4;
     double l0cToGmRate = 40.6;
+    double l1ToGmRate = 18.6;
     double dispatchCycles = 1800;             ///< sched.dispatch_cost
+    double l0cBytes = 128 * 1024;             ///< mem.l0c.size: the cube's accumulator buffer
     double gmLatencyCycles = 500;             ///< hit-ratio weighted L2/HBM latency
     double hbmBytesPerCycle = 1.6e12 / 1.8e9; ///< hbm.bandwidth
     double l2BytesPerCycle = 5e12 / 1.8e9;    ///< l2.bandwidth

@@ -456,6 +456,72 @@ void attribute(const tracedb::TraceReader& reader, const UsableSlices& usable, R
     }
 }
 
+// The uncontended rate of the GM path a transfer on `pipe` of a `coreType` core takes.
+double gmPathRate(const ArchPeaks& peaks, std::string_view coreType, PipeId pipe) {
+    const bool cube = coreType == "AIC";
+    if (pipe == PipeId::MTE2) return cube ? peaks.gmToL1Rate : peaks.gmToUbRate;
+    if (pipe == PipeId::FIX) return peaks.l0cToGmRate;
+    return cube ? peaks.l1ToGmRate : peaks.ubToGmRate;
+}
+
+// The latency one GM transfer slice showed: its duration less its bytes at its path's rate.
+double shownLatency(const ArchPeaks& peaks, std::string_view coreType, const InstrInfo& info,
+                    double duration, double slices) {
+    const double rate = gmPathRate(peaks, coreType, info.pipe);
+    const double stream = rate > 0 ? double(info.gmBytes) / std::max(1.0, slices) / rate : 0;
+    return std::clamp(duration - stream, 0.0, peaks.hbmLatencyCycles);
+}
+
+// Per task, when its compute runs and which GM transfers come before (the fill) or after it
+// (the drain), with the latency they showed: what the rules take for the fixed part of a task
+// (analyses/FixedCost). One row per task and instruction (an instruction of a counted loop: its
+// rounds pooled; its first round's slice for the fill, its last one's for the drain).
+void loadTaskPhases(const tracedb::TraceReader& reader, const UsableSlices& usable, RunModel& m,
+                    const std::unordered_map<std::int64_t, InstrInfo>& instrs) {
+    struct Transfer {
+        std::int64_t task;
+        const InstrInfo* info;
+        std::int64_t firstStart, firstEnd, lastStart, lastEnd, slices;
+    };
+    std::vector<Transfer> transfers;
+    forEachRow(reader,
+               fmt::format("SELECT task_id, instr_id, min(ts), min(ts + dur), max(ts), "
+                           "max(ts + dur), count(*) FROM slice WHERE category = 'instr' AND "
+                           "task_id IS NOT NULL AND instr_id IS NOT NULL AND {} GROUP BY task_id, "
+                           "instr_id",
+                           usable.usable()),
+               [&](auto row) {
+                   auto it = instrs.find(cellInt(row[1]));
+                   if (it == instrs.end()) return;
+                   TaskRun& t = taskFor(m, cellInt(row[0]));
+                   if (it->second.flops > 0) {
+                       std::int64_t start = cellInt(row[2]), end = cellInt(row[5]);
+                       t.computeStart =
+                           t.computeStart < 0 ? start : std::min(t.computeStart, start);
+                       t.computeEnd = std::max(t.computeEnd, end);
+                   } else if (it->second.gmBytes > 0) {
+                       t.gmTransfersOnPipe[std::size_t(it->second.pipe)] += cellInt(row[6]);
+                       transfers.push_back({t.id, &it->second, cellInt(row[2]), cellInt(row[3]),
+                                            cellInt(row[4]), cellInt(row[5]), cellInt(row[6])});
+                   }
+               });
+    for (const Transfer& x : transfers) {
+        TaskRun& t = taskFor(m, x.task);
+        if (t.computeStart < 0) continue;
+        const double slices = double(x.slices);
+        if (x.firstEnd <= t.computeStart) {
+            ++t.fillTransfers;
+            t.fillLatency += shownLatency(m.peaks, t.coreType, *x.info,
+                                          double(x.firstEnd - x.firstStart), slices);
+        }
+        if (x.lastStart >= t.computeEnd) {
+            ++t.drainTransfers;
+            t.drainLatency +=
+                shownLatency(m.peaks, t.coreType, *x.info, double(x.lastEnd - x.lastStart), slices);
+        }
+    }
+}
+
 void loadIndexedDmas(const tracedb::TraceReader& reader, const UsableSlices& usable, RunModel& m) {
     forEachRow(reader,
                "SELECT n.str, count(*), sum(s.dur), sum(r.int_value), sum(b.int_value), "
@@ -567,6 +633,7 @@ RunModel loadRunModel(const tracedb::TraceReader& reader) {
     loadLaunches(reader, m); // after every task is known: cluster probes' tasks have no Exec node
     auto instrs = loadInstrs(reader, m);
     attribute(reader, usable, m, instrs);
+    if (!m.measured) loadTaskPhases(reader, usable, m, instrs);
     loadDoubleBuffering(reader, m);
     loadIndexedDmas(reader, usable, m);
     if (std::string warning = usable.warning(); !warning.empty())

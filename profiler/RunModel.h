@@ -66,6 +66,16 @@ struct TaskRun {
     std::int64_t gmBytes = 0;      ///< GM bytes read and written
     std::int64_t gmWriteBytes = 0; ///< of which written (TSTORE, MSCATTER)
     std::int64_t gmTransfers = 0;  ///< TLOAD/TSTORE instructions it executed (instr slices)
+    /// Its GM transfer slices per pipe (MTE2 loads; MTE3, FIX stores): each pays the GM latency.
+    PipeCycles gmTransfersOnPipe{};
+    /// First start and last end of its instructions that compute (FLOPs > 0); -1 if none.
+    std::int64_t computeStart = -1, computeEnd = -1;
+    /// GM transfers that ended before its first compute instruction started (the fill) and that
+    /// started after its last one ended (the drain): their latencies are paid one after another.
+    int fillTransfers = 0, drainTransfers = 0;
+    /// The latency those fill and drain transfers showed: each one's duration less its bytes at
+    /// its path's rate, within [0, hbm.latency], summed (cycles).
+    double fillLatency = 0, drainLatency = 0;
     /// A measured kernel whose profiler files give no pipe ratio (op_summary without the
     /// *_ratio columns, a DSA kernel): its busy times are unknown, not 0.
     bool pipeRatiosMissing = false;

@@ -79,6 +79,22 @@ bool runsSimulatedRules(const RunModel& m) {
     return m.executed() && !m.measured;
 }
 
+// Findings that pull opposite ways say so: too_few_tasks splits tasks, and every extra piece pays
+// again the fixed latency latency_bound counts, so the two gains do not add up.
+void noteTradeOffs(std::vector<Finding>& out) {
+    auto find = [&](std::string_view rule) {
+        auto it =
+            std::find_if(out.begin(), out.end(), [&](const Finding& f) { return f.rule == rule; });
+        return it == out.end() ? nullptr : &*it;
+    };
+    Finding* latency = find("latency_bound");
+    Finding* split = find("too_few_tasks");
+    if (!latency || !split) return;
+    latency->advice += "; trade-off with too_few_tasks: its smaller tasks each pay this fixed "
+                       "latency again (its estimate counts that), so the two gains do not add up";
+    split->advice += "; trade-off with latency_bound: the fixed part is that GM latency";
+}
+
 } // namespace
 
 std::vector<Finding> runRules(const Profile& p) {
@@ -89,6 +105,7 @@ std::vector<Finding> runRules(const Profile& p) {
     else
         for (const Rule& rule : kRules)
             if (!missingRecords(rule, p.model)) rule.run(p, out);
+    noteTradeOffs(out);
     std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
         return a.gainCycles > b.gainCycles;
     });
