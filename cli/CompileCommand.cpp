@@ -42,29 +42,44 @@ struct CompileArgs {
     std::string traceValue; // --trace-value %x
 };
 
+// "1 kernel", "7 kernels".
+std::string counted(std::size_t n, std::string_view one, std::string_view many) {
+    return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
 void printSummary(const CompileState& s, const std::vector<PassTiming>& timings,
                   const CompileArgs& args, int tileShrink) {
     double total = 0;
     for (const PassTiming& t : timings) total += t.micros;
     fmt::print("compiled {} (@{}){}\n", args.input, s.tensor.name,
                args.output.empty() ? "" : fmt::format(" -> {}", args.output));
-    fmt::print("  tensor  {} ops\n", s.tensor.ops().size());
-    if (s.kind >= StageKind::Tile) fmt::print("  tile    {} ops\n", s.tileFunction().ops().size());
-    if (s.kind >= StageKind::Block) {
+    // The levels the program went through: a Tile-level program has no Tensor level, a listing
+    // only the PTO level.
+    const StageKind written = isPtoListingPath(args.input)    ? StageKind::Pto
+                              : s.tensor.level == Level::Tile ? StageKind::Tile
+                                                              : StageKind::Tensor;
+    if (written == StageKind::Tensor)
+        fmt::print("  tensor  {}\n", counted(s.tensor.ops().size(), "op", "ops"));
+    if (s.kind >= StageKind::Tile && written <= StageKind::Tile)
+        fmt::print("  tile    {}\n", counted(s.tileFunction().ops().size(), "op", "ops"));
+    if (s.kind >= StageKind::Block && written < StageKind::Pto) {
         size_t buffers = 0;
         for (const BlockFunction& b : s.block.blocks) buffers += b.buffers.size();
-        fmt::print("  block   {} block functions, {} buffers\n", s.block.blocks.size(), buffers);
+        fmt::print("  block   {}, {}\n",
+                   counted(s.block.blocks.size(), "block function", "block functions"),
+                   counted(buffers, "buffer", "buffers"));
     }
-    if (s.kind >= StageKind::Exec)
-        fmt::print("  exec    {} tasks, {} dependencies{}\n", s.exec.tasks.size(),
-                   s.exec.deps.size(),
+    if (s.kind >= StageKind::Exec && written < StageKind::Pto)
+        fmt::print("  exec    {}, {}{}\n", counted(s.exec.tasks.size(), "task", "tasks"),
+                   counted(s.exec.deps.size(), "dependency", "dependencies"),
                    s.clusters && !s.clusters->later.empty()
                        ? fmt::format(" (the probe's {} clusters)", s.clusters->probeClusters)
                        : "");
     if (s.kind >= StageKind::Pto) {
         size_t instrs = 0;
         for (const Kernel& k : s.pto.kernels) instrs += k.instrs.size();
-        fmt::print("  pto     {} instructions in {} kernels\n", instrs, s.pto.kernels.size());
+        fmt::print("  pto     {} (listing) in {}\n", counted(instrs, "instruction", "instructions"),
+                   counted(s.pto.kernels.size(), "kernel", "kernels"));
     }
     if (s.kind >= StageKind::Tile && tileShrink > 0)
         fmt::print("  note    {}\n", tileShrinkNote(tileShrink));

@@ -66,7 +66,7 @@ void printSummary(const RunResult& r, const RunArgs& args) {
     }
     fmt::print("  cycles       {}\n", r.sim.totalCycles.count());
     fmt::print("  time         {:.3f} us at {:.2f} GHz\n", secs * 1e6, r.arch.clockHz() / 1e9);
-    fmt::print("  instructions {} in {} tasks\n", r.sim.instructions, r.sim.tasks.size());
+    fmt::print("  instructions {} executed in {} tasks\n", r.sim.instructions, r.sim.tasks.size());
     fmt::print("  compute      {:.3f} TFLOP/s ({:.3g} FLOP)\n",
                secs > 0 ? r.flops / secs / 1e12 : 0.0, r.flops);
     fmt::print("  bandwidth    {:.1f} GB/s ({} bytes to/from GM)\n",
@@ -101,6 +101,7 @@ int runRun(RunArgs& args) {
     if (args.dumpTiles && args.dump.empty())
         throw std::invalid_argument("--dump-tiles needs --dump DIR");
 
+    if (!args.dump.empty()) checkOutputDirectory("--dump", args.dump); // before the run
     setActivity(fmt::format("running {}", args.options.program));
     ProgressBar progress("pto run");
     args.options.onPhase = [&progress](const std::string& phase, int index, int count) {
@@ -145,7 +146,9 @@ void registerRun(CLI::App& app, Action& action) {
                     "(multiplies an integer value, or named *scale*) [0.5, 1) / (127 K), K the "
                     "depth of the int8 matmul; a quantisation scale (divides what is cast to "
                     "i8) [1, 2) / 127; an operand of log/sqrt/rsqrt/reciprocal or a divisor "
-                    "[0.5, 1); anything else floats [-1, 1), i8 [-128, 127], i32 [-1000, 1000] "
+                    "[0.5, 1); an i32 index of a gather or scatter_add (at Tile level: loaded "
+                    "into the index tile of a gather or tscatter_add) [0, n - 1], n the rows it "
+                    "indexes; anything else floats [-1, 1), i8 [-128, 127], i32 [-1000, 1000] "
                     "(docs/VALIDATE.md, Seeded inputs)")
         ->excludes(inputs);
     cmd->add_option("--outputs", o.outputsDir, "directory to write the outputs as .npy");

@@ -16,17 +16,63 @@
 
 namespace pto {
 
+namespace {
+
+std::string_view startingProgram(StageKind kind) {
+    return kind == StageKind::Pto ? "a PTO listing" : "a Tile-level program";
+}
+
+// The passes a program that starts at `from` goes through, comma-separated.
+std::string passNames(StageKind from) {
+    std::string names;
+    for (const PassInfo& p : passRegistry())
+        if (p.from >= from) names += fmt::format("{}{}", names.empty() ? "" : ", ", p.name);
+    return names;
+}
+
+// A program written below the Tensor level skips the passes before its level: naming one is an
+// error, not a stop point or print request that silently never happens.
+void checkGoesThrough(const PassInfo& pass, StageKind start, std::string_view option) {
+    if (pass.from >= start) return;
+    const std::string passes = passNames(start);
+    throw std::invalid_argument(fmt::format(
+        "{} {}: {} does not go through {}, a pass of the {} level (its lowering "
+        "starts at the {} level{})",
+        option, pass.name, startingProgram(start), pass.name, stageKindName(pass.from),
+        stageKindName(start), passes.empty() ? ", with no pass" : ", with the passes " + passes));
+}
+
+void checkStopAfter(const std::string& name, StageKind start) {
+    if (const PassInfo* pass = findPass(name))
+        return checkGoesThrough(*pass, start, "--stop-after");
+    for (int k = 0; k <= int(StageKind::Pto); ++k) {
+        if (stageKindName(StageKind(k)) != name) continue;
+        if (StageKind(k) >= start) return;
+        throw std::invalid_argument(
+            fmt::format("--stop-after {}: {} has no {} stage (it starts at the {} level)", name,
+                        startingProgram(start), name, stageKindName(start)));
+    }
+    throw std::invalid_argument(fmt::format(
+        "unknown stage '{}' for --stop-after (a level: tensor, tile, block, exec, pto; or a pass: "
+        "{})",
+        name, passNames(StageKind::Tensor)));
+}
+
+void checkPrintAfter(const std::string& name, StageKind start) {
+    if (name == "parse") return;
+    if (const PassInfo* pass = findPass(name))
+        return checkGoesThrough(*pass, start, "--print-after");
+    throw std::invalid_argument(
+        fmt::format("unknown pass '{}' for --print-after (parse or a pass: {})", name,
+                    passNames(StageKind::Tensor)));
+}
+
+} // namespace
+
 PassManager::PassManager(CompileState& state, CompileOptions options, PassManagerOptions pmOptions)
     : m_state(state), m_options(std::move(options)), m_pm(std::move(pmOptions)) {
-    if (!m_pm.stopAfter.empty() && !findPass(m_pm.stopAfter)) {
-        bool isLevel = false;
-        for (int k = 0; k <= int(StageKind::Pto); ++k)
-            isLevel |= stageKindName(StageKind(k)) == m_pm.stopAfter;
-        if (!isLevel)
-            throw std::invalid_argument(fmt::format(
-                "unknown stage '{}' for --stop-after (a pass name or tensor/tile/block/exec/pto)",
-                m_pm.stopAfter));
-    }
+    if (!m_pm.stopAfter.empty()) checkStopAfter(m_pm.stopAfter, m_state.kind);
+    for (const std::string& name : m_pm.printAfter) checkPrintAfter(name, m_state.kind);
 }
 
 void PassManager::start() {

@@ -6,6 +6,7 @@
 #include "compiler/StageRecorder.h"
 #include "compiler/ir/BindScalars.h"
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -27,6 +28,12 @@ class TraceWriter;
 // is loaded, after `budget` admitted the ops that makes (checkUnrollBudget; BudgetError).
 CompileState loadProgram(const std::string& path, const std::string& entry = {},
                          std::span<const ScalarBind> binds = {}, const ResourceBudget& budget = {});
+// The text of a .pto program or .ptoasm listing. Only a regular file is read (a directory,
+// FIFO, socket or device such as /dev/zero is refused before a byte is read, without blocking:
+// base/RegularFile.h, the rule of .npy inputs), and at most kMaxSourceBytes or
+// budget.maxMemoryBytes, whichever is less. Throws CompileError naming the path.
+inline constexpr int64_t kMaxSourceBytes = int64_t(256) << 20; // 256 MiB
+std::string readProgramFile(const std::string& path, const ResourceBudget& budget = {});
 // loadProgram of `path`'s text already in memory: a `.ptoasm` name is a listing (refusing
 // `binds`), anything else .pto text.
 CompileState loadProgramSource(const std::string& text, const std::string& path,

@@ -2,6 +2,7 @@
 // (compiler/PassRegistry.cpp, the one place the order is written), and loading programs.
 #include "compiler/Pipeline.h"
 
+#include "base/RegularFile.h"
 #include "compiler/Concurrently.h"
 #include "compiler/PassRegistry.h"
 #include "compiler/ResourceBudget.h"
@@ -17,13 +18,8 @@
 #include <fmt/format.h>
 
 #include <atomic>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <optional>
-#include <sstream>
 
 namespace pto {
 
@@ -341,16 +337,33 @@ std::vector<ProgramInput> programInputs(const CompileState& state) {
     return inputs;
 }
 
+std::string readProgramFile(const std::string& path, const ResourceBudget& budget) {
+    using Kind = RegularFileError::Kind;
+    const bool budgetLimits = budget.maxMemoryBytes < kMaxSourceBytes;
+    const int64_t limit = budgetLimits ? budget.maxMemoryBytes : kMaxSourceBytes;
+    try {
+        return RegularFile(path).readAll(uint64_t(std::max<int64_t>(limit, 0)));
+    } catch (const RegularFileError& e) {
+        if (e.kind() == Kind::Missing)
+            throw CompileError(path, {}, "cannot open: No such file or directory");
+        if (e.kind() == Kind::Directory)
+            throw CompileError(path, {}, "is a directory, not a program (give a .pto file)");
+        if (e.kind() == Kind::NotRegular)
+            throw CompileError(
+                path, {},
+                fmt::format("{}; a program must be a regular .pto or .ptoasm file", e.what()));
+        if (e.kind() == Kind::TooLarge)
+            throw CompileError(path, {},
+                               fmt::format("the program is {} ({})", e.what(),
+                                           budgetLimits ? "the --max-memory budget"
+                                                        : "the most a source file may have"));
+        throw CompileError(path, {}, e.what());
+    }
+}
+
 CompileState loadProgram(const std::string& path, const std::string& entry,
                          std::span<const ScalarBind> binds, const ResourceBudget& budget) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw CompileError(path, {}, "is a directory, not a program (give a .pto file)");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw CompileError(path, {}, fmt::format("cannot open: {}", std::strerror(errno)));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return loadProgramSource(text.str(), path, entry, binds, budget);
+    return loadProgramSource(readProgramFile(path, budget), path, entry, binds, budget);
 }
 
 CompileState loadProgramSource(const std::string& text, const std::string& path,

@@ -222,13 +222,17 @@ void compareOutputs(const Function& ref, Evaluated lowered, const EvalResult& re
     const NameTable names(ref);
     const std::vector<DType> dtypes = floatDTypesOf(ref);
     for (size_t i = 0; i < ref.results.size() && i < refValues.outputs.size(); ++i) {
-        const std::string name(names[ref.results[i]]);
+        std::string name(names[ref.results[i]]);
         const TensorData* got = nullptr;
         for (const auto& [n, t] : sim.outputs)
             if (n == name) got = &t;
         // Outputs are declared in the order they are returned: a name the lowering made unique
-        // differently (a returned input is out<i>) still finds its output.
-        if (!got && sim.outputs.size() == ref.results.size()) got = &sim.outputs[i].second;
+        // differently (a returned input is out<i>) still finds its output, and is reported by
+        // the name `pto run --outputs` gives its file.
+        if (!got && sim.outputs.size() == ref.results.size()) {
+            name = sim.outputs[i].first;
+            got = &sim.outputs[i].second;
+        }
         if (!got) continue;
         const ValueId v = tol.fn.results[i];
         ComparePolicy p = pol;

@@ -63,24 +63,41 @@ public:
     }
 
 private:
-    // An i32 argument a gather or scatter_add indexes with (seen through value-preserving ops):
-    // Index with the extent of the indexed axis (the smallest, when it indexes several); else
-    // Data.
+    // An i32 argument a gather or scatter_add indexes with (seen through value-preserving ops;
+    // at Tile level the index tile of a gather or tscatter_add loaded from it): Index with the
+    // extent of the indexed axis (the smallest, when it indexes several); else Data.
     InputRoleInfo indexRole(ValueId arg) const {
         InputRoleInfo info;
-        for (ValueId v : forwardThroughCopies(arg))
+        for (ValueId v : forwardThroughCopies(arg, /*loads=*/true))
             for (const Use& u : m_uses[v]) {
-                const bool indexes =
-                    u.op->kind == OpKind::Gather || u.op->kind == OpKind::ScatterAdd;
-                if (!indexes || u.index != 1) continue;
-                const Shape& src = m_f.type(u.op->operands[0]).shape;
-                int64_t axis = u.op->attrs.getInt("axis", 0);
-                if (axis < 0) axis += src.rank();
-                if (axis < 0 || axis >= src.rank()) continue;
-                const int64_t n = src[int(axis)];
-                if (info.role != InputRole::Index || n < info.depth) info = {InputRole::Index, n};
+                const std::optional<int64_t> n = indexedExtent(u);
+                if (n && (info.role != InputRole::Index || *n < info.depth))
+                    info = {InputRole::Index, *n};
             }
         return info;
+    }
+
+    // When `u` is the index operand of a gather or scatter: the extent it indexes.
+    std::optional<int64_t> indexedExtent(const Use& u) const {
+        const Op& op = *u.op;
+        if (m_f.level == Level::Tile) {
+            // gather %gm, %idx: rows of the matrix its leading offsets pick; tscatter_add %t,
+            // %gm, %idx: rows of the tensor's rows × cols view (docs/PTO_LANGUAGE.md, Tile ops).
+            if (op.kind == OpKind::Gather && u.index == 1) {
+                const Shape& gm = m_f.type(op.operands[0]).shape;
+                return gm.rank() >= 2 ? gm[gm.rank() - 2] : gm.rows();
+            }
+            if (op.kind == OpKind::TScatterAdd && u.index == 2)
+                return m_f.type(op.operands[1]).shape.rows();
+            return std::nullopt;
+        }
+        if ((op.kind != OpKind::Gather && op.kind != OpKind::ScatterAdd) || u.index != 1)
+            return std::nullopt;
+        const Shape& src = m_f.type(op.operands[0]).shape;
+        int64_t axis = op.attrs.getInt("axis", 0);
+        if (axis < 0) axis += src.rank();
+        if (axis < 0 || axis >= src.rank()) return std::nullopt;
+        return src[int(axis)];
     }
 
     // Mask before DequantScale before QuantScale before Positive before Data.
@@ -146,12 +163,14 @@ private:
         return false;
     }
 
-    // v and every value made from it by value-preserving ops.
-    std::vector<ValueId> forwardThroughCopies(ValueId v) const {
+    // v and every value made from it by value-preserving ops; with `loads`, also the tiles a
+    // Tile-level tload makes of it (only the index role looks at Tile-level uses).
+    std::vector<ValueId> forwardThroughCopies(ValueId v, bool loads = false) const {
         std::vector<ValueId> out{v};
         for (size_t i = 0; i < out.size(); ++i)
             for (const Use& u : m_uses[out[i]])
-                if (preservesValues(u.op->kind) && u.op->result != kNoId)
+                if ((preservesValues(u.op->kind) || (loads && u.op->kind == OpKind::TLoad)) &&
+                    u.op->result != kNoId)
                     out.push_back(u.op->result);
         return out;
     }

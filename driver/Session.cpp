@@ -17,6 +17,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include <unistd.h>
+
 namespace pto {
 namespace {
 
@@ -205,7 +207,39 @@ void recordMemoryMeta(tracedb::TraceWriter& writer, const sim::MemoryStats& memo
 
 } // namespace
 
+void checkOutputDirectory(std::string_view option, const std::filesystem::path& dir) {
+    namespace fs = std::filesystem;
+    auto refuse = [&](const std::string& why) {
+        throw std::invalid_argument(fmt::format("{} {}: {}", option, dir.string(), why));
+    };
+    std::error_code ec;
+    const fs::file_status status = fs::status(dir, ec);
+    if (fs::exists(status)) {
+        if (!fs::is_directory(status)) refuse("exists and is not a directory");
+        if (::access(dir.c_str(), W_OK | X_OK) != 0)
+            refuse("is a directory that cannot be written");
+        return;
+    }
+    fs::path parent = fs::absolute(dir, ec).parent_path();
+    while (!parent.empty() && !fs::exists(parent, ec) && parent != parent.parent_path())
+        parent = parent.parent_path();
+    if (!fs::is_directory(parent, ec))
+        refuse(fmt::format("cannot be created: '{}' is not a directory", parent.string()));
+    if (::access(parent.c_str(), W_OK | X_OK) != 0)
+        refuse(fmt::format("cannot be created: '{}' cannot be written", parent.string()));
+}
+
+void createOutputDirectory(std::string_view option, const std::filesystem::path& dir) {
+    checkOutputDirectory(option, dir);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+        throw std::invalid_argument(
+            fmt::format("{} {}: cannot be created: {}", option, dir.string(), ec.message()));
+}
+
 RunResult runProgram(const RunOptions& options) {
+    if (!options.outputsDir.empty()) checkOutputDirectory("--outputs", options.outputsDir);
     auto phase = [&](const char* name, int index) {
         if (options.onPhase) options.onPhase(name, index, 3);
     };
@@ -283,13 +317,13 @@ RunResult runProgram(const RunOptions& options) {
     if (writer) {
         recordMemoryMeta(*writer, r.sim.memory);
         storeRunTensors(*writer, r.state, r.inputs, r.sim, options.maxStoredTensorBytes);
-        writer->commit();
     }
     if (!options.outputsDir.empty() && r.faultMessage.empty()) {
-        std::filesystem::create_directories(options.outputsDir);
+        createOutputDirectory("--outputs", options.outputsDir);
         for (const auto& [name, tensor] : r.sim.outputs)
             writeTensor(std::filesystem::path(options.outputsDir) / (name + ".npy"), tensor);
     }
+    if (writer) writer->commit();
     return r;
 }
 

@@ -9,9 +9,11 @@
 #include "simulator/arch/ArchConfig.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pto {
@@ -76,8 +78,17 @@ void checkInputBudget(const CompileState& state, const ResourceBudget& budget);
 // image and the run's host memory (BudgetError).
 void checkRunBudget(const CompileState& state, const ResourceBudget& budget, bool numerics);
 
-// Compiles and simulates. Input errors throw (CompileError, ArchError, NpyError,
-// std::invalid_argument); a fault of the simulated program is returned in faultMessage.
+// Before anything is compiled or written: `dir` (given with `option`, "--outputs DIR") can be
+// the directory a run writes into — it is one, or can be created under the nearest existing
+// ancestor, which must be a writable directory. Throws std::invalid_argument naming both.
+void checkOutputDirectory(std::string_view option, const std::filesystem::path& dir);
+// checkOutputDirectory, then creates `dir` (and its parents).
+void createOutputDirectory(std::string_view option, const std::filesystem::path& dir);
+
+// Compiles and simulates; --outputs is checked first (checkOutputDirectory) and written before
+// the trace is committed, so a failure to write it leaves no trace. Input errors throw
+// (CompileError, ArchError, NpyError, std::invalid_argument); a fault of the simulated program is
+// returned in faultMessage.
 RunResult runProgram(const RunOptions& options);
 
 // Writes the arch facts (arch_config JSON, arch_name) and the producer into trace meta.

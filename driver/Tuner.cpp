@@ -40,14 +40,6 @@ double msSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw CompileError(path, {}, "cannot read the program");
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 // The arch file's text ("" without one), read once: the sweep and its re-runs use it.
 std::string readArchText(const std::string& path) {
     return path.empty() ? std::string() : sim::readArchText(path);
@@ -271,7 +263,8 @@ tracedb::TuneData runTune(const TuneSpace& space, const TuneOptions& options) {
         throw std::invalid_argument(
             fmt::format("{}: a .ptoasm listing has no tiling to tune (give the .pto program)",
                         options.program));
-    SweepContext ctx{space, options, readFile(options.program), readArchText(options.archFile)};
+    SweepContext ctx{space, options, readProgramFile(options.program, options.compile.budget),
+                     readArchText(options.archFile)};
     loadProgramText(ctx.source, options.program, options.entry, options.binds,
                     options.compile.budget); // input errors
     std::vector<std::string> settings;

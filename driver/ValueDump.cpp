@@ -298,10 +298,7 @@ private:
 } // namespace
 
 void dumpRunValues(const RunResult& run, const DumpOptions& options) {
-    if (fs::exists(options.dir) && !fs::is_directory(options.dir))
-        throw std::invalid_argument(
-            fmt::format("--dump {}: exists and is not a directory", options.dir.string()));
-    fs::create_directories(options.dir);
+    createOutputDirectory("--dump", options.dir);
     Dumper(run, options).dump();
 }
 

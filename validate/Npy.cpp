@@ -2,6 +2,7 @@
 #include "validate/Npy.h"
 
 #include "base/AtomicFile.h"
+#include "base/RegularFile.h"
 
 #include <fmt/format.h>
 
@@ -11,14 +12,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <system_error>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace pto {
 
@@ -393,13 +390,15 @@ std::string readSidecar(const fs::path& npyPath, const std::string& canonicalDes
         throw NpyError(npyPath, fmt::format("dtype sidecar '{}': {}", sidecar.string(), why));
     };
     if (ec) fail(ec.message());
-    if (!fs::is_regular_file(status)) fail("not a regular file");
-    std::ifstream in(sidecar, std::ios::binary);
-    if (!in) fail(fmt::format("cannot open: {}", errnoText(errno)));
-    std::string text(kMaxSidecarBytes + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxSidecarBytes) fail("too large (a dtype name is expected)");
+    std::string text;
+    try {
+        text = RegularFile(sidecar).readAll(kMaxSidecarBytes);
+    } catch (const RegularFileError& e) {
+        using Kind = RegularFileError::Kind;
+        if (e.kind() == Kind::TooLarge) fail("too large (a dtype name is expected)");
+        if (e.kind() == Kind::Directory || e.kind() == Kind::NotRegular) fail("not a regular file");
+        fail(e.what());
+    }
     const auto first = text.find_first_not_of(" \t\r\n");
     const auto last = text.find_last_not_of(" \t\r\n");
     const std::string name = first == std::string::npos ? "" : text.substr(first, last - first + 1);
@@ -611,51 +610,26 @@ NpyHeader parseNpyHeader(std::string_view prefix, uint64_t fileSize, const fs::p
 
 namespace {
 
-/// A regular file opened for reading. Opening never blocks: O_NONBLOCK keeps a FIFO from
-/// waiting for a writer, and anything but a regular file is refused before a byte is read.
+/// A regular file opened for reading (base/RegularFile.h: never blocks, refuses anything but a
+/// regular file before a byte is read), its errors as NpyError naming the path.
 class ReadOnlyFile {
 public:
-    explicit ReadOnlyFile(const fs::path& path) : m_path(path) {
-        m_fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        if (m_fd < 0) {
-            const int err = errno;
-            if (err == ENOENT) throwAt(path, "no such file");
-            throwAt(path, fmt::format("cannot open: {}", errnoText(err)));
-        }
-        struct stat st {};
-        if (::fstat(m_fd, &st) != 0) fail(fmt::format("cannot access: {}", errnoText(errno)));
-        if (S_ISDIR(st.st_mode)) fail("is a directory, not an .npy file");
-        if (!S_ISREG(st.st_mode)) {
-            fail(fmt::format("not a regular file ({}); .npy inputs must be regular files",
-                             S_ISFIFO(st.st_mode)   ? "a FIFO"
-                             : S_ISSOCK(st.st_mode) ? "a socket"
-                                                    : "a device"));
-        }
-        m_size = static_cast<uint64_t>(st.st_size);
-    }
-    ~ReadOnlyFile() { ::close(m_fd); }
-    ReadOnlyFile(const ReadOnlyFile&) = delete;
-    ReadOnlyFile& operator=(const ReadOnlyFile&) = delete;
+    explicit ReadOnlyFile(const fs::path& path) : m_path(path), m_file(open(path)) {}
 
-    uint64_t size() const { return m_size; }
+    uint64_t size() const { return m_file->size(); }
 
     /// Reads up to `size` bytes at `offset`; returns how many there were.
     size_t readAt(uint64_t offset, void* out, size_t size) const {
-        size_t done = 0;
-        while (done < size) {
-            const ssize_t n = ::pread(m_fd, static_cast<char*>(out) + done, size - done,
-                                      static_cast<off_t>(offset + done));
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0) fail(fmt::format("read error: {}", errnoText(errno)));
-            if (n == 0) break;
-            done += static_cast<size_t>(n);
+        try {
+            return m_file->readAt(offset, out, size);
+        } catch (const RegularFileError& e) {
+            throwAt(m_path, e.what());
         }
-        return done;
     }
 
     /// The preamble and header (or the whole file if it is shorter than they claim).
     std::string headerBytes() const {
-        std::string prefix(static_cast<size_t>(std::min<uint64_t>(m_size, 12)), '\0');
+        std::string prefix(static_cast<size_t>(std::min<uint64_t>(size(), 12)), '\0');
         prefix.resize(readAt(0, prefix.data(), prefix.size()));
         if (prefix.size() < 12 || prefix.compare(0, kMagic.size(), kMagic) != 0) return prefix;
         const bool v1 = prefix[6] == 1;
@@ -663,7 +637,7 @@ public:
         for (size_t i = v1 ? 2 : 4; i-- > 0;)
             headerLen = (headerLen << 8) | static_cast<unsigned char>(prefix[8 + i]);
         const uint64_t total = std::min<uint64_t>(
-            (v1 ? 10 : 12) + std::min<uint64_t>(headerLen, kMaxHeaderBytes), m_size);
+            (v1 ? 10 : 12) + std::min<uint64_t>(headerLen, kMaxHeaderBytes), size());
         if (total <= prefix.size()) return prefix.substr(0, static_cast<size_t>(total));
         const size_t had = prefix.size();
         prefix.resize(static_cast<size_t>(total));
@@ -672,11 +646,20 @@ public:
     }
 
 private:
-    [[noreturn]] void fail(const std::string& why) const { throwAt(m_path, why); }
+    static std::unique_ptr<RegularFile> open(const fs::path& path) {
+        try {
+            return std::make_unique<RegularFile>(path);
+        } catch (const RegularFileError& e) {
+            using Kind = RegularFileError::Kind;
+            if (e.kind() == Kind::Directory) throwAt(path, "is a directory, not an .npy file");
+            if (e.kind() == Kind::NotRegular)
+                throwAt(path, fmt::format("{}; .npy inputs must be regular files", e.what()));
+            throwAt(path, e.what());
+        }
+    }
 
     fs::path m_path;
-    int m_fd = -1;
-    uint64_t m_size = 0;
+    std::unique_ptr<RegularFile> m_file;
 };
 
 } // namespace

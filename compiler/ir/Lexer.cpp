@@ -69,7 +69,11 @@ std::string describeToken(const Token& tok) {
     }
 }
 
-Lexer::Lexer(std::string_view text, std::string file) : m_text(text), m_file(std::move(file)) {}
+Lexer::Lexer(std::string_view text, std::string file) : m_text(text), m_file(std::move(file)) {
+    // A UTF-8 byte-order mark, as some editors save files, is skipped; columns count after it.
+    constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+    if (m_text.starts_with(kUtf8Bom)) m_pos = kUtf8Bom.size();
+}
 
 void Lexer::fail(SourceLoc loc, const std::string& message) const {
     throw CompileError(m_file, loc, message);

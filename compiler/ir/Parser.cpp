@@ -67,6 +67,8 @@ struct FunctionState {
     std::vector<std::string> iterNames; // the iter_args, for yield messages
     // Induction variables of loops closed in this scope: name -> the loop's position.
     std::unordered_map<std::string_view, SourceLoc> closedIvs;
+    // Induction variables visible here (the body's own and captured ones) -> their loop's 'for'.
+    std::unordered_map<ValueId, SourceLoc> ivLoops;
 };
 
 // A called function's signature, known before any body is parsed (calls may come first).
@@ -110,6 +112,7 @@ private:
     ValueId lookup(FunctionState& s, std::string_view name);
     const SourceLoc* visibleDefinition(const FunctionState& s, std::string_view name) const;
     const SourceLoc* closedIv(const FunctionState& s, std::string_view name) const;
+    const SourceLoc* ivLoopOf(const FunctionState& s, std::string_view name) const;
 
     // Loops and calls.
     ResultNames parseResultNames();
@@ -130,7 +133,11 @@ private:
     OpKind parseMnemonic(const FunctionState& s);
     void parseOperands(FunctionState& s, OpKind& kind, Op& op);
     void parseFixedOperands(FunctionState& s, OpKind kind, Op& op, int count);
-    ValueId parseOperand(FunctionState& s);
+    // An operand; `offset`: in a view/tload/tstore offset, where an induction variable may be.
+    ValueId parseOperand(FunctionState& s, bool offset = false);
+    [[noreturn]] void failUndefined(const FunctionState& s, const Token& name);
+    // Fails when `name` is an induction variable used as data (not in an offset).
+    void rejectInductionVariable(const FunctionState& s, const Token& name) const;
     bool atScalarLiteral() const;
     double parseScalarLiteral();
     void parseDirectiveSizes(Op& op);
@@ -422,6 +429,17 @@ const SourceLoc* Parser::visibleDefinition(const FunctionState& s, std::string_v
     return nullptr;
 }
 
+// The loop whose induction variable `name` is (nullptr when it names another value or none).
+const SourceLoc* Parser::ivLoopOf(const FunctionState& s, std::string_view name) const {
+    for (const FunctionState* scope = &s; scope; scope = scope->outer) {
+        const ValueId v = scope->byName.find(name);
+        if (v == NameIndex::kNone) continue;
+        const auto it = scope->ivLoops.find(v);
+        return it == scope->ivLoops.end() ? nullptr : &it->second;
+    }
+    return nullptr;
+}
+
 const SourceLoc* Parser::closedIv(const FunctionState& s, std::string_view name) const {
     for (const FunctionState* scope = &s; scope; scope = scope->outer)
         if (auto it = scope->closedIvs.find(name); it != scope->closedIvs.end()) return &it->second;
@@ -440,6 +458,8 @@ ValueId Parser::lookup(FunctionState& s, std::string_view name) {
     if (s.defLoc.size() <= arg) s.defLoc.resize(arg + 1);
     s.defLoc[arg] = s.outer->defLoc[outer];
     s.byName.insert(name, arg);
+    if (auto it = s.outer->ivLoops.find(outer); it != s.outer->ivLoops.end())
+        s.ivLoops[arg] = it->second;
     return arg;
 }
 
@@ -512,7 +532,10 @@ void Parser::parseOperands(FunctionState& s, OpKind& kind, Op& op) {
     auto [lo, hi] = operandCountRange(kind);
     if (cls == OpClass::Scalar) {
         op.operands.push_back(parseOperand(s));
-        if (accept(TokKind::Comma)) op.attrs.set("scalar", parseScalarLiteral());
+        if (accept(TokKind::Comma)) {
+            if (m_tok.is(TokKind::ValueName)) rejectInductionVariable(s, m_tok);
+            op.attrs.set("scalar", parseScalarLiteral());
+        }
         return;
     }
     if (std::optional<OpKind> scalarKind = scalarFormOf(kind)) {
@@ -571,17 +594,11 @@ void Parser::parseFixedOperands(FunctionState& s, OpKind kind, Op& op, int count
                                     plural(count, "operand")));
 }
 
-ValueId Parser::parseOperand(FunctionState& s) {
+ValueId Parser::parseOperand(FunctionState& s, bool offset) {
     if (m_tok.is(TokKind::ValueName)) {
+        if (!offset) rejectInductionVariable(s, m_tok);
         ValueId v = lookup(s, m_tok.text);
-        if (v == NameIndex::kNone && closedIv(s, m_tok.text)) {
-            const SourceLoc* at = closedIv(s, m_tok.text);
-            fail(m_tok.loc, fmt::format("use of the induction variable %{} outside its loop (the "
-                                        "loop at {}:{})",
-                                        m_tok.text, at->line, at->col));
-        }
-        if (v == NameIndex::kNone)
-            fail(m_tok.loc, fmt::format("use of undefined value %{}", m_tok.text));
+        if (v == NameIndex::kNone) failUndefined(s, m_tok);
         if (s.f.type(v).index)
             fail(m_tok.loc, fmt::format("%{} is an index argument (a number bound when the "
                                         "program runs); it may only be a loop's upper bound, as "
@@ -604,6 +621,40 @@ ValueId Parser::parseOperand(FunctionState& s) {
         return v;
     }
     failExpected("an operand (%value or a parenthesised op)");
+}
+
+void Parser::rejectInductionVariable(const FunctionState& s, const Token& name) const {
+    const SourceLoc* loop = ivLoopOf(s, name.text);
+    if (!loop) return;
+    fail(name.loc, fmt::format("%{} is the induction variable of the loop at {}:{}, an index and "
+                               "not data: it may only appear in view, tload and tstore offsets, "
+                               "affine (such as {{offsets = [%{} * 256, 0]}})",
+                               name.text, loop->line, loop->col, name.text));
+}
+
+// A name with no value: the induction variable of a closed loop, a multi-result name without
+// (or with an out-of-range) #N, or nothing at all.
+void Parser::failUndefined(const FunctionState& s, const Token& name) {
+    if (const SourceLoc* at = closedIv(s, name.text))
+        fail(name.loc, fmt::format("use of the induction variable %{} outside its loop (the "
+                                   "loop at {}:{})",
+                                   name.text, at->line, at->col));
+    const std::string_view base = name.text.substr(0, name.text.find('#'));
+    int results = 0;
+    while (visibleDefinition(s, fmt::format("{}#{}", base, results))) ++results;
+    if (results > 0) {
+        const std::string uses = results == 1
+                                     ? fmt::format("%{}#0", base)
+                                     : fmt::format("%{}#0 … %{}#{}", base, base, results - 1);
+        const SourceLoc* at = visibleDefinition(s, fmt::format("{}#0", base));
+        if (base.size() == name.text.size())
+            fail(name.loc, fmt::format("%{} (defined at {}:{}) has {}: use {}", base, at->line,
+                                       at->col, plural(results, "result"), uses));
+        fail(name.loc,
+             fmt::format("%{} is out of range: %{} (defined at {}:{}) has {}: use {}", name.text,
+                         base, at->line, at->col, plural(results, "result"), uses));
+    }
+    fail(name.loc, fmt::format("use of undefined value %{}", name.text));
 }
 
 bool Parser::atScalarLiteral() const {
@@ -872,7 +923,10 @@ void Parser::parseFor(FunctionState& s, const ResultNames& results) {
     b.f.name = name.empty() ? std::string("for") : name;
     b.f.level = s.f.level;
     b.f.loc = forTok.loc;
-    defineName(b, iv, b.f.addArg(Type{DType::I32, Shape{}, MemSpace::None}, std::string(iv.text)));
+    const ValueId ivArg =
+        b.f.addArg(Type{DType::I32, Shape{}, MemSpace::None}, std::string(iv.text));
+    defineName(b, iv, ivArg);
+    b.ivLoops[ivArg] = forTok.loc;
     if (m_tok.isIdent("iter_args")) {
         advance();
         expect(TokKind::LParen, "'(' after iter_args");
@@ -1031,10 +1085,10 @@ void Parser::parseAffineExpr(FunctionState& s, std::vector<ValueId>& ivs,
             factor = checked(at, factor, take().intValue, true);
             if (accept(TokKind::Star)) {
                 if (!m_tok.is(TokKind::ValueName)) failExpected("an induction variable after '*'");
-                iv = parseOperand(s);
+                iv = parseOperand(s, true);
             }
         } else if (m_tok.is(TokKind::ValueName)) {
-            iv = parseOperand(s);
+            iv = parseOperand(s, true);
             if (accept(TokKind::Star))
                 factor = checked(at, factor, expect(TokKind::Int, "an integer after '*'").intValue,
                                  true);

@@ -229,6 +229,115 @@ TEST_F(CliTest, UnknownStopAfterIsAUsageError) {
     EXPECT_NE(r.err.find("unknown stage 'nonsense'"), std::string::npos) << r.err;
 }
 
+// --print-after with a name no pass has is refused as --stop-after is, listing the names (a
+// typo such as expand-tile compiled everything and printed nothing, exit 0).
+TEST_F(CliTest, UnknownPrintAfterIsAUsageError) {
+    auto r =
+        runCommand(pto(fmt::format("compile {} --print-after expand-tile", sample("softmax"))));
+    EXPECT_EQ(r.exitCode, 2) << r.out;
+    EXPECT_NE(r.err.find("unknown pass 'expand-tile' for --print-after (parse or a pass: verify, "
+                         "inline-calls,"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find(", expand-tiles, "), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("compiled"), std::string::npos) << r.out;
+    auto stop = runCommand(pto(fmt::format("compile {} --stop-after bogus", sample("softmax"))));
+    EXPECT_EQ(stop.exitCode, 2);
+    EXPECT_NE(stop.err.find("(a level: tensor, tile, block, exec, pto; or a pass: verify, "),
+              std::string::npos)
+        << stop.err;
+}
+
+std::string tileProgram() {
+    return fmt::format("{}/tests/integration/run/programs/tile_loop.pto", PTO_SOURCE_DIR);
+}
+
+// A Tile-level program starts at the Tile passes: stopping after or printing a Tensor pass or
+// level is an error saying so (they were ignored: a full compile, or nothing printed, exit 0).
+TEST_F(CliTest, ATileLevelProgramRefusesStagesItDoesNotGoThrough) {
+    for (const char* option :
+         {"--stop-after tensor", "--stop-after verify", "--stop-after expand-tiles",
+          "--print-after verify", "--print-after dead-code"}) {
+        auto r = runCommand(pto(fmt::format("compile {} {}", tileProgram(), option)));
+        EXPECT_EQ(r.exitCode, 2) << option << "\n" << r.out;
+        EXPECT_NE(r.err.find("a Tile-level program "), std::string::npos) << option << r.err;
+        EXPECT_EQ(r.out.find("  pto "), std::string::npos) << option << r.out;
+    }
+    auto tensor = runCommand(pto(fmt::format("compile {} --stop-after tensor", tileProgram())));
+    EXPECT_NE(tensor.err.find("--stop-after tensor: a Tile-level program has no tensor stage (it "
+                              "starts at the tile level)"),
+              std::string::npos)
+        << tensor.err;
+    auto verify = runCommand(pto(fmt::format("compile {} --print-after verify", tileProgram())));
+    EXPECT_NE(verify.err.find("--print-after verify: a Tile-level program does not go through "
+                              "verify, a pass of the tensor level (its lowering starts at the "
+                              "tile level, with the passes assign-memory, "),
+              std::string::npos)
+        << verify.err;
+    // The stages it has still work, and its summary has no Tensor level.
+    auto ok = runCommand(pto(fmt::format("compile {} --print-after tile-dead-code --print-after "
+                                         "parse --stop-after tile",
+                                         tileProgram())));
+    ASSERT_EQ(ok.exitCode, 0) << ok.err;
+    EXPECT_NE(ok.out.find("IR after tile-dead-code"), std::string::npos) << ok.out;
+    EXPECT_NE(ok.out.find("IR after parse"), std::string::npos) << ok.out;
+    auto full = runCommand(pto(fmt::format("compile {}", tileProgram())));
+    ASSERT_EQ(full.exitCode, 0) << full.err;
+    EXPECT_EQ(full.out.find("  tensor "), std::string::npos) << full.out;
+    EXPECT_NE(full.out.find("  tile    "), std::string::npos) << full.out;
+}
+
+// compile counts the listing's rows, run the instructions executed: the labels say which.
+TEST_F(CliTest, CompileAndRunLabelTheirInstructionCounts) {
+    auto compiled = runCommand(pto(fmt::format("compile {}", tileProgram())));
+    ASSERT_EQ(compiled.exitCode, 0) << compiled.err;
+    EXPECT_NE(compiled.out.find(" instructions (listing) in 1 kernel\n"), std::string::npos)
+        << compiled.out;
+    auto ran = runCommand(pto(fmt::format("run {} --record none", tileProgram())));
+    ASSERT_EQ(ran.exitCode, 0) << ran.err;
+    EXPECT_NE(ran.out.find(" executed in "), std::string::npos) << ran.out;
+}
+
+// A UTF-8 byte-order mark at the start of a file (as Windows editors save it) is skipped: it was
+// "unexpected byte 0xef" at 1:1. Columns count after it.
+TEST_F(CliTest, AByteOrderMarkIsSkipped) {
+    const std::string body =
+        "func @f(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {\n  %y = exp %x\n  return %y\n}\n";
+    auto r = compileText("\xEF\xBB\xBF" + body, "bom.pto");
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    auto bad = compileText("\xEF\xBB\xBF$" + body, "bom.pto");
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("bom.pto:1:1: error: unexpected character '$'"), std::string::npos)
+        << bad.err;
+}
+
+// --outputs naming a regular file, or a directory under one, is refused before anything is
+// compiled or written (it was a raw "filesystem error: cannot create directories" after the
+// whole run, leaving the trace behind).
+TEST_F(CliTest, AnOutputsDirectoryThatCannotBeIsRefusedFirst) {
+    const auto file = m_dir / "afile";
+    std::ofstream(file) << "x";
+    for (const auto& dir : {file, file / "sub"}) {
+        auto r = runCommand(pto(fmt::format("run {} -o {} --outputs {}", sample("softmax"),
+                                            shellQuote(out().string()), shellQuote(dir.string()))));
+        EXPECT_EQ(r.exitCode, 2) << r.out;
+        EXPECT_NE(r.err.find("--outputs " + dir.string() + ": "), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("filesystem error"), std::string::npos) << r.err;
+        EXPECT_EQ(r.out.find("ran "), std::string::npos) << r.out;
+        expectNoOutput();
+    }
+    auto r = runCommand(
+        pto(fmt::format("run {} --outputs {}", sample("softmax"), shellQuote(file.string()))));
+    EXPECT_NE(r.err.find("exists and is not a directory"), std::string::npos) << r.err;
+    auto dump = runCommand(pto(fmt::format("run {} -o {} --dump {}", sample("softmax"),
+                                           shellQuote(out().string()), shellQuote(file.string()))));
+    EXPECT_EQ(dump.exitCode, 2);
+    EXPECT_NE(dump.err.find("--dump " + file.string() + ": exists and is not a directory"),
+              std::string::npos)
+        << dump.err;
+    expectNoOutput();
+}
+
 struct BadProgram {
     const char* name;
     const char* text;

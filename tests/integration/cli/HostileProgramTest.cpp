@@ -74,6 +74,50 @@ protected:
     test::TempDir m_dir{"pto-hostile"};
 };
 
+// Program files that are not regular files, or are too big, need no repro directory.
+class HostileSourceTest : public ::testing::Test {
+protected:
+    test::TempDir m_dir{"pto-hostile-source"};
+};
+
+// A device or FIFO as the program is refused before a byte is read, as an .npy input is
+// (`pto compile /dev/zero` grew to 15 GB in 30 s; a FIFO with no writer blocked forever).
+TEST_F(HostileSourceTest, ADeviceOrFifoIsNoProgram) {
+    for (const std::string command :
+         {"compile /dev/zero -o o.db", "compile /dev/urandom", "run /dev/zero -o o.db",
+          "diff --bisect /dev/zero", "tune /dev/zero --space 'vec_tile = [8, 1024]'"}) {
+        const Limited r = runLimited(m_dir.path(), command);
+        expectCleanError(r, {"/dev/", ": error: not a regular file (a device); a program must be a "
+                                      "regular .pto or .ptoasm file"});
+    }
+    ASSERT_EQ(::mkfifo((m_dir / "ff.pto").c_str(), 0600), 0);
+    ASSERT_EQ(::mkfifo((m_dir / "ff.ptoasm").c_str(), 0600), 0);
+    expectCleanError(runLimited(m_dir.path(), "run ff.pto --outputs o"),
+                     {"ff.pto: error: not a regular file (a FIFO)"});
+    expectCleanError(runLimited(m_dir.path(), "compile ff.ptoasm"),
+                     {"ff.ptoasm: error: not a regular file (a FIFO)"});
+    expectNoTraceLeft(m_dir.path());
+    EXPECT_FALSE(fs::exists(m_dir / "o"));
+}
+
+// A source file over 256 MiB (kMaxSourceBytes), or over --max-memory when that is less, is
+// refused before it is read whole.
+TEST_F(HostileSourceTest, AHugeSourceIsRefusedBeforeItIsRead) {
+    const fs::path big = m_dir / "big.pto";
+    std::ofstream(big) << "// a comment\n";
+    fs::resize_file(big, (uint64_t(256) << 20) + 1); // a hole: no disk used
+    expectCleanError(runLimited(m_dir.path(), "compile big.pto -o o.db"),
+                     {"big.pto: error: the program is larger than the limit of 256 MiB (the most "
+                      "a source file may have)"});
+    std::ofstream(m_dir / "small.pto") << "func @f(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {\n"
+                                       << "  %y = exp %x\n  return %y\n}\n"
+                                       << std::string(2000, ' ');
+    expectCleanError(runLimited(m_dir.path(), "run small.pto --max-memory 1KiB"),
+                     {"small.pto: error: the program is larger than the limit of 1 KiB (the "
+                      "--max-memory budget)"});
+    expectNoTraceLeft(m_dir.path());
+}
+
 TEST_F(HostileProgramTest, DeeplyNestedOpsAreADepthErrorNotAStackOverflow) {
     const Limited r =
         runLimited(m_dir.path(), "compile " + repro("c1_parser_nested_ops_10000.pto"));

@@ -202,6 +202,24 @@ TEST_F(DiffCli, BisectComparesALoopsReturnedResults) {
     }
 }
 
+// A result that is an input returned unchanged (here through a call) is out<i> in `pto run
+// --outputs` (docs/PTO_LANGUAGE.md §4) and in the bisection's report (it said "output id").
+TEST_F(DiffCli, BisectNamesAReturnedInputAsRunDoes) {
+    std::ofstream(dir / "id.pto") << "func @ident(%t: tensor<5x7xf32>) -> tensor<5x7xf32> {\n"
+                                     "  return %t\n}\n"
+                                     "func @main(%e: tensor<5x7xf32>) -> (tensor<5x7xf32>, "
+                                     "tensor<5x7xf32>) {\n  %x = exp %e\n"
+                                     "  %id = call @ident(%e)\n  return %x, %id\n}\n";
+    auto run =
+        pto(fmt::format("run {} --record none --outputs {}", q(dir / "id.pto"), q(dir / "o")));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(std::filesystem::exists(dir / "o" / "out1.npy"));
+    auto r = pto(fmt::format("diff --bisect {}", q(dir / "id.pto")));
+    EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("output x: PASS"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("output out1: PASS"), std::string::npos) << r.out;
+}
+
 // Correct programs the random-program bisection (session 17) reported as diverging: an
 // rms_norm whose rows span two column tiles (the simulator's row sums, unobserved on chip, add
 // in another order: drift, not a defect of the mul after them), and a loop whose body holds a

@@ -123,10 +123,14 @@ def fail(ctx, case, what, reason, stderr=""):
     ctx.failures.append(f"{case.name}: {what}: {reason}" + (f"  [stderr: {tail}]" if tail else ""))
 
 
+EXCERPT_LINE = re.compile(r"^(\d+| +) \| ")  # the source line and caret under a compile error
+
+
 def is_clear_error(tool, stderr):
-    """One line naming the problem: `error: ...` / `file:line:col: error: ...` from pto,
-    `pto-studio: ...` from the GUI (which may print Qt's own warnings besides)."""
-    lines = [line for line in stderr.splitlines() if line.strip()]
+    """One line naming the problem: `error: ...` / `file:line:col: error: ...` from pto (a
+    compile error followed by its source line and caret, which are not counted), `pto-studio:
+    ...` from the GUI (which may print Qt's own warnings besides)."""
+    lines = [line for line in stderr.splitlines() if line.strip() and not EXCERPT_LINE.match(line)]
     if tool == "studio":
         return any(line.startswith("pto-studio: ") and len(line) > 20 for line in lines)
     return len(lines) == 1 and re.match(r"^(\S+: )?error: \S.{8,}", lines[0]) is not None

@@ -95,6 +95,32 @@ TEST(GatherRun, CliKeepsTheTraceUpToTheFault) {
     EXPECT_NE(q.out.find("1,1,1"), std::string::npos) << q.out;
 }
 
+// `pto run --seed` of a Tile-level gather and tscatter_add: the i32 argument loaded into their
+// index tile is drawn as an index of the 37 rows (it was data in [-1000, 1000]: an
+// out-of-bounds MGATHER fault), and so is the index of the Tile stage the compiler prints for
+// a Tensor-level gather.
+TEST(GatherRun, SeededTileLevelIndicesStayInsideTheRows) {
+    test::TempDir dir;
+    auto r = test::runCommand(fmt::format("{} run {} --seed 1 --record none --outputs {}", PTO_CLI,
+                                          test::runProgramPath("tile_gather_scatter.pto"),
+                                          test::shellQuote((dir / "o").string())));
+    EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+    EXPECT_EQ(r.err.find("out-of-bounds"), std::string::npos) << r.err;
+    const auto printed = dir / "printed.pto";
+    auto p = test::runCommand(fmt::format("{} compile {} --record none --print-after "
+                                          "tile-dead-code --stop-after tile-dead-code",
+                                          PTO_CLI, program()));
+    ASSERT_EQ(p.exitCode, 0) << p.err;
+    const size_t start = p.out.find("func @");
+    ASSERT_NE(start, std::string::npos) << p.out;
+    std::ofstream(printed) << p.out.substr(start, p.out.find("\n}\n", start) + 3 - start);
+    for (int seed : {1, 7}) {
+        auto t = test::runCommand(fmt::format("{} run {} --seed {} --record none", PTO_CLI,
+                                              test::shellQuote(printed.string()), seed));
+        EXPECT_EQ(t.exitCode, 0) << "seed " << seed << ": " << t.out << t.err;
+    }
+}
+
 // A kernel that only gathers small rows: its MGATHER slices carry rows, bytes and DMA
 // efficiency, and `pto report` says it is bound by gather DMA (finding gather_dma).
 TEST(GatherRun, ReportNamesAGatherDmaBoundKernel) {

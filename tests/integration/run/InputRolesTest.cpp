@@ -66,6 +66,38 @@ func @f(%a: tensor<16x4096xi8>, %b: tensor<4096x16xi8>, %k: tensor<16xf32>) -> t
     }
 }
 
+// A Tile-level kernel's i32 argument loaded into the index tile of a gather (rows of the GM
+// matrix) or a tscatter_add (rows of its tensor) is an index of those rows, the fewer of the two.
+TEST(InputRoles, ATileLevelIndexIsAnIndexOfTheRowsItPicks) {
+    Module m = parseModule(R"(
+func @main(%src: tensor<2x37x129xf32>, %idx: tensor<8xi32>, %acc: tensor<50x64xf32>,
+           %n: tensor<8xi32>, %o: tensor<8xi32>) {
+  %it = tload %idx : tile<1x8xi32, UB>
+  %g = gather %src, %it {offset = [1, 0, 64]} : tile<8x64xf32, UB>
+  tscatter_add %g, %acc, %it {offset = [0, 0]}
+  %nt = tload %n : tile<1x8xi32, UB>
+  tstore %nt, %o {offset = [0]}
+  return
+})",
+                           "roles.pto");
+    const std::vector<InputRoleInfo> roles = inferInputRoles(*m.entry());
+    ASSERT_EQ(roles.size(), 5u);
+    EXPECT_EQ(roles[1].role, InputRole::Index);
+    EXPECT_EQ(roles[1].depth, 37);
+    EXPECT_EQ(roles[3].role, InputRole::Data); // loaded, but no gather indexes with it
+    Module scatter = parseModule(R"(
+func @main(%t: tensor<8x64xf32>, %idx: tensor<8xi32>, %acc: tensor<3x5x64xf32>) {
+  %v = tload %t : tile<8x64xf32, UB>
+  %it = tload %idx : tile<1x8xi32, UB>
+  tscatter_add %v, %acc, %it {offset = [0, 0, 0]}
+  return
+})",
+                                 "roles.pto");
+    const InputRoleInfo role = inferInputRoles(*scatter.entry()).at(1);
+    EXPECT_EQ(role.role, InputRole::Index);
+    EXPECT_EQ(role.depth, 15); // the 3x5 rows of acc's rows x cols view
+}
+
 TEST(InputRoles, AMaskIsCausalAndKeepsTheFirstColumn) {
     const TensorData m = seededInput(DType::F16, Shape{2, 3, 4}, {InputRole::Mask, 1}, 1);
     for (int64_t i = 0; i < m.numel(); ++i) {
