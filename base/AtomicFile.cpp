@@ -2,13 +2,16 @@
 #include "base/AtomicFile.h"
 
 #include "base/TempFileRegistry.h"
+#include "base/Utf8.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 #include <fcntl.h>
 #include <optional>
@@ -44,6 +47,35 @@ fs::path directoryOf(const fs::path& target) {
     return target.parent_path().empty() ? fs::path(".") : target.parent_path();
 }
 
+/// The longest ".tmp-<pid>-<n>": a pid and a number of up to 10 digits each.
+constexpr std::size_t kTempSuffixBytes = 5 + 10 + 1 + 10;
+
+/// The longest file name the directory takes (NAME_MAX: 255 on most file systems).
+std::size_t maxNameBytes(const fs::path& dir) {
+    const long bytes = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+    return bytes > 0 ? std::size_t(bytes) : 255;
+}
+
+/// FNV-1a: the same 32 bits for a name in every process and build.
+std::uint32_t nameHash(std::string_view name) {
+    std::uint32_t hash = 2166136261u;
+    for (unsigned char c : name) hash = (hash ^ c) * 16777619u;
+    return hash;
+}
+
+/// What a temp name starts with before ".tmp-<pid>-<n>": the target's file name, or, when the
+/// suffix would take the name past the directory's NAME_MAX, its first bytes (whole UTF-8
+/// characters) and "~<hash of the whole name>". Every name the file system takes as a target
+/// then has a temp name (a 250-byte name failed with "File name too long").
+std::string tempStem(const fs::path& target) {
+    const std::string name = target.filename().string();
+    const std::size_t maxBytes = maxNameBytes(directoryOf(target));
+    if (name.size() + kTempSuffixBytes <= maxBytes) return name;
+    const std::string hash = fmt::format("~{:08x}", nameHash(name));
+    const std::size_t room = maxBytes - std::min(maxBytes, kTempSuffixBytes + hash.size());
+    return name.substr(0, utf8Prefix(name, room)) + hash;
+}
+
 /// The pid of a temp name's suffix "<pid>" or "<pid>-<n>"; nullopt when it is not one.
 std::optional<pid_t> pidOfSuffix(std::string_view suffix) {
     std::size_t dash = suffix.find('-');
@@ -69,11 +101,12 @@ struct ArmedTemp {
     int slot = -1;
 };
 
-/// Creates a new, empty "<target>.tmp-<pid>-<n>" with O_EXCL, armed for removal on a signal
-/// before it exists (so no signal leaves it behind); returns it with its slot.
+/// Creates a new, empty "<stem>.tmp-<pid>-<n>" beside the target with O_EXCL, armed for removal on
+/// a signal before it exists (so no signal leaves it behind); returns it with its slot.
 ArmedTemp createUniqueTemp(const fs::path& target, std::string_view what) {
+    const fs::path stem = target.parent_path() / tempStem(target);
     for (int attempt = 0; attempt < kNameAttempts; ++attempt) {
-        fs::path temp = target;
+        fs::path temp = stem;
         temp += fmt::format(".tmp-{}-{}", ::getpid(), g_nextTempNumber.fetch_add(1));
         const int slot = armTempFile(temp);
         int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -95,7 +128,7 @@ FileWriteError::FileWriteError(std::string_view what, const fs::path& target, st
       m_target(target), m_reason(std::move(reason)) {}
 
 int removeStaleTempFiles(const fs::path& target) {
-    const std::string prefix = target.filename().string() + ".tmp-";
+    const std::string prefix = tempStem(target) + ".tmp-";
     int removed = 0;
     std::error_code error;
     for (fs::directory_iterator it(directoryOf(target), error), end; !error && it != end;

@@ -27,11 +27,13 @@ private:
 /// Errors are FileWriteError and name the target: "cannot write <what> '<path>': <reason>".
 ///
 /// The temporary file is "<target>.tmp-<pid>-<n>", created with O_EXCL (a name left by an
-/// earlier process with the same pid is skipped, never reused). It is removed when the
-/// AtomicFile is destroyed without commit, and when SIGINT, SIGTERM or SIGHUP ends the process
-/// (a handler installed on first use where the signal has its default action unlinks every
-/// armed temp file, then re-raises the signal). A temp file whose process is gone (SIGKILL,
-/// a crash) is removed by the next AtomicFile created for the same target.
+/// earlier process with the same pid is skipped, never reused). A target name too long for
+/// that suffix within the directory's NAME_MAX keeps its first bytes and a hash of the whole
+/// name instead ("<first bytes>~<hash>.tmp-<pid>-<n>"), so any name the file system takes works. It
+/// is removed when the AtomicFile is destroyed without commit, and when SIGINT, SIGTERM or SIGHUP
+/// ends the process (a handler installed on first use where the signal has its default action
+/// unlinks every armed temp file, then re-raises the signal). A temp file whose process is gone
+/// (SIGKILL, a crash) is removed by the next AtomicFile created for the same target.
 class AtomicFile {
 public:
     /// An empty temporary file.
@@ -63,8 +65,8 @@ private:
     bool m_active = true;
 };
 
-/// Removes the "<target>.tmp-<pid>[-<n>]" files beside `target` whose process no longer
-/// exists. Returns how many it removed.
+/// Removes the temp files of `target` ("<target>.tmp-<pid>[-<n>]", or the shortened name
+/// above) whose process no longer exists. Returns how many it removed.
 int removeStaleTempFiles(const std::filesystem::path& target);
 
 } // namespace pto

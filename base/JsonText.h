@@ -12,4 +12,9 @@ inline std::string jsonText(const nlohmann::json& j, int indent = -1) {
     return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+/// The same for JSON whose object keys keep their insertion order (a query's columns).
+inline std::string jsonText(const nlohmann::ordered_json& j, int indent = -1) {
+    return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 } // namespace pto

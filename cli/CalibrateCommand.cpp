@@ -10,6 +10,7 @@
 #include "profiler/Profile.h"
 #include "simulator/arch/ArchConfig.h"
 #include "simulator/arch/ParamTable.h"
+#include "trace_db/ReplaceGuard.h"
 
 #include <fmt/format.h>
 
@@ -272,13 +273,9 @@ void refuseToReplace(const CalibrateArgs& args) {
     std::vector<std::pair<std::string, std::string>> inputs{{args.real, "the measured trace"}};
     for (const std::string& sim : args.sims) inputs.emplace_back(sim, "a simulated run");
     if (!args.arch.empty()) inputs.emplace_back(args.arch, "the --arch file");
-    std::error_code error;
     for (const auto& [path, role] : inputs)
-        if (fs::equivalent(args.output, path, error))
-            throw std::invalid_argument(fmt::format(
-                "-o '{}' is {} of this calibrate ('{}'): it is not replaced; give another "
-                "output path",
-                args.output, role, path));
+        tracedb::requireNotInput(args.output, path, role + " of this calibrate");
+    std::error_code error;
     if (!fs::exists(args.output, error)) return;
     std::string why;
     if (!fs::is_regular_file(args.output, error))

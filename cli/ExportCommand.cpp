@@ -6,16 +6,20 @@
 #include "cli/Progress.h"
 #include "profiler/ArchPeaks.h"
 #include "profiler/RunClock.h"
+#include "profiler/RunPresence.h"
 #include "profiler/export/ChromeExport.h"
 #include "profiler/export/CsvExport.h"
 #include "profiler/export/HtmlReport.h"
 #include "profiler/graph/StageGraph.h"
+#include "trace_db/ReplaceGuard.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -50,15 +54,18 @@ public:
         }
         std::error_code error;
         const auto status = std::filesystem::status(path, error);
+        if (std::filesystem::is_directory(status))
+            throw std::runtime_error(
+                fmt::format("cannot write '{}': it is a directory; give a file name for -o", path));
         if (!error && std::filesystem::exists(status) &&
             !std::filesystem::is_regular_file(status)) {
             m_file = std::fopen(path.c_str(), "wb");
-            if (!m_file) throw std::runtime_error(fmt::format("cannot write '{}'", path));
+            if (!m_file) failOpen(path);
             return;
         }
         m_atomic.emplace(AtomicFile::createEmpty(path, "export file"));
         m_file = std::fopen(m_atomic->tempPath().c_str(), "wb");
-        if (!m_file) throw std::runtime_error(fmt::format("cannot write '{}'", path));
+        if (!m_file) failOpen(path);
     }
     ~OutputFile() {
         if (m_file && m_file != stdout) std::fclose(m_file); // m_atomic removes the temp file
@@ -78,6 +85,10 @@ public:
     }
 
 private:
+    [[noreturn]] static void failOpen(const std::string& path) {
+        throw std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+    }
+
     std::string m_path;
     std::FILE* m_file = nullptr;
     std::optional<AtomicFile> m_atomic; ///< empty for stdout and non-regular targets
@@ -106,20 +117,63 @@ std::int64_t parseTimePoint(const std::string& option, const std::string& text, 
                     option, text));
 }
 
-prof::TimeWindow timeWindow(const tracedb::TraceReader& reader, const ExportArgs& args) {
-    prof::TimeWindow window;
-    if (!args.from && !args.to) return window;
-    if (args.format != "chrome" && args.format != "csv")
+bool isTimeline(const ExportArgs& args) {
+    return args.format == "chrome" || args.format == "csv";
+}
+
+// An option of another format is refused, not ignored: --from/--to choose a timeline's slices,
+// --stage a graph.
+void refuseOptionsOfOtherFormats(const ExportArgs& args) {
+    if ((args.from || args.to) && !isTimeline(args))
         throw std::invalid_argument(
             fmt::format("--from and --to choose the slices of a chrome or csv export, "
                         "not of --format {}",
                         args.format));
+    if (!args.stage.empty() && isTimeline(args))
+        throw std::invalid_argument(
+            fmt::format("--stage chooses the IR stage of a dot, svg or html export, not of "
+                        "--format {} (a timeline of the whole run; --from and --to choose a part)",
+                        args.format));
+}
+
+// "--from 5ms --to 6ms", as the user gave the window.
+std::string windowText(const ExportArgs& args) {
+    std::string text = args.from ? "--from " + *args.from : "";
+    if (args.to) text += (text.empty() ? "--to " : " --to ") + *args.to;
+    return text;
+}
+
+// A window that no slice overlaps (a unit typo: --from 5ms of a 6.7 us run) is refused with
+// the run's extent, not written as an empty timeline.
+void requireSlicesIn(const tracedb::TraceReader& reader, const prof::TimeWindow& window, double hz,
+                     const ExportArgs& args) {
+    const auto number = [&](const std::string& sql, std::size_t column = 0) {
+        const auto rows = reader.query(sql).rows;
+        const auto* n = rows.empty() ? nullptr : std::get_if<std::int64_t>(&rows[0][column]);
+        return n ? *n : 0;
+    };
+    if (number(fmt::format("SELECT EXISTS(SELECT 1 FROM slice WHERE ts < {} AND (ts >= {} OR "
+                           "ts + max(dur, 0) > {}))",
+                           window.to, window.from, window.from)))
+        return;
+    const std::string extent = "SELECT min(ts), max(ts + max(dur, 0)) FROM slice";
+    const std::int64_t start = number(extent, 0), end = number(extent, 1);
+    throw std::invalid_argument(fmt::format(
+        "the window {} holds no slice of the run, which spans cycles {} to {} ({:.3f} us to "
+        "{:.3f} us at the run's clock): the export would be empty",
+        windowText(args), start, end, double(start) / hz * 1e6, double(end) / hz * 1e6));
+}
+
+prof::TimeWindow timeWindow(const tracedb::TraceReader& reader, const ExportArgs& args) {
+    prof::TimeWindow window;
+    if (!args.from && !args.to) return window;
     const double hz = prof::runClockHz(reader);
     if (args.from) window.from = parseTimePoint("--from", *args.from, hz);
     if (args.to) window.to = parseTimePoint("--to", *args.to, hz);
     if (window.from >= window.to)
         throw std::invalid_argument(fmt::format(
             "--from {} is not before --to {}: the window is empty", *args.from, *args.to));
+    requireSlicesIn(reader, window, hz, args);
     return window;
 }
 
@@ -150,7 +204,12 @@ std::string htmlReport(const tracedb::TraceReader& reader, const ExportArgs& arg
 }
 
 int runExport(const ExportArgs& args) {
+    refuseOptionsOfOtherFormats(args);
+    if (args.output != "-")
+        tracedb::requireNotInput(args.output, args.file, "the trace being exported");
     auto reader = tracedb::TraceReader::open(args.file);
+    // An empty timeline with exit 0 would hide a mistaken `pto compile`: refused as html does.
+    if (isTimeline(args)) prof::requireRun(reader);
     const prof::TimeWindow window = timeWindow(reader, args);
     OutputFile out(args.output);
     ProgressBar bar("exporting");
@@ -187,7 +246,7 @@ void registerExport(CLI::App& app, Action& action) {
     cmd->add_option("--stage", args->stage,
                     "IR stage for dot, svg and the graph of html: a stage name "
                     "(tile.expand-tiles), a level (tensor, tile, block, exec: its last stage) or "
-                    "an id; default the parsed program (html: no graph)");
+                    "an id (the id pto info lists); default the parsed program");
     auto text = std::make_shared<std::pair<std::string, std::string>>();
     auto* from = cmd->add_option(
         "--from", text->first,

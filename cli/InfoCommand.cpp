@@ -56,7 +56,7 @@ void printText(const nlohmann::json& j) {
     if (j.contains("stages")) {
         fmt::print("stages:\n");
         for (const auto& s : j["stages"])
-            fmt::print("  {:>3}  {:<7} {:<22} {:>9} nodes  {:>9.3f} ms\n", s["ord"].get<int64_t>(),
+            fmt::print("  {:>3}  {:<7} {:<22} {:>9} nodes  {:>9.3f} ms\n", s["id"].get<int64_t>(),
                        s["level"].get<std::string>(), s["pass"].get<std::string>(),
                        s["nodes"].get<int64_t>(), s["pass_ms"].get<double>());
     } else {

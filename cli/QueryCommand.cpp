@@ -44,7 +44,7 @@ std::string csvField(const std::string& s) {
     return out + "\"";
 }
 
-nlohmann::json cellJson(const SqlValue& v) {
+nlohmann::ordered_json cellJson(const SqlValue& v) {
     if (auto* i = std::get_if<std::int64_t>(&v)) return *i;
     if (auto* d = std::get_if<double>(&v)) return *d;
     if (auto* s = std::get_if<std::string>(&v)) return *s;
@@ -77,32 +77,51 @@ void printTable(const tracedb::QueryResult& r) {
 
 tracedb::QueryLimits limitsOf(const QueryArgs& args) {
     tracedb::QueryLimits limits;
+    limits.oneResultSet = true;         // one header, one table, one JSON array
     constexpr double kMaxSeconds = 1e8; // ~3 years: no overflow of the deadline
     limits.timeout =
         std::chrono::milliseconds(std::llround(std::min(args.timeoutSeconds, kMaxSeconds) * 1000));
     return limits;
 }
 
-int runLimitedQuery(const QueryArgs& args) {
-    auto reader = tracedb::TraceReader::open(args.file);
-    const tracedb::QueryLimits limits = limitsOf(args);
-    if (args.format == "table") {
-        printTable(reader.query(args.sql, limits));
-        return kExitOk;
+// The JSON keys of the columns, in column order: a name met before gets ":1", ":2"… as
+// sqlite3 -json does (SELECT s.id, t.id gives "id" and "id:1"), so no column is lost.
+std::vector<std::string> jsonKeys(std::span<const std::string> columns) {
+    std::vector<std::string> keys;
+    for (const std::string& column : columns) {
+        std::string key = column;
+        for (int n = 1; std::find(keys.begin(), keys.end(), key) != keys.end(); ++n)
+            key = fmt::format("{}:{}", column, n);
+        keys.push_back(std::move(key));
     }
-    bool json = args.format == "json";
-    bool header = false;
-    if (json) fmt::print("[");
+    return keys;
+}
+
+// One object per row, keys in column order. The "[" comes with the first row, so an SQL error
+// (raised before any row) leaves standard output empty.
+void printJson(const tracedb::TraceReader& reader, const QueryArgs& args,
+               const tracedb::QueryLimits& limits) {
+    std::vector<std::string> keys;
     std::size_t n = 0;
     reader.query(
         args.sql,
         [&](std::span<const std::string> cols, std::span<const SqlValue> row) {
-            if (json) {
-                nlohmann::json obj = nlohmann::json::object();
-                for (std::size_t c = 0; c < cols.size(); ++c) obj[cols[c]] = cellJson(row[c]);
-                fmt::print("{}\n{}", n++ ? "," : "", jsonText(obj));
-                return true;
-            }
+            if (keys.empty()) keys = jsonKeys(cols);
+            nlohmann::ordered_json obj = nlohmann::ordered_json::object();
+            for (std::size_t c = 0; c < cols.size(); ++c) obj[keys[c]] = cellJson(row[c]);
+            fmt::print("{}\n{}", n++ ? "," : "[", jsonText(obj));
+            return true;
+        },
+        limits);
+    fmt::print("{}\n", n ? "\n]" : "[]");
+}
+
+void printCsv(const tracedb::TraceReader& reader, const QueryArgs& args,
+              const tracedb::QueryLimits& limits) {
+    bool header = false;
+    reader.query(
+        args.sql,
+        [&](std::span<const std::string> cols, std::span<const SqlValue> row) {
             if (!header) {
                 std::vector<std::string> names;
                 for (const auto& c : cols) names.push_back(csvField(c));
@@ -115,7 +134,17 @@ int runLimitedQuery(const QueryArgs& args) {
             return true;
         },
         limits);
-    if (json) fmt::print("{}]\n", n ? "\n" : "");
+}
+
+int runLimitedQuery(const QueryArgs& args) {
+    auto reader = tracedb::TraceReader::open(args.file);
+    const tracedb::QueryLimits limits = limitsOf(args);
+    if (args.format == "table")
+        printTable(reader.query(args.sql, limits));
+    else if (args.format == "json")
+        printJson(reader, args, limits);
+    else
+        printCsv(reader, args, limits);
     return kExitOk;
 }
 
@@ -139,8 +168,13 @@ void registerQuery(CLI::App& app, Action& action) {
     CLI::App* cmd = app.add_subcommand(
         "query", "Run read-only SQL on a trace file (statements that write are refused)");
     cmd->add_option("file", args->file, "trace file")->required();
-    cmd->add_option("sql", args->sql, "SQL (see docs/TRACE_SCHEMA.md)")->required();
-    cmd->add_option("--format", args->format, "table, csv or json")
+    cmd->add_option("sql", args->sql,
+                    "SQL (see docs/TRACE_SCHEMA.md): one statement that returns rows (more are "
+                    "refused: run each in its own pto query)")
+        ->required();
+    cmd->add_option("--format", args->format,
+                    "table, csv or json (default table); json: one object per row, keys in "
+                    "column order, a repeated column name as name:1, name:2…")
         ->check(CLI::IsMember({"table", "csv", "json"}));
     cmd->add_option("--timeout", args->timeoutSeconds,
                     fmt::format("stop the query after this many seconds, printing and all "

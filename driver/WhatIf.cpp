@@ -3,6 +3,7 @@
 
 #include "base/ScratchDir.h"
 #include "driver/Session.h"
+#include "trace_db/ReplaceGuard.h"
 #include "validate/TensorIo.h"
 
 #include <fmt/format.h>
@@ -138,16 +139,6 @@ RunOptions rerunOptions(const tracedb::TraceReader& reader, const fs::path& dir,
     return o;
 }
 
-// The re-run's trace must not replace the recorded one (by any path to the same file).
-void refuseReplacingTheRecordedRun(const fs::path& trace, const std::string& output) {
-    std::error_code error;
-    if (!output.empty() && fs::equivalent(trace, output, error))
-        throw std::invalid_argument(fmt::format(
-            "-o '{}' is the trace being re-simulated ('{}'): it is not replaced; give another "
-            "output path",
-            output, trace.string()));
-}
-
 } // namespace
 
 std::optional<sim::ArchConfig> recordedArchConfig(const tracedb::TraceReader& reader,
@@ -171,7 +162,8 @@ std::optional<sim::ArchConfig> recordedArchConfig(const tracedb::TraceReader& re
 }
 
 WhatIfResult runWhatIf(const fs::path& trace, const WhatIfOptions& options) {
-    refuseReplacingTheRecordedRun(trace, options.outputPath);
+    // The re-run's trace must not replace the recorded one (by any path to the same file).
+    tracedb::requireNotInput(options.outputPath, trace, "the trace being re-simulated");
     WhatIfResult result;
     ScratchDir scratch("pto-whatif");
     RunOptions o;

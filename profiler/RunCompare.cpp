@@ -225,13 +225,15 @@ std::string comparisonText(const RunComparison& c, const std::string& nameA,
         out += fmt::format("  {:>5}  {:<22} {:>10.0f} {:>10.0f} {:>8}  {} -> {}\n", d.line, d.op,
                            d.span.a, d.span.b, d.onlyInA ? "gone" : pct(d.span),
                            d.boundA.empty() ? "-" : d.boundA, d.boundB.empty() ? "-" : d.boundB);
-    out += "\nper core (busy cycles, the 16 busiest in B):\n";
+    // Busiest first by the larger of A and B: a core that only one run kept busy is listed too.
+    constexpr std::size_t kShownCores = 16;
     std::vector<const CoreDelta*> cores;
     for (const CoreDelta& d : c.cores) cores.push_back(&d);
     std::stable_sort(cores.begin(), cores.end(), [](auto* x, auto* y) {
         return std::max(x->busy.a, x->busy.b) > std::max(y->busy.a, y->busy.b);
     });
-    if (cores.size() > 16) cores.resize(16);
+    if (cores.size() > kShownCores) cores.resize(kShownCores);
+    out += fmt::format("\nper core (busy cycles, the {} busiest in A or B):\n", cores.size());
     for (const CoreDelta* p : cores) {
         const CoreDelta& d = *p;
         out += fmt::format("  {:<8} {:>10.0f} -> {:>10.0f}  {:>8}  tasks {:.0f} -> {:.0f}\n",

@@ -10,6 +10,7 @@
 #include "profiler/MeasuredRun.h"
 #include "profiler/Provenance.h"
 #include "profiler/RunClock.h"
+#include "profiler/RunPresence.h"
 #include "profiler/SqlRows.h"
 #include "profiler/UsableSlices.h"
 #include "trace_db/TraceError.h"
@@ -609,21 +610,7 @@ RunModel loadRunModel(const tracedb::TraceReader& reader) {
     m.path = reader.path().string();
     loadMeta(reader, m);
     TrackIndex index = loadCores(reader, m);
-    if (m.cores.empty()) {
-        if (isMeasuredTrace(reader)) // pto import of step times alone (step_trace_time.csv)
-            throw tracedb::TraceError(fmt::format(
-                "'{}' is a measured trace with no device kernels (imported from step times "
-                "only: pto query '{}' \"SELECT * FROM metric\" shows them); import the "
-                "profiler's folder or kernel_details.csv for kernels",
-                m.path, m.path));
-        if (reader.meta("sim_total_cycles"))
-            throw tracedb::TraceError(fmt::format(
-                "'{}' holds no simulated tasks (recorded with --trace none: only its total "
-                "cycles, in pto info); run it again with --trace tasks or more",
-                m.path));
-        throw tracedb::TraceError(fmt::format(
-            "'{}' holds no simulated run (no core tracks): run it with `pto run` first", m.path));
-    }
+    if (m.cores.empty()) failNoRun(reader);
     loadExecGraph(reader, m);
     UsableSlices usable(m.totalCycles); // sim_total_cycles, when recorded
     loadTaskSlices(reader, index, usable, m);

@@ -37,6 +37,10 @@ struct QueryLimits {
     std::chrono::milliseconds timeout{0};
     /// Checked with the timeout; nullopt when nobody can cancel.
     std::optional<QueryCancel> cancel;
+    /// Refuse SQL of more than one statement that returns rows, before anything runs ("pto
+    /// query prints one result: statement 2 returns rows too …"): a printer of one header
+    /// would put the second result's rows under the first's columns.
+    bool oneResultSet = false;
 
     bool active() const { return timeout.count() > 0 || cancel.has_value(); }
 };

@@ -1,4 +1,4 @@
-// Refusing to write a trace or tune file over a file of another kind (see ReplaceGuard.h).
+// Refusing to write an output over a file of another kind or over an input (see ReplaceGuard.h).
 #include "trace_db/ReplaceGuard.h"
 
 #include "trace_db/Sqlite.h"
@@ -40,6 +40,15 @@ void requireReplaceable(const std::filesystem::path& path, std::string_view what
                                      ? "not a regular file"
                                  : sqlite ? "an SQLite database of another kind"
                                           : "its first bytes are not SQLite's"));
+}
+
+void requireNotInput(const std::filesystem::path& output, const std::filesystem::path& input,
+                     std::string_view role) {
+    std::error_code error; // an output that does not exist yet is not the input
+    if (output.empty() || !std::filesystem::equivalent(output, input, error)) return;
+    throw TraceError(fmt::format("-o '{}' is {} ('{}'): it is not replaced; give another output "
+                                 "path",
+                                 output.string(), role, input.string()));
 }
 
 } // namespace pto::tracedb

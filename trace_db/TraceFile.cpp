@@ -50,6 +50,14 @@ std::string_view kindOf(mode_t mode) {
     throw TraceError(fmt::format("cannot open trace '{}': {}", path.string(), reason));
 }
 
+/// "too many levels of symbolic links": the system's text of an error, in lower case as the
+/// other reasons are.
+std::string errnoText(const std::error_code& error) {
+    std::string text = error.message();
+    if (!text.empty()) text[0] = char(std::tolower(static_cast<unsigned char>(text[0])));
+    return text;
+}
+
 /// The first 100 bytes (the SQLite header), read without blocking: O_NONBLOCK makes a FIFO
 /// swapped in after requireExistingFile fail fstat's check instead of waiting for a writer.
 std::string readHeader(const fs::path& path) {
@@ -120,6 +128,9 @@ void requireUsableClock(SqliteDb& db) {
 void requireExistingFile(const fs::path& path) {
     std::error_code error;
     auto status = fs::status(path, error);
+    // A symlink loop, a name past PATH_MAX or a directory without search permission is not a
+    // missing file: say what stat said.
+    if (error && status.type() != fs::file_type::not_found) failOpen(path, errnoText(error));
     if (!fs::exists(status)) failOpen(path, "no such file");
     if (fs::is_directory(status)) failOpen(path, "is a directory");
     if (!fs::is_regular_file(status))

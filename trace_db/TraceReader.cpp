@@ -182,6 +182,22 @@ void runLimited(SqliteDb& db, const QueryLimits& limits, QueryBudget*& active, R
     }
 }
 
+/// QueryLimits::oneResultSet: a second statement with columns is refused before any runs.
+void requireOneResultSet(const std::vector<Statement>& statements) {
+    std::size_t first = 0;
+    for (std::size_t i = 0; i < statements.size(); ++i) {
+        if (statements[i].columnCount() == 0) continue;
+        if (!first) {
+            first = i + 1;
+            continue;
+        }
+        throw TraceError(fmt::format(
+            "pto query prints one result: statements {} and {} both return rows; run each in "
+            "its own pto query (or join them into one SELECT, e.g. with UNION ALL)",
+            first, i + 1));
+    }
+}
+
 } // namespace
 
 std::optional<std::int64_t> TraceReader::Impl::earliestOverlappingStart(std::int64_t trackId,
@@ -388,6 +404,7 @@ void TraceReader::query(std::string_view sql, const RowCallback& onRow) const {
 QueryResult TraceReader::query(std::string_view sql, const QueryLimits& limits) const {
     QueryResult result;
     std::vector<Statement> statements = m_impl->guard().prepareAll(sql);
+    if (limits.oneResultSet) requireOneResultSet(statements);
     runLimited(m_impl->db(), limits, m_impl->activeBudget, [&] {
         for (Statement& statement : statements) {
             if (statement.columnCount() > 0) result = QueryResult{columnNames(statement), {}};
@@ -401,6 +418,7 @@ QueryResult TraceReader::query(std::string_view sql, const QueryLimits& limits) 
 void TraceReader::query(std::string_view sql, const RowCallback& onRow,
                         const QueryLimits& limits) const {
     std::vector<Statement> statements = m_impl->guard().prepareAll(sql);
+    if (limits.oneResultSet) requireOneResultSet(statements);
     runLimited(m_impl->db(), limits, m_impl->activeBudget, [&] {
         for (Statement& statement : statements) {
             std::vector<std::string> columns = columnNames(statement);

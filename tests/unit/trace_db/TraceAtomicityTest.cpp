@@ -217,6 +217,36 @@ TEST(TraceDbAtomicity, TempFilesOfDeadProcessesAreRemovedByTheNextWriter) {
                                               "run.ptotrace.tmp-notes"}));
 }
 
+// "<target>.tmp-<pid>-<n>" of a 250-byte target passed NAME_MAX (255): "File name too long"
+// for a name the file system takes. Such a temp name keeps the target's first bytes and a hash;
+// a dead process's temp of that form is still cleaned up by the next writer of the target.
+TEST(TraceDbAtomicity, ATargetNameUpToNameMaxHasATempFileThatFits) {
+    TempDir dir;
+    const std::string dead = std::to_string(deadPid());
+    for (std::size_t bytes : {229u, 230u, 250u, 255u}) {
+        const std::string name = std::string(bytes - 3, 'r') + ".db";
+        const std::filesystem::path path = dir.file(name);
+        std::string deadTemp;
+        {
+            TraceWriter writer = TraceWriter::create(path);
+            std::vector<std::string> temps = otherEntries(dir);
+            ASSERT_EQ(temps.size(), 1u) << bytes;
+            EXPECT_LE(temps[0].size(), 255u) << temps[0];
+            EXPECT_EQ(temps[0].substr(0, 200), name.substr(0, 200));
+            const std::string mine = "tmp-" + std::to_string(::getpid()) + "-";
+            deadTemp = temps[0].substr(0, temps[0].find(mine)) + "tmp-" + dead + "-0";
+            writer.commit();
+        }
+        EXPECT_NO_THROW(TraceReader::open(path)) << bytes;
+        test::writeBytes(dir.file(deadTemp), "killed");
+        TraceWriter again = TraceWriter::create(path);
+        again.commit();
+        EXPECT_FALSE(std::filesystem::exists(dir.file(deadTemp))) << deadTemp;
+        std::filesystem::remove(path);
+        EXPECT_EQ(dir.entryCount(), 0u) << bytes;
+    }
+}
+
 TEST(TraceDbAtomicity, SigtermAndSigintRemoveTheTempFile) {
     for (int signal : {SIGTERM, SIGINT}) {
         TempDir dir;

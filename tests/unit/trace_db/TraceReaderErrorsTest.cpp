@@ -41,6 +41,21 @@ TEST_F(TraceDbReaderErrors, MissingFile) {
     EXPECT_EQ(appendError(m_path), "cannot open trace '" + m_path.string() + "': no such file");
 }
 
+// A symlink loop and a path past PATH_MAX to a trace that exists were "no such file" (in pto and
+// pto-studio alike): the reason is what stat(2) said.
+TEST_F(TraceDbReaderErrors, APathThatCannotBeFollowedSaysWhy) {
+    std::filesystem::create_symlink("l2.ptotrace", m_dir.file("l1.ptotrace"));
+    std::filesystem::create_symlink("l1.ptotrace", m_dir.file("l2.ptotrace"));
+    const auto loop = m_dir.file("l1.ptotrace");
+    EXPECT_EQ(openError(loop),
+              "cannot open trace '" + loop.string() + "': too many levels of symbolic links");
+    test::writeSampleTrace(m_path);
+    std::string longPath = m_dir.path().string();
+    while (longPath.size() < 4200) longPath += "/.";
+    longPath += "/bad.ptotrace";
+    EXPECT_EQ(openError(longPath), "cannot open trace '" + longPath + "': file name too long");
+}
+
 TEST_F(TraceDbReaderErrors, Directory) {
     EXPECT_EQ(openError(m_dir.path()),
               "cannot open trace '" + m_dir.path().string() + "': is a directory");
