@@ -141,6 +141,7 @@ void readKernelCsv(const std::filesystem::path& path, ImportModel& model) {
         if (duplicates.seen(f, std::int64_t(table.line()))) continue;
         const std::string core(trim(f[std::size_t(c.core)]));
         Args args;
+        args.reserve(c.args.size() + 2); // grown by doubling, 40 args held 64 slots
         for (const auto& [index, key] : c.args)
             if (trim(f[std::size_t(index)]) != "N/A" && !trim(f[std::size_t(index)]).empty())
                 args.emplace_back(key, argValue(key, f[std::size_t(index)]));
