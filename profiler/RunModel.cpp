@@ -470,7 +470,8 @@ double shownLatency(const ArchPeaks& peaks, std::string_view coreType, const Ins
                     double duration, double slices) {
     const double rate = gmPathRate(peaks, coreType, info.pipe);
     const double stream = rate > 0 ? double(info.gmBytes) / std::max(1.0, slices) / rate : 0;
-    return std::clamp(duration - stream, 0.0, peaks.hbmLatencyCycles);
+    // max: an edited arch_config with a negative latency must not make clamp's bounds cross.
+    return std::clamp(duration - stream, 0.0, std::max(0.0, peaks.hbmLatencyCycles));
 }
 
 // Per task, when its compute runs and which GM transfers come before (the fill) or after it

@@ -132,6 +132,15 @@ QString fileWarningsOf(const prof::Profile& p) {
     return text;
 }
 
+// The rules the trace level could not feed, under the summary: the details pane says it only
+// when there is no finding to show, and a run with findings may still lack some rules.
+QString notEvaluatedOf(const prof::Profile& p) {
+    const std::string note = prof::notEvaluatedNote(p);
+    return note.empty()
+               ? QString()
+               : BottleneckView::tr("\nnot evaluated: %1").arg(QString::fromStdString(note));
+}
+
 // At most this many of the compiler's notes, each cut at kNoteChars, go to the details pane (a
 // hostile trace may hold megabytes of them); `pto report` lists them all.
 constexpr size_t kShownNotes = 20;
@@ -345,7 +354,7 @@ void BottleneckView::showProfile(std::shared_ptr<const prof::Profile> profile,
             summaryOf(*profile,
                       double(profile->model.totalCycles) * 1e6 / profile->model.peaks.clockHz) +
             (document() ? notesCount(document()->summary().compileNotes) : QString()) +
-            fileWarningsOf(*profile));
+            fileWarningsOf(*profile) + notEvaluatedOf(*profile));
     if (m_findings->rowCount() > 0) {
         showSourceRow(m_findingsTable, 0);
         showDetails(m_findings->details(0));

@@ -96,7 +96,7 @@ void ruleCubeStarved(const Profile& p, std::vector<Finding>& out) {
     const PipeRatios& r = p.pipeUtil.tasks[worst];
     const RooflinePoint& point = p.roofline.tasks[worst];
     const FasterPath f = fasterPath(t, m.peaks);
-    const double needed = point.bandwidth > 0 ? point.computeRoof / point.bandwidth : 0;
+    const double needed = ridgeOf(point);
     Finding finding;
     finding.rule = "cube_starved";
     finding.title = "cube waits for data: MTE2 (GM→L1) is busier than the cube";

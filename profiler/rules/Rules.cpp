@@ -45,7 +45,9 @@ struct Rule {
 constexpr Rule kRules[] = {
     {"double_buffering", ruleDoubleBuffering, Needs::PipeTimes},
     {"cube_starved", ruleCubeStarved, Needs::PipeTimes},
-    {"too_few_tasks", ruleTooFewTasks},
+    // Its fixed part per task comes from instruction slices (analyses/FixedCost): without them
+    // it would be 0 and the estimate the old overestimate (a one-tile add: critical, real 7 %).
+    {"too_few_tasks", ruleTooFewTasks, Needs::PipeTimes},
     {"scheduler_gaps", ruleSchedulerGaps},
     {"slow_core", ruleSlowCore},
     {"bandwidth_saturated", ruleBandwidthSaturated},

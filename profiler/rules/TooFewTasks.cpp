@@ -95,7 +95,7 @@ void ruleTooFewTasks(const Profile& p, std::vector<Finding>& out) {
         // The work spread exactly over every core, one fixed part per core: no split does better.
         double high = std::min(w.variable() * (1.0 - double(b.used) / b.available),
                                std::max(0.0, w.busy - floor));
-        if (high < 0.05 * double(p.model.totalCycles)) continue;
+        if (high <= 0 || high < 0.05 * double(p.model.totalCycles)) continue;
         const Split s = bestSplit(b, w, floor);
         double expected = w.busy - s.time;
         Finding f;
