@@ -5,6 +5,7 @@
 #include "base/AtomicFile.h"
 #include "cli/Progress.h"
 #include "profiler/ArchPeaks.h"
+#include "profiler/MeasuredRun.h"
 #include "profiler/RunClock.h"
 #include "profiler/RunPresence.h"
 #include "profiler/export/ChromeExport.h"
@@ -158,10 +159,13 @@ void requireSlicesIn(const tracedb::TraceReader& reader, const prof::TimeWindow&
         return;
     const std::string extent = "SELECT min(ts), max(ts + max(dur, 0)) FROM slice";
     const std::int64_t start = number(extent, 0), end = number(extent, 1);
+    // A measured trace's times are nanoseconds (its clock_hz is 1 GHz), not cycles.
+    const bool measured = prof::isMeasuredTrace(reader);
     throw std::invalid_argument(fmt::format(
-        "the window {} holds no slice of the run, which spans cycles {} to {} ({:.3f} us to "
-        "{:.3f} us at the run's clock): the export would be empty",
-        windowText(args), start, end, double(start) / hz * 1e6, double(end) / hz * 1e6));
+        "the window {} holds no slice of the run, which spans {} {} to {} ({:.3f} us to {:.3f} "
+        "us{}): the export would be empty",
+        windowText(args), measured ? "ns" : "cycles", start, end, double(start) / hz * 1e6,
+        double(end) / hz * 1e6, measured ? "" : " at the run's clock"));
 }
 
 prof::TimeWindow timeWindow(const tracedb::TraceReader& reader, const ExportArgs& args) {

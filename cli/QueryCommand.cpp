@@ -85,7 +85,9 @@ tracedb::QueryLimits limitsOf(const QueryArgs& args) {
 }
 
 // The JSON keys of the columns, in column order: a name met before gets ":1", ":2"… as
-// sqlite3 -json does (SELECT s.id, t.id gives "id" and "id:1"), so no column is lost.
+// SQLite names the columns of CREATE TABLE … AS SELECT (SELECT s.id, t.id gives "id" and
+// "id:1"; sqlite3 -json would print two "id" keys, which JSON readers collapse), so no column
+// is lost.
 std::vector<std::string> jsonKeys(std::span<const std::string> columns) {
     std::vector<std::string> keys;
     for (const std::string& column : columns) {

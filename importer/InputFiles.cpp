@@ -1,6 +1,8 @@
 // File system access for pto import with errors that name the path and the reason.
 #include "importer/InputFiles.h"
 
+#include "base/RegularFile.h"
+
 #include "importer/ImportError.h"
 
 #include <fmt/format.h>
@@ -50,19 +52,18 @@ fs::path existingFile(const fs::path& path) {
     }
 }
 
+// Far above any profiler output file read whole (trace_view.json of a long run is ~1 GB).
+constexpr std::uint64_t kMaxProfilerFileBytes = 8ull << 30;
+
 std::string readFileText(const fs::path& path) {
     if (pathKind(path) == PathKind::Folder)
         throw ImportError(fmt::format("{}: a folder, not a file", path.string()));
-    errno = 0;
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw ImportError(fmt::format("{}: cannot read the file: {}", path.string(),
-                                      errno ? std::strerror(errno) : "the open failed"));
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad())
-        throw ImportError(fmt::format("{}: cannot read the file: a read error", path.string()));
-    return std::move(text).str();
+    // A regular file only (base/RegularFile): a FIFO named like a profiler file waited for ever.
+    try {
+        return RegularFile(path).readAll(kMaxProfilerFileBytes);
+    } catch (const RegularFileError& e) {
+        throw ImportError(fmt::format("{}: cannot read the file: {}", path.string(), e.what()));
+    }
 }
 
 std::vector<fs::path> listFolder(const fs::path& dir) {

@@ -51,6 +51,8 @@ std::string sourceExcerpt(const std::string& file, SourceLoc loc) {
     for (uint32_t n = 0; n < loc.line; ++n)
         if (!in || !std::getline(in, line)) return {};
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    // The lexer counts columns after a leading byte-order mark; so does the excerpt.
+    if (loc.line == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
     if (line.find('\0') != std::string::npos) return {};
     std::size_t col = loc.col > 0 ? std::min<std::size_t>(loc.col - 1, line.size()) : 0;
     const std::string shown = windowOf(line, col);

@@ -109,7 +109,7 @@ void checkLimits(const ArchConfig& c, std::vector<Problem>& out) {
         if (spec.kind != UnitKind::Bytes) continue;
         const std::string shownValue = spec.key + " = " + formatQuantity(c.value(i));
         if (c.base(i) > kMaxBytes)
-            out.push_back({static_cast<Param>(i), shownValue + " is above 1 PiB"});
+            out.push_back({static_cast<Param>(i), shownValue + " is above 1 PiB (1048576 GiB)"});
         else if (std::floor(c.base(i)) != c.base(i))
             out.push_back({static_cast<Param>(i), shownValue + " is not a whole number of bytes"});
     }

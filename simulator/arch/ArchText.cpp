@@ -1,5 +1,6 @@
 // The arch config file format: parsing `key = value unit` lines with file:line errors, dumping
 // the effective config in the same format, and what-if overrides ("hbm.bandwidth=2x").
+#include "base/RegularFile.h"
 #include "simulator/arch/ArchConfig.h"
 
 #include <fmt/format.h>
@@ -138,19 +139,20 @@ ArchConfig parseArch(std::string_view text, const std::string& file) {
     return parseText(text, file, named);
 }
 
+// An arch file is a few hundred lines; anything this large is not one.
+constexpr std::uint64_t kMaxArchFileBytes = 16u << 20;
+
 std::string readArchText(const std::filesystem::path& path) {
-    // A directory opens as a stream that reads nothing: it would load as the default arch.
-    std::error_code error;
-    if (std::filesystem::is_directory(path, error))
-        throw ArchError(path.string(), 0, "cannot open the arch config file (a directory)");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    // A regular file only (base/RegularFile): a directory read as a stream gave nothing and
+    // loaded as the default arch, /dev/zero grew without bound and a FIFO waited for ever.
+    try {
+        return RegularFile(path).readAll(kMaxArchFileBytes);
+    } catch (const RegularFileError& e) {
+        const bool directory = e.kind() == RegularFileError::Kind::Directory;
         throw ArchError(path.string(), 0,
-                        fmt::format("cannot open the arch config file ({})", std::strerror(errno)));
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw ArchError(path.string(), 0, "cannot read the arch config file");
-    return text.str();
+                        fmt::format("cannot open the arch config file ({})",
+                                    directory ? std::string("a directory") : e.what()));
+    }
 }
 
 ArchConfig loadArch(const std::filesystem::path& path) {

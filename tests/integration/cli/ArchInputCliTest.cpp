@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -83,6 +85,20 @@ TEST_F(ArchInputCliTest, ADirectoryGivenAsArchIsRefusedEverywhere) {
             << r.err;
     }
     EXPECT_FALSE(fs::exists(m_dir / "t.db"));
+}
+
+// `--arch /dev/zero` read without end (out of memory), a FIFO waited for a writer for ever.
+TEST_F(ArchInputCliTest, ADeviceOrFifoGivenAsArchIsRefused) {
+    ASSERT_EQ(::mkfifo((m_dir / "f.arch").c_str(), 0600), 0);
+    for (const auto& [arch, kind] :
+         {std::pair<std::string, std::string>{"/dev/zero", "a device"}, {"f.arch", "a FIFO"}}) {
+        const test::ProcessResult r = pto("arch --arch " + arch);
+        EXPECT_EQ(r.exitCode, 2) << arch << "\n" << r.out << r.err;
+        EXPECT_NE(
+            r.err.find("cannot open the arch config file (not a regular file (" + kind + "))"),
+            std::string::npos)
+            << r.err;
+    }
 }
 
 // whatif -o naming its own input (by another path, or a hard link) replaced the baseline.

@@ -309,6 +309,19 @@ TEST_F(CliTest, AByteOrderMarkIsSkipped) {
     EXPECT_EQ(bad.exitCode, 2);
     EXPECT_NE(bad.err.find("bom.pto:1:1: error: unexpected character '$'"), std::string::npos)
         << bad.err;
+    // The excerpt under the error counts columns after the mark too: its caret sits under the
+    // op the message names, and the mark is not printed.
+    auto op = compileText("\xEF\xBB\xBF"
+                          "func @f(%x: tensor<4x4xf32>) -> tensor<4x4xf32> { %y = "
+                          "expp %x\n  return %y\n}\n",
+                          "bom.pto");
+    EXPECT_EQ(op.exitCode, 2);
+    EXPECT_NE(op.err.find("bom.pto:1:56: error: unknown op 'expp'"), std::string::npos) << op.err;
+    EXPECT_NE(op.err.find("\n1 | func @f(%x: tensor<4x4xf32>) -> tensor<4x4xf32> { %y = expp %x\n"
+                          "  | " +
+                          std::string(55, ' ') + "^\n"),
+              std::string::npos)
+        << op.err;
 }
 
 // --outputs naming a regular file, or a directory under one, is refused before anything is
