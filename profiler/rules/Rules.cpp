@@ -81,6 +81,18 @@ bool runsSimulatedRules(const RunModel& m) {
     return m.executed() && !m.measured;
 }
 
+// The measured rules read the profiler's pipe ratios: a kernel_details.csv without the
+// aic_*/aiv_* *_ratio columns (a level 0 profile) gives none, and they cannot judge anything.
+bool measuredRatiosKnown(const RunModel& m) {
+    return std::any_of(m.tasks.begin(), m.tasks.end(),
+                       [](const TaskRun& t) { return t.ran() && !t.pipeRatiosMissing; });
+}
+
+constexpr std::string_view kNoMeasuredRatios =
+    "the profiler files give no pipe ratio for any kernel: kernel_details.csv or op_summary "
+    "without the aic_*/aiv_* ratio columns, as a level 0 profile writes them; profile at level 1 "
+    "or 2 for them";
+
 // Findings that pull opposite ways say so: too_few_tasks splits tasks, and every extra piece pays
 // again the fixed latency latency_bound counts, so the two gains do not add up.
 void noteTradeOffs(std::vector<Finding>& out) {
@@ -116,7 +128,10 @@ std::vector<Finding> runRules(const Profile& p) {
 
 std::vector<std::string_view> checkedRules(const Profile& p) {
     if (!p.model.executed()) return {}; // runRules ran none
-    if (p.model.measured) return {kMeasuredRules.begin(), kMeasuredRules.end()};
+    if (p.model.measured)
+        return measuredRatiosKnown(p.model)
+                   ? std::vector<std::string_view>{kMeasuredRules.begin(), kMeasuredRules.end()}
+                   : std::vector<std::string_view>{};
     std::vector<std::string_view> names;
     for (const Rule& rule : kRules)
         if (!missingRecords(rule, p.model)) names.push_back(rule.name);
@@ -125,6 +140,9 @@ std::vector<std::string_view> checkedRules(const Profile& p) {
 
 std::vector<UnevaluatedRule> unevaluatedRules(const Profile& p) {
     std::vector<UnevaluatedRule> out;
+    if (p.model.executed() && p.model.measured && !measuredRatiosKnown(p.model))
+        for (std::string_view rule : kMeasuredRules)
+            out.push_back({rule, std::string(kNoMeasuredRatios)});
     if (!runsSimulatedRules(p.model)) return out;
     for (const Rule& rule : kRules)
         if (auto why = missingRecords(rule, p.model)) out.push_back({rule.name, std::move(*why)});
@@ -140,6 +158,7 @@ std::string noFindingsNote(const Profile& p) {
                    : fmt::format("{}, so there is nothing to classify or find (the fault: {})",
                                  p.model.notExecutedReason(), p.model.simFault);
     const std::vector<std::string_view> names = checkedRules(p);
+    if (names.empty()) return "no rule could run on what this trace records (below: not evaluated)";
     return fmt::format("no rule met its threshold; checked {} rules{} ({}) — thresholds in "
                        "docs/PROFILER.md, \"{}\"",
                        names.size(), p.model.measured ? " of measured traces" : "",

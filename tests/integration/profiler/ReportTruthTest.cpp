@@ -184,5 +184,35 @@ TEST_F(ReportTruth, TheHtmlOpsTableListsNoDirectives) {
     }
 }
 
+// A level 0 profile has no pipe ratios: its report said "checked 3 rules of measured traces"
+// although each of them skips a kernel without ratios. They are not evaluated, and said so; a
+// level 2 profile, which has the ratios, runs them.
+TEST_F(ReportTruth, MeasuredRulesWithoutPipeRatiosAreNotEvaluated) {
+    const std::filesystem::path data =
+        std::filesystem::path(PTO_SOURCE_DIR) / "../shared/data/ascend-profiler/text";
+    if (!std::filesystem::exists(data)) GTEST_SKIP() << "no " << data;
+    const std::string level0 = shellQuote((m_dir / "level0.db").string());
+    const std::string level2 = shellQuote((m_dir / "level2.db").string());
+    ASSERT_EQ(runCommand(pto("import " + shellQuote((data / "level0/rank0_ascend_pt").string()) +
+                             " -o " + level0))
+                  .exitCode,
+              0);
+    ASSERT_EQ(runCommand(pto("import " + shellQuote((data / "level2/rank0_ascend_pt").string()) +
+                             " -o " + level2))
+                  .exitCode,
+              0);
+    auto text = runCommand(pto("report --no-store --exit-zero " + level0));
+    EXPECT_EQ(text.out.find("checked 3 rules"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("not evaluated: 3 rules — measured_mte2_bound, "
+                            "measured_scalar_bound, measured_low_cube_utilization (the profiler "
+                            "files give no pipe ratio for any kernel"),
+              std::string::npos)
+        << text.out;
+    const auto j = reportJson(level0);
+    EXPECT_TRUE(j["rules_checked"].empty()) << j["rules_checked"];
+    EXPECT_EQ(j["not_evaluated"].size(), 3u);
+    EXPECT_TRUE(reportJson(level2)["not_evaluated"].empty());
+}
+
 } // namespace
 } // namespace pto
