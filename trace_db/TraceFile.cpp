@@ -1,6 +1,7 @@
 // Checks shared by TraceReader::open and TraceWriter::append: is this a trace we can read?
 #include "trace_db/TraceFile.h"
 
+#include "base/RegularFile.h"
 #include "trace_db/ClockRate.h"
 #include "trace_db/SchemaVersion.h"
 #include "trace_db/Sqlite.h"
@@ -11,14 +12,9 @@
 
 #include <array>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
 #include <fstream>
 #include <string_view>
-#include <sys/stat.h>
 #include <system_error>
-#include <unistd.h>
 
 namespace pto::tracedb {
 namespace {
@@ -39,13 +35,6 @@ std::string_view kindOf(fs::file_type type) {
     }
 }
 
-std::string_view kindOf(mode_t mode) {
-    if (S_ISFIFO(mode)) return "a FIFO";
-    if (S_ISSOCK(mode)) return "a socket";
-    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
-    return "not a plain file";
-}
-
 [[noreturn]] void failOpen(const fs::path& path, std::string_view reason) {
     throw TraceError(fmt::format("cannot open trace '{}': {}", path.string(), reason));
 }
@@ -58,20 +47,17 @@ std::string errnoText(const std::error_code& error) {
     return text;
 }
 
-/// The first 100 bytes (the SQLite header), read without blocking: O_NONBLOCK makes a FIFO
-/// swapped in after requireExistingFile fail fstat's check instead of waiting for a writer.
+/// The first 100 bytes (the SQLite header), read through base/RegularFile: it opens without
+/// blocking, so a FIFO swapped in after requireExistingFile is refused instead of waiting for a
+/// writer.
 std::string readHeader(const fs::path& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) failOpen(path, std::strerror(errno));
-    struct stat info {};
-    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-        ::close(fd);
-        failOpen(path, fmt::format("not a regular file ({})", kindOf(info.st_mode)));
+    try {
+        const RegularFile file(path);
+        std::array<char, 100> header{};
+        return std::string(header.data(), file.readAt(0, header.data(), header.size()));
+    } catch (const RegularFileError& e) {
+        failOpen(path, e.what());
     }
-    std::array<char, 100> header{};
-    ssize_t got = ::pread(fd, header.data(), header.size(), 0);
-    ::close(fd);
-    return got > 0 ? std::string(header.data(), static_cast<std::size_t>(got)) : std::string();
 }
 
 constexpr std::string_view kSqliteMagic("SQLite format 3\0", 16);

@@ -75,7 +75,6 @@ std::string adviceFor(const ArchPeaks& peaks, const RooflinePoint& point, double
 
 void ruleCubeStarved(const Profile& p, std::vector<Finding>& out) {
     const RunModel& m = p.model;
-    if (!m.hasInstrSlices) return;
     std::unordered_map<std::int64_t, std::size_t> index;
     for (std::size_t i = 0; i < m.tasks.size(); ++i) index[m.tasks[i].id] = i;
     double high = 0;

@@ -68,7 +68,6 @@ bool isDoubleBuffered(const RunModel& m, const TaskRun& t) {
 
 void ruleDoubleBuffering(const Profile& p, std::vector<Finding>& out) {
     const RunModel& m = p.model;
-    if (!m.hasInstrSlices) return;
     std::unordered_map<std::int64_t, std::size_t> index;
     for (std::size_t i = 0; i < m.tasks.size(); ++i) index[m.tasks[i].id] = i;
     // The run gets shorter by what the tasks of its critical path gain.

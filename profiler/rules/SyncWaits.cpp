@@ -51,7 +51,6 @@ PathLatency pathLatency(const Profile& p) {
 void ruleSyncWaits(const Profile& p, std::vector<Finding>& out) {
     const BoundVerdict& v = p.runBound;
     if (v.cls != BoundClass::Latency || v.cause != LatencyCause::Pipeline) return;
-    if (!p.model.hasInstrSlices) return;
     const PathLatency l = pathLatency(p);
     Finding f;
     f.rule = "latency_bound";

@@ -82,6 +82,16 @@ protected:
         if (!fs::is_directory(kRun)) GTEST_SKIP() << "no test data at " << kRun;
         m_context.setDocument(TraceDocument::open(measuredTrace()));
     }
+    // Shows `view`, opens the measured trace in it and waits until it is profiled.
+    bool showProfiled(BottleneckView& view) {
+        view.resize(1400, 860);
+        QSignalSpy loaded(&view, &BottleneckView::profileLoaded);
+        view.show();
+        m_context.setDocument(TraceDocument::open(measuredTrace()));
+        if (loaded.isEmpty() && !loaded.wait(60000)) return false;
+        waitUntil([&] { return !view.isLoading(); });
+        return true;
+    }
     StudioContext m_context;
 };
 
@@ -152,12 +162,7 @@ TEST_F(MeasuredTrace, TheTimelineCountsNsAndFitsToTheKernels) {
 
 TEST_F(MeasuredTrace, TheBottleneckViewProfilesItsKernels) {
     BottleneckView view(m_context);
-    view.resize(1400, 860);
-    QSignalSpy loaded(&view, &BottleneckView::profileLoaded);
-    view.show();
-    m_context.setDocument(TraceDocument::open(measuredTrace()));
-    ASSERT_TRUE(!loaded.isEmpty() || loaded.wait(60000));
-    waitUntil([&] { return !view.isLoading(); });
+    ASSERT_TRUE(showProfiled(view));
     ASSERT_GT(view.findings().rowCount(), 0);
     QStringList rules;
     for (int r = 0; r < view.findings().rowCount(); ++r)
@@ -196,12 +201,7 @@ TEST_F(MeasuredTrace, TheBottleneckViewProfilesItsKernels) {
 // why and lists the kernels by time with `pto report`'s numbers (profiler/report's top kernels).
 TEST_F(MeasuredTrace, TheBottleneckViewListsItsKernelsInPlaceOfOps) {
     BottleneckView view(m_context);
-    view.resize(1400, 860);
-    QSignalSpy loaded(&view, &BottleneckView::profileLoaded);
-    view.show();
-    m_context.setDocument(TraceDocument::open(measuredTrace()));
-    ASSERT_TRUE(!loaded.isEmpty() || loaded.wait(60000));
-    waitUntil([&] { return !view.isLoading(); });
+    ASSERT_TRUE(showProfiled(view));
     EXPECT_EQ(view.opCost().rowCount(), 0);
     EXPECT_TRUE(view.opsNote().contains(QStringLiteral("no Tensor ops")))
         << view.opsNote().toStdString();
