@@ -13,6 +13,7 @@
 #include "profiler/RunPresence.h"
 #include "profiler/SqlRows.h"
 #include "profiler/UsableSlices.h"
+#include "profiler/analyses/TaskChains.h"
 #include "trace_db/TraceError.h"
 
 #include <fmt/format.h>
@@ -201,7 +202,14 @@ struct InstrInfo {
     double nominalFlops = 0;
     std::int64_t gmBytes = 0;
     std::int64_t gmWriteBytes = 0;
+    std::int64_t tileStage = -1, tileOp = -1; // provenance: the Tile op it was emitted for
+    bool sync = false;                        // a flag or barrier: it waits, it does no work
 };
+
+bool isSyncOpcode(std::string_view opcode) {
+    return opcode == "SET_FLAG" || opcode == "WAIT_FLAG" || opcode == "BARRIER" ||
+           opcode == "CROSS_SET_FLAG" || opcode == "CROSS_WAIT_FLAG";
+}
 
 // A `for` op's name and static trip count, from its attrs ({"lower":0,"upper":4,"step":1,
 // "name":"kv"}); unnamed loops are "for@LINE:COL", as unroll-loops labels them.
@@ -355,9 +363,12 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
             info.gmBytes = cost.gmBytes;
             info.gmWriteBytes = cost.gmWriteBytes();
             info.srcLine = cellInt(row[9]);
+            info.sync = isSyncOpcode(opcode);
             m.opcodes.insert(opcode);
             if (!cellNull(row[7]) && !cellNull(row[8])) {
                 const std::int64_t stage = cellInt(row[8]), tileOp = cellInt(row[7]);
+                info.tileStage = stage;
+                info.tileOp = tileOp;
                 std::int64_t root = provenance.rootOf(stage, tileOp);
                 if (auto it = indexOfOp.find(root); it != indexOfOp.end())
                     info.tensorOp = it->second;
@@ -395,8 +406,12 @@ std::array<int, 2> withLoop(const RunModel& m, int op) {
     return {op, m.tensorOps[std::size_t(op)].loop};
 }
 
-void attribute(const tracedb::TraceReader& reader, const UsableSlices& usable, RunModel& m,
-               const std::unordered_map<std::int64_t, InstrInfo>& instrs) {
+// Returns the executed cycles of every Tile op's work instructions per kernel
+// (analyses/TaskChains.h).
+std::vector<TileOpCycles> attribute(const tracedb::TraceReader& reader, const UsableSlices& usable,
+                                    RunModel& m,
+                                    const std::unordered_map<std::int64_t, InstrInfo>& instrs) {
+    std::vector<TileOpCycles> tileOps;
     std::unordered_map<std::int64_t, std::vector<std::int64_t>> tasksOfKernel;
     for (const TaskRun& t : m.tasks) tasksOfKernel[t.kernel].push_back(t.id);
     std::unordered_map<int, std::vector<std::int64_t>> kernelsOfOp;
@@ -415,6 +430,8 @@ void attribute(const tracedb::TraceReader& reader, const UsableSlices& usable, R
                    if (info.gmBytes > 0) executedTransfers[info.kernel] += cellInt(row[4]);
                    std::int64_t cycles = cellInt(row[1]);
                    if (info.srcLine > 0) m.lineCycles[info.srcLine] += cycles;
+                   if (!info.sync && info.tileOp >= 0)
+                       tileOps.push_back({info.kernel, info.tileStage, info.tileOp, cycles});
                    if (info.tensorOp < 0) return;
                    std::int64_t first = cellInt(row[2]), last = cellInt(row[3]);
                    for (int index : withLoop(m, info.tensorOp)) {
@@ -455,6 +472,7 @@ void attribute(const tracedb::TraceReader& reader, const UsableSlices& usable, R
                 tasks.insert(tasks.end(), it->second.begin(), it->second.end());
         std::sort(tasks.begin(), tasks.end());
     }
+    return tileOps;
 }
 
 // The uncontended rate of the GM path a transfer on `pipe` of a `coreType` core takes.
@@ -620,7 +638,8 @@ RunModel loadRunModel(const tracedb::TraceReader& reader) {
     loadWaits(reader, usable, m);
     loadLaunches(reader, m); // after every task is known: cluster probes' tasks have no Exec node
     auto instrs = loadInstrs(reader, m);
-    attribute(reader, usable, m, instrs);
+    const std::vector<TileOpCycles> tileOps = attribute(reader, usable, m, instrs);
+    if (!m.measured && m.hasInstrSlices) loadTaskChains(reader, tileOps, m);
     if (!m.measured) loadTaskPhases(reader, usable, m, instrs);
     loadDoubleBuffering(reader, m);
     loadIndexedDmas(reader, usable, m);

@@ -9,11 +9,48 @@
 namespace pto::prof {
 namespace {
 
-// The busiest core of a type: its busy time and the fixed part of the tasks it ran.
+// The busiest core of a type: its busy time, the fixed part of the tasks it ran, and each
+// task's share of the rest with the most pieces fewer tiles per task can cut it into.
 struct CoreWork {
+    struct Part {
+        double cycles = 0;
+        /// A loop-carried task's most pieces (TaskRun::carriedRows); 0: any number.
+        std::int64_t chains = 0;
+        const TaskRun* task = nullptr;
+    };
     double busy = 0, fixed = 0;
     int fillTransfers = 0, drainTransfers = 0;
+    std::vector<Part> parts;
     double variable() const { return std::max(0.0, busy - fixed); }
+    /// The variable part once every task is cut into up to `pieces` pieces, as its chains allow.
+    double variableIn(int pieces) const {
+        double total = 0, cut = 0;
+        for (const Part& part : parts) {
+            total += part.cycles;
+            const std::int64_t most =
+                part.chains > 0 ? std::min<std::int64_t>(pieces, part.chains) : pieces;
+            cut += part.cycles / double(most);
+        }
+        return total > 0 ? variable() * cut / total : variable() / pieces;
+    }
+    /// The biggest part a split into `pieces` cannot cut that far (a loop-carried chain), or
+    /// nullptr.
+    const Part* limitedAt(int pieces) const {
+        const Part* biggest = nullptr;
+        for (const Part& part : parts)
+            if (part.chains > 0 && part.chains < pieces &&
+                (!biggest || part.cycles > biggest->cycles))
+                biggest = &part;
+        return biggest;
+    }
+    /// The task holding most of the variable part when it is one chain of one-row tiles through
+    /// a loop's iterations: no tiling cuts it; nullptr otherwise.
+    const TaskRun* singleChain() const {
+        const Part* biggest = nullptr;
+        for (const Part& part : parts)
+            if (!biggest || part.cycles > biggest->cycles) biggest = &part;
+        return biggest && biggest->chains == 1 && biggest->cycles > 0 ? biggest->task : nullptr;
+    }
 };
 
 CoreWork busiestCoreWork(const Profile& p, const TypeBalance& b) {
@@ -21,9 +58,11 @@ CoreWork busiestCoreWork(const Profile& p, const TypeBalance& b) {
     w.busy = double(b.maxBusy);
     for (const TaskRun& t : p.model.tasks) {
         if (t.core != b.slowestCore || t.core < 0) continue;
-        w.fixed += fixedCostOf(t, p.model.peaks).total();
+        const double fixed = fixedCostOf(t, p.model.peaks).total();
+        w.fixed += fixed;
         w.fillTransfers += t.fillTransfers;
         w.drainTransfers += t.drainTransfers;
+        w.parts.push_back({std::max(0.0, double(t.duration()) - fixed), t.carriedRows, &t});
     }
     w.fixed = std::min(w.fixed, w.busy);
     return w;
@@ -50,7 +89,7 @@ struct Split {
 Split bestSplit(const TypeBalance& b, const CoreWork& w, double floor) {
     Split best{1, w.busy};
     for (int k = 2; k * b.used <= b.available; ++k) {
-        double time = std::max(w.fixed + w.variable() / k, floor);
+        double time = std::max(w.fixed + w.variableIn(k), floor);
         if (time < best.time) best = {k, time};
     }
     return best;
@@ -58,12 +97,25 @@ Split bestSplit(const TypeBalance& b, const CoreWork& w, double floor) {
 
 std::string splitEvidence(const Profile& p, const TypeBalance& b, const CoreWork& w,
                           const Split& s) {
+    if (const TaskRun* chain = w.singleChain(); s.pieces == 1 && chain)
+        return fmt::format("task {} ({} of the busiest core's {}) is one chain of ops through "
+                           "every iteration of its loop (a value carried from one iteration to the "
+                           "next) on tiles of one row: no tiling cuts it",
+                           chain->name, cyclesText(p, double(chain->duration())),
+                           cyclesText(p, w.busy));
     if (s.pieces == 1)
         return fmt::format("no split fits the {} cores in one round: 2 pieces per task need {} "
                            "cores, so some run two pieces ({} instead of {:.0f} cycles) unless "
                            "the tiles divide the work more finely and evenly",
                            b.available, 2 * b.used, cyclesText(p, 2 * (w.fixed + w.variable() / 2)),
                            w.busy);
+    if (const CoreWork::Part* chain = w.limitedAt(s.pieces))
+        return fmt::format(
+            "best split in one round: up to {} pieces per task, as far as the work allows — task "
+            "{} ({}) is a chain through every iteration of its loop (a value carried from one "
+            "iteration to the next) and cuts into at most {} (its tiles' rows): {} per core",
+            s.pieces, chain->task->name, cyclesText(p, chain->cycles), chain->chains,
+            cyclesText(p, s.time));
     return fmt::format("best split in one round: {} pieces per task ({} tasks) of {:.0f} + "
                        "{:.0f} / {} cycles: {} per core",
                        s.pieces, s.pieces * b.tasks, w.fixed, w.variable(), s.pieces,
@@ -71,6 +123,11 @@ std::string splitEvidence(const Profile& p, const TypeBalance& b, const CoreWork
 }
 
 std::string adviceFor(const Profile& p, const Split& s, const CoreWork& w) {
+    if (s.pieces == 1 && w.singleChain())
+        return "its tasks are single loop-carried chains, which neither --tiles-per-task nor "
+               "smaller tiles cut; to use the idle cores, split the loop's range into parts that "
+               "run side by side and combine their results at the end (as flash decoding does) — "
+               "a change to the program";
     if (s.time < 0.95 * w.busy && p.model.totalCycles > 0 &&
         w.busy - s.time >= 0.05 * double(p.model.totalCycles))
         return fmt::format(
