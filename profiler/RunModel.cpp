@@ -204,6 +204,7 @@ struct InstrInfo {
     std::int64_t gmWriteBytes = 0;
     std::int64_t tileStage = -1, tileOp = -1; // provenance: the Tile op it was emitted for
     bool sync = false;                        // a flag or barrier: it waits, it does no work
+    std::int64_t slices = 0; // its usable instruction slices, every round of every task
 };
 
 bool isSyncOpcode(std::string_view opcode) {
@@ -410,7 +411,7 @@ std::array<int, 2> withLoop(const RunModel& m, int op) {
 // (analyses/TaskChains.h).
 std::vector<TileOpCycles> attribute(const tracedb::TraceReader& reader, const UsableSlices& usable,
                                     RunModel& m,
-                                    const std::unordered_map<std::int64_t, InstrInfo>& instrs) {
+                                    std::unordered_map<std::int64_t, InstrInfo>& instrs) {
     std::vector<TileOpCycles> tileOps;
     std::unordered_map<std::int64_t, std::vector<std::int64_t>> tasksOfKernel;
     for (const TaskRun& t : m.tasks) tasksOfKernel[t.kernel].push_back(t.id);
@@ -426,8 +427,9 @@ std::vector<TileOpCycles> attribute(const tracedb::TraceReader& reader, const Us
                [&](auto row) {
                    auto it = instrs.find(cellInt(row[0]));
                    if (it == instrs.end()) return;
-                   const InstrInfo& info = it->second;
-                   if (info.gmBytes > 0) executedTransfers[info.kernel] += cellInt(row[4]);
+                   InstrInfo& info = it->second;
+                   info.slices = cellInt(row[4]);
+                   if (info.gmBytes > 0) executedTransfers[info.kernel] += info.slices;
                    std::int64_t cycles = cellInt(row[1]);
                    if (info.srcLine > 0) m.lineCycles[info.srcLine] += cycles;
                    if (!info.sync && info.tileOp >= 0)
@@ -494,50 +496,80 @@ double shownLatency(const ArchPeaks& peaks, std::string_view coreType, const Ins
 
 // Per task, when its compute runs and which GM transfers come before (the fill) or after it
 // (the drain), with the latency they showed: what the rules take for the fixed part of a task
-// (analyses/FixedCost). One row per task and instruction (an instruction of a counted loop: its
-// rounds pooled; its first round's slice for the fill, its last one's for the drain).
+// (analyses/FixedCost). An instruction of a counted loop pools its rounds: its first round's
+// slice for the fill, its last one's for the drain, and its bytes shared by its rounds (its
+// slices per task: the kernel's tasks run the same rounds). Only the compute window (one row per
+// task) and the transfers before or after it are read: grouping every slice by task and
+// instruction sorted 7.1 M rows of flash_attention_long (8 of the report's 15 s).
 void loadTaskPhases(const tracedb::TraceReader& reader, const UsableSlices& usable, RunModel& m,
                     const std::unordered_map<std::int64_t, InstrInfo>& instrs) {
-    struct Transfer {
-        std::int64_t task;
-        const InstrInfo* info;
-        std::int64_t firstStart, firstEnd, lastStart, lastEnd, slices;
-    };
-    std::vector<Transfer> transfers;
+    if (reader.schemaVersion() < 2) return; // no cost columns: no compute, no GM bytes
     forEachRow(reader,
-               fmt::format("SELECT task_id, instr_id, min(ts), min(ts + dur), max(ts), "
-                           "max(ts + dur), count(*) FROM slice WHERE category = 'instr' AND "
-                           "task_id IS NOT NULL AND instr_id IS NOT NULL AND {} GROUP BY task_id, "
-                           "instr_id",
+               fmt::format("SELECT task_id, min(ts), max(ts + dur) FROM slice WHERE category = "
+                           "'instr' AND task_id IS NOT NULL AND instr_id IN (SELECT id FROM instr "
+                           "WHERE flops > 0) AND {} GROUP BY task_id",
                            usable.usable()),
                [&](auto row) {
-                   auto it = instrs.find(cellInt(row[1]));
-                   if (it == instrs.end()) return;
                    TaskRun& t = taskFor(m, cellInt(row[0]));
-                   if (it->second.flops > 0) {
-                       std::int64_t start = cellInt(row[2]), end = cellInt(row[5]);
-                       t.computeStart =
-                           t.computeStart < 0 ? start : std::min(t.computeStart, start);
-                       t.computeEnd = std::max(t.computeEnd, end);
-                   } else if (it->second.gmBytes > 0) {
-                       t.gmTransfersOnPipe[std::size_t(it->second.pipe)] += cellInt(row[6]);
-                       transfers.push_back({t.id, &it->second, cellInt(row[2]), cellInt(row[3]),
-                                            cellInt(row[4]), cellInt(row[5]), cellInt(row[6])});
+                   t.computeStart = cellInt(row[1]);
+                   t.computeEnd = cellInt(row[2]);
+               });
+    std::unordered_map<std::int64_t, std::int64_t> tasksOfKernel;
+    for (const TaskRun& t : m.tasks) ++tasksOfKernel[t.kernel];
+    auto roundsPerTask = [&](const InstrInfo& info) {
+        return info.slices / std::max<std::int64_t>(1, tasksOfKernel[info.kernel]);
+    };
+    std::unordered_map<std::int64_t, PipeCycles> transfersOfKernel;
+    for (const auto& [id, info] : instrs)
+        if (info.gmBytes > 0 && info.flops <= 0)
+            transfersOfKernel[info.kernel][std::size_t(info.pipe)] += roundsPerTask(info);
+    for (TaskRun& t : m.tasks)
+        if (auto it = transfersOfKernel.find(t.kernel); it != transfersOfKernel.end() && t.ran())
+            t.gmTransfersOnPipe = it->second;
+    // The first round of a transfer that ends before the task computes, the last one of a
+    // transfer that starts after.
+    struct Round {
+        std::int64_t start = 0, end = 0;
+    };
+    std::map<std::pair<std::int64_t, std::int64_t>, Round> fill, drain; // (task, instr)
+    forEachRow(reader,
+               fmt::format("SELECT task_id, instr_id, ts, dur FROM slice WHERE category = 'instr' "
+                           "AND task_id IS NOT NULL AND instr_id IN (SELECT id FROM instr WHERE "
+                           "gm_bytes > 0 AND NOT flops > 0) AND {}",
+                           usable.usable()),
+               [&](auto row) {
+                   const TaskRun* t = m.task(cellInt(row[0]));
+                   if (!t || t->computeStart < 0) return;
+                   const Round r{cellInt(row[2]), cellInt(row[2]) + cellInt(row[3])};
+                   const std::pair key{t->id, cellInt(row[1])};
+                   if (r.end <= t->computeStart) {
+                       auto [it, fresh] = fill.try_emplace(key, r);
+                       if (!fresh && r.start < it->second.start) it->second = r;
+                   }
+                   if (r.start >= t->computeEnd) {
+                       auto [it, fresh] = drain.try_emplace(key, r);
+                       if (!fresh && r.start > it->second.start) it->second = r;
                    }
                });
-    for (const Transfer& x : transfers) {
-        TaskRun& t = taskFor(m, x.task);
-        if (t.computeStart < 0) continue;
-        const double slices = double(x.slices);
-        if (x.firstEnd <= t.computeStart) {
+    auto latency = [&](const std::pair<std::int64_t, std::int64_t>& key, const Round& r,
+                       const TaskRun& t) {
+        auto info = instrs.find(key.second);
+        if (info == instrs.end()) return -1.0;
+        const double rounds = double(std::max<std::int64_t>(1, roundsPerTask(info->second)));
+        return shownLatency(m.peaks, t.coreType, info->second, double(r.end - r.start), rounds);
+    };
+    for (const auto& [key, r] : fill) {
+        TaskRun& t = taskFor(m, key.first);
+        if (const double shown = latency(key, r, t); shown >= 0) {
             ++t.fillTransfers;
-            t.fillLatency += shownLatency(m.peaks, t.coreType, *x.info,
-                                          double(x.firstEnd - x.firstStart), slices);
+            t.fillLatency += shown;
         }
-        if (x.lastStart >= t.computeEnd) {
+    }
+    for (const auto& [key, r] : drain) {
+        TaskRun& t = taskFor(m, key.first);
+        if (const double shown = latency(key, r, t); shown >= 0) {
             ++t.drainTransfers;
-            t.drainLatency +=
-                shownLatency(m.peaks, t.coreType, *x.info, double(x.lastEnd - x.lastStart), slices);
+            t.drainLatency += shown;
         }
     }
 }
