@@ -145,23 +145,26 @@ void loadTaskSlices(const tracedb::TraceReader& reader, const TrackIndex& index,
 }
 
 // The instruction slices set aside are counted here (a slice without a task, which no figure
-// of a task counts, is only left out of the op and line figures).
+// of a task counts, is only left out of the op and line figures). The slices are summed as they
+// stream, per task and track: a GROUP BY sorted every instruction slice (3.5 s of 7.1 M).
 void loadPipeBusy(const tracedb::TraceReader& reader, const TrackIndex& index, UsableSlices& usable,
                   RunModel& m) {
+    std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> busy; // (task, track)
     forEachRow(reader,
-               fmt::format("SELECT task_id, track_id, sum(dur * (v = 0)), v, count(*) FROM "
-                           "(SELECT task_id, track_id, dur, {} AS v FROM slice WHERE category = "
-                           "'instr' AND task_id IS NOT NULL) GROUP BY task_id, track_id, v",
+               fmt::format("SELECT task_id, track_id, dur, {} FROM slice WHERE category = 'instr' "
+                           "AND task_id IS NOT NULL",
                            usable.verdict()),
                [&](auto row) {
                    if (const std::int64_t verdict = cellInt(row[3]); verdict != 0)
-                       return usable.setAside(verdict, cellInt(row[4]));
-                   auto pipe = index.pipeOfTrack.find(cellInt(row[1]));
-                   if (pipe == index.pipeOfTrack.end()) return;
-                   m.hasInstrSlices = true;
-                   taskFor(m, cellInt(row[0])).busy[std::size_t(pipe->second.second)] +=
-                       cellInt(row[2]);
+                       return usable.setAside(verdict);
+                   busy[{cellInt(row[0]), cellInt(row[1])}] += cellInt(row[2]);
                });
+    for (const auto& [key, cycles] : busy) {
+        auto pipe = index.pipeOfTrack.find(key.second);
+        if (pipe == index.pipeOfTrack.end()) continue;
+        m.hasInstrSlices = true;
+        taskFor(m, key.first).busy[std::size_t(pipe->second.second)] += cycles;
+    }
 }
 
 void loadWaits(const tracedb::TraceReader& reader, UsableSlices& usable, RunModel& m) {
