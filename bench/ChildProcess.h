@@ -19,7 +19,9 @@ struct ChildUsage {
 
 /// Runs PTO_CLI with `args` (stdout to /dev/null); its usage, or peakRssMib -1 when it did not
 /// exit with 0.
-inline ChildUsage runPto(const std::vector<std::string>& args) {
+// `worstExit`: the highest exit status that counts as success (`pto report` exits 1 when it
+// has a warning).
+inline ChildUsage runPto(const std::vector<std::string>& args, int worstExit = 0) {
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(PTO_CLI));
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -33,7 +35,7 @@ inline ChildUsage runPto(const std::vector<std::string>& args) {
     int status = 0;
     rusage usage{};
     if (pid < 0 || wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) ||
-        WEXITSTATUS(status) != 0)
+        WEXITSTATUS(status) > worstExit)
         return {};
     auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) * 1e-6; };
     return {double(usage.ru_maxrss) / 1024.0, seconds(usage.ru_utime) + seconds(usage.ru_stime)};
