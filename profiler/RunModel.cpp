@@ -422,31 +422,46 @@ std::vector<TileOpCycles> attribute(const tracedb::TraceReader& reader, const Us
     // GM transfers as executed: an instruction of a counted loop is one instr row but a slice
     // per round (and per task running its kernel).
     std::unordered_map<std::int64_t, std::int64_t> executedTransfers; // kernel -> slices
+    // Summed per instruction as the slices stream (a GROUP BY walked the instr_id index and
+    // fetched every slice through it), then taken in instruction order.
+    struct Executed {
+        std::int64_t cycles = 0, first = INT64_MAX, last = INT64_MIN, slices = 0;
+    };
+    std::unordered_map<std::int64_t, Executed> executed;
+    executed.reserve(instrs.size());
     forEachRow(reader,
-               fmt::format("SELECT instr_id, sum(dur), min(ts), max(ts + dur), count(*) FROM "
-                           "slice WHERE category = 'instr' AND instr_id IS NOT NULL AND {} "
-                           "GROUP BY instr_id",
+               fmt::format("SELECT instr_id, dur, ts FROM slice WHERE category = 'instr' AND "
+                           "instr_id IS NOT NULL AND {}",
                            usable.usable()),
                [&](auto row) {
-                   auto it = instrs.find(cellInt(row[0]));
-                   if (it == instrs.end()) return;
-                   InstrInfo& info = it->second;
-                   info.slices = cellInt(row[4]);
-                   if (info.gmBytes > 0) executedTransfers[info.kernel] += info.slices;
-                   std::int64_t cycles = cellInt(row[1]);
-                   if (info.srcLine > 0) m.lineCycles[info.srcLine] += cycles;
-                   if (!info.sync && info.tileOp >= 0)
-                       tileOps.push_back({info.kernel, info.tileStage, info.tileOp, cycles});
-                   if (info.tensorOp < 0) return;
-                   std::int64_t first = cellInt(row[2]), last = cellInt(row[3]);
-                   for (int index : withLoop(m, info.tensorOp)) {
-                       if (index < 0) continue;
-                       TensorOpCost& op = m.tensorOps[std::size_t(index)];
-                       op.busy[std::size_t(info.pipe)] += cycles;
-                       op.first = op.first < 0 ? first : std::min(op.first, first);
-                       op.last = std::max(op.last, last);
-                   }
+                   Executed& e = executed[cellInt(row[0])];
+                   const std::int64_t dur = cellInt(row[1]), ts = cellInt(row[2]);
+                   e.cycles += dur;
+                   e.first = std::min(e.first, ts);
+                   e.last = std::max(e.last, ts + dur);
+                   ++e.slices;
                });
+    std::vector<std::pair<std::int64_t, Executed>> byInstr(executed.begin(), executed.end());
+    std::sort(byInstr.begin(), byInstr.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [id, e] : byInstr) {
+        auto it = instrs.find(id);
+        if (it == instrs.end()) continue;
+        InstrInfo& info = it->second;
+        info.slices = e.slices;
+        if (info.gmBytes > 0) executedTransfers[info.kernel] += info.slices;
+        if (info.srcLine > 0) m.lineCycles[info.srcLine] += e.cycles;
+        if (!info.sync && info.tileOp >= 0)
+            tileOps.push_back({info.kernel, info.tileStage, info.tileOp, e.cycles});
+        if (info.tensorOp < 0) continue;
+        for (int index : withLoop(m, info.tensorOp)) {
+            if (index < 0) continue;
+            TensorOpCost& op = m.tensorOps[std::size_t(index)];
+            op.busy[std::size_t(info.pipe)] += e.cycles;
+            op.first = op.first < 0 ? e.first : std::min(op.first, e.first);
+            op.last = std::max(op.last, e.last);
+        }
+    }
     for (TaskRun& t : m.tasks) {
         auto done = executedTransfers.find(t.kernel);
         auto runs = tasksOfKernel.find(t.kernel);
