@@ -38,14 +38,15 @@ void BM_CliRunGemm6144(benchmark::State& state) {
                         "--timing-only", "--trace", "none"});
 }
 
-// `pto report --no-store` of `pto run samples/flash_attention_long.pto --seed 1 --timing-only`
+// `pto report --no-store` of `pto run samples/flash_attention_long.pto --seed 1 --timing-only
+// --max-instrs 8000000`
 // (575 MB, 7.1 M instruction slices), made once and kept in the temp directory.
 void BM_CliReportFaLong(benchmark::State& state) {
     const fs::path trace = fs::temp_directory_path() / "pto_bench_cli_fa_long.db";
     if (!fs::exists(trace) &&
-        pto::bench::runPto({"run",
-                            std::string(PTO_SOURCE_DIR) + "/samples/flash_attention_long.pto",
-                            "--seed", "1", "--timing-only", "-o", trace.string()})
+        pto::bench::runPto(
+            {"run", std::string(PTO_SOURCE_DIR) + "/samples/flash_attention_long.pto", "--seed",
+             "1", "--timing-only", "--max-instrs", "8000000", "-o", trace.string()})
                 .peakRssMib < 0)
         return state.SkipWithError("pto run failed");
     pto::bench::ChildUsage usage;
