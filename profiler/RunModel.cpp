@@ -689,7 +689,16 @@ RunModel loadRunModel(const tracedb::TraceReader& reader) {
     loadLaunches(reader, m); // after every task is known: cluster probes' tasks have no Exec node
     auto instrs = loadInstrs(reader, m);
     const std::vector<TileOpCycles> tileOps = attribute(reader, usable, m, instrs);
-    if (!m.measured && m.hasInstrSlices) loadTaskChains(reader, tileOps, m);
+    if (!m.measured && m.hasInstrSlices) {
+        try { // only too_few_tasks's limit needs the Tile graph: a damaged one is read around
+            loadTaskChains(reader, tileOps, m);
+        } catch (const tracedb::TraceError& e) {
+            m.fileWarnings.push_back(fmt::format(
+                "the Tile stage's graph could not be read ({}): too_few_tasks does not know "
+                "which tasks are loop-carried chains",
+                e.what()));
+        }
+    }
     if (!m.measured) loadTaskPhases(reader, usable, m, instrs);
     loadDoubleBuffering(reader, m);
     loadIndexedDmas(reader, usable, m);
