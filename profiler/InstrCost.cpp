@@ -9,6 +9,8 @@ InstrCost instrCost(std::string_view opcode, std::optional<double> flops,
     cost.flops = flops.value_or(0);
     cost.gmBytes = gmBytes.value_or(0);
     cost.gmWrite = opcode.starts_with("TSTORE") || opcode.starts_with("MSCATTER");
+    cost.sync = opcode == "SET_FLAG" || opcode == "WAIT_FLAG" || opcode == "BARRIER" ||
+                opcode == "CROSS_SET_FLAG" || opcode == "CROSS_WAIT_FLAG";
     if (opcode.starts_with("TMATMUL")) {
         if (srcDtype == "i8") cost.rateScale = 2;
         if (srcDtype == "f32" || srcDtype == "i32") cost.rateScale = 0.25;

@@ -19,6 +19,9 @@ struct InstrCost {
     /// The unit's rate for these operands relative to its f16 peak: the cube does twice the
     /// MACs per cycle on i8 and a quarter on f32 (REFERENCE.md §1); 1 for everything else.
     double rateScale = 1;
+    /// SET_FLAG, WAIT_FLAG, BARRIER, CROSS_SET_FLAG, CROSS_WAIT_FLAG (Opcodes.def's sync rows):
+    /// it waits or signals, it does no work.
+    bool sync = false;
     /// FLOPs as time at the unit's f16 peak: flops ÷ rateScale. Summed per task and per op,
     /// flops ÷ nominalFlops scales the nominal compute roof to the operand dtypes really used.
     double nominalFlops() const { return rateScale > 0 ? flops / rateScale : flops; }

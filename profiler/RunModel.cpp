@@ -149,7 +149,7 @@ void loadTaskSlices(const tracedb::TraceReader& reader, const TrackIndex& index,
 // stream, per task and track: a GROUP BY sorted every instruction slice (3.5 s of 7.1 M).
 void loadPipeBusy(const tracedb::TraceReader& reader, const TrackIndex& index, UsableSlices& usable,
                   RunModel& m) {
-    std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> busy; // (task, track)
+    std::map<std::pair<std::int64_t, std::int64_t>, CellSum> busy; // (task, track)
     forEachRow(reader,
                fmt::format("SELECT task_id, track_id, dur, {} FROM slice WHERE category = 'instr' "
                            "AND task_id IS NOT NULL",
@@ -157,13 +157,13 @@ void loadPipeBusy(const tracedb::TraceReader& reader, const TrackIndex& index, U
                [&](auto row) {
                    if (const std::int64_t verdict = cellInt(row[3]); verdict != 0)
                        return usable.setAside(verdict);
-                   busy[{cellInt(row[0]), cellInt(row[1])}] += cellInt(row[2]);
+                   busy[{cellInt(row[0]), cellInt(row[1])}].add(row[2]);
                });
     for (const auto& [key, cycles] : busy) {
         auto pipe = index.pipeOfTrack.find(key.second);
         if (pipe == index.pipeOfTrack.end()) continue;
         m.hasInstrSlices = true;
-        taskFor(m, key.first).busy[std::size_t(pipe->second.second)] += cycles;
+        taskFor(m, key.first).busy[std::size_t(pipe->second.second)] += cycles.value();
     }
 }
 
@@ -207,13 +207,7 @@ struct InstrInfo {
     std::int64_t gmWriteBytes = 0;
     std::int64_t tileStage = -1, tileOp = -1; // provenance: the Tile op it was emitted for
     bool sync = false;                        // a flag or barrier: it waits, it does no work
-    std::int64_t slices = 0; // its usable instruction slices, every round of every task
 };
-
-bool isSyncOpcode(std::string_view opcode) {
-    return opcode == "SET_FLAG" || opcode == "WAIT_FLAG" || opcode == "BARRIER" ||
-           opcode == "CROSS_SET_FLAG" || opcode == "CROSS_WAIT_FLAG";
-}
 
 // A `for` op's name and static trip count, from its attrs ({"lower":0,"upper":4,"step":1,
 // "name":"kv"}); unnamed loops are "for@LINE:COL", as unroll-loops labels them.
@@ -367,7 +361,7 @@ std::unordered_map<std::int64_t, InstrInfo> loadInstrs(const tracedb::TraceReade
             info.gmBytes = cost.gmBytes;
             info.gmWriteBytes = cost.gmWriteBytes();
             info.srcLine = cellInt(row[9]);
-            info.sync = isSyncOpcode(opcode);
+            info.sync = cost.sync;
             m.opcodes.insert(opcode);
             if (!cellNull(row[7]) && !cellNull(row[8])) {
                 const std::int64_t stage = cellInt(row[8]), tileOp = cellInt(row[7]);
@@ -414,7 +408,7 @@ std::array<int, 2> withLoop(const RunModel& m, int op) {
 // (analyses/TaskChains.h).
 std::vector<TileOpCycles> attribute(const tracedb::TraceReader& reader, const UsableSlices& usable,
                                     RunModel& m,
-                                    std::unordered_map<std::int64_t, InstrInfo>& instrs) {
+                                    const std::unordered_map<std::int64_t, InstrInfo>& instrs) {
     std::vector<TileOpCycles> tileOps;
     std::unordered_map<std::int64_t, std::vector<std::int64_t>> tasksOfKernel;
     for (const TaskRun& t : m.tasks) tasksOfKernel[t.kernel].push_back(t.id);
@@ -425,20 +419,20 @@ std::vector<TileOpCycles> attribute(const tracedb::TraceReader& reader, const Us
     // Summed per instruction as the slices stream (a GROUP BY walked the instr_id index and
     // fetched every slice through it), then taken in instruction order.
     struct Executed {
-        std::int64_t cycles = 0, first = INT64_MAX, last = INT64_MIN, slices = 0;
+        CellSum cycles;
+        std::int64_t first = INT64_MAX, last = INT64_MIN, slices = 0;
     };
     std::unordered_map<std::int64_t, Executed> executed;
     executed.reserve(instrs.size());
     forEachRow(reader,
-               fmt::format("SELECT instr_id, dur, ts FROM slice WHERE category = 'instr' AND "
-                           "instr_id IS NOT NULL AND {}",
+               fmt::format("SELECT instr_id, dur, ts, ts + dur FROM slice WHERE category = "
+                           "'instr' AND instr_id IS NOT NULL AND {}",
                            usable.usable()),
                [&](auto row) {
                    Executed& e = executed[cellInt(row[0])];
-                   const std::int64_t dur = cellInt(row[1]), ts = cellInt(row[2]);
-                   e.cycles += dur;
-                   e.first = std::min(e.first, ts);
-                   e.last = std::max(e.last, ts + dur);
+                   e.cycles.add(row[1]);
+                   e.first = std::min(e.first, cellInt(row[2]));
+                   e.last = std::max(e.last, cellInt(row[3]));
                    ++e.slices;
                });
     std::vector<std::pair<std::int64_t, Executed>> byInstr(executed.begin(), executed.end());
@@ -447,17 +441,17 @@ std::vector<TileOpCycles> attribute(const tracedb::TraceReader& reader, const Us
     for (const auto& [id, e] : byInstr) {
         auto it = instrs.find(id);
         if (it == instrs.end()) continue;
-        InstrInfo& info = it->second;
-        info.slices = e.slices;
-        if (info.gmBytes > 0) executedTransfers[info.kernel] += info.slices;
-        if (info.srcLine > 0) m.lineCycles[info.srcLine] += e.cycles;
+        const InstrInfo& info = it->second;
+        const std::int64_t cycles = e.cycles.value();
+        if (info.gmBytes > 0) executedTransfers[info.kernel] += e.slices;
+        if (info.srcLine > 0) m.lineCycles[info.srcLine] += cycles;
         if (!info.sync && info.tileOp >= 0)
-            tileOps.push_back({info.kernel, info.tileStage, info.tileOp, e.cycles});
+            tileOps.push_back({info.kernel, info.tileStage, info.tileOp, cycles});
         if (info.tensorOp < 0) continue;
         for (int index : withLoop(m, info.tensorOp)) {
             if (index < 0) continue;
             TensorOpCost& op = m.tensorOps[std::size_t(index)];
-            op.busy[std::size_t(info.pipe)] += e.cycles;
+            op.busy[std::size_t(info.pipe)] += cycles;
             op.first = op.first < 0 ? e.first : std::min(op.first, e.first);
             op.last = std::max(op.last, e.last);
         }
@@ -512,83 +506,78 @@ double shownLatency(const ArchPeaks& peaks, std::string_view coreType, const Ins
     return std::clamp(duration - stream, 0.0, std::max(0.0, peaks.hbmLatencyCycles));
 }
 
+// An `instr` row's flops and gm_bytes as instrCost reads them (cellReal, cellInt: NULL and text
+// are 0, a REAL byte count is truncated), for SQL that picks instructions by their cost.
+constexpr std::string_view kFlopsCell =
+    "(CASE WHEN typeof(flops) IN ('integer', 'real') THEN flops ELSE 0 END)";
+constexpr std::string_view kGmBytesCell = "(CASE typeof(gm_bytes) WHEN 'integer' THEN gm_bytes "
+                                          "WHEN 'real' THEN CAST(gm_bytes AS INTEGER) ELSE 0 END)";
+
 // Per task, when its compute runs and which GM transfers come before (the fill) or after it
 // (the drain), with the latency they showed: what the rules take for the fixed part of a task
 // (analyses/FixedCost). An instruction of a counted loop pools its rounds: its first round's
-// slice for the fill, its last one's for the drain, and its bytes shared by its rounds (its
-// slices per task: the kernel's tasks run the same rounds). Only the compute window (one row per
-// task) and the transfers before or after it are read: grouping every slice by task and
-// instruction sorted 7.1 M rows of flash_attention_long (8 of the report's 15 s).
+// slice for the fill, its last one's for the drain, its bytes shared by the task's rounds. Only
+// the compute window (one row per task) and the GM-transfer slices are read: grouping every
+// slice by task and instruction sorted 7.1 M rows of flash_attention_long (8 of 15 s).
 void loadTaskPhases(const tracedb::TraceReader& reader, const UsableSlices& usable, RunModel& m,
                     const std::unordered_map<std::int64_t, InstrInfo>& instrs) {
     if (reader.schemaVersion() < 2) return; // no cost columns: no compute, no GM bytes
     forEachRow(reader,
                fmt::format("SELECT task_id, min(ts), max(ts + dur) FROM slice WHERE category = "
                            "'instr' AND task_id IS NOT NULL AND instr_id IN (SELECT id FROM instr "
-                           "WHERE flops > 0) AND {} GROUP BY task_id",
-                           usable.usable()),
+                           "WHERE {} > 0) AND {} GROUP BY task_id",
+                           kFlopsCell, usable.usable()),
                [&](auto row) {
                    TaskRun& t = taskFor(m, cellInt(row[0]));
                    t.computeStart = cellInt(row[1]);
                    t.computeEnd = cellInt(row[2]);
                });
-    std::unordered_map<std::int64_t, std::int64_t> tasksOfKernel;
-    for (const TaskRun& t : m.tasks) ++tasksOfKernel[t.kernel];
-    auto roundsPerTask = [&](const InstrInfo& info) {
-        return info.slices / std::max<std::int64_t>(1, tasksOfKernel[info.kernel]);
-    };
-    std::unordered_map<std::int64_t, PipeCycles> transfersOfKernel;
-    for (const auto& [id, info] : instrs)
-        if (info.gmBytes > 0 && info.flops <= 0)
-            transfersOfKernel[info.kernel][std::size_t(info.pipe)] += roundsPerTask(info);
-    for (TaskRun& t : m.tasks)
-        if (auto it = transfersOfKernel.find(t.kernel); it != transfersOfKernel.end() && t.ran())
-            t.gmTransfersOnPipe = it->second;
-    // The first round of a transfer that ends before the task computes, the last one of a
-    // transfer that starts after.
+    // Every GM transfer slice counts for its task and pipe; the first round of a transfer that
+    // ends before the task computes and the last one of a transfer that starts after are kept.
     struct Round {
         std::int64_t start = 0, end = 0;
     };
-    std::map<std::pair<std::int64_t, std::int64_t>, Round> fill, drain; // (task, instr)
+    using Key = std::pair<std::int64_t, std::int64_t>; // (task, instr)
+    std::map<Key, Round> fill, drain;
+    std::vector<Key> rounds; // one per slice, counted once sorted
     forEachRow(reader,
-               fmt::format("SELECT task_id, instr_id, ts, dur FROM slice WHERE category = 'instr' "
-                           "AND task_id IS NOT NULL AND instr_id IN (SELECT id FROM instr WHERE "
-                           "gm_bytes > 0 AND NOT flops > 0) AND {}",
-                           usable.usable()),
+               fmt::format("SELECT task_id, instr_id, ts, ts + dur FROM slice WHERE category = "
+                           "'instr' AND task_id IS NOT NULL AND instr_id IN (SELECT id FROM instr "
+                           "WHERE {} > 0) AND {}",
+                           kGmBytesCell, usable.usable()),
                [&](auto row) {
-                   const TaskRun* t = m.task(cellInt(row[0]));
-                   if (!t || t->computeStart < 0) return;
-                   const Round r{cellInt(row[2]), cellInt(row[2]) + cellInt(row[3])};
-                   const std::pair key{t->id, cellInt(row[1])};
-                   if (r.end <= t->computeStart) {
+                   auto info = instrs.find(cellInt(row[1]));
+                   if (info == instrs.end() || info->second.flops > 0) return;
+                   TaskRun& t = taskFor(m, cellInt(row[0]));
+                   ++t.gmTransfersOnPipe[std::size_t(info->second.pipe)];
+                   const Key key{t.id, info->first};
+                   rounds.push_back(key);
+                   if (t.computeStart < 0) return;
+                   const Round r{cellInt(row[2]), cellInt(row[3])};
+                   if (r.end <= t.computeStart) {
                        auto [it, fresh] = fill.try_emplace(key, r);
                        if (!fresh && r.start < it->second.start) it->second = r;
                    }
-                   if (r.start >= t->computeEnd) {
+                   if (r.start >= t.computeEnd) {
                        auto [it, fresh] = drain.try_emplace(key, r);
                        if (!fresh && r.start > it->second.start) it->second = r;
                    }
                });
-    auto latency = [&](const std::pair<std::int64_t, std::int64_t>& key, const Round& r,
-                       const TaskRun& t) {
-        auto info = instrs.find(key.second);
-        if (info == instrs.end()) return -1.0;
-        const double rounds = double(std::max<std::int64_t>(1, roundsPerTask(info->second)));
-        return shownLatency(m.peaks, t.coreType, info->second, double(r.end - r.start), rounds);
+    std::sort(rounds.begin(), rounds.end());
+    auto latency = [&](const Key& key, const Round& r, const TaskRun& t) {
+        const auto [first, last] = std::equal_range(rounds.begin(), rounds.end(), key);
+        return shownLatency(m.peaks, t.coreType, instrs.at(key.second), double(r.end - r.start),
+                            double(last - first));
     };
     for (const auto& [key, r] : fill) {
         TaskRun& t = taskFor(m, key.first);
-        if (const double shown = latency(key, r, t); shown >= 0) {
-            ++t.fillTransfers;
-            t.fillLatency += shown;
-        }
+        ++t.fillTransfers;
+        t.fillLatency += latency(key, r, t);
     }
     for (const auto& [key, r] : drain) {
         TaskRun& t = taskFor(m, key.first);
-        if (const double shown = latency(key, r, t); shown >= 0) {
-            ++t.drainTransfers;
-            t.drainLatency += shown;
-        }
+        ++t.drainTransfers;
+        t.drainLatency += latency(key, r, t);
     }
 }
 
@@ -617,6 +606,12 @@ void loadDoubleBuffering(const tracedb::TraceReader& reader, RunModel& m) {
                "SELECT DISTINCT block_id FROM buffer WHERE slot = 1 AND stage_id = "
                "(SELECT id FROM stage WHERE level = 'block' ORDER BY ord DESC LIMIT 1)",
                [&](auto row) { m.doubleBufferedBlocks.push_back(cellInt(row[0])); });
+}
+
+[[noreturn]] void failOverflow(const tracedb::TraceReader& reader) {
+    throw tracedb::TraceError(fmt::format("trace '{}': its instruction slices' durations add up "
+                                          "past 64 bits (integer overflow): the file is damaged",
+                                          reader.path().string()));
 }
 
 } // namespace
@@ -684,11 +679,20 @@ RunModel loadRunModel(const tracedb::TraceReader& reader) {
     UsableSlices usable(m.totalCycles); // sim_total_cycles, when recorded
     loadTaskSlices(reader, index, usable, m);
     if ((m.measured = isMeasuredTrace(reader))) loadMeasuredKernels(reader, m);
-    loadPipeBusy(reader, index, usable, m);
+    try {
+        loadPipeBusy(reader, index, usable, m);
+    } catch (const CellSumOverflow&) {
+        failOverflow(reader);
+    }
     loadWaits(reader, usable, m);
     loadLaunches(reader, m); // after every task is known: cluster probes' tasks have no Exec node
     auto instrs = loadInstrs(reader, m);
-    const std::vector<TileOpCycles> tileOps = attribute(reader, usable, m, instrs);
+    std::vector<TileOpCycles> tileOps;
+    try {
+        tileOps = attribute(reader, usable, m, instrs);
+    } catch (const CellSumOverflow&) {
+        failOverflow(reader);
+    }
     if (!m.measured && m.hasInstrSlices) {
         try { // only too_few_tasks's limit needs the Tile graph: a damaged one is read around
             loadTaskChains(reader, tileOps, m);

@@ -76,15 +76,14 @@ struct TaskRun {
     /// The latency those fill and drain transfers showed: each one's duration less its bytes at
     /// its path's rate, within [0, hbm.latency], summed (cycles).
     double fillLatency = 0, drainLatency = 0;
-    /// When each of its groups of ops (ops no edge joins) is a chain through two or more
-    /// iterations of a program loop (a value carried from one iteration to the next): how many
-    /// groups — the most pieces it can be cut into, since cutting the tiles smaller does not cut
-    /// a chain along the loop. 0 otherwise or unknown.
-    std::int64_t carriedChains = 0;
-    /// Of such a task: the rows of its chains' smallest tiles (all but the last dim), summed —
-    /// the most pieces smaller tiles can cut it into (a chain reduces along its last dim, a
-    /// tile's rows go their own ways). 0 otherwise or unknown.
+    /// When its work is chains that each carry a value from one loop iteration to a later one
+    /// (analyses/TaskChains.h): the rows of their smallest tiles, summed — the most pieces any
+    /// tiling cuts it into. 0 otherwise or unknown.
     std::int64_t carriedRows = 0;
+    /// Of such a task: its chains counted as they depend on one another — more than the groups
+    /// behind carriedRows when chains share a source (one initial fill), which the compiler
+    /// keeps in one task. 0 when unknown.
+    std::int64_t carriedChains = 0;
     /// A measured kernel whose profiler files give no pipe ratio (op_summary without the
     /// *_ratio columns, a DSA kernel): its busy times are unknown, not 0.
     bool pipeRatiosMissing = false;

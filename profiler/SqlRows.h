@@ -5,6 +5,7 @@
 #include "trace_db/TraceReader.h"
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -34,6 +35,35 @@ inline std::string cellText(const tracedb::SqlValue& v) {
     if (auto* d = std::get_if<double>(&v)) return std::to_string(*d);
     return {};
 }
+
+/// Thrown by CellSum when integers overflow 64 bits (the caller names the trace).
+struct CellSumOverflow : std::overflow_error {
+    CellSumOverflow() : std::overflow_error("integer overflow") {}
+};
+
+/// A sum of cells as SQLite's sum() makes it, for sums moved out of SQL: integers exactly (an
+/// overflow throws, as sum() failed with "integer overflow" — a damaged trace's durations must
+/// not wrap into nonsense), REAL cells in floating point; the total then reads as cellInt reads
+/// a REAL sum (truncated). NULL and text cells add nothing.
+class CellSum {
+public:
+    void add(const tracedb::SqlValue& v) {
+        if (auto* i = std::get_if<std::int64_t>(&v)) {
+            if (__builtin_add_overflow(m_integer, *i, &m_integer)) throw CellSumOverflow();
+        } else if (auto* d = std::get_if<double>(&v)) {
+            m_real += *d;
+            m_anyReal = true;
+        }
+    }
+    std::int64_t value() const {
+        return m_anyReal ? cellInt(tracedb::SqlValue(double(m_integer) + m_real)) : m_integer;
+    }
+
+private:
+    std::int64_t m_integer = 0;
+    double m_real = 0;
+    bool m_anyReal = false;
+};
 
 /// Streams the rows of `sql` to `f(row)` (a span of cells).
 template <typename F>

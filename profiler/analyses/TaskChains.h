@@ -1,8 +1,8 @@
-// How far fewer tiles per task can cut a task whose work is a loop-carried chain: the groups of
-// its Tile ops that no edge joins, when each group runs through two or more iterations of a
-// program loop (a running max, a sum carried from iteration to iteration). Such a group is one
-// chain however the work is dealt out to tasks: only smaller tiles along an axis no op reduces
-// over, or a change to the program, make more of them.
+// How far a task whose work is loop-carried chains can be cut: the groups of its Tile ops that
+// depend on one another, when each carries a value from one iteration of a program loop to a
+// later one (a running max, a sum) on vector tiles. Such a group is one chain however the work is
+// dealt out to tasks, and smaller tiles cut it only along its rows (a chain that reduces along
+// its last dim cannot be cut there); a change to the program makes more of them.
 #pragma once
 
 #include "profiler/RunModel.h"
@@ -25,11 +25,14 @@ struct TileOpCycles {
     std::int64_t cycles = 0;
 };
 
-/// Sets TaskRun::carriedChains for every task whose kernel's timed Tile ops (`ops`) form groups
-/// that each hold ops of two or more iterations of a loop. Groups are joined by the edges of the
-/// Tile stage, through ops without instructions of their own (the later rounds of a counted
-/// loop) and through a GM tensor only from a writer to a reader of the same kernel. Reads each
-/// Tile stage named once: its edges, GM tensors and the ops' loop iterations.
+/// Sets TaskRun::carriedRows for every task whose kernel's timed Tile ops (`ops`; cycles > 0:
+/// the op ran) form groups that each carry a value from one iteration of a loop to a later one
+/// on vector tiles: the rows of each group's smallest tile, summed. Ops are grouped along the
+/// Tile stage's edges between ops — a source op (no op before it: a fill, a load of an input)
+/// joins its consumers only when they are one group already, and a GM tensor joins the ops of
+/// one kernel that write it and read it back. A kernel with a group that also holds another
+/// kernel's ops gets no limit. Reads each Tile stage named once: its edges, its nodes that are
+/// no op, and the loop iteration and shape of its loop ops.
 void loadTaskChains(const tracedb::TraceReader& reader, const std::vector<TileOpCycles>& ops,
                     RunModel& model);
 

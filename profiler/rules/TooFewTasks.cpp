@@ -10,12 +10,12 @@ namespace pto::prof {
 namespace {
 
 // The busiest core of a type: its busy time, the fixed part of the tasks it ran, and each
-// task's share of the rest with the most pieces fewer tiles per task can cut it into.
+// task's share of the rest with the most pieces a tiling can cut it into.
 struct CoreWork {
     struct Part {
         double cycles = 0;
         /// A loop-carried task's most pieces (TaskRun::carriedRows); 0: any number.
-        std::int64_t chains = 0;
+        std::int64_t mostPieces = 0;
         const TaskRun* task = nullptr;
     };
     double busy = 0, fixed = 0;
@@ -28,7 +28,7 @@ struct CoreWork {
         for (const Part& part : parts) {
             total += part.cycles;
             const std::int64_t most =
-                part.chains > 0 ? std::min<std::int64_t>(pieces, part.chains) : pieces;
+                part.mostPieces > 0 ? std::min<std::int64_t>(pieces, part.mostPieces) : pieces;
             cut += part.cycles / double(most);
         }
         return total > 0 ? variable() * cut / total : variable() / pieces;
@@ -38,18 +38,18 @@ struct CoreWork {
     const Part* limitedAt(int pieces) const {
         const Part* biggest = nullptr;
         for (const Part& part : parts)
-            if (part.chains > 0 && part.chains < pieces &&
+            if (part.mostPieces > 0 && part.mostPieces < pieces &&
                 (!biggest || part.cycles > biggest->cycles))
                 biggest = &part;
         return biggest;
     }
-    /// The task holding most of the variable part when it is one chain of one-row tiles through
-    /// a loop's iterations: no tiling cuts it; nullptr otherwise.
+    /// The task holding most of the variable part when it is one loop-carried chain of one-row
+    /// tiles: no tiling cuts it; nullptr otherwise.
     const TaskRun* singleChain() const {
         const Part* biggest = nullptr;
         for (const Part& part : parts)
             if (!biggest || part.cycles > biggest->cycles) biggest = &part;
-        return biggest && biggest->chains == 1 && biggest->cycles > 0 ? biggest->task : nullptr;
+        return biggest && biggest->mostPieces == 1 && biggest->cycles > 0 ? biggest->task : nullptr;
     }
 };
 
@@ -97,12 +97,20 @@ Split bestSplit(const TypeBalance& b, const CoreWork& w, double floor) {
 
 std::string splitEvidence(const Profile& p, const TypeBalance& b, const CoreWork& w,
                           const Split& s) {
-    if (const TaskRun* chain = w.singleChain(); s.pieces == 1 && chain)
-        return fmt::format("task {} ({} of the busiest core's {}) is one chain of ops through "
-                           "every iteration of its loop (a value carried from one iteration to the "
-                           "next) on tiles of one row: no tiling cuts it",
+    if (const TaskRun* chain = w.singleChain(); s.pieces == 1 && chain) {
+        if (chain->carriedChains > 1)
+            return fmt::format("task {} ({} of the busiest core's {}) holds {} chains that each "
+                               "carry a value from one iteration of its loop to the next, on "
+                               "tiles of one row, and share an input (an initial fill, a loaded "
+                               "tile), so the compiler keeps them in one task: no tiling cuts it",
+                               chain->name, cyclesText(p, double(chain->duration())),
+                               cyclesText(p, w.busy), chain->carriedChains);
+        return fmt::format("task {} ({} of the busiest core's {}) is one chain that carries a "
+                           "value from each iteration of its loop to the next, on tiles of one "
+                           "row: no tiling cuts it",
                            chain->name, cyclesText(p, double(chain->duration())),
                            cyclesText(p, w.busy));
+    }
     if (s.pieces == 1)
         return fmt::format("no split fits the {} cores in one round: 2 pieces per task need {} "
                            "cores, so some run two pieces ({} instead of {:.0f} cycles) unless "
@@ -112,9 +120,9 @@ std::string splitEvidence(const Profile& p, const TypeBalance& b, const CoreWork
     if (const CoreWork::Part* chain = w.limitedAt(s.pieces))
         return fmt::format(
             "best split in one round: up to {} pieces per task, as far as the work allows — task "
-            "{} ({}) is a chain through every iteration of its loop (a value carried from one "
-            "iteration to the next) and cuts into at most {} (its tiles' rows): {} per core",
-            s.pieces, chain->task->name, cyclesText(p, chain->cycles), chain->chains,
+            "{} ({}) is chains that carry a value from each iteration of its loop to the next and "
+            "cuts into at most {} (its tiles' rows): {} per core",
+            s.pieces, chain->task->name, cyclesText(p, chain->cycles), chain->mostPieces,
             cyclesText(p, s.time));
     return fmt::format("best split in one round: {} pieces per task ({} tasks) of {:.0f} + "
                        "{:.0f} / {} cycles: {} per core",
@@ -123,11 +131,19 @@ std::string splitEvidence(const Profile& p, const TypeBalance& b, const CoreWork
 }
 
 std::string adviceFor(const Profile& p, const Split& s, const CoreWork& w) {
-    if (s.pieces == 1 && w.singleChain())
-        return "its tasks are single loop-carried chains, which neither --tiles-per-task nor "
+    if (const TaskRun* chain = w.singleChain(); s.pieces == 1 && chain) {
+        if (chain->carriedChains > 1)
+            return fmt::format("give each of its {} chains an input of its own (one initial fill "
+                               "per chain) so that they become tasks of their own; or split the "
+                               "loop's range into parts that run side by side and combine their "
+                               "results at the end (as flash decoding does) — changes to the "
+                               "program: neither --tiles-per-task nor smaller tiles cut it",
+                               chain->carriedChains);
+        return "its biggest task is one loop-carried chain, which neither --tiles-per-task nor "
                "smaller tiles cut; to use the idle cores, split the loop's range into parts that "
                "run side by side and combine their results at the end (as flash decoding does) — "
                "a change to the program";
+    }
     if (s.time < 0.95 * w.busy && p.model.totalCycles > 0 &&
         w.busy - s.time >= 0.05 * double(p.model.totalCycles))
         return fmt::format(

@@ -5,13 +5,16 @@
 #include "simulator/arch/ArchConfig.h"
 #include "tests/integration/profiler/ProfilerTraces.h"
 #include "tests/support/Process.h"
+#include "trace_db/TraceError.h"
 #include "trace_db/TraceReader.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <regex>
 
 namespace pto {
@@ -42,6 +45,71 @@ protected:
     }
     test::TempDir m_dir{"pto-profiler"};
 };
+
+// Runs `sql` on the trace file (a test's own damage to it, or an independent count).
+std::map<std::int64_t, std::int64_t> sqlPairs(const std::filesystem::path& trace,
+                                              const std::string& sql) {
+    sqlite3* db = nullptr;
+    std::map<std::int64_t, std::int64_t> rows;
+    EXPECT_EQ(sqlite3_open(trace.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+    while (st && sqlite3_step(st) == SQLITE_ROW)
+        if (sqlite3_column_count(st) >= 2)
+            rows[sqlite3_column_int64(st, 0)] = sqlite3_column_int64(st, 1);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rows;
+}
+
+// A task's GM transfers are its own usable transfer slices, counted by SQL here: with one kernel
+// text shared by many tasks and one slice set aside (a negative duration), no task takes the
+// kernel's average (the reads once divided the kernel's slices among its tasks).
+TEST_F(ProfilerKnownAnswers, EachTaskCountsItsOwnGmTransfers) {
+    std::ifstream in(std::string(PTO_SOURCE_DIR) + "/samples/layer_norm.pto");
+    const std::string program{std::istreambuf_iterator<char>(in), {}};
+    makeTrace(
+        m_dir.path(), "ln",
+        {.program = program, .doubleBuffer = false, .timingOnly = true, .shareKernels = true});
+    const auto trace = m_dir / "ln.db";
+    sqlPairs(trace, "UPDATE slice SET dur = -1 WHERE id = (SELECT s.id FROM slice s JOIN string n "
+                    "ON n.id = s.name_id WHERE n.str = 'TLOAD' AND s.task_id = 5 LIMIT 1)");
+    const auto kernels = sqlPairs(trace, "SELECT 0, count(DISTINCT block_id) FROM instr");
+    const auto tasks = sqlPairs(trace, "SELECT 0, count(DISTINCT task_id) FROM slice");
+    ASSERT_LT(kernels.at(0), tasks.at(0)); // shared kernel texts
+    const auto expected = sqlPairs(
+        trace, "SELECT s.task_id, count(*) FROM slice s JOIN instr i ON i.id = s.instr_id WHERE "
+               "s.category = 'instr' AND i.gm_bytes > 0 AND NOT i.flops > 0 AND s.dur >= 0 "
+               "GROUP BY s.task_id");
+    const prof::RunModel m = prof::analyzeTrace(trace).model;
+    for (const prof::TaskRun& t : m.tasks) {
+        std::int64_t counted = 0;
+        for (std::int64_t n : t.gmTransfersOnPipe) counted += n;
+        const auto it = expected.find(t.id);
+        EXPECT_EQ(counted, it == expected.end() ? 0 : it->second) << t.name;
+    }
+    EXPECT_EQ(expected.at(5) + 1, expected.at(4)); // the damaged task: one fewer
+}
+
+// A damaged trace whose slice durations add up past 64 bits is refused with the reason (the sums
+// once wrapped into negative pipe ratios), not reported.
+TEST_F(ProfilerKnownAnswers, DurationsThatOverflowASumAreRefused) {
+    makeTrace(m_dir.path(), "add", {.program = test::elementwiseAddProgram()});
+    const auto trace = m_dir / "add.db";
+    sqlPairs(trace, "DELETE FROM meta WHERE key = 'sim_total_cycles'");
+    sqlPairs(trace, "INSERT INTO slice (ts, dur, track_id, name_id, category, depth, instr_id, "
+                    "task_id, arg_set_id) SELECT s.ts, 9007199254740000 - s.ts, s.track_id, "
+                    "s.name_id, s.category, s.depth, s.instr_id, s.task_id, s.arg_set_id FROM "
+                    "slice s, (WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c "
+                    "WHERE n < 2000) SELECT n FROM c) WHERE s.id = (SELECT min(id) FROM slice "
+                    "WHERE category = 'instr')");
+    try {
+        prof::analyzeTrace(trace);
+        ADD_FAILURE() << "a trace whose durations overflow was analysed";
+    } catch (const tracedb::TraceError& e) {
+        EXPECT_NE(std::string(e.what()).find("integer overflow"), std::string::npos) << e.what();
+    }
+}
 
 TEST_F(ProfilerKnownAnswers, ElementwiseAddIsMemoryBound) {
     auto p = profile("add", {.program = test::elementwiseAddProgram()});

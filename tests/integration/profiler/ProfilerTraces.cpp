@@ -15,6 +15,7 @@ RunResult makeTrace(const std::filesystem::path& dir, const std::string& name,
     o.tracePath = (dir / (name + ".db")).string();
     o.compile.doubleBuffer = spec.doubleBuffer;
     o.compile.tilesPerTask = spec.tilesPerTask;
+    if (spec.shareKernels) o.compile.shareKernels = ShareKernels::On;
     o.archOverrides = spec.overrides;
     o.sim.traceLevel = spec.level;
     o.sim.timingOnly = spec.timingOnly;

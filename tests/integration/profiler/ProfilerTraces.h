@@ -17,6 +17,7 @@ struct TraceSpec {
     std::vector<std::string> overrides{}; // arch what-ifs
     sim::TraceLevel level = sim::TraceLevel::Full;
     bool timingOnly = false;
+    bool shareKernels = false; // one kernel text for isomorphic tasks (--share-kernels on)
 };
 
 // Writes `spec.program` to dir/name.pto and runs it into dir/name.db; returns the run.
