@@ -34,10 +34,14 @@ int runImport(const ImportArgs& args) {
                args.output, s.kernels, double(s.kernelNs) / 1e6, s.kernelTracks, s.spans, s.flows,
                s.counters, s.rowsRead);
     for (const std::string& line : s.said) fmt::print(stderr, "{}\n", line);
+    const std::string stats = fmt::format("pto query {} \"SELECT * FROM stats\"", args.output);
     if (s.problems > 0)
-        fmt::print("{} problems counted (unknown columns, rows not placed): pto query {} "
-                   "\"SELECT * FROM stats\"\n",
-                   s.problems, args.output);
+        fmt::print("{} problem{} counted (the warnings above) and {} notes: {}\n", s.problems,
+                   s.problems == 1 ? "" : "s", s.notes, stats);
+    else if (s.notes > 0)
+        fmt::print("no problems; {} notes (input pto import does not read by design: event and "
+                   "flow kinds, columns, tables): {}\n",
+                   s.notes, stats);
     return kExitOk;
 }
 

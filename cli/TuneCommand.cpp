@@ -168,10 +168,13 @@ void printSummary(const TuneData& data, const std::string& tuneFile) {
     }
     if (!data.metaOr("best_trace").empty()) { // kept beside the tune file, by file name
         const fs::path dir = fs::path(tuneFile).parent_path();
-        const std::string program = (dir / data.metaOr("best_program")).string();
-        fmt::print("  best trace  {} (program {}; open in pto-studio)\n",
-                   (dir / data.metaOr("best_trace")).string(), program);
-        if (const TuneCandidate* best = data.best())
+        const std::string program = data.metaOr("best_program").empty()
+                                        ? std::string() // a merge of chunks without it
+                                        : (dir / data.metaOr("best_program")).string();
+        fmt::print("  best trace  {} ({}open in pto-studio)\n",
+                   (dir / data.metaOr("best_trace")).string(),
+                   program.empty() ? "" : fmt::format("program {}; ", program));
+        if (const TuneCandidate* best = data.best(); best && !program.empty())
             if (const std::string flags = tuneCandidateFlags(data, best->id); !flags.empty())
                 fmt::print("  the best ran with options its text cannot hold: pto run {} {}\n",
                            program, flags);

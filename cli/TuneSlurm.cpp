@@ -139,6 +139,8 @@ std::optional<tracedb::TuneData> runSlurmSweep(const SlurmOptions& slurm, const 
             "(Debian: apt-get install slurm-client, and a slurm.conf naming the controller); run "
             "without --slurm to tune on this machine's threads");
     const std::string dir = fs::absolute(stemOf(out) + ".slurm").lexically_normal().string();
+    std::error_code error;
+    const bool made = !fs::exists(dir, error);
     fs::create_directories(dir);
     for (const auto& [index, file] : chunkFiles(dir)) fs::remove(file); // an earlier sweep's
     const int count = int(space.candidateCount());
@@ -151,9 +153,17 @@ std::optional<tracedb::TuneData> runSlurmSweep(const SlurmOptions& slurm, const 
         capture(fmt::format("{} --parsable{} {} 2>&1", shellQuote(sbatch),
                             slurm.noWait ? "" : " --wait", shellQuote(script.string())));
     const std::string jobId = output.substr(0, output.find_first_of(";\n"));
-    if (jobId.empty() || jobId.find_first_not_of("0123456789") != std::string::npos)
+    if (jobId.empty() || jobId.find_first_not_of("0123456789") != std::string::npos) {
+        // Nothing was submitted: no file is left behind (docs/USER_GUIDE.md).
+        if (made) {
+            fs::remove_all(dir, error);
+        } else {
+            fs::remove(script, error);
+            fs::remove(fs::path(dir) / "space.spec", error);
+        }
         throw std::invalid_argument(
             fmt::format("--slurm: sbatch refused the job (exit {}): {}", status, output));
+    }
     if (slurm.noWait) {
         fmt::print("submitted Slurm job array {} ({} tasks, {} candidates; script {})\n"
                    "when it has finished: pto tune --merge {} -o {}\n",
@@ -266,7 +276,8 @@ int bestChunk(const std::vector<tracedb::TuneData>& chunks) {
 
 // Copies the best chunk's kept trace and program beside `out`; the meta naming them.
 std::map<std::string, std::string>
-copyBest(const fs::path& chunkFile, const tracedb::TuneData& chunk, const std::string& stem) {
+copyBest(const fs::path& chunkFile, const tracedb::TuneData& chunk, const std::string& out) {
+    const std::string stem = stemOf(out);
     std::map<std::string, std::string> extra;
     std::error_code error;
     const fs::path trace = chunkFile.parent_path() / chunk.metaOr("best_trace");
@@ -277,6 +288,11 @@ copyBest(const fs::path& chunkFile, const tracedb::TuneData& chunk, const std::s
     if (!chunk.metaOr("best_program").empty() && fs::is_regular_file(program, error)) {
         fs::copy_file(program, stem + ".best.pto", fs::copy_options::overwrite_existing);
         extra["best_program"] = fs::path(stem + ".best.pto").filename().string();
+    } else if (const tracedb::TuneCandidate* best = chunk.best()) {
+        fmt::print(stderr,
+                   "warning: --merge: {} is not there, so {}.best.pto is not written (pto tune "
+                   "{} --candidate {} -o best.db writes the best program again)\n",
+                   program.string(), stem, out, best->id);
     }
     return extra;
 }
@@ -316,7 +332,7 @@ tracedb::TuneData mergeChunkDir(const std::string& dir, const std::string& out) 
     checkTuneOutputs(out, best >= 0);
     const std::string stem = stemOf(out);
     std::map<std::string, std::string> extra;
-    if (best >= 0) extra = copyBest(inputs[size_t(best)], chunks[size_t(best)], stem);
+    if (best >= 0) extra = copyBest(inputs[size_t(best)], chunks[size_t(best)], out);
     tracedb::TuneData merged;
     try {
         merged = tracedb::mergeTuneFiles(inputs, out, extra);

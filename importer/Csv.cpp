@@ -74,17 +74,24 @@ int CsvTable::require(std::string_view wanted, std::string_view kind) const {
     return index;
 }
 
-void CsvTable::countRagged(ImportModel& model) const {
+void CsvTable::countProblems(ImportModel& model) const {
+    const std::string file = std::filesystem::path(name()).filename().string();
+    if (m_records == 0)
+        model.count(
+            "import_file_empty", tracedb::StatSeverity::DataLoss,
+            fmt::format("{}: a header line and no rows, so nothing of it is imported", file), 1,
+            m_file.endsInsideALine() ? "line 1: the file ends inside the header line, cut short"
+                                     : "line 1");
     if (m_ragged == 0) return;
     model.count("import_row_skipped", tracedb::StatSeverity::DataLoss,
-                fmt::format("{}: a row whose field count differs from the header's",
-                            std::filesystem::path(name()).filename().string()),
+                fmt::format("{}: a row whose field count differs from the header's", file),
                 std::int64_t(m_ragged), m_firstRagged);
 }
 
 bool CsvTable::next(std::vector<std::string>& fields) {
     while (m_file.next(fields)) {
         if (fields.size() == 1 && fields[0].empty()) continue; // blank line
+        ++m_records;
         if (fields.size() != m_header.size()) {
             if (m_ragged++ == 0)
                 m_firstRagged = fmt::format("line {}: {} fields, the header has {}", m_file.line(),

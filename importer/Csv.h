@@ -23,6 +23,8 @@ public:
     bool next(std::vector<std::string>& fields);
     /// The 1-based line the last record returned by next() started on.
     std::size_t line() const { return m_recordLine; }
+    /// Whether the text ends inside a line (no newline after its last record).
+    bool endsInsideALine() const { return !m_text.empty() && m_text.back() != '\n'; }
 
 private:
     std::string m_name;
@@ -43,16 +45,19 @@ public:
     /// the file was taken for and what that needs ("a kernel_details.csv header needs …").
     int require(std::string_view name, std::string_view kind) const;
     /// The next record with as many fields as the header; records with another count are
-    /// skipped and counted (countRagged).
+    /// skipped and counted (countProblems).
     bool next(std::vector<std::string>& fields);
-    /// Counts the skipped records in `model`'s stats (import_row_skipped, data_loss).
-    void countRagged(ImportModel& model) const;
+    /// Counts in `model`'s stats, as data_loss, what the table could not give: the records
+    /// skipped for their field count (import_row_skipped) and, for a file with a header line and
+    /// no rows, the whole file (import_file_empty). Called once all records are read.
+    void countProblems(ImportModel& model) const;
     std::size_t line() const { return m_file.line(); }
     const std::string& name() const { return m_file.name(); }
 
 private:
     CsvFile m_file;
     std::vector<std::string> m_header;
+    std::size_t m_records = 0; ///< records after the header, blank lines not counted
     std::size_t m_ragged = 0;
     std::string m_firstRagged; ///< "line 17: 12 fields, the header has 46"
 };

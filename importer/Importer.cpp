@@ -8,6 +8,7 @@
 #include "importer/ModelChecks.h"
 #include "importer/ProfilerDb.h"
 #include "importer/StepCsv.h"
+#include "importer/TextBesideDb.h"
 #include "importer/TraceViewJson.h"
 
 #include <fmt/format.h>
@@ -40,7 +41,7 @@ fs::path firstMatching(const fs::path& dir, std::string_view prefix, std::string
     return found.empty() ? fs::path() : found.front();
 }
 
-// The text files beside a profiler .db: the .db holds the same run and is read instead.
+// The text files beside a profiler .db, compared with it (importer/TextBesideDb.h).
 std::vector<fs::path> textFiles(const fs::path& dir) {
     std::vector<fs::path> files;
     for (const char* name : {"trace_view.json", "kernel_details.csv", "step_trace_time.csv"})
@@ -240,6 +241,7 @@ InputPlan planImport(const fs::path& path) {
 ImportModel readInputs(const InputPlan& plan) {
     ImportModel model;
     if (!plan.profilerDb.empty()) readProfilerDb(plan.profilerDb, model);
+    if (!plan.notRead.empty()) checkTextBesideDb(plan.profilerDb, plan.notRead, model);
     if (!plan.analysisDb.empty()) readProfilerDb(plan.analysisDb, model);
     if (!plan.traceView.empty()) readTraceViewJson(plan.traceView, model);
     if (!plan.kernelCsv.empty()) {
@@ -248,10 +250,6 @@ ImportModel readInputs(const InputPlan& plan) {
         mergeKernels(model, details);
     }
     if (!plan.stepCsv.empty()) readStepCsv(plan.stepCsv, model);
-    for (const fs::path& file : plan.notRead)
-        model.count("import_file_not_read", tracedb::StatSeverity::Info,
-                    fmt::format("{}: not read; {} holds the same run and is preferred",
-                                file.filename().string(), plan.profilerDb.filename().string()));
     dropTimesOutsideTheRun(model);
     replaceInvalidUtf8(model);
     model.meta["source_format"] = plan.format;
@@ -263,18 +261,19 @@ ImportSummary importProfile(const fs::path& input, const fs::path& output) {
     ImportModel model = readInputs(plan);
     if (model.kernels.empty() && model.stepFigures.empty()) { // nothing any analysis reads
         std::int64_t skipped = 0;
-        std::string first;
-        for (const auto& [key, counted] : model.problems)
-            if (key.first == "import_row_skipped") {
-                skipped += counted.n;
-                if (first.empty() && !counted.first.empty())
-                    first = fmt::format(", the first at {}", counted.first);
-            }
+        std::string first, empty;
+        for (const auto& [key, counted] : model.problems) {
+            if (key.first == "import_file_empty" && empty.empty()) empty = key.second + "; ";
+            if (key.first != "import_row_skipped") continue;
+            skipped += counted.n;
+            if (first.empty() && !counted.first.empty())
+                first = fmt::format(", the first at {}", counted.first);
+        }
         throw ImportError(fmt::format(
-            "{}: no device kernels or step times ({} input rows read, {} skipped for a missing or "
-            "invalid time{}); give a folder or file with kernels: kernel_details.csv, "
+            "{}: no device kernels or step times ({}{} input rows read, {} skipped for a missing "
+            "or invalid time{}); give a folder or file with kernels: kernel_details.csv, "
             "trace_view.json, op_summary*.csv or a profiler .db with TASK rows (docs/IMPORT.md)",
-            input.string(), model.rowsRead, skipped, first));
+            input.string(), empty, model.rowsRead, skipped, first));
     }
     model.meta["source_path"] = fs::absolute(input).lexically_normal().string();
     model.meta["entry"] = input.filename().string();

@@ -17,7 +17,8 @@ enum class InputKind { Folder, KernelCsv, StepCsv, TraceViewJson, ProfilerDb };
 struct InputPlan {
     std::string format; ///< meta source_format: "torch_npu text", "torch_npu db", "msprof csv", …
     std::filesystem::path traceView, kernelCsv, stepCsv, profilerDb, analysisDb;
-    /// Text files of the folder not read because its profiler .db holds the same run.
+    /// Text files beside the folder's profiler .db: compared with it, not read
+    /// (checkTextBesideDb, importer/TextBesideDb.h).
     std::vector<std::filesystem::path> notRead;
 };
 InputPlan planImport(const std::filesystem::path& path);

@@ -96,6 +96,11 @@ Columns findColumns(const CsvTable& table, ImportModel& model) {
     return c;
 }
 
+// A column of per-pipe figures (times, ratios, cycles, bandwidths): a number or N/A.
+bool isPipeColumn(std::string_view key) {
+    return key.starts_with("aic_") || key.starts_with("aiv_") || key == "aicore_time_us";
+}
+
 // An integer column's value as an integer, any other number as a real, else the text.
 tracedb::ArgValue argValue(const std::string& key, const std::string& text) {
     if (isIntegerArg(key))
@@ -121,7 +126,7 @@ void readKernelCsv(const std::filesystem::path& path, ImportModel& model) {
     Columns c = findColumns(table, model);
     const std::string file = path.filename().string();
     const std::int32_t fileIndex = model.addSourceFile(file, "line");
-    DuplicateRows duplicates(file, "line");
+    DuplicateRows duplicates(file, "line", "a row");
     std::vector<std::string> f;
     while (table.next(f)) {
         ++model.rowsRead;
@@ -142,9 +147,21 @@ void readKernelCsv(const std::filesystem::path& path, ImportModel& model) {
         const std::string core(trim(f[std::size_t(c.core)]));
         Args args;
         args.reserve(c.args.size() + 2); // grown by doubling, 40 args held 64 slots
-        for (const auto& [index, key] : c.args)
-            if (trim(f[std::size_t(index)]) != "N/A" && !trim(f[std::size_t(index)]).empty())
-                args.emplace_back(key, argValue(key, f[std::size_t(index)]));
+        for (const auto& [index, key] : c.args) {
+            const std::string& cell = f[std::size_t(index)];
+            if (trim(cell) == "N/A" || trim(cell).empty()) continue;
+            if (isPipeColumn(key) && !parseReal(cell)) { // unknown, not 0 and not text
+                model.count("import_value_skipped", tracedb::StatSeverity::DataLoss,
+                            fmt::format("{}: a pipe figure that is not a number (left out: "
+                                        "unknown, not 0)",
+                                        file),
+                            1,
+                            fmt::format("line {}: {}", table.line(),
+                                        badValue(table.header()[std::size_t(index)], cell)));
+                continue;
+            }
+            args.emplace_back(key, argValue(key, cell));
+        }
         args.emplace_back("op_type", std::string(trim(f[std::size_t(c.type)])));
         args.emplace_back("accelerator_core", core);
         if (isCommunication(core)) {
@@ -169,7 +186,7 @@ void readKernelCsv(const std::filesystem::path& path, ImportModel& model) {
         k.source = source;
         model.kernels.push_back(std::move(k));
     }
-    table.countRagged(model);
+    table.countProblems(model);
     duplicates.countIn(model);
 }
 

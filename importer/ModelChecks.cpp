@@ -84,8 +84,8 @@ void countUtf8(ImportModel& model, const std::string& file, const std::string& f
 
 } // namespace
 
-DuplicateRows::DuplicateRows(std::string file, std::string unit)
-    : m_file(std::move(file)), m_unit(std::move(unit)) {}
+DuplicateRows::DuplicateRows(std::string file, std::string unit, std::string row)
+    : m_file(std::move(file)), m_unit(std::move(unit)), m_row(std::move(row)) {}
 
 bool DuplicateRows::seen(const std::vector<std::string>& cells, std::int64_t at) {
     std::string joined;
@@ -104,8 +104,8 @@ bool DuplicateRows::seen(std::string_view text, std::int64_t at) {
 void DuplicateRows::countIn(ImportModel& model) const {
     if (m_repeats == 0) return;
     model.count("import_duplicate_dropped", StatSeverity::DataLoss,
-                fmt::format("{}: a {} identical to an earlier one (dropped, not counted twice)",
-                            m_file, m_unit == "line" ? "row" : m_unit),
+                fmt::format("{}: {} identical to an earlier one (dropped, not counted twice)",
+                            m_file, m_row),
                 m_repeats, m_first);
 }
 

@@ -16,8 +16,9 @@ namespace pto::importer {
 /// Remembers the rows of one file and tells those identical to an earlier one.
 class DuplicateRows {
 public:
-    /// `file` names the stat; `unit` is how a place is named ("line", "event").
-    DuplicateRows(std::string file, std::string unit);
+    /// `file` names the stat; `unit` is how a place is named ("line", "event", "TASK rowid");
+    /// `row` what a repeated one is called ("a row", "an event", "a TASK row").
+    DuplicateRows(std::string file, std::string unit, std::string row);
     /// Whether a row with the same cells (or event with the same text) came before.
     bool seen(const std::vector<std::string>& cells, std::int64_t at);
     bool seen(std::string_view text, std::int64_t at);
@@ -25,7 +26,7 @@ public:
     void countIn(ImportModel& model) const;
 
 private:
-    std::string m_file, m_unit;
+    std::string m_file, m_unit, m_row;
     std::unordered_map<std::size_t, std::int64_t> m_firstAt; ///< hash of the row → its place
     std::int64_t m_repeats = 0;
     std::string m_first;

@@ -3,6 +3,7 @@
 
 #include "importer/ImportError.h"
 #include "importer/KernelCsv.h"
+#include "importer/ModelChecks.h"
 #include "importer/SourceDb.h"
 #include "importer/Text.h"
 
@@ -20,7 +21,10 @@ using tracedb::StatSeverity;
 
 class DbReader {
 public:
-    DbReader(SourceDb& db, ImportModel& model) : m_db(db), m_model(model) {}
+    DbReader(SourceDb& db, ImportModel& model)
+        : m_db(db), m_model(model),
+          m_taskDuplicates(std::filesystem::path(db.name()).filename().string(), "TASK rowid",
+                           "a TASK row") {}
 
     void read() {
         bool timeline = m_db.hasTable("TASK");
@@ -33,8 +37,10 @@ public:
             m_db.forEach("SELECT id, value FROM STRING_IDS",
                          [&](const DbRow& r) { m_strings[r.integer(0)] = r.text(1); });
         if (timeline) {
+            m_taskText = rowText("TASK", "t");
             readKernels();
             readOtherTasks();
+            m_taskDuplicates.countIn(m_model);
             readPmu();
             readCommunication();
             readApi("PYTORCH_API", "PyTorch");
@@ -67,6 +73,31 @@ private:
                       1,
                       fmt::format("{} rowid {}: startNs = {}, endNs = {}", table, rowid,
                                   shown(r, from), shown(r, from + 1)));
+        return std::nullopt;
+    }
+
+    // SQL giving the whole row of `table` (alias `alias`) as one text, each cell quoted with
+    // its type ('5', 5 and 5.0 differ): two rows are identical when their texts are.
+    std::string rowText(const std::string& table, const std::string& alias) {
+        std::string sql;
+        m_db.forEach("SELECT name FROM pragma_table_info('" + table + "')", [&](const DbRow& r) {
+            std::string name = r.text(0), quoted;
+            for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+            sql +=
+                (sql.empty() ? "" : " || ',' || ") + fmt::format("quote({}.\"{}\")", alias, quoted);
+        });
+        return sql.empty() ? "''" : sql;
+    }
+
+    // Whether a TASK row is identical to an earlier one (counted, dropped by the caller).
+    bool repeatedTask(const DbRow& r, int textColumn, std::int64_t rowid) {
+        return m_taskDuplicates.seen(r.text(textColumn), rowid);
+    }
+
+    // A number cell, or a text cell holding one; nullopt for NULL, a blob or other text.
+    static std::optional<double> numberOf(const DbRow& r, int column) {
+        if (r.isInteger(column) || r.isReal(column)) return r.real(column);
+        if (r.isText(column)) return parseReal(r.text(column));
         return std::nullopt;
     }
 
@@ -126,13 +157,14 @@ private:
                 column("COMPUTE_TASK_INFO", "c", "inputDataTypes") + ", " +
                 column("COMPUTE_TASK_INFO", "c", "outputShapes") + ", " +
                 column("COMPUTE_TASK_INFO", "c", "outputDataTypes") + ", " +
-                column("COMPUTE_TASK_INFO", "c", "waitNs") +
-                ", t.globalTaskId, t.rowid FROM COMPUTE_TASK_INFO c JOIN TASK t ON "
-                "t.globalTaskId = c.globalTaskId ORDER BY t.startNs",
+                column("COMPUTE_TASK_INFO", "c", "waitNs") + ", t.globalTaskId, t.rowid, " +
+                m_taskText +
+                " FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId ORDER "
+                "BY t.startNs, t.rowid",
             [&](const DbRow& r) {
                 ++m_model.rowsRead;
                 auto time = interval(r, 0, "TASK", r.integer(16));
-                if (!time) return;
+                if (!time || repeatedTask(r, 17, r.integer(16))) return;
                 Kernel k;
                 k.name = str(r, 5, "COMPUTE_TASK_INFO name");
                 k.opType = str(r, 6, "COMPUTE_TASK_INFO opType");
@@ -162,42 +194,45 @@ private:
     // without a COMPUTE_TASK_INFO row): slices of their stream's "Ascend Hardware" lane, named by
     // their task type, as trace_view.json shows them.
     void readOtherTasks() {
-        m_db.forEach(
+        const std::string sql =
             "SELECT t.startNs, t.endNs, t.taskType, " + column("TASK", "t", "streamId") + ", " +
-                column("TASK", "t", "taskId") +
-                ", t.rowid FROM TASK t WHERE NOT EXISTS (SELECT 1 FROM COMPUTE_TASK_INFO c WHERE "
-                "c.globalTaskId = t.globalTaskId) ORDER BY t.startNs",
-            [&](const DbRow& r) {
-                ++m_model.rowsRead;
-                auto time = interval(r, 0, "TASK", r.integer(5));
-                if (!time) return;
-                const std::int64_t stream = r.integer(3);
-                const std::size_t lane =
-                    m_model.laneOf(Lane{.group = "Ascend Hardware",
-                                        .name = fmt::format("Stream {}", stream),
-                                        .threadId = std::nullopt,
-                                        .streamId = stream,
-                                        .bindKey = fmt::format("stream:{}", stream)});
-                const std::string type = str(r, 2, "TASK taskType");
-                m_model.spans.push_back(
-                    Span{.lane = lane,
-                         .name = type,
-                         .startNs = time->first,
-                         .durNs = time->second,
-                         .args = {{"task_type", type}, {"task_id", r.integer(4)}},
-                         .source = source("TASK", r.integer(5))});
-            });
+            column("TASK", "t", "taskId") + ", t.rowid, " + m_taskText +
+            " FROM TASK t WHERE NOT EXISTS (SELECT 1 FROM COMPUTE_TASK_INFO c WHERE "
+            "c.globalTaskId = t.globalTaskId) ORDER BY t.startNs, t.rowid";
+        m_db.forEach(sql, [&](const DbRow& r) {
+            ++m_model.rowsRead;
+            auto time = interval(r, 0, "TASK", r.integer(5));
+            if (!time || repeatedTask(r, 6, r.integer(5))) return;
+            const std::int64_t stream = r.integer(3);
+            const std::size_t lane =
+                m_model.laneOf(Lane{.group = "Ascend Hardware",
+                                    .name = fmt::format("Stream {}", stream),
+                                    .threadId = std::nullopt,
+                                    .streamId = stream,
+                                    .bindKey = fmt::format("stream:{}", stream)});
+            const std::string type = str(r, 2, "TASK taskType");
+            m_model.spans.push_back(Span{.lane = lane,
+                                         .name = type,
+                                         .startNs = time->first,
+                                         .durNs = time->second,
+                                         .args = {{"task_type", type}, {"task_id", r.integer(4)}},
+                                         .source = source("TASK", r.integer(5))});
+        });
     }
 
-    // Times in the PMU table are nanoseconds; the args carry microseconds like the CSV's.
+    // Times in the PMU table are nanoseconds; the args carry microseconds like the CSV's. A
+    // value that is not a number is left out: unknown, not 0 ('x' read as a real is 0.0).
     void readPmu() {
         if (!m_db.hasTable("TASK_PMU_INFO")) return;
-        m_db.forEach("SELECT globalTaskId, name, value FROM TASK_PMU_INFO", [&](const DbRow& r) {
+        const std::string sql = "SELECT globalTaskId, name, value, rowid FROM TASK_PMU_INFO";
+        m_db.forEach(sql, [&](const DbRow& r) {
             auto it = m_indexOfTask.find(r.integer(0));
             if (it == m_indexOfTask.end()) return;
             std::string key = str(r, 1, "TASK_PMU_INFO name");
             if (key.empty()) return;
-            double value = r.real(2);
+            auto number = numberOf(r, 2);
+            if (!number) return skipValue(r, key);
+            double value = *number;
             if (key.ends_with("_time")) {
                 key += "_us";
                 value /= 1000.0;
@@ -208,6 +243,15 @@ private:
             else
                 args.emplace_back(key, value);
         });
+    }
+
+    // A TASK_PMU_INFO value that is not a number (column 2 of `r`, its rowid in column 3).
+    void skipValue(const DbRow& r, const std::string& key) {
+        m_model.count(
+            "import_value_skipped", StatSeverity::DataLoss,
+            fmt::format("{}: a pipe figure that is not a number (left out: unknown, not 0)",
+                        shortName()),
+            1, fmt::format("TASK_PMU_INFO rowid {}: {} = {}", r.integer(3), key, shown(r, 2)));
     }
 
     void readCommunication() {
@@ -338,6 +382,8 @@ private:
     SourceDb& m_db;
     ImportModel& m_model;
     std::unordered_map<std::int64_t, std::string> m_strings;
+    DuplicateRows m_taskDuplicates;
+    std::string m_taskText;                         ///< SQL of a TASK row as one text (rowText)
     std::map<std::string, std::int32_t> m_sourceOf; ///< table → its ImportModel::sourceFiles index
     std::vector<Pending> m_kernels;
     std::unordered_map<std::int64_t, std::size_t> m_indexOfTask;

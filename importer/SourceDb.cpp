@@ -47,6 +47,9 @@ bool DbRow::isInteger(int column) const {
 bool DbRow::isText(int column) const {
     return sqlite3_column_type(m_stmt, column) == SQLITE_TEXT;
 }
+bool DbRow::isReal(int column) const {
+    return sqlite3_column_type(m_stmt, column) == SQLITE_FLOAT;
+}
 std::int64_t DbRow::integer(int column) const {
     return sqlite3_column_int64(m_stmt, column);
 }

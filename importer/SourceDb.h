@@ -22,6 +22,7 @@ public:
     /// The value is stored as an integer (not NULL, text, a real or a blob).
     bool isInteger(int column) const;
     bool isText(int column) const;
+    bool isReal(int column) const;
     std::int64_t integer(int column) const;
     double real(int column) const;
     std::string text(int column) const;

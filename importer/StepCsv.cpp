@@ -6,11 +6,42 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+
 namespace pto::importer {
+namespace {
+
+// The columns torch_npu writes besides Step; others are read too (a newer profiler's), but
+// counted, so that a header cut short ("Communicatio") is seen.
+constexpr std::array<std::string_view, 9> kStepColumns{
+    "Computing",  "Communication(Not Overlapped)",
+    "Overlapped", "Communication",
+    "Free",       "Stage",
+    "Bubble",     "Communication(Not Overlapped and Exclude Receive)",
+    "Preparing",
+};
+
+void countUnknownColumns(const CsvTable& table, int stepColumn, ImportModel& model) {
+    const std::string file = std::filesystem::path(table.name()).filename().string();
+    for (std::size_t i = 0; i < table.header().size(); ++i) {
+        const std::string& header = table.header()[i];
+        if (int(i) == stepColumn ||
+            std::find(kStepColumns.begin(), kStepColumns.end(), header) != kStepColumns.end())
+            continue;
+        model.count("import_unknown_column", tracedb::StatSeverity::Info,
+                    fmt::format("{}: column '{}' is not one pto import knows (read as the step "
+                                "figure '{}_us')",
+                                file, header, argKey(header)));
+    }
+}
+
+} // namespace
 
 void readStepCsv(const std::filesystem::path& path, ImportModel& model) {
     CsvTable table(path);
     int stepColumn = table.require("Step", "a step_trace_time.csv header needs the column Step");
+    countUnknownColumns(table, stepColumn, model);
     std::vector<std::string> f;
     while (table.next(f)) {
         ++model.rowsRead;
@@ -31,7 +62,7 @@ void readStepCsv(const std::filesystem::path& path, ImportModel& model) {
                     step.values.emplace_back(argKey(table.header()[i]), *value);
         model.stepFigures.push_back(std::move(step));
     }
-    table.countRagged(model);
+    table.countProblems(model);
 }
 
 } // namespace pto::importer

@@ -83,12 +83,16 @@ std::string badValue(std::string_view column, std::string_view text) {
 }
 
 bool isUtf8(std::string_view text) {
+    return firstInvalidUtf8(text) == std::string_view::npos;
+}
+
+std::size_t firstInvalidUtf8(std::string_view text) {
     for (std::size_t i = 0; i < text.size();) {
         const std::size_t n = utf8SequenceLength(text, i);
-        if (n == 0) return false;
+        if (n == 0) return i;
         i += n;
     }
-    return true;
+    return std::string_view::npos;
 }
 
 std::string validUtf8(std::string_view text, std::int64_t& replaced) {

@@ -25,6 +25,8 @@ std::optional<std::int64_t> parseInt(std::string_view text);
 /// decimal comma? pto import reads '.' as the decimal point)", "Start Time(us) = 'N/A'".
 std::string badValue(std::string_view column, std::string_view text);
 bool isUtf8(std::string_view text);
+/// The offset of the first byte of `text` that starts no well-formed UTF-8 sequence, or npos.
+std::size_t firstInvalidUtf8(std::string_view text);
 /// `text` with every byte sequence that is not UTF-8 replaced by U+FFFD; `replaced` counts them.
 std::string validUtf8(std::string_view text, std::int64_t& replaced);
 /// "aic_mac_time(us)" → "aic_mac_time_us", "Input Shapes" → "input_shapes".

@@ -276,7 +276,7 @@ private:
                                    .severity = severity,
                                    .value = counted.n,
                                    .description = std::move(text)});
-            m_summary.problems += counted.n;
+            (severity == StatSeverity::Info ? m_summary.notes : m_summary.problems) += counted.n;
         }
         rows.push_back(StatRow{.name = "import_rows_read",
                                .severity = StatSeverity::Info,

@@ -19,7 +19,8 @@ struct ImportSummary {
     std::int64_t spans = 0;
     std::int64_t flows = 0;
     std::int64_t counters = 0;
-    std::int64_t problems = 0; ///< sum of the counted problems
+    std::int64_t problems = 0; ///< sum of the data_loss and error stats (the warnings)
+    std::int64_t notes = 0;    ///< sum of the info stats (input deliberately not imported)
     std::int64_t rowsRead = 0;
     /// The problems to print: every data_loss or error stat ("warning: …") and the info
     /// stats about inputs not used ("note: …"), each with its first place and count.

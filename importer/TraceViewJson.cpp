@@ -44,8 +44,23 @@ std::string textOf(const Json& v) {
     return v.is_string() ? v.get<std::string>() : std::string();
 }
 
-Json parseFile(const std::filesystem::path& path) {
-    const std::string text = readFileText(path);
+// Bytes that are not UTF-8 (in a kernel's name, say) are replaced by U+FFFD before parsing and
+// counted, as in the CSV and .db forms: the JSON parser refuses them, and with them the file.
+std::string utf8Text(std::string text, const std::filesystem::path& path, ImportModel& model) {
+    const std::size_t first = firstInvalidUtf8(text);
+    if (first == std::string::npos) return text;
+    std::int64_t replaced = 0;
+    text = validUtf8(text, replaced);
+    model.count("import_invalid_utf8", StatSeverity::DataLoss,
+                fmt::format("{}: a name or text holding bytes that are not UTF-8 (each "
+                            "replaced by U+FFFD)",
+                            path.filename().string()),
+                replaced, fmt::format("byte {}", first));
+    return text;
+}
+
+Json parseFile(const std::filesystem::path& path, ImportModel& model) {
+    const std::string text = utf8Text(readFileText(path), path, model);
     try {
         Json doc = Json::parse(text);
         if (doc.is_object() && doc.contains("traceEvents")) doc = std::move(doc["traceEvents"]);
@@ -103,7 +118,8 @@ class EventReader {
 public:
     EventReader(const Names& names, ImportModel& model, std::string file)
         : m_names(names), m_model(model), m_file(std::move(file)),
-          m_fileIndex(model.addSourceFile(m_file, "event")), m_duplicates(m_file, "event") {}
+          m_fileIndex(model.addSourceFile(m_file, "event")),
+          m_duplicates(m_file, "event", "an event") {}
 
     /// Reads the `index`th event (1-based, the place named in messages).
     void read(const Json& e, std::int64_t index) {
@@ -116,6 +132,7 @@ public:
         auto pid = intOf(e.value("pid", Json()));
         auto tid = intOf(e.value("tid", Json()));
         auto ts = nanosOf(e.value("ts", Json()));
+        if ((ph == "X" || ph == "C") && (!pid || !ts)) return lost(e, ph, pid, !pid ? "pid" : "ts");
         if (!pid || !ts) return skip(fmt::format("a '{}' event without a pid or a valid ts", ph));
         if (ph == "X") return complete(e, *pid, tid.value_or(0), *ts);
         if (ph == "C") return counter(e, *ts);
@@ -154,9 +171,33 @@ private:
                       fmt::format("{}: {}", m_file, what));
     }
 
+    bool isKernelEvent(const Json& e, std::optional<std::int64_t> pid) const {
+        if (!pid || !isHardware(*pid) || !e.contains("args") || !e["args"].is_object())
+            return false;
+        return isKernelTaskType(textOf(e["args"].value("Task Type", Json())));
+    }
+
+    // A slice ('X') or counter sample ('C') whose `field` (pid, ts or dur) is not a valid
+    // value: a row without a valid time, as in the CSV and .db forms (data_loss), named by its
+    // event, name and value.
+    void lost(const Json& e, const std::string& ph, std::optional<std::int64_t> pid,
+              std::string_view field) {
+        const std::string key(field);
+        std::string value = e.contains(key) ? e[key].dump() : "(none)";
+        if (value.size() > 40) value = value.substr(0, 40) + "…";
+        const std::string_view what =
+            isKernelEvent(e, pid) ? "a kernel event without a valid ts or dur"
+            : ph == "X"           ? "an 'X' event (a slice) without a valid pid, ts or dur"
+                                  : "a 'C' event (a counter sample) without a valid pid or ts";
+        m_model.count("import_row_skipped", StatSeverity::DataLoss,
+                      fmt::format("{}: {}", m_file, what), 1,
+                      fmt::format("event {}: '{}' {} = {}", m_source.at,
+                                  textOf(e.value("name", Json())), field, value));
+    }
+
     void complete(const Json& e, std::int64_t pid, std::int64_t tid, std::int64_t ts) {
         auto dur = nanosOf(e.value("dur", Json()));
-        if (!dur || *dur < 0) return skip("an 'X' event without a valid dur");
+        if (!dur || *dur < 0) return lost(e, "X", pid, "dur");
         std::string name = textOf(e.value("name", Json()));
         Args args = argsOf(e);
         if (isHardware(pid)) {
@@ -251,7 +292,7 @@ bool isKernelTaskType(std::string_view t) {
 }
 
 void readTraceViewJson(const std::filesystem::path& path, ImportModel& model) {
-    Json events = parseFile(path);
+    Json events = parseFile(path, model);
     Names names = readNames(events);
     EventReader reader(names, model, path.filename().string());
     std::int64_t index = 0;

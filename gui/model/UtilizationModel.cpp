@@ -83,7 +83,7 @@ QVariant UtilizationModel::ratioOf(int row, int column) const {
     const prof::PipeRatios& ratios = m_profile->pipeUtil.cores[i];
     if (ratios.activeCycles <= 0 || !pipesRecorded()) return {};
     const auto pipe = static_cast<prof::PipeId>(column - FirstPipe);
-    if (prof::msprofRatioName(core.type, pipe).empty()) return {};
+    if (prof::heldRatioName(m_profile->model, core.type, pipe).empty()) return {};
     return ratios.ratio[static_cast<std::size_t>(pipe)];
 }
 

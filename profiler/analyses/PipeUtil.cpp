@@ -58,6 +58,12 @@ std::string msprofRatioName(std::string_view coreType, PipeId pipe) {
     }
 }
 
+std::string heldRatioName(const RunModel& model, std::string_view coreType, PipeId pipe) {
+    std::string name = msprofRatioName(coreType, pipe);
+    if (model.measured && !model.measuredRatioKeys.count(name)) return {};
+    return name;
+}
+
 PipeUtil analyzePipeUtil(const RunModel& model) {
     PipeUtil result;
     std::vector<PipeCycles> coreBusy(model.cores.size(), PipeCycles{});
@@ -82,7 +88,7 @@ void appendMetrics(const PipeUtil& result, const RunModel& model,
         out.value(entity, id, "active_cycles", double(r.activeCycles));
         if (!model.recordsInstrCycles()) return; // --trace tasks: no pipe time was recorded
         for (std::size_t p = 0; p < kPipeCount; ++p) {
-            std::string name = msprofRatioName(r.coreType, PipeId(p));
+            std::string name = heldRatioName(model, r.coreType, PipeId(p));
             if (!name.empty()) out.value(entity, id, name, r.ratio[p]);
         }
         out.value(entity, id, "memory_bound", r.memoryBound());

@@ -32,6 +32,12 @@ PipeUtil analyzePipeUtil(const RunModel& model);
 /// "aic_mac_ratio", "aiv_vec_ratio", "aic_fixpipe_ratio", …; empty for a pipe the type lacks.
 std::string msprofRatioName(std::string_view coreType, PipeId pipe);
 
+/// msprofRatioName for a ratio `model` holds a value of: empty also when a measured trace's
+/// files have no such column (kernel_details.csv and TASK_PMU_INFO have no aic_mte3_ratio) —
+/// 0 % would be a measurement the files do not hold. The stored pipe_util rows, the report's
+/// pipes, the HTML heat map and pto-studio's utilization table show these ratios only.
+std::string heldRatioName(const RunModel& model, std::string_view coreType, PipeId pipe);
+
 void appendMetrics(const PipeUtil& result, const RunModel& model,
                    std::vector<tracedb::MetricRow>& rows);
 

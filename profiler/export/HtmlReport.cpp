@@ -163,8 +163,8 @@ std::string pipeHeatmap(const Profile& p) {
         svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">{}</text>",
                            labelW - 6, y + 12, esc(core.name));
         for (int i = 0; i < 7; ++i) {
-            std::string name = msprofRatioName(core.type, pipes[i]);
-            if (name.empty()) continue;
+            std::string name = heldRatioName(p.model, core.type, pipes[i]);
+            if (name.empty()) continue; // a pipe the core lacks or the profiler files do not give
             double v = std::clamp(ratios.ratio[std::size_t(pipes[i])], 0.0, 1.0);
             int shade = int(255 - 200 * v);
             svg += fmt::format(

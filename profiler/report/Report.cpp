@@ -73,9 +73,7 @@ nlohmann::json pipesJson(const Profile& p) {
         }
         if (active <= 0) continue;
         for (std::size_t i = 0; i < kPipeCount; ++i) {
-            std::string name = msprofRatioName(type, PipeId(i));
-            // A measured trace: only the profiler's own columns (it has no aic_mte3_ratio).
-            if (p.model.measured && !p.model.measuredRatioKeys.count(name)) continue;
+            std::string name = heldRatioName(p.model, type, PipeId(i));
             if (!name.empty()) j[name] = busy[i] / active;
         }
     }

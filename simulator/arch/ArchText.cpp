@@ -41,16 +41,25 @@ std::optional<Assignment> splitAssignment(std::string_view line) {
 // A value text: a number, then an optional unit, or (overrides only) "<number>x".
 struct ValueText {
     double number = 0;
-    std::string_view unit; ///< the text after the number, trimmed
+    std::string_view numberText; ///< the number as written
+    bool outOfRange = false;     ///< beyond a double (1e400) or below its least (1e-400)
+    std::string_view unit;       ///< the text after the number, trimmed
 };
 
 std::optional<ValueText> splitValue(std::string_view text) {
     ValueText v;
     const char* end = text.data() + text.size();
     auto [ptr, ec] = std::from_chars(text.data(), end, v.number);
-    if (ec != std::errc()) return std::nullopt;
+    if (ec != std::errc() && ec != std::errc::result_out_of_range) return std::nullopt;
+    v.outOfRange = ec == std::errc::result_out_of_range;
+    v.numberText = std::string_view(text.data(), static_cast<size_t>(ptr - text.data()));
     v.unit = trim(std::string_view(ptr, static_cast<size_t>(end - ptr)));
     return v;
+}
+
+// "1e400 (out of range of a double)" for a number that is not one.
+std::string outOfRange(const ValueText& v) {
+    return fmt::format("{} (out of range of a double)", v.numberText);
 }
 
 // The parameter row of `key`, or an ArchError naming the nearest known key.
@@ -69,6 +78,9 @@ Quantity parseQuantity(int index, std::string_view text, const std::string& file
     const std::optional<ValueText> v = splitValue(text);
     if (!v)
         throw ArchError(file, line, fmt::format("{}: expected a number, got '{}'", spec.key, text));
+    if (v->outOfRange)
+        throw ArchError(file, line,
+                        fmt::format("{}: expected a number, got {}", spec.key, outOfRange(*v)));
     Quantity q{v->number, Unit::None};
     if (!v->unit.empty()) {
         const std::optional<Unit> unit = parseUnit(v->unit);
@@ -222,10 +234,11 @@ void applyOverride(ArchConfig& config, std::string_view assignment) {
     const std::optional<ValueText> v = splitValue(a->value);
     ArchConfig changed = config;
     if (v && v->unit == "x") {
-        if (!(v->number > 0) || !std::isfinite(v->number))
+        if (!(v->number > 0) || !std::isfinite(v->number) || v->outOfRange)
             throw ArchError(where, 0,
                             fmt::format("{}: a factor must be a positive number, not {}",
-                                        assignment, v->number));
+                                        assignment,
+                                        v->outOfRange ? outOfRange(*v) : v->numberText));
         Quantity q = config.value(index);
         q.value = withoutProductNoise(q.value * v->number);
         if (std::string problem = checkValue(index, q); !problem.empty())

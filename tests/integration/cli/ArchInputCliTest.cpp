@@ -161,7 +161,8 @@ TEST_F(ArchInputCliTest, OverrideErrorsSayWhatWasSetAndRefuseANonPositiveFactor)
     EXPECT_NE(cores.err.find("core.aiv_count = 1e+30 is above 4096 cores"), std::string::npos)
         << cores.err;
     EXPECT_EQ(cores.err.find("(default)"), std::string::npos) << cores.err;
-    for (const char* factor : {"-2x", "0x", "nanx"}) {
+    // 1e400 is no double: it was "expected a number, got '1e400x'", as if the x were wrong.
+    for (const char* factor : {"-2x", "0x", "nanx", "1e400x", "1e-400x"}) {
         const test::ProcessResult r =
             pto(fmt::format("whatif r.db --set hbm.bandwidth={} --timing-only", factor));
         EXPECT_EQ(r.exitCode, 2) << factor;
@@ -170,7 +171,15 @@ TEST_F(ArchInputCliTest, OverrideErrorsSayWhatWasSetAndRefuseANonPositiveFactor)
             std::string::npos)
             << r.err;
         EXPECT_EQ(r.err.find("TB/s"), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("expected a number"), std::string::npos) << r.err;
     }
+    const test::ProcessResult huge =
+        pto("whatif r.db --set 'hbm.bandwidth=1e400 TB/s' --timing-only");
+    EXPECT_EQ(huge.exitCode, 2);
+    EXPECT_NE(
+        huge.err.find("hbm.bandwidth: expected a number, got 1e400 (out of range of a double)"),
+        std::string::npos)
+        << huge.err;
     // A parameter the override did not touch is not "(default)" either: it came from the file.
     writeArch("mem.ub.reserved", "8 KiB");
     const test::ProcessResult ub = pto("arch --arch a.arch --set 'mem.ub.size=8 KiB'");

@@ -220,6 +220,25 @@ TEST(TuneTest, ChunksMergeToTheWholeSweep) {
     }
     EXPECT_EQ(merged.metaOr("best_candidate"), all.metaOr("best_candidate"));
     EXPECT_TRUE(fs::is_regular_file(dir / "merged.best.db"));
+    EXPECT_TRUE(fs::is_regular_file(dir / "merged.best.pto"));
+
+    // The chunk files copied without the best chunk's kept program: the merge said
+    // "(program ; open in pto-studio)" and wrote no program. It says the program is missing.
+    fs::create_directories(dir / "copied");
+    for (const auto& e : fs::directory_iterator(dir / "chunks"))
+        if (e.path().extension() == ".db")
+            fs::copy_file(e.path(), dir / "copied" / e.path().filename());
+    ProcessResult copied = runCommand(
+        pto("tune --merge " + (dir / "copied").string() + " -o " + (dir / "m3.db").string()));
+    ASSERT_EQ(copied.exitCode, 0) << copied.err;
+    EXPECT_EQ(copied.out.find("(program ;"), std::string::npos) << copied.out;
+    EXPECT_NE(copied.out.find("m3.best.db (open in pto-studio)"), std::string::npos) << copied.out;
+    EXPECT_NE(copied.err.find(".best.pto is not there, so " + (dir / "m3").string() +
+                              ".best.pto is not written (pto tune " + (dir / "m3.db").string() +
+                              " --candidate " + all.metaOr("best_candidate")),
+              std::string::npos)
+        << copied.err;
+    EXPECT_FALSE(fs::exists(dir / "m3.best.pto"));
 
     // A chunk of another split of the candidates (1/4 among 0/3, 2/3; or an extra 3/4) is
     // named, and so is a missing chunk; nothing is written.
@@ -520,6 +539,21 @@ TEST(TuneTest, SlurmWithoutSbatchIsAClearError) {
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.err.find("'sbatch' is not on PATH"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir / "t.db"));
+    EXPECT_FALSE(fs::exists(dir / "t.slurm"));
+
+    // An sbatch that refuses the job (no controller): nothing was submitted and nothing is left
+    // behind — the script and the space file were (found by the real-hardware stranger test).
+    fs::create_directories(dir / "bin");
+    std::ofstream(dir / "bin" / "sbatch")
+        << "#!/bin/sh\necho 'sbatch: error: Batch job submission failed'\nexit 1\n";
+    fs::permissions(dir / "bin" / "sbatch", fs::perms::owner_all);
+    r = runCommand("PATH=" + shellQuote((dir / "bin").string()) + ":\"$PATH\" " +
+                   pto("tune " + kSoftmax + " --space 'tiles_per_task = 1' --slurm -o " +
+                       (dir / "t.db").string()));
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("sbatch refused the job (exit 1)"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "t.db"));
+    EXPECT_FALSE(fs::exists(dir / "t.slurm"));
 }
 
 } // namespace
