@@ -1,7 +1,7 @@
 // pto-studio: the desktop viewer of PTO Studio trace files.
 // Usage: pto-studio [FILE [--baseline B]]  |  pto-studio --screenshot DIR [--screenshot-timeout S]
 //        FILE (headless PNG of each view)
-//        pto-studio --list-shortcuts
+//        pto-studio --list-shortcuts | --help | --version
 #include "gui/app/MainWindow.h"
 #include "gui/app/Screenshots.h"
 
@@ -15,13 +15,52 @@
 
 namespace {
 
-/// Modes that draw nothing on screen run on the offscreen platform (no display needed).
-bool isHeadless(int argc, char** argv) {
+/// The options and the file argument; process() reports what it does not know.
+void describeOptions(QCommandLineParser& parser) {
+    parser.setApplicationDescription(QStringLiteral("Views PTO Studio trace files"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addOption({QStringLiteral("screenshot"),
+                      QStringLiteral("Open FILE, write a PNG of each view into DIR once every "
+                                     "view has loaded, and exit (no display needed; exit 2 on a "
+                                     "bad file)."),
+                      QStringLiteral("DIR")});
+    parser.addOption({QStringLiteral("screenshot-timeout"),
+                      QStringLiteral("With --screenshot: how long the views may take to load "
+                                     "(default 120); exit 2 when they take longer."),
+                      QStringLiteral("SECONDS")});
+    parser.addOption({QStringLiteral("list-shortcuts"),
+                      QStringLiteral("Print every keyboard shortcut (as Help→Keyboard shortcuts "
+                                     "lists them) and exit.")});
+    parser.addOption({QStringLiteral("baseline"),
+                      QStringLiteral("Compare FILE with the run in B (a what-if, another tile "
+                                     "configuration, a measured trace): the Compare runs view."),
+                      QStringLiteral("B")});
+    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("trace file to open"));
+}
+
+QStringList argumentsOf(int argc, char** argv) {
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+    return arguments;
+}
+
+/// Whether Qt has somewhere to draw a window: a platform named (QT_QPA_PLATFORM, -platform) or
+/// a display to connect to. Without one, QApplication's X11/Wayland plugin aborts the process.
+bool haveDisplay(int argc, char** argv) {
+#if defined(Q_OS_UNIX) && !defined(Q_OS_DARWIN)
+    if (!qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") ||
+        !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        return true;
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--screenshot") == 0 ||
-            std::strcmp(argv[i], "--list-shortcuts") == 0)
+        if (std::strcmp(argv[i], "-platform") == 0 || std::strcmp(argv[i], "--platform") == 0)
             return true;
     return false;
+#else
+    (void)argc;
+    (void)argv;
+    return true;
+#endif
 }
 
 void printError(const QString& text) {
@@ -82,32 +121,40 @@ int screenshotMode(const QCommandLineParser& parser) {
 } // namespace
 
 int main(int argc, char** argv) {
-    // Headless screenshots need no display: default to the offscreen platform.
-    if (isHeadless(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+    QCommandLineParser parser;
+    describeOptions(parser);
+    // Read before any QApplication exists: --help, --version and the headless modes must work
+    // with no display, and a QApplication without one aborts. Qt's own options (-platform,
+    // -style) make this first reading fail; process() below reads them again once QApplication
+    // has taken its own.
+    const bool parsed = parser.parse(argumentsOf(argc, argv));
+    if (parsed &&
+        (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("help-all")) ||
+         parser.isSet(QStringLiteral("version")))) {
+        QCoreApplication core(argc, argv);
+        QCoreApplication::setApplicationName(QStringLiteral("pto-studio"));
+        QCoreApplication::setApplicationVersion(QStringLiteral(PTO_STUDIO_VERSION));
+        parser.process(core); // prints the help or the version and exits 0
+        return 0;
+    }
+    // Headless screenshots and the shortcut list need no display: the offscreen platform.
+    const bool headless = parsed && (parser.isSet(QStringLiteral("screenshot")) ||
+                                     parser.isSet(QStringLiteral("list-shortcuts")));
+    if (headless && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
+    else if (!parsed && !haveDisplay(argc, argv)) {
+        printError(parser.errorText()); // no QApplication to read Qt's options either
+        return 2;
+    } else if (!headless && !haveDisplay(argc, argv)) {
+        printError(QStringLiteral("no display to open a window on (DISPLAY and WAYLAND_DISPLAY "
+                                  "are unset); --screenshot DIR FILE pictures the views without "
+                                  "one, or set QT_QPA_PLATFORM"));
+        return 2;
+    }
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("PTO Studio"));
     QApplication::setApplicationName(QStringLiteral("pto-studio"));
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Views PTO Studio trace files"));
-    parser.addHelpOption();
-    parser.addOption({QStringLiteral("screenshot"),
-                      QStringLiteral("Open FILE, write a PNG of each view into DIR once every "
-                                     "view has loaded, and exit (no display needed; exit 2 on a "
-                                     "bad file)."),
-                      QStringLiteral("DIR")});
-    parser.addOption({QStringLiteral("screenshot-timeout"),
-                      QStringLiteral("With --screenshot: how long the views may take to load "
-                                     "(default 120); exit 2 when they take longer."),
-                      QStringLiteral("SECONDS")});
-    parser.addOption({QStringLiteral("list-shortcuts"),
-                      QStringLiteral("Print every keyboard shortcut (as Help→Keyboard shortcuts "
-                                     "lists them) and exit.")});
-    parser.addOption({QStringLiteral("baseline"),
-                      QStringLiteral("Compare FILE with the run in B (a what-if, another tile "
-                                     "configuration, a measured trace): the Compare runs view."),
-                      QStringLiteral("B")});
-    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("trace file to open"));
+    QApplication::setApplicationVersion(QStringLiteral(PTO_STUDIO_VERSION));
     parser.process(app);
     if (parser.isSet(QStringLiteral("screenshot"))) return screenshotMode(parser);
     if (parser.isSet(QStringLiteral("list-shortcuts"))) {

@@ -175,6 +175,10 @@ void IrText::mapLines(const tracedb::TraceReader& reader, const std::string& lev
     for (const auto& [id, node] : nodes)
         if (node.kind == "kernel") kernels.emplace(node.name, id);
     bool inBody = false;
+    // Inside an op's region (a loop's body in the parsed program, which records the loop as its
+    // `for` op only): the lines are no nodes of the stage, they belong to that op.
+    int regionDepth = 0;
+    std::int64_t regionOp = -1;
     std::int64_t nextOp = 0;
     std::size_t nextInstr = 0;
     std::size_t checked = 0;
@@ -192,11 +196,19 @@ void IrText::mapLines(const tracedb::TraceReader& reader, const std::string& lev
             if (line.starts_with("func ")) {
                 inBody = true;
                 nextOp = 0;
+                regionDepth = 0;
+            } else if (inBody && regionDepth > 0) {
+                regionDepth += (line.ends_with("{") ? 1 : 0) - (line.starts_with("}") ? 1 : 0);
+                m_refs[i] = EntityRef::node(m_stageId, regionOp);
             } else if (line == "}") {
                 inBody = false;
             } else if (inBody && !line.empty()) {
                 const std::string_view kind = mnemonicOf(line);
                 ok = kind == "return" ? link(i, -(args + 1), kind) : link(i, nextOp++, kind);
+                if (ok && line.ends_with("{")) {
+                    regionDepth = 1;
+                    regionOp = nextOp - 1;
+                }
             }
         } else if (level == "block") {
             if (auto id = numberAfter(line, "block ")) ok = link(i, *id, "block_fn");

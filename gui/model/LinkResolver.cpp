@@ -118,6 +118,103 @@ std::int64_t LinkResolver::tensorOpOf(const EntityRef& ref) {
     return -1;
 }
 
+bool LinkResolver::isRootLoop(std::int64_t rootOp) {
+    if (!m_rootLoops)
+        m_rootLoops = prof::intColumn(
+            m_reader, fmt::format("SELECT id FROM node WHERE stage_id = {} AND kind = 'for' ORDER "
+                                  "BY id",
+                                  rootStage()));
+    return std::binary_search(m_rootLoops->begin(), m_rootLoops->end(), rootOp);
+}
+
+NodeKey LinkResolver::firstCopyOf(const prof::NodeRef& body, std::int64_t loop) {
+    const NodeKey key{body.stageId, body.id};
+    if (const auto it = m_firstCopy.find(key); it != m_firstCopy.end()) return it->second;
+    // The copies share the loop, kind and source position (and the name when the position is
+    // unknown), as the profiler's LoopBodyOps groups them: the candidates are the stage's nodes
+    // at that position, each checked to be a body op of the same loop.
+    std::string kind, name;
+    std::int64_t line = 0, col = 0;
+    prof::forEachRow(m_reader,
+                     fmt::format("SELECT kind, name, coalesce(src_line, 0), coalesce(src_col, 0) "
+                                 "FROM node WHERE stage_id = {} AND id = {}",
+                                 body.stageId, body.id),
+                     [&](auto row) {
+                         kind = prof::cellText(row[0]);
+                         name = prof::cellText(row[1]);
+                         line = cellInt(row[2]);
+                         col = cellInt(row[3]);
+                     });
+    const bool byName = line <= 0 || col <= 0;
+    std::vector<std::int64_t> copies;
+    prof::forEachRow(m_reader,
+                     fmt::format("SELECT id, kind, name FROM node WHERE stage_id = {} AND "
+                                 "coalesce(src_line, 0) = {} AND coalesce(src_col, 0) = {} "
+                                 "ORDER BY id",
+                                 body.stageId, line, col),
+                     [&](auto row) {
+                         if (prof::cellText(row[1]) != kind) return;
+                         if (byName && prof::cellText(row[2]) != name) return;
+                         copies.push_back(cellInt(row[0]));
+                     });
+    NodeKey first = key;
+    std::vector<NodeKey> members{key};
+    for (std::int64_t id : copies) {
+        if (id == body.id) continue;
+        const auto copyBody = m_provenance.loopBodyOf(body.stageId, id);
+        if (!copyBody || copyBody->stageId != body.stageId || copyBody->id != id) continue;
+        if (rootOf(body.stageId, id) != loop) continue;
+        members.push_back({body.stageId, id});
+        first = std::min(first, members.back());
+    }
+    for (const NodeKey& member : members) m_firstCopy.emplace(member, first);
+    return first;
+}
+
+NodeKey LinkResolver::programOpOfNode(std::int64_t stageId, std::int64_t nodeId) {
+    const auto root = rootOf(stageId, nodeId);
+    if (!root) return {};
+    if (isRootLoop(*root))
+        if (const auto body = m_provenance.loopBodyOf(stageId, nodeId))
+            return firstCopyOf(*body, *root);
+    return {rootStage(), *root};
+}
+
+NodeKey LinkResolver::programOpOfInstr(std::int64_t instrId) {
+    const NodeKey tile = tileOpOfInstr(instrId);
+    return tile.valid() ? programOpOfNode(tile.stageId, tile.id) : NodeKey{};
+}
+
+NodeKey LinkResolver::programOpOf(const EntityRef& ref) {
+    switch (ref.kind) {
+    case EntityRef::Kind::Node:
+        return programOpOfNode(ref.stageId, ref.id);
+    case EntityRef::Kind::Instr:
+        return programOpOfInstr(ref.id);
+    case EntityRef::Kind::Slice: {
+        const std::int64_t instr = instrOfSlice(ref.id);
+        return instr < 0 ? NodeKey{} : programOpOfInstr(instr);
+    }
+    case EntityRef::Kind::Track:
+    case EntityRef::Kind::None:
+        break;
+    }
+    return {};
+}
+
+std::string LinkResolver::opText(const NodeKey& node) const {
+    std::string text;
+    prof::forEachRow(m_reader,
+                     fmt::format("SELECT kind, name FROM node WHERE stage_id = {} AND id = {}",
+                                 node.stageId, node.id),
+                     [&](auto row) {
+                         text = prof::cellText(row[0]);
+                         const std::string name = prof::cellText(row[1]);
+                         if (!name.empty() && name != text) text += " " + name;
+                     });
+    return text;
+}
+
 std::vector<std::int64_t> LinkResolver::nodesOf(std::int64_t tensorOp, std::int64_t stageId) {
     if (stageId == rootStage()) return {tensorOp};
     const auto& map = nodesByRoot(stageId);

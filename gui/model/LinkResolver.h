@@ -6,9 +6,12 @@
 #include "profiler/Provenance.h"
 #include "trace_db/TraceReader.h"
 
+#include <compare>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -20,6 +23,7 @@ struct NodeKey {
     std::int64_t id = -1;
     bool valid() const { return stageId >= 0 && id != -1; }
     bool operator==(const NodeKey&) const = default;
+    auto operator<=>(const NodeKey&) const = default;
 };
 
 /// A time range on the timeline, cycles, [begin, end); empty when begin >= end.
@@ -52,6 +56,18 @@ public:
     /// (a node made from many parents, a stage not recorded in full).
     std::optional<std::int64_t> rootOf(std::int64_t stageId, std::int64_t nodeId);
 
+    /// The op of the program as the user wrote it that an entity derives from: what the op
+    /// table lists, the timeline colours and highlights. A Tensor op (a node of rootStage()), or
+    /// for a copy of an unrolled loop's body the body op it copies
+    /// (prof::ProvenanceResolver::loopBodyOf), named by its copy with the lowest id — the first
+    /// iteration's, as the profiler's TensorOpCost names it; every copy of one body op (same
+    /// loop, kind and source position) gives that one key. Invalid when there is none.
+    NodeKey programOpOf(const EntityRef& ref);
+    NodeKey programOpOfNode(std::int64_t stageId, std::int64_t nodeId);
+    NodeKey programOpOfInstr(std::int64_t instrId);
+    /// "exp %p" (kind and name) of a node, "" when the trace has no such node.
+    std::string opText(const NodeKey& node) const;
+
     /// Nodes of `stageId` derived from Tensor op `tensorOp`, ascending.
     std::vector<std::int64_t> nodesOf(std::int64_t tensorOp, std::int64_t stageId);
     /// Instructions derived from `tensorOp`, ascending.
@@ -80,6 +96,9 @@ public:
 
 private:
     void loadInstrs();
+    bool isRootLoop(std::int64_t rootOp);
+    /// The copy with the lowest id of the body op `body` (a copy, of loop `loop`) copies.
+    NodeKey firstCopyOf(const prof::NodeRef& body, std::int64_t loop);
     const std::unordered_map<std::int64_t, std::vector<std::int64_t>>&
     nodesByRoot(std::int64_t stageId);
 
@@ -95,6 +114,8 @@ private:
     /// stage → (Tensor op → nodes of that stage, ascending)
     std::unordered_map<std::int64_t, std::unordered_map<std::int64_t, std::vector<std::int64_t>>>
         m_byRoot;
+    std::optional<std::vector<std::int64_t>> m_rootLoops; ///< `for` ops of the root, ascending
+    std::map<NodeKey, NodeKey> m_firstCopy;               ///< body op copy → its first copy
 };
 
 } // namespace pto::gui

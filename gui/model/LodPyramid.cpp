@@ -23,17 +23,22 @@ LodPyramid::LodPyramid(std::int64_t begin, std::int64_t end, std::int64_t sliceC
 }
 
 void LodPyramid::add(std::int64_t ts, std::int64_t dur, std::int32_t nameId, std::int32_t opId,
-                     LodCover cover) {
+                     LodCover cover, int depth) {
     if (m_levels.empty()) return;
     auto& base = m_levels.front();
     const auto last = static_cast<std::int64_t>(base.size()) - 1;
     const std::int64_t first = std::clamp<std::int64_t>((ts - m_origin) >> m_shift, 0, last);
     ++m_slices;
     ++base[std::size_t(first)].count;
-    if (cover == LodCover::None || dur <= 0) return;
-    const std::int64_t end = ts + dur;
+    const std::int64_t end = ts + std::max<std::int64_t>(dur, 1);
     const std::int64_t lastBucket =
-        std::clamp<std::int64_t>((end - 1 - m_origin) >> m_shift, 0, last);
+        std::clamp<std::int64_t>((end - 1 - m_origin) >> m_shift, first, last);
+    if (depth > 0) {
+        if (m_depths.empty()) m_depths.emplace_back(base.size(), 0);
+        for (std::int64_t b = first; b <= lastBucket; ++b)
+            m_depths.front()[std::size_t(b)] |= depthBit(depth);
+    }
+    if (cover == LodCover::None || dur <= 0) return;
     const double width = static_cast<double>(bucketWidth(0));
     for (std::int64_t b = first; b <= lastBucket; ++b) {
         const std::int64_t lo = m_origin + (b << m_shift);
@@ -70,6 +75,10 @@ void LodPyramid::merge(const LodPyramid& other) {
             base[b].opId = theirs[b].opId;
         }
     }
+    if (!other.m_depths.empty()) {
+        if (m_depths.empty()) m_depths.emplace_back(base.size(), 0);
+        for (std::size_t b = 0; b < n; ++b) m_depths.front()[b] |= other.m_depths.front()[b];
+    }
     m_slices += other.m_slices;
 }
 
@@ -86,6 +95,13 @@ void LodPyramid::finish() {
                          busier.nameId, busier.opId};
         }
         m_levels.push_back(std::move(coarse));
+        if (m_depths.empty()) continue;
+        const auto& fineDepths = m_depths.back();
+        std::vector<std::uint64_t> coarseDepths((fineDepths.size() + 1) / 2);
+        for (std::size_t i = 0; i < coarseDepths.size(); ++i)
+            coarseDepths[i] =
+                fineDepths[2 * i] | (2 * i + 1 < fineDepths.size() ? fineDepths[2 * i + 1] : 0);
+        m_depths.push_back(std::move(coarseDepths));
     }
 }
 

@@ -1,6 +1,7 @@
 // Level-of-detail summary of one timeline track: a pyramid of time buckets built once per file.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -43,9 +44,10 @@ public:
     LodPyramid(std::int64_t begin, std::int64_t end, std::int64_t sliceCount);
 
     /// Adds one slice: every slice counts in the bucket it starts in; a depth-0 one also
-    /// covers its buckets as busy or wait time (`cover`). Slices may come in any order.
+    /// covers its buckets as busy or wait time (`cover`); a nested one (`depth` > 0) marks its
+    /// depth in the buckets it spans. Slices may come in any order.
     void add(std::int64_t ts, std::int64_t dur, std::int32_t nameId, std::int32_t opId,
-             LodCover cover = LodCover::Busy);
+             LodCover cover = LodCover::Busy, int depth = 0);
     /// Builds the coarser levels; call once after the last add().
     void finish();
     /// Adds the level-0 content of `other` (same bounds) into this one, before finish().
@@ -56,6 +58,17 @@ public:
     int levelCount() const { return static_cast<int>(m_levels.size()); }
     std::int64_t bucketWidth(int level) const { return std::int64_t(1) << (m_shift + level); }
     std::span<const LodBucket> level(int k) const { return m_levels[std::size_t(k)]; }
+    /// The nesting depths of the slices overlapping each bucket of level k, bit d-1 for depth
+    /// d (the last bit for every depth from 64 on), so a zoomed-out lane draws the rows its
+    /// nested slices occupy — depths need not be contiguous (an imported stack skips some);
+    /// empty for a track that nests nothing (no memory spent on the simulator's pipe lanes).
+    std::span<const std::uint64_t> depths(int k) const {
+        return m_depths.empty() ? std::span<const std::uint64_t>() : m_depths[std::size_t(k)];
+    }
+    /// The bit of depths() that stands for `depth` (≥ 1).
+    static std::uint64_t depthBit(int depth) {
+        return std::uint64_t(1) << (std::min(depth, 64) - 1);
+    }
     std::int64_t sliceCount() const { return m_slices; }
 
     /// The coarsest level whose buckets are at most `cycles` wide (0 if none is).
@@ -69,7 +82,8 @@ private:
     int m_shift = 0;
     std::int64_t m_slices = 0;
     std::vector<std::vector<LodBucket>> m_levels;
-    std::vector<std::uint32_t> m_dominantCover; ///< per level-0 bucket while building
+    std::vector<std::vector<std::uint64_t>> m_depths; ///< per level, as m_levels; empty: flat
+    std::vector<std::uint32_t> m_dominantCover;       ///< per level-0 bucket while building
 };
 
 } // namespace pto::gui

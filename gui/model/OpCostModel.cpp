@@ -40,12 +40,6 @@ std::int64_t OpCostModel::opStage(int row) const {
     return m_profile->model.tensorOps[m_rows[static_cast<std::size_t>(row)]].stageId;
 }
 
-int OpCostModel::rowOfOp(std::int64_t id) const {
-    for (int row = 0; row < rowCount(); ++row)
-        if (opId(row) == id && opStage(row) == rootStage()) return row;
-    return -1;
-}
-
 std::int64_t OpCostModel::rootStage() const {
     return m_profile ? m_profile->model.rootStageId : -1;
 }

@@ -45,8 +45,6 @@ public:
     /// copies); -1 for a bad row.
     std::int64_t opId(int row) const;
     std::int64_t opStage(int row) const;
-    /// The row of an op of the root stage (a loop's total for a loop).
-    int rowOfOp(std::int64_t opId) const;
     /// Stage of the Tensor ops (RunModel::rootStageId); -1 without a profile.
     std::int64_t rootStage() const;
     /// Why the table is empty although the run executed ("" otherwise).

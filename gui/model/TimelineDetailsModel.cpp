@@ -268,9 +268,21 @@ TimelineDetails TimelineDetailsModel::read(const tracedb::TraceReader& reader, L
         const QStringList lines = QString::fromStdString(reader.meta("program_text").value_or(""))
                                       .split(QLatin1Char('\n'));
         builder.provenance(instr, lines);
-        if (details.tensorOp >= 0)
-            builder.add(tr("Tensor op"),
-                        QStringLiteral("node %1 of the parsed program").arg(details.tensorOp));
+        // The op the user wrote, named as `pto export --format csv` names it (tensor_op): a
+        // copy of an unrolled loop's body is the body op it copies, not the loop.
+        details.programOp = links.programOpOfInstr(instr);
+        if (details.programOp.valid()) {
+            const QString op = QString::fromStdString(links.opText(details.programOp));
+            builder.add(
+                tr("Tensor op"),
+                details.programOp.stageId == links.rootStage()
+                    ? tr("%1 (node %2 of the parsed program)").arg(op).arg(details.programOp.id)
+                    : tr("%1 (an op of a loop's body: node %2 of stage %3, its first "
+                         "iteration's copy)")
+                          .arg(op)
+                          .arg(details.programOp.id)
+                          .arg(details.programOp.stageId));
+        }
     }
     builder.flows(sliceId);
     return details;

@@ -2,19 +2,15 @@
 // reason and other args, flows, and the provenance chain to the Tensor op and source line.
 #pragma once
 
+#include "gui/model/LinkResolver.h"
+
 #include <QAbstractTableModel>
 #include <QString>
 
 #include <cstdint>
 #include <vector>
 
-namespace pto::tracedb {
-class TraceReader;
-}
-
 namespace pto::gui {
-
-class LinkResolver;
 
 struct DetailRow {
     QString field;
@@ -25,6 +21,7 @@ struct DetailRow {
 struct TimelineDetails {
     std::int64_t sliceId = -1;
     std::int64_t tensorOp = -1;
+    NodeKey programOp; ///< the op of the program it ran for (a loop body op, not the loop)
     std::vector<DetailRow> rows;
 };
 

@@ -4,6 +4,7 @@
 
 #include "gui/model/CancelToken.h"
 #include "gui/model/LinkResolver.h"
+#include "gui/model/TimelineSliceCache.h"
 #include "trace_db/Sqlite.h"
 #include "trace_db/TraceFile.h"
 #include "trace_db/TraceReader.h"
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string_view>
 #include <thread>
@@ -93,28 +95,48 @@ std::int64_t scanSlices(const std::filesystem::path& path, std::int64_t lo, std:
         const std::int64_t instr = sqlite3_column_int64(s.get(), 4);
         const std::int32_t op =
             instr > 0 && std::size_t(instr) < opByInstr.size() ? opByInstr[std::size_t(instr)] : -1;
-        pyramid->add(sqlite3_column_int64(s.get(), 0), sqlite3_column_int64(s.get(), 1),
-                     static_cast<std::int32_t>(sqlite3_column_int64(s.get(), 3)), op,
-                     coverOf(sqlite3_column_int64(s.get(), 5), sqlite3_column_text(s.get(), 6)));
+        const std::int64_t depth = sqlite3_column_int64(s.get(), 5);
+        pyramid->add(
+            sqlite3_column_int64(s.get(), 0), sqlite3_column_int64(s.get(), 1),
+            static_cast<std::int32_t>(sqlite3_column_int64(s.get(), 3)), op,
+            coverOf(depth, sqlite3_column_text(s.get(), 6)),
+            static_cast<int>(std::clamp<std::int64_t>(depth, 0, TimelineSlice::kMaxDepth)));
         if ((rows & 0xFFFF) == 0 && cancel.cancelled()) return rows;
     }
     if (rc != SQLITE_DONE) db.fail(rc, "reading slices for the timeline summary");
     return rows;
 }
 
-std::vector<std::int32_t> instrOps(const std::filesystem::path& path, CancelToken& cancel) {
+// Fills lod.opByInstr, lod.rootStage and lod.bodyOps: each instruction's op of the program.
+void readInstrOps(const std::filesystem::path& path, CancelToken& cancel, TimelineLod& lod) {
     const auto reader = tracedb::TraceReader::open(path);
     const auto watch = cancel.watch(reader);
     LinkResolver links(reader);
-    std::vector<std::int32_t> ops;
+    lod.rootStage = links.rootStage();
+    std::vector<std::int32_t>& ops = lod.opByInstr;
+    std::map<NodeKey, std::int32_t> bodyIndex; // body op → its index in the order met
     reader.query("SELECT id FROM instr ORDER BY id", [&](auto, auto row) {
         const auto id = std::get<std::int64_t>(row[0]);
         if (id < 0 || id > (std::int64_t(1) << 28)) return true;
         if (ops.size() <= std::size_t(id)) ops.resize(std::size_t(id) + 1, -1);
-        ops[std::size_t(id)] = static_cast<std::int32_t>(links.tensorOpOfInstr(id));
+        const NodeKey op = links.programOpOfInstr(id);
+        if (!op.valid()) return true;
+        if (op.stageId == lod.rootStage) {
+            ops[std::size_t(id)] = static_cast<std::int32_t>(op.id);
+            return true;
+        }
+        const auto [it, fresh] = bodyIndex.try_emplace(op, std::int32_t(bodyIndex.size()));
+        ops[std::size_t(id)] = -2 - it->second;
         return true;
     });
-    return ops;
+    // Keys in program order (the map's), whatever order the instructions met them in.
+    std::vector<std::int32_t> keyOfMet(bodyIndex.size());
+    for (const auto& [op, met] : bodyIndex) {
+        keyOfMet[std::size_t(met)] = -2 - std::int32_t(lod.bodyOps.size());
+        lod.bodyOps.push_back(op);
+    }
+    for (std::int32_t& key : ops)
+        if (key <= -2) key = keyOfMet[std::size_t(-2 - key)];
 }
 
 std::unordered_map<std::int64_t, CounterSeries> readCounters(tracedb::SqliteDb& db) {
@@ -138,7 +160,7 @@ std::shared_ptr<const TimelineLod> buildTimelineLod(const std::filesystem::path&
     auto lod = std::make_shared<TimelineLod>();
     tracedb::SqliteDb db(tracedb::readOnlyUri(path), kOpenFlags, path.string());
     const auto watch = cancel.watch(db.handle());
-    lod->opByInstr = instrOps(path, cancel);
+    readInstrOps(path, cancel, *lod);
     lod->counters = readCounters(db);
     std::error_code sizeError;
     const auto fileBytes = static_cast<std::int64_t>(std::filesystem::file_size(path, sizeError));

@@ -1,9 +1,11 @@
 // Everything the timeline prepares once per file on a worker thread: the level-of-detail
-// pyramid of each track, the counter series, and the instruction → Tensor op map.
+// pyramid of each track, the counter series, and the instruction → op map.
 #pragma once
 
+#include "gui/model/LinkResolver.h"
 #include "gui/model/LodPyramid.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
@@ -27,13 +29,26 @@ struct CounterSeries {
 struct TimelineLod {
     std::unordered_map<std::int64_t, LodPyramid> pyramids;    ///< track id → pyramid
     std::unordered_map<std::int64_t, CounterSeries> counters; ///< counter track id → samples
-    std::vector<std::int32_t> opByInstr; ///< instr id → Tensor op (node id), -1 when none
+    /// instr id → the key of its op of the program (LinkResolver::programOpOf), -1 when none:
+    /// a Tensor op's node id, or -2 - i for the loop body op bodyOps[i].
+    std::vector<std::int32_t> opByInstr;
+    std::int64_t rootStage = -1;  ///< the stage of the Tensor ops
+    std::vector<NodeKey> bodyOps; ///< loop body ops that ran (their first copies), ascending
     std::int64_t slicesScanned = 0;
     double seconds = 0; ///< wall time of the build
 
     std::int32_t opOf(const std::optional<std::int64_t>& instrId) const {
         if (!instrId || *instrId < 0 || std::size_t(*instrId) >= opByInstr.size()) return -1;
         return opByInstr[std::size_t(*instrId)];
+    }
+    /// The key opByInstr holds for `op` (a program op); -1 when no instruction ran it.
+    std::int32_t keyOf(const NodeKey& op) const {
+        if (!op.valid()) return -1;
+        if (op.stageId == rootStage) return static_cast<std::int32_t>(op.id);
+        const auto it = std::lower_bound(bodyOps.begin(), bodyOps.end(), op);
+        return it == bodyOps.end() || *it != op
+                   ? -1
+                   : static_cast<std::int32_t>(-2 - (it - bodyOps.begin()));
     }
     const LodPyramid* pyramid(std::int64_t trackId) const {
         auto it = pyramids.find(trackId);

@@ -19,10 +19,15 @@ public:
         : m_db(tracedb::readOnlyUri(path),
                SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, path.string()) {
         // A slice starting before t0 - max_dur cannot reach t0, so the index bounds the scan.
-        m_stmt = prepare("SELECT s.id, s.ts, s.dur, s.name_id, s.depth, s.category, s.instr_id "
-                         "FROM slice s WHERE s.track_id = ?1 AND s.ts < ?3 AND s.ts >= ?2 - "
-                         "coalesce((SELECT max_dur FROM track_summary WHERE track_id = ?1), 0) "
-                         "AND (s.ts + s.dur > ?2 OR s.ts >= ?2) ORDER BY s.ts, s.depth");
+        m_stmt = prepare(
+            fmt::format(
+                "SELECT s.id, s.ts, s.dur, s.name_id, s.depth, s.category, s.instr_id FROM slice s "
+                "WHERE s.track_id = ?1 AND s.ts < ?3 AND s.ts >= ?2 - coalesce((SELECT max_dur "
+                "FROM "
+                "track_summary WHERE track_id = ?1), 0) AND (s.ts + s.dur > ?2 OR s.ts >= ?2) AND "
+                "s.depth BETWEEN 0 AND {} ORDER BY s.ts, s.depth",
+                TimelineSlice::kMaxDepth)
+                .c_str());
     }
     ~Connection() { sqlite3_finalize(m_stmt); }
     Connection(const Connection&) = delete;
@@ -47,8 +52,7 @@ public:
             s.ts = sqlite3_column_int64(m_stmt, 1);
             s.dur = sqlite3_column_int64(m_stmt, 2);
             s.nameId = static_cast<std::int32_t>(sqlite3_column_int64(m_stmt, 3));
-            s.depth = static_cast<std::int16_t>(
-                std::clamp<std::int64_t>(sqlite3_column_int64(m_stmt, 4), 0, 16));
+            s.depth = static_cast<std::int16_t>(sqlite3_column_int64(m_stmt, 4));
             const auto* category = sqlite3_column_text(m_stmt, 5);
             const char c = category ? static_cast<char>(category[0]) : 'i';
             s.category = c == 't'   ? TimelineSlice::Category::Task

@@ -15,6 +15,10 @@ namespace pto::gui {
 /// One slice as the canvas draws it.
 struct TimelineSlice {
     enum class Category : std::uint8_t { Instr, Task, Stall, Wait };
+    /// The deepest nesting drawn (a row each): far beyond real traces (host Python stacks nest
+    /// some 40 deep), and it bounds a lane's height whatever a forged file claims. Deeper
+    /// slices are not read at all rather than drawn on a row of another depth.
+    static constexpr int kMaxDepth = 1023;
     std::int64_t id = 0;
     std::int64_t ts = 0;
     std::int64_t dur = 0;

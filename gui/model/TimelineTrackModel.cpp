@@ -1,6 +1,7 @@
 // Builds the timeline's track tree from the trace and lays out its drawn rows.
 #include "gui/model/TimelineTrackModel.h"
 
+#include "gui/model/TimelineSliceCache.h"
 #include "trace_db/TraceReader.h"
 
 #include <algorithm>
@@ -77,7 +78,8 @@ TimelineTrackTree TimelineTrackModel::read(const tracedb::TraceReader& reader) {
             track.sliceCount = e->second.count;
             track.minTs = e->second.minTs;
             track.maxEnd = e->second.maxEnd;
-            track.maxDepth = static_cast<int>(std::min<std::int64_t>(e->second.maxDepth, 16));
+            track.maxDepth = static_cast<int>(
+                std::clamp<std::int64_t>(e->second.maxDepth, 0, TimelineSlice::kMaxDepth));
         }
         indexOfId[row.id] = static_cast<int>(tracks.size());
         tracks.push_back(std::move(track));

@@ -304,6 +304,7 @@ void BottleneckView::documentChanged() {
     ++m_generation;
     m_tokens.cancel(); // an analysis of the previous document stops mid-statement
     m_links.reset();
+    m_chart->setEmptyText({});
     showProfile(nullptr, {});
     const TraceDocument* doc = document();
     if (!doc) {
@@ -321,6 +322,8 @@ void BottleneckView::documentChanged() {
     }
     m_loading = true;
     m_header->setText(tr("Analyzing the run..."));
+    // Not "open a simulated run": this one is, its points come with the analysis.
+    m_chart->setEmptyText(tr("Analyzing the run… its roofline points follow."));
     const int generation = m_generation;
     m_watcher->setFuture(
         QtConcurrent::run(&workerPool(), [path = doc->path(), generation, token = m_tokens.next()] {
@@ -347,6 +350,7 @@ void BottleneckView::showProfile(std::shared_ptr<const prof::Profile> profile,
         table->resizeColumnsToContents();
     if (!m_loading) return;
     m_loading = false;
+    m_chart->setEmptyText({});
     if (!error.isEmpty())
         m_header->setText(tr("Cannot analyze this run: %1").arg(error));
     else if (profile)
@@ -440,8 +444,19 @@ void BottleneckView::followSelection(const EntityRef& ref, const QObject* origin
         return;
     }
     if (!m_links) m_links = std::make_unique<LinkResolver>(document()->reader());
-    const std::int64_t op = ref.isNone() ? -1 : m_links->tensorOpOf(ref);
-    showSourceRow(m_opTable, m_opCost->rowOfOp(op));
+    // A copy of an unrolled loop's body selects its body op's row ("exp %p in kv"), not the
+    // loop's total.
+    const NodeKey op = ref.isNone() ? NodeKey{} : m_links->programOpOf(ref);
+    int row = -1;
+    for (int r = 0; r < m_opCost->rowCount() && row < 0 && op.valid(); ++r)
+        if (NodeKey{m_opCost->opStage(r), m_opCost->opId(r)} == op) row = r;
+    // A body op's row is named by the first copy that ran instructions, which may be a later
+    // one than the program op's first copy.
+    for (int r = 0; r < m_opCost->rowCount() && row < 0 && op.valid(); ++r)
+        if (m_opCost->opStage(r) != m_opCost->rootStage() &&
+            m_links->programOpOfNode(m_opCost->opStage(r), m_opCost->opId(r)) == op)
+            row = r;
+    showSourceRow(m_opTable, row);
 }
 
 } // namespace pto::gui

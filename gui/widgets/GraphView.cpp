@@ -36,11 +36,17 @@ GraphView::GraphView(StudioContext& context, QWidget* parent)
     connect(&m_loader, &QFutureWatcherBase::finished, this, &GraphView::onStageLoaded);
     connect(&m_overlayLoader, &QFutureWatcherBase::finished, this, &GraphView::onOverlayComputed);
     connect(&m_selectionLoader, &QFutureWatcherBase::finished, this, [this] {
-        const Loaded<std::int64_t> loaded = m_selectionLoader.result(); // never throws
+        const Loaded<std::optional<std::int64_t>> loaded = m_selectionLoader.result(); // no throw
         if (loaded.generation != m_selectionGeneration || !loaded.value ||
             m_selectionStage != m_stageId || !m_model->hasStage())
             return;
-        focusNode(m_model->stage().indexOf(*loaded.value));
+        const int node = *loaded.value ? m_model->stage().indexOf(**loaded.value) : -1;
+        if (node >= 0) return focusNode(node);
+        // Nothing of this stage stands for the selection: no node stays marked as if it did.
+        m_previousNode = m_currentNode;
+        m_currentNode = -1;
+        m_canvas->setHighlight(-1);
+        m_status->setText(tr("The selection has no node in this stage."));
     });
     connect(m_model.get(), &GraphModel::visibleChanged, this, [this](int item) {
         if (item > 0) m_focusItem = item;
@@ -205,6 +211,8 @@ void GraphView::documentChanged() {
     m_selectionTokens.cancel();
     m_links = document() ? std::make_shared<LinkWorker>(document()->path()) : nullptr;
     m_stageId = -1;
+    m_focusItem = m_focusNode = m_currentNode = m_previousNode = -1;
+    m_status->setText({}); // it described the previous trace's graph
     m_search->clear();
     m_searchHits.clear();
     m_model->clear();

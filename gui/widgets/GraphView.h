@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 class QComboBox;
 class QLabel;
@@ -107,6 +108,9 @@ private:
     void showElapsed();
     /// Highlights `node` (an index of the shown stage), laying out again to reveal it.
     void focusNode(int node);
+    /// `text` after the selected node's label ("exp %p · kv, iter 2 — text"), or `text` alone
+    /// when no node is selected: the status line names the selection, never a previous one.
+    QString withSelectedNode(const QString& text) const;
 
     std::unique_ptr<GraphModel> m_model;
     std::unique_ptr<HierarchyTreeModel> m_tree;
@@ -133,7 +137,8 @@ private:
     QFutureWatcher<WorkerResult<GraphOverlay>> m_overlayLoader;
     WorkerTokens m_overlayTokens; ///< after m_overlayLoader, like m_loadTokens
     int m_overlayGeneration = 0;
-    QFutureWatcher<Loaded<std::int64_t>> m_selectionLoader; ///< the selection's node id
+    /// The node the selection maps to (none: it stands for no node of this stage).
+    QFutureWatcher<Loaded<std::optional<std::int64_t>>> m_selectionLoader;
     WorkerTokens m_selectionTokens; ///< after m_selectionLoader, like m_loadTokens
     int m_selectionGeneration = 0;
     std::int64_t m_selectionStage = -1; ///< the stage the mapping in flight is for

@@ -128,12 +128,22 @@ void GraphView::onLayoutFinished(quint64, std::shared_ptr<const LayoutResult> re
     if (!result->error.empty())
         status += tr(" · dot failed (%1), showing the layered layout")
                       .arg(QString::fromStdString(result->error));
-    m_status->setText(status);
+    m_status->setText(withSelectedNode(status));
     emit graphShown();
 }
 
 int GraphView::slotOfNode(int nodeIndex) const {
     return m_model->visibleSlotOfNode(nodeIndex);
+}
+
+QString GraphView::withSelectedNode(const QString& text) const {
+    if (m_currentNode < 0 || !m_model->hasStage() ||
+        std::size_t(m_currentNode) >= m_model->stage().nodes.size())
+        return text;
+    const GraphNode& node = m_model->stage().nodes[std::size_t(m_currentNode)];
+    const QString label = QString::fromStdString(nodeLabel(m_model->stage(), node))
+                              .replace(QLatin1Char('\n'), QStringLiteral(" · "));
+    return text.isEmpty() ? label : label + QStringLiteral(" — ") + text;
 }
 
 void GraphView::focusPending() {
@@ -143,6 +153,7 @@ void GraphView::focusPending() {
         m_canvas->setHighlight(slot);
         m_canvas->centerOn(slot);
         m_treeView->setCurrentIndex(m_tree->indexOfItem(h.itemOfNode(m_focusNode)));
+        m_status->setText(withSelectedNode({}));
     } else if (m_focusItem > 0) {
         const HierarchyItem& item = h.item(m_focusItem);
         const int slot = slotOfNode(h.leafOrder()[std::size_t(item.leafBegin)]);
@@ -255,10 +266,9 @@ void GraphView::onSlotClicked(int slot) {
     }
     m_previousNode = m_currentNode;
     m_currentNode = it.node;
-    const GraphNode& node = m_model->stage().nodes[std::size_t(it.node)];
-    m_status->setText(QString::fromStdString(nodeLabel(m_model->stage(), node))
-                          .replace(QLatin1Char('\n'), QStringLiteral(" · ")));
-    selection().select(EntityRef::node(m_stageId, node.id), this);
+    m_status->setText(withSelectedNode({}));
+    selection().select(EntityRef::node(m_stageId, m_model->stage().nodes[std::size_t(it.node)].id),
+                       this);
 }
 
 void GraphView::onSlotActivated(int slot) {
@@ -274,29 +284,32 @@ void GraphView::onSlotActivated(int slot) {
 
 namespace {
 
-/// The node id of `stageId` that `ref` (of another stage, an instruction or a slice) stands
-/// for, or -1; on a worker (the Tensor op's tiles of a big stage take 0.1–0.3 s to index).
-std::int64_t nodeIdOfRef(WorkerLinks& l, const EntityRef& ref, std::int64_t stageId) {
+/// The node of `stageId` that `ref` (of another stage, an instruction or a slice) stands for,
+/// nullopt for none; on a worker (the Tensor op's tiles of a big stage take 0.1–0.3 s to index).
+/// Node ids are no sentinel: program argument 0 is node -1.
+std::optional<std::int64_t> nodeIdOfRef(WorkerLinks& l, const EntityRef& ref,
+                                        std::int64_t stageId) {
+    auto firstOf = [](const std::vector<std::int64_t>& nodes) {
+        return nodes.empty() ? std::nullopt : std::optional<std::int64_t>(nodes.front());
+    };
+    // A node of another stage maps as the stage comparison maps it: a task or block function to
+    // the tile ops its kernel runs, a copy of a loop's body to its own tiles, a Tensor op to its
+    // tiles (the resolver's index, kept between selections).
+    if (ref.kind == EntityRef::Kind::Node) {
+        if (ref.stageId == l.links.rootStage()) return firstOf(l.links.nodesOf(ref.id, stageId));
+        return firstOf(l.mapper.map(ref.stageId, ref.id, stageId));
+    }
+    if (ref.kind != EntityRef::Kind::Instr && ref.kind != EntityRef::Kind::Slice)
+        return std::nullopt;
     // An instruction or slice of this stage's ops leads to its exact tile op.
-    std::string sql;
-    if (ref.kind == EntityRef::Kind::Instr)
-        sql = fmt::format("SELECT tile_stage_id, tile_op_id FROM instr WHERE id = {}", ref.id);
-    if (ref.kind == EntityRef::Kind::Slice)
-        sql = fmt::format("SELECT i.tile_stage_id, i.tile_op_id FROM slice s JOIN instr i ON "
-                          "i.id = s.instr_id WHERE s.id = {}",
-                          ref.id);
-    std::int64_t exact = -1;
-    if (!sql.empty())
-        prof::forEachRow(l.reader, sql, [&](auto row) {
-            if (prof::cellInt(row[0], -1) == stageId) exact = prof::cellInt(row[1], -1);
-        });
-    if (exact >= 0) return exact;
-    const std::int64_t op = l.links.tensorOpOf(ref);
-    if (op < 0) return -1;
-    const auto nodes = l.links.nodesOf(op, stageId);
-    return nodes.empty() ? -1 : nodes.front();
+    const std::int64_t instr =
+        ref.kind == EntityRef::Kind::Instr ? ref.id : l.links.instrOfSlice(ref.id);
+    if (instr < 0) return std::nullopt; // a task slice or a wait
+    const NodeKey tile = l.links.tileOpOfInstr(instr);
+    if (!tile.valid()) return std::nullopt;
+    if (tile.stageId == stageId) return tile.id;
+    return firstOf(l.mapper.map(tile.stageId, tile.id, stageId));
 }
-
 } // namespace
 
 void GraphView::onSelectionChanged(const EntityRef& ref, const QObject* origin) {
@@ -310,7 +323,7 @@ void GraphView::onSelectionChanged(const EntityRef& ref, const QObject* origin) 
     m_selectionLoader.setFuture(QtConcurrent::run(
         &workerPool(), [links = m_links, ref, stage = m_stageId, generation = m_selectionGeneration,
                         token = m_selectionTokens.next()] {
-            return runLoaded<std::int64_t>(generation, *token, [&] {
+            return runLoaded<std::optional<std::int64_t>>(generation, *token, [&] {
                 return links->run(*token,
                                   [&](WorkerLinks& l) { return nodeIdOfRef(l, ref, stage); });
             });

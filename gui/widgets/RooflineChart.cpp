@@ -201,6 +201,17 @@ void RooflineChart::drawArrows(QPainter& painter, const Axes& a) const {
     }
 }
 
+void RooflineChart::setEmptyText(const QString& text) {
+    m_emptyText = text;
+    update();
+}
+
+QString RooflineChart::emptyText() const {
+    const QString reason = m_model ? m_model->unavailableReason() : QString();
+    if (!reason.isEmpty()) return reason;
+    return m_emptyText.isEmpty() ? tr("No roofline points: open a simulated run") : m_emptyText;
+}
+
 void RooflineChart::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.fillRect(rect(), palette().color(QPalette::Base));
@@ -208,8 +219,7 @@ void RooflineChart::paintEvent(QPaintEvent*) {
         const QString reason = m_model ? m_model->unavailableReason() : QString();
         painter.setPen(palette().color(QPalette::Text));
         if (reason.isEmpty())
-            painter.drawText(rect(), Qt::AlignCenter,
-                             tr("No roofline points: open a simulated run"));
+            painter.drawText(rect(), Qt::AlignCenter, emptyText());
         else
             painter.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap,
                              reason);

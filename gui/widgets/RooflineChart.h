@@ -33,6 +33,10 @@ public:
     /// Baseline → open run arrows drawn over the points (empty: none).
     void setArrows(std::vector<RooflineArrow> arrows);
     const std::vector<RooflineArrow>& arrows() const { return m_arrows; }
+    /// What the chart says while it has no points and the model gives no reason ("" for the
+    /// default, which asks for a simulated run): the view says the run is being analysed.
+    void setEmptyText(const QString& text);
+    QString emptyText() const;
 
     QSize sizeHint() const override { return {480, 320}; }
 
@@ -61,6 +65,7 @@ private:
     RooflineModel* m_model = nullptr;
     int m_highlighted = -1;
     std::vector<RooflineArrow> m_arrows;
+    QString m_emptyText;
 };
 
 } // namespace pto::gui

@@ -110,7 +110,7 @@ void StageCompareView::request() {
     if (!m_worker) {
         m_loading = false;
         m_idsPending = {false, false};
-        m_status->setText(tr(kHint));
+        m_status->setText(hint());
         emit sidesShown();
         return;
     }
@@ -154,8 +154,14 @@ void StageCompareView::showSides(const Result& loaded) {
         if (sides.firstHighlighted[side] >= 0)
             lists[side]->scrollTo(model.index(model.rowOf(sides.firstHighlighted[side])));
     }
-    m_status->setText(tr(kHint));
+    m_status->setText(hint());
     emit sidesShown();
+}
+
+QString StageCompareView::hint() const {
+    if (document() && document()->summary().measured) return tr(kMeasuredNoIr);
+    if (document() && m_stages.rowCount() == 0) return tr("This trace holds no IR stages.");
+    return tr(kHint);
 }
 
 } // namespace pto::gui

@@ -48,6 +48,9 @@ protected:
 
 private:
     using Result = Loaded<StageSides>;
+    /// What the status line says when idle: how to use the view, or why it is empty (a
+    /// measured trace has no IR; a trace may hold no stages).
+    QString hint() const;
     void onStagePicked(bool left, int row);
     void onNodeClicked(bool left, const QModelIndex& index);
     /// Asks the worker for the sides still to read and the current selection's mapping.

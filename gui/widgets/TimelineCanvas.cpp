@@ -2,6 +2,7 @@
 // zoom, pan, selection and area selection.
 #include "gui/widgets/TimelineCanvas.h"
 
+#include "gui/model/PlainText.h"
 #include "gui/model/TimelineLod.h"
 #include "gui/model/TimelineSliceCache.h"
 #include "gui/model/TimelineTrackModel.h"
@@ -72,6 +73,7 @@ void TimelineCanvas::reset(std::unordered_map<std::int64_t, QString> names, doub
     m_area = {};
     m_frame.selectedSlice = -1;
     m_frame.highlightedOp = -1;
+    m_highlightedOp = {};
     m_layout.scrollY = 0;
     m_viewport.setWidth(timeWidth());
     const std::int64_t end = m_tracks.maxEnd() > m_tracks.minTs() ? m_tracks.maxEnd() : 1000;
@@ -94,6 +96,7 @@ QString TimelineCanvas::timeUnit() const {
 
 void TimelineCanvas::setLod(std::shared_ptr<const TimelineLod> lod) {
     m_lod = std::move(lod);
+    m_frame.highlightedOp = m_lod ? m_lod->keyOf(m_highlightedOp) : -1;
     update();
 }
 
@@ -107,8 +110,9 @@ void TimelineCanvas::setSelectedSlice(std::int64_t sliceId) {
     update();
 }
 
-void TimelineCanvas::setHighlightedOp(std::int64_t op) {
-    m_frame.highlightedOp = op;
+void TimelineCanvas::setHighlightedOp(const NodeKey& op) {
+    m_highlightedOp = op;
+    m_frame.highlightedOp = m_lod ? m_lod->keyOf(op) : -1;
     update();
 }
 
@@ -136,12 +140,15 @@ void TimelineCanvas::setScrollY(int y) {
     changed();
 }
 
-void TimelineCanvas::scrollToTrack(int track) {
+void TimelineCanvas::scrollToTrack(int track, int depth) {
     for (const TimelineRow& row : m_tracks.rows()) {
         if (row.track != track) continue;
         const int visible = height() - kRulerHeight - m_tracks.pinnedHeight();
-        if (row.y < m_layout.scrollY || row.y + row.height > m_layout.scrollY + visible)
-            setScrollY(row.y - visible / 3);
+        // The whole row, or for a nested slice the band of its depth.
+        const int top = depth > 0 ? row.y + 2 + depth * kLane : row.y;
+        const int bottom = depth > 0 ? top + kLane : row.y + row.height;
+        if (top < m_layout.scrollY || bottom > m_layout.scrollY + visible)
+            setScrollY(top - visible / 3);
         return;
     }
 }
@@ -289,8 +296,14 @@ void TimelineCanvas::paintLane(TimelinePainter& painter, const TimelineRow& row,
             const double seen = double(std::min(hi, t.maxEnd) - std::max(lo, t.minTs));
             estimate = std::int64_t(double(t.sliceCount) * std::max(0.0, seen) / extent);
         }
+        // Single slices when few start in view, and also when even the pyramid's finest
+        // buckets are wider than a pixel: a bucket cannot hold a gap inside it, so an idle
+        // stretch shorter than one drew busy (and three tasks as one block), while a lane that
+        // sparse has only a few slices per pixel to read.
+        const bool coarse =
+            pyramid && double(pyramid->bucketWidth(0)) > m_viewport.cyclesPerPixel();
         const std::vector<TimelineSlice>* slices = nullptr;
-        if (estimate <= kRawLimit) {
+        if (estimate <= kRawLimit || (coarse && estimate <= kSparseRawPerPixel * timeWidth())) {
             slices = m_slices.find(t.id, lo, hi);
             // At least one read per frame, so a slow frame still makes progress.
             if (!slices && (!m_readThisFrame || m_frameTimer.elapsed() < kReadBudgetMillis)) {
@@ -446,6 +459,14 @@ void TimelineCanvas::mouseReleaseEvent(QMouseEvent* event) {
 }
 
 QString TimelineCanvas::toolTipAt(QPoint point) {
+    // A track's header shows its name cut to the column's width ("Python · Thread 309…" for
+    // two threads): the whole name, and what the lane holds.
+    if (point.x() < kHeaderWidth) {
+        const int track = trackAt(point.y());
+        if (track < 0) return {};
+        const TimelineTrack& t = m_tracks.track(track);
+        return t.sliceCount > 0 ? tr("%1\n%2 slices").arg(t.name).arg(t.sliceCount) : t.name;
+    }
     const auto slice = sliceAt(point);
     if (!slice) return {};
     const auto name = m_names.find(slice->nameId);
@@ -454,7 +475,10 @@ QString TimelineCanvas::toolTipAt(QPoint point) {
                 .arg(TimelineViewport::timeText(slice->ts, m_measured),
                      TimelineViewport::timeText(slice->dur, m_measured));
     if (m_clockHz > 0) text += tr(" (%1 µs)").arg(double(slice->dur) * 1e6 / m_clockHz, 0, 'f', 3);
-    return text + tr("\nclick for its instruction, op and source line");
+    // Only a slice that executed an instruction has an op and a source line (not a task, a
+    // wait, or anything of a measured trace).
+    return text + (slice->instrId >= 0 ? tr("\nclick for its instruction, op and source line")
+                                       : tr("\nclick for its details"));
 }
 
 bool TimelineCanvas::event(QEvent* event) {
@@ -464,7 +488,7 @@ bool TimelineCanvas::event(QEvent* event) {
     if (text.isEmpty())
         QToolTip::hideText();
     else
-        QToolTip::showText(help->globalPos(), text, this);
+        QToolTip::showText(help->globalPos(), plainToolTip(text), this); // trace text
     return true;
 }
 

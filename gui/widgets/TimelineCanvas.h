@@ -2,6 +2,7 @@
 // the mouse and keyboard handling for zoom, pan, click and area selection.
 #pragma once
 
+#include "gui/model/LinkResolver.h"
 #include "gui/model/TimelineAggregateModel.h"
 #include "gui/model/TimelineFlows.h"
 #include "gui/model/TimelineViewport.h"
@@ -38,6 +39,9 @@ public:
     static constexpr int kPinWidth = 16;
     /// A lane shows single slices when at most this many start in the visible range.
     static constexpr std::int64_t kRawLimit = 500;
+    /// ... or when its pyramid's finest buckets are wider than a pixel and at most this many
+    /// start per pixel of the view.
+    static constexpr std::int64_t kSparseRawPerPixel = 4;
     /// A frame reads slice windows from the file for at most this long; lanes left over show
     /// their summary and are read in the next frames (scheduled at once).
     static constexpr int kReadBudgetMillis = 6;
@@ -67,8 +71,9 @@ public:
     TimelineColouring colouring() const { return m_frame.colouring; }
     void setSelectedSlice(std::int64_t sliceId);
     std::int64_t selectedSlice() const { return m_frame.selectedSlice; }
-    void setHighlightedOp(std::int64_t op);
-    std::int64_t highlightedOp() const { return m_frame.highlightedOp; }
+    /// Highlights the slices of an op of the program (LinkResolver::programOpOf; invalid: none).
+    void setHighlightedOp(const NodeKey& op);
+    const NodeKey& highlightedOp() const { return m_highlightedOp; }
     void setFlows(std::vector<TimelineFlow> flows);
     const std::vector<TimelineFlow>& flows() const { return m_flows; }
     const TimelineArea& area() const { return m_area; }
@@ -76,8 +81,9 @@ public:
     int scrollY() const { return m_layout.scrollY; }
     void setScrollY(int y);
     int maxScrollY() const;
-    /// Scrolls so that the row of track index `track` is visible.
-    void scrollToTrack(int track);
+    /// Scrolls so that the row of track index `track` is visible; for `depth` > 0 the row of
+    /// that nesting depth in its lane (a tall lane's deep slice is not left below the view).
+    void scrollToTrack(int track, int depth = 0);
 
     /// Widget rectangle of a track's lane (invalid when the track has no visible row).
     QRect laneRect(int track) const;
@@ -142,6 +148,7 @@ private:
     double m_clockHz = 0;
     bool m_measured = false;
     TimelineFrame m_frame;
+    NodeKey m_highlightedOp; ///< m_frame.highlightedOp is its key in m_lod
     std::vector<TimelineFlow> m_flows;
     TimelineArea m_area;
     TimelineLayout m_layout;

@@ -14,6 +14,7 @@
 #include <QPolygonF>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <vector>
 
@@ -59,11 +60,11 @@ QColor TimelinePainter::sliceColour(std::int32_t nameId, std::int32_t op,
     if (m_frame.colouring == TimelineColouring::ByPipe &&
         category == TimelineSlice::Category::Instr)
         return theme::pipeColor(pipe.toStdString(), palette);
-    const std::int64_t key = op >= 0 ? op : (std::int64_t(1) << 40) + nameId;
+    const std::int64_t key = op != -1 ? op : (std::int64_t(1) << 40) + nameId;
     if (auto it = m_colours.find(key); it != m_colours.end()) return it->second;
     QColor colour;
-    if (op >= 0) {
-        colour = theme::categoryColor(op, palette);
+    if (op != -1) { // a Tensor op's node id, or -2 - i for loop body op i: a hue each
+        colour = theme::categoryColor(op >= 0 ? op : -1 - op, palette);
     } else {
         colour = theme::categoryColor(nameId, palette);
         if (m_frame.names)
@@ -106,7 +107,10 @@ void TimelinePainter::drawSlices(const QRect& lane, std::span<const TimelineSlic
     const TimelineViewport& vp = *m_frame.viewport;
     const double lo = vp.begin(), hi = vp.end();
     const double left = lane.left(), right = lane.right() + 1;
-    std::vector<PendingBlock> pending(17);
+    // One row per depth, as many as the lane is tall (its track's deepest slice): a slice
+    // deeper than that (a forged summary) is not drawn over the next lane.
+    const int rows = std::max(1, (lane.height() - 2) / kLane);
+    std::vector<PendingBlock> pending(static_cast<std::size_t>(rows));
     auto flush = [&](int depth) {
         PendingBlock& p = pending[std::size_t(depth)];
         if (p.count == 0) return;
@@ -126,12 +130,16 @@ void TimelinePainter::drawSlices(const QRect& lane, std::span<const TimelineSlic
     for (const TimelineSlice& s : slices) {
         if (double(s.end()) < lo || double(s.ts) > hi) continue;
         if (s.dur > 0 && double(s.end()) == lo) continue;
+        if (s.depth < 0 || s.depth >= rows) continue;
         const double x0 = std::max(left, xOf(double(s.ts)));
         const double x1 = std::min(right, xOf(double(s.end())));
         const std::int32_t op = m_frame.lod ? m_frame.lod->opOf(s.instrId) : -1;
         const QColor colour = sliceColour(s.nameId, op, s.category, pipe);
-        const bool highlighted = m_frame.highlightedOp >= 0 && op == m_frame.highlightedOp;
-        if (highlighted) ++m_stats.highlighted;
+        const bool highlighted = m_frame.highlightedOp != -1 && op == m_frame.highlightedOp;
+        if (highlighted) {
+            ++m_stats.highlighted;
+            m_stats.highlightedSlices.push_back(s.id);
+        }
         PendingBlock& p = pending[std::size_t(s.depth)];
         if (x1 - x0 < 1 && !highlighted && s.id != m_frame.selectedSlice) {
             if (p.count > 0 && x0 <= p.x1 + 1) {
@@ -167,6 +175,7 @@ TimelinePainter::bucketColumns(const QRect& lane, const LodPyramid& pyramid) con
     const auto buckets = pyramid.level(level);
     const double bucketWidth = double(pyramid.bucketWidth(level));
     const auto last = std::int64_t(buckets.size()) - 1;
+    const auto depths = pyramid.depths(level);
     const double firstCycle = vp.cycleAt(lane.left() - m_frame.left) - double(pyramid.origin());
     const double perPixel = vp.cyclesPerPixel();
     std::vector<BucketColumn> columns(static_cast<std::size_t>(lane.width()));
@@ -188,6 +197,7 @@ TimelinePainter::bucketColumns(const QRect& lane, const LodPyramid& pyramid) con
             column.occupied |= bucket.count > 0 || bucket.fill > 0 || bucket.waitFill > 0;
             column.fill += bucket.fill;
             column.waitFill += bucket.waitFill;
+            if (!depths.empty()) column.depths |= depths[std::size_t(b)];
             if (bucket.nameId != 0 && (!column.dominant || bucket.fill > column.dominant->fill))
                 column.dominant = &bucket;
         }
@@ -223,9 +233,10 @@ void TimelinePainter::drawBuckets(const QRect& lane, const LodPyramid& pyramid,
     // Colours of the last dominant (name, op) pair: neighbouring pixels mostly share it.
     std::int32_t lastName = 0, lastOp = -2;
     QRgb lastColour = background;
+    std::vector<QRgb> busyOf(static_cast<std::size_t>(width), background);
     for (int x = 0; x < width; ++x) {
         const BucketColumn& column = columns[std::size_t(x)];
-        QRgb busy = background;
+        QRgb& busy = busyOf[std::size_t(x)];
         if (const LodBucket* best = column.dominant) {
             if (best->nameId != lastName || best->opId != lastOp) {
                 lastName = best->nameId;
@@ -235,7 +246,7 @@ void TimelinePainter::drawBuckets(const QRect& lane, const LodPyramid& pyramid,
                         .rgb();
             }
             const bool highlighted =
-                m_frame.highlightedOp >= 0 && best->opId == m_frame.highlightedOp;
+                m_frame.highlightedOp != -1 && best->opId == m_frame.highlightedOp;
             busy = highlighted ? QColor(lastColour).darker(150).rgb() : lastColour;
         }
         strips[std::size_t(x)] = stripColumn(column, busy, background, strip.height());
@@ -258,7 +269,33 @@ void TimelinePainter::drawBuckets(const QRect& lane, const LodPyramid& pyramid,
             std::copy_n(first, width, reinterpret_cast<QRgb*>(strip.scanLine(y)));
     }
     m_painter.drawImage(QPoint(lane.left(), lane.top() + 2), strip);
+    drawNestedRows(lane, columns, busyOf);
     drawBlockCounts(lane, columns);
+}
+
+void TimelinePainter::drawNestedRows(const QRect& lane, const std::vector<BucketColumn>& columns,
+                                     const std::vector<QRgb>& busy) {
+    const int rows = std::max(1, (lane.height() - 2) / kLane); // as drawSlices draws them
+    std::uint64_t any = 0;
+    for (const BucketColumn& column : columns) any |= column.depths;
+    if (any == 0 || rows < 2) return;
+    const int deepest = std::min(rows - 1, any >> 63 ? rows - 1 : int(std::bit_width(any)));
+    const QRgb background = m_frame.palette.color(QPalette::Base).rgb();
+    const QRgb nested = m_frame.palette.color(QPalette::Mid).rgb();
+    QImage image(int(columns.size()), deepest * kLane, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::transparent);
+    for (std::size_t x = 0; x < columns.size(); ++x) {
+        if (columns[x].depths == 0) continue;
+        // The colour of the stack's bottom slice where there is one, lighter; else neutral.
+        const QRgb colour = blend(busy[x] != background ? busy[x] : nested, background, 150);
+        for (int depth = 1; depth <= deepest; ++depth) {
+            if (!(columns[x].depths & LodPyramid::depthBit(depth))) continue;
+            const int top = (depth - 1) * kLane;
+            for (int y = top; y < top + kLane - 2; ++y)
+                reinterpret_cast<QRgb*>(image.scanLine(y))[x] = colour;
+        }
+    }
+    m_painter.drawImage(QPoint(lane.left(), lane.top() + 2 + kLane), image);
 }
 
 void TimelinePainter::drawBlockCounts(const QRect& lane, const std::vector<BucketColumn>& columns) {
@@ -275,7 +312,8 @@ void TimelinePainter::drawBlockCounts(const QRect& lane, const std::vector<Bucke
             count += columns[std::size_t(end)].count;
         ++m_stats.mergedBlocks;
         const QRectF box(lane.left() + x, lane.top() + 2, end - x, kLane - 2);
-        const QString text = QString::number(count);
+        // "×N", as a block of merged single slices reads: a bare number read as a slice's name.
+        const QString text = QStringLiteral("×%1").arg(count);
         // The number sits on a box of its own: the block below it may be busy and wait colours.
         if (end - x >= 48 && m_painter.fontMetrics().horizontalAdvance(text) + 10 <= end - x) {
             drawBoxedText(box.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, text);

@@ -35,7 +35,7 @@ struct TimelineFrame {
     const TimelineLod* lod = nullptr;
     const std::unordered_map<std::int64_t, QString>* names = nullptr;
     TimelineColouring colouring = TimelineColouring::ByTensorOp;
-    std::int64_t highlightedOp = -1;
+    std::int64_t highlightedOp = -1; ///< TimelineLod::keyOf the highlighted op, -1: none
     std::int64_t selectedSlice = -1;
     QPalette palette;
 };
@@ -58,6 +58,7 @@ struct TimelinePaintStats {
     std::int64_t mergedBlocks = 0; ///< blocks standing for several sub-pixel slices
     std::int64_t lodLanes = 0;     ///< lanes drawn from the pyramid
     std::int64_t highlighted = 0;  ///< slices drawn highlighted (of the highlighted op)
+    std::vector<std::int64_t> highlightedSlices; ///< the ids of those drawn one by one
     std::vector<TimelineBlockCount> blockCounts; ///< the counts written on merged blocks
     std::vector<TimelineRulerLabel> rulerLabels; ///< the ruler's tick labels
 };
@@ -91,10 +92,11 @@ public:
 private:
     /// One pixel column of a level-of-detail lane.
     struct BucketColumn {
-        std::int64_t count = 0; ///< slices of the buckets that start their overlap here
-        bool occupied = false;  ///< some bucket with slices, busy or wait time overlaps it
-        float fill = 0;         ///< mean busy fill of the overlapping buckets
-        float waitFill = 0;     ///< mean wait fill of the overlapping buckets
+        std::int64_t count = 0;   ///< slices of the buckets that start their overlap here
+        bool occupied = false;    ///< some bucket with slices, busy or wait time overlaps it
+        float fill = 0;           ///< mean busy fill of the overlapping buckets
+        float waitFill = 0;       ///< mean wait fill of the overlapping buckets
+        std::uint64_t depths = 0; ///< depths of nested slices overlapping it (LodPyramid::depths)
         const LodBucket* dominant = nullptr;
     };
 
@@ -115,6 +117,11 @@ private:
     static StripColumn stripColumn(const BucketColumn& column, QRgb busy, QRgb background,
                                    int rows);
     std::vector<BucketColumn> bucketColumns(const QRect& lane, const LodPyramid& pyramid) const;
+    /// The rows below depth 0 of a zoomed-out lane: each column filled on the rows of the
+    /// depths nested there (nested slices are no busy time of the lane's own, so they get no
+    /// count and no op colour, only the rows they occupy).
+    void drawNestedRows(const QRect& lane, const std::vector<BucketColumn>& columns,
+                        const std::vector<QRgb>& busy);
     /// Writes on each run of occupied columns (one unbroken block, gaps are empty columns)
     /// the number of slices starting in it, each counted once (runs wide enough for a label).
     void drawBlockCounts(const QRect& lane, const std::vector<BucketColumn>& columns);

@@ -26,11 +26,11 @@
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMenu>
-#include <QPushButton>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -73,22 +73,32 @@ void TimelineView::buildLayout() {
     m_searchBox = new QLineEdit(this);
     m_searchBox->setPlaceholderText(tr("Search slices by name (Return: next)"));
     m_searchBox->setClearButtonEnabled(true);
-    auto* previous = new QPushButton(tr("◀"), this);
-    auto* next = new QPushButton(tr("▶"), this);
+    // Tool buttons: a push button is at least ~80 px wide whatever its text, and the toolbar's
+    // minimum then exceeded a docked timeline's width, squeezing the match count to one digit.
+    auto* previous = new QToolButton(this);
+    auto* next = new QToolButton(this);
+    previous->setText(tr("◀"));
+    next->setText(tr("▶"));
     previous->setToolTip(tr("Previous match"));
     next->setToolTip(tr("Next match"));
     m_matchLabel = new StatusLine(this); // plain text: slice names from the trace
+    m_matchLabel->setObjectName(QStringLiteral("searchMatches"));
     m_colouring = new QComboBox(this);
     m_colouring->addItems({tr("Colour by Tensor op"), tr("Colour by pipe")});
     m_allFlows = new QCheckBox(tr("All flows"), this);
     m_allFlows->setToolTip(tr("Draw every flag and dependency arrow in view (otherwise only "
                               "those of the selected slice)"));
-    auto* fit = new QPushButton(tr("Fit"), this);
+    auto* fit = new QToolButton(this);
+    fit->setText(tr("Fit"));
+    m_searchBox->setMinimumWidth(m_searchBox->fontMetrics().averageCharWidth() * 12);
     m_status = new StatusLine(this);
 
     // Room for "searching…" and "123456/123456 (cap)"; longer texts are elided (tooltip whole).
+    // A fixed policy: a status line's own (Ignored) lets the toolbar take its room when the
+    // dock is narrow, and the colour combo covered all but the count's first digit.
     m_matchLabel->setFixedWidth(m_matchLabel->fontMetrics().horizontalAdvance(
         QStringLiteral("%1/%2 +").arg(999999).arg(999999)));
+    m_matchLabel->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
     auto* toolbar = new QHBoxLayout;
     toolbar->addWidget(m_searchBox, 2);
     toolbar->addWidget(previous);
@@ -149,14 +159,14 @@ void TimelineView::buildLayout() {
                 else
                     goToMatch(m_search->next(std::int64_t(m_canvas->viewport().begin()) - 1));
             });
-    connect(next, &QPushButton::clicked, this, [this] { nextMatch(); });
-    connect(previous, &QPushButton::clicked, this, [this] { previousMatch(); });
+    connect(next, &QToolButton::clicked, this, [this] { nextMatch(); });
+    connect(previous, &QToolButton::clicked, this, [this] { previousMatch(); });
     connect(m_colouring, &QComboBox::currentIndexChanged, this, [this](int index) {
         m_canvas->setColouring(index == 1 ? TimelineColouring::ByPipe
                                           : TimelineColouring::ByTensorOp);
     });
     connect(m_allFlows, &QCheckBox::toggled, this, [this] { updateFlows(); });
-    connect(fit, &QPushButton::clicked, this, [this] {
+    connect(fit, &QToolButton::clicked, this, [this] {
         m_canvas->viewport().showAll();
         m_canvas->update();
         updateFlows();
@@ -431,23 +441,38 @@ std::int64_t TimelineView::taskSliceOf(const EntityRef& ref) const {
     const auto first = [&](const std::string& sql) {
         std::int64_t slice = -1;
         reader.query(sql, [&](auto, auto row) {
-            slice = std::get<std::int64_t>(row[0]);
+            if (const auto* id = std::get_if<std::int64_t>(&row[0])) slice = *id;
             return false;
         });
         return slice;
     };
-    const bool isTask =
-        first(fmt::format("SELECT n.id FROM node n WHERE n.stage_id = {} AND n.id = {} AND n.kind "
-                          "= 'task' AND n.stage_id = (SELECT max(id) FROM stage WHERE level = "
-                          "'exec')",
-                          ref.stageId, ref.id)) >= 0;
-    if (!isTask) return -1;
+    // A task of the last Exec stage is itself; a block function (a node of a Block stage) leads
+    // to its first task: the task whose parent chain, walked up stage by stage, meets it.
+    const std::int64_t lastExec = first("SELECT max(id) FROM stage WHERE level = 'exec'");
+    const bool isBlock = first(fmt::format("SELECT id FROM stage WHERE id = {} AND level = "
+                                           "'block'",
+                                           ref.stageId)) >= 0;
+    std::int64_t taskId = -1;
+    if (ref.stageId == lastExec)
+        taskId = first(fmt::format("SELECT id FROM node WHERE stage_id = {} AND id = {} AND kind "
+                                   "= 'task'",
+                                   ref.stageId, ref.id));
+    else if (isBlock && lastExec >= 0)
+        taskId = first(fmt::format(
+            "WITH RECURSIVE up(task, stage_id, id, steps) AS (SELECT id, stage_id, id, 0 FROM "
+            "node WHERE stage_id = {0} AND kind = 'task' UNION ALL SELECT u.task, "
+            "st.parent_stage_id, n.parent_id, u.steps + 1 FROM up u JOIN node n ON n.stage_id = "
+            "u.stage_id AND n.id = u.id JOIN stage st ON st.id = u.stage_id WHERE n.parent_id IS "
+            "NOT NULL AND u.stage_id <> {1} AND u.steps < 64) SELECT task FROM up WHERE stage_id = "
+            "{1} AND id = {2} ORDER BY task LIMIT 1",
+            lastExec, ref.stageId, ref.id));
+    if (taskId < 0) return -1;
     // Every instruction slice of a task carries its task_id (15 k per task of a big run), so
     // the slice_task index alone reads them all to find the one 'task' slice: 0.1 s. A task's
     // slice lies on its core's lane (no pipe lane holds one in a simulated run): the few
     // slices of the tracks that are not pipes are read first, the whole index only when none
     // is there.
-    const std::string task = fmt::format("+s.task_id = {} AND s.category = 'task'", ref.id);
+    const std::string task = fmt::format("+s.task_id = {} AND s.category = 'task'", taskId);
     const std::int64_t slice =
         first("SELECT s.id FROM track t CROSS JOIN slice s ON s.track_id = t.id WHERE t.kind <> "
               "'pipe' AND " +
@@ -455,14 +480,14 @@ std::int64_t TimelineView::taskSliceOf(const EntityRef& ref) const {
     if (slice >= 0) return slice;
     return first(fmt::format("SELECT s.id FROM slice s WHERE s.task_id = {} AND s.category = "
                              "'task' ORDER BY s.ts LIMIT 1",
-                             ref.id));
+                             taskId));
 }
 
-void TimelineView::revealTrack(int track) {
+void TimelineView::revealTrack(int track, int depth) {
     for (int up = track >= 0 ? m_tracks->track(track).parent : -1; up >= 0;
          up = m_tracks->track(up).parent)
         m_tracks->setExpanded(up, true);
-    m_canvas->scrollToTrack(track);
+    m_canvas->scrollToTrack(track, depth);
 }
 
 void TimelineView::showSlice(std::int64_t sliceId, bool reveal) {
@@ -473,14 +498,14 @@ void TimelineView::showSlice(std::int64_t sliceId, bool reveal) {
     m_side->setCurrentWidget(m_detailsTable);
     if (reveal) {
         doc->reader().query(
-            fmt::format("SELECT ts, dur, track_id FROM slice WHERE id = {}", sliceId),
+            fmt::format("SELECT ts, dur, track_id, depth FROM slice WHERE id = {}", sliceId),
             [&](auto, auto row) {
                 const auto v = [&](int i) { return std::get<std::int64_t>(row[std::size_t(i)]); };
                 auto& vp = m_canvas->viewport();
                 if (double(v(0)) < vp.begin() || double(v(0) + v(1)) > vp.end() ||
                     double(v(1)) < vp.cyclesPerPixel())
                     vp.reveal(v(0), v(0) + v(1));
-                revealTrack(m_tracks->indexOfTrackId(v(2)));
+                revealTrack(m_tracks->indexOfTrackId(v(2)), int(v(3)));
                 return false;
             });
     }
@@ -518,7 +543,7 @@ void TimelineView::showDetails(const Loaded<TimelineDetails>& loaded) {
         m_status->setText(tr("Cannot read the slice: %1").arg(loaded.error));
         return;
     }
-    m_canvas->setHighlightedOp(loaded.value->tensorOp);
+    m_canvas->setHighlightedOp(loaded.value->programOp);
     m_details->setDetails(std::move(*loaded.value));
 }
 
@@ -578,21 +603,26 @@ void TimelineView::follow(const EntityRef& ref) {
         return;
     case EntityRef::Kind::Node:
         if (const std::int64_t task = taskSliceOf(ref); task >= 0) {
-            showSlice(task, true); // an Exec-stage task: its slice, on its core's track
+            // A task, or a block function's first task: its slice, on its core's track.
+            m_canvas->setHighlightedOp({});
+            showSlice(task, true);
             return;
         }
         m_canvas->setSelectedSlice(-1);
-        m_canvas->setHighlightedOp(m_links->tensorOpOfNode(ref.stageId, ref.id));
+        requestDetails(-1); // the details were of a slice no longer selected
+        m_canvas->setHighlightedOp(m_links->programOpOfNode(ref.stageId, ref.id));
         return;
     case EntityRef::Kind::Instr:
-        m_canvas->setHighlightedOp(m_links->tensorOpOfInstr(ref.id));
+        m_canvas->setSelectedSlice(-1);
+        requestDetails(-1);
+        m_canvas->setHighlightedOp(m_links->programOpOfInstr(ref.id));
         return;
     case EntityRef::Kind::Track:
         revealTrack(m_tracks->indexOfTrackId(ref.id));
         return;
     case EntityRef::Kind::None:
         m_canvas->setSelectedSlice(-1);
-        m_canvas->setHighlightedOp(-1);
+        m_canvas->setHighlightedOp({});
         return;
     }
 }

@@ -101,10 +101,11 @@ private:
     /// Reads the details of `sliceId` on a worker (-1: clears them at once).
     void requestDetails(std::int64_t sliceId);
     void showDetails(const Loaded<TimelineDetails>& loaded);
-    /// The task slice of an Exec-stage task node (the last Exec stage's), or -1.
+    /// The task slice of an Exec-stage task node (the last Exec stage's), or of a Block-stage
+    /// block function's first task; -1 for any other node.
     std::int64_t taskSliceOf(const EntityRef& ref) const;
-    /// Expands the track's parents and scrolls it into view.
-    void revealTrack(int track);
+    /// Expands the track's parents and scrolls it (its row of nesting `depth`) into view.
+    void revealTrack(int track, int depth = 0);
     void showArea(const TimelineArea& area);
     void addQueryTrack(std::shared_ptr<const QueryTrack> track);
     /// Reads the flows to draw on a worker (the canvas keeps the previous ones until then).

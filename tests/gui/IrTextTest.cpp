@@ -346,6 +346,61 @@ TEST(GuiIrText, BothTabsNumberTheirLines) {
     test::saveScreenshot(view, "ir_text_line_numbers");
 }
 
+// flash_attention_loop as parsed: the loop's body (a `vec_tile` directive and the ops of one
+// iteration) prints inside the `for`, but the parsed program records the loop as its `for`
+// op only. The first line of the body did not match the next node, so no line of the stage was
+// linked and nothing was ever highlighted (its Tile stages have no text: this is the stage the
+// view shows). The body's lines now belong to the `for`, the ops after the loop keep their own
+// nodes, and a copy of a body op (`#node=4/56`, `exp %p` of iteration 2) highlights the loop.
+TEST(GuiIrText, ALoopsBodyBelongsToItsForOpInTheParsedProgram) {
+    const auto trace = test::sampleTrace("flash_attention_loop");
+    test::OpenIrView open(trace);
+    ASSERT_TRUE(open.loaded());
+    auto& [context, view] = open;
+    const auto& reader = context.document()->reader();
+    const std::int64_t root = reader.stages().front().id;
+    ASSERT_EQ(view.irText().stageId(), root) << "the Tile stages have no text";
+    EXPECT_TRUE(view.irText().mapped()) << view.irText().note();
+    EXPECT_TRUE(view.irText().note().empty()) << view.irText().note();
+    const auto lines = splitLines(view.irText().text());
+    const auto lineOf = [&](std::string_view text) {
+        for (std::size_t i = 0; i < lines.size(); ++i)
+            if (lines[i].find(text) != std::string_view::npos) return int(i);
+        return -1;
+    };
+    const auto nodeOf = [&](const std::string& where) {
+        return std::get<std::int64_t>(
+            reader.query(fmt::format("SELECT id FROM node WHERE stage_id = {} AND {}", root, where))
+                .rows.at(0)
+                .at(0));
+    };
+    const std::int64_t loop = nodeOf("kind = 'for'");
+    const int exp = lineOf("%p = exp");
+    const int cast = lineOf("%out = cast");
+    ASSERT_GE(exp, 0);
+    ASSERT_GE(cast, 0);
+    EXPECT_EQ(view.irText().entityAt(std::size_t(lineOf("= for"))), EntityRef::node(root, loop));
+    EXPECT_EQ(view.irText().entityAt(std::size_t(exp)), EntityRef::node(root, loop));
+    EXPECT_EQ(view.irText().entityAt(std::size_t(cast)),
+              EntityRef::node(root, nodeOf("kind = 'cast'")));
+
+    const std::int64_t unrolled = reader.stages().at(3).id; // unroll-loops
+    ASSERT_EQ(reader.stages().at(3).pass, "unroll-loops");
+    const std::int64_t copy = std::get<std::int64_t>(
+        reader
+            .query(fmt::format("SELECT id FROM node WHERE stage_id = {} AND kind = 'exp' AND name "
+                               "= '%p' AND attrs LIKE '%\"iter\":[2]%'",
+                               unrolled))
+            .rows.at(0)
+            .at(0));
+    context.selection().select(EntityRef::node(unrolled, copy));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !view.loading(); }, 60000));
+    const std::vector<int>& shown = view.highlightedIrLines();
+    EXPECT_NE(std::find(shown.begin(), shown.end(), exp), shown.end());
+    EXPECT_EQ(std::find(shown.begin(), shown.end(), cast), shown.end());
+    EXPECT_EQ(view.highlightedSourceLine(), 26); // `%p = exp (sub %s, %mj)`
+}
+
 TEST(GuiIrText, ViewMarksChangesAndFollowsTheSelectionBothWays) {
     const auto trace = test::bisectTrace("matmul", "shift-tile-offset").trace;
     test::OpenIrView open(trace);

@@ -15,16 +15,18 @@
 #include "gui/widgets/GraphView.h"
 #include "gui/widgets/GraphViewCanvas.h"
 #include "gui/widgets/IrTextView.h"
+#include "gui/widgets/RooflineChart.h"
 #include "gui/widgets/SqlConsole.h"
+#include "gui/widgets/StageCompareView.h"
 #include "gui/widgets/TimelineCanvas.h"
 #include "gui/widgets/TimelineView.h"
 #include "tests/gui/support/Fixtures.h"
 #include "tests/support/Process.h"
 
+#include <QAbstractButton>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QPlainTextEdit>
-#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
@@ -130,7 +132,7 @@ TEST_F(MeasuredTrace, TheTimelineCountsNsAndFitsToTheKernels) {
     EXPECT_EQ(canvas.viewport().begin(), double(first));
     EXPECT_EQ(canvas.viewport().end(), double(last));
     canvas.viewport().zoom(8, 100);
-    for (auto* button : view.findChildren<QPushButton*>())
+    for (auto* button : view.findChildren<QAbstractButton*>())
         if (button->text() == QStringLiteral("Fit")) QTest::mouseClick(button, Qt::LeftButton);
     EXPECT_EQ(canvas.viewport().begin(), double(first));
     EXPECT_EQ(canvas.viewport().end(), double(last));
@@ -259,6 +261,50 @@ TEST_F(MeasuredTrace, TheGraphAndIrViewsSayItHasNoIr) {
         << ir.irEditor()->toPlainText().toStdString();
     EXPECT_TRUE(ir.irEditor()->toPlainText().contains(QStringLiteral("no IR")));
     test::saveScreenshot(graph, "measured_graph");
+}
+
+// Opening the measured trace after a simulated run left the graph's status line describing the
+// run's graph ("11 items, 10 edges · cache in 0.0 ms") under "This is a measured trace".
+TEST_F(MeasuredTrace, TheGraphForgetsThePreviousTracesStatus) {
+    GraphView graph(m_context);
+    graph.resize(900, 600);
+    QSignalSpy shown(&graph, &GraphView::graphShown);
+    graph.show();
+    m_context.setDocument(TraceDocument::open(test::sampleTrace("softmax")));
+    ASSERT_TRUE(!shown.isEmpty() || shown.wait(60000));
+    ASSERT_TRUE(graph.statusText().contains(QStringLiteral("items")))
+        << graph.statusText().toStdString();
+    m_context.setDocument(TraceDocument::open(measuredTrace()));
+    QApplication::processEvents();
+    EXPECT_FALSE(graph.statusText().contains(QStringLiteral("items")))
+        << graph.statusText().toStdString();
+}
+
+// The stage comparison showed two empty pickers and two empty lists, and said nothing; it now
+// says why, as the graph and IR views do.
+TEST_F(MeasuredTrace, TheStageComparisonSaysItHasNoIr) {
+    StageCompareView stages(m_context);
+    stages.resize(900, 600);
+    QSignalSpy shown(&stages, &StageCompareView::sidesShown);
+    stages.show();
+    m_context.setDocument(TraceDocument::open(measuredTrace()));
+    ASSERT_TRUE(!shown.isEmpty() || shown.wait(60000));
+    EXPECT_TRUE(stages.statusText().contains(QStringLiteral("measured trace")))
+        << stages.statusText().toStdString();
+    EXPECT_TRUE(stages.statusText().contains(QStringLiteral("no IR")));
+}
+
+// While the run is analysed the roofline said "No roofline points: open a simulated run" —
+// the wrong kind of trace, when it is only loading. (A measured trace is profiled too.)
+TEST_F(MeasuredTrace, TheRooflineSaysItIsAnalysingWhileItIs) {
+    BottleneckView view(m_context);
+    view.resize(1400, 860);
+    view.show();
+    m_context.setDocument(TraceDocument::open(measuredTrace()));
+    ASSERT_TRUE(view.isLoading());
+    EXPECT_TRUE(view.rooflineChart()->emptyText().contains(QStringLiteral("Analyzing")))
+        << view.rooflineChart()->emptyText().toStdString();
+    EXPECT_FALSE(view.rooflineChart()->emptyText().contains(QStringLiteral("open a simulated")));
 }
 
 } // namespace

@@ -458,6 +458,31 @@ TEST(ShellCli, ScreenshotWritesOnePngPerViewAndRefusesABadFile) {
     EXPECT_FALSE(fs::exists(dir / "bad-shots" / "bottleneck.png"));
 }
 
+// Without a display (no DISPLAY, WAYLAND_DISPLAY or QT_QPA_PLATFORM) `--help`, `--version` and
+// `--screenshot=DIR` aborted in QApplication's X11 plugin (SIGABRT, exit 134): the check for a
+// headless mode matched `--screenshot` only as a word of its own, and help and version needed
+// the window system. Now help and version print and exit 0, `--screenshot=DIR` pictures the
+// views on the offscreen platform, and a window without a display is refused with the reason.
+TEST(ShellCli, HelpVersionAndScreenshotNeedNoDisplay) {
+    test::TempDir dir;
+    const std::string noDisplay =
+        fmt::format("env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM {}", PTO_STUDIO);
+    const auto help = test::runCommand(noDisplay + " --help");
+    EXPECT_EQ(help.exitCode, 0) << help.err;
+    EXPECT_NE(help.out.find("--screenshot <DIR>"), std::string::npos) << help.out;
+    const auto version = test::runCommand(noDisplay + " --version");
+    EXPECT_EQ(version.exitCode, 0) << version.err;
+    EXPECT_EQ(version.out.rfind("pto-studio ", 0), 0u) << version.out;
+    const std::string trace = test::shellQuote(test::sampleTrace("softmax").string());
+    const auto shots = test::runCommand(fmt::format(
+        "{} --screenshot={} {}", noDisplay, test::shellQuote((dir / "shots").string()), trace));
+    EXPECT_EQ(shots.exitCode, 0) << shots.err;
+    EXPECT_FALSE(QImage(qpath(dir / "shots" / "window.png")).isNull());
+    const auto window = test::runCommand(fmt::format("{} {}", noDisplay, trace));
+    EXPECT_EQ(window.exitCode, 2) << window.err;
+    EXPECT_NE(window.err.find("no display"), std::string::npos) << window.err;
+}
+
 // A headless run is not the user opening a file: the user's settings (Recent Files among them)
 // are the same bytes after it, and no settings file appears where there was none.
 TEST(ShellCli, ScreenshotLeavesTheUsersSettingsAlone) {

@@ -24,8 +24,9 @@ std::int64_t sqlInt(const tracedb::TraceReader& reader, const std::string& sql) 
     return std::get<std::int64_t>(reader.query(sql).rows.at(0).at(0));
 }
 
-// decode_attention's AIC 0 pipes hold hundreds of slices per task: at the fit view they are
-// drawn from the level-of-detail pyramid, one merged block per run of busy pixels. The number
+// decode_attention's AIC 0 pipes hold hundreds of slices per task: at the fit view of a lane with
+// more than 4 slices per pixel (a sparser lane is drawn slice by slice) they are drawn from the
+// level-of-detail pyramid, one merged block per run of busy pixels. The number
 // on a block was the sum over its pixels of every bucket each overlaps, so a bucket wider than
 // a pixel counted once per pixel ("3818" over the 512 MTE2 slices of the first task).
 TEST(TimelineLabels, TheCountOnABusyLaneIsTheNumberOfSlicesUnderIt) {
@@ -40,6 +41,10 @@ TEST(TimelineLabels, TheCountOnABusyLaneIsTheNumberOfSlicesUnderIt) {
                                 pipe));
         const int track = shown.view.tracks().indexOfTrackId(trackId);
         ASSERT_GE(track, 0) << pipe;
+        const std::int64_t count =
+            sqlInt(reader, fmt::format("SELECT count(*) FROM slice WHERE track_id = {}", trackId));
+        canvas.setMinimumSize(0, 0); // narrower than a window would make it
+        canvas.resize(TimelineCanvas::kHeaderWidth + int(count / 4) - 1, canvas.height());
         canvas.viewport().showAll();
         canvas.scrollToTrack(track);
         canvas.repaint();
@@ -61,7 +66,10 @@ TEST(TimelineLabels, TheCountOnABusyLaneIsTheNumberOfSlicesUnderIt) {
             EXPECT_EQ(block.count, slices)
                 << pipe << " block over cycles [" << t0 << ", " << t1 << ")";
         }
-        EXPECT_GT(labels, 0) << pipe << ": no count written on the lane";
+        // MTE2 loads in short bursts: that narrow, none of its blocks is wide enough for one.
+        if (std::string_view(pipe) != "MTE2") {
+            EXPECT_GT(labels, 0) << pipe << ": no count written on the lane";
+        }
     }
     test::saveScreenshot(shown.view, "timeline_decode_attention_counts");
 }

@@ -280,7 +280,7 @@ TEST(TimelineView, ClickingASliceSelectsItAndShowsDetailsAndItsOp) {
     EXPECT_TRUE(
         f.view->details().value(QStringLiteral("Instruction")).startsWith(QStringLiteral("TEXP")));
     LinkResolver links(f.reader());
-    EXPECT_EQ(canvas.highlightedOp(), links.tensorOpOfInstr(v(5)));
+    EXPECT_EQ(canvas.highlightedOp(), (NodeKey{links.rootStage(), links.tensorOpOfInstr(v(5))}));
     EXPECT_FALSE(f.view->details().value(QStringLiteral("Source line")).isEmpty());
     test::saveScreenshot(*f.view, "timeline_softmax_selected");
     // A click on empty time clears the selection.
@@ -295,7 +295,7 @@ TEST(TimelineView, FollowsNodeSelectionsRevealsAndQueryTracks) {
                                                "n.stage_id AND st.parent_stage_id IS NULL WHERE "
                                                "n.kind = 'matmul' LIMIT 1");
     f.context.selection().select(EntityRef::node(links.rootStage(), op), nullptr);
-    EXPECT_EQ(f.canvas().highlightedOp(), op);
+    EXPECT_EQ(f.canvas().highlightedOp(), (NodeKey{links.rootStage(), op}));
     f.view->tracks().setAllExpanded(true);
     f.canvas().resize(f.canvas().width(), 20000); // every row on screen
     f.canvas().viewport().showAll();
@@ -531,6 +531,51 @@ TEST(TimelineView, CompileOnlyAndOneCoreTracesOpenAndSayWhatIsThere) {
     view.resize(600, 300);
     view.show();
     EXPECT_TRUE(view.statusText().contains(QStringLiteral("No trace")));
+}
+
+// In a docked timeline about 650 px wide the toolbar's minimum (three push buttons of ≥ 80 px
+// each) exceeded its width, so the layout squeezed the match counter to its first digit under
+// the colour combo. The count keeps its room and overlaps nothing.
+TEST(TimelineView, TheMatchCountKeepsItsRoomInANarrowDock) {
+    StudioContext context;
+    context.setDocument(TraceDocument::open(test::sampleTrace("softmax", "--trace full")));
+    QWidget dock; // a dock sizes its child however the main window lays it out
+    dock.resize(650, 500);
+    TimelineView view(context, &dock);
+    view.setGeometry(0, 0, 650, 500);
+    dock.show();
+    QApplication::processEvents();
+    const QWidget* count = view.findChild<QWidget*>(QStringLiteral("searchMatches"));
+    ASSERT_NE(count, nullptr);
+    EXPECT_GE(count->width(), count->fontMetrics().horizontalAdvance(
+                                  QStringLiteral("%1/%2 +").arg(999999).arg(999999)));
+    EXPECT_FALSE(count->geometry().intersects(view.colouringBox()->geometry()));
+    EXPECT_LE(view.allFlowsBox()->geometry().right(), view.width());
+}
+
+// The header column shows a track's name cut to its width ("Python · Thread 309…" for two
+// threads): hovering it gives the whole name. A slice with no instruction does not promise
+// one on click.
+TEST(TimelineView, HeadersAndInstructionlessSlicesHaveTruthfulTooltips) {
+    Fixture f(test::sampleTrace("softmax", "--trace full"));
+    TimelineCanvas& canvas = f.canvas();
+    const QPoint header(20, TimelineCanvas::kRulerHeight + 30);
+    const int track = canvas.trackAt(header.y());
+    ASSERT_GE(track, 0);
+    EXPECT_TRUE(canvas.toolTipAt(header).startsWith(f.view->tracks().track(track).name))
+        << canvas.toolTipAt(header).toStdString();
+    const auto task = f.reader()
+                          .query("SELECT track_id, ts, dur, depth FROM slice WHERE category = "
+                                 "'task' ORDER BY ts LIMIT 1")
+                          .rows.at(0);
+    auto v = [&](int i) { return std::get<std::int64_t>(task[std::size_t(i)]); };
+    canvas.viewport().reveal(v(1), v(1) + v(2));
+    canvas.scrollToTrack(f.view->tracks().indexOfTrackId(v(0)));
+    const auto point = canvas.pointOf(v(0), v(1), v(2), int(v(3)));
+    ASSERT_TRUE(point);
+    const QString tip = canvas.toolTipAt(*point);
+    EXPECT_FALSE(tip.isEmpty());
+    EXPECT_FALSE(tip.contains(QStringLiteral("instruction"))) << tip.toStdString();
 }
 
 } // namespace
