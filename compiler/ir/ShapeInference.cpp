@@ -89,8 +89,7 @@ private:
     Type reshape();
     Type transpose();
     Type view();
-    Shape clippedView(const std::vector<int64_t>& offsets, const std::vector<int64_t>& sizes,
-                      bool affine) const;
+    Shape clippedView(const std::vector<int64_t>& sizes) const;
     Type concat();
     Type broadcastTo();
     Type fill();
@@ -598,9 +597,16 @@ Type Inference::view() {
     // Offsets affine in induction variables (operands 1..) are checked per iteration by the
     // verifier, which knows the loop bounds; here only the sizes. With `clip` the sizes are the
     // most the view covers: it is cut at the tensor's end (a loop's partial tail tile), so only
-    // its corner must lie inside; a loop body types it with the full sizes.
+    // its corner must lie inside; a loop body types it with the full sizes. A clip without an
+    // induction variable is refused here, before its cut shape reaches a reader or the return
+    // type (unroll-loops drops `clip` once it has cut the tail).
     const bool affine = m_in.size() > 1;
-    if (unitAttr("clip")) return finish(result(m_in[0].dtype, clippedView(offsets, sizes, affine)));
+    if (unitAttr("clip")) {
+        if (!affine)
+            fail("'clip' cuts a view at the tensor's end in a loop's last iterations: it needs "
+                 "offsets that use an induction variable (such as [0, %i * 256])");
+        return finish(result(m_in[0].dtype, clippedView(sizes)));
+    }
     Shape out;
     for (int d = 0; d < in.rank(); ++d) {
         if (sizes[d] <= 0 || sizes[d] > in[d] ||
@@ -614,17 +620,13 @@ Type Inference::view() {
     return finish(result(m_in[0].dtype, out));
 }
 
-Shape Inference::clippedView(const std::vector<int64_t>& offsets, const std::vector<int64_t>& sizes,
-                             bool affine) const {
-    const Shape& in = m_in[0].shape;
+Shape Inference::clippedView(const std::vector<int64_t>& sizes) const {
     Shape out;
-    for (int d = 0; d < in.rank(); ++d) {
-        if (sizes[d] <= 0 || (!affine && (offsets[d] < 0 || offsets[d] >= in[d])))
-            fail(fmt::format("clipped slice offsets {} sizes {} does not start inside {} (dim {}: "
-                             "offset {}, size {} of {})",
-                             listStr(offsets), listStr(sizes), shapeStr(in), d, offsets[d],
-                             sizes[d], in[d]));
-        out.push(affine ? sizes[d] : std::min(sizes[d], in[d] - offsets[d]));
+    for (int d = 0; d < m_in[0].shape.rank(); ++d) {
+        if (sizes[d] <= 0)
+            fail(fmt::format("clipped slice sizes {} must be positive (dim {}: {})", listStr(sizes),
+                             d, sizes[d]));
+        out.push(sizes[d]);
     }
     return out;
 }

@@ -369,9 +369,6 @@ void FunctionVerifier::checkType(const Op& op) const {
     if (op.kind == OpKind::For) return checkLoop(op);
     if (op.kind == OpKind::Call) return; // against the callee: verifyModule
     if (hasAffineOffsets(op)) checkAffineView(op);
-    if (op.kind == OpKind::View && op.operands.size() == 1 && op.attrs.has("clip"))
-        fail(op, "'clip' cuts a view at the tensor's end in a loop's last iterations: it needs "
-                 "offsets that use an induction variable (such as [0, %i * 256])");
     const Type* declared = op.result != kNoId ? &m_f.type(op.result) : nullptr;
     try {
         inferResultType(m_f, op.kind, op.operands, op.attrs, declared);

@@ -8,87 +8,35 @@
 #include "compiler/passes/ExpandTiles.h"
 #include "compiler/passes/UnionFind.h"
 
-#include <unordered_set>
+#include <algorithm>
 
 namespace pto {
 namespace {
 
-// Rounds of splitting before partition-blocks is left to report what remains.
+// Rounds of splitting (each splits every cycle found) before partition-blocks is left to report
+// what remains.
 constexpr int kMaxRounds = 4;
 
 bool isCube(OpKind k) {
     return opInfo(k).cls == OpClass::Matmul;
 }
 
-// The GM tensor `op` writes (tstore, tscatter_add), or kNoId.
-ValueId gmWritten(const Op& op) {
-    const bool writes = op.kind == OpKind::TStore || op.kind == OpKind::TScatterAdd;
-    return writes ? op.operands.at(1) : kNoId;
-}
-
-// The ops of one vector chain that come after the cube: reached on chip from its reads (loads,
-// gathers) of `fromCube`.
-std::unordered_set<OpId> afterTheCube(const Function& tile, const TileChain& chain,
-                                      const std::unordered_set<ValueId>& fromCube) {
-    const std::unordered_set<OpId> in(chain.ops.begin(), chain.ops.end());
-    std::unordered_set<OpId> after;
-    // The chain's ops are in program order, and on-chip operands are produced earlier: one
-    // forward sweep reaches everything.
-    for (OpId id : chain.ops) {
-        const Op& op = tile.op(id);
-        bool reached = (op.kind == OpKind::TLoad || op.kind == OpKind::Gather) &&
-                       fromCube.count(op.operands.at(0));
-        for (ValueId v : op.operands) {
-            const Value& value = tile.value(v);
-            reached = reached || (value.def != kNoId && value.type.space != MemSpace::GM &&
-                                  in.count(value.def) && after.count(value.def));
-        }
-        if (reached) after.insert(id);
-    }
-    return after;
-}
-
-// afterTheCube of every vector chain of `cycle`, where `fromCube` grows to a fixed point: the
-// GM tensors the cube chains write, then those written by ops after the cube (the cube's
-// product may reach a chain through another vector chain and GM).
-std::vector<std::unordered_set<OpId>> opsAfterTheCube(const Function& tile,
-                                                      const std::vector<TileChain>& cycle) {
-    std::unordered_set<ValueId> fromCube;
-    for (const TileChain& chain : cycle)
-        if (chain.core == CoreType::AIC)
-            for (OpId id : chain.ops)
-                if (ValueId gm = gmWritten(tile.op(id)); gm != kNoId) fromCube.insert(gm);
-    std::vector<std::unordered_set<OpId>> after(cycle.size());
-    for (bool grew = true; grew;) {
-        grew = false;
-        for (size_t c = 0; c < cycle.size(); ++c) {
-            if (cycle[c].core != CoreType::AIV) continue;
-            after[c] = afterTheCube(tile, cycle[c], fromCube);
-            for (OpId id : after[c])
-                if (ValueId gm = gmWritten(tile.op(id)); gm != kNoId)
-                    grew = fromCube.insert(gm).second || grew;
-        }
-    }
-    return after;
-}
-
 } // namespace
 
-GmReads cubeRoundTripReads(const Function& tile, const std::vector<TileChain>& cycle) {
-    const std::vector<std::unordered_set<OpId>> afterOf = opsAfterTheCube(tile, cycle);
+GmReads cubeRoundTripReads(const Function& tile, const std::vector<std::vector<TileChain>>& cycles,
+                           uint32_t firstGroup) {
     GmReads reads;
-    for (const std::unordered_set<OpId>& after : afterOf) {
-        for (OpId id : after) {
-            const Op& op = tile.op(id);
-            for (ValueId v : op.operands) {
-                const Value& value = tile.value(v);
-                if (value.def == kNoId || value.type.space == MemSpace::GM ||
-                    after.count(value.def))
-                    continue;
-                if (value.origin != kNoId && op.parent != kNoId)
-                    reads.insert({value.origin, op.parent});
-            }
+    uint32_t group = firstGroup;
+    for (const std::vector<TileChain>& cycle : cycles) {
+        int top = 0;
+        for (const ClosingRead& r : closingReads(tile, cycle)) {
+            const ValueId origin = tile.value(r.operand).origin;
+            const OpId parent = tile.op(r.reader).parent;
+            if (origin != kNoId && parent != kNoId)
+                reads.emplace(std::pair(origin, parent), group + uint32_t(r.level));
+            top = std::max(top, r.level);
         }
+        group += uint32_t(top) + 1;
     }
     return reads;
 }
@@ -114,16 +62,36 @@ bool mayRoundTripThroughCube(const Function& tensor) {
             vector.unite(first, r);
         }
     }
-    for (const Op& mm : ops) {
-        if (!isCube(mm.kind) || mm.result == kNoId) continue;
-        std::unordered_set<uint32_t> before;
-        for (ValueId v : mm.operands)
-            if (const Op* p = tensor.producer(v); p && !isCube(p->kind))
-                before.insert(vector.find(p->id));
-        for (OpId r : readers[mm.result])
-            if (!isCube(ops[r].kind) && before.count(vector.find(r))) return true;
+    // The dataflow between vector groups and cube ops, a group being one node: a group that
+    // feeds the cube and reads back what it made — directly, through further matmuls (a
+    // projection of a projection) or through other groups — lies on a cycle of it.
+    auto node = [&](const Op& op) { return isCube(op.kind) ? op.id : OpId(vector.find(op.id)); };
+    std::vector<std::vector<OpId>> succ(ops.size());
+    std::vector<uint32_t> indegree(ops.size(), 0);
+    std::vector<bool> present(ops.size(), false);
+    for (const Op& op : ops) {
+        const OpId to = node(op);
+        present[to] = true;
+        for (ValueId v : op.operands)
+            if (const Op* p = tensor.producer(v); p && node(*p) != to) {
+                succ[node(*p)].push_back(to);
+                ++indegree[to];
+            }
     }
-    return false;
+    std::vector<OpId> ready; // Kahn's algorithm: what is left unvisited lies on a cycle
+    size_t nodes = 0, visited = 0;
+    for (OpId n = 0; n < ops.size(); ++n) {
+        nodes += present[n];
+        if (present[n] && indegree[n] == 0) ready.push_back(n);
+    }
+    while (!ready.empty()) {
+        const OpId n = ready.back();
+        ready.pop_back();
+        ++visited;
+        for (OpId to : succ[n])
+            if (--indegree[to] == 0) ready.push_back(to);
+    }
+    return visited != nodes;
 }
 
 Function expandTilesAvoidingCubeRoundTrips(const Function& tensor, const TargetInfo& target,
@@ -133,17 +101,19 @@ Function expandTilesAvoidingCubeRoundTrips(const Function& tensor, const TargetI
     GmReads reads;
     for (int round = 0; round < kMaxRounds; ++round) {
         Function probe = tile;
-        std::vector<TileChain> cycle;
+        std::vector<std::vector<TileChain>> cycles;
         try { // as partition-blocks will see it (insert-copies leaves expand-tiles' output as is)
             assignMemory(probe, target, file);
             eliminateDeadCode(probe);
-            cycle = mixedGmCycle(probe);
+            cycles = mixedGmCycles(probe);
         } catch (const CompileError&) {
             return tile; // the passes themselves report it
         }
-        if (cycle.empty()) return tile;
+        if (cycles.empty()) return tile;
         const size_t known = reads.size();
-        reads.merge(cubeRoundTripReads(probe, cycle));
+        uint32_t nextGroup = 0; // a round's groups are new: its readers share no earlier loads
+        for (const auto& [read, group] : reads) nextGroup = std::max(nextGroup, group + 1);
+        reads.merge(cubeRoundTripReads(probe, cycles, nextGroup)); // every cycle at once
         if (reads.size() == known) return tile; // nothing more to split: partition-blocks says why
         tile = expandTiles(tensor, target, file, reads);
     }

@@ -15,17 +15,18 @@
 
 namespace pto {
 
-// The reads that split the vector chains of `cycle` (mixedGmCycle of the Tile function `tile`,
-// after assign-memory): in each vector chain, the ops reached on chip from a tile loaded from
-// what the cycle's cube chains wrote — or what ops after the cube in another of its vector
-// chains wrote — come after the cube; every on-chip operand such an op reads from the chain's
-// other ops (a shared load included) becomes a GM read. Empty when no read can be mapped back.
-GmReads cubeRoundTripReads(const Function& tile, const std::vector<TileChain>& cycle);
+// The reads that split the vector chains of `cycles` (mixedGmCycles of the Tile function `tile`,
+// after assign-memory): each closing read (PartitionBlocks.h) — a vector op reading on chip an
+// operand from before a cube it comes after, a shared load included — becomes a GM read of
+// that operand's Tensor value by the op's Tensor op, in the split group of its cycle and level
+// (groups numbered from `firstGroup`). Empty when no read can be mapped back.
+GmReads cubeRoundTripReads(const Function& tile, const std::vector<std::vector<TileChain>>& cycles,
+                           uint32_t firstGroup = 0);
 
-// Whether some matmul of the Tensor function reads a value computed by vector ops that are
-// linked (through vector-op operands, or a value both read) to ops reading the matmul's
-// result: only then can a vector chain make a round trip through the cube, and
-// expandTilesAvoidingCubeRoundTrips needs to look.
+// Whether vector ops that are linked (through vector-op operands, or a value both read) feed
+// a matmul and read what it made, directly or through further matmuls and vector ops (the
+// residual add of `x → exp → matmul → matmul → add x`): only then can a vector chain make a
+// round trip through the cube, and expandTilesAvoidingCubeRoundTrips needs to look.
 bool mayRoundTripThroughCube(const Function& tensor);
 
 // expand-tiles, then — when the tiled program would put a vector chain on both sides of a cube

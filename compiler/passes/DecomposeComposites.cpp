@@ -302,17 +302,19 @@ void expandTranspose(Expansion& e, const Op& op) {
     e.finish(y);
 }
 
-// --- gather, topk and cumsum along axes expand-tiles does not lower in one step -------------
+// --- gather, topk, cumsum and scatter_add along axes expand-tiles does not lower in one step --
 //
 // expand-tiles lowers a gather along the second-last axis of a source of rank >= 2 by an index
-// of rank >= 1 (row gathers), and topk / cumsum along one of the last two axes. Every other
-// axis is rewritten here into those forms with reshapes and transposes, which are exact (they
-// move elements, never round), so the result is bit for bit the one the op defines; what they
-// cost is visible in the lowered program (docs/PASSES.md, "decompose-composites").
+// of rank >= 1 (row gathers), topk / cumsum along one of the last two axes, and scatter_add
+// into a rank-2 base along axis 0 (row scatters). Every other axis is rewritten here into
+// those forms with reshapes and transposes, which are exact (they move elements, never round),
+// so the result is bit for bit the one the op defines; what they cost is visible in the
+// lowered program (docs/PASSES.md, "decompose-composites").
 
 int indexAxisOf(const Function& f, const Op& op) {
     const int rank = f.type(op.operands[0]).shape.rank();
-    const int64_t axis = op.attrs.getInt("axis", op.kind == OpKind::Gather ? 0 : -1);
+    const bool first = op.kind == OpKind::Gather || op.kind == OpKind::ScatterAdd;
+    const int64_t axis = op.attrs.getInt("axis", first ? 0 : -1);
     return int(axis < 0 ? axis + rank : axis);
 }
 
@@ -333,14 +335,16 @@ bool runsAlongLastAxisAfterSwap(const Function& f, const Op& op, int a, int b) {
     return runsAlongLastAxis(op.kind, x, y);
 }
 
-// True when `op` is a gather, topk or cumsum that expand-tiles cannot lower as written. An axis
-// out of range is left alone: the verifier has reported it already.
+// True when `op` is a gather, topk, cumsum or scatter_add that expand-tiles cannot lower as
+// written. An axis out of range is left alone: the verifier has reported it already.
 bool needsIndexRewrite(const Function& f, const Op& op) {
-    if (op.kind != OpKind::Gather && op.kind != OpKind::TopK && op.kind != OpKind::CumSum)
+    if (op.kind != OpKind::Gather && op.kind != OpKind::TopK && op.kind != OpKind::CumSum &&
+        op.kind != OpKind::ScatterAdd)
         return false;
     const int rank = f.type(op.operands[0]).shape.rank();
     const int axis = indexAxisOf(f, op);
     if (rank == 0 || axis < 0 || axis >= rank) return false;
+    if (op.kind == OpKind::ScatterAdd) return rank != 2 || axis != 0;
     if (op.kind != OpKind::Gather)
         return axis + 2 < rank ||
                (axis == rank - 2 &&
@@ -448,9 +452,38 @@ void expandSliceGather(Expansion& e, const Op& op, int axis) {
     e.finish(reshapeTo(e, g, e.type(op.result).shape));
 }
 
+// scatter_add into a base [P..., N, T...] along the axis of N as a row scatter: the base and
+// the source [P..., I..., T...] each viewed as [P, L, T] (L = N or |I|) and brought to rows
+// [L, P·T] — a reshape when P is 1, the tile transpose of [P, L] when T is 1, else a transpose
+// keeping the last dim (a GM copy) and a reshape — then the row scatter by the index flattened
+// to [|I|] (a rank-0 one as [1]) and the same steps back. Each destination still gets its
+// contributions in index order.
+void expandAxisScatterAdd(Expansion& e, const Op& op, int axis) {
+    const Shape base = e.type(op.operands[0]).shape;
+    const int64_t n = base[axis];
+    const int64_t p = dimsOf(base, 0, axis).numel();
+    const int64_t t = dimsOf(base, axis + 1, base.rank()).numel();
+    const int64_t count = e.type(op.operands[1]).shape.numel();
+    auto toRows = [&](ValueId x, int64_t l) {
+        if (p == 1) return reshapeTo(e, x, Shape{l, t});
+        if (t == 1) return swapAxes(e, reshapeTo(e, x, Shape{p, l}), 0, 1);
+        return reshapeTo(e, swapAxes(e, reshapeTo(e, x, Shape{p, l, t}), 0, 1), Shape{l, p * t});
+    };
+    auto fromRows = [&](ValueId y) {
+        if (p == 1) return reshapeTo(e, y, base);
+        if (t == 1) return reshapeTo(e, swapAxes(e, y, 0, 1), base);
+        return reshapeTo(e, swapAxes(e, reshapeTo(e, y, Shape{n, p, t}), 0, 1), base);
+    };
+    const ValueId rows = toRows(op.operands[0], n);
+    const ValueId index = reshapeTo(e, op.operands[1], Shape{count});
+    const ValueId src = toRows(op.operands[2], count);
+    e.finish(fromRows(reissue(e, op, {rows, index, src}, 0, Shape{n, p * t})));
+}
+
 void expandIndexAxis(Expansion& e, const Op& op) {
     const int axis = indexAxisOf(e.fn(), op);
     const int rank = e.type(op.operands[0]).shape.rank();
+    if (op.kind == OpKind::ScatterAdd) return expandAxisScatterAdd(e, op, axis);
     if (op.kind != OpKind::Gather) return expandLineOp(e, op, axis);
     if (axis == rank - 1) return expandLastAxisGather(e, op);
     expandSliceGather(e, op, axis);

@@ -8,15 +8,18 @@
 #include "compiler/ir/Graph.h"
 #include "compiler/ir/Target.h"
 
-#include <set>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 
 namespace pto {
 
 // Tensor-level reads served from the value's GM home even when its producer computed the tile
-// on chip: (Tensor value, Tensor op reading it). CubeRoundTrips.h says when.
-using GmReads = std::set<std::pair<ValueId, OpId>>;
+// on chip: (Tensor value, Tensor op reading it) → its split group. Readers of one group share
+// these loads; readers of different groups never do (a load shared across the levels of a stack
+// of residual layers would join them on chip again). CubeRoundTrips.h says when.
+using GmReads = std::map<std::pair<ValueId, OpId>, uint32_t>;
 
 // Tensor → Tile. The result is a fresh function: arguments and gm_tensor results are GM,
 // every tile has space None (assign-memory places them), origin = the Tensor value it covers

@@ -472,7 +472,152 @@ BlockProgram buildProgram(Function tile, const Components& comps,
     return program;
 }
 
+// The GM tensor `op` writes (tstore, tscatter_add), or kNoId.
+ValueId gmWritten(const Op& op) {
+    const bool writes = op.kind == OpKind::TStore || op.kind == OpKind::TScatterAdd;
+    return writes ? op.operands.at(1) : kNoId;
+}
+
+// The level of every op of the cycle's chains (-1 for the others): how many times data reaching
+// it came back from the cube to the vector cores, over the on-chip and GM dataflow between the
+// chains (a vector op loading what a cube chain wrote is one level above that chain). A vector
+// op above the level of an on-chip operand is after a cube that its producer is before or
+// beside: a stack of residual layers puts each layer's add one level above the last.
+std::vector<int> cubeLevels(const Function& tile, const std::vector<TileChain>& cycle) {
+    std::vector<int> level(tile.ops().size(), -1);
+    std::vector<bool> onVector(tile.ops().size(), false);
+    for (const TileChain& chain : cycle)
+        for (OpId id : chain.ops) {
+            level[id] = 0;
+            onVector[id] = chain.core == CoreType::AIV;
+        }
+    struct Written {
+        int byVector = 0, byCube = -1; // the highest level of a write from each side
+    };
+    std::unordered_map<ValueId, Written> written; // GM tensor → its writes so far
+    // Program order: on-chip operands are produced, and GM tensors written, before they are read.
+    for (const Op& op : tile.ops()) {
+        if (level[op.id] < 0) continue;
+        int l = 0;
+        if (op.kind == OpKind::TLoad || op.kind == OpKind::Gather)
+            if (auto it = written.find(op.operands.at(0)); it != written.end())
+                l = std::max(it->second.byVector, it->second.byCube + (onVector[op.id] ? 1 : 0));
+        for (ValueId v : op.operands)
+            if (const Value& value = tile.value(v);
+                value.def != kNoId && value.type.space != MemSpace::GM && level[value.def] >= 0)
+                l = std::max(l, level[value.def]);
+        level[op.id] = l;
+        if (ValueId gm = gmWritten(op); gm != kNoId) {
+            int& side = onVector[op.id] ? written[gm].byVector : written[gm].byCube;
+            side = std::max(side, l);
+        }
+    }
+    return level;
+}
+
+// closingReads with the levels of cubeLevels.
+std::vector<ClosingRead> closingReadsAt(const Function& tile, const std::vector<TileChain>& cycle,
+                                        const std::vector<int>& level) {
+    std::vector<ClosingRead> reads;
+    for (const TileChain& chain : cycle) {
+        if (chain.core != CoreType::AIV) continue;
+        for (OpId id : chain.ops)
+            for (ValueId v : tile.op(id).operands)
+                if (const Value& value = tile.value(v); value.def != kNoId &&
+                                                        value.type.space != MemSpace::GM &&
+                                                        level[value.def] < level[id])
+                    reads.push_back({id, v, level[id]});
+    }
+    std::stable_sort(reads.begin(), reads.end(), [](const ClosingRead& a, const ClosingRead& b) {
+        return a.reader < b.reader;
+    });
+    return reads;
+}
+
+// Where the user wrote the op a tile op comes from: "5:8" (its kind may be a part of the
+// user's op: rms_norm's cast).
+std::string placeOf(const Op& op) {
+    return std::to_string(op.loc.line) + ":" + std::to_string(op.loc.col);
+}
+
+// The op that names a closing read's operand in messages: its producer when that computes, else
+// (a load shared by several ops) the first other op of the cycle reading it below the reader;
+// nullptr for a load no lower op shares (a read that splitting leaves as it is).
+const Op* sharerOf(const Function& tile, const ClosingRead& r, const std::vector<int>& level) {
+    const Op& def = tile.op(tile.value(r.operand).def);
+    if (def.kind != OpKind::TLoad && def.kind != OpKind::Gather) return &def;
+    for (const Op& op : tile.ops()) {
+        if (op.id == r.reader || level[op.id] < 0 || level[op.id] >= level[r.reader]) continue;
+        if (std::find(op.operands.begin(), op.operands.end(), r.operand) != op.operands.end())
+            return &op;
+    }
+    return nullptr;
+}
+
+// The first op that computes in the cycle's cube chains (a matmul), or kNoId.
+OpId firstCubeOp(const Function& tile, const std::vector<TileChain>& cycle) {
+    OpId first = kNoId;
+    for (const TileChain& chain : cycle) {
+        if (chain.core != CoreType::AIC) continue;
+        for (OpId id : chain.ops)
+            if (const OpKind k = tile.op(id).kind;
+                k != OpKind::TLoad && k != OpKind::TStore && k != OpKind::TMove) {
+                first = std::min(first, id);
+                break;
+            }
+    }
+    return first;
+}
+
+// Throws the error of a mixed cycle at the first op whose on-chip read closes it (the op to
+// change), naming the op it shares tiles with and the cube between them; returns when no read
+// closes it.
+void throwClosingRead(const Function& tile, const std::vector<TileChain>& cycle) {
+    const std::vector<int> level = cubeLevels(tile, cycle);
+    for (const ClosingRead& r : closingReadsAt(tile, cycle, level)) {
+        const Op* sharer = sharerOf(tile, r, level);
+        if (!sharer) continue;
+        const Op& def = tile.op(tile.value(r.operand).def);
+        const bool load = def.kind == OpKind::TLoad || def.kind == OpKind::Gather;
+        const std::string value = load ? valueName(tile, def.operands.at(0)) : "that value";
+        const std::string at = placeOf(tile.op(r.reader)), other = placeOf(*sharer);
+        const std::string what =
+            load ? "the tiles of " + value + " that the op at " + other + " reads too"
+                 : "what the op at " + other + " computed";
+        const OpId cube = firstCubeOp(tile, cycle);
+        const std::string toCube = cube == kNoId
+                                       ? "the cube"
+                                       : "the cube (" + std::string(opName(tile.op(cube).kind)) +
+                                             " at " + placeOf(tile.op(cube)) + ")";
+        throw CompileError({}, tile.op(r.reader).loc,
+                           "the op at " + at + " reads on chip " + what +
+                               ", but the tile chain of the op at " + other + " feeds " + toCube +
+                               " and the op at " + at +
+                               " reads what the cube made: one vector "
+                               "task would both feed a cube task and wait for it (a cycle of GM "
+                               "dependencies); give the ops at " +
+                               at + " and " + other +
+                               " different vec_tiles (a per-op {vec_tile = [...]} on each) so "
+                               "that the one at " +
+                               at + " reads " + value + " from GM");
+    }
+}
+
+// The chains of the components `members`.
+std::vector<TileChain> chainsOf(const Components& comps, const std::vector<uint32_t>& members) {
+    std::vector<TileChain> chains;
+    for (uint32_t c : members)
+        chains.push_back(
+            {comps.core[c], std::vector<OpId>(comps.ops.begin() + comps.start[c],
+                                              comps.ops.begin() + comps.start[c + 1])});
+    return chains;
+}
+
 } // namespace
+
+std::vector<ClosingRead> closingReads(const Function& tile, const std::vector<TileChain>& cycle) {
+    return closingReadsAt(tile, cycle, cubeLevels(tile, cycle));
+}
 
 bool mayHaveMixedGmCycle(const Function& tile) {
     UnionFind uf = onChipDataflow(tile); // expand-tiles' output: tiles have no space yet
@@ -518,23 +663,23 @@ bool mayHaveMixedGmCycle(const Function& tile) {
     return false;
 }
 
-std::vector<TileChain> mixedGmCycle(Function& tile) {
+std::vector<std::vector<TileChain>> mixedGmCycles(Function& tile) {
     auto [comps, deps] = mergedComponents(tile);
-    std::vector<std::vector<uint32_t>> cycles = gmCycles(comps.count(), deps);
-    if (cycles.empty()) return {};
-    std::vector<TileChain> chains;
-    for (uint32_t c : cycles.front())
-        chains.push_back(
-            {comps.core[c], std::vector<OpId>(comps.ops.begin() + comps.start[c],
-                                              comps.ops.begin() + comps.start[c + 1])});
-    return chains;
+    std::vector<std::vector<TileChain>> out;
+    for (const std::vector<uint32_t>& cycle : gmCycles(comps.count(), deps))
+        out.push_back(chainsOf(comps, cycle));
+    return out;
 }
 
 BlockProgram partitionBlocks(Function tile, const PartitionOptions& opts,
                              const std::optional<IterationPacking>& iterations) {
     auto [comps, deps] = mergedComponents(tile);
     std::optional<std::vector<uint32_t>> depth = gmDepths(deps, comps.count());
-    if (!depth) componentDeps(tile, comps, true); // throws the cycle's error
+    if (!depth) { // a cycle mixing AIC and AIV work (the others are merged): throw its error
+        for (const std::vector<uint32_t>& cycle : gmCycles(comps.count(), deps))
+            throwClosingRead(tile, chainsOf(comps, cycle));
+        componentDeps(tile, comps, true);
+    }
     const std::vector<uint32_t> group = isomorphicGroups(tile, comps);
     const std::vector<PendingBlock> pending =
         planBlocks(tile, comps, group, *depth, opts, iterations);

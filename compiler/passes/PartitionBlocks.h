@@ -34,7 +34,8 @@ struct PartitionOptions {
 // components at the same depth of the GM dependency graph are packed together. Components on a
 // cycle of GM dependencies (a value leaves one chain through GM and a result computed from it
 // comes back, e.g. ops with different vec_tiles) are merged into one component first, whose
-// ops run in program order (order-instructions); a cycle between AIC and AIV work stays an error.
+// ops run in program order (order-instructions); a cycle between AIC and AIV work stays an error,
+// reported at the vector op whose on-chip read closes it (closingReads below).
 // Blocks are ordered by that depth, then by first op, and named <function>_<aic|aiv>_<n>; the items
 // of each block are its ops, component by component, in program order. GM declarations belong to no
 // block. With `iterations` (and auto packing), a bucket made of one component per lane and
@@ -54,12 +55,27 @@ struct TileChain {
     std::vector<OpId> ops;
 };
 
-// The components on a cycle of GM dependencies that mixes AIC and AIV work — the cycle
-// partition-blocks rejects (one-core cycles it merges) — or nothing. `tile` as partition-blocks
+// The cycles of GM dependencies that mix AIC and AIV work — the cycles partition-blocks rejects
+// (one-core cycles it merges) — each as its components, or nothing. `tile` as partition-blocks
 // takes it (after assign-memory); it is given back unchanged.
-std::vector<TileChain> mixedGmCycle(Function& tile);
+std::vector<std::vector<TileChain>> mixedGmCycles(Function& tile);
 
-// A quick filter for mixedGmCycle on expand-tiles' output (no spaces assigned yet): false when
+// An on-chip read that closes a mixed cycle. Every op of the cycle has a level: the most times
+// data reaching it came back from the cycle's cube chains to the vector cores (through GM,
+// directly or through other chains). The vector op `reader` reads `operand` on chip from a
+// lower level — a shared load, or an op before a cube that the reader comes after — so one
+// vector task would both feed the cube task and wait for it. Reading the operand from GM
+// instead splits the cycle there.
+struct ClosingRead {
+    OpId reader = kNoId;
+    ValueId operand = kNoId;
+    int level = 0; // the reader's
+};
+
+// The closing reads of `cycle` (one of mixedGmCycles), in program order of their readers.
+std::vector<ClosingRead> closingReads(const Function& tile, const std::vector<TileChain>& cycle);
+
+// A quick filter for mixedGmCycles on expand-tiles' output (no spaces assigned yet): false when
 // no cycle of read-after-write GM dependencies between its on-chip components mixes cube and
 // vector work (regions and order aside; write-after-read is left out, so a rare cycle through
 // one may pass unseen and partition-blocks reports it as before).

@@ -20,8 +20,8 @@ void expandScatterAdd(Ctx& c, const Op& op) {
     const int64_t axis = op.attrs.getInt("axis", 0);
     if (bt.shape.rank() != 2 || axis != 0)
         c.shapes.fail(op, fmt::format("lowers only row scatters: a rank-2 base along axis 0, "
-                                      "found {} along axis {} by {} (reshape the base to [rows, "
-                                      "cols] first)",
+                                      "found {} along axis {} by {} (decompose-composites "
+                                      "rewrites every other base and axis into one: run it first)",
                                       typeRef(bt), axis, typeRef(it)));
     const Provenance from = provenanceOf(op);
     const ValueId gm = c.values.destinationOf(op.result, from);

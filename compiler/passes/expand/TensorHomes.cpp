@@ -114,7 +114,7 @@ ValueId TensorHomes::homeTile(ValueId v, const Region& region, Provenance from) 
 }
 
 ValueId TensorHomes::splitTile(ValueId v, const Region& region, Provenance from) {
-    auto& loads = m_tiles[v].splitLoads;
+    auto& loads = m_tiles[v].splitLoads[m_gmReads.at({v, from.parent})];
     if (auto it = loads.find(region); it != loads.end()) return it->second;
     const Home home = materialise(v);
     const ValueId tile = loadFresh(v, home, region, from);

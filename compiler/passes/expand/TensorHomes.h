@@ -36,7 +36,8 @@ struct TensorTiles {
     std::vector<std::pair<Region, ValueId>> produced;           // computed on chip, in order
     std::unordered_map<Region, ValueId, RegionHash> producedAt; // the same, by region
     std::unordered_map<Region, ValueId, RegionHash> loaded;     // shared loads from the home
-    std::unordered_map<Region, ValueId, RegionHash> splitLoads; // the same for GmReads readers
+    // the same for GmReads readers, by their split group
+    std::unordered_map<uint32_t, std::unordered_map<Region, ValueId, RegionHash>> splitLoads;
     std::optional<Home> home;
 };
 
@@ -64,8 +65,9 @@ public:
     // when v's producer computed that tile on chip.
     ValueId homeTile(ValueId v, const Region& region, Provenance from);
     // The load of `region` from v's home for a reader that GmReads splits from v's chain: shared
-    // only with other such readers, since a load shared with the chain (an argument's index
-    // tile read by a gather before a matmul and a scatter after it) would join them again.
+    // only with other such readers of its split group, since a load shared with the chain (an
+    // argument's index tile read by a gather before a matmul and a scatter after it) would join
+    // them again.
     ValueId splitTile(ValueId v, const Region& region, Provenance from);
     // The tile v's producer computed for exactly `region`, or kNoId.
     ValueId producedTile(ValueId v, const Region& region) const {

@@ -12,7 +12,9 @@ source and along axis 1 of a rank-3 one.
 Every axis: topk, cumsum and gather on sources of rank 1-4 with odd sizes along a random axis,
 spelled negative half the time (the rewrites of decompose-composites), bit for bit as above.
 scatter_add: random bases, sources and 1-D / 2-D indices with many duplicates against
-torch.index_add in the same dtype — bit for bit (contributions in index order, each rounded once).
+torch.index_add in the same dtype — bit for bit (contributions in index order, each rounded once);
+and into bases of rank 1-4 along every axis but a rank-2 base's first (SCATTER_AXES and random
+ones: the rewrites of decompose-composites, once refused), f32 / f16 / i32, also bit for bit.
 cumsum: along either of the last two axes, f32 / f16 / i32, bit for bit against NumPy's
 sequential f32 add.accumulate, and within the documented bound of torch.cumsum (which sums in
 f64 on the CPU): |ours - torch| <= n * 2^-24 * sum|x| + one rounding of the output dtype.
@@ -238,6 +240,44 @@ def scatter_add_case(rng, pto, tmp):
     return f"scatter_add {[rows, cols]} by {idx_shape} {dt}", [] if ok else ["differs from torch"]
 
 
+# scatter_add along the axes expand-tiles does not lower as written: (base shape, axis, index
+# shape). [20, 33] along axis 1 was refused with the advice to reshape the base, which cannot
+# turn a column scatter into a row scatter.
+SCATTER_AXES = [([20, 33], 1, [5]), ([33, 20], -1, [40]), ([7], 0, [9]), ([7], -1, []),
+                ([3, 4, 5], 0, [6]), ([3, 4, 5], 1, [2, 3])]
+
+
+def scatter_add_along(rng, pto, tmp, shape, spelled, idx_shape):
+    axis = spelled % len(shape)
+    dt = str(rng.choice(["f32", "f16", "i32"]))
+    src_shape = shape[:axis] + idx_shape + shape[axis + 1:]
+    draw = (lambda s: rng.integers(-50, 50, size=s)) if dt == "i32" else rng.standard_normal
+    base, src = draw(shape).astype(DTYPES[dt]), draw(src_shape).astype(DTYPES[dt])
+    idx = rng.integers(0, shape[axis] // 3 + 1, size=idx_shape).astype(np.int32)  # duplicates
+    text = (f"func @s(%b: {ptype(shape, dt)}, %i: {ptype(idx_shape, 'i32')}, "
+            f"%x: {ptype(src_shape, dt)}) -> {ptype(shape, dt)} {{\n"
+            f"  %y = scatter_add %b, %i, %x {{axis = {spelled}}}\n  return %y\n}}\n")
+    got = run_pto(pto, text, [base, idx, src], tmp)["y"]
+    flat = torch.from_numpy(idx.astype(np.int64)).flatten()
+    rows = torch.from_numpy(src).reshape(shape[:axis] + [flat.numel()] + shape[axis + 1:])
+    want = torch.index_add(torch.from_numpy(base), axis, flat, rows).numpy()
+    ok = bits_equal(got, want)
+    return (f"scatter_add {shape} axis={spelled} by {idx_shape} {dt}",
+            [] if ok else ["differs from torch index_add"])
+
+
+def scatter_add_any_axis_case(rng, pto, tmp):
+    while True:
+        shape = odd_shape(rng, int(rng.integers(1, 5)), small=6, large=30)
+        axis, spelled = random_axis(rng, len(shape))
+        if len(shape) != 2 or axis != 0:
+            break
+    idx_shape = [int(rng.integers(1, 6)) for _ in range(int(rng.integers(0, 3)))]
+    if len(shape) + len(idx_shape) - 1 > 6:
+        idx_shape = idx_shape[:1]
+    return scatter_add_along(rng, pto, tmp, shape, spelled, idx_shape)
+
+
 def run_random_cumsum(rng, pto, tmp, shape, axis_spelled):
     """cumsum of random f32/f16/i32 values along an axis through `pto run`: (dtype, x, result)."""
     dt = str(rng.choice(["f32", "f16", "i32"]))
@@ -314,6 +354,9 @@ def main():
     ap.add_argument("--axis-cases", type=int, default=36,
                     help="topk, cumsum and gather of rank 1-4 along a random axis, negative half "
                          "the time")
+    ap.add_argument("--scatter-cases", type=int, default=12,
+                    help="scatter_add into bases of rank 1-4 along a random axis other than a "
+                         "rank-2 base's first, negative half the time")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     failed = 0
@@ -345,7 +388,19 @@ def main():
             for p in problems:
                 print(f"FAIL {name}: {p}")
             failed += bool(problems)
-    total = a.cases + a.more_cases + a.axis_cases + len(LONG_LINES)
+        scatter_rng = np.random.default_rng(a.seed + 3)
+        scatters = [lambda spec=spec: scatter_add_along(scatter_rng, a.pto, tmp, *spec)
+                    for spec in SCATTER_AXES]
+        scatters += [lambda: scatter_add_any_axis_case(scatter_rng, a.pto, tmp)] * a.scatter_cases
+        for case in scatters:
+            try:
+                name, problems = case()
+            except RuntimeError as e:  # refused: print it, count it, go on
+                name, problems = "scatter_add", [str(e)]
+            for p in problems:
+                print(f"FAIL {name}: {p}")
+            failed += bool(problems)
+    total = a.cases + a.more_cases + a.axis_cases + len(LONG_LINES) + len(scatters)
     print(f"{total - failed}/{total} cases agree with PyTorch")
     print("covered: " + ", ".join(sorted(covered)))
     missing = sorted(COVERAGE - covered)
