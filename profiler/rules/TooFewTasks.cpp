@@ -16,29 +16,45 @@ struct CoreWork {
         double cycles = 0;
         /// A loop-carried task's most pieces (TaskRun::carriedRows); 0: any number.
         std::int64_t mostPieces = 0;
+        /// Its chains once each has an input of its own (TaskRun::carriedChains; 0: unknown).
+        std::int64_t chainsApart = 0;
         const TaskRun* task = nullptr;
+        /// The most pieces, with the chains given inputs of their own when `apart`; 0: any.
+        std::int64_t most(bool apart) const {
+            return apart && mostPieces > 0 ? std::max(mostPieces, chainsApart) : mostPieces;
+        }
     };
     double busy = 0, fixed = 0;
     int fillTransfers = 0, drainTransfers = 0;
     std::vector<Part> parts;
     double variable() const { return std::max(0.0, busy - fixed); }
-    /// The variable part once every task is cut into up to `pieces` pieces, as its chains allow.
-    double variableIn(int pieces) const {
+    /// The variable part once every task is cut into up to `pieces` pieces, as its chains allow
+    /// (`apart`: once chains that share an input have one each).
+    double variableIn(int pieces, bool apart) const {
         double total = 0, cut = 0;
         for (const Part& part : parts) {
             total += part.cycles;
-            const std::int64_t most =
-                part.mostPieces > 0 ? std::min<std::int64_t>(pieces, part.mostPieces) : pieces;
-            cut += part.cycles / double(most);
+            const std::int64_t most = part.most(apart);
+            cut += part.cycles / double(most > 0 ? std::min<std::int64_t>(pieces, most) : pieces);
         }
         return total > 0 ? variable() * cut / total : variable() / pieces;
     }
     /// The biggest part a split into `pieces` cannot cut that far (a loop-carried chain), or
     /// nullptr.
-    const Part* limitedAt(int pieces) const {
+    const Part* limitedAt(int pieces, bool apart) const {
         const Part* biggest = nullptr;
         for (const Part& part : parts)
-            if (part.mostPieces > 0 && part.mostPieces < pieces &&
+            if (part.most(apart) > 0 && part.most(apart) < pieces &&
+                (!biggest || part.cycles > biggest->cycles))
+                biggest = &part;
+        return biggest;
+    }
+    /// The biggest part whose chains share an input, so that the compiler keeps more of them in
+    /// one task than a tiling can cut apart; nullptr if none.
+    const Part* sharingChains() const {
+        const Part* biggest = nullptr;
+        for (const Part& part : parts)
+            if (part.mostPieces > 0 && part.chainsApart > part.mostPieces &&
                 (!biggest || part.cycles > biggest->cycles))
                 biggest = &part;
         return biggest;
@@ -62,7 +78,8 @@ CoreWork busiestCoreWork(const Profile& p, const TypeBalance& b) {
         w.fixed += fixed;
         w.fillTransfers += t.fillTransfers;
         w.drainTransfers += t.drainTransfers;
-        w.parts.push_back({std::max(0.0, double(t.duration()) - fixed), t.carriedRows, &t});
+        w.parts.push_back(
+            {std::max(0.0, double(t.duration()) - fixed), t.carriedRows, t.carriedChains, &t});
     }
     w.fixed = std::min(w.fixed, w.busy);
     return w;
@@ -81,22 +98,32 @@ double bandwidthFloor(const Profile& p, const TypeBalance& b) {
 // gain only if the pieces divide the work evenly, which whole tiles of legal shapes rarely do
 // (samples/matmul.pto: 16 output blocks on 24 AICs, no tiling of 145 gained more than 0.8 %):
 // they count in the range's high end only.
+// `apart`: the split needs chains that share an input to get one each (a change to the program).
 struct Split {
     int pieces = 1;
     double time = 0; ///< the busiest core's busy time after the split
+    bool apart = false;
 };
 
-Split bestSplit(const TypeBalance& b, const CoreWork& w, double floor) {
-    Split best{1, w.busy};
+Split bestSplit(const TypeBalance& b, const CoreWork& w, double floor, bool apart) {
+    Split best{1, w.busy, apart};
     for (int k = 2; k * b.used <= b.available; ++k) {
-        double time = std::max(w.fixed + w.variableIn(k), floor);
-        if (time < best.time) best = {k, time};
+        double time = std::max(w.fixed + w.variableIn(k, apart), floor);
+        if (time < best.time) best = {k, time, apart};
     }
     return best;
 }
 
 std::string splitEvidence(const Profile& p, const TypeBalance& b, const CoreWork& w,
                           const Split& s) {
+    if (const CoreWork::Part* sharing = w.sharingChains(); s.apart && sharing)
+        return fmt::format("task {} ({}) holds {} chains that each carry a value from one "
+                           "iteration of its loop to the next and share an input (an initial "
+                           "fill, a loaded tile), so the compiler keeps them in one task; with "
+                           "an input each, the best split in one round is {} pieces per task: {} "
+                           "per core",
+                           sharing->task->name, cyclesText(p, sharing->cycles),
+                           sharing->chainsApart, s.pieces, cyclesText(p, s.time));
     if (const TaskRun* chain = w.singleChain(); s.pieces == 1 && chain) {
         if (chain->carriedChains > 1)
             return fmt::format("task {} ({} of the busiest core's {}) holds {} chains that each "
@@ -117,7 +144,7 @@ std::string splitEvidence(const Profile& p, const TypeBalance& b, const CoreWork
                            "the tiles divide the work more finely and evenly",
                            b.available, 2 * b.used, cyclesText(p, 2 * (w.fixed + w.variable() / 2)),
                            w.busy);
-    if (const CoreWork::Part* chain = w.limitedAt(s.pieces))
+    if (const CoreWork::Part* chain = w.limitedAt(s.pieces, s.apart))
         return fmt::format(
             "best split in one round: up to {} pieces per task, as far as the work allows — task "
             "{} ({}) is chains that carry a value from each iteration of its loop to the next and "
@@ -131,6 +158,12 @@ std::string splitEvidence(const Profile& p, const TypeBalance& b, const CoreWork
 }
 
 std::string adviceFor(const Profile& p, const Split& s, const CoreWork& w) {
+    if (const CoreWork::Part* sharing = w.sharingChains(); s.apart && sharing)
+        return fmt::format("give each of the {} chains of task {} an input of its own (one initial "
+                           "fill per chain, not one shared): the compiler then makes them tasks of "
+                           "their own ({} pieces per task) — a change to the program; neither "
+                           "--tiles-per-task nor smaller tiles cut them apart",
+                           sharing->chainsApart, sharing->task->name, s.pieces);
     if (const TaskRun* chain = w.singleChain(); s.pieces == 1 && chain) {
         if (chain->carriedChains > 1)
             return fmt::format("give each of its {} chains an input of its own (one initial fill "
@@ -169,7 +202,13 @@ void ruleTooFewTasks(const Profile& p, std::vector<Finding>& out) {
         double high = std::min(w.variable() * (1.0 - double(b.used) / b.available),
                                std::max(0.0, w.busy - floor));
         if (high <= 0 || high < 0.05 * double(p.model.totalCycles)) continue;
-        const Split s = bestSplit(b, w, floor);
+        // With the knobs as they are; and, when chains share an input, with one input each (the
+        // change the finding then names, if it gains 5 % of the run more).
+        Split s = bestSplit(b, w, floor, false);
+        if (w.sharingChains()) {
+            const Split apart = bestSplit(b, w, floor, true);
+            if (apart.time < s.time - 0.05 * double(p.model.totalCycles)) s = apart;
+        }
         double expected = w.busy - s.time;
         Finding f;
         f.rule = "too_few_tasks";

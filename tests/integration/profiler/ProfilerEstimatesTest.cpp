@@ -191,9 +191,6 @@ TEST_F(ProfilerEstimates, TooFewTasksOnOneRowRunningMaximaNamesNoTiling) {
     EXPECT_NE(f->advice.find("flash decoding"), std::string::npos) << f->advice;
 }
 
-// The same four maxima as one task: they share their initial fill, so the compiler keeps them
-// together. The advice names the change that pays (a fill per chain), and its gain lies in the
-// range.
 // Four one-row running maxima in one function, from their own inputs; `fills` initial values
 // (1: all four start from one fill).
 std::string rowMaxima(int fills) {
@@ -215,6 +212,10 @@ std::string rowMaxima(int fills) {
     return text + "    yield %a1, %b1, %c1, %d1\n  }\n  return %r#0, %r#1, %r#2, %r#3\n}\n";
 }
 
+// The same four maxima as one task: they share their initial fill, so the compiler keeps them
+// together. The advice names the change that pays (a fill per chain) and estimates its gain
+// (47 687 cycles against 48 000 for real); before, it said "4 pieces per task" by smaller tiles
+// or --tiles-per-task, which change nothing.
 TEST_F(ProfilerEstimates, TooFewTasksOnChainsSharingAFillNamesAFillPerChain) {
     const std::string shared = rowMaxima(1), own = rowMaxima(4);
     auto p = profileOf("shared", {.program = shared, .level = sim::TraceLevel::Instructions});
@@ -226,6 +227,8 @@ TEST_F(ProfilerEstimates, TooFewTasksOnChainsSharingAFillNamesAFillPerChain) {
             cyclesOf("own", {.program = own, .level = sim::TraceLevel::Tasks, .timingOnly = true}));
     EXPECT_GT(real, 0.3 * double(p.model.totalCycles)); // the fills apart: tasks of their own
     expectInRange(*f, real, p);
+    expectSeverityFits(*f, real, p);
+    EXPECT_GT(f->gainCycles, 0.5 * real); // the change it names is what it estimates
     EXPECT_NE(f->advice.find("one initial fill per chain"), std::string::npos) << f->advice;
 }
 
