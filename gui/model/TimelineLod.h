@@ -41,10 +41,11 @@ struct TimelineLod {
         if (!instrId || *instrId < 0 || std::size_t(*instrId) >= opByInstr.size()) return -1;
         return opByInstr[std::size_t(*instrId)];
     }
-    /// The key opByInstr holds for `op` (a program op); -1 when no instruction ran it.
+    /// The key opByInstr holds for `op` (a program op); -1 when no instruction ran it. A
+    /// program argument (a negative node id) runs none: its id must not read as a body op's key.
     std::int32_t keyOf(const NodeKey& op) const {
         if (!op.valid()) return -1;
-        if (op.stageId == rootStage) return static_cast<std::int32_t>(op.id);
+        if (op.stageId == rootStage) return op.id >= 0 ? static_cast<std::int32_t>(op.id) : -1;
         const auto it = std::lower_bound(bodyOps.begin(), bodyOps.end(), op);
         return it == bodyOps.end() || *it != op
                    ? -1

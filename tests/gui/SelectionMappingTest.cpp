@@ -231,6 +231,30 @@ TEST(SelectionMapping, ALoopBodyOpSelectsItsOwnTilesSlicesAndRow) {
               QStringLiteral("exp %p in kv"));
 }
 
+// Program arguments have negative node ids (%q is -1, %k -2, %v -3), and the timeline keyed loop
+// body op i as -2 - i: selecting %k outlined the slices of the first body op (found by
+// helper-99's review). An argument runs no instruction: nothing is highlighted.
+TEST(SelectionMapping, AProgramArgumentHighlightsNoSlice) {
+    LoopStudio s;
+    const std::int64_t parsed = test::sqlInt(s.reader(), "SELECT min(id) FROM stage");
+    const std::int64_t arg = test::sqlInt(
+        s.reader(),
+        fmt::format("SELECT id FROM node WHERE stage_id = {} AND kind = 'arg' AND id < -1 "
+                    "ORDER BY id DESC LIMIT 1",
+                    parsed));
+    ASSERT_LT(arg, -1);
+    s.context.selection().select(EntityRef::node(parsed, arg));
+    s.settle();
+    std::set<std::string> ops;
+    for (const auto& [instr, op] : s.opOfInstr()) ops.insert(op);
+    ASSERT_GT(ops.size(), 3u);
+    for (const std::string& op : ops) { // around a slice of every op of the program
+        const std::set<std::int64_t> slices = s.slicesOf(op);
+        if (slices.empty()) continue;
+        EXPECT_TRUE(s.highlightedAround(*slices.begin()).empty()) << "slices of " << op;
+    }
+}
+
 // A click on the op table's row "exp %p in kv" selects the body op (its first copy): the graph
 // jumped to `%qk_ws gm_tensor` and kept naming the previously selected node, and the slice
 // details kept the previous slice. Now the graph shows a tile op of `exp %p` and names it, the
