@@ -65,6 +65,11 @@ public:
     NodeKey programOpOf(const EntityRef& ref);
     NodeKey programOpOfNode(std::int64_t stageId, std::int64_t nodeId);
     NodeKey programOpOfInstr(std::int64_t instrId);
+    /// The Tensor op (a node of rootStage()) a node comes from: for a copy of a loop's body, the
+    /// loop's `for`; -1 when none.
+    std::int64_t rootOpOf(const NodeKey& node) {
+        return m_provenance.rootOf(node.stageId, node.id);
+    }
     /// "exp %p" (kind and name) of a node, "" when the trace has no such node.
     std::string opText(const NodeKey& node) const;
 

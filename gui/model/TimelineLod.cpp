@@ -134,6 +134,7 @@ void readInstrOps(const std::filesystem::path& path, CancelToken& cancel, Timeli
     for (const auto& [op, met] : bodyIndex) {
         keyOfMet[std::size_t(met)] = -2 - std::int32_t(lod.bodyOps.size());
         lod.bodyOps.push_back(op);
+        lod.loopOfBody.push_back(links.rootOpOf(op));
     }
     for (std::int32_t& key : ops)
         if (key <= -2) key = keyOfMet[std::size_t(-2 - key)];

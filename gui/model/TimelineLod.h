@@ -34,6 +34,7 @@ struct TimelineLod {
     std::vector<std::int32_t> opByInstr;
     std::int64_t rootStage = -1;  ///< the stage of the Tensor ops
     std::vector<NodeKey> bodyOps; ///< loop body ops that ran (their first copies), ascending
+    std::vector<std::int64_t> loopOfBody; ///< per body op, its loop (a `for` of rootStage)
     std::int64_t slicesScanned = 0;
     double seconds = 0; ///< wall time of the build
 
@@ -50,6 +51,17 @@ struct TimelineLod {
         return it == bodyOps.end() || *it != op
                    ? -1
                    : static_cast<std::int32_t>(-2 - (it - bodyOps.begin()));
+    }
+    /// The keys of `op`'s slices, ascending: its own, or for a loop every key of its body ops
+    /// (its instructions are theirs). Empty when no instruction ran it.
+    std::vector<std::int32_t> keysOf(const NodeKey& op) const {
+        std::vector<std::int32_t> keys;
+        if (op.valid() && op.stageId == rootStage)
+            for (std::size_t i = 0; i < loopOfBody.size(); ++i)
+                if (loopOfBody[i] == op.id) keys.push_back(-2 - std::int32_t(i));
+        if (const std::int32_t own = keyOf(op); own != -1) keys.push_back(own);
+        std::sort(keys.begin(), keys.end());
+        return keys;
     }
     const LodPyramid* pyramid(std::int64_t trackId) const {
         auto it = pyramids.find(trackId);

@@ -72,7 +72,7 @@ void TimelineCanvas::reset(std::unordered_map<std::int64_t, QString> names, doub
     m_flows.clear();
     m_area = {};
     m_frame.selectedSlice = -1;
-    m_frame.highlightedOp = -1;
+    m_frame.highlightedOps.clear();
     m_highlightedOp = {};
     m_layout.scrollY = 0;
     m_viewport.setWidth(timeWidth());
@@ -96,7 +96,7 @@ QString TimelineCanvas::timeUnit() const {
 
 void TimelineCanvas::setLod(std::shared_ptr<const TimelineLod> lod) {
     m_lod = std::move(lod);
-    m_frame.highlightedOp = m_lod ? m_lod->keyOf(m_highlightedOp) : -1;
+    m_frame.highlightedOps = m_lod ? m_lod->keysOf(m_highlightedOp) : std::vector<std::int32_t>{};
     update();
 }
 
@@ -112,7 +112,7 @@ void TimelineCanvas::setSelectedSlice(std::int64_t sliceId) {
 
 void TimelineCanvas::setHighlightedOp(const NodeKey& op) {
     m_highlightedOp = op;
-    m_frame.highlightedOp = m_lod ? m_lod->keyOf(op) : -1;
+    m_frame.highlightedOps = m_lod ? m_lod->keysOf(op) : std::vector<std::int32_t>{};
     update();
 }
 

@@ -135,7 +135,7 @@ void TimelinePainter::drawSlices(const QRect& lane, std::span<const TimelineSlic
         const double x1 = std::min(right, xOf(double(s.end())));
         const std::int32_t op = m_frame.lod ? m_frame.lod->opOf(s.instrId) : -1;
         const QColor colour = sliceColour(s.nameId, op, s.category, pipe);
-        const bool highlighted = m_frame.highlightedOp != -1 && op == m_frame.highlightedOp;
+        const bool highlighted = m_frame.highlights(op);
         if (highlighted) {
             ++m_stats.highlighted;
             m_stats.highlightedSlices.push_back(s.id);
@@ -245,8 +245,7 @@ void TimelinePainter::drawBuckets(const QRect& lane, const LodPyramid& pyramid,
                     sliceColour(best->nameId, best->opId, TimelineSlice::Category::Instr, pipe)
                         .rgb();
             }
-            const bool highlighted =
-                m_frame.highlightedOp != -1 && best->opId == m_frame.highlightedOp;
+            const bool highlighted = m_frame.highlights(best->opId);
             busy = highlighted ? QColor(lastColour).darker(150).rgb() : lastColour;
         }
         strips[std::size_t(x)] = stripColumn(column, busy, background, strip.height());

@@ -2,6 +2,8 @@
 // level-of-detail blocks with counts), counter lanes and query lanes.
 #pragma once
 
+#include <algorithm>
+
 #include "gui/model/LodPyramid.h"
 #include "gui/model/TimelineSliceCache.h"
 
@@ -35,7 +37,11 @@ struct TimelineFrame {
     const TimelineLod* lod = nullptr;
     const std::unordered_map<std::int64_t, QString>* names = nullptr;
     TimelineColouring colouring = TimelineColouring::ByTensorOp;
-    std::int64_t highlightedOp = -1; ///< TimelineLod::keyOf the highlighted op, -1: none
+    /// TimelineLod::keysOf the highlighted op, ascending; empty: none.
+    std::vector<std::int32_t> highlightedOps;
+    bool highlights(std::int32_t op) const {
+        return op != -1 && std::binary_search(highlightedOps.begin(), highlightedOps.end(), op);
+    }
     std::int64_t selectedSlice = -1;
     QPalette palette;
 };

@@ -255,6 +255,31 @@ TEST(SelectionMapping, AProgramArgumentHighlightsNoSlice) {
     }
 }
 
+// Selecting the loop itself (its `for`, the op table's loop row) highlighted nothing once every
+// slice was keyed to its body op (found by helper-99's review): it highlights its body ops'
+// slices, and not the ops after the loop.
+TEST(SelectionMapping, ALoopHighlightsTheSlicesOfItsBody) {
+    LoopStudio s;
+    const std::int64_t parsed = test::sqlInt(s.reader(), "SELECT min(id) FROM stage");
+    const std::int64_t loop = test::sqlInt(
+        s.reader(),
+        fmt::format("SELECT id FROM node WHERE stage_id = {} AND kind = 'for'", parsed));
+    ASSERT_GE(loop, 0);
+    s.context.selection().select(EntityRef::node(parsed, loop));
+    s.settle();
+    const std::set<std::int64_t> exp = s.slicesOf("exp %p");
+    ASSERT_FALSE(exp.empty());
+    const std::set<std::int64_t> around = s.highlightedAround(*exp.begin());
+    EXPECT_TRUE(around.count(*exp.begin()));
+    std::string after; // the div after the loop (line 36)
+    for (const auto& [instr, op] : s.opOfInstr())
+        if (op.starts_with("div ")) after = op;
+    ASSERT_FALSE(after.empty());
+    const std::set<std::int64_t> div = s.slicesOf(after);
+    for (std::int64_t slice : s.highlightedAround(*div.begin()))
+        EXPECT_FALSE(div.count(slice)) << "slice " << slice << " of " << after;
+}
+
 // A click on the op table's row "exp %p in kv" selects the body op (its first copy): the graph
 // jumped to `%qk_ws gm_tensor` and kept naming the previously selected node, and the slice
 // details kept the previous slice. Now the graph shows a tile op of `exp %p` and names it, the
