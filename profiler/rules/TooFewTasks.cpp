@@ -39,33 +39,29 @@ struct CoreWork {
         }
         return total > 0 ? variable() * cut / total : variable() / pieces;
     }
+    /// The biggest part (most cycles) that `keep` accepts, or nullptr.
+    template <typename Keep> const Part* biggest(Keep keep) const {
+        const Part* found = nullptr;
+        for (const Part& part : parts)
+            if (keep(part) && (!found || part.cycles > found->cycles)) found = &part;
+        return found;
+    }
     /// The biggest part a split into `pieces` cannot cut that far (a loop-carried chain), or
     /// nullptr.
     const Part* limitedAt(int pieces, bool apart) const {
-        const Part* biggest = nullptr;
-        for (const Part& part : parts)
-            if (part.most(apart) > 0 && part.most(apart) < pieces &&
-                (!biggest || part.cycles > biggest->cycles))
-                biggest = &part;
-        return biggest;
+        return biggest([&](const Part& p) { return p.most(apart) > 0 && p.most(apart) < pieces; });
     }
     /// The biggest part whose chains share an input, so that the compiler keeps more of them in
     /// one task than a tiling can cut apart; nullptr if none.
     const Part* sharingChains() const {
-        const Part* biggest = nullptr;
-        for (const Part& part : parts)
-            if (part.mostPieces > 0 && part.chainsApart > part.mostPieces &&
-                (!biggest || part.cycles > biggest->cycles))
-                biggest = &part;
-        return biggest;
+        return biggest(
+            [](const Part& p) { return p.mostPieces > 0 && p.chainsApart > p.mostPieces; });
     }
     /// The task holding most of the variable part when it is one loop-carried chain of one-row
     /// tiles: no tiling cuts it; nullptr otherwise.
     const TaskRun* singleChain() const {
-        const Part* biggest = nullptr;
-        for (const Part& part : parts)
-            if (!biggest || part.cycles > biggest->cycles) biggest = &part;
-        return biggest && biggest->mostPieces == 1 && biggest->cycles > 0 ? biggest->task : nullptr;
+        const Part* most = biggest([](const Part&) { return true; });
+        return most && most->mostPieces == 1 && most->cycles > 0 ? most->task : nullptr;
     }
 };
 
